@@ -1,0 +1,196 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func openMem(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func sampleAccount(id AccountID, login string) *Account {
+	return &Account{
+		ID: id, SuperID: id, Login: login, Nickname: login, Email: login + "@example.invalid",
+		Created:  time.Unix(1700000000, 0).UTC(),
+		SRP:      SRPVerifier{Salt: []byte{1, 2, 3}, Salt2: "abcdefghijklmnopqrstuv", Verifier: []byte{9, 8, 7}},
+		Upgrades: []Upgrade{{ID: "aa.Hero_Pyromancer.Alt2"}}, Gold: 100, Tickets: 50,
+		Stats: Stats{Level: 3, AccPubSkill: 1500.25},
+	}
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	db := openMem(t)
+	main, sub := sampleAccount(1, "SouL"), sampleAccount(2, "soul2")
+	sub.SuperID = 1
+	sess := &Session{Cookie: "0123456789abcdef0123456789abcdef", AccountID: 2, SuperID: 1, IP: "127.0.0.1",
+		Created: time.Unix(1700000000, 0).UTC(), Expires: time.Unix(1700086400, 0).UTC()}
+	cloud := &CloudObject{AccountID: 1, Bucket: "hon-game-configs", ModifyTime: "2024-01-02 03:04:05",
+		Stored: time.Unix(1700000001, 5).UTC(), Data: []byte("PK\x03\x04 zip bytes \x00\xff")}
+
+	b := db.NewBatch()
+	b.PutAccount(main)
+	b.PutAccount(sub)
+	b.PutLogin(main.Login, main.ID)
+	b.PutLogin(sub.Login, sub.ID)
+	b.PutSubAccount(1, 2)
+	b.SetNextAccountID(3)
+	b.PutSession(sess)
+	b.PutCloud(cloud)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := db.Account(1)
+	if err != nil || !reflect.DeepEqual(got, main) {
+		t.Fatalf("Account(1) = %+v, %v; want %+v", got, err, main)
+	}
+	for login, want := range map[string]AccountID{"SouL": 1, "soul2": 2} {
+		if id, err := db.LoginID(login); err != nil || id != want {
+			t.Errorf("LoginID(%q) = %d, %v; want %d", login, id, err, want)
+		}
+	}
+	if _, err := db.LoginID("soul"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("logins are case-sensitive: LoginID(soul) err = %v, want ErrNotFound", err)
+	}
+	if subs, err := db.SubAccounts(1); err != nil || !reflect.DeepEqual(subs, []AccountID{2}) {
+		t.Errorf("SubAccounts(1) = %v, %v", subs, err)
+	}
+	if subs, _ := db.SubAccounts(2); len(subs) != 0 {
+		t.Errorf("SubAccounts(2) = %v, want none", subs)
+	}
+	if next, _ := db.NextAccountID(); next != 3 {
+		t.Errorf("NextAccountID = %d, want 3", next)
+	}
+	if s, err := db.Session(sess.Cookie); err != nil || !reflect.DeepEqual(s, sess) {
+		t.Errorf("Session = %+v, %v", s, err)
+	}
+	full, err := db.Cloud(1, "hon-game-configs", true)
+	if err != nil || !bytes.Equal(full.Data, cloud.Data) || full.ModifyTime != cloud.ModifyTime || !full.Stored.Equal(cloud.Stored) {
+		t.Errorf("Cloud = %+v, %v", full, err)
+	}
+	meta, _ := db.Cloud(1, "hon-game-configs", false)
+	if meta.Data != nil || meta.Bucket != "hon-game-configs" {
+		t.Errorf("Cloud without data = %+v", meta)
+	}
+	if _, err := db.Cloud(2, "hon-game-configs", true); !errors.Is(err, ErrNotFound) {
+		t.Errorf("other account's cloud: err = %v, want ErrNotFound", err)
+	}
+
+	var seen []AccountID
+	if err := db.EachAccount(func(a *Account) error { seen = append(seen, a.ID); return nil }); err != nil || !reflect.DeepEqual(seen, []AccountID{1, 2}) {
+		t.Errorf("EachAccount saw %v, %v", seen, err)
+	}
+
+	b = db.NewBatch()
+	b.DeleteSession(sess.Cookie)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Session(sess.Cookie); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted session still there: %v", err)
+	}
+}
+
+func TestEmptyDatabase(t *testing.T) {
+	db := openMem(t)
+	if next, err := db.NextAccountID(); err != nil || next != FirstAccountID {
+		t.Errorf("NextAccountID = %d, %v", next, err)
+	}
+	if _, err := db.Account(7); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Account(7) err = %v", err)
+	}
+	if _, err := db.Meta("nothing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Meta err = %v", err)
+	}
+}
+
+func TestCorruptValue(t *testing.T) {
+	db := openMem(t)
+	b := db.NewBatch()
+	b.set(accountKey(5), []byte("{not json"), nil)
+	b.set(sessionKey("x"), []byte{formatV1, '['}, nil)
+	b.set(cloudKey(5, "b"), []byte{formatV1, 200}, nil)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Account(5); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Account err = %v, want ErrCorrupt", err)
+	}
+	if _, err := db.Session("x"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Session err = %v, want ErrCorrupt", err)
+	}
+	if _, err := db.Cloud(5, "b", true); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Cloud err = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestPrefixEnd(t *testing.T) {
+	for _, tc := range []struct{ in, want []byte }{
+		{[]byte("a/"), []byte("a0")},
+		{[]byte{'c', '/', 0, 0, 0, 0xff}, []byte{'c', '/', 0, 0, 1}},
+		{[]byte{0xff, 0xff}, nil},
+	} {
+		if got := prefixEnd(tc.in); !bytes.Equal(got, tc.want) {
+			t.Errorf("prefixEnd(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestReopenAndCheckpoint checks that a committed batch is on disk after a
+// reopen, and that a checkpoint taken while the database is open is a
+// complete, openable copy.
+func TestReopenAndCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(filepath.Join(dir, "db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	b.PutAccount(sampleAccount(1, "a"))
+	b.PutLogin("a", 1)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Checkpoint(filepath.Join(dir, "backup")); err != nil {
+		t.Fatal(err)
+	}
+	b = db.NewBatch()
+	b.PutAccount(sampleAccount(2, "b"))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Checkpoint(filepath.Join(dir, "backup")); err == nil {
+		t.Error("checkpoint over an existing directory succeeded")
+	}
+	db.Close()
+
+	for _, tc := range []struct {
+		dir      string
+		accounts int
+	}{{"db", 2}, {"backup", 1}} {
+		db, err := Open(filepath.Join(dir, tc.dir), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		db.EachAccount(func(*Account) error { n++; return nil })
+		if n != tc.accounts {
+			t.Errorf("%s holds %d accounts, want %d", tc.dir, n, tc.accounts)
+		}
+		if id, err := db.LoginID("a"); err != nil || id != 1 {
+			t.Errorf("%s: LoginID(a) = %d, %v", tc.dir, id, err)
+		}
+		db.Close()
+	}
+}

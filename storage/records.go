@@ -1,0 +1,194 @@
+package storage
+
+import "time"
+
+// AccountID identifies one account (main or sub-account). On the wire it is
+// decimal text.
+type AccountID uint32
+
+// SRPVerifier is what the server keeps to check a password proof: never the
+// password and never the client's hashed secret p.
+type SRPVerifier struct {
+	Salt     []byte // s, 256 random bytes, first byte non-zero
+	Salt2    string // 22 printable characters, used only inside p
+	Verifier []byte // v = g^x mod N, big-endian
+}
+
+// Account is the durable record of one account. Only the account's actor
+// changes it (see package actors); everything else reads snapshots.
+type Account struct {
+	ID      AccountID
+	SuperID AccountID // the main account; equal to ID for a main account. Sub-accounts are found through an index (DB.SubAccounts), so creating one never rewrites the parent's record.
+	Login   string    // stored and matched exactly as given (case-sensitive)
+
+	Nickname    string
+	Email       string
+	AccountType int
+	Trial       int
+	SuspID      int
+	Standing    int
+	IsNew       bool
+	Created     time.Time
+
+	SRP SRPVerifier
+
+	Stats Stats
+
+	Upgrades         []Upgrade // owned upgrades in the order they were gained
+	SelectedUpgrades []string
+	Buddies          []Buddy
+	Ignored          []Ignored
+	Banned           []Banned
+	Notifications    []Notification
+	Chatrooms        []string
+	FreeHeroes       string // comma-separated hero identifiers
+
+	Gold       int64
+	Silver     int64
+	Tickets    int64
+	GameTokens int64
+	Points     int64
+	MMPoints   int64
+	DiceTokens int64
+
+	SeasonLevel    int
+	CreepLevel     int
+	MuteExpiration int64 // unix seconds, 0 when not muted
+
+	Cloud CloudFlags
+}
+
+// Owns reports whether the account owns the upgrade with the given identifier.
+func (a *Account) Owns(upgrade string) bool {
+	for i := range a.Upgrades {
+		if a.Upgrades[i].ID == upgrade {
+			return true
+		}
+	}
+	return false
+}
+
+// Clone returns a deep copy, so that a snapshot handed out of an actor never
+// aliases the actor's own state.
+func (a *Account) Clone() *Account {
+	c := *a
+	c.SRP.Salt = append([]byte(nil), a.SRP.Salt...)
+	c.SRP.Verifier = append([]byte(nil), a.SRP.Verifier...)
+	c.Upgrades = append([]Upgrade(nil), a.Upgrades...)
+	c.SelectedUpgrades = append([]string(nil), a.SelectedUpgrades...)
+	c.Buddies = append([]Buddy(nil), a.Buddies...)
+	c.Ignored = append([]Ignored(nil), a.Ignored...)
+	c.Banned = append([]Banned(nil), a.Banned...)
+	c.Notifications = append([]Notification(nil), a.Notifications...)
+	c.Chatrooms = append([]string(nil), a.Chatrooms...)
+	return &c
+}
+
+// CloudFlags are the account's cloud-settings enrollment switches.
+type CloudFlags struct {
+	UseCloud   bool
+	AutoUpload bool
+}
+
+// Upgrade is one owned upgrade ("<type>.<name>", e.g. "aa.Hero_Pyromancer.Alt2").
+type Upgrade struct {
+	ID        string
+	Data      string
+	StartTime int64 // unix seconds, 0 when none
+	EndTime   int64 // unix seconds, 0 means no end
+	Used      int
+	Score     string
+}
+
+// Buddy is one entry of an account's buddy list.
+type Buddy struct {
+	ID       AccountID
+	Nickname string
+	Group    string
+	ClanTag  string // empty means none (null on the wire)
+	Status   int
+	Standing int
+	Inactive bool
+	New      bool
+}
+
+// Ignored is one entry of an account's ignore list.
+type Ignored struct {
+	ID       AccountID
+	Nickname string
+}
+
+// Banned is one entry of an account's ban list.
+type Banned struct {
+	ID       AccountID
+	Nickname string
+	Reason   string
+}
+
+// Notification is one pending account notification.
+type Notification struct {
+	ID       int64
+	Sender   string
+	Code     int
+	Type     string // e.g. "notify_buddy_added"
+	Template string
+	Date     time.Time
+}
+
+// Stats is the statistics record (infos[0] of the session record).
+type Stats struct {
+	Level          int
+	LevelExp       int
+	Discos         int
+	PossibleDiscos int
+	GamesPlayed    int
+
+	AccPubSkill   float64
+	AccWins       int
+	AccLosses     int
+	AccGames      int
+	AccDiscos     int
+	RnkRating     float64
+	RnkWins       int
+	RnkLosses     int
+	RnkGames      int
+	RnkDiscos     int
+	CSRating      float64
+	CSWins        int
+	CSLosses      int
+	CSGames       int
+	CSDiscos      int
+	MidGames      int
+	MidDiscos     int
+	RiftGames     int
+	RiftDiscos    int
+	CamGames      int
+	CamDiscos     int
+	CamCSGames    int
+	CamCSDiscos   int
+	BotGamesWon   int
+	BotGamesValid bool // num_bot_games_won is null on the wire unless set
+}
+
+// Session is a login session, found by its cookie. Sessions outlive a server
+// restart until they expire.
+type Session struct {
+	Cookie    string // 32 lowercase hex characters
+	AccountID AccountID
+	SuperID   AccountID
+	IP        string
+	Created   time.Time
+	Expires   time.Time
+}
+
+// Valid reports whether the session can still be used at time now.
+func (s *Session) Valid(now time.Time) bool { return now.Before(s.Expires) }
+
+// CloudObject is one stored settings archive, per account and bucket.
+type CloudObject struct {
+	AccountID  AccountID
+	Bucket     string
+	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
+	Stored     time.Time
+	Data       []byte // the zip archive, byte for byte as uploaded
+}
