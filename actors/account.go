@@ -1,0 +1,89 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// account is the single writer of one account's state.
+type account struct {
+	sys   *System
+	id    storage.AccountID
+	state *storage.Account // nil when the account does not exist or failed to load
+	err   error            // why state is nil
+}
+
+func (a *account) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.load()
+	case *getAccount:
+		if a.state == nil {
+			ctx.Respond(&failure{Err: a.err})
+			return
+		}
+		ctx.Respond(&snapshot{Account: a.state.Clone()})
+	case *applyChange:
+		if a.state == nil {
+			ctx.Respond(&failure{Err: a.err})
+			return
+		}
+		reply, err := a.apply(m.Change)
+		if err != nil {
+			ctx.Respond(&failure{Err: err})
+			return
+		}
+		ctx.Respond(&changed{Reply: reply})
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))
+		if ctx.Sender() != nil {
+			ctx.Respond(&failure{Err: fmt.Errorf("%w: %s", ErrUnexpectedReply, typeName(m))})
+		}
+	}
+}
+
+func (a *account) load() {
+	acct, err := a.sys.db.Account(a.id)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		a.state, a.err = nil, ErrNoAccount
+	case err != nil:
+		a.state, a.err = nil, err
+	default:
+		a.state, a.err = acct, nil
+	}
+}
+
+// apply runs c on a working copy, commits what it wrote as one synced batch
+// and only then adopts the copy: the in-memory state never runs ahead of
+// storage.
+func (a *account) apply(c Change) (reply any, err error) {
+	tx := &Tx{id: a.id, acct: a.state.Clone(), batch: a.sys.db.NewBatch(), db: a.sys.db}
+	defer func() {
+		if r := recover(); r != nil {
+			tx.batch.Discard()
+			reply, err = nil, fmt.Errorf("%w: %v", ErrPanic, r)
+		}
+	}()
+	reply, err = c.Apply(tx)
+	if err != nil {
+		tx.batch.Discard()
+		return nil, err
+	}
+	if tx.dirty {
+		tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
+		tx.batch.PutAccount(tx.acct)
+	}
+	if err := a.sys.db.Commit(tx.batch); err != nil {
+		return nil, err
+	}
+	a.state = tx.acct
+	return reply, nil
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }

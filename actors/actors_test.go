@@ -1,0 +1,227 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+func newSystem(t *testing.T, opts Options) *System {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(db, opts)
+	t.Cleanup(func() { s.Shutdown(); db.Close() })
+	return s
+}
+
+// addTickets is a test Change: it adds n tickets, failing when the balance
+// would go negative.
+type addTickets struct{ n int64 }
+
+var errBroke = errors.New("test: not enough tickets")
+
+func (c addTickets) Apply(tx *Tx) (any, error) {
+	if tx.View().Tickets+c.n < 0 {
+		return nil, errBroke
+	}
+	a := tx.Account()
+	a.Tickets += c.n
+	return a.Tickets, nil
+}
+
+type panicky struct{}
+
+func (panicky) Apply(tx *Tx) (any, error) {
+	tx.Account().Tickets = 1 << 40
+	panic("boom")
+}
+
+type foreignSession struct{}
+
+func (foreignSession) Apply(tx *Tx) (any, error) {
+	tx.Account().Tickets = 999
+	return nil, tx.PutSession(&storage.Session{Cookie: "c", AccountID: tx.View().ID + 1})
+}
+
+func create(t *testing.T, s *System, login, parent string) *storage.Account {
+	t.Helper()
+	a, err := s.CreateAccount(context.Background(), &NewAccount{Login: login, ParentLogin: parent, Account: storage.Account{Nickname: login}})
+	if err != nil {
+		t.Fatalf("create %s: %v", login, err)
+	}
+	return a
+}
+
+func TestCreateAccount(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	main := create(t, s, "Main", "")
+	sub := create(t, s, "sub1", "Main")
+	if main.ID != 1 || main.SuperID != 1 || sub.ID != 2 || sub.SuperID != 1 {
+		t.Fatalf("ids: main %d/%d sub %d/%d", main.ID, main.SuperID, sub.ID, sub.SuperID)
+	}
+	for _, tc := range []struct {
+		name, login, parent string
+		want                error
+	}{
+		{"same login", "Main", "", ErrLoginTaken},
+		{"missing parent", "x", "nobody", ErrBadParent},
+		{"sub-account as parent", "y", "sub1", ErrBadParent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.CreateAccount(ctx, &NewAccount{Login: tc.login, ParentLogin: tc.parent})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if subs, _ := s.DB().SubAccounts(1); len(subs) != 1 || subs[0] != 2 {
+		t.Errorf("SubAccounts = %v", subs)
+	}
+	// A case variant is a different login (logins are exact).
+	if other := create(t, s, "main", ""); other.ID != 3 {
+		t.Errorf("case variant got id %d", other.ID)
+	}
+}
+
+func TestApplyCommitsBeforeReplying(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "A", "")
+	res, err := s.Apply(ctx, a.ID, addTickets{10})
+	if err != nil || res.(int64) != 10 {
+		t.Fatalf("Apply = %v, %v", res, err)
+	}
+	stored, _ := s.DB().Account(a.ID)
+	if stored.Tickets != 10 {
+		t.Errorf("stored tickets %d, want 10", stored.Tickets)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		change Change
+		want   error
+	}{
+		{"refused change", addTickets{-11}, errBroke},
+		{"panic", panicky{}, ErrPanic},
+		{"write to another account", foreignSession{}, ErrWrongAccount},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := s.Apply(ctx, a.ID, tc.change); !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			snap, err := s.Account(ctx, a.ID)
+			if err != nil || snap.Tickets != 10 {
+				t.Errorf("in-memory tickets %d (%v), want 10", snap.Tickets, err)
+			}
+			if stored, _ := s.DB().Account(a.ID); stored.Tickets != 10 {
+				t.Errorf("stored tickets %d, want 10", stored.Tickets)
+			}
+		})
+	}
+	if _, err := s.DB().Session("c"); !errors.Is(err, storage.ErrNotFound) {
+		t.Error("a refused change's session was written")
+	}
+}
+
+func TestUnknownAccount(t *testing.T) {
+	s := newSystem(t, Options{})
+	if _, err := s.Account(context.Background(), 42); !errors.Is(err, ErrNoAccount) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := s.Apply(context.Background(), 42, addTickets{1}); !errors.Is(err, ErrNoAccount) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSnapshotIsACopy(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "A", "")
+	if _, err := s.Apply(ctx, a.ID, addTickets{5}); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := s.Account(ctx, a.ID)
+	snap.Tickets = 1000
+	snap.Upgrades = append(snap.Upgrades, storage.Upgrade{ID: "x"})
+	again, _ := s.Account(ctx, a.ID)
+	if again.Tickets != 5 || len(again.Upgrades) != 0 {
+		t.Errorf("snapshot aliased actor state: %+v", again)
+	}
+}
+
+// TestConcurrentSingleWriter sends many concurrent changes to few accounts
+// while actors passivate and come back (a tiny idle timeout): every request
+// is answered and none is lost or applied twice.
+func TestConcurrentSingleWriter(t *testing.T) {
+	s := newSystem(t, Options{IdleTimeout: 2 * time.Millisecond, Shards: 4})
+	ctx := context.Background()
+	const accounts, workers, perWorker = 4, 32, 40
+	ids := make([]storage.AccountID, accounts)
+	for i := range ids {
+		ids[i] = create(t, s, string(rune('a'+i)), "").ID
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*perWorker)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < perWorker; i++ {
+				if _, err := s.Apply(ctx, ids[(w+i)%accounts], addTickets{1}); err != nil {
+					errs <- err
+				}
+				if i%8 == 0 {
+					time.Sleep(3 * time.Millisecond) // let actors go idle and passivate
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("request failed: %v", err)
+	}
+	var total int64
+	for _, id := range ids {
+		a, err := s.DB().Account(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += a.Tickets
+	}
+	if total != workers*perWorker {
+		t.Errorf("total tickets %d, want %d", total, workers*perWorker)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Live() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := s.Live(); n != 0 {
+		t.Errorf("%d account actors still alive after idling", n)
+	}
+}
+
+func TestAskHonoursContextDeadline(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	if _, err := s.Account(ctx, 1); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+}
+
+func TestStopped(t *testing.T) {
+	s := newSystem(t, Options{})
+	s.Shutdown()
+	if _, err := s.Account(context.Background(), 1); !errors.Is(err, ErrStopped) {
+		t.Fatalf("err = %v, want ErrStopped", err)
+	}
+}

@@ -1,0 +1,38 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// envelope carries a request for one account to its shard.
+type envelope struct {
+	ID  storage.AccountID
+	Msg any
+}
+
+// sweep makes a shard passivate the account actors idle since before
+// Now minus the idle timeout.
+type sweep struct{ Now time.Time }
+
+// getAccount asks an account actor for a snapshot of its record.
+type getAccount struct{}
+
+// applyChange asks an account actor to apply one Change.
+type applyChange struct{ Change Change }
+
+// createAccount asks the registry to create an account.
+type createAccount struct{ Req *NewAccount }
+
+// snapshot is the reply to getAccount: a deep copy of the record.
+type snapshot struct{ Account *storage.Account }
+
+// changed is the reply to applyChange: the Change's own reply.
+type changed struct{ Reply any }
+
+// created is the reply to createAccount.
+type created struct{ Account *storage.Account }
+
+// failure is the reply of any request that could not be served.
+type failure struct{ Err error }

@@ -1,0 +1,88 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// pending is a request held while its account actor stops.
+type pending struct {
+	msg    any
+	sender *actor.PID
+}
+
+// child is a shard's view of one account actor.
+type child struct {
+	pid      *actor.PID
+	lastUse  time.Time
+	stopping bool
+	held     []pending
+}
+
+// shard owns the account actors hashed to it.
+type shard struct {
+	sys      *System
+	children map[storage.AccountID]*child
+	byPID    map[string]storage.AccountID
+}
+
+func newShard(s *System) *shard {
+	return &shard{sys: s, children: map[storage.AccountID]*child{}, byPID: map[string]storage.AccountID{}}
+}
+
+func (sh *shard) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *envelope:
+		c := sh.children[m.ID]
+		if c == nil {
+			c = sh.spawn(ctx, m.ID)
+		}
+		if c.stopping {
+			c.held = append(c.held, pending{m.Msg, ctx.Sender()})
+			return
+		}
+		c.lastUse = time.Now()
+		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
+	case *sweep:
+		// The shard sees every request, so it knows who is idle. Poison is
+		// queued behind every request already forwarded, so they are all
+		// served before the actor stops; later ones are held until then.
+		for _, c := range sh.children {
+			if !c.stopping && m.Now.Sub(c.lastUse) >= sh.sys.opts.IdleTimeout {
+				c.stopping = true
+				ctx.Poison(c.pid)
+			}
+		}
+	case *actor.Terminated:
+		id, ok := sh.byPID[m.Who.Id]
+		if !ok {
+			return
+		}
+		delete(sh.byPID, m.Who.Id)
+		c := sh.children[id]
+		delete(sh.children, id)
+		sh.sys.live.Add(-1)
+		if c != nil && len(c.held) > 0 {
+			next := sh.spawn(ctx, id)
+			for _, p := range c.held {
+				ctx.RequestWithCustomSender(next.pid, p.msg, p.sender)
+			}
+		}
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		ctx.Logger().Warn("shard: unexpected message", "type", typeName(m))
+	}
+}
+
+func (sh *shard) spawn(ctx actor.Context, id storage.AccountID) *child {
+	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} })
+	pid := ctx.Spawn(props)
+	c := &child{pid: pid, lastUse: time.Now()}
+	sh.children[id] = c
+	sh.byPID[pid.Id] = id
+	sh.sys.live.Add(1)
+	return c
+}

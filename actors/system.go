@@ -1,0 +1,197 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// Options configures a System. Zero fields take the documented defaults.
+type Options struct {
+	IdleTimeout time.Duration // an account actor idle this long is passivated (default 5m)
+	AskTimeout  time.Duration // upper bound of one request (default 5s)
+	Shards      int           // number of shard actors (default 32)
+	Logger      *slog.Logger  // nil discards
+}
+
+func (o *Options) ensureDefaults() {
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 5 * time.Minute
+	}
+	if o.AskTimeout <= 0 {
+		o.AskTimeout = 5 * time.Second
+	}
+	if o.Shards <= 0 {
+		o.Shards = 32
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// System is the set of account actors over one database.
+type System struct {
+	db       *storage.DB
+	opts     Options
+	as       *actor.ActorSystem
+	shards   []*actor.PID
+	registry *actor.PID
+	stopped  atomic.Bool
+	live     atomic.Int64 // account actors alive now
+	done     chan struct{}
+}
+
+// New starts the actor system over db.
+func New(db *storage.DB, opts Options) *System {
+	opts.ensureDefaults()
+	logger := opts.Logger.With("component", "actors")
+	as := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
+	s := &System{db: db, opts: opts, as: as, done: make(chan struct{})}
+	for i := 0; i < opts.Shards; i++ {
+		props := actor.PropsFromProducer(func() actor.Actor { return newShard(s) })
+		pid, err := as.Root.SpawnNamed(props, "shard-"+strconv.Itoa(i))
+		if err != nil {
+			panic(fmt.Sprintf("actors: spawn shard: %v", err)) // fresh system: cannot clash
+		}
+		s.shards = append(s.shards, pid)
+	}
+	reg, err := as.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &registry{sys: s} }), "registry")
+	if err != nil {
+		panic(fmt.Sprintf("actors: spawn registry: %v", err))
+	}
+	s.registry = reg
+	go s.sweeper()
+	return s
+}
+
+// sweeper asks every shard, a few times per idle timeout, to passivate idle
+// account actors. (protoactor's own receive timeout races with the mailbox,
+// and the shard sees every request anyway.)
+func (s *System) sweeper() {
+	t := time.NewTicker(max(s.opts.IdleTimeout/4, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case now := <-t.C:
+			for _, pid := range s.shards {
+				s.as.Root.Send(pid, &sweep{Now: now})
+			}
+		}
+	}
+}
+
+// DB returns the database the system writes to, for reads.
+func (s *System) DB() *storage.DB { return s.db }
+
+// Live reports how many account actors are alive (for metrics and tests).
+func (s *System) Live() int64 { return s.live.Load() }
+
+// Shutdown stops every actor after the messages already queued to them.
+func (s *System) Shutdown() {
+	if s.stopped.Swap(true) {
+		return
+	}
+	close(s.done)
+	for _, pid := range append([]*actor.PID{s.registry}, s.shards...) {
+		_ = s.as.Root.PoisonFuture(pid).Wait()
+	}
+	s.as.Shutdown()
+}
+
+func (s *System) shardOf(id storage.AccountID) *actor.PID {
+	h := fnv.New32a()
+	var b [4]byte
+	b[0], b[1], b[2], b[3] = byte(id>>24), byte(id>>16), byte(id>>8), byte(id)
+	h.Write(b[:])
+	return s.shards[h.Sum32()%uint32(len(s.shards))]
+}
+
+// ask sends msg to pid and waits for the reply, bounded by AskTimeout and by
+// ctx's deadline. A failure reply becomes its error.
+func (s *System) ask(ctx context.Context, pid *actor.PID, msg any) (any, error) {
+	if s.stopped.Load() {
+		return nil, ErrStopped
+	}
+	timeout := s.opts.AskTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		if d := time.Until(dl); d < timeout {
+			timeout = d
+		}
+	}
+	if timeout <= 0 {
+		return nil, fmt.Errorf("%w: %w", ErrTimeout, context.DeadlineExceeded)
+	}
+	res, err := s.as.Root.RequestFuture(pid, msg, timeout).Result()
+	switch {
+	case errors.Is(err, actor.ErrTimeout):
+		return nil, ErrTimeout
+	case errors.Is(err, actor.ErrDeadLetter):
+		return nil, ErrStopped
+	case err != nil:
+		return nil, err
+	}
+	if f, ok := res.(*failure); ok {
+		return nil, f.Err
+	}
+	return res, nil
+}
+
+// Account returns a snapshot (deep copy) of an account as its actor holds it.
+func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
+	res, err := s.ask(ctx, s.shardOf(id), &envelope{ID: id, Msg: &getAccount{}})
+	if err != nil {
+		return nil, err
+	}
+	snap, ok := res.(*snapshot)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return snap.Account, nil
+}
+
+// Apply runs one Change on an account through its actor and returns the
+// Change's reply once the change is durably committed.
+func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any, error) {
+	res, err := s.ask(ctx, s.shardOf(id), &envelope{ID: id, Msg: &applyChange{Change: c}})
+	if err != nil {
+		return nil, err
+	}
+	ch, ok := res.(*changed)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return ch.Reply, nil
+}
+
+// NewAccount describes an account to create.
+type NewAccount struct {
+	Login       string
+	ParentLogin string // non-empty: create a sub-account of that main account
+	// Account holds everything but ID, SuperID and Login, which the registry
+	// assigns: profile, SRP verifier, starting balances.
+	Account storage.Account
+}
+
+// CreateAccount creates an account through the registry and returns it.
+func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.Account, error) {
+	res, err := s.ask(ctx, s.registry, &createAccount{Req: req})
+	if err != nil {
+		return nil, err
+	}
+	c, ok := res.(*created)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return c.Account, nil
+}
