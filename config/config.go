@@ -1,0 +1,317 @@
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"slices"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed defaults.toml
+var defaultsTOML string
+
+// DefaultTOML returns the embedded reference configuration: every key with
+// its default value and a comment. Default decodes exactly this text.
+func DefaultTOML() []byte { return []byte(defaultsTOML) }
+
+// AuthHashSecretFile is the name, inside Storage.DataDir, of the file that
+// keeps the generated auth hash secret when Login.AuthHashSecret is empty.
+const AuthHashSecretFile = "auth_hash_secret"
+
+// Config is the whole configuration of the master server. Each field is one
+// TOML table; the TOML key of every field is in its tag.
+type Config struct {
+	Server     Server            `toml:"server"`
+	Storage    Storage           `toml:"storage"`
+	Actors     Actors            `toml:"actors"`
+	Chat       Endpoint          `toml:"chat"`
+	Commenting Endpoint          `toml:"commenting"`
+	Client     Client            `toml:"client"`
+	Site       Site              `toml:"site"`
+	Login      Login             `toml:"login"`
+	SRP        SRP               `toml:"srp"`
+	Portal     Portal            `toml:"portal"`
+	Patches    []Patch           `toml:"patch"`
+	Cloud      Cloud             `toml:"cloud"`
+	Plinko     Plinko            `toml:"plinko"`
+	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see PluginAreas
+}
+
+// Server is the [server] table: the HTTP listener and logging.
+type Server struct {
+	Listen            string    `toml:"listen"`
+	BodyLimit         ByteSize  `toml:"body_limit"`
+	ReadTimeout       Duration  `toml:"read_timeout"`
+	WriteTimeout      Duration  `toml:"write_timeout"`
+	IdleTimeout       Duration  `toml:"idle_timeout"`
+	ShutdownTimeout   Duration  `toml:"shutdown_timeout"`
+	LogLevel          LogLevel  `toml:"log_level"`
+	LogFormat         LogFormat `toml:"log_format"`
+	TrustForwardedFor bool      `toml:"trust_forwarded_for"`
+}
+
+// Storage is the [storage] table.
+type Storage struct {
+	DataDir string `toml:"data_dir"`
+}
+
+// Actors is the [actors] table: per-account actor lifetimes.
+type Actors struct {
+	IdleTimeout Duration `toml:"idle_timeout"` // an idle account actor is passivated after this
+	AskTimeout  Duration `toml:"ask_timeout"`  // longest wait for an actor's answer
+}
+
+// Endpoint is a host and TCP port handed to the client ([chat],
+// [commenting]).
+type Endpoint struct {
+	Host string `toml:"host"`
+	Port int    `toml:"port"`
+}
+
+// Client is the [client] table: values the login record carries verbatim.
+type Client struct {
+	ICBURL                string   `toml:"icb_url"`
+	MinRankedLevel        int      `toml:"min_ranked_level"`
+	LeaverThreshold       string   `toml:"leaver_threshold"` // decimal text, sent as written
+	CampaignCurrentSeason int      `toml:"campaign_current_season"`
+	MMRRank               string   `toml:"mmr_rank"` // comma-separated ascending numbers
+	Chatrooms             []string `toml:"chatrooms"`
+	FreeHeroes            string   `toml:"free_heroes"` // comma-separated hero identifiers
+	KeyVersion            string   `toml:"key_version"` // 4 hex characters
+}
+
+// Site is the [site] table.
+type Site struct {
+	URL string `toml:"url"` // {site_url}, base of /rap/report2.php
+}
+
+// Login is the [login] table.
+type Login struct {
+	CookieLifetime    Duration     `toml:"cookie_lifetime"`
+	PreAuthLifetime   Duration     `toml:"pre_auth_lifetime"`
+	PreAuthMaxPending int          `toml:"pre_auth_max_pending"`
+	PasswordHash      PasswordHash `toml:"password_hash"`
+	// AuthHashSecret is the auth_hash secret. Empty means the server generates
+	// one on first start and keeps it in Storage.DataDir/AuthHashSecretFile.
+	AuthHashSecret string `toml:"auth_hash_secret"`
+}
+
+// SRP is the [srp] table: the SRP-6a group and password-hash constants.
+type SRP struct {
+	N      string `toml:"n"` // 512 hex characters
+	G      int    `toml:"g"`
+	Magic1 string `toml:"magic1"`
+	Magic2 string `toml:"magic2"`
+}
+
+// Portal is the [portal] table.
+type Portal struct {
+	RegisterEnabled bool `toml:"register_enabled"`
+}
+
+// Patch is one [[patch]] table: what the patcher answers for one os/arch.
+type Patch struct {
+	OS               string `toml:"os"` // "wac", "mac" or "lac"
+	Arch             string `toml:"arch"`
+	Version          string `toml:"version"`
+	LatestVersion    string `toml:"latest_version"`
+	URL              string `toml:"url"`
+	URL2             string `toml:"url2"`
+	ManifestChecksum string `toml:"manifest_checksum"` // 40 hex characters
+	ManifestSize     string `toml:"manifest_size"`     // decimal text
+}
+
+// Cloud is the [cloud] table: cloud storage of client settings.
+type Cloud struct {
+	MaxUpload       ByteSize      `toml:"max_upload"`
+	MaxUncompressed ByteSize      `toml:"max_uncompressed"`
+	BucketPattern   string        `toml:"bucket_pattern"`
+	CfgStrictness   CfgStrictness `toml:"cfg_strictness"`
+}
+
+// BucketRegexp compiles BucketPattern. It cannot fail on a validated Config.
+func (c Cloud) BucketRegexp() (*regexp.Regexp, error) {
+	return regexp.Compile(c.BucketPattern)
+}
+
+// Plinko is the [plinko] table.
+type Plinko struct {
+	TicketCost int   `toml:"ticket_cost"`
+	GoldCost   int   `toml:"gold_cost"`
+	Board      []int `toml:"board"` // tier of each UI slot, a permutation of 1..6
+}
+
+// Plugin is one [plugins.<area>] table.
+type Plugin struct {
+	Path         string   `toml:"path"` // "" runs the bundled plugin
+	Args         []string `toml:"args"`
+	Env          []string `toml:"env"` // "KEY=VALUE" each
+	StartTimeout Duration `toml:"start_timeout"`
+	CallTimeout  Duration `toml:"call_timeout"`
+}
+
+// PluginAreas returns the plugin area names [plugins.<area>] accepts.
+func PluginAreas() []string { return slices.Clone(pluginAreas) }
+
+var pluginAreas = []string{"plinko", "guides", "reports"}
+
+// LogLevel is server.log_level.
+type LogLevel string
+
+// Log levels.
+const (
+	LogDebug LogLevel = "debug"
+	LogInfo  LogLevel = "info"
+	LogWarn  LogLevel = "warn"
+	LogError LogLevel = "error"
+)
+
+// Slog returns the slog level; an unknown level reads as info.
+func (l LogLevel) Slog() slog.Level {
+	switch l {
+	case LogDebug:
+		return slog.LevelDebug
+	case LogWarn:
+		return slog.LevelWarn
+	case LogError:
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// LogFormat is server.log_format.
+type LogFormat string
+
+// Log formats.
+const (
+	LogText LogFormat = "text"
+	LogJSON LogFormat = "json"
+)
+
+// PasswordHash names how the client derives the SRP password value p
+// (protocol-notes §1). The formulas are in defaults.toml at
+// login.password_hash.
+type PasswordHash string
+
+// Password hash forms.
+const (
+	// PasswordHashMD5First: sha256hex(md5hex(md5hex(password) + salt2 + MAGIC1) + MAGIC2),
+	// what real clients compute.
+	PasswordHashMD5First PasswordHash = "md5-first"
+	// PasswordHashSpecLiteral: sha256hex(md5hex(md5hex(password + salt2 + MAGIC1) + MAGIC2)),
+	// the specification's literal formula.
+	PasswordHashSpecLiteral PasswordHash = "spec-literal"
+)
+
+// CfgStrictness is cloud.cfg_strictness: how strictly an uploaded cloud.cfg
+// is checked.
+type CfgStrictness string
+
+// Strictness levels.
+const (
+	CfgOff     CfgStrictness = "off"
+	CfgLenient CfgStrictness = "lenient"
+	CfgStrict  CfgStrictness = "strict"
+)
+
+// Default returns the built-in configuration, decoded from the embedded
+// defaults.toml. Every call returns a new Config that shares nothing with
+// other calls.
+func Default() *Config {
+	c := new(Config)
+	md, err := toml.Decode(defaultsTOML, c)
+	if err == nil {
+		err = keyErrors(md)
+	}
+	if err != nil {
+		// The embedded file is part of the source; tests keep it decodable.
+		panic("config: embedded defaults.toml: " + err.Error())
+	}
+	return c
+}
+
+// Load reads the TOML file at path over the defaults and returns the result.
+// Keys the file leaves out keep their defaults, with two rules for
+// collections: a file with any [[patch]] table replaces the whole patch list,
+// and a [plugins.<area>] table overrides only the keys it sets. An unknown
+// key is an error naming the key. Load does not call Validate.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c := Default()
+	if err := c.overlay(string(data)); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// overlay decodes a TOML document over c.
+func (c *Config) overlay(doc string) error {
+	base := *c
+	// The decoder reuses slice elements in place and builds map values from
+	// zero, so clear both and merge by hand below.
+	c.Patches, c.Plugins = nil, nil
+	md, err := toml.Decode(doc, c)
+	if err != nil {
+		return err
+	}
+	if err := keyErrors(md); err != nil {
+		return err
+	}
+	if !md.IsDefined("patch") {
+		c.Patches = base.Patches
+	}
+	plugins := make(map[string]Plugin, len(base.Plugins)+len(c.Plugins))
+	for area, p := range base.Plugins {
+		plugins[area] = p
+	}
+	for area, p := range c.Plugins {
+		merged := plugins[area] // zero for an unknown area; Validate reports it
+		set := func(key string) bool { return md.IsDefined("plugins", area, key) }
+		if set("path") {
+			merged.Path = p.Path
+		}
+		if set("args") {
+			merged.Args = p.Args
+		}
+		if set("env") {
+			merged.Env = p.Env
+		}
+		if set("start_timeout") {
+			merged.StartTimeout = p.StartTimeout
+		}
+		if set("call_timeout") {
+			merged.CallTimeout = p.CallTimeout
+		}
+		plugins[area] = merged
+	}
+	c.Plugins = plugins
+	return nil
+}
+
+// Patch returns the [[patch]] entry for os and arch. The os "linux" is an
+// alias of "lac".
+func (c *Config) Patch(os, arch string) (Patch, bool) {
+	if os == "linux" {
+		os = "lac"
+	}
+	for _, p := range c.Patches {
+		if p.OS == os && p.Arch == arch {
+			return p, true
+		}
+	}
+	return Patch{}, false
+}
+
+// WriteTOML writes c as TOML (without comments). Loading the output gives a
+// Config equal to c.
+func (c *Config) WriteTOML(w io.Writer) error {
+	return toml.NewEncoder(w).Encode(c)
+}

@@ -1,0 +1,135 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Flag names. FromArgs registers ConfigFlag; BindFlags registers the rest.
+const (
+	ConfigFlag   = "config"
+	ListenFlag   = "listen"
+	DataFlag     = "data"
+	LogLevelFlag = "log-level"
+	PluginFlag   = "plugin"
+)
+
+// BindFlags registers on fs the flags that override single keys of c:
+//
+//	--listen ADDR        server.listen
+//	--data DIR           storage.data_dir
+//	--log-level LEVEL    server.log_level
+//	--plugin AREA=PATH   plugins.<area>.path (repeatable; PATH "" = bundled)
+//
+// Parsing fs writes into c at once, so bind to c after loading any file:
+// flags beat the file, which beats the defaults. FromArgs does that ordering
+// for you.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	bindFlags(fs, c, func(set func(*Config)) { set(c) })
+}
+
+// FromArgs builds the configuration from command-line arguments:
+//
+//  1. start from Default();
+//  2. if --config FILE is given, load FILE over the defaults (see Load);
+//  3. apply --listen, --data, --log-level and --plugin on top, in the order
+//     given, wherever they appear among the arguments;
+//  4. Validate.
+//
+// So flags beat the file and the file beats the defaults. FromArgs registers
+// --config and the BindFlags flags on fs and parses args with it; fs.Args()
+// holds the remaining arguments afterwards. Parse errors (including
+// flag.ErrHelp) are returned as fs.Parse returns them.
+func FromArgs(fs *flag.FlagSet, args []string) (*Config, error) {
+	var path string
+	fs.StringVar(&path, ConfigFlag, "", "TOML configuration `file` over the built-in defaults (flags override it)")
+	// Flags are recorded while parsing and replayed once the file is loaded,
+	// so their position relative to --config does not matter.
+	var pending []func(*Config)
+	bindFlags(fs, Default(), func(set func(*Config)) { pending = append(pending, set) })
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	c := Default()
+	if path != "" {
+		var err error
+		if c, err = Load(path); err != nil {
+			return nil, err
+		}
+	}
+	for _, set := range pending {
+		set(c)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// bindFlags registers the override flags. shown is the configuration whose
+// values the help text shows as defaults; apply receives each parsed flag,
+// once checked, as a change to make.
+func bindFlags(fs *flag.FlagSet, shown *Config, apply func(func(*Config))) {
+	fs.Var(&flagValue{
+		show: shown.Server.Listen,
+		set: func(v string) error {
+			apply(func(c *Config) { c.Server.Listen = v })
+			return nil
+		},
+	}, ListenFlag, "`address` to listen on, host:port (server.listen)")
+	fs.Var(&flagValue{
+		show: shown.Storage.DataDir,
+		set: func(v string) error {
+			apply(func(c *Config) { c.Storage.DataDir = v })
+			return nil
+		},
+	}, DataFlag, "`directory` of the database and the generated secret (storage.data_dir)")
+	fs.Var(&flagValue{
+		show: string(shown.Server.LogLevel),
+		set: func(v string) error {
+			if !slices.Contains([]LogLevel{LogDebug, LogInfo, LogWarn, LogError}, LogLevel(v)) {
+				return errors.New("want debug, info, warn or error")
+			}
+			apply(func(c *Config) { c.Server.LogLevel = LogLevel(v) })
+			return nil
+		},
+	}, LogLevelFlag, "log `level`: debug, info, warn or error (server.log_level)")
+	fs.Var(&flagValue{
+		set: func(v string) error {
+			area, path, ok := strings.Cut(v, "=")
+			if !ok || area == "" {
+				return errors.New("want AREA=PATH, e.g. guides=/usr/lib/hon/guides-plugin")
+			}
+			if !slices.Contains(pluginAreas, area) {
+				return fmt.Errorf("unknown plugin area %q (known: %s)", area, strings.Join(pluginAreas, ", "))
+			}
+			apply(func(c *Config) {
+				if c.Plugins == nil {
+					c.Plugins = make(map[string]Plugin)
+				}
+				p := c.Plugins[area]
+				p.Path = path
+				c.Plugins[area] = p
+			})
+			return nil
+		},
+	}, PluginFlag, "run plugin `AREA=PATH` for an area (plugins.<area>.path); repeatable, empty PATH = bundled")
+}
+
+// flagValue is a flag.Value that hands each value to set.
+type flagValue struct {
+	show string // the default shown in help
+	set  func(string) error
+}
+
+func (f *flagValue) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.show
+}
+
+func (f *flagValue) Set(v string) error { return f.set(v) }

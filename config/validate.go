@@ -1,0 +1,273 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Validate checks the whole configuration and reports every problem at once:
+// the result joins one *Problem per problem with errors.Join (see Problems),
+// each naming its dotted TOML key, e.g. "login.cookie_lifetime: must be > 0".
+// It returns nil when the configuration is usable.
+func (c *Config) Validate() error {
+	var ps problems
+	c.validateServer(&ps)
+	if c.Storage.DataDir == "" {
+		ps.add("storage.data_dir", "must not be empty")
+	}
+	positive(&ps, "actors.idle_timeout", c.Actors.IdleTimeout)
+	positive(&ps, "actors.ask_timeout", c.Actors.AskTimeout)
+	validateEndpoint(&ps, "chat", c.Chat)
+	validateEndpoint(&ps, "commenting", c.Commenting)
+	c.validateClient(&ps)
+	absoluteURL(&ps, "site.url", c.Site.URL)
+	c.validateLogin(&ps)
+	c.validateSRP(&ps)
+	c.validatePatches(&ps)
+	c.validateCloud(&ps)
+	c.validatePlinko(&ps)
+	c.validatePlugins(&ps)
+	return ps.err()
+}
+
+func (c *Config) validateServer(ps *problems) {
+	s := c.Server
+	if _, port, err := net.SplitHostPort(s.Listen); err != nil {
+		ps.add("server.listen", "must be host:port or :port, got %q", s.Listen)
+	} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		ps.add("server.listen", "port must be a number 0..65535, got %q", port)
+	}
+	if s.BodyLimit <= 0 {
+		ps.add("server.body_limit", "must be > 0")
+	}
+	positive(ps, "server.read_timeout", s.ReadTimeout)
+	positive(ps, "server.write_timeout", s.WriteTimeout)
+	positive(ps, "server.idle_timeout", s.IdleTimeout)
+	positive(ps, "server.shutdown_timeout", s.ShutdownTimeout)
+	oneOf(ps, "server.log_level", s.LogLevel, LogDebug, LogInfo, LogWarn, LogError)
+	oneOf(ps, "server.log_format", s.LogFormat, LogText, LogJSON)
+}
+
+func (c *Config) validateClient(ps *problems) {
+	cl := c.Client
+	absoluteURL(ps, "client.icb_url", cl.ICBURL)
+	if cl.MinRankedLevel < 0 {
+		ps.add("client.min_ranked_level", "must be >= 0")
+	}
+	if f, err := strconv.ParseFloat(cl.LeaverThreshold, 64); err != nil || f < 0 || f > 1 {
+		ps.add("client.leaver_threshold", "must be decimal text between 0 and 1, got %q", cl.LeaverThreshold)
+	}
+	if cl.CampaignCurrentSeason < 0 {
+		ps.add("client.campaign_current_season", "must be >= 0")
+	}
+	prev := int64(-1 << 63)
+	for i, f := range strings.Split(cl.MMRRank, ",") {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			ps.add("client.mmr_rank", "item %d: %q is not an integer (want comma-separated numbers, no spaces)", i, f)
+			break
+		}
+		if n <= prev {
+			ps.add("client.mmr_rank", "item %d: %d is not greater than the one before (must ascend)", i, n)
+			break
+		}
+		prev = n
+	}
+	for i, room := range cl.Chatrooms {
+		if strings.TrimSpace(room) == "" {
+			ps.add(fmt.Sprintf("client.chatrooms[%d]", i), "must not be empty")
+		}
+	}
+	if cl.FreeHeroes != "" {
+		for i, h := range strings.Split(cl.FreeHeroes, ",") {
+			if h == "" || strings.ContainsAny(h, " \t") {
+				ps.add("client.free_heroes", "item %d: %q is not a hero identifier (want comma-separated, no spaces)", i, h)
+				break
+			}
+		}
+	}
+	if !isHex(cl.KeyVersion, 4) {
+		ps.add("client.key_version", "must be 4 hexadecimal characters, got %q", cl.KeyVersion)
+	}
+}
+
+func (c *Config) validateLogin(ps *problems) {
+	l := c.Login
+	positive(ps, "login.cookie_lifetime", l.CookieLifetime)
+	positive(ps, "login.pre_auth_lifetime", l.PreAuthLifetime)
+	if l.PreAuthMaxPending <= 0 {
+		ps.add("login.pre_auth_max_pending", "must be > 0")
+	}
+	oneOf(ps, "login.password_hash", l.PasswordHash, PasswordHashMD5First, PasswordHashSpecLiteral)
+	if l.AuthHashSecret != "" && len(l.AuthHashSecret) < 16 {
+		ps.add("login.auth_hash_secret", "must be empty (generated) or at least 16 characters")
+	}
+}
+
+func (c *Config) validateSRP(ps *problems) {
+	s := c.SRP
+	if !isHex(s.N, 512) {
+		ps.add("srp.n", "must be 512 hexadecimal characters (2048 bits), got %d characters", len(s.N))
+	}
+	if s.G < 2 {
+		ps.add("srp.g", "must be >= 2")
+	}
+	if s.Magic1 == "" {
+		ps.add("srp.magic1", "must not be empty")
+	}
+	if s.Magic2 == "" {
+		ps.add("srp.magic2", "must not be empty")
+	}
+}
+
+func (c *Config) validatePatches(ps *problems) {
+	seen := make(map[[2]string]int)
+	for i, p := range c.Patches {
+		key := func(field string) string { return fmt.Sprintf("patch[%d].%s", i, field) }
+		switch p.OS {
+		case "wac", "mac", "lac":
+		case "linux":
+			ps.add(key("os"), `write "lac"; "linux" is accepted from clients as its alias`)
+		default:
+			ps.add(key("os"), `must be "wac", "mac" or "lac", got %q`, p.OS)
+		}
+		if p.Arch == "" || strings.ContainsAny(p.Arch, " \t/") {
+			ps.add(key("arch"), `must be an architecture name such as "x86_64" or "i686", got %q`, p.Arch)
+		}
+		if j, dup := seen[[2]string{p.OS, p.Arch}]; dup {
+			ps.add(key("os"), "duplicate of patch[%d]: both are %s/%s", j, p.OS, p.Arch)
+		} else {
+			seen[[2]string{p.OS, p.Arch}] = i
+		}
+		if p.Version == "" {
+			ps.add(key("version"), "must not be empty")
+		}
+		if p.LatestVersion == "" {
+			ps.add(key("latest_version"), "must not be empty")
+		}
+		absoluteURL(ps, key("url"), p.URL)
+		if p.URL2 != "" {
+			absoluteURL(ps, key("url2"), p.URL2)
+		}
+		if !isHex(p.ManifestChecksum, 40) {
+			ps.add(key("manifest_checksum"), "must be 40 hexadecimal characters, got %q", p.ManifestChecksum)
+		}
+		if !isDigits(p.ManifestSize) {
+			ps.add(key("manifest_size"), "must be a decimal number of bytes, got %q", p.ManifestSize)
+		}
+	}
+}
+
+func (c *Config) validateCloud(ps *problems) {
+	cl := c.Cloud
+	if cl.MaxUpload <= 0 {
+		ps.add("cloud.max_upload", "must be > 0")
+	} else if c.Server.BodyLimit > 0 && cl.MaxUpload > c.Server.BodyLimit {
+		ps.add("cloud.max_upload", "%s exceeds server.body_limit (%s); such uploads could never arrive", cl.MaxUpload, c.Server.BodyLimit)
+	}
+	if cl.MaxUncompressed <= 0 {
+		ps.add("cloud.max_uncompressed", "must be > 0")
+	}
+	if cl.BucketPattern == "" {
+		ps.add("cloud.bucket_pattern", "must not be empty")
+	} else if _, err := regexp.Compile(cl.BucketPattern); err != nil {
+		ps.add("cloud.bucket_pattern", "does not compile: %v", err)
+	}
+	oneOf(ps, "cloud.cfg_strictness", cl.CfgStrictness, CfgOff, CfgLenient, CfgStrict)
+}
+
+func (c *Config) validatePlinko(ps *problems) {
+	p := c.Plinko
+	if p.TicketCost <= 0 {
+		ps.add("plinko.ticket_cost", "must be > 0")
+	}
+	if p.GoldCost <= 0 {
+		ps.add("plinko.gold_cost", "must be > 0")
+	}
+	sorted := slices.Sorted(slices.Values(p.Board))
+	if !slices.Equal(sorted, []int{1, 2, 3, 4, 5, 6}) {
+		ps.add("plinko.board", "must list each tier 1..6 exactly once (6 slots), got %v", p.Board)
+	}
+}
+
+func (c *Config) validatePlugins(ps *problems) {
+	// Sorted so the report is stable.
+	for _, area := range slices.Sorted(maps.Keys(c.Plugins)) {
+		p := c.Plugins[area]
+		key := func(field string) string { return "plugins." + area + "." + field }
+		if !slices.Contains(pluginAreas, area) {
+			ps.add("plugins."+area, "unknown plugin area (known: %s)", strings.Join(pluginAreas, ", "))
+			continue
+		}
+		for i, kv := range p.Env {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				ps.add(fmt.Sprintf("%s[%d]", key("env"), i), `must be "KEY=VALUE", got %q`, kv)
+			}
+		}
+		positive(ps, key("start_timeout"), p.StartTimeout)
+		positive(ps, key("call_timeout"), p.CallTimeout)
+	}
+}
+
+func positive(ps *problems, key string, d Duration) {
+	if d.Duration <= 0 {
+		ps.add(key, "must be > 0")
+	}
+}
+
+func oneOf[T ~string](ps *problems, key string, v T, allowed ...T) {
+	if slices.Contains(allowed, v) {
+		return
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = strconv.Quote(string(a))
+	}
+	ps.add(key, "must be one of %s, got %q", strings.Join(names, ", "), v)
+}
+
+func validateEndpoint(ps *problems, table string, e Endpoint) {
+	if e.Host == "" {
+		ps.add(table+".host", "must not be empty")
+	}
+	if e.Port < 1 || e.Port > 65535 {
+		ps.add(table+".port", "must be 1..65535, got %d", e.Port)
+	}
+}
+
+func absoluteURL(ps *problems, key, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		ps.add(key, "must be an absolute http or https URL, got %q", raw)
+	}
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
