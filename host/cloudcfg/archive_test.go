@@ -1,0 +1,317 @@
+package cloudcfg
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// entry describes one member of a test archive.
+type entry struct {
+	name   string
+	body   []byte
+	method uint16      // zip.Store or zip.Deflate unless raw is set
+	mode   fs.FileMode // optional
+	// raw, when set, is written as the entry's compressed bytes with hdr's
+	// sizes, CRC, flags and method taken as given (zip.Writer.CreateRaw).
+	raw []byte
+	hdr *zip.FileHeader
+}
+
+func buildZip(t testing.TB, entries ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		if e.hdr != nil {
+			w, err := zw.CreateRaw(e.hdr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(e.raw); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		fh := &zip.FileHeader{Name: e.name, Method: e.method}
+		if e.mode != 0 {
+			fh.SetMode(e.mode)
+		}
+		w, err := zw.CreateHeader(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(e.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func deflate(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
+	fw.Write(b)
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// lyingEntry is cloud.cfg whose headers declare declared bytes while its
+// deflate stream inflates to len(body).
+func lyingEntry(t testing.TB, body []byte, declared uint64) entry {
+	raw := deflate(t, body)
+	return entry{raw: raw, hdr: &zip.FileHeader{
+		Name:               ConfigName,
+		Method:             zip.Deflate,
+		CRC32:              crc32.ChecksumIEEE(body),
+		CompressedSize64:   uint64(len(raw)),
+		UncompressedSize64: declared,
+	}}
+}
+
+// patchDeclaredSize rewrites the uncompressed size in every local and
+// central header of a zip built by archive/zip (no zip64 records).
+func patchDeclaredSize(t testing.TB, z []byte, size uint32) []byte {
+	t.Helper()
+	z = bytes.Clone(z)
+	patched := 0
+	for i := 0; i+4 <= len(z); i++ {
+		switch binary.LittleEndian.Uint32(z[i:]) {
+		case 0x04034b50: // local file header; size at +22
+			binary.LittleEndian.PutUint32(z[i+22:], size)
+			patched++
+		case 0x02014b50: // central directory header; size at +24
+			binary.LittleEndian.PutUint32(z[i+24:], size)
+			patched++
+		case 0x08074b50: // data descriptor; size at +12
+			binary.LittleEndian.PutUint32(z[i+12:], size)
+			patched++
+		}
+	}
+	if patched < 2 {
+		t.Fatalf("patched %d headers", patched)
+	}
+	return z
+}
+
+func TestCheckArchiveAccepts(t *testing.T) {
+	cfg := []byte("SetSave \"cl_Rap2Enable\" \"false\" \"1\"\n")
+	tests := []struct {
+		name string
+		zip  []byte
+		want []byte
+	}{
+		{name: "deflate", zip: buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Deflate}), want: cfg},
+		{name: "store", zip: buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Store}), want: cfg},
+		{name: "empty cloud.cfg", zip: buildZip(t, entry{name: ConfigName, method: zip.Deflate}), want: []byte{}},
+		{
+			name: "other entries ignored",
+			zip: buildZip(t,
+				entry{name: "readme.txt", body: []byte("hi"), method: zip.Deflate},
+				entry{name: "cfg/", mode: fs.ModeDir | 0o755},
+				entry{name: "cfg/cloud.cfg", body: []byte("not this one"), method: zip.Store},
+				entry{name: ConfigName, body: cfg, method: zip.Deflate},
+			),
+			want: cfg,
+		},
+		{
+			name: "exactly at the bound",
+			zip:  buildZip(t, entry{name: ConfigName, body: bytes.Repeat([]byte("x"), 1024), method: zip.Deflate}),
+			want: bytes.Repeat([]byte("x"), 1024),
+		},
+	}
+	lim := Limits{MaxUncompressed: 1024}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CheckArchive(tt.zip, lim)
+			if err != nil {
+				t.Fatalf("CheckArchive: %v", err)
+			}
+			if !bytes.Equal(got, tt.want) {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckArchiveRejects(t *testing.T) {
+	const bound = 1 << 16
+	lim := Limits{MaxArchive: 1 << 20, MaxUncompressed: bound}
+	cfg := []byte("SetSave \"a\" \"b\" \"0\"\n")
+	good := buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Deflate})
+	bomb := bytes.Repeat([]byte{'A'}, 4<<20) // 4 MiB, deflates to ~4 KiB
+
+	manyEntries := make([]entry, 0, 65)
+	for i := range 64 {
+		manyEntries = append(manyEntries, entry{name: strings.Repeat("x", i+1), method: zip.Store})
+	}
+	manyEntries = append(manyEntries, entry{name: ConfigName, body: cfg, method: zip.Store})
+
+	encrypted := lyingEntry(t, cfg, uint64(len(cfg)))
+	encrypted.hdr.Flags |= 0x1
+
+	bzip2 := entry{raw: cfg, hdr: &zip.FileHeader{
+		Name: ConfigName, Method: 12, CRC32: crc32.ChecksumIEEE(cfg),
+		CompressedSize64: uint64(len(cfg)), UncompressedSize64: uint64(len(cfg)),
+	}}
+	badCRC := lyingEntry(t, cfg, uint64(len(cfg)))
+	badCRC.hdr.CRC32++
+
+	corrupt := bytes.Clone(good)
+	// Flip bits in the deflate stream: it sits right after the 30-byte local
+	// header and the name.
+	for i := 30 + len(ConfigName); i < 30+len(ConfigName)+4; i++ {
+		corrupt[i] ^= 0xff
+	}
+
+	tests := []struct {
+		name string
+		zip  []byte
+		lim  Limits
+		want error
+	}{
+		{name: "empty upload", zip: nil, want: ErrNotZip},
+		{name: "text", zip: []byte(`SetSave "a" "b" "0"`), want: ErrNotZip},
+		{name: "gzip", zip: []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, want: ErrNotZip},
+		{name: "truncated zip", zip: good[:len(good)-10], want: ErrBadArchive},
+		{name: "archive over MaxArchive", zip: good, lim: Limits{MaxArchive: int64(len(good) - 1)}, want: ErrTooLarge},
+		{name: "no entries", zip: buildZip(t), want: ErrNoConfig},
+		{name: "no cloud.cfg", zip: buildZip(t, entry{name: "settings.cfg", body: cfg, method: zip.Deflate}), want: ErrNoConfig},
+		{name: "wrong case", zip: buildZip(t, entry{name: "Cloud.cfg", body: cfg, method: zip.Deflate}), want: ErrNoConfig},
+		{name: "only in a folder", zip: buildZip(t, entry{name: "x/cloud.cfg", body: cfg, method: zip.Deflate}), want: ErrNoConfig},
+		{name: "declared-size bomb", zip: buildZip(t, entry{name: ConfigName, body: bomb, method: zip.Deflate}), want: ErrTooLarge},
+		{name: "one byte over the bound", zip: buildZip(t, entry{name: ConfigName, body: make([]byte, bound+1), method: zip.Deflate}), want: ErrTooLarge},
+		{name: "actual-size bomb, CreateRaw lies", zip: buildZip(t, lyingEntry(t, bomb, 100)), want: ErrTooLarge},
+		{
+			name: "actual-size bomb, patched headers",
+			zip:  patchDeclaredSize(t, buildZip(t, entry{name: ConfigName, body: bomb, method: zip.Deflate}), 100),
+			want: ErrTooLarge,
+		},
+		{name: "understated size within the bound", zip: buildZip(t, lyingEntry(t, cfg, 3)), want: ErrBadArchive},
+		{name: "overstated size", zip: buildZip(t, lyingEntry(t, cfg, uint64(len(cfg)+5))), want: ErrBadArchive},
+		{name: "too many entries", zip: buildZip(t, manyEntries...), want: ErrTooLarge},
+		{name: "encrypted", zip: buildZip(t, encrypted), want: ErrBadArchive},
+		{
+			name: "encrypted sibling",
+			zip:  buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Deflate}, func() entry { e := lyingEntry(t, cfg, uint64(len(cfg))); e.hdr.Name = "x"; e.hdr.Flags |= 1; return e }()),
+			want: ErrBadArchive,
+		},
+		{name: "unsupported method", zip: buildZip(t, bzip2), want: ErrBadArchive},
+		{name: "directory named cloud.cfg/", zip: buildZip(t, entry{name: ConfigName + "/", mode: fs.ModeDir | 0o755}), want: ErrBadArchive},
+		{name: "directory mode on cloud.cfg", zip: buildZip(t, entry{name: ConfigName, mode: fs.ModeDir | 0o755, method: zip.Store}), want: ErrBadArchive},
+		{
+			name: "duplicate cloud.cfg",
+			zip: buildZip(t,
+				entry{name: ConfigName, body: cfg, method: zip.Deflate},
+				entry{name: ConfigName, body: []byte("other"), method: zip.Deflate}),
+			want: ErrBadArchive,
+		},
+		{name: "checksum mismatch", zip: buildZip(t, badCRC), want: ErrBadArchive},
+		{name: "corrupt deflate stream", zip: corrupt, want: ErrBadArchive},
+	}
+	sentinels := []error{ErrNotZip, ErrNoConfig, ErrTooLarge, ErrBadArchive}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := lim
+			if tt.lim != (Limits{}) {
+				l = tt.lim
+			}
+			got, err := CheckArchive(tt.zip, l)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			t.Logf("err: %v", err)
+			if got != nil {
+				t.Errorf("returned %d bytes with an error", len(got))
+			}
+			for _, s := range sentinels {
+				if s != tt.want && errors.Is(err, s) {
+					t.Errorf("err %v also matches %v", err, s)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckArchiveBombMemory checks that a lying header cannot make
+// CheckArchive allocate anywhere near what the entry inflates to.
+func TestCheckArchiveBombMemory(t *testing.T) {
+	const bound = 64 << 10
+	z := buildZip(t, lyingEntry(t, make([]byte, 16<<20), 100))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := CheckArchive(z, Limits{MaxUncompressed: bound})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("allocated %d bytes for a %d-byte bound", got, bound)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	if got := (Limits{}).EnsureDefaults(); got != DefaultLimits {
+		t.Errorf("EnsureDefaults() = %+v, want %+v", got, DefaultLimits)
+	}
+	if got := (Limits{MaxEntries: 3}).EnsureDefaults(); got.MaxEntries != 3 || got.MaxArchive != DefaultLimits.MaxArchive {
+		t.Errorf("EnsureDefaults kept %+v", got)
+	}
+	if err := (Limits{MaxUncompressed: -1}).Validate(); err == nil {
+		t.Error("negative limit accepted")
+	}
+	if _, err := CheckArchive(nil, Limits{MaxArchive: -1}); err == nil {
+		t.Error("CheckArchive accepted a negative limit")
+	}
+}
+
+func TestBuildArchiveRoundTrip(t *testing.T) {
+	sample := readTestdata(t, "sample.cfg")
+	for _, cfg := range [][]byte{nil, []byte("x"), sample, bytes.Repeat(sample, 20)} {
+		z, err := BuildArchive(cfg)
+		if err != nil {
+			t.Fatalf("BuildArchive: %v", err)
+		}
+		got, err := CheckArchive(z, DefaultLimits)
+		if err != nil {
+			t.Fatalf("CheckArchive(BuildArchive(%d bytes)): %v", len(cfg), err)
+		}
+		if !bytes.Equal(got, cfg) {
+			t.Fatalf("round trip changed %d bytes into %d", len(cfg), len(got))
+		}
+		again, _ := BuildArchive(cfg)
+		if !bytes.Equal(z, again) {
+			t.Error("BuildArchive is not deterministic")
+		}
+		// Any unzip must read it too.
+		zr, err := zip.NewReader(bytes.NewReader(z), int64(len(z)))
+		if err != nil || len(zr.File) != 1 || zr.File[0].Name != ConfigName {
+			t.Fatalf("archive/zip reads %v, %v", zr, err)
+		}
+	}
+}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,59 @@
+// Package cloudcfg provides validation of the settings archives that game
+// clients upload to cloud storage, and a parser for the cloud.cfg file they
+// contain.
+//
+// A client uploads a zip archive (form part "cloud.zip") holding one file
+// named exactly "cloud.cfg". The host checks the upload with [CheckArchive]
+// before storing it, and may then check the settings text with [Parse]:
+//
+//	cfg, err := cloudcfg.CheckArchive(upload, cloudcfg.DefaultLimits)
+//	if err != nil {
+//		// errors.Is(err, cloudcfg.ErrTooLarge), ErrNotZip, ErrNoConfig, ...
+//	}
+//	file, err := cloudcfg.Parse(cfg, cloudcfg.Strict)
+//	if err != nil {
+//		var le *cloudcfg.LineError
+//		if errors.As(err, &le) { /* le.Line names the bad line */ }
+//	}
+//	_ = file.WriteText(os.Stdout) // listing for operators
+//
+// # Archives
+//
+// CheckArchive defends against zip bombs twice: it rejects a cloud.cfg whose
+// declared uncompressed size exceeds [Limits].MaxUncompressed, and it
+// decompresses the entry itself through an [io.LimitReader] so that a header
+// which understates the size cannot make it read more than the bound. It also
+// rejects encrypted entries, compression methods other than Store and
+// Deflate, a directory named cloud.cfg, duplicate cloud.cfg entries and
+// archives with more than [Limits].MaxEntries entries. Once the bounded read
+// has succeeded, cloud.cfg is read a second time through archive/zip and must
+// come out the same, so data descriptors and sizes that run past the archive
+// are checked too.
+//
+// Entries other than cloud.cfg are allowed and ignored: they are never
+// decompressed, but they must still be unencrypted and use Store or Deflate,
+// so that any archive CheckArchive accepts can be read by any unzip tool.
+// A host that wants to store exactly what it validated should store
+// BuildArchive(cfg) rather than the upload.
+//
+// # Settings text
+//
+// cloud.cfg holds one command per line. Three commands are understood:
+//
+//	SetSave "<name>" "<value>" "<flag 0 or 1>"
+//	GameReBind <name> <command> "<argument>" <button|impulse> <context> "<key1>" "<key2>"
+//	BindButton <context> <key> <command> "<argument>" <true|false>
+//
+// Tokens are separated by spaces or tabs. Any token may be quoted or bare;
+// quotes are needed only for values holding spaces or nothing at all ("").
+// Inside quotes, \" stands for a literal quote and \\ for a literal
+// backslash; any other backslash is kept as it is, so Windows paths such as
+// "C:\games" read naturally (a value that ends in a backslash must write it
+// as \\). Command names match without regard to case, as in the game's
+// console. Blank lines and lines starting with // are skipped; a comment
+// after a command is not supported. CRLF line endings and a UTF-8 byte order
+// mark at the start are accepted.
+//
+// How much of the text must be understood is set by [Strictness]; see
+// [Off], [Lenient] and [Strict].
+package cloudcfg
