@@ -225,3 +225,16 @@ func TestStopped(t *testing.T) {
 		t.Fatalf("err = %v, want ErrStopped", err)
 	}
 }
+
+func TestEnsureMeta(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	first, err := s.EnsureMeta(ctx, "secret", []byte("one"))
+	if err != nil || string(first) != "one" {
+		t.Fatalf("first = %q, %v", first, err)
+	}
+	again, err := s.EnsureMeta(ctx, "secret", []byte("two"))
+	if err != nil || string(again) != "one" {
+		t.Fatalf("second call replaced the value: %q, %v", again, err)
+	}
+}

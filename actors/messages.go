@@ -25,6 +25,16 @@ type applyChange struct{ Change Change }
 // createAccount asks the registry to create an account.
 type createAccount struct{ Req *NewAccount }
 
+// ensureMeta asks the registry for a metadata value, storing Value first
+// when none exists.
+type ensureMeta struct {
+	Name  string
+	Value []byte
+}
+
+// metaValue is the reply to ensureMeta.
+type metaValue struct{ Value []byte }
+
 // snapshot is the reply to getAccount: a deep copy of the record.
 type snapshot struct{ Account *storage.Account }
 

@@ -23,6 +23,18 @@ func (r *registry) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&created{Account: acct})
+	case *ensureMeta:
+		v, err := r.sys.db.Meta(m.Name)
+		if errors.Is(err, storage.ErrNotFound) {
+			b := r.sys.db.NewBatch()
+			b.PutMeta(m.Name, m.Value)
+			v, err = m.Value, r.sys.db.Commit(b)
+		}
+		if err != nil {
+			ctx.Respond(&failure{Err: err})
+			return
+		}
+		ctx.Respond(&metaValue{Value: v})
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("registry: unexpected message", "type", typeName(m))

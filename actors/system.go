@@ -195,3 +195,17 @@ func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.A
 	}
 	return c.Account, nil
 }
+
+// EnsureMeta returns the metadata value name, storing value first when the
+// database has none (generated secrets). The registry is its single writer.
+func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]byte, error) {
+	res, err := s.ask(ctx, s.registry, &ensureMeta{Name: name, Value: value})
+	if err != nil {
+		return nil, err
+	}
+	m, ok := res.(*metaValue)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return m.Value, nil
+}

@@ -1,0 +1,67 @@
+package srp
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+)
+
+const (
+	// saltLen is the length of the salt s (sent as 512 hex characters).
+	saltLen = padLen
+	// salt2Len is the length of salt2, as in the captures.
+	salt2Len = 22
+	// salt2Alphabet holds printable ASCII that needs no escaping anywhere.
+	salt2Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	// salt2Limit is the largest multiple of len(salt2Alphabet) that fits a
+	// byte; bytes at or above it are redrawn so every character is equally
+	// likely.
+	salt2Limit = 256 / len(salt2Alphabet) * len(salt2Alphabet)
+)
+
+// NewVerifier creates the stored credentials of a new account: a 256-byte
+// salt whose first byte is not zero (so clients that strip leading zeros and
+// clients that do not agree), a 22-character salt2 of letters and digits, and
+// the verifier v = g^x mod N as PAD(v). The output depends only on the bytes
+// read from rnd (use crypto/rand.Reader outside tests).
+func (g *Group) NewVerifier(login, password string, rnd io.Reader) (salt []byte, salt2 string, verifier []byte, err error) {
+	salt = make([]byte, saltLen)
+	if _, err := io.ReadFull(rnd, salt); err != nil {
+		return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+	}
+	for tries := 0; salt[0] == 0; tries++ {
+		if tries == maxRedraws {
+			return nil, "", nil, fmt.Errorf("%w: only zero bytes", ErrRandomSource)
+		}
+		if _, err := io.ReadFull(rnd, salt[:1]); err != nil {
+			return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+		}
+	}
+
+	s2 := make([]byte, 0, salt2Len)
+	var buf [salt2Len]byte
+	for tries := 0; len(s2) < salt2Len; tries++ {
+		if tries == maxRedraws {
+			return nil, "", nil, fmt.Errorf("%w: salt2 draws rejected", ErrRandomSource)
+		}
+		want := buf[:salt2Len-len(s2)]
+		if _, err := io.ReadFull(rnd, want); err != nil {
+			return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+		}
+		for _, c := range want {
+			if int(c) < salt2Limit {
+				s2 = append(s2, salt2Alphabet[int(c)%len(salt2Alphabet)])
+			}
+		}
+	}
+	salt2 = string(s2)
+	return salt, salt2, g.Verifier(login, salt, g.PasswordSecret(password, salt2)), nil
+}
+
+// Verifier returns PAD(v) with v = g^x mod N and x = H(s ‖ H(I ‖ ":" ‖ p)),
+// for a login I (exactly as stored), salt s and password secret p (see
+// PasswordSecret).
+func (g *Group) Verifier(login string, salt []byte, secret string) []byte {
+	v := new(big.Int).Exp(g.g, privateKey(login, salt, secret), g.n)
+	return v.FillBytes(make([]byte, padLen))
+}
