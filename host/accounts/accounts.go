@@ -1,0 +1,154 @@
+// Package accounts provides the operator-level account operations (create,
+// grant) shared by the command line, the admin socket, the registration
+// portal and the demo seed. Every write goes through the actors.
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
+)
+
+var (
+	// ErrBadLogin rejects a login that is empty, too long or has characters
+	// other than letters, digits, '_' and '-' .
+	ErrBadLogin = errors.New("accounts: login must be 1-12 letters, digits, '_' or '-'")
+	// ErrBadPassword rejects an empty or over-long password.
+	ErrBadPassword = errors.New("accounts: password must be 1-128 characters")
+	// ErrBadEmail rejects an e-mail without '@'.
+	ErrBadEmail = errors.New("accounts: e-mail must contain '@'")
+	// ErrBadGrant rejects a grant that would make a balance negative or names
+	// a malformed upgrade.
+	ErrBadGrant = errors.New("accounts: bad grant")
+)
+
+// Service creates accounts and grants them things.
+type Service struct {
+	Group *srp.Group
+	Sys   *actors.System
+	Rand  io.Reader // nil: crypto/rand
+	Now   func() time.Time
+}
+
+// Create describes a new account.
+type Create struct {
+	Login, Password, Email, Nickname string
+	Parent                           string // login of the main account, for a sub-account
+}
+
+// CheckLogin validates a login for a new account.
+func CheckLogin(l string) error {
+	if l == "" || utf8.RuneCountInString(l) > login.MaxLoginLength {
+		return ErrBadLogin
+	}
+	for _, r := range l {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
+			return ErrBadLogin
+		}
+	}
+	return nil
+}
+
+// Create makes an account: it derives the SRP verifier (the password itself
+// is never stored) and has the registry write the record.
+func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error) {
+	if err := CheckLogin(c.Login); err != nil {
+		return nil, err
+	}
+	if c.Password == "" || utf8.RuneCountInString(c.Password) > 128 {
+		return nil, ErrBadPassword
+	}
+	if c.Email == "" {
+		c.Email = strings.ToLower(c.Login) + "@example.invalid"
+	}
+	if !strings.Contains(c.Email, "@") {
+		return nil, ErrBadEmail
+	}
+	if c.Nickname == "" {
+		c.Nickname = c.Login
+	}
+	salt, salt2, v, err := s.Group.NewVerifier(c.Login, c.Password, s.rand())
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	return s.Sys.CreateAccount(ctx, &actors.NewAccount{
+		Login: c.Login, ParentLogin: c.Parent,
+		Account: storage.Account{
+			Nickname: c.Nickname, Email: c.Email, AccountType: 1, Standing: 3, IsNew: true,
+			Created: now().UTC(), SRP: storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v},
+			Stats: storage.Stats{Level: 1, AccPubSkill: 1500, RnkRating: 1500, CSRating: 1500},
+		},
+	})
+}
+
+func (s *Service) rand() io.Reader {
+	if s.Rand != nil {
+		return s.Rand
+	}
+	return rand.Reader
+}
+
+// Grant adds to an account's balances and upgrades. Amounts may be negative
+// (a correction) but no balance may end below zero.
+type Grant struct {
+	Gold, Silver, Tickets int64
+	Upgrades              []string
+}
+
+// Apply implements actors.Change.
+func (g *Grant) Apply(tx *actors.Tx) (any, error) {
+	v := tx.View()
+	if v.Gold+g.Gold < 0 || v.Silver+g.Silver < 0 || v.Tickets+g.Tickets < 0 {
+		return nil, fmt.Errorf("%w: balance would go negative", ErrBadGrant)
+	}
+	for _, u := range g.Upgrades {
+		if !validUpgrade(u) {
+			return nil, fmt.Errorf("%w: upgrade %q is not <type>.<name>", ErrBadGrant, u)
+		}
+	}
+	a := tx.Account()
+	a.Gold += g.Gold
+	a.Silver += g.Silver
+	a.Tickets += g.Tickets
+	for _, u := range g.Upgrades {
+		if !a.Owns(u) {
+			a.Upgrades = append(a.Upgrades, storage.Upgrade{ID: u})
+		}
+	}
+	return a.Clone(), nil
+}
+
+func validUpgrade(u string) bool {
+	typ, name, ok := strings.Cut(u, ".")
+	return ok && typ != "" && name != "" && !strings.ContainsAny(u, " |`,\"") && len(u) <= 128
+}
+
+// GrantTo applies g to the account with the given login.
+func (s *Service) GrantTo(ctx context.Context, loginName string, g *Grant) (*storage.Account, error) {
+	id, err := s.Sys.DB().LoginID(loginName)
+	if err != nil {
+		return nil, err
+	}
+	g.Upgrades = slices.Compact(g.Upgrades)
+	res, err := s.Sys.Apply(ctx, id, g)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*storage.Account), nil
+}

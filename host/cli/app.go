@@ -1,0 +1,100 @@
+// Package cli provides the host binary's commands: serve, the operator
+// commands (account, backup ...) and plugin mode. Operator commands run the
+// same code whether the server is stopped (they open the data directory) or
+// running (they send their arguments over the admin socket in the data
+// directory, so the running server's actors stay the single writers).
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// App is the assembled runtime over one data directory: storage, actors and
+// the services built on them. serve adds the HTTP host and plugins on top.
+type App struct {
+	Cfg      *config.Config
+	Log      *slog.Logger
+	DB       *storage.DB
+	Sys      *actors.System
+	Group    *srp.Group
+	Login    *login.Service
+	Accounts *accounts.Service
+}
+
+// metaAuthSecret names the generated auth_hash secret in storage.
+const metaAuthSecret = "auth_hash_secret"
+
+// OpenApp opens the data directory and starts the actors.
+func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
+	return openApp(cfg, log, &storage.Options{Logger: log})
+}
+
+func openApp(cfg *config.Config, log *slog.Logger, opts *storage.Options) (*App, error) {
+	group, err := srp.NewGroup(cfg.SRP.N, int64(cfg.SRP.G), cfg.SRP.Magic1, cfg.SRP.Magic2, srp.HashForm(cfg.Login.PasswordHash))
+	if err != nil {
+		return nil, fmt.Errorf("srp settings: %w", err)
+	}
+	dir := filepath.Join(cfg.Storage.DataDir, "db")
+	if !opts.InMemory {
+		if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	db, err := storage.Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration, Logger: log})
+	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group}
+	secret, err := app.secret()
+	if err != nil {
+		app.Close()
+		return nil, err
+	}
+	app.Accounts = &accounts.Service{Group: group, Sys: sys}
+	app.Login = login.New(group, sys, login.Settings{
+		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
+		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,
+		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,
+		ICBURL: cfg.Client.ICBURL, LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
+		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,
+		CampaignSeason: cfg.Client.CampaignCurrentSeason, Chatrooms: cfg.Client.Chatrooms,
+	}, nil, nil)
+	return app, nil
+}
+
+// secret returns the configured auth_hash secret, or the one generated on
+// the first start and kept in the database.
+func (a *App) secret() ([]byte, error) {
+	if s := a.Cfg.Login.AuthHashSecret; s != "" {
+		return []byte(s), nil
+	}
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return a.Sys.EnsureMeta(ctx, metaAuthSecret, fresh)
+}
+
+// Close stops the actors (after their queued work) and closes storage.
+func (a *App) Close() {
+	a.Sys.Shutdown()
+	if err := a.DB.Close(); err != nil {
+		a.Log.Error("close storage", "err", err)
+	}
+}

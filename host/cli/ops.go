@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// op is an operator command. Its run function parses its own arguments and
+// writes its output; it runs in the CLI process (server stopped) or inside
+// the server (over the admin socket) with the same arguments, so the output
+// is the same either way.
+type op struct {
+	name  string // words after "host", e.g. "account create"
+	usage string
+	run   func(ctx context.Context, app *App, args []string, out io.Writer) error
+}
+
+// ops is the table of operator commands.
+var ops = []op{
+	{"account create", "--login L --password P [--email E] [--nickname N] [--parent LOGIN]", opAccountCreate},
+	{"account grant", "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", opAccountGrant},
+	{"account show", "--login L", opAccountShow},
+	{"backup", "--to DIR", opBackup},
+}
+
+func findOp(words []string) (*op, []string) {
+	for i := range ops {
+		n := strings.Fields(ops[i].name)
+		if len(words) >= len(n) && strings.Join(words[:len(n)], " ") == ops[i].name {
+			return &ops[i], words[len(n):]
+		}
+	}
+	return nil, nil
+}
+
+// errUsage marks a command-line mistake (exit status 2).
+var errUsage = errors.New("usage")
+
+func newFlags(name string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func opAccountCreate(ctx context.Context, app *App, args []string, out io.Writer) error {
+	fs := newFlags("account create", out)
+	var c accounts.Create
+	fs.StringVar(&c.Login, "login", "", "login (at most 12 characters, case-sensitive)")
+	fs.StringVar(&c.Password, "password", "", "password")
+	fs.StringVar(&c.Email, "email", "", "e-mail")
+	fs.StringVar(&c.Nickname, "nickname", "", "display name (default: the login)")
+	fs.StringVar(&c.Parent, "parent", "", "login of the main account, to create a sub-account")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	acct, err := app.Accounts.Create(ctx, c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, acct.ID)
+	return nil
+}
+
+func opAccountGrant(ctx context.Context, app *App, args []string, out io.Writer) error {
+	fs := newFlags("account grant", out)
+	var g accounts.Grant
+	var loginName string
+	var ups listFlag
+	fs.StringVar(&loginName, "login", "", "login of the account")
+	fs.Int64Var(&g.Gold, "gold", 0, "gold coins to add (negative to remove)")
+	fs.Int64Var(&g.Silver, "silver", 0, "silver coins to add")
+	fs.Int64Var(&g.Tickets, "tickets", 0, "plinko tickets to add")
+	fs.Var(&ups, "upgrade", "upgrade identifier to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if loginName == "" {
+		return fmt.Errorf("%w: --login is required", errUsage)
+	}
+	g.Upgrades = ups
+	acct, err := app.Accounts.GrantTo(ctx, loginName, &g)
+	if err != nil {
+		return err
+	}
+	printBalances(out, acct)
+	return nil
+}
+
+func opAccountShow(ctx context.Context, app *App, args []string, out io.Writer) error {
+	fs := newFlags("account show", out)
+	var loginName string
+	fs.StringVar(&loginName, "login", "", "login of the account")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	id, err := app.DB.LoginID(loginName)
+	if err != nil {
+		return err
+	}
+	acct, err := app.Sys.Account(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "account %d %q nickname %q email %q super %d\n", acct.ID, acct.Login, acct.Nickname, acct.Email, acct.SuperID)
+	printBalances(out, acct)
+	subs, err := app.DB.SubAccounts(acct.SuperID)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		fmt.Fprintf(out, "sub-account of %d: %d\n", acct.SuperID, s)
+	}
+	return nil
+}
+
+func printBalances(out io.Writer, a *storage.Account) {
+	fmt.Fprintf(out, "gold %d silver %d tickets %d\n", a.Gold, a.Silver, a.Tickets)
+	ids := make([]string, 0, len(a.Upgrades))
+	for _, u := range a.Upgrades {
+		ids = append(ids, u.ID)
+	}
+	sort.Strings(ids)
+	fmt.Fprintf(out, "upgrades %d: %s\n", len(ids), strings.Join(ids, " "))
+}
+
+func opBackup(_ context.Context, app *App, args []string, out io.Writer) error {
+	fs := newFlags("backup", out)
+	var to string
+	fs.StringVar(&to, "to", "", "directory to create with a consistent copy of the database")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if to == "" {
+		return fmt.Errorf("%w: --to is required", errUsage)
+	}
+	if !filepath.IsAbs(to) {
+		return fmt.Errorf("%w: --to must be absolute here", errUsage)
+	}
+	if err := app.DB.Checkpoint(to); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "backup written to %s\n", to)
+	return nil
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/server"
+)
+
+// Serve runs the server until ctx ends or SIGINT/SIGTERM arrives, then shuts
+// down gracefully: stop accepting, finish requests in flight, stop plugins,
+// drain the actors, close storage.
+func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	demo := fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	cfg, err := config.FromArgs(fs, args)
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	log := newLogger(cfg, stderr)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	rt, err := Start(ctx, cfg, log, *demo, stdout)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	log.Info("shutting down")
+	return rt.Stop()
+}
+
+// Runtime is a started server (tests start one on loopback).
+type Runtime struct {
+	App     *App
+	Server  *server.Server
+	Addr    net.Addr
+	serveCh chan error
+	stopAdm func()
+}
+
+// Start opens the data directory, seeds demo content if asked, and serves
+// HTTP on cfg.Server.Listen and the admin socket in the data directory.
+func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer) (*Runtime, error) {
+	app, err := OpenApp(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if demo {
+		if err := seedDemo(ctx, app, stdout); err != nil {
+			app.Close()
+			return nil, fmt.Errorf("demo seed: %w", err)
+		}
+	}
+	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
+	ln, err := net.Listen("tcp", cfg.Server.Listen)
+	if err != nil {
+		app.Close()
+		return nil, err
+	}
+	stopAdm, err := serveAdmin(context.WithoutCancel(ctx), app, filepath.Join(cfg.Storage.DataDir, AdminSocketName))
+	if err != nil {
+		ln.Close()
+		app.Close()
+		return nil, err
+	}
+	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm}
+	go func() { rt.serveCh <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
+	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	return rt, nil
+}
+
+// Stop shuts the runtime down gracefully.
+func (rt *Runtime) Stop() error {
+	cfg := rt.App.Cfg
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.Duration)
+	defer cancel()
+	err := rt.Server.Shutdown(ctx)
+	if serr := <-rt.serveCh; serr != nil && err == nil {
+		err = serr
+	}
+	rt.stopAdm()
+	rt.App.Close()
+	return err
+}

@@ -1,0 +1,74 @@
+package login
+
+import "errors"
+
+// Reason is why a login call failed. Every reason has one message, sent in
+// the shape the original service used for an invalid cookie (protocol-notes
+// §1): a:2:{s:4:"auth";s:<n>:"<message>";i:0;b:0;}
+type Reason int
+
+// The failure reasons of the login calls.
+const (
+	ReasonInternal Reason = iota
+	ReasonInvalidCookie
+	ReasonUnknownAccount
+	ReasonWrongPassword
+	ReasonNoPendingLogin
+	ReasonMalformed
+	ReasonLoginTooLong
+	ReasonNotYourAccount
+	ReasonBusy
+)
+
+// messages is the one table of failure texts. "Invalid cookie.1" is the
+// original service's recorded text; the others were never recorded.
+var messages = map[Reason]string{
+	ReasonInternal:       "Internal error, please try again.",
+	ReasonInvalidCookie:  "Invalid cookie.1",
+	ReasonUnknownAccount: "Unknown account.",
+	ReasonWrongPassword:  "Incorrect password.",
+	ReasonNoPendingLogin: "No login in progress for this account; please log in again.",
+	ReasonMalformed:      "Malformed login request.",
+	ReasonLoginTooLong:   "Login names are at most 12 characters.",
+	ReasonNotYourAccount: "That account does not belong to you.",
+	ReasonBusy:           "Too many logins in progress, please try again.",
+}
+
+// Message returns the client-facing text of r.
+func (r Reason) Message() string { return messages[r] }
+
+// Error is a login failure with its reason; the cause, if any, is for logs.
+type Error struct {
+	Reason Reason
+	Cause  error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return "login: " + e.Reason.Message() + ": " + e.Cause.Error()
+	}
+	return "login: " + e.Reason.Message()
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+func fail(r Reason, cause error) error { return &Error{Reason: r, Cause: cause} }
+
+// ReasonOf returns the reason of a login error; errors of other kinds are
+// internal.
+func ReasonOf(err error) Reason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ReasonInternal
+}
+
+// FailureReply is the wire body of a failed login call.
+type FailureReply struct {
+	Auth string `php:"auth"`
+	OK   bool   `php:"0"`
+}
+
+// Failure returns the reply for err.
+func Failure(err error) *FailureReply { return &FailureReply{Auth: ReasonOf(err).Message()} }

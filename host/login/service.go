@@ -1,0 +1,316 @@
+package login
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// MaxLoginLength is the longest login accepted, in characters.
+const MaxLoginLength = 12
+
+// Settings are the login area's configuration.
+type Settings struct {
+	CookieLifetime    time.Duration
+	PreAuthLifetime   time.Duration
+	PreAuthMaxPending int
+	Secret            []byte // keys auth_hash and sec_info.hash_code
+
+	ChatHost, CommentingHost string
+	ChatPort, CommentingPort int
+	ICBURL, LeaverThreshold  string
+	MMRRank, FreeHeroes      string
+	KeyVersion               string
+	MinRankedLevel           int
+	CampaignSeason           int
+	Chatrooms                []string
+}
+
+// Service runs the login calls.
+type Service struct {
+	group    *srp.Group
+	sys      *actors.System
+	db       *storage.DB
+	set      Settings
+	pending  *pendingSet
+	now      func() time.Time
+	rand     io.Reader
+	tooltips *wire.Array // awards_tooltip: constant, built once, only read
+}
+
+// New returns a login service. now and rnd may be nil (wall clock,
+// crypto/rand).
+func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Time, rnd io.Reader) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	return &Service{group: group, sys: sys, db: sys.DB(), set: set, now: now, rand: rnd,
+		pending: newPendingSet(set.PreAuthMaxPending, set.PreAuthLifetime), tooltips: awardsTooltip()}
+}
+
+func checkLogin(login string) error {
+	switch {
+	case login == "" || !utf8.ValidString(login):
+		return fail(ReasonMalformed, errors.New("login missing or not UTF-8"))
+	case utf8.RuneCountInString(login) > MaxLoginLength:
+		return fail(ReasonLoginTooLong, nil)
+	}
+	return nil
+}
+
+// PreAuth starts a handshake: it checks A, draws b and answers salt, salt2, B.
+func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthReply, error) {
+	if err := checkLogin(login); err != nil {
+		return nil, err
+	}
+	id, err := s.db.LoginID(login)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fail(ReasonUnknownAccount, nil)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	acct, err := s.db.Account(id)
+	if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	server, err := s.group.NewServer(acct.Login, acct.SRP.Salt, acct.SRP.Verifier, aHex, s.rand)
+	if errors.Is(err, srp.ErrBadPublicValue) {
+		return nil, fail(ReasonMalformed, err)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	if !s.pending.put(login, handshake{server: server, account: id}, s.now()) {
+		return nil, fail(ReasonBusy, nil)
+	}
+	return &PreAuthReply{Salt: server.SaltHex(), Salt2: acct.SRP.Salt2, B: server.BHex()}, nil
+}
+
+// SRPAuth checks the client's proof against the pending handshake of login
+// and, when it holds, opens a session and answers the 60-entry record.
+func (s *Service) SRPAuth(ctx context.Context, login, proof, ip string) (*SessionRecord, error) {
+	if err := checkLogin(login); err != nil {
+		return nil, err
+	}
+	h, ok := s.pending.take(login, s.now())
+	if !ok {
+		return nil, fail(ReasonNoPendingLogin, nil)
+	}
+	m2, err := h.server.Verify(proof)
+	if errors.Is(err, srp.ErrBadProof) {
+		return nil, fail(ReasonWrongPassword, nil)
+	} else if err != nil {
+		return nil, fail(ReasonMalformed, err)
+	}
+	rec, err := s.open(ctx, h.account, ip)
+	if err != nil {
+		return nil, err
+	}
+	rec.Proof = m2
+	mute := rec.muteExpiration
+	rec.MuteExpiration = &mute
+	return &rec.SessionRecord, nil
+}
+
+// SwitchAuth opens a session on another account of the same main account as
+// the session of cookie, and answers the 59-entry record. The old session
+// stays valid.
+func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip string) (*SessionRecord, error) {
+	sess, err := s.Authenticate(cookie)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLogin(login); err != nil {
+		return nil, err
+	}
+	target, err := s.db.LoginID(login)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fail(ReasonUnknownAccount, nil)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	if accountID != strconv.FormatUint(uint64(target), 10) {
+		return nil, fail(ReasonMalformed, errors.New("account_id does not match login"))
+	}
+	acct, err := s.db.Account(target)
+	if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	if acct.SuperID != sess.SuperID {
+		return nil, fail(ReasonNotYourAccount, nil)
+	}
+	rec, err := s.open(ctx, target, ip)
+	if err != nil {
+		return nil, err
+	}
+	rec.ClientDisco = "OK"
+	return &rec.SessionRecord, nil
+}
+
+// Authenticate returns the live session of cookie.
+func (s *Service) Authenticate(cookie string) (*storage.Session, error) {
+	if len(cookie) != 32 || !isLowerHex(cookie) {
+		return nil, fail(ReasonInvalidCookie, nil)
+	}
+	sess, err := s.db.Session(cookie)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fail(ReasonInvalidCookie, nil)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	if !sess.Valid(s.now()) {
+		return nil, fail(ReasonInvalidCookie, errors.New("expired"))
+	}
+	return sess, nil
+}
+
+// ErrInvalidCookie matches Authenticate's failures with errors.Is.
+var ErrInvalidCookie = &Error{Reason: ReasonInvalidCookie}
+
+// Is makes errors.Is(err, ErrInvalidCookie) match any invalid-cookie error.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Cause == nil && t.Reason == e.Reason
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// opened is a session record still being filled by its caller.
+type opened struct {
+	SessionRecord
+	muteExpiration int64
+}
+
+// open issues a session for account id (through its actor) and builds the
+// record from the account as the actor held it at that moment.
+func (s *Service) open(ctx context.Context, id storage.AccountID, ip string) (*opened, error) {
+	var raw [16]byte
+	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	now := s.now().UTC()
+	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
+		Created: now, Expires: now.Add(s.set.CookieLifetime)}
+	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess})
+	if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	acct := res.(*storage.Account)
+	idents, err := s.identities(acct.SuperID)
+	if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	return s.record(acct, sess, idents, now), nil
+}
+
+// identities lists [nickname, account id] of the main account and each of its
+// sub-accounts.
+func (s *Service) identities(super storage.AccountID) ([][2]string, error) {
+	subs, err := s.db.SubAccounts(super)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][2]string, 0, 1+len(subs))
+	for _, id := range append([]storage.AccountID{super}, subs...) {
+		a, err := s.db.Account(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, [2]string{a.Nickname, itoa(a.ID)})
+	}
+	return out, nil
+}
+
+func (s *Service) mac(parts ...string) []byte {
+	m := hmac.New(sha1.New, s.set.Secret)
+	for _, p := range parts {
+		m.Write([]byte(p))
+		m.Write([]byte{0})
+	}
+	return m.Sum(nil)
+}
+
+func (s *Service) record(a *storage.Account, sess *storage.Session, idents [][2]string, now time.Time) *opened {
+	id := itoa(a.ID)
+	upgrades := make([]string, 0, len(a.Upgrades))
+	for _, u := range a.Upgrades {
+		upgrades = append(upgrades, u.ID)
+	}
+	notices := make([]Notice, 0, len(a.Notifications))
+	for _, n := range a.Notifications {
+		notices = append(notices, notice(n))
+	}
+	useCloud := flag(a.Cloud.UseCloud)
+	iv := s.mac("iv", sess.Cookie)
+	r := &opened{muteExpiration: a.MuteExpiration}
+	r.SessionRecord = SessionRecord{
+		SecInfo: SecInfo{InitialVector: hex.EncodeToString(iv[:8]), HashCode: hex.EncodeToString(s.mac("hash", id, sess.Cookie)),
+			KeyVersion: s.set.KeyVersion},
+		SuperID: itoa(a.SuperID), AccountID: id, Nickname: a.Nickname, Email: a.Email,
+		AccountType: itoa(a.AccountType), Trial: itoa(a.Trial), SuspID: itoa(a.SuspID), Standing: itoa(a.Standing),
+		UseCloud: &useCloud, IsNew: boolInt(a.IsNew), Cookie: sess.Cookie, IP: sess.IP,
+		MinimumRankedLevel: itoa(s.set.MinRankedLevel), LeaverThreshold: s.set.LeaverThreshold,
+		IsSubaccount: len(idents) > 1, IsCurrentSubaccount: a.SuperID != a.ID,
+		ICBURL: s.set.ICBURL, AuthHash: hex.EncodeToString(s.mac("auth", id, sess.IP, sess.Cookie)),
+		HostTime: unix(now), ChatURL: s.set.ChatHost, ChatPort: itoa(s.set.ChatPort),
+		CommentingURL: s.set.CommentingHost, CommentingPort: s.set.CommentingPort,
+		HeroList:       HeroList{Free: pick(a.FreeHeroes, s.set.FreeHeroes)},
+		BuddyList:      buddyList(a),
+		IgnoredList:    ignoredList(a),
+		BannedList:     bannedList(a),
+		Infos:          []StatsInfo{statsInfo(a)},
+		ClanMemberInfo: ErrorEntry{Error: "No clan member info found"},
+		Chatrooms:      append(append([]string{}, s.set.Chatrooms...), a.Chatrooms...),
+		Notifications:  notices,
+		ClanRoster:     ErrorEntry{Error: "No clan roster found"},
+		Identities:     idents,
+		Points:         itoa(a.Points), MMPoints: itoa(a.MMPoints), DiceTokens: itoa(a.DiceTokens),
+		SeasonLevel: a.SeasonLevel, MyUpgrades: upgrades, SelectedUpgrades: append([]string{}, a.SelectedUpgrades...),
+		GameTokens: a.GameTokens, MyUpgradesInfo: upgradesInfo(a), CreepLevel: a.CreepLevel,
+		Timestamp: now.Unix(), AwardsTooltip: s.tooltips,
+		CampaignSeason: itoa(s.set.CampaignSeason), MMRRank: s.set.MMRRank,
+		CloudStorageInfo: a.Cloud.UseCloud,
+	}
+	return r
+}
+
+func pick(v, fallback string) string {
+	if v != "" {
+		return v
+	}
+	return fallback
+}
+
+// issueSession stores a new session of the account and answers a snapshot
+// of the account taken in the same step.
+type issueSession struct{ session *storage.Session }
+
+func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
+	a := tx.View()
+	c.session.SuperID = a.SuperID
+	if err := tx.PutSession(c.session); err != nil {
+		return nil, err
+	}
+	return a.Clone(), nil
+}

@@ -1,0 +1,14 @@
+// Command host is the Heroes of Newerth master server: run "host serve" to
+// serve the game client, "host help" for the operator commands.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/honmaster/masterserver/host/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}

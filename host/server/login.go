@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/wire"
+)
+
+type preAuthRequest struct {
+	Login   string `form:"login,required"`
+	A       string `form:"A,required"`
+	SysInfo string `form:"SysInfo"`
+}
+
+type srpAuthRequest struct {
+	Login        string `form:"login,required"`
+	Proof        string `form:"proof,required"`
+	OSType       string `form:"OSType"`
+	MajorVersion string `form:"MajorVersion"`
+	MinorVersion string `form:"MinorVersion"`
+	MicroVersion string `form:"MicroVersion"`
+	SysInfo      string `form:"SysInfo"`
+}
+
+type switchAuthRequest struct {
+	Login     string `form:"login,required"`
+	AccountID string `form:"account_id,required"`
+	Cookie    string `form:"cookie,required"`
+}
+
+// loginFail answers a login failure in the auth-error shape (protocol-notes
+// §1). Malformed requests get the malformed-request message.
+func (s *Server) loginFail(err error) Response {
+	if _, ok := err.(*login.Error); !ok {
+		err = &login.Error{Reason: login.ReasonMalformed, Cause: err}
+	}
+	s.log.Debug("login failed", "err", err)
+	return phpReply(s.log, login.Failure(err))
+}
+
+func (s *Server) loginReply(v any, err error) Response {
+	if err != nil {
+		return s.loginFail(err)
+	}
+	return phpReply(s.log, v)
+}
+
+func (s *Server) preAuth(ctx context.Context, r *wire.Request) Response {
+	var req preAuthRequest
+	if err := r.Decode(&req); err != nil {
+		return s.loginFail(err)
+	}
+	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A))
+}
+
+func (s *Server) srpAuth(ctx context.Context, r *wire.Request) Response {
+	var req srpAuthRequest
+	if err := r.Decode(&req); err != nil {
+		return s.loginFail(err)
+	}
+	return s.loginReply(s.login.SRPAuth(ctx, req.Login, req.Proof, s.clientIP(r)))
+}
+
+func (s *Server) switchAuth(ctx context.Context, r *wire.Request) Response {
+	var req switchAuthRequest
+	if err := r.Decode(&req); err != nil {
+		return s.loginFail(err)
+	}
+	return s.loginReply(s.login.SwitchAuth(ctx, req.Login, req.AccountID, req.Cookie, s.clientIP(r)))
+}

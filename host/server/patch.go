@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"net"
+	"strings"
+
+	"github.com/honmaster/masterserver/wire"
+)
+
+// patchRequest is what the client's patcher sends.
+type patchRequest struct {
+	Update         string `form:"update"`
+	Version        string `form:"version"`
+	CurrentVersion string `form:"current_version"`
+	OS             string `form:"os,required"`
+	Arch           string `form:"arch,required"`
+	Cookie         string `form:"cookie"`
+}
+
+// patchEntry is index 0 of the patch information record.
+type patchEntry struct {
+	Version                string `php:"version"`
+	OS                     string `php:"os"`
+	Arch                   string `php:"arch"`
+	URL                    string `php:"url"`
+	URL2                   string `php:"url2"`
+	LatestVersion          string `php:"latest_version"`
+	LatestManifestChecksum string `php:"latest_manifest_checksum"`
+	LatestManifestSize     string `php:"latest_manifest_size"`
+}
+
+// patchReply is the 5-entry patch information record.
+type patchReply struct {
+	Entry                   patchEntry `php:"0"`
+	Version                 string     `php:"version"`
+	CurrentVersion          string     `php:"current_version"`
+	CurrentManifestChecksum string     `php:"current_manifest_checksum"`
+	CurrentManifestSize     string     `php:"current_manifest_size"`
+}
+
+func (s *Server) patchInfo(_ context.Context, r *wire.Request) Response {
+	var req patchRequest
+	if err := r.Decode(&req); err != nil {
+		return s.genericFail(err)
+	}
+	p, ok := s.cfg.Patch(req.OS, req.Arch)
+	if !ok {
+		return phpReply(s.log, errorReply{Error: "no patch information for os " + req.OS + " arch " + req.Arch})
+	}
+	return phpReply(s.log, patchReply{
+		Entry: patchEntry{Version: p.Version, OS: p.OS, Arch: p.Arch, URL: p.URL, URL2: p.URL2,
+			LatestVersion: p.LatestVersion, LatestManifestChecksum: p.ManifestChecksum, LatestManifestSize: p.ManifestSize},
+		Version: p.Version, CurrentVersion: p.LatestVersion,
+		CurrentManifestChecksum: p.ManifestChecksum, CurrentManifestSize: p.ManifestSize,
+	})
+}
+
+// clientIP is the client's address as the service sees it: the connection's
+// peer, or the first X-Forwarded-For hop when configured to trust a proxy
+// (resolved in serveHTTP, where the headers are still available).
+func (s *Server) clientIP(r *wire.Request) string { return r.RemoteIP }
+
+// forwardedFor returns the first valid X-Forwarded-For address, or "".
+func forwardedFor(xff string) string {
+	first, _, _ := strings.Cut(xff, ",")
+	if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
+		return ip.String()
+	}
+	return ""
+}

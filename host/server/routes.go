@@ -1,0 +1,42 @@
+package server
+
+// Paths served by the host. Every path and function name the client uses is
+// named here and nowhere else.
+const (
+	PathClientRequester = "/client_requester.php"
+	PathPatcher         = "/patcher/patcher.php"
+	PathRegister        = "/portal/register"
+	PathHealth          = "/healthz"
+)
+
+// Functions of /client_requester.php, selected by f.
+const (
+	FuncPreAuth    = "pre_auth"
+	FuncSRPAuth    = "srpAuth"
+	FuncSwitchAuth = "switch_auth"
+)
+
+// route is one entry of the table: how to serve it and how to fail on it.
+type route struct {
+	area    string
+	handler Handler
+	fail    FailFunc
+}
+
+// routes builds the table of paths and of client_requester functions.
+func (s *Server) routes() (paths map[string]route, funcs map[string]route) {
+	loginRoute := func(h Handler) route { return route{area: "login", handler: h, fail: s.loginFail} }
+	paths = map[string]route{
+		PathPatcher:  {area: "patch", handler: s.patchInfo, fail: s.genericFail},
+		PathRegister: {area: "portal", handler: s.register, fail: s.registerFail},
+	}
+	funcs = map[string]route{
+		FuncPreAuth:    loginRoute(s.preAuth),
+		FuncSRPAuth:    loginRoute(s.srpAuth),
+		FuncSwitchAuth: loginRoute(s.switchAuth),
+	}
+	for path, r := range s.extraRoutes {
+		paths[path] = r
+	}
+	return paths, funcs
+}

@@ -1,0 +1,210 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// Deps are the services the host serves.
+type Deps struct {
+	Config   *config.Config
+	Logger   *slog.Logger
+	Login    *login.Service
+	Accounts *accounts.Service
+}
+
+// Server is the HTTP host.
+type Server struct {
+	cfg         *config.Config
+	log         *slog.Logger
+	login       *login.Service
+	accounts    *accounts.Service
+	limits      wire.Limits
+	paths       map[string]route
+	funcs       map[string]route
+	extraRoutes map[string]route
+	ready       atomic.Bool
+	readyCheck  func() bool
+	srv         *fasthttp.Server
+}
+
+// New builds a server. Call Handle for areas added later (cloud, plinko ...)
+// before Serve.
+func New(d Deps) *Server {
+	s := &Server{cfg: d.Config, log: d.Logger, login: d.Login, accounts: d.Accounts, extraRoutes: map[string]route{}}
+	s.limits = wire.Limits{MaxBody: int64(d.Config.Server.BodyLimit)}
+	return s
+}
+
+// Handle adds a path served by another area, with its failure shape.
+func (s *Server) Handle(path, area string, h Handler, fail FailFunc) {
+	if fail == nil {
+		fail = s.genericFail
+	}
+	s.extraRoutes[path] = route{area: area, handler: h, fail: fail}
+}
+
+// SetReadyCheck adds a condition (plugins started ...) that /healthz
+// requires besides the server itself being up.
+func (s *Server) SetReadyCheck(f func() bool) { s.readyCheck = f }
+
+// Handler returns the fasthttp handler (tests serve it on an in-memory
+// listener).
+func (s *Server) Handler() fasthttp.RequestHandler {
+	s.paths, s.funcs = s.routes()
+	return s.serveHTTP
+}
+
+// Serve serves on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	c := s.cfg.Server
+	s.srv = &fasthttp.Server{
+		Handler:            s.Handler(),
+		Name:               "honmaster",
+		ReadTimeout:        c.ReadTimeout.Duration,
+		WriteTimeout:       c.WriteTimeout.Duration,
+		IdleTimeout:        c.IdleTimeout.Duration,
+		MaxRequestBodySize: int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
+		Logger:             fasthttpLogger{s.log},
+		NoDefaultDate:      false,
+	}
+	s.ready.Store(true)
+	return s.srv.Serve(ln)
+}
+
+// Shutdown stops accepting, waits for requests in flight (bounded by ctx),
+// and returns.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.ready.Store(false)
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.ShutdownWithContext(ctx)
+}
+
+func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
+	start := time.Now()
+	path := string(ctx.Path())
+	if path == PathHealth {
+		s.health(ctx)
+		return
+	}
+	var resp Response
+	area, fn := "unknown", ""
+	r, err := wire.ReadRequest(ctx, s.limits)
+	if r != nil {
+		if s.cfg.Server.TrustForwardedFor {
+			if ip := forwardedFor(string(ctx.Request.Header.Peek("X-Forwarded-For"))); ip != "" {
+				r.RemoteIP = ip
+			}
+		}
+		fn = r.Query.Get("f")
+		if fn == "" {
+			fn = r.Form.Get("f")
+		}
+	}
+	rt, found := s.lookup(path, fn)
+	switch {
+	case !found:
+		resp = s.notFound(path, fn)
+	case err != nil:
+		area = rt.area
+		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
+	default:
+		area = rt.area
+		c, cancel := context.WithTimeout(context.Background(), s.cfg.Actors.AskTimeout.Duration+time.Second)
+		resp = s.call(c, rt, r)
+		cancel()
+	}
+	s.write(ctx, resp)
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		s.log.Debug("request", "method", string(ctx.Method()), "path", path, "f", fn, "area", area,
+			"status", ctx.Response.StatusCode(), "bytes", len(resp.Body), "dur", time.Since(start))
+	}
+}
+
+var (
+	errBadRequest = errors.New("bad request")
+	errNoFunction = errors.New("unknown function")
+)
+
+// call runs the handler, turning a panic into the route's failure reply so
+// that one bad request never takes the server down.
+func (s *Server) call(ctx context.Context, rt route, r *wire.Request) (resp Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panic", "area", rt.area, "path", r.Path, "panic", p)
+			resp = rt.fail(fmt.Errorf("internal error: %v", p))
+		}
+	}()
+	return rt.handler(ctx, r)
+}
+
+func (s *Server) lookup(path, fn string) (route, bool) {
+	if path == PathClientRequester {
+		rt, ok := s.funcs[fn]
+		return rt, ok
+	}
+	rt, ok := s.paths[path]
+	return rt, ok
+}
+
+func (s *Server) notFound(path, fn string) Response {
+	msg := "unknown path " + path
+	if path == PathClientRequester {
+		msg = "unknown function " + strconv.Quote(fn)
+	}
+	r := phpReply(s.log, errorReply{Error: msg})
+	r.Status = fasthttp.StatusNotFound
+	return r
+}
+
+func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
+	if r.Status == 0 {
+		r.Status = fasthttp.StatusOK
+	}
+	ctx.SetStatusCode(r.Status)
+	if r.ContentType != "" {
+		ctx.SetContentType(r.ContentType)
+	}
+	for _, h := range r.Header {
+		ctx.Response.Header.Set(h[0], h[1])
+	}
+	ctx.SetBody(r.Body)
+}
+
+func (s *Server) health(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("text/plain; charset=utf-8")
+	if !s.ready.Load() || (s.readyCheck != nil && !s.readyCheck()) {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString("starting\n")
+		return
+	}
+	ctx.SetBodyString("ok\n")
+}
+
+// genericFail answers the generic PHP error array.
+func (s *Server) genericFail(err error) Response {
+	s.log.Debug("request failed", "err", err)
+	return phpReply(s.log, errorReply{Error: err.Error()})
+}
+
+// fasthttpLogger sends fasthttp's own messages to slog.
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Warn(fmt.Sprintf(format, args...), "component", "fasthttp")
+}
