@@ -1,0 +1,132 @@
+package sdk
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	mrand "math/rand/v2"
+	"sync"
+)
+
+// DefaultPlinko is the default plinko decider: it draws a tier with Odds,
+// pays ticket tiers and exhausted chests from the game's payout table, and
+// picks a prize uniformly among the account's unowned prizes of the tier.
+//
+// The zero value is ready to use (DefaultOdds, crypto/rand). A custom plugin
+// that only changes the odds sets Odds and nothing else, see PlinkoWithOdds.
+// A *DefaultPlinko is safe for concurrent use; do not copy it after first use.
+type DefaultPlinko struct {
+	// Name and Version are reported by Info; empty means "default" and "1".
+	Name, Version string
+	// Odds of each tier; the zero value means DefaultOdds.
+	Odds Odds
+	// Source of randomness; nil means crypto/rand. Tests inject a seeded
+	// source (for example rand.NewPCG(1, 2)) for reproducible draws.
+	Source mrand.Source
+
+	mu  sync.Mutex // guards rnd: seeded sources are not safe for concurrent use
+	rnd *mrand.Rand
+}
+
+var _ Plinko = (*DefaultPlinko)(nil)
+
+// PlinkoWithOdds returns the default decider with other odds. Invalid odds
+// make Info and Drop fail, so a plugin with bad odds fails its start check.
+func PlinkoWithOdds(odds Odds) *DefaultPlinko {
+	return &DefaultPlinko{Odds: odds}
+}
+
+// odds returns the odds in use.
+func (p *DefaultPlinko) odds() Odds {
+	if p.Odds == (Odds{}) {
+		return DefaultOdds
+	}
+	return p.Odds
+}
+
+// Info reports the decider's name, version and odds.
+func (p *DefaultPlinko) Info(ctx context.Context) (PlinkoInfo, error) {
+	odds := p.odds()
+	if err := odds.Validate(); err != nil {
+		return PlinkoInfo{}, err
+	}
+	info := PlinkoInfo{Name: p.Name, Version: p.Version, Odds: odds}
+	if info.Name == "" {
+		info.Name = "default"
+	}
+	if info.Version == "" {
+		info.Version = "1"
+	}
+	return info, nil
+}
+
+// Drop draws a tier and, for a chest with unowned prizes, a prize.
+func (p *DefaultPlinko) Drop(ctx context.Context, f DropFacts) (DropDecision, error) {
+	if err := ctx.Err(); err != nil {
+		return DropDecision{}, err
+	}
+	if err := f.Validate(); err != nil {
+		return DropDecision{}, err
+	}
+	odds := p.odds()
+	if err := odds.Validate(); err != nil {
+		return DropDecision{}, fmt.Errorf("sdk: default plinko: %w", err)
+	}
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.rand()
+	tier := drawTier(odds, r.Float64())
+	d := DropDecision{Tier: tier, PrizeIndex: -1}
+	switch n := f.UnownedOf(tier); {
+	case !tier.IsChest():
+		d.Tickets = tier.Tickets()
+	case n == 0:
+		d.Exhausted = true
+		d.Tickets = tier.Tickets()
+	default:
+		d.PrizeIndex = r.IntN(n)
+	}
+	return d, nil
+}
+
+// rand returns the generator, creating it on first use. p.mu must be held.
+func (p *DefaultPlinko) rand() *mrand.Rand {
+	if p.rnd == nil {
+		src := p.Source
+		if src == nil {
+			src = cryptoSource{}
+		}
+		p.rnd = mrand.New(src)
+	}
+	return p.rnd
+}
+
+// drawTier maps u in [0, 1) to a tier through the cumulative odds. Rounding
+// can leave the sum a hair under 1; u beyond it falls to the last tier with
+// non-zero odds.
+func drawTier(odds Odds, u float64) Tier {
+	last := TierTickets30
+	cum := 0.0
+	for i, p := range odds {
+		if p == 0 {
+			continue
+		}
+		last = Tier(i + 1)
+		cum += p
+		if u < cum {
+			return last
+		}
+	}
+	return last
+}
+
+// cryptoSource is a math/rand/v2 Source reading crypto/rand.
+type cryptoSource struct{}
+
+func (cryptoSource) Uint64() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return binary.LittleEndian.Uint64(b[:])
+}

@@ -1,0 +1,81 @@
+package sdk
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+)
+
+func TestFactsRoundTrip(t *testing.T) {
+	tests := []DropFacts{
+		{},
+		{AccountID: 1, Currency: CurrencyTickets, Unowned: [4]int{0, 0, 0, 0}},
+		{AccountID: math.MaxUint32, Currency: CurrencyGold, Unowned: [4]int{3, 17, 56, 400}},
+		// Converters keep invalid values; Validate judges them.
+		{AccountID: 9, Currency: "bogus", Unowned: [4]int{-1, 0, 1, 2}},
+	}
+	for _, f := range tests {
+		got, err := factsFromProto(factsToProto(f))
+		if err != nil {
+			t.Fatalf("%+v: %v", f, err)
+		}
+		if got != f {
+			t.Errorf("round trip %+v = %+v", f, got)
+		}
+	}
+}
+
+func TestDecisionRoundTrip(t *testing.T) {
+	tests := []DropDecision{
+		{},
+		{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60},
+		{Tier: TierDiamond, PrizeIndex: -1, Tickets: 350, Exhausted: true},
+		{Tier: TierBronze, PrizeIndex: 41},
+		{Tier: 42, PrizeIndex: -7, Tickets: -1}, // kept for Validate to reject
+	}
+	for _, d := range tests {
+		got, err := decisionFromProto(decisionToProto(d))
+		if err != nil {
+			t.Fatalf("%+v: %v", d, err)
+		}
+		if got != d {
+			t.Errorf("round trip %+v = %+v", d, got)
+		}
+	}
+}
+
+func TestInfoRoundTrip(t *testing.T) {
+	tests := []PlinkoInfo{
+		{},
+		{Name: "default", Version: "1", Odds: DefaultOdds},
+		{Name: "customodds", Version: "2.0.1", Odds: Odds{0.1, 0.1, 0.2, 0.2, 0.2, 0.2}},
+	}
+	for _, i := range tests {
+		got, err := infoFromProto(infoToProto(i))
+		if err != nil {
+			t.Fatalf("%+v: %v", i, err)
+		}
+		if got != i {
+			t.Errorf("round trip %+v = %+v", i, got)
+		}
+	}
+}
+
+func TestFromProtoRejectsMalformed(t *testing.T) {
+	if _, err := factsFromProto(&pb.DropRequest{Currency: "gold", Unowned: []int64{1, 2, 3}}); !errors.Is(err, ErrInvalidFacts) {
+		t.Errorf("3 unowned counts: err = %v, want ErrInvalidFacts", err)
+	}
+	if _, err := factsFromProto(&pb.DropRequest{Currency: "gold"}); !errors.Is(err, ErrInvalidFacts) {
+		t.Errorf("no unowned counts: err = %v, want ErrInvalidFacts", err)
+	}
+	if _, err := infoFromProto(&pb.InfoResponse{Odds: []float64{1}}); err == nil {
+		t.Error("1 odds value: no error")
+	}
+	if math.MaxInt == math.MaxInt32 {
+		if _, err := decisionFromProto(&pb.DropResponse{PrizeIndex: math.MaxInt64}); !errors.Is(err, ErrInvalidDecision) {
+			t.Errorf("overflowing prize index: err = %v, want ErrInvalidDecision", err)
+		}
+	}
+}

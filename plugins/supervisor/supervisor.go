@@ -1,0 +1,454 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// Source says which plugin serves an area and how to run it.
+type Source struct {
+	Area sdk.Area
+	// Path of an external plugin binary; "" runs the plugin bundled in the
+	// host binary (Options.SelfExe with Options.SelfArgs).
+	Path string
+	// Args are appended to the command line; Env is added to the host's
+	// environment (and wins over it).
+	Args, Env []string
+	// StartTimeout bounds launch, handshake and the first health call
+	// (default 10s). CallTimeout bounds every call (default 2s; a caller's
+	// earlier deadline wins).
+	StartTimeout, CallTimeout time.Duration
+}
+
+// Defaults for Source and Backoff.
+const (
+	DefaultStartTimeout = 10 * time.Second
+	DefaultCallTimeout  = 2 * time.Second
+	DefaultBackoffMin   = 100 * time.Millisecond
+	DefaultBackoffMax   = time.Second
+	DefaultBackoffReset = 10 * time.Second
+)
+
+// Backoff shapes restarts. The first restart after a plugin that ran for at
+// least Reset is immediate; each further consecutive attempt waits Min,
+// 2*Min, 4*Min, ... up to Max.
+type Backoff struct {
+	Min, Max, Reset time.Duration
+}
+
+// delay returns the wait before restart attempt n (0-based) of a series.
+func (b Backoff) delay(n int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	d := b.Min
+	for i := 1; i < n && d < b.Max; i++ {
+		d *= 2
+	}
+	return min(d, b.Max)
+}
+
+// Options configures a Supervisor. The zero value is ready to use.
+type Options struct {
+	// Logger gets the supervisor's logs, and go-plugin's and the plugin's at
+	// debug level. nil discards them.
+	Logger *slog.Logger
+	// SelfExe is the host binary run for bundled plugins; default
+	// os.Executable().
+	SelfExe string
+	// SelfArgs returns the arguments that put the host binary in plugin
+	// mode for an area; default ["plugin", string(area)].
+	SelfArgs func(area sdk.Area) []string
+	Backoff  Backoff
+}
+
+// EnsureDefaults fills unset fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.SelfArgs == nil {
+		o.SelfArgs = func(area sdk.Area) []string { return []string{"plugin", string(area)} }
+	}
+	if o.Backoff.Min <= 0 {
+		o.Backoff.Min = DefaultBackoffMin
+	}
+	if o.Backoff.Max <= 0 {
+		o.Backoff.Max = DefaultBackoffMax
+	}
+	if o.Backoff.Reset <= 0 {
+		o.Backoff.Reset = DefaultBackoffReset
+	}
+}
+
+// State is a supervisor's lifecycle state.
+type State string
+
+// States.
+const (
+	StateNew        State = "new"        // created, Start not called
+	StateStarting   State = "starting"   // Start is launching the plugin
+	StateRunning    State = "running"    // the plugin passed its health check
+	StateRestarting State = "restarting" // the plugin died; relaunching with backoff
+	StateStopped    State = "stopped"    // Stop was called; no more restarts
+	StateFailed     State = "failed"     // Start failed; nothing is retried
+)
+
+// Status is a snapshot of a supervisor, for health and admin endpoints.
+type Status struct {
+	Area sdk.Area
+	// Source is "bundled" or the external plugin's path.
+	Source          string
+	ProtocolVersion int
+	State           State
+	// PID of the running plugin, 0 when none.
+	PID int
+	// Restarts counts successful restarts after a plugin died.
+	Restarts  int
+	LastError error
+}
+
+// errStopped ends a launch when Stop is called meanwhile.
+var errStopped = errors.New("supervisor: stopped")
+
+// Supervisor runs and restarts the plugin of one area. Its methods are safe
+// for concurrent use.
+type Supervisor struct {
+	src    Source
+	opts   Options
+	log    *slog.Logger
+	hclog  hclog.Logger
+	source string // Status.Source
+
+	live atomic.Pointer[instance] // the running instance, nil when none
+
+	mu       sync.Mutex
+	state    State
+	version  int
+	restarts int
+	lastErr  error
+	cancel   context.CancelFunc // ends the loop
+	done     chan struct{}      // closed when the loop has ended
+}
+
+// instance is one running plugin process.
+type instance struct {
+	client  *plugin.Client
+	raw     any // what go-plugin dispensed for the area
+	pid     int
+	version int
+	readyAt time.Time
+}
+
+// New returns a supervisor for src. Nothing runs until Start.
+func New(src Source, opts Options) *Supervisor {
+	opts.EnsureDefaults()
+	if src.StartTimeout <= 0 {
+		src.StartTimeout = DefaultStartTimeout
+	}
+	if src.CallTimeout <= 0 {
+		src.CallTimeout = DefaultCallTimeout
+	}
+	source := "bundled"
+	if src.Path != "" {
+		source = src.Path
+	}
+	return &Supervisor{
+		src:     src,
+		opts:    opts,
+		log:     opts.Logger.With("plugin_area", string(src.Area), "plugin_source", source),
+		hclog:   newHCLogger(opts.Logger).Named("plugin." + string(src.Area)),
+		source:  source,
+		state:   StateNew,
+		version: src.Area.ProtocolVersion(),
+	}
+}
+
+// Start launches the plugin, completes the handshake, dispenses the area's
+// client and makes a first health call. It returns once the plugin is
+// ready, or with an error after StartTimeout, when ctx ends, or when the
+// plugin fails its check; then the state is StateFailed and Start may be
+// called again. After a successful Start the plugin is restarted whenever
+// it dies, until Stop.
+func (s *Supervisor) Start(ctx context.Context) error {
+	if !s.src.Area.Known() {
+		return fmt.Errorf("supervisor: unknown plugin area %q", s.src.Area)
+	}
+	s.mu.Lock()
+	if s.state != StateNew && s.state != StateFailed {
+		state := s.state
+		s.mu.Unlock()
+		return fmt.Errorf("supervisor: %s plugin: Start in state %s", s.src.Area, state)
+	}
+	loopCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	ready := make(chan error, 1)
+	s.state, s.cancel, s.done = StateStarting, cancel, done
+	s.mu.Unlock()
+
+	go s.loop(loopCtx, done, ready)
+
+	select {
+	case err := <-ready:
+		return err
+	case <-ctx.Done():
+		s.stopLoop(StateFailed, ctx.Err())
+		return fmt.Errorf("supervisor: start %s plugin: %w", s.src.Area, ctx.Err())
+	}
+}
+
+// Stop kills the plugin and ends restarts. It waits for a launch in
+// progress to finish (at most StartTimeout). Calls fail with
+// sdk.ErrUnavailable afterwards. Stop may be called more than once.
+func (s *Supervisor) Stop() {
+	s.stopLoop(StateStopped, nil)
+}
+
+func (s *Supervisor) stopLoop(final State, reason error) {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.done
+	s.cancel, s.done = nil, nil
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+	s.mu.Lock()
+	if s.state != StateStopped {
+		s.state = final
+	}
+	if reason != nil {
+		s.lastErr = reason
+	}
+	s.mu.Unlock()
+}
+
+// Status returns a snapshot of the supervisor.
+func (s *Supervisor) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{
+		Area:            s.src.Area,
+		Source:          s.source,
+		ProtocolVersion: s.version,
+		State:           s.state,
+		Restarts:        s.restarts,
+		LastError:       s.lastErr,
+	}
+	if inst := s.live.Load(); inst != nil {
+		st.PID = inst.pid
+	}
+	return st
+}
+
+// Ready reports whether the plugin is running and passed its health check.
+func (s *Supervisor) Ready() bool {
+	return s.live.Load() != nil
+}
+
+// current returns the running instance or an error wrapping
+// sdk.ErrUnavailable.
+func (s *Supervisor) current() (*instance, error) {
+	if inst := s.live.Load(); inst != nil {
+		return inst, nil
+	}
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	return nil, fmt.Errorf("%w: %s plugin is %s", sdk.ErrUnavailable, s.src.Area, state)
+}
+
+// callContext bounds a call by CallTimeout.
+func (s *Supervisor) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.src.CallTimeout)
+}
+
+// loop owns the plugin process: the first launch, then watching and
+// restarting until ctx ends. It runs locked to one OS thread because
+// Pdeathsig fires when the thread that forked the plugin exits, not the
+// process; a thread nobody else uses only exits with the host.
+func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer close(done)
+
+	inst, err := s.launch(ctx)
+	if err != nil {
+		s.mu.Lock()
+		s.state, s.lastErr = StateFailed, err
+		s.mu.Unlock()
+		ready <- err
+		return
+	}
+	s.setRunning(inst, false)
+	ready <- nil
+
+	failures := 0
+	for {
+		if !s.waitExit(ctx, inst) {
+			s.live.Store(nil)
+			inst.client.Kill()
+			return
+		}
+		exitErr := fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
+		s.live.Store(nil)
+		s.mu.Lock()
+		s.state, s.lastErr = StateRestarting, exitErr
+		s.mu.Unlock()
+		s.log.Warn("plugin exited; restarting", "pid", inst.pid, "uptime", time.Since(inst.readyAt))
+		inst.client.Kill() // reaps and cleans up after the dead process
+		if time.Since(inst.readyAt) >= s.opts.Backoff.Reset {
+			failures = 0
+		}
+
+		for inst = nil; inst == nil; {
+			delay := s.opts.Backoff.delay(failures)
+			failures++
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			if inst, err = s.launch(ctx); err != nil {
+				if errors.Is(err, errStopped) {
+					return
+				}
+				s.mu.Lock()
+				s.lastErr = err
+				s.mu.Unlock()
+				s.log.Warn("plugin restart failed", "attempt", failures, "error", err)
+			}
+		}
+		s.setRunning(inst, true)
+	}
+}
+
+func (s *Supervisor) setRunning(inst *instance, restarted bool) {
+	s.mu.Lock()
+	s.state, s.version = StateRunning, inst.version
+	if restarted {
+		s.restarts++
+	}
+	s.mu.Unlock()
+	s.live.Store(inst)
+	s.log.Info("plugin running", "pid", inst.pid, "protocol_version", inst.version, "restarted", restarted)
+}
+
+// exitPoll is how often the loop asks go-plugin whether the process exited.
+const exitPoll = 20 * time.Millisecond
+
+// waitExit blocks until the plugin process exits (true) or ctx ends (false).
+func (s *Supervisor) waitExit(ctx context.Context, inst *instance) bool {
+	t := time.NewTicker(exitPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			if inst.client.Exited() {
+				return true
+			}
+		}
+	}
+}
+
+// command builds the plugin's command line.
+func (s *Supervisor) command() (*exec.Cmd, error) {
+	path, args := s.src.Path, []string(nil)
+	if path == "" {
+		path = s.opts.SelfExe
+		if path == "" {
+			exe, err := os.Executable()
+			if err != nil {
+				return nil, fmt.Errorf("supervisor: locate host binary for bundled %s plugin: %w", s.src.Area, err)
+			}
+			path = exe
+		}
+		args = s.opts.SelfArgs(s.src.Area)
+	}
+	args = append(append([]string(nil), args...), s.src.Args...)
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), s.src.Env...)
+	setProcAttr(cmd)
+	return cmd, nil
+}
+
+// launch starts one plugin process and returns it once it passed its
+// health check, all within StartTimeout.
+func (s *Supervisor) launch(ctx context.Context) (*instance, error) {
+	deadline := time.Now().Add(s.src.StartTimeout)
+	fail := func(err error) (*instance, error) {
+		return nil, fmt.Errorf("supervisor: start %s plugin (%s): %w", s.src.Area, s.source, err)
+	}
+	sets, err := sdk.ClientPluginSets(s.src.Area)
+	if err != nil {
+		return fail(err)
+	}
+	cmd, err := s.command()
+	if err != nil {
+		return fail(err)
+	}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sets,
+		Cmd:              cmd,
+		SkipHostEnv:      true, // command() set the environment, with Source.Env last
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		StartTimeout:     s.src.StartTimeout,
+		Logger:           s.hclog,
+		Managed:          false,
+	})
+	rpc, err := client.Client() // starts the process and completes the handshake
+	if err != nil {
+		client.Kill()
+		return fail(err)
+	}
+	raw, err := rpc.Dispense(string(s.src.Area))
+	if err != nil {
+		client.Kill()
+		return fail(err)
+	}
+	pid, _ := strconv.Atoi(client.ID())
+	inst := &instance{client: client, raw: raw, pid: pid, version: client.NegotiatedVersion()}
+
+	checkCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	if err := healthCheck(checkCtx, s.src.Area, raw); err != nil {
+		client.Kill()
+		if ctx.Err() != nil {
+			return nil, errStopped
+		}
+		return fail(err)
+	}
+	if ctx.Err() != nil {
+		client.Kill()
+		return nil, errStopped
+	}
+	inst.readyAt = time.Now()
+	return inst, nil
+}
+
+// healthCheck makes the first call to a fresh plugin of area.
+func healthCheck(ctx context.Context, area sdk.Area, raw any) error {
+	switch area {
+	case sdk.AreaPlinko:
+		return checkPlinko(ctx, raw)
+	default:
+		return fmt.Errorf("supervisor: no health check for area %q", area)
+	}
+}

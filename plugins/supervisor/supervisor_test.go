@@ -1,0 +1,234 @@
+package supervisor_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/supervisor"
+)
+
+// bundled returns a Source and Options that run the test binary as the
+// bundled plugin in the given helper role.
+func bundled(role string) (supervisor.Source, supervisor.Options) {
+	src := supervisor.Source{
+		Area: sdk.AreaPlinko,
+		// GORACE: a -race binary otherwise sleeps 1s before exiting.
+		Env:          []string{helperEnv + "=" + role, "GORACE=atexit_sleep_ms=0"},
+		StartTimeout: 20 * time.Second, // -race binaries start slowly on busy CI
+		CallTimeout:  5 * time.Second,
+	}
+	opts := supervisor.Options{
+		Logger:   slog.New(slog.NewTextHandler(testWriter{}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		SelfExe:  os.Args[0],
+		SelfArgs: func(sdk.Area) []string { return []string{"-test.run=^$"} },
+	}
+	return src, opts
+}
+
+// testWriter sends logs to stderr, where go test shows them on failure.
+type testWriter struct{}
+
+func (testWriter) Write(p []byte) (int, error) { return os.Stderr.Write(p) }
+
+var facts = sdk.DropFacts{AccountID: 1, Currency: sdk.CurrencyTickets, Unowned: [4]int{2, 2, 2, 2}}
+
+func startSupervisor(t *testing.T, src supervisor.Source, opts supervisor.Options) *supervisor.Supervisor {
+	t.Helper()
+	s := supervisor.New(src, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func startBundled(t *testing.T, role string) *supervisor.Supervisor {
+	t.Helper()
+	src, opts := bundled(role)
+	return startSupervisor(t, src, opts)
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSupervisorRestartsKilledPlugin(t *testing.T) {
+	s := startBundled(t, "plinko")
+	p := s.Plinko()
+	ctx := context.Background()
+
+	st := s.Status()
+	if st.State != supervisor.StateRunning || st.PID <= 0 || st.Restarts != 0 || st.Source != "bundled" ||
+		st.ProtocolVersion != sdk.PlinkoProtocolVersion || st.Area != sdk.AreaPlinko || !s.Ready() {
+		t.Fatalf("Status after Start = %+v, Ready = %v", st, s.Ready())
+	}
+	info, err := p.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Odds != sdk.DefaultOdds || info.Name != "bundled" {
+		t.Fatalf("Info = %+v", info)
+	}
+	if _, err := p.Drop(ctx, facts); err != nil {
+		t.Fatalf("Drop: %v", err)
+	}
+
+	pids := []int{st.PID}
+	for round := 1; round <= 2; round++ {
+		old := s.Status().PID
+		if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		if _, err := p.Drop(ctx, facts); !errors.Is(err, sdk.ErrUnavailable) {
+			t.Fatalf("round %d: Drop right after SIGKILL: err = %v, want ErrUnavailable", round, err)
+		}
+		eventually(t, 2*time.Second, "plugin back after SIGKILL", func() bool {
+			_, err := p.Drop(ctx, facts)
+			if err != nil && !errors.Is(err, sdk.ErrUnavailable) {
+				t.Fatalf("round %d: Drop while restarting: err = %v, want ErrUnavailable", round, err)
+			}
+			return err == nil
+		})
+		t.Logf("round %d: back after %v", round, time.Since(killed))
+		st := s.Status()
+		if st.Restarts != round || st.State != supervisor.StateRunning || st.PID == old || st.PID <= 0 {
+			t.Fatalf("round %d: Status = %+v, want running, %d restarts, new PID", round, st, round)
+		}
+		if !errors.Is(st.LastError, sdk.ErrUnavailable) {
+			t.Errorf("round %d: LastError = %v, want the exit", round, st.LastError)
+		}
+		pids = append(pids, st.PID)
+	}
+
+	s.Stop()
+	if st := s.Status(); st.State != supervisor.StateStopped || st.PID != 0 || s.Ready() {
+		t.Fatalf("Status after Stop = %+v", st)
+	}
+	if _, err := p.Drop(ctx, facts); !errors.Is(err, sdk.ErrUnavailable) {
+		t.Fatalf("Drop after Stop: err = %v, want ErrUnavailable", err)
+	}
+	for _, pid := range pids {
+		eventually(t, 5*time.Second, "plugin process gone", func() bool { return processGone(pid) })
+	}
+	s.Stop() // idempotent
+	if err := s.Start(ctx); err == nil {
+		t.Fatal("Start after Stop succeeded")
+	}
+}
+
+func TestSupervisorStartFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		role string
+		path string
+	}{
+		{name: "plugin exits at start", role: "crash"},
+		{name: "plugin reports invalid odds", role: "badodds"},
+		{name: "external binary missing", path: filepath.Join(t.TempDir(), "no-such-plugin")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, opts := bundled(tt.role)
+			src.Path = tt.path
+			opts.Logger = nil
+			s := supervisor.New(src, opts)
+			defer s.Stop()
+			err := s.Start(context.Background())
+			if err == nil {
+				t.Fatal("Start succeeded")
+			}
+			st := s.Status()
+			if st.State != supervisor.StateFailed || st.LastError == nil || st.PID != 0 || s.Ready() {
+				t.Fatalf("Status = %+v", st)
+			}
+			if _, err := s.Plinko().Drop(context.Background(), facts); !errors.Is(err, sdk.ErrUnavailable) {
+				t.Fatalf("Drop after failed Start: err = %v, want ErrUnavailable", err)
+			}
+		})
+	}
+}
+
+func TestSupervisorHandleValidates(t *testing.T) {
+	s := startBundled(t, "plinko")
+	_, err := s.Plinko().Drop(context.Background(), sdk.DropFacts{Currency: "silver"})
+	if !errors.Is(err, sdk.ErrInvalidFacts) {
+		t.Fatalf("Drop with bad currency: err = %v, want ErrInvalidFacts", err)
+	}
+	for range 100 {
+		d, err := s.Plinko().Drop(context.Background(), facts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Validate(facts); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSupervisorStartContextCanceled(t *testing.T) {
+	src, opts := bundled("plinko")
+	s := supervisor.New(src, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Start(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start with canceled ctx: err = %v", err)
+	}
+	if st := s.Status(); st.State != supervisor.StateFailed || st.PID != 0 {
+		t.Fatalf("Status = %+v", st)
+	}
+	s.Stop()
+}
+
+// customOdds are the odds of plugins/examples/customodds.
+var customOdds = sdk.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20}
+
+func TestSupervisorExternalCustomOdds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds the customodds example with the go tool")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("skipping: the go tool is not available to build the customodds example")
+	}
+	bin := filepath.Join(t.TempDir(), "customodds")
+	build := exec.Command(gobin, "build", "-o", bin, "github.com/honmaster/masterserver/plugins/examples/customodds")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build customodds: %v\n%s", err, out)
+	}
+
+	src, opts := bundled("")
+	src.Path = bin
+	s := startSupervisor(t, src, opts)
+	if st := s.Status(); st.Source != bin || st.State != supervisor.StateRunning {
+		t.Fatalf("Status = %+v", st)
+	}
+	info, err := s.Plinko().Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Odds != customOdds || info.Name != "customodds" {
+		t.Fatalf("Info = %+v, want name customodds and odds %v", info, customOdds)
+	}
+	if _, err := s.Plinko().Drop(context.Background(), facts); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,274 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/url"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Errors returned by ReadRequest, matched with errors.Is, so the host can
+// pick the reply shape without reading error text.
+var (
+	// ErrBodyTooLarge: the body is longer than Limits.MaxBody.
+	ErrBodyTooLarge = errors.New("wire: request body too large")
+	// ErrMalformed: the body or query does not parse, or holds more fields
+	// or files than Limits allow. It is wrapped with the detail.
+	ErrMalformed = errors.New("wire: malformed request")
+)
+
+// Values holds form or query fields by name, in the order received. Names
+// are kept exactly as sent, so an array field such as "offenderName[]"
+// keeps its brackets and has one value per occurrence.
+type Values map[string][]string
+
+// Get returns the last value of key, or "" when there is none. The last
+// one wins because PHP's $_POST and $_GET keep the last of repeated
+// scalar fields, and this service stands in for a PHP one.
+func (v Values) Get(key string) string {
+	vs := v[key]
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// Has reports whether key was sent at all, even with an empty value.
+func (v Values) Has(key string) bool {
+	_, ok := v[key]
+	return ok
+}
+
+// File is an uploaded multipart file part.
+type File struct {
+	Name        string // form part name
+	Filename    string // client-supplied file name, base name only
+	ContentType string
+	Data        []byte
+}
+
+// Request is the part of an HTTP request that handlers need, copied out of
+// fasthttp's buffers so that it may outlive the handler and cross to other
+// goroutines.
+type Request struct {
+	Method      string
+	Path        string // decoded path, without the query
+	Query       Values
+	Form        Values          // url-encoded body fields or multipart text parts
+	Files       map[string]File // multipart parts that carry a filename, by part name
+	RemoteIP    string
+	UserAgent   string
+	ContentType string
+}
+
+// Limits bound what ReadRequest accepts. A zero field takes the value of
+// DefaultLimits; there is deliberately no "unlimited".
+type Limits struct {
+	MaxBody   int64 // bytes of body
+	MaxFiles  int   // multipart file parts
+	MaxFields int   // query fields plus form fields
+}
+
+// DefaultLimits fit the stock client: form posts are small, and the largest
+// upload is a zipped settings file of some kilobytes.
+var DefaultLimits = Limits{
+	MaxBody:   4 << 20,
+	MaxFiles:  4,
+	MaxFields: 512,
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBody <= 0 {
+		l.MaxBody = DefaultLimits.MaxBody
+	}
+	if l.MaxFiles <= 0 {
+		l.MaxFiles = DefaultLimits.MaxFiles
+	}
+	if l.MaxFields <= 0 {
+		l.MaxFields = DefaultLimits.MaxFields
+	}
+	return l
+}
+
+// ReadRequest copies the request in ctx into a Request: method, path,
+// query, and the body decoded per its Content-Type —
+// application/x-www-form-urlencoded into Form; multipart/form-data text
+// parts into Form and parts with a filename into Files; any other type
+// (or none) leaves the body undecoded. Nothing in the result refers to
+// fasthttp memory.
+//
+// Errors match ErrBodyTooLarge or ErrMalformed.
+func ReadRequest(ctx *fasthttp.RequestCtx, lim Limits) (*Request, error) {
+	lim = lim.withDefaults()
+	req := &ctx.Request
+	r := &Request{
+		Method:      string(req.Header.Method()),
+		Path:        string(ctx.Path()),
+		RemoteIP:    ctx.RemoteIP().String(),
+		UserAgent:   string(req.Header.UserAgent()),
+		ContentType: string(req.Header.ContentType()),
+		Query:       Values{},
+		Form:        Values{},
+		Files:       map[string]File{},
+	}
+	fields := 0
+	if err := parseURLEncoded(r.Query, ctx.URI().QueryString(), &fields, lim.MaxFields); err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+
+	mediaType, params := "", map[string]string(nil)
+	if r.ContentType != "" {
+		var err error
+		if mediaType, params, err = mime.ParseMediaType(r.ContentType); err != nil {
+			return nil, fmt.Errorf("%w: Content-Type %q: %v", ErrMalformed, r.ContentType, err)
+		}
+	}
+	if enc := req.Header.ContentEncoding(); len(enc) > 0 && !bytes.EqualFold(enc, []byte("identity")) {
+		return nil, fmt.Errorf("%w: Content-Encoding %q is not supported", ErrMalformed, enc)
+	}
+
+	body, err := readBody(req, lim.MaxBody)
+	if err != nil {
+		return nil, err
+	}
+	switch mediaType {
+	case "application/x-www-form-urlencoded":
+		if err := parseURLEncoded(r.Form, body, &fields, lim.MaxFields); err != nil {
+			return nil, fmt.Errorf("form: %w", err)
+		}
+	case "multipart/form-data":
+		boundary := params["boundary"]
+		if boundary == "" {
+			return nil, fmt.Errorf("%w: multipart body without a boundary", ErrMalformed)
+		}
+		if err := parseMultipart(r, body, boundary, &fields, lim); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// readBody returns the body, refusing it when it exceeds max. The result
+// may be fasthttp memory; callers copy what they keep.
+func readBody(req *fasthttp.Request, max int64) ([]byte, error) {
+	// The declared length is checked first so that a streamed body is not
+	// read at all when it announces itself as too large.
+	if cl := req.Header.ContentLength(); int64(cl) > max {
+		return nil, fmt.Errorf("%w: Content-Length %d exceeds %d", ErrBodyTooLarge, cl, max)
+	}
+	if req.IsBodyStream() {
+		// Body() would read the whole stream into memory; read at most
+		// one byte past the limit instead.
+		data, err := io.ReadAll(io.LimitReader(req.BodyStream(), max+1))
+		if err != nil {
+			return nil, fmt.Errorf("%w: reading body: %v", ErrMalformed, err)
+		}
+		if int64(len(data)) > max {
+			return nil, fmt.Errorf("%w: body exceeds %d bytes", ErrBodyTooLarge, max)
+		}
+		return data, nil
+	}
+	body := req.Body()
+	if int64(len(body)) > max {
+		return nil, fmt.Errorf("%w: body of %d bytes exceeds %d", ErrBodyTooLarge, len(body), max)
+	}
+	return body, nil
+}
+
+// parseURLEncoded adds the fields of an application/x-www-form-urlencoded
+// text to dst. It splits on '&' only, as PHP does (a ';' is data), skips
+// empty segments, and takes a name without '=' as having an empty value.
+// Unescaping yields new strings, so dst never refers to data.
+func parseURLEncoded(dst Values, data []byte, fields *int, maxFields int) error {
+	for len(data) > 0 {
+		var segment []byte
+		if i := bytes.IndexByte(data, '&'); i >= 0 {
+			segment, data = data[:i], data[i+1:]
+		} else {
+			segment, data = data, nil
+		}
+		if len(segment) == 0 {
+			continue
+		}
+		if *fields++; *fields > maxFields {
+			return fmt.Errorf("%w: more than %d fields", ErrMalformed, maxFields)
+		}
+		rawName, rawValue, _ := bytes.Cut(segment, []byte{'='})
+		name, err := url.QueryUnescape(string(rawName))
+		if err != nil {
+			return fmt.Errorf("%w: field name %q: %v", ErrMalformed, truncate(rawName), err)
+		}
+		value, err := url.QueryUnescape(string(rawValue))
+		if err != nil {
+			return fmt.Errorf("%w: field %q: %v", ErrMalformed, name, err)
+		}
+		dst[name] = append(dst[name], value)
+	}
+	return nil
+}
+
+// parseMultipart reads a multipart/form-data body. Everything kept is read
+// out of the part readers into fresh memory, so nothing refers to body.
+// Memory stays within a small multiple of the body, which MaxBody bounds.
+func parseMultipart(r *Request, body []byte, boundary string, fields *int, lim Limits) error {
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: multipart: %v", ErrMalformed, err)
+		}
+		name := part.FormName()
+		if name == "" {
+			// Not a form field (no Content-Disposition name): PHP ignores
+			// such parts too.
+			part.Close()
+			continue
+		}
+		data, err := io.ReadAll(part)
+		part.Close()
+		if err != nil {
+			return fmt.Errorf("%w: multipart part %q: %v", ErrMalformed, name, err)
+		}
+		if filename := part.FileName(); filename != "" {
+			if len(r.Files) >= lim.MaxFiles {
+				return fmt.Errorf("%w: more than %d files", ErrMalformed, lim.MaxFiles)
+			}
+			if _, dup := r.Files[name]; dup {
+				return fmt.Errorf("%w: two file parts named %q", ErrMalformed, name)
+			}
+			r.Files[name] = File{
+				Name:        name,
+				Filename:    filename,
+				ContentType: part.Header.Get("Content-Type"),
+				Data:        data,
+			}
+			continue
+		}
+		if *fields++; *fields > lim.MaxFields {
+			return fmt.Errorf("%w: more than %d fields", ErrMalformed, lim.MaxFields)
+		}
+		r.Form[name] = append(r.Form[name], string(data))
+	}
+}
+
+// String summarises the request for logs without its field values, which
+// may hold cookies and proofs.
+func (r *Request) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %q from %s", r.Method, r.Path, r.RemoteIP)
+	if f := r.Query.Get("f"); f != "" {
+		fmt.Fprintf(&b, " f=%q", f)
+	} else if f := r.Form.Get("f"); f != "" {
+		fmt.Fprintf(&b, " f=%q", f)
+	}
+	return b.String()
+}
