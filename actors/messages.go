@@ -32,6 +32,12 @@ type ensureMeta struct {
 	Value []byte
 }
 
+// putCatalog asks the registry to replace the Plinko catalog.
+type putCatalog struct{ Catalog *storage.Catalog }
+
+// done is the reply of a request that returns nothing.
+type done struct{}
+
 // metaValue is the reply to ensureMeta.
 type metaValue struct{ Value []byte }
 

@@ -35,6 +35,14 @@ func (r *registry) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&metaValue{Value: v})
+	case *putCatalog:
+		b := r.sys.db.NewBatch()
+		b.PutCatalog(m.Catalog)
+		if err := r.sys.db.Commit(b); err != nil {
+			ctx.Respond(&failure{Err: err})
+			return
+		}
+		ctx.Respond(&done{})
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("registry: unexpected message", "type", typeName(m))

@@ -209,3 +209,10 @@ func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]b
 	}
 	return m.Value, nil
 }
+
+// PutCatalog replaces the Plinko catalog (a global record, written by the
+// registry).
+func (s *System) PutCatalog(ctx context.Context, c *storage.Catalog) error {
+	_, err := s.ask(ctx, s.registry, &putCatalog{Catalog: c})
+	return err
+}

@@ -75,3 +75,9 @@ func (b *Batch) PutCloud(o *CloudObject) {
 func (b *Batch) PutMeta(name string, value []byte) {
 	b.set(metaKey(name), value, nil)
 }
+
+// PutCatalog replaces the Plinko catalog.
+func (b *Batch) PutCatalog(c *Catalog) {
+	v, err := encodeJSON(c)
+	b.set(metaKey(metaCatalog), v, err)
+}

@@ -146,6 +146,19 @@ func (db *DB) Meta(name string) ([]byte, error) {
 	return b, nil
 }
 
+// Catalog reads the Plinko catalog; ErrNotFound when none was imported.
+func (db *DB) Catalog() (*Catalog, error) {
+	b, err := db.get(metaKey(metaCatalog))
+	if err != nil {
+		return nil, fmt.Errorf("storage: catalog: %w", err)
+	}
+	var c Catalog
+	if err := decodeJSON(b, &c); err != nil {
+		return nil, fmt.Errorf("storage: catalog: %w", err)
+	}
+	return &c, nil
+}
+
 // NextAccountID returns the id the next created account gets.
 func (db *DB) NextAccountID() (AccountID, error) {
 	b, err := db.get(metaKey(metaNextAccountID))

@@ -194,3 +194,22 @@ func TestReopenAndCheckpoint(t *testing.T) {
 		db.Close()
 	}
 }
+
+func TestCatalogRoundTrip(t *testing.T) {
+	db := openMem(t)
+	if _, err := db.Catalog(); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("empty catalog err = %v", err)
+	}
+	c := &Catalog{LastUpdate: [6]int64{1, 2, 3, 4, 5, 6}}
+	c.Chests[3] = []Product{{ID: 7, Name: "Hero_X.Alt1", Type: "Alt Avatar", ShortType: "aa", LocalPath: "/x.tga", Upgrade: "aa.Hero_X.Alt1"}}
+	c.Exchange = []ExchangeItem{{Product: c.Chests[3][0], Cost: 50, GrabBag: &GrabBag{Theme: "christmas", Products: c.Chests[3]}}}
+	b := db.NewBatch()
+	b.PutCatalog(c)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Catalog()
+	if err != nil || !reflect.DeepEqual(got, c) {
+		t.Fatalf("Catalog = %+v, %v", got, err)
+	}
+}

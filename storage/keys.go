@@ -28,6 +28,7 @@ const (
 // Metadata names kept under the m/ prefix.
 const (
 	metaNextAccountID = "next_account_id"
+	metaCatalog       = "plinko_catalog" // Catalog (JSON)
 )
 
 // formatV1 is the first byte of every JSON-encoded value: a later format can

@@ -192,3 +192,35 @@ type CloudObject struct {
 	Stored     time.Time
 	Data       []byte // the zip archive, byte for byte as uploaded
 }
+
+// Product is one prize or exchange item. Granting it gives the account the
+// upgrade Upgrade (e.g. "aa.Hero_Pyromancer.Alt2").
+type Product struct {
+	ID        int64
+	Name      string // e.g. "Hero_Pyromancer.Alt2"
+	Type      string // e.g. "Alt Avatar"; chest listings use ShortType
+	ShortType string // e.g. "aa"
+	LocalPath string // texture path shown by the client
+	Upgrade   string
+}
+
+// ExchangeItem is one item of the ticket exchange.
+type ExchangeItem struct {
+	Product Product
+	Cost    int64    // tickets
+	GrabBag *GrabBag // non-nil: buying it grants every product of the bag
+}
+
+// GrabBag is a themed bundle sold in the ticket exchange.
+type GrabBag struct {
+	Theme    string // default, christmas, esports, celebrate, halloween
+	Products []Product
+}
+
+// Catalog is the Plinko prize catalog: the prizes of each chest tier and the
+// ticket exchange. Operators import it; the registry actor writes it.
+type Catalog struct {
+	Chests     [4][]Product // index tier-1: Diamond, Gold, Silver, Bronze
+	Exchange   []ExchangeItem
+	LastUpdate [6]int64 // unix seconds per tier 1..6, for the client's "new" marker
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/honmaster/masterserver/config"
@@ -48,6 +49,8 @@ type Runtime struct {
 	Addr    net.Addr
 	serveCh chan error
 	stopAdm func()
+	stop    sync.Once
+	stopErr error
 }
 
 // Start opens the data directory, seeds demo content if asked, and serves
@@ -82,8 +85,14 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	return rt, nil
 }
 
-// Stop shuts the runtime down gracefully.
+// Stop shuts the runtime down gracefully. Later calls return the first
+// call's result.
 func (rt *Runtime) Stop() error {
+	rt.stop.Do(func() { rt.stopErr = rt.shutdown() })
+	return rt.stopErr
+}
+
+func (rt *Runtime) shutdown() error {
 	cfg := rt.App.Cfg
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.Duration)
 	defer cancel()

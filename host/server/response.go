@@ -31,6 +31,21 @@ type Handler func(ctx context.Context, r *wire.Request) Response
 // client expects.
 type FailFunc func(err error) Response
 
+// PHP encodes v as a PHP-serialized reply (text/html, as the original
+// service sent them).
+func PHP(log *slog.Logger, v any) Response { return phpReply(log, v) }
+
+// Text is a plain reply with the given content type (for example the bare
+// "invalid_request" word of the storage status call).
+func Text(contentType, body string) Response {
+	return Response{ContentType: contentType, Body: []byte(body)}
+}
+
+// Binary is a file download.
+func Binary(body []byte, header ...[2]string) Response {
+	return Response{ContentType: contentBinary, Body: body, Header: header}
+}
+
 // phpReply encodes v as a PHP-serialized reply. An encoding failure is a bug
 // in a reply type; it is logged and answered with a PHP error array rather
 // than a truncated body.

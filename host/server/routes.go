@@ -23,6 +23,15 @@ type route struct {
 	fail    FailFunc
 }
 
+// Route is a path an area serves. Areas state their own routes (as Caddy
+// modules state their own identity); Mount adds them to the host.
+type Route struct {
+	Path    string
+	Area    string
+	Handler Handler
+	Fail    FailFunc // nil: the generic PHP error array
+}
+
 // routes builds the table of paths and of client_requester functions.
 func (s *Server) routes() (paths map[string]route, funcs map[string]route) {
 	loginRoute := func(h Handler) route { return route{area: "login", handler: h, fail: s.loginFail} }

@@ -49,13 +49,23 @@ func New(d Deps) *Server {
 	return s
 }
 
-// Handle adds a path served by another area, with its failure shape.
-func (s *Server) Handle(path, area string, h Handler, fail FailFunc) {
-	if fail == nil {
-		fail = s.genericFail
+// Mount adds the routes of an area. It panics on a path served twice: two
+// areas claiming one path is a wiring bug.
+func (s *Server) Mount(routes ...Route) {
+	for _, r := range routes {
+		if _, dup := s.extraRoutes[r.Path]; dup {
+			panic("server: path mounted twice: " + r.Path)
+		}
+		fail := r.Fail
+		if fail == nil {
+			fail = s.genericFail
+		}
+		s.extraRoutes[r.Path] = route{area: r.Area, handler: r.Handler, fail: fail}
 	}
-	s.extraRoutes[path] = route{area: area, handler: h, fail: fail}
 }
+
+// Logger returns the host's logger, for areas.
+func (s *Server) Logger() *slog.Logger { return s.log }
 
 // SetReadyCheck adds a condition (plugins started ...) that /healthz
 // requires besides the server itself being up.
@@ -72,14 +82,14 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 func (s *Server) Serve(ln net.Listener) error {
 	c := s.cfg.Server
 	s.srv = &fasthttp.Server{
-		Handler:            s.Handler(),
-		Name:               "honmaster",
-		ReadTimeout:        c.ReadTimeout.Duration,
-		WriteTimeout:       c.WriteTimeout.Duration,
-		IdleTimeout:        c.IdleTimeout.Duration,
-		MaxRequestBodySize: int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
-		Logger:             fasthttpLogger{s.log},
-		NoDefaultDate:      false,
+		Handler:                      s.Handler(),
+		Name:                         "honmaster",
+		ReadTimeout:                  c.ReadTimeout.Duration,
+		WriteTimeout:                 c.WriteTimeout.Duration,
+		IdleTimeout:                  c.IdleTimeout.Duration,
+		MaxRequestBodySize:           int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
+		Logger:                       fasthttpLogger{s.log},
+		DisablePreParseMultipartForm: true, // wire parses the body itself, once
 	}
 	s.ready.Store(true)
 	return s.srv.Serve(ln)
