@@ -32,6 +32,7 @@ type App struct {
 	Group    *srp.Group
 	Login    *login.Service
 	Accounts *accounts.Service
+	Plugins  Plugins // none unless serving
 }
 
 // metaAuthSecret names the generated auth_hash secret in storage.
@@ -93,6 +94,7 @@ func (a *App) secret() ([]byte, error) {
 
 // Close stops the actors (after their queued work) and closes storage.
 func (a *App) Close() {
+	a.Plugins.Stop()
 	a.Sys.Shutdown()
 	if err := a.DB.Close(); err != nil {
 		a.Log.Error("close storage", "err", err)

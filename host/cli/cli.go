@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
-	"github.com/honmaster/masterserver/plugins/plinko"
 )
 
 // Main runs the host binary with args (without the program name) and returns
@@ -25,7 +24,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = Serve(ctx, args[1:], stdout, stderr)
 	case "plugin":
-		err = runPlugin(args[1:])
+		if !PluginMode(args) {
+			err = fmt.Errorf("%w: plugin AREA", errUsage)
+		}
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -53,21 +54,6 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Operator commands talk to the server running on --data through its admin socket,")
 	fmt.Fprintln(w, "or open the data directory themselves when no server runs there.")
-}
-
-// runPlugin serves a bundled plugin: the host re-executes itself as
-// "host plugin AREA" (as Packer and Terraform do).
-func runPlugin(args []string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("%w: plugin AREA", errUsage)
-	}
-	switch args[0] {
-	case "plinko":
-		plinko.Serve()
-		return nil
-	default:
-		return fmt.Errorf("%w: no bundled plugin %q", errUsage, args[0])
-	}
 }
 
 // globalFlags are the flags every operator command takes before its own:
@@ -128,6 +114,17 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opArgs := append(extra, rest...)
+	if o.name == "products import" {
+		for i, a := range opArgs {
+			if !strings.HasPrefix(a, "-") {
+				abs, err := filepath.Abs(a)
+				if err != nil {
+					return err
+				}
+				opArgs[i] = abs
+			}
+		}
+	}
 	err = runRemote(cfg.Storage.DataDir, append(strings.Fields(o.name), opArgs...), stdout)
 	if !errors.Is(err, errNoServer) {
 		return err

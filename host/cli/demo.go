@@ -9,6 +9,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -27,8 +28,16 @@ var demoAccounts = []demoAccount{
 }
 
 // seedDemo creates the demo accounts unless the data directory has them
-// already (other accounts may exist), then prints their logins.
+// already (other accounts may exist), and the demo prize catalog unless one
+// was imported, then prints the demo logins.
 func seedDemo(ctx context.Context, app *App, out io.Writer) error {
+	if _, err := app.DB.Catalog(); errors.Is(err, storage.ErrNotFound) {
+		if err := app.Sys.PutCatalog(ctx, plinko.DemoCatalog()); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
 	if _, err := app.DB.LoginID(demoAccounts[0].login); errors.Is(err, storage.ErrNotFound) {
 		if err := createDemo(ctx, app); err != nil {
 			return err

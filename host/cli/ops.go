@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -30,6 +33,36 @@ var ops = []op{
 	{"account grant", "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", opAccountGrant},
 	{"account show", "--login L", opAccountShow},
 	{"backup", "--to DIR", opBackup},
+	{"plugins", "", opPlugins},
+	{"products import", "FILE (JSON catalog, see README)", opProductsImport},
+	{"cloud show", "--login L [--bucket B]", opCloudShow},
+}
+
+func opProductsImport(ctx context.Context, app *App, args []string, out io.Writer) error {
+	fs := newFlags("products import", out)
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: products import FILE", errUsage)
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return plinko.ImportCatalog(ctx, app.Sys, f, out)
+}
+
+func opCloudShow(ctx context.Context, app *App, args []string, out io.Writer) error {
+	fs := newFlags("cloud show", out)
+	var loginName, bucket string
+	fs.StringVar(&loginName, "login", "", "login of the account")
+	fs.StringVar(&bucket, "bucket", "hon-game-configs", "settings bucket")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	return cloud.Show(ctx, app.DB, loginName, bucket, out)
 }
 
 func findOp(words []string) (*op, []string) {

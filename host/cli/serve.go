@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
 )
 
@@ -66,7 +68,15 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 			return nil, fmt.Errorf("demo seed: %w", err)
 		}
 	}
-	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
+	if err := app.startPlugins(ctx); err != nil {
+		app.Close()
+		return nil, err
+	}
+	srv, err := mountAreas(app)
+	if err != nil {
+		app.Close()
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		app.Close()
@@ -101,6 +111,24 @@ func (rt *Runtime) shutdown() error {
 		err = serr
 	}
 	rt.stopAdm()
-	rt.App.Close()
+	rt.App.Close() // stops the plugins too
 	return err
+}
+
+// mountAreas builds the HTTP host with every area's routes.
+func mountAreas(app *App) (*server.Server, error) {
+	cfg, log := app.Cfg, app.Log
+	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
+	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	srv.Mount(cloudArea.Routes()...)
+	plinkoArea, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Plinko(), Config: cfg.Plinko, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	srv.Mount(plinkoArea.Routes()...)
+	srv.SetReadyCheck(app.Plugins.Ready)
+	return srv, nil
 }
