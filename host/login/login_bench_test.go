@@ -1,0 +1,112 @@
+package login
+
+import (
+	"context"
+	"crypto/rand"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// newBenchService is a login service over in-memory storage with one
+// account, "bench", password "pw".
+func newBenchService(tb testing.TB) *Service {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sys := actors.New(db, actors.Options{})
+	tb.Cleanup(func() { sys.Shutdown(); db.Close() })
+	grp := srp.DefaultGroup()
+	salt, salt2, v, err := grp.NewVerifier("bench", "pw", rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "bench",
+		Account: storage.Account{Nickname: "bench", SRP: storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}}}); err != nil {
+		tb.Fatal(err)
+	}
+	return New(grp, sys, Settings{CookieLifetime: time.Hour, PreAuthLifetime: time.Minute, PreAuthMaxPending: 1000,
+		Secret: []byte("bench-secret-bench"), KeyVersion: "0001"}, nil, nil)
+}
+
+// BenchmarkLogin is the server side of one login as the HTTP handlers run
+// it: pre_auth (account lookup, b, B) and srpAuth (proof check, M2, session
+// commit through the actor, session record built and PHP-encoded). The
+// client's work is done outside the timer. Compare with
+// BenchmarkThreeModExp, the floor: B = kv + g^b, v^u and (A·v^u)^b.
+func BenchmarkLogin(b *testing.B) {
+	s := newBenchService(b)
+	ctx := context.Background()
+	grp := srp.DefaultGroup()
+	for b.Loop() {
+		b.StopTimer()
+		cl, err := grp.NewClient("bench", "pw", rand.Reader)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := cl.AHex()
+		b.StartTimer()
+		pre, err := s.PreAuth(ctx, "bench", a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		m1, err := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wire.Marshal(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkThreeModExp is three 2048-bit modular exponentiations with
+// 256-bit exponents modulo the protocol's N.
+func BenchmarkThreeModExp(b *testing.B) {
+	n, _ := new(big.Int).SetString(srp.DefaultNHex, 16)
+	base := new(big.Int).Sub(n, big.NewInt(12345))
+	exps := make([]*big.Int, 3)
+	for i := range exps {
+		e, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 256))
+		if err != nil {
+			b.Fatal(err)
+		}
+		exps[i] = e.SetBit(e, 255, 1)
+	}
+	var r big.Int
+	for b.Loop() {
+		for _, e := range exps {
+			r.Exp(base, e, n)
+		}
+	}
+}
+
+func TestBenchServiceLogsIn(t *testing.T) {
+	s := newBenchService(t)
+	grp := srp.DefaultGroup()
+	cl, _ := grp.NewClient("bench", "pw", rand.Reader)
+	pre, err := s.PreAuth(context.Background(), "bench", cl.AHex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+	rec, err := s.SRPAuth(context.Background(), "bench", m1, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.VerifyServer(rec.Proof); err != nil {
+		t.Fatal(err)
+	}
+}
