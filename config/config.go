@@ -19,10 +19,6 @@ var defaultsTOML string
 // its default value and a comment. Default decodes exactly this text.
 func DefaultTOML() []byte { return []byte(defaultsTOML) }
 
-// AuthHashSecretFile is the name, inside Storage.DataDir, of the file that
-// keeps the generated auth hash secret when Login.AuthHashSecret is empty.
-const AuthHashSecretFile = "auth_hash_secret"
-
 // Config is the whole configuration of the master server. Each field is one
 // TOML table; the TOML key of every field is in its tag.
 type Config struct {
@@ -97,7 +93,7 @@ type Login struct {
 	PreAuthMaxPending int          `toml:"pre_auth_max_pending"`
 	PasswordHash      PasswordHash `toml:"password_hash"`
 	// AuthHashSecret is the auth_hash secret. Empty means the server generates
-	// one on first start and keeps it in Storage.DataDir/AuthHashSecretFile.
+	// one on first start and keeps it in its database.
 	AuthHashSecret string `toml:"auth_hash_secret"`
 }
 
