@@ -1,0 +1,140 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildHost builds the host binary into a temporary directory.
+func buildHost(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the host binary; skipped with -short")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH: cannot build the host binary")
+	}
+	bin := filepath.Join(t.TempDir(), "host")
+	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/honmaster/masterserver/host")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func runHost(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("host %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// startHost starts "host serve" and waits until /healthz answers 200.
+func startHost(t *testing.T, bin, data string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+				addr <- a
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if r, err := http.Get("http://" + a + "/healthz"); err == nil {
+				r.Body.Close()
+				if r.StatusCode == 200 {
+					return cmd, a
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatal("server never became healthy")
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start")
+	}
+	return nil, ""
+}
+
+func alive(pid int) bool {
+	return syscall.Kill(pid, 0) == nil
+}
+
+// TestKill9KeepsAcknowledgedWrites grants through the running server (admin
+// socket -> actor -> synced commit -> reply), kills the server with SIGKILL,
+// and checks that every acknowledged grant is on disk and that the plugin
+// subprocess did not outlive the host.
+func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	bin := buildHost(t)
+	data := t.TempDir()
+	cmd, _ := startHost(t, bin, data)
+	runHost(t, bin, "account", "create", "--data", data, "--login", "dur", "--password", "pw")
+	const grants = 25
+	for i := 0; i < grants; i++ {
+		out := runHost(t, bin, "account", "grant", "--data", data, "--login", "dur", "--tickets", "3",
+			"--upgrade", fmt.Sprintf("aa.Hero_Test.Alt%d", i))
+		if !strings.Contains(out, fmt.Sprintf("tickets %d", 3*(i+1))) {
+			t.Fatalf("grant %d answered %q", i, out)
+		}
+	}
+	plugins := runHost(t, bin, "plugins", "--data", data)
+	var pluginPID int
+	for _, line := range strings.Split(plugins, "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "plinko" {
+			pluginPID, _ = strconv.Atoi(f[2])
+		}
+	}
+	if pluginPID <= 0 || !alive(pluginPID) {
+		t.Fatalf("no live plinko plugin in:\n%s", plugins)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	deadline := time.Now().Add(3 * time.Second)
+	for alive(pluginPID) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pluginPID) {
+		syscall.Kill(pluginPID, syscall.SIGKILL)
+		t.Errorf("plugin %d outlived the killed host", pluginPID)
+	}
+
+	// The server is gone: the command opens the data directory itself.
+	out := runHost(t, bin, "account", "show", "--data", data, "--login", "dur")
+	if !strings.Contains(out, fmt.Sprintf("tickets %d", 3*grants)) || !strings.Contains(out, fmt.Sprintf("upgrades %d:", grants)) {
+		t.Errorf("after kill -9:\n%s", out)
+	}
+	if !bytes.Contains([]byte(out), []byte("aa.Hero_Test.Alt24")) {
+		t.Errorf("last acknowledged upgrade missing:\n%s", out)
+	}
+}
