@@ -23,6 +23,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		err = Serve(ctx, args[1:], stdout, stderr)
+	case "loadtest":
+		err = runLoadTest(ctx, args[1:], stdout, stderr)
 	case "plugin":
 		if !PluginMode(args) {
 			err = fmt.Errorf("%w: plugin AREA", errUsage)
@@ -49,6 +51,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: host <command> [flags]")
 	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
+	fmt.Fprintln(w, "  loadtest [--target URL] [--accounts N] [--scenario login|drop|cloud] [--requests N] [--duration D] [--data DIR] [--json]")
 	for _, o := range ops {
 		fmt.Fprintf(w, "  %s [--data DIR] %s\n", o.name, o.usage)
 	}

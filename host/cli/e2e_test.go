@@ -318,6 +318,11 @@ func TestLoginBadInput(t *testing.T) {
 			}, want: badCookie},
 		{name: "switch to another main account's sub-account", path: swtch,
 			form: func() url.Values { return url.Values{"login": {"alice2"}, "account_id": {"2"}, "cookie": {bob.Cookie}} }, want: notYours},
+		{name: "body over the limit", path: pre,
+			form: func() url.Values {
+				return url.Values{"login": {"alice"}, "A": {strings.Repeat("a", int(ts.cfg.Server.BodyLimit))}}
+			},
+			want: authBody("Request too large.")},
 		{name: "unknown function", path: "/client_requester.php?f=nope", form: func() url.Values { return url.Values{} },
 			want: `a:3:{s:5:"error";s:23:"unknown function "nope"";s:16:"vested_threshold";i:5;i:0;b:1;}`},
 	}

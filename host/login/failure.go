@@ -18,6 +18,7 @@ const (
 	ReasonLoginTooLong
 	ReasonNotYourAccount
 	ReasonBusy
+	ReasonTooLarge
 )
 
 // messages is the one table of failure texts. "Invalid cookie.1" is the
@@ -32,6 +33,7 @@ var messages = map[Reason]string{
 	ReasonLoginTooLong:   "Login names are at most 12 characters.",
 	ReasonNotYourAccount: "That account does not belong to you.",
 	ReasonBusy:           "Too many logins in progress, please try again.",
+	ReasonTooLarge:       "Request too large.",
 }
 
 // Message returns the client-facing text of r.

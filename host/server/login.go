@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
@@ -33,7 +34,11 @@ type switchAuthRequest struct {
 // §1). Malformed requests get the malformed-request message.
 func (s *Server) loginFail(err error) Response {
 	if _, ok := err.(*login.Error); !ok {
-		err = &login.Error{Reason: login.ReasonMalformed, Cause: err}
+		reason := login.ReasonMalformed
+		if errors.Is(err, wire.ErrBodyTooLarge) {
+			reason = login.ReasonTooLarge
+		}
+		err = &login.Error{Reason: reason, Cause: err}
 	}
 	s.log.Debug("login failed", "err", err)
 	return phpReply(s.log, login.Failure(err))
