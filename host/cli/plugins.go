@@ -61,6 +61,15 @@ func (p *Plugins) Ready() bool {
 	return true
 }
 
+// Status reports the supervised plugin of area; ok is false when none runs.
+func (p *Plugins) Status(area sdk.Area) (st supervisor.Status, ok bool) {
+	s := p.sups[area]
+	if s == nil {
+		return supervisor.Status{}, false
+	}
+	return s.Status(), true
+}
+
 // Stop stops every plugin.
 func (p *Plugins) Stop() {
 	for _, s := range p.sups {
