@@ -1,17 +1,58 @@
-// Package cloud provides the cloud storage of client settings.
 package cloud
 
 import (
 	"context"
-	"io"
+	"errors"
+	"fmt"
 	"log/slog"
+	"mime"
+	"regexp"
+	"strconv"
+	"time"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cloudcfg"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
 )
+
+// AreaName is the name the cloud routes are logged under.
+const AreaName = "cloud"
+
+// The paths the area serves: the one place they are written down.
+const (
+	PathEnrollment = "/master/cloud/set-user-enrollment"
+	PathStatus     = "/master/storage/status"
+	PathStore      = "/master/storage/store"
+	PathRetrieve   = "/master/storage/retrieve"
+)
+
+// DefaultBucket is the bucket the stock client uses (protocol-notes §5). The
+// enrollment reply reports this bucket's file_modify_time, and Show lists it
+// when no bucket is named.
+const DefaultBucket = "hon-game-configs"
+
+// MaxBucketLength bounds a bucket name in bytes, whatever the configured
+// pattern allows.
+const MaxBucketLength = 255
+
+// ModifyTimeLayout is the time.Parse layout of file_modify_time
+// (YYYY-MM-DD hh:mm:ss).
+const ModifyTimeLayout = "2006-01-02 15:04:05"
+
+const (
+	// invalidRequest is the status call's bare failure word (spec, Errors 4).
+	invalidRequest = "invalid_request"
+	// contentInvalid is its content type: text/html, as PHP sends by default.
+	contentInvalid = "text/html; charset=UTF-8"
+	mediaMultipart = "multipart/form-data"
+)
+
+// ErrConfig marks a configuration New cannot serve with.
+var ErrConfig = errors.New("cloud: bad configuration")
 
 // Deps are what the cloud area needs.
 type Deps struct {
@@ -22,15 +63,337 @@ type Deps struct {
 }
 
 // Area serves the cloud storage endpoints.
-type Area struct{ d Deps }
+type Area struct {
+	d          Deps
+	db         *storage.DB
+	log        *slog.Logger
+	bucket     *regexp.Regexp // the configured pattern, anchored at both ends
+	strictness cloudcfg.Strictness
+	maxUpload  int64
+	limits     cloudcfg.Limits
+	now        func() time.Time
+}
 
-// New builds the area, validating its configuration.
-func New(d Deps) (*Area, error) { return &Area{d: d}, nil }
+// New builds the area, validating its configuration: the bucket pattern must
+// compile and the size limits must be positive. Log may be nil.
+func New(d Deps) (*Area, error) {
+	if d.Sys == nil || d.Login == nil {
+		return nil, fmt.Errorf("%w: actor system and login service are required", ErrConfig)
+	}
+	c := d.Config
+	if c.MaxUpload <= 0 {
+		return nil, fmt.Errorf("%w: max_upload must be > 0, got %d", ErrConfig, c.MaxUpload)
+	}
+	if c.MaxUncompressed <= 0 {
+		return nil, fmt.Errorf("%w: max_uncompressed must be > 0, got %d", ErrConfig, c.MaxUncompressed)
+	}
+	if c.BucketPattern == "" {
+		return nil, fmt.Errorf("%w: bucket_pattern must not be empty", ErrConfig)
+	}
+	// Anchoring makes the pattern judge the whole name: an operator's
+	// unanchored "[a-z-]+" must not let "../x" through on a partial match.
+	re, err := regexp.Compile(`^(?:` + c.BucketPattern + `)$`)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bucket_pattern: %w", ErrConfig, err)
+	}
+	st, err := cloudcfg.ParseStrictness(string(c.CfgStrictness))
+	if err != nil {
+		return nil, fmt.Errorf("%w: cfg_strictness: %w", ErrConfig, err)
+	}
+	log := d.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &Area{
+		d: d, db: d.Sys.DB(), log: log.With("area", AreaName),
+		bucket: re, strictness: st, maxUpload: int64(c.MaxUpload),
+		limits: cloudcfg.Limits{MaxArchive: int64(c.MaxUpload), MaxUncompressed: int64(c.MaxUncompressed)},
+		now:    time.Now,
+	}
+	if err := a.limits.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return a, nil
+}
 
 // Routes are the paths the area serves.
-func (a *Area) Routes() []server.Route { return nil }
+func (a *Area) Routes() []server.Route {
+	return []server.Route{
+		{Path: PathEnrollment, Area: AreaName, Handler: a.enrollment, Fail: a.requestFail},
+		{Path: PathStatus, Area: AreaName, Handler: a.status, Fail: a.statusFail},
+		{Path: PathStore, Area: AreaName, Handler: a.store, Fail: a.requestFail},
+		{Path: PathRetrieve, Area: AreaName, Handler: a.retrieve, Fail: a.requestFail},
+	}
+}
 
-// Show prints an account's stored settings readably for operators.
-func Show(ctx context.Context, db *storage.DB, loginName, bucket string, out io.Writer) error {
+// Requests. Only the fields named here are read; anything else a client
+// sends (account_id, login ...) is ignored.
+type (
+	enrollRequest struct {
+		Cookie     string `form:"cookie"`
+		Enroll     string `form:"enroll"`
+		AutoUpload string `form:"cloud_autoupload"`
+	}
+	bucketRequest struct {
+		Cookie string `form:"cookie"`
+		Bucket string `form:"bucket"`
+	}
+	storeRequest struct {
+		Cookie     string     `form:"cookie"`
+		Bucket     string     `form:"bucket"`
+		ModifyTime string     `form:"file_modify_time"`
+		Archive    *wire.File `form:"cloud.zip"`
+	}
+)
+
+func (a *Area) enrollment(ctx context.Context, r *wire.Request) server.Response {
+	var req enrollRequest
+	if err := r.Decode(&req); err != nil {
+		return a.failure(fail(ReasonMalformed, err))
+	}
+	sess, err := a.authenticate(r, req.Cookie)
+	if err != nil {
+		return a.failure(err)
+	}
+	useCloud, ok := parseFlag(req.Enroll)
+	if !ok {
+		return a.failure(fail(ReasonBadEnroll, fmt.Errorf("enroll %q", req.Enroll)))
+	}
+	change := &setEnrollment{useCloud: useCloud}
+	if req.AutoUpload != "" {
+		auto, ok := parseFlag(req.AutoUpload)
+		if !ok {
+			return a.failure(fail(ReasonBadEnroll, fmt.Errorf("cloud_autoupload %q", req.AutoUpload)))
+		}
+		change.autoUpload = &auto
+	}
+	res, err := a.d.Sys.Apply(ctx, sess.AccountID, change)
+	if err != nil {
+		return a.failure(fail(ReasonInternal, err))
+	}
+	flags, ok := res.(storage.CloudFlags)
+	if !ok {
+		return a.failure(fail(ReasonInternal, fmt.Errorf("enrollment reply %T", res)))
+	}
+	obj, err := a.meta(sess.AccountID, DefaultBucket)
+	if err != nil {
+		return a.failure(err)
+	}
+	return server.PHP(a.log, &enrollmentReply{Success: true, Data: info(sess.AccountID, flags, obj)})
+}
+
+func (a *Area) status(ctx context.Context, r *wire.Request) server.Response {
+	var req bucketRequest
+	if err := r.Decode(&req); err != nil {
+		return a.statusFail(err)
+	}
+	sess, err := a.authenticate(r, req.Cookie)
+	if err == nil {
+		err = a.checkBucket(req.Bucket)
+	}
+	if err != nil {
+		if ReasonOf(err) == ReasonInternal {
+			return a.statusInternal(err)
+		}
+		return a.statusFail(err)
+	}
+	acct, err := a.db.Account(sess.AccountID)
+	if err != nil {
+		return a.statusInternal(err)
+	}
+	obj, err := a.meta(sess.AccountID, req.Bucket)
+	if err != nil {
+		return a.statusInternal(err)
+	}
+	reply := &statusReply{Success: true}
+	if obj != nil {
+		reply.Info.rec = info(sess.AccountID, acct.Cloud, obj)
+	}
+	return server.PHP(a.log, reply)
+}
+
+func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
+	var req storeRequest
+	if err := r.Decode(&req); err != nil {
+		return a.failure(fail(ReasonMalformed, err))
+	}
+	sess, err := a.authenticate(r, req.Cookie)
+	if err != nil {
+		return a.failure(err)
+	}
+	if err := a.checkBucket(req.Bucket); err != nil {
+		return a.failure(err)
+	}
+	if err := checkModifyTime(req.ModifyTime); err != nil {
+		return a.failure(err)
+	}
+	if req.Archive == nil {
+		return a.failure(fail(ReasonNoFile, nil))
+	}
+	// All CPU work (unzipping, parsing) happens here, in the request's
+	// goroutine; the actor is only asked to write what passed.
+	if err := a.checkUpload(req.Archive.Data); err != nil {
+		return a.failure(err)
+	}
+	obj := &storage.CloudObject{
+		AccountID:  sess.AccountID,
+		Bucket:     req.Bucket,
+		ModifyTime: req.ModifyTime,
+		Stored:     a.now().UTC(),
+		Data:       req.Archive.Data, // owned by the request, stored unchanged
+	}
+	if _, err := a.d.Sys.Apply(ctx, sess.AccountID, &storeObject{obj: obj}); err != nil {
+		return a.failure(fail(ReasonInternal, err))
+	}
+	return server.PHP(a.log, &resultReply{Success: true})
+}
+
+func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
+	var req bucketRequest
+	if err := r.Decode(&req); err != nil {
+		return a.failure(fail(ReasonMalformed, err))
+	}
+	sess, err := a.authenticate(r, req.Cookie)
+	if err != nil {
+		return a.failure(err)
+	}
+	if err := a.checkBucket(req.Bucket); err != nil {
+		return a.failure(err)
+	}
+	obj, err := a.db.Cloud(sess.AccountID, req.Bucket, true)
+	if errors.Is(err, storage.ErrNotFound) {
+		return a.failure(fail(ReasonNotFound, nil))
+	} else if err != nil {
+		return a.failure(fail(ReasonInternal, err))
+	}
+	return server.Binary(obj.Data, [2]string{"Content-Disposition", "attachment; filename=" + accountID(sess.AccountID) + ".zip"})
+}
+
+// authenticate checks that the request is multipart and returns the live
+// session of its cookie.
+func (a *Area) authenticate(r *wire.Request, cookie string) (*storage.Session, error) {
+	if mt, _, err := mime.ParseMediaType(r.ContentType); err != nil || mt != mediaMultipart {
+		return nil, fail(ReasonNotMultipart, fmt.Errorf("content type %q", r.ContentType))
+	}
+	if cookie == "" {
+		return nil, fail(ReasonNoCookie, nil)
+	}
+	sess, err := a.d.Login.Authenticate(cookie)
+	if errors.Is(err, login.ErrInvalidCookie) {
+		return nil, fail(ReasonBadCookie, err)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	return sess, nil
+}
+
+func (a *Area) checkBucket(b string) error {
+	if b == "" || len(b) > MaxBucketLength || !a.bucket.MatchString(b) {
+		return fail(ReasonBadBucket, fmt.Errorf("bucket %.64q", b))
+	}
 	return nil
+}
+
+func checkModifyTime(s string) error {
+	// The length check also keeps out the fractional seconds time.Parse
+	// would accept after the seconds field.
+	if len(s) != len(ModifyTimeLayout) {
+		return fail(ReasonBadModifyTime, fmt.Errorf("%.64q", s))
+	}
+	if _, err := time.Parse(ModifyTimeLayout, s); err != nil {
+		return fail(ReasonBadModifyTime, err)
+	}
+	return nil
+}
+
+// checkUpload validates an uploaded archive: its size, that it is a zip
+// holding cloud.cfg within the uncompressed bound, and, unless strictness is
+// off, cloud.cfg itself.
+func (a *Area) checkUpload(data []byte) error {
+	if int64(len(data)) > a.maxUpload {
+		return fail(ReasonTooLarge, fmt.Errorf("cloud.zip of %d bytes, limit %d", len(data), a.maxUpload))
+	}
+	cfg, err := cloudcfg.CheckArchive(data, a.limits)
+	switch {
+	case errors.Is(err, cloudcfg.ErrNotZip):
+		return fail(ReasonNotZip, err)
+	case errors.Is(err, cloudcfg.ErrNoConfig):
+		return fail(ReasonNoConfig, err)
+	case errors.Is(err, cloudcfg.ErrTooLarge):
+		return fail(ReasonUnpackedTooLarge, err)
+	case errors.Is(err, cloudcfg.ErrBadArchive):
+		return fail(ReasonBadArchive, err)
+	case err != nil:
+		return fail(ReasonInternal, err)
+	}
+	if a.strictness == cloudcfg.Off {
+		return nil
+	}
+	if _, err := cloudcfg.Parse(cfg, a.strictness); errors.Is(err, cloudcfg.ErrSyntax) {
+		return fail(ReasonBadConfig, err)
+	} else if err != nil {
+		return fail(ReasonInternal, err)
+	}
+	return nil
+}
+
+// meta reads the metadata of a stored archive; nil when there is none.
+func (a *Area) meta(id storage.AccountID, bucket string) (*storage.CloudObject, error) {
+	obj, err := a.db.Cloud(id, bucket, false)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	return obj, nil
+}
+
+// failure answers success false with the reason's message.
+func (a *Area) failure(err error) server.Response {
+	reason := ReasonOf(err)
+	if reason == ReasonInternal {
+		a.log.Error("cloud request failed", "err", err)
+	} else {
+		a.log.Debug("cloud request refused", "err", err)
+	}
+	return server.PHP(a.log, &resultReply{Success: false, Messages: reason.Message()})
+}
+
+// requestFail is the Fail of enrollment, store and retrieve: the request
+// could not be read (body too large, malformed multipart).
+func (a *Area) requestFail(err error) server.Response { return a.failure(requestFailure(err)) }
+
+// statusFail answers the status call's bare invalid_request.
+func (a *Area) statusFail(err error) server.Response {
+	a.log.Debug("cloud status refused", "err", err)
+	return server.Text(contentInvalid, invalidRequest)
+}
+
+// statusInternal answers a status call that failed on the server's side.
+func (a *Area) statusInternal(err error) server.Response {
+	a.log.Error("cloud status failed", "err", err)
+	return server.PHP(a.log, &statusReply{Messages: ReasonInternal.Message()})
+}
+
+// info builds the info record; obj may be nil (file_modify_time null).
+func info(id storage.AccountID, flags storage.CloudFlags, obj *storage.CloudObject) *infoRecord {
+	rec := &infoRecord{AccountID: accountID(id), UseCloud: wireFlag(flags.UseCloud), AutoUpload: wireFlag(flags.AutoUpload)}
+	if obj != nil {
+		t := obj.ModifyTime
+		rec.FileModifyTime = &t
+	}
+	return rec
+}
+
+func accountID(id storage.AccountID) string { return strconv.FormatUint(uint64(id), 10) }
+
+// parseFlag reads an enrollment switch: "0" or "1" only.
+func parseFlag(s string) (value, ok bool) {
+	switch s {
+	case "0":
+		return false, true
+	case "1":
+		return true, true
+	}
+	return false, false
 }

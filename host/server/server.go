@@ -90,6 +90,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		MaxRequestBodySize:           int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
 		Logger:                       fasthttpLogger{s.log},
 		DisablePreParseMultipartForm: true, // wire parses the body itself, once
+		CloseOnShutdown:              true, // keep-alive clients are told to go during shutdown
 	}
 	s.ready.Store(true)
 	return s.srv.Serve(ln)

@@ -1,0 +1,119 @@
+package cloud
+
+import (
+	"errors"
+
+	"github.com/honmaster/masterserver/wire"
+)
+
+// Reason is why a cloud call failed. Every reason has one client-facing
+// message, sent as `messages` next to `success` false.
+type Reason int
+
+// The failure reasons of the cloud calls.
+const (
+	ReasonInternal Reason = iota
+	ReasonNotMultipart
+	ReasonMalformed
+	ReasonNoCookie
+	ReasonBadCookie
+	ReasonBadBucket
+	ReasonBadEnroll
+	ReasonBadModifyTime
+	ReasonNoFile
+	ReasonTooLarge
+	ReasonNotZip
+	ReasonNoConfig
+	ReasonUnpackedTooLarge
+	ReasonBadArchive
+	ReasonBadConfig
+	ReasonNotFound
+)
+
+// messages is the one table of failure texts. "The specified key does not
+// exist." is the original service's recorded text (protocol-notes §5); the
+// others were never recorded.
+//
+//	reason                  paths                         message
+//	ReasonInternal          all                           Internal error, please try again.
+//	ReasonNotMultipart      enrollment, store, retrieve   The request must be sent as multipart/form-data.
+//	ReasonMalformed         enrollment, store, retrieve   Malformed request.
+//	ReasonNoCookie          enrollment, store, retrieve   No cookie was sent; please log in.
+//	ReasonBadCookie         enrollment, store, retrieve   Invalid or expired cookie; please log in again.
+//	ReasonBadBucket         store, retrieve               Missing or invalid bucket name.
+//	ReasonBadEnroll         enrollment                    enroll and cloud_autoupload must be 0 or 1.
+//	ReasonBadModifyTime     store                         file_modify_time must be a date and time as YYYY-MM-DD hh:mm:ss.
+//	ReasonNoFile            store                         The upload has no file part named cloud.zip.
+//	ReasonTooLarge          store (and any body too long) The upload is larger than the server accepts.
+//	ReasonNotZip            store                         cloud.zip is not a zip archive.
+//	ReasonNoConfig          store                         cloud.zip does not contain cloud.cfg.
+//	ReasonUnpackedTooLarge  store                         cloud.zip unpacks to more than the server accepts.
+//	ReasonBadArchive        store                         cloud.zip is damaged, encrypted or uses an unsupported compression method.
+//	ReasonBadConfig         store                         cloud.cfg contains a line the server does not accept.
+//	ReasonNotFound          retrieve                      The specified key does not exist.
+//
+// The status call answers the bare word invalid_request instead of any of
+// these, except ReasonInternal.
+var messages = map[Reason]string{
+	ReasonInternal:         "Internal error, please try again.",
+	ReasonNotMultipart:     "The request must be sent as multipart/form-data.",
+	ReasonMalformed:        "Malformed request.",
+	ReasonNoCookie:         "No cookie was sent; please log in.",
+	ReasonBadCookie:        "Invalid or expired cookie; please log in again.",
+	ReasonBadBucket:        "Missing or invalid bucket name.",
+	ReasonBadEnroll:        "enroll and cloud_autoupload must be 0 or 1.",
+	ReasonBadModifyTime:    "file_modify_time must be a date and time as YYYY-MM-DD hh:mm:ss.",
+	ReasonNoFile:           "The upload has no file part named cloud.zip.",
+	ReasonTooLarge:         "The upload is larger than the server accepts.",
+	ReasonNotZip:           "cloud.zip is not a zip archive.",
+	ReasonNoConfig:         "cloud.zip does not contain cloud.cfg.",
+	ReasonUnpackedTooLarge: "cloud.zip unpacks to more than the server accepts.",
+	ReasonBadArchive:       "cloud.zip is damaged, encrypted or uses an unsupported compression method.",
+	ReasonBadConfig:        "cloud.cfg contains a line the server does not accept.",
+	ReasonNotFound:         "The specified key does not exist.",
+}
+
+// Message returns the client-facing text of r.
+func (r Reason) Message() string {
+	if m, ok := messages[r]; ok {
+		return m
+	}
+	return messages[ReasonInternal]
+}
+
+// Error is a cloud call failure with its reason; the cause, if any, is for
+// logs only and never reaches the client.
+type Error struct {
+	Reason Reason
+	Cause  error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return "cloud: " + e.Reason.Message() + ": " + e.Cause.Error()
+	}
+	return "cloud: " + e.Reason.Message()
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+func fail(r Reason, cause error) error { return &Error{Reason: r, Cause: cause} }
+
+// ReasonOf returns the reason of a cloud error; errors of other kinds are
+// internal.
+func ReasonOf(err error) Reason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ReasonInternal
+}
+
+// requestFailure classifies an error that stopped a request before its
+// handler ran (package wire could not read it).
+func requestFailure(err error) error {
+	if errors.Is(err, wire.ErrBodyTooLarge) {
+		return fail(ReasonTooLarge, err)
+	}
+	return fail(ReasonMalformed, err)
+}
