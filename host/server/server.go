@@ -126,6 +126,10 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		if fn == "" {
 			fn = r.Form.Get("f")
 		}
+	} else {
+		// The body was refused (too large, malformed): route the failure by
+		// the query's f, so it still gets the right area's shape.
+		fn = string(ctx.QueryArgs().Peek("f"))
 	}
 	rt, found := s.lookup(path, fn)
 	switch {
