@@ -21,16 +21,20 @@ func buildHost(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the host binary; skipped with -short")
 	}
+	bin := filepath.Join(t.TempDir(), "host")
+	runGo(t, "build", "-o", bin, "github.com/honmaster/masterserver/host")
+	return bin
+}
+
+func runGo(t *testing.T, args ...string) {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go tool not on PATH: cannot build the host binary")
+		t.Skip("go tool not on PATH")
 	}
-	bin := filepath.Join(t.TempDir(), "host")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/honmaster/masterserver/host")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return bin
 }
 
 func runHost(t *testing.T, bin string, args ...string) string {

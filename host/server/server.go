@@ -39,13 +39,27 @@ type Server struct {
 	ready       atomic.Bool
 	readyCheck  func() bool
 	srv         *fasthttp.Server
+	conns       connTracker
 }
 
-// New builds a server. Call Handle for areas added later (cloud, plinko ...)
-// before Serve.
+// New builds a server. Call Mount for the areas before Serve.
 func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, log: d.Logger, login: d.Login, accounts: d.Accounts, extraRoutes: map[string]route{}}
 	s.limits = wire.Limits{MaxBody: int64(d.Config.Server.BodyLimit)}
+	c := d.Config.Server
+	// Built here, not in Serve, so that Shutdown never races with Serve.
+	s.srv = &fasthttp.Server{
+		Handler:                      s.serveHTTP,
+		Name:                         "honmaster",
+		ReadTimeout:                  c.ReadTimeout.Duration,
+		WriteTimeout:                 c.WriteTimeout.Duration,
+		IdleTimeout:                  c.IdleTimeout.Duration,
+		MaxRequestBodySize:           int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
+		Logger:                       fasthttpLogger{s.log},
+		DisablePreParseMultipartForm: true, // wire parses the body itself, once
+		CloseOnShutdown:              true, // keep-alive clients are told to go during shutdown
+		ConnState:                    s.conns.hook,
+	}
 	return s
 }
 
@@ -80,18 +94,7 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	c := s.cfg.Server
-	s.srv = &fasthttp.Server{
-		Handler:                      s.Handler(),
-		Name:                         "honmaster",
-		ReadTimeout:                  c.ReadTimeout.Duration,
-		WriteTimeout:                 c.WriteTimeout.Duration,
-		IdleTimeout:                  c.IdleTimeout.Duration,
-		MaxRequestBodySize:           int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
-		Logger:                       fasthttpLogger{s.log},
-		DisablePreParseMultipartForm: true, // wire parses the body itself, once
-		CloseOnShutdown:              true, // keep-alive clients are told to go during shutdown
-	}
+	s.paths, s.funcs = s.routes()
 	s.ready.Store(true)
 	return s.srv.Serve(ln)
 }
@@ -100,10 +103,28 @@ func (s *Server) Serve(ln net.Listener) error {
 // and returns.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
-	if s.srv == nil {
-		return nil
+	done := make(chan error, 1)
+	go func() { done <- s.srv.ShutdownWithContext(ctx) }()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.conns.closeQuiet()
+		select {
+		case err := <-done:
+			if errors.Is(err, context.DeadlineExceeded) {
+				// fasthttp's count of open connections is not exact (it can
+				// stay above zero with none left), so its wait can run to
+				// the deadline. The listener is closed and every request had
+				// the whole timeout to finish: go on, as net/http users do
+				// with Shutdown followed by Close.
+				s.log.Warn("shutdown timeout reached; closing with connections fasthttp still counts",
+					"open", s.srv.GetOpenConnectionsCount())
+				return nil
+			}
+			return err
+		case <-tick.C:
+		}
 	}
-	return s.srv.ShutdownWithContext(ctx)
 }
 
 func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {

@@ -1,0 +1,42 @@
+package cli_test
+
+import (
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/config"
+)
+
+// TestShutdownWithIdleKeepAlive leaves many idle keep-alive connections open
+// and checks that a graceful stop finishes, bounded by its timeout.
+func TestShutdownWithIdleKeepAlive(t *testing.T) {
+	ts := start(t, func(c *config.Config) { c.Server.ShutdownTimeout = config.Duration{Duration: 2 * time.Second} })
+	tr := &http.Transport{MaxIdleConnsPerHost: 100}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := hc.Get(ts.c.Base + "/healthz")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, r.Body)
+			r.Body.Close()
+		}()
+	}
+	wg.Wait()
+	began := time.Now()
+	if err := ts.rt.Stop(); err != nil {
+		t.Fatalf("stop with idle keep-alive connections: %v", err)
+	}
+	if d := time.Since(began); d > ts.cfg.Server.ShutdownTimeout.Duration+5*time.Second { // then plugins and actors stop
+		t.Errorf("stop took %s", d)
+	}
+}

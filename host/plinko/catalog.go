@@ -1,0 +1,373 @@
+package plinko
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// Limits of an imported catalog. The recorded original had up to 772
+// products in one chest; these bounds leave room for that and keep a
+// catalog small enough to hold in memory and re-check on every request.
+const (
+	MaxChestProducts   = 100 * ChestPage // per chest tier
+	MaxExchangeItems   = 1000
+	MaxGrabBagProducts = ChestPage
+	maxTextLen         = 256 // name, type, path, upgrade
+)
+
+// GrabBagThemes are the themes the client knows (spec, Plinko).
+var GrabBagThemes = []string{"default", "christmas", "esports", "celebrate", "halloween"}
+
+// catalogFile is the documented JSON catalog format (catalog.md).
+type catalogFile struct {
+	Format     int             `json:"format"`
+	LastUpdate int64           `json:"last_update"`
+	Chests     []chestFile     `json:"chests"`
+	Exchange   []exchangeEntry `json:"exchange"`
+}
+
+type chestFile struct {
+	Tier       int           `json:"tier"`
+	LastUpdate int64         `json:"last_update"`
+	Products   []productFile `json:"products"`
+}
+
+type productFile struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	ShortType string `json:"short_type"`
+	LocalPath string `json:"local_path"`
+	Upgrade   string `json:"upgrade"`
+}
+
+type exchangeEntry struct {
+	productFile
+	Cost    int64        `json:"cost"`
+	GrabBag *grabBagFile `json:"grab_bag"`
+}
+
+type grabBagFile struct {
+	Theme    string        `json:"theme"`
+	Products []productFile `json:"products"`
+}
+
+// catalogFormat is the only format version; "format" may be omitted.
+const catalogFormat = 1
+
+// ErrCatalog marks an invalid catalog file.
+var ErrCatalog = errors.New("plinko: invalid catalog")
+
+// ParseCatalog reads and validates a catalog in the documented JSON format.
+// Unknown fields are rejected. now fills last_update times the file leaves
+// out.
+func ParseCatalog(r io.Reader, now time.Time) (*storage.Catalog, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var f catalogFile
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCatalog, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data after the catalog object", ErrCatalog)
+	}
+	return f.catalog(now)
+}
+
+func (f *catalogFile) catalog(now time.Time) (*storage.Catalog, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrCatalog, fmt.Sprintf(format, args...))
+	}
+	if f.Format != 0 && f.Format != catalogFormat {
+		return nil, bad("format %d, want %d", f.Format, catalogFormat)
+	}
+	if f.LastUpdate < 0 {
+		return nil, bad("last_update %d is negative", f.LastUpdate)
+	}
+	def := f.LastUpdate
+	if def == 0 {
+		def = now.Unix()
+	}
+	c := &storage.Catalog{}
+	for i := range c.LastUpdate {
+		c.LastUpdate[i] = def
+	}
+	// One product id means one product wherever it appears.
+	byID := map[int64]storage.Product{}
+	product := func(where string, p productFile) (storage.Product, error) {
+		sp, err := p.product()
+		if err != nil {
+			return sp, bad("%s: %v", where, err)
+		}
+		if prev, ok := byID[sp.ID]; ok && prev != sp {
+			return sp, bad("%s: product id %d is used for two different products (%q and %q)", where, sp.ID, prev.Name, sp.Name)
+		}
+		byID[sp.ID] = sp
+		return sp, nil
+	}
+
+	seenTier := map[int]bool{}
+	for i, ch := range f.Chests {
+		where := fmt.Sprintf("chests[%d]", i)
+		t := sdk.Tier(ch.Tier)
+		switch {
+		case !t.IsChest():
+			return nil, bad("%s: tier %d, want a chest tier 1 to 4", where, ch.Tier)
+		case seenTier[ch.Tier]:
+			return nil, bad("%s: tier %d listed twice", where, ch.Tier)
+		case len(ch.Products) > MaxChestProducts:
+			return nil, bad("%s: %d products, at most %d", where, len(ch.Products), MaxChestProducts)
+		case ch.LastUpdate < 0:
+			return nil, bad("%s: last_update %d is negative", where, ch.LastUpdate)
+		}
+		seenTier[ch.Tier] = true
+		if ch.LastUpdate != 0 {
+			c.LastUpdate[t-1] = ch.LastUpdate
+		}
+		ids, upgrades := map[int64]bool{}, map[string]bool{}
+		chest := make([]storage.Product, 0, len(ch.Products))
+		for j, p := range ch.Products {
+			pw := fmt.Sprintf("%s.products[%d]", where, j)
+			sp, err := product(pw, p)
+			if err != nil {
+				return nil, err
+			}
+			if ids[sp.ID] || upgrades[sp.Upgrade] {
+				return nil, bad("%s: product %d (%s) is in the chest twice", pw, sp.ID, sp.Upgrade)
+			}
+			ids[sp.ID], upgrades[sp.Upgrade] = true, true
+			chest = append(chest, sp)
+		}
+		c.Chests[t-1] = chest
+	}
+
+	if len(f.Exchange) > MaxExchangeItems {
+		return nil, bad("exchange: %d items, at most %d", len(f.Exchange), MaxExchangeItems)
+	}
+	exIDs := map[int64]bool{}
+	for i, e := range f.Exchange {
+		where := fmt.Sprintf("exchange[%d]", i)
+		if e.Cost <= 0 {
+			return nil, bad("%s: cost %d, want > 0", where, e.Cost)
+		}
+		var item storage.ExchangeItem
+		item.Cost = e.Cost
+		if e.GrabBag == nil {
+			sp, err := product(where, e.productFile)
+			if err != nil {
+				return nil, err
+			}
+			item.Product = sp
+		} else {
+			// The bag itself is a listing; what it grants are its products.
+			if e.Upgrade != "" {
+				return nil, bad("%s: a grab bag grants its products; it has no upgrade of its own", where)
+			}
+			sp, err := e.productFile.listing()
+			if err != nil {
+				return nil, bad("%s: %v", where, err)
+			}
+			item.Product = sp
+			bag, err := e.GrabBag.bag(where, product)
+			if err != nil {
+				return nil, err
+			}
+			item.GrabBag = bag
+		}
+		if exIDs[item.Product.ID] {
+			return nil, bad("%s: product id %d is in the exchange twice (purchases name items by product id)", where, item.Product.ID)
+		}
+		exIDs[item.Product.ID] = true
+		c.Exchange = append(c.Exchange, item)
+	}
+	return c, nil
+}
+
+func (g *grabBagFile) bag(where string, product func(string, productFile) (storage.Product, error)) (*storage.GrabBag, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s.grab_bag: %s", ErrCatalog, where, fmt.Sprintf(format, args...))
+	}
+	themeOK := false
+	for _, t := range GrabBagThemes {
+		themeOK = themeOK || g.Theme == t
+	}
+	switch {
+	case !themeOK:
+		return nil, bad("theme %q, want one of %s", g.Theme, strings.Join(GrabBagThemes, ", "))
+	case len(g.Products) == 0:
+		return nil, bad("no products")
+	case len(g.Products) > MaxGrabBagProducts:
+		return nil, bad("%d products, at most %d", len(g.Products), MaxGrabBagProducts)
+	}
+	bag := &storage.GrabBag{Theme: g.Theme}
+	upgrades := map[string]bool{}
+	for j, p := range g.Products {
+		sp, err := product(fmt.Sprintf("%s.grab_bag.products[%d]", where, j), p)
+		if err != nil {
+			return nil, err
+		}
+		if upgrades[sp.Upgrade] {
+			return nil, bad("upgrade %s twice", sp.Upgrade)
+		}
+		upgrades[sp.Upgrade] = true
+		bag.Products = append(bag.Products, sp)
+	}
+	return bag, nil
+}
+
+// listing checks the fields every listed product needs.
+func (p productFile) listing() (storage.Product, error) {
+	sp := storage.Product{ID: p.ID, Name: p.Name, Type: p.Type, ShortType: p.ShortType, LocalPath: p.LocalPath, Upgrade: p.Upgrade}
+	switch {
+	case p.ID <= 0:
+		return sp, fmt.Errorf("id %d, want > 0", p.ID)
+	case p.Name == "":
+		return sp, errors.New("name is empty")
+	case p.Type == "":
+		return sp, errors.New("type is empty")
+	case p.ShortType == "":
+		return sp, errors.New("short_type is empty")
+	}
+	// These fields travel in comma- and pipe-separated lists.
+	for _, f := range []struct{ name, v string }{{"name", p.Name}, {"type", p.Type}, {"short_type", p.ShortType}, {"local_path", p.LocalPath}} {
+		if strings.ContainsAny(f.v, ",|\x00\n\r") || len(f.v) > maxTextLen {
+			return sp, fmt.Errorf("%s %q contains a comma, a pipe or a control character, or is longer than %d bytes", f.name, f.v, maxTextLen)
+		}
+	}
+	if strings.ContainsAny(p.ShortType, " .") {
+		return sp, fmt.Errorf("short_type %q contains a space or a dot", p.ShortType)
+	}
+	return sp, nil
+}
+
+// product checks a product that is granted: it needs a well-formed upgrade,
+// by default "<short_type>.<name>".
+func (p productFile) product() (storage.Product, error) {
+	sp, err := p.listing()
+	if err != nil {
+		return sp, err
+	}
+	if sp.Upgrade == "" {
+		sp.Upgrade = sp.ShortType + "." + sp.Name
+	}
+	if !validUpgrade(sp.Upgrade) {
+		return sp, fmt.Errorf("upgrade %q is not <type>.<name> without spaces, commas, pipes, backquotes or quotes", sp.Upgrade)
+	}
+	return sp, nil
+}
+
+// validUpgrade is the rule of host/accounts (account grant --upgrade): the
+// ids land in my_upgrades of the session record.
+func validUpgrade(u string) bool {
+	typ, name, ok := strings.Cut(u, ".")
+	return ok && typ != "" && name != "" && !strings.ContainsAny(u, " |`,\"") && len(u) <= 128
+}
+
+// ImportCatalog reads a catalog in the documented JSON format (catalog.md),
+// validates it, stores it through the registry actor and prints a summary.
+// A running server picks it up on its next request.
+func ImportCatalog(ctx context.Context, sys *actors.System, r io.Reader, out io.Writer) error {
+	c, err := ParseCatalog(r, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := sys.PutCatalog(ctx, c); err != nil {
+		return fmt.Errorf("plinko: store catalog: %w", err)
+	}
+	fmt.Fprintf(out, "catalog imported: diamond %d, gold %d, silver %d, bronze %d products; exchange %d items (%d grab bags)\n",
+		len(c.Chests[0]), len(c.Chests[1]), len(c.Chests[2]), len(c.Chests[3]), len(c.Exchange), grabBags(c))
+	return nil
+}
+
+func grabBags(c *storage.Catalog) int {
+	n := 0
+	for _, e := range c.Exchange {
+		if e.GrabBag != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// catalogMeta is the storage metadata name of the catalog record
+// (storage.metaCatalog); TestCatalogMetaName keeps the two in step.
+const catalogMeta = "plinko_catalog"
+
+// catalogView is a stored catalog with the indexes the handlers use. It is
+// never modified once built, so drops carry it into the actor.
+type catalogView struct {
+	raw      []byte // the stored bytes it was decoded from
+	cat      *storage.Catalog
+	exchange map[int64]int // product id -> index in cat.Exchange
+}
+
+func newView(raw []byte, c *storage.Catalog) *catalogView {
+	v := &catalogView{raw: raw, cat: c, exchange: make(map[int64]int, len(c.Exchange))}
+	for i, e := range c.Exchange {
+		v.exchange[e.Product.ID] = i
+	}
+	return v
+}
+
+// chest returns the products of chest tier t in catalog order.
+func (v *catalogView) chest(t sdk.Tier) []storage.Product {
+	if !t.IsChest() {
+		return nil
+	}
+	return v.cat.Chests[t-1]
+}
+
+// catalogCache holds the decoded catalog. Storage has no change
+// notification and an import may come through a running server's admin
+// socket, so every request re-reads the stored bytes (one Pebble get) and
+// decodes them only when they changed.
+type catalogCache struct {
+	db *storage.DB
+	v  atomic.Pointer[catalogView]
+	mu sync.Mutex // one decode at a time
+}
+
+// emptyView stands for a database without a catalog: every chest is empty,
+// so drops pay tickets and the exchange lists nothing.
+var emptyView = newView(nil, &storage.Catalog{})
+
+// get returns the current catalog view.
+func (c *catalogCache) get() (*catalogView, error) {
+	raw, err := c.db.Meta(catalogMeta)
+	if errors.Is(err, storage.ErrNotFound) {
+		return emptyView, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if v := c.v.Load(); v != nil && bytes.Equal(v.raw, raw) {
+		return v, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v := c.v.Load(); v != nil && bytes.Equal(v.raw, raw) {
+		return v, nil
+	}
+	cat, err := c.db.Catalog()
+	if errors.Is(err, storage.ErrNotFound) {
+		return emptyView, nil
+	} else if err != nil {
+		return nil, err
+	}
+	// raw may be older than cat if an import landed in between; the next
+	// request sees the difference and decodes again.
+	v := newView(raw, cat)
+	c.v.Store(v)
+	return v, nil
+}

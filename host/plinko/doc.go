@@ -1,0 +1,59 @@
+// Package plinko provides the Plinko prize game and the ticket exchange:
+// the board, drops, chest listings, the exchange list and purchases.
+//
+// # Endpoints
+//
+// All take the form field cookie and answer HTTP 200 with a PHP-serialized
+// array (the shapes are in replies.go, entries in the specification's order):
+//
+//	POST /master/casino/                 board, 9 entries
+//	POST /master/casino/drop/            currency=tickets|gold, 10 entries
+//	POST /master/casino/viewchest/       tier_id=1..4, target_index=1.., 8 entries
+//	POST /master/ticketexchange          status_code 51, items, user_tickets
+//	POST /master/ticketexchange/purchase/ id=<product id>, status_code "51", tickets_remaining, grabBag
+//
+// # Status codes
+//
+// Casino calls succeed with 1, exchange calls with 51 (an int in the list,
+// the string "51" in the purchase reply). Failures use one set of codes on
+// every endpoint (statusTable in status.go):
+//
+//	2  bad cookie (missing, unknown, expired)
+//	3  insufficient tickets or gold
+//	4  unknown drop currency
+//	5  plinko plugin unavailable or failed (nothing charged)
+//	6  bad request (malformed form, tier_id, target_index or id)
+//	7  (unused; without a catalog every chest is empty and the exchange lists nothing)
+//	8  internal error (storage, actor timeout)
+//	9  purchase id not in the exchange
+//	10 purchase of an item already owned
+//
+// Failure replies keep the endpoint's shape: a drop failure has all 10
+// entries with the unchanged balances; a purchase failure has its 3 entries
+// with the current tickets; an exchange failure has no items; a viewchest
+// failure puts status_code in front of an empty page; a board failure is
+// status_code alone.
+//
+// # Drops
+//
+// A drop authenticates, checks the currency, reads the account's snapshot
+// to count its unowned prizes per chest (the plugin receives only these
+// counts, never the catalog), asks the decider, and then runs one change in
+// the account's actor that re-checks the balance, resolves the decision
+// against the account as it is then, debits and grants in one synced
+// commit. See dropChange for how a decision made on older facts is
+// resolved: a prize is never granted twice and a charge always comes with
+// its reply.
+//
+// # Catalog
+//
+// The prize catalog is imported by operators (ImportCatalog, format in
+// catalog.md) or seeded by serve --demo (DemoCatalog). Handlers re-read its
+// stored bytes on each request and decode it only when it changed.
+//
+// # Pages of viewchest
+//
+// A page starts 28 items before target_index (never before item 1) and runs
+// for up to 56 items, as the recorded replies do; first_item_index is the
+// 1-based index of its first item in the chest.
+package plinko

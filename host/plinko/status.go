@@ -1,0 +1,77 @@
+package plinko
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// Status is the status_code of a Plinko or exchange reply. The casino calls
+// succeed with StatusOK (1), the exchange calls with StatusExchangeOK (51);
+// any other value makes the client show an error dialog (spec, Errors 3).
+// Every endpoint uses the same error codes.
+type Status int
+
+// Statuses. The numbers are this server's choice (the original's error
+// values were never recorded); they are listed with their causes in
+// statusTable.
+const (
+	StatusOK                 Status = 1  // casino call succeeded
+	StatusBadCookie          Status = 2  // cookie missing, unknown or expired
+	StatusInsufficientFunds  Status = 3  // balance below the drop or item cost
+	StatusBadCurrency        Status = 4  // drop currency not "tickets" or "gold"
+	StatusDeciderUnavailable Status = 5  // the plinko plugin failed or is down
+	StatusBadRequest         Status = 6  // malformed form, tier_id, target_index or id
+	_                        Status = 7  // unused: no catalog is served as an empty one
+	StatusInternal           Status = 8  // storage or actor failure
+	StatusUnknownItem        Status = 9  // purchase id not in the exchange
+	StatusAlreadyOwned       Status = 10 // purchase of an item the account owns
+	StatusExchangeOK         Status = 51 // exchange call succeeded
+)
+
+// String is the status as the purchase reply sends it ("51").
+func (s Status) String() string { return strconv.Itoa(int(s)) }
+
+// Errors of the area. Each maps to one status in statusTable.
+var (
+	ErrBadCurrency       = errors.New("plinko: unknown currency")
+	ErrInsufficientFunds = errors.New("plinko: insufficient funds")
+	ErrBadRequest        = errors.New("plinko: bad request")
+	ErrUnknownItem       = errors.New("plinko: unknown exchange item")
+	ErrAlreadyOwned      = errors.New("plinko: item already owned")
+)
+
+// statusTable is the one table from causes to status codes, checked in
+// order with errors.Is. An error matching no row is StatusInternal.
+var statusTable = []struct {
+	err    error
+	status Status
+}{
+	{login.ErrInvalidCookie, StatusBadCookie},
+	{actors.ErrNoAccount, StatusBadCookie}, // a live session of a deleted account
+	{ErrInsufficientFunds, StatusInsufficientFunds},
+	{ErrBadCurrency, StatusBadCurrency},
+	{sdk.ErrUnavailable, StatusDeciderUnavailable},
+	{sdk.ErrPluginFailed, StatusDeciderUnavailable},
+	{sdk.ErrInvalidDecision, StatusDeciderUnavailable},
+	{sdk.ErrInvalidFacts, StatusDeciderUnavailable},
+	{ErrBadRequest, StatusBadRequest},
+	{ErrUnknownItem, StatusUnknownItem},
+	{ErrAlreadyOwned, StatusAlreadyOwned},
+	{actors.ErrTimeout, StatusInternal},
+	{context.DeadlineExceeded, StatusInternal},
+}
+
+// statusOf maps an error to its status; nil is not an error here.
+func statusOf(err error) Status {
+	for _, row := range statusTable {
+		if errors.Is(err, row.err) {
+			return row.status
+		}
+	}
+	return StatusInternal
+}
