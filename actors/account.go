@@ -27,6 +27,12 @@ func (a *account) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&snapshot{Account: a.state.Clone()})
+	case *readAccount:
+		if a.state == nil {
+			ctx.Respond(&failure{Err: a.err})
+			return
+		}
+		ctx.Respond(&changed{Reply: m.Fn(a.state)})
 	case *applyChange:
 		if a.state == nil {
 			ctx.Respond(&failure{Err: a.err})

@@ -238,3 +238,26 @@ func TestEnsureMeta(t *testing.T) {
 		t.Fatalf("second call replaced the value: %q, %v", again, err)
 	}
 }
+
+func TestReadAndCatalogVersion(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "R", "")
+	if _, err := s.Apply(ctx, a.ID, addTickets{9}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Read(ctx, a.ID, func(acct *storage.Account) any { return acct.Tickets })
+	if err != nil || got.(int64) != 9 {
+		t.Fatalf("Read = %v, %v", got, err)
+	}
+	if _, err := s.Read(ctx, 99, func(*storage.Account) any { return nil }); !errors.Is(err, ErrNoAccount) {
+		t.Fatalf("Read of a missing account: %v", err)
+	}
+	v0 := s.CatalogVersion()
+	if err := s.PutCatalog(ctx, &storage.Catalog{}); err != nil {
+		t.Fatal(err)
+	}
+	if s.CatalogVersion() == v0 {
+		t.Error("catalog version unchanged after a write")
+	}
+}

@@ -19,6 +19,9 @@ type sweep struct{ Now time.Time }
 // getAccount asks an account actor for a snapshot of its record.
 type getAccount struct{}
 
+// readAccount runs Fn on the account's live state inside its actor.
+type readAccount struct{ Fn func(*storage.Account) any }
+
 // applyChange asks an account actor to apply one Change.
 type applyChange struct{ Change Change }
 

@@ -42,6 +42,7 @@ func (r *registry) Receive(ctx actor.Context) {
 			ctx.Respond(&failure{Err: err})
 			return
 		}
+		r.sys.catalogVersion.Add(1)
 		ctx.Respond(&done{})
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:

@@ -47,7 +47,10 @@ type System struct {
 	registry *actor.PID
 	stopped  atomic.Bool
 	live     atomic.Int64 // account actors alive now
-	done     chan struct{}
+	// catalogVersion counts catalog writes by this process: caches of the
+	// catalog compare it instead of re-reading storage.
+	catalogVersion atomic.Uint64
+	done           chan struct{}
 }
 
 // New starts the actor system over db.
@@ -215,4 +218,24 @@ func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]b
 func (s *System) PutCatalog(ctx context.Context, c *storage.Catalog) error {
 	_, err := s.ask(ctx, s.registry, &putCatalog{Catalog: c})
 	return err
+}
+
+// CatalogVersion changes every time this system writes the catalog. (Only
+// one process opens a data directory at a time, so no other writer exists
+// while it runs.)
+func (s *System) CatalogVersion() uint64 { return s.catalogVersion.Load() }
+
+// Read runs fn on the account's current state inside its actor and returns
+// fn's result, without copying the account. fn must only read, must not keep
+// the account or any part of it, and must be quick: it runs in the actor.
+func (s *System) Read(ctx context.Context, id storage.AccountID, fn func(*storage.Account) any) (any, error) {
+	res, err := s.ask(ctx, s.shardOf(id), &envelope{ID: id, Msg: &readAccount{Fn: fn}})
+	if err != nil {
+		return nil, err
+	}
+	ch, ok := res.(*changed)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return ch.Reply, nil
 }

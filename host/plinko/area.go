@@ -68,7 +68,7 @@ func New(d Deps) (*Area, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Area{d: d, log: log.With("area", areaName), catalog: &catalogCache{db: d.Sys.DB()}}
+	a := &Area{d: d, log: log.With("area", areaName), catalog: &catalogCache{sys: d.Sys}}
 	for _, t := range d.Config.Board {
 		a.tiers = append(a.tiers, strconv.Itoa(t))
 	}
@@ -197,21 +197,25 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.dropFail(err, nil)
 	}
-	acct, err := a.d.Sys.Account(ctx, id)
+	// The facts are computed inside the actor, without copying the account.
+	res0, err := a.d.Sys.Read(ctx, id, func(acct *storage.Account) any {
+		return dropSnapshot{bal: balancesOf(acct), facts: dropFacts(acct, view, cur)}
+	})
 	if err != nil {
 		return a.dropFail(err, nil)
 	}
-	bal := balancesOf(acct)
+	snap := res0.(dropSnapshot)
+	bal := snap.bal
 	cost := a.cost(cur)
-	have := acct.Tickets
+	have := bal.Tickets
 	if cur == sdk.CurrencyGold {
-		have = acct.Gold
+		have = bal.Gold
 	}
 	if have < cost {
 		// Refused before asking the decider; the actor checks again.
 		return a.dropFail(&fundsError{bal: bal, need: cost, have: have, what: string(cur)}, &bal)
 	}
-	facts := dropFacts(acct, view, cur)
+	facts := snap.facts
 	d, err := a.d.Decider.Drop(ctx, facts)
 	if err == nil {
 		err = d.Validate(facts) // the supervisor checks too; a bare decider (tests) may not
@@ -238,6 +242,13 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 		reply.ProductID, reply.ProductName, reply.ProductType, reply.ProductPath = itoa(p.ID), p.Name, p.Type, p.LocalPath
 	}
 	return a.php(reply)
+}
+
+// dropSnapshot is what a drop reads from the account before asking the
+// decider.
+type dropSnapshot struct {
+	bal   balances
+	facts sdk.DropFacts
 }
 
 // dropFail answers a failed drop in the drop's shape; bal are the

@@ -1,7 +1,6 @@
 package plinko
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -301,20 +300,16 @@ func grabBags(c *storage.Catalog) int {
 	return n
 }
 
-// catalogMeta is the storage metadata name of the catalog record
-// (storage.metaCatalog); TestCatalogMetaName keeps the two in step.
-const catalogMeta = "plinko_catalog"
-
 // catalogView is a stored catalog with the indexes the handlers use. It is
 // never modified once built, so drops carry it into the actor.
 type catalogView struct {
-	raw      []byte // the stored bytes it was decoded from
+	version  uint64 // actors.System.CatalogVersion when it was read
 	cat      *storage.Catalog
 	exchange map[int64]int // product id -> index in cat.Exchange
 }
 
-func newView(raw []byte, c *storage.Catalog) *catalogView {
-	v := &catalogView{raw: raw, cat: c, exchange: make(map[int64]int, len(c.Exchange))}
+func newView(version uint64, c *storage.Catalog) *catalogView {
+	v := &catalogView{version: version, cat: c, exchange: make(map[int64]int, len(c.Exchange))}
 	for i, e := range c.Exchange {
 		v.exchange[e.Product.ID] = i
 	}
@@ -329,45 +324,38 @@ func (v *catalogView) chest(t sdk.Tier) []storage.Product {
 	return v.cat.Chests[t-1]
 }
 
-// catalogCache holds the decoded catalog. Storage has no change
-// notification and an import may come through a running server's admin
-// socket, so every request re-reads the stored bytes (one Pebble get) and
-// decodes them only when they changed.
+// catalogCache holds the decoded catalog. Every catalog write goes through
+// the registry actor of this process, which bumps a version: a request
+// compares versions instead of reading storage.
 type catalogCache struct {
-	db *storage.DB
-	v  atomic.Pointer[catalogView]
-	mu sync.Mutex // one decode at a time
+	sys *actors.System
+	v   atomic.Pointer[catalogView]
+	mu  sync.Mutex // one decode at a time
 }
 
-// emptyView stands for a database without a catalog: every chest is empty,
-// so drops pay tickets and the exchange lists nothing.
-var emptyView = newView(nil, &storage.Catalog{})
-
-// get returns the current catalog view.
+// get returns the current catalog view; a database without a catalog reads
+// as an empty one: every chest is empty, so drops pay tickets and the
+// exchange lists nothing.
 func (c *catalogCache) get() (*catalogView, error) {
-	raw, err := c.db.Meta(catalogMeta)
-	if errors.Is(err, storage.ErrNotFound) {
-		return emptyView, nil
-	} else if err != nil {
-		return nil, err
-	}
-	if v := c.v.Load(); v != nil && bytes.Equal(v.raw, raw) {
+	version := c.sys.CatalogVersion()
+	if v := c.v.Load(); v != nil && v.version == version {
 		return v, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v := c.v.Load(); v != nil && bytes.Equal(v.raw, raw) {
+	if v := c.v.Load(); v != nil && v.version == version {
 		return v, nil
 	}
-	cat, err := c.db.Catalog()
+	// Read the version before the catalog: a write landing in between
+	// leaves a view with the older version, which the next request
+	// replaces.
+	cat, err := c.sys.DB().Catalog()
 	if errors.Is(err, storage.ErrNotFound) {
-		return emptyView, nil
+		cat = &storage.Catalog{}
 	} else if err != nil {
 		return nil, err
 	}
-	// raw may be older than cat if an import landed in between; the next
-	// request sees the difference and decodes again.
-	v := newView(raw, cat)
+	v := newView(version, cat)
 	c.v.Store(v)
 	return v, nil
 }

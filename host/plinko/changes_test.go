@@ -36,7 +36,7 @@ func testView(t *testing.T) *catalogView {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newView(nil, c)
+	return newView(0, c)
 }
 
 func newAccount(t *testing.T, sys *actors.System, login string, a storage.Account) storage.AccountID {
