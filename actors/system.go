@@ -150,15 +150,25 @@ func (s *System) ask(ctx context.Context, pid *actor.PID, msg any) (any, error) 
 	return res, nil
 }
 
+// askFor asks pid and expects a reply of type T.
+func askFor[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, error) {
+	var zero T
+	res, err := s.ask(ctx, pid, msg)
+	if err != nil {
+		return zero, err
+	}
+	r, ok := res.(T)
+	if !ok {
+		return zero, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return r, nil
+}
+
 // Account returns a snapshot (deep copy) of an account as its actor holds it.
 func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
-	res, err := s.ask(ctx, s.shardOf(id), &envelope{ID: id, Msg: &getAccount{}})
+	snap, err := askFor[*snapshot](ctx, s, s.shardOf(id), &envelope{ID: id, Msg: &getAccount{}})
 	if err != nil {
 		return nil, err
-	}
-	snap, ok := res.(*snapshot)
-	if !ok {
-		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
 	}
 	return snap.Account, nil
 }
@@ -166,13 +176,9 @@ func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Ac
 // Apply runs one Change on an account through its actor and returns the
 // Change's reply once the change is durably committed.
 func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any, error) {
-	res, err := s.ask(ctx, s.shardOf(id), &envelope{ID: id, Msg: &applyChange{Change: c}})
+	ch, err := askFor[*changed](ctx, s, s.shardOf(id), &envelope{ID: id, Msg: &applyChange{Change: c}})
 	if err != nil {
 		return nil, err
-	}
-	ch, ok := res.(*changed)
-	if !ok {
-		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
 	}
 	return ch.Reply, nil
 }
@@ -188,13 +194,9 @@ type NewAccount struct {
 
 // CreateAccount creates an account through the registry and returns it.
 func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.Account, error) {
-	res, err := s.ask(ctx, s.registry, &createAccount{Req: req})
+	c, err := askFor[*created](ctx, s, s.registry, &createAccount{Req: req})
 	if err != nil {
 		return nil, err
-	}
-	c, ok := res.(*created)
-	if !ok {
-		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
 	}
 	return c.Account, nil
 }
@@ -202,13 +204,9 @@ func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.A
 // EnsureMeta returns the metadata value name, storing value first when the
 // database has none (generated secrets). The registry is its single writer.
 func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]byte, error) {
-	res, err := s.ask(ctx, s.registry, &ensureMeta{Name: name, Value: value})
+	m, err := askFor[*metaValue](ctx, s, s.registry, &ensureMeta{Name: name, Value: value})
 	if err != nil {
 		return nil, err
-	}
-	m, ok := res.(*metaValue)
-	if !ok {
-		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
 	}
 	return m.Value, nil
 }
@@ -229,13 +227,9 @@ func (s *System) CatalogVersion() uint64 { return s.catalogVersion.Load() }
 // fn's result, without copying the account. fn must only read, must not keep
 // the account or any part of it, and must be quick: it runs in the actor.
 func (s *System) Read(ctx context.Context, id storage.AccountID, fn func(*storage.Account) any) (any, error) {
-	res, err := s.ask(ctx, s.shardOf(id), &envelope{ID: id, Msg: &readAccount{Fn: fn}})
+	ch, err := askFor[*changed](ctx, s, s.shardOf(id), &envelope{ID: id, Msg: &readAccount{Fn: fn}})
 	if err != nil {
 		return nil, err
-	}
-	ch, ok := res.(*changed)
-	if !ok {
-		return nil, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
 	}
 	return ch.Reply, nil
 }

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -14,60 +13,19 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/wire"
 )
 
-// testServer is a real server on a loopback port over a temporary data
-// directory.
-type testServer struct {
-	rt   *cli.Runtime
-	cfg  *config.Config
-	c    *client.Client
-	data string
+func start(t *testing.T, mutate func(*config.Config)) *clitest.Server {
+	return clitest.Start(t, mutate)
 }
 
-func start(t *testing.T, mutate func(*config.Config)) *testServer {
+func healthy(t *testing.T, ts *clitest.Server) {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	cfg.Server.Listen = "127.0.0.1:0"
-	if mutate != nil {
-		mutate(cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt, err := cli.Start(context.Background(), cfg, log, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &testServer{rt: rt, cfg: cfg, c: client.New("http://" + rt.Addr.String()), data: cfg.Storage.DataDir}
-	t.Cleanup(func() {
-		if err := ts.rt.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return ts
-}
-
-// host runs an operator command through the CLI code path (Main), as an
-// operator would, and returns its standard output.
-func (ts *testServer) host(t *testing.T, args ...string) string {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	args = append(args, "--data", ts.data)
-	if code := cli.Main(context.Background(), args, &out, &errOut); code != 0 {
-		t.Fatalf("host %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
-	}
-	return strings.TrimSpace(out.String())
-}
-
-func (ts *testServer) healthy(t *testing.T) {
-	t.Helper()
-	r, err := ts.c.HTTP.Get(ts.c.Base + "/healthz")
+	r, err := ts.Client.HTTP.Get(ts.Client.Base + "/healthz")
 	if err != nil {
 		t.Fatalf("healthz: %v", err)
 	}
@@ -163,14 +121,14 @@ func checkRecord(t *testing.T, rec *wire.Array, switched bool) {
 func TestLoginEndToEnd(t *testing.T) {
 	ts := start(t, nil)
 	ctx := context.Background()
-	mainID := ts.host(t, "account", "create", "--login", "SouL", "--password", "s3cret", "--nickname", "TheSoul")
-	subID := ts.host(t, "account", "create", "--login", "SouL_alt", "--password", "other", "--parent", "SouL")
-	ts.host(t, "account", "grant", "--login", "SouL", "--gold", "100", "--tickets", "7", "--upgrade", "aa.Hero_Pyromancer.Alt2")
+	mainID := ts.Host(t, "account", "create", "--login", "SouL", "--password", "s3cret", "--nickname", "TheSoul")
+	subID := ts.Host(t, "account", "create", "--login", "SouL_alt", "--password", "other", "--parent", "SouL")
+	ts.Host(t, "account", "grant", "--login", "SouL", "--gold", "100", "--tickets", "7", "--upgrade", "aa.Hero_Pyromancer.Alt2")
 	if mainID != "1" || subID != "2" {
 		t.Fatalf("ids %q %q", mainID, subID)
 	}
 
-	s, err := ts.c.Login(ctx, "SouL", "s3cret") // checks M2
+	s, err := ts.Client.Login(ctx, "SouL", "s3cret") // checks M2
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +154,11 @@ func TestLoginEndToEnd(t *testing.T) {
 	}
 
 	// Logins are case-sensitive: the same password under another case fails.
-	if _, err := ts.c.Login(ctx, "soul", "s3cret"); !errors.Is(err, client.ErrLogin) {
+	if _, err := ts.Client.Login(ctx, "soul", "s3cret"); !errors.Is(err, client.ErrLogin) {
 		t.Errorf("login with other case: %v", err)
 	}
 
-	sub, err := ts.c.Switch(ctx, s, "SouL_alt", subID)
+	sub, err := ts.Client.Switch(ctx, s, "SouL_alt", subID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,18 +173,18 @@ func TestLoginEndToEnd(t *testing.T) {
 		t.Error("is_current_subaccount false after switching")
 	}
 	// The old cookie still belongs to the main account, which is untouched.
-	back, err := ts.c.Switch(ctx, s, "SouL", mainID)
+	back, err := ts.Client.Switch(ctx, s, "SouL", mainID)
 	if err != nil {
 		t.Fatalf("old cookie after switch: %v", err)
 	}
 	if v, _ := back.Record.String("account_id"); v != "1" {
 		t.Errorf("old cookie now opens account %q", v)
 	}
-	if got := ts.host(t, "account", "show", "--login", "SouL"); !strings.Contains(got, "gold 100 silver 0 tickets 7") {
+	if got := ts.Host(t, "account", "show", "--login", "SouL"); !strings.Contains(got, "gold 100 silver 0 tickets 7") {
 		t.Errorf("main account changed: %s", got)
 	}
 
-	r, err := ts.c.PostForm(ctx, "/patcher/patcher.php", url.Values{"update": {"1"}, "version": {"0.0.0.0"},
+	r, err := ts.Client.PostForm(ctx, "/patcher/patcher.php", url.Values{"update": {"1"}, "version": {"0.0.0.0"},
 		"current_version": {"4.9.5"}, "os": {"wac"}, "arch": {"x86_64"}, "cookie": {s.Cookie}})
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +200,7 @@ func TestLoginEndToEnd(t *testing.T) {
 	if v, _ := entry.String("latest_manifest_checksum"); len(v) != 40 {
 		t.Errorf("patch entry %v", entry)
 	}
-	if v, _ := patch.String("current_version"); v != ts.cfg.Patches[0].LatestVersion {
+	if v, _ := patch.String("current_version"); v != ts.Config.Patches[0].LatestVersion {
 		t.Errorf("current_version = %q", v)
 	}
 }
@@ -259,10 +217,10 @@ func authBody(msg string) string {
 func TestLoginBadInput(t *testing.T) {
 	ts := start(t, func(c *config.Config) { c.Login.CookieLifetime = config.Duration{Duration: 1500 * time.Millisecond} })
 	ctx := context.Background()
-	ts.host(t, "account", "create", "--login", "alice", "--password", "pw-alice")
-	ts.host(t, "account", "create", "--login", "alice2", "--password", "pw", "--parent", "alice")
-	ts.host(t, "account", "create", "--login", "bob", "--password", "pw-bob")
-	bob, err := ts.c.Login(ctx, "bob", "pw-bob")
+	ts.Host(t, "account", "create", "--login", "alice", "--password", "pw-alice")
+	ts.Host(t, "account", "create", "--login", "alice2", "--password", "pw", "--parent", "alice")
+	ts.Host(t, "account", "create", "--login", "bob", "--password", "pw-bob")
+	bob, err := ts.Client.Login(ctx, "bob", "pw-bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +278,7 @@ func TestLoginBadInput(t *testing.T) {
 			form: func() url.Values { return url.Values{"login": {"alice2"}, "account_id": {"2"}, "cookie": {bob.Cookie}} }, want: notYours},
 		{name: "body over the limit", path: pre,
 			form: func() url.Values {
-				return url.Values{"login": {"alice"}, "A": {strings.Repeat("a", int(ts.cfg.Server.BodyLimit))}}
+				return url.Values{"login": {"alice"}, "A": {strings.Repeat("a", int(ts.Config.Server.BodyLimit))}}
 			},
 			want: authBody("Request too large.")},
 		{name: "unknown function", path: "/client_requester.php?f=nope", form: func() url.Values { return url.Values{} },
@@ -329,11 +287,11 @@ func TestLoginBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, s := range tc.setup {
-				if _, err := ts.c.PostForm(ctx, s.path, s.form); err != nil {
+				if _, err := ts.Client.PostForm(ctx, s.path, s.form); err != nil {
 					t.Fatal(err)
 				}
 			}
-			r, err := ts.c.PostForm(ctx, tc.path, tc.form())
+			r, err := ts.Client.PostForm(ctx, tc.path, tc.form())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,13 +305,13 @@ func TestLoginBadInput(t *testing.T) {
 			if string(r.Body) != tc.want {
 				t.Errorf("body\n got %s\nwant %s", r.Body, tc.want)
 			}
-			ts.healthy(t)
+			healthy(t, ts)
 		})
 	}
 
 	t.Run("replayed proof", func(t *testing.T) {
 		cl, _ := grp.NewClient("alice", "pw-alice", rand.Reader)
-		r, _ := ts.c.PostForm(ctx, pre, preAuth("alice", cl.AHex()))
+		r, _ := ts.Client.PostForm(ctx, pre, preAuth("alice", cl.AHex()))
 		a, err := r.PHP()
 		if err != nil {
 			t.Fatal(err)
@@ -366,11 +324,11 @@ func TestLoginBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		form := url.Values{"login": {"alice"}, "proof": {m1}}
-		first, _ := ts.c.PostForm(ctx, auth, form)
+		first, _ := ts.Client.PostForm(ctx, auth, form)
 		if rec, err := first.PHP(); err != nil || rec.Len() != 60 {
 			t.Fatalf("first proof: %s", first.Body)
 		}
-		again, _ := ts.c.PostForm(ctx, auth, form)
+		again, _ := ts.Client.PostForm(ctx, auth, form)
 		if string(again.Body) != noPending {
 			t.Errorf("replayed proof got %s", again.Body)
 		}
@@ -378,36 +336,36 @@ func TestLoginBadInput(t *testing.T) {
 
 	t.Run("newer pre_auth replaces the older", func(t *testing.T) {
 		old, _ := grp.NewClient("alice", "pw-alice", rand.Reader)
-		r, _ := ts.c.PostForm(ctx, pre, preAuth("alice", old.AHex()))
+		r, _ := ts.Client.PostForm(ctx, pre, preAuth("alice", old.AHex()))
 		a, _ := r.PHP()
 		salt, _ := a.String("salt")
 		salt2, _ := a.String("salt2")
 		b, _ := a.String("B")
 		m1, _ := old.Proof(salt, salt2, b)
-		if _, err := ts.c.PostForm(ctx, pre, preAuth("alice", validA())); err != nil {
+		if _, err := ts.Client.PostForm(ctx, pre, preAuth("alice", validA())); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := ts.c.PostForm(ctx, auth, url.Values{"login": {"alice"}, "proof": {m1}})
+		got, _ := ts.Client.PostForm(ctx, auth, url.Values{"login": {"alice"}, "proof": {m1}})
 		if string(got.Body) != wrongPw {
 			t.Errorf("proof for a replaced handshake got %s", got.Body)
 		}
 	})
 
 	t.Run("expired cookie", func(t *testing.T) {
-		s, err := ts.c.Login(ctx, "alice", "pw-alice")
+		s, err := ts.Client.Login(ctx, "alice", "pw-alice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.c.Switch(ctx, s, "alice2", "2"); err != nil {
+		if _, err := ts.Client.Switch(ctx, s, "alice2", "2"); err != nil {
 			t.Fatalf("fresh cookie refused: %v", err)
 		}
 		time.Sleep(1600 * time.Millisecond) // past the 1.5 s cookie lifetime
-		r, _ := ts.c.PostForm(ctx, swtch, url.Values{"login": {"alice2"}, "account_id": {"2"}, "cookie": {s.Cookie}})
+		r, _ := ts.Client.PostForm(ctx, swtch, url.Values{"login": {"alice2"}, "account_id": {"2"}, "cookie": {s.Cookie}})
 		if string(r.Body) != badCookie {
 			t.Errorf("expired cookie got %s", r.Body)
 		}
 	})
-	ts.healthy(t)
+	healthy(t, ts)
 }
 
 // TestSessionsSurviveRestart stops the server and starts another on the same
@@ -415,21 +373,21 @@ func TestLoginBadInput(t *testing.T) {
 func TestSessionsSurviveRestart(t *testing.T) {
 	ts := start(t, nil)
 	ctx := context.Background()
-	ts.host(t, "account", "create", "--login", "carol", "--password", "pw")
-	ts.host(t, "account", "create", "--login", "carol2", "--password", "pw", "--parent", "carol")
-	s, err := ts.c.Login(ctx, "carol", "pw")
+	ts.Host(t, "account", "create", "--login", "carol", "--password", "pw")
+	ts.Host(t, "account", "create", "--login", "carol2", "--password", "pw", "--parent", "carol")
+	s, err := ts.Client.Login(ctx, "carol", "pw")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.rt.Stop(); err != nil {
+	if err := ts.Runtime.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	cfg := ts.cfg
+	cfg := ts.Config
 	rt, err := cli.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.rt = rt // the cleanup stops the new one
+	ts.Runtime = rt // the cleanup stops the new one
 	c := client.New("http://" + rt.Addr.String())
 	if _, err := c.Switch(ctx, s, "carol2", "2"); err != nil {
 		t.Fatalf("cookie after restart: %v", err)

@@ -15,8 +15,8 @@ func TestLoadTest(t *testing.T) {
 	ts := start(t, nil)
 	for _, scenario := range []string{"login", "drop", "cloud"} {
 		t.Run(scenario, func(t *testing.T) {
-			res, err := cli.LoadTest(context.Background(), cli.LoadOptions{Target: ts.c.Base, Accounts: 4, Scenario: scenario,
-				Requests: 12, Duration: 30 * time.Second, DataDir: ts.data}, io.Discard)
+			res, err := cli.LoadTest(context.Background(), cli.LoadOptions{Target: ts.Client.Base, Accounts: 4, Scenario: scenario,
+				Requests: 12, Duration: 30 * time.Second, DataDir: ts.DataDir}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,17 +1,11 @@
 package cli_test
 
 import (
-	"os"
 	"testing"
 
-	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/cli/clitest"
 )
 
 // TestMain lets the test binary act as the host binary in plugin mode: the
 // server under test re-executes it to run the bundled plugins.
-func TestMain(m *testing.M) {
-	if cli.PluginMode(os.Args[1:]) {
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { clitest.Main(m) }

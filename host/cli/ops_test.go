@@ -18,9 +18,9 @@ import (
 // opens it as a database.
 func TestBackupWhileRunning(t *testing.T) {
 	ts := start(t, nil)
-	ts.host(t, "account", "create", "--login", "saved", "--password", "pw")
+	ts.Host(t, "account", "create", "--login", "saved", "--password", "pw")
 	dir := filepath.Join(t.TempDir(), "backup")
-	if out := ts.host(t, "backup", "--to", dir); !strings.Contains(out, dir) {
+	if out := ts.Host(t, "backup", "--to", dir); !strings.Contains(out, dir) {
 		t.Fatalf("backup said %q", out)
 	}
 	db, err := storage.Open(dir, nil)
@@ -52,8 +52,8 @@ func TestRegister(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := start(t, func(c *config.Config) { c.Portal.RegisterEnabled = tc.enabled })
-			ts.host(t, "account", "create", "--login", "taken", "--password", "x")
-			r, err := ts.c.PostForm(ctx, "/portal/register", tc.form)
+			ts.Host(t, "account", "create", "--login", "taken", "--password", "x")
+			r, err := ts.Client.PostForm(ctx, "/portal/register", tc.form)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestRegister(t *testing.T) {
 				t.Fatalf("status %d body %s; want %d with %s", r.Status, r.Body, tc.status, tc.field)
 			}
 			if tc.status == 200 {
-				if _, err := ts.c.Login(ctx, tc.form.Get("login"), tc.form.Get("password")); err != nil {
+				if _, err := ts.Client.Login(ctx, tc.form.Get("login"), tc.form.Get("password")); err != nil {
 					t.Errorf("registered account cannot log in: %v", err)
 				}
 			}

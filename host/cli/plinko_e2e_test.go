@@ -140,13 +140,13 @@ func TestPlinkoOddsOverHTTP(t *testing.T) {
 				p.Path = path
 				c.Plugins["plinko"] = p
 			})
-			ts.host(t, "account", "create", "--login", "roller", "--password", "pw")
-			ts.host(t, "account", "grant", "--login", "roller", "--tickets", "100000000")
-			s, err := ts.c.Login(context.Background(), "roller", "pw")
+			ts.Host(t, "account", "create", "--login", "roller", "--password", "pw")
+			ts.Host(t, "account", "grant", "--login", "roller", "--tickets", "100000000")
+			s, err := ts.Client.Login(context.Background(), "roller", "pw")
 			if err != nil {
 				t.Fatal(err)
 			}
-			counts := tierCounts(t, dropMany(t, ts.c, s.Cookie, drops, 16, nil))
+			counts := tierCounts(t, dropMany(t, ts.Client, s.Cookie, drops, 16, nil))
 			x := chiSquare(counts, tc.want)
 			t.Logf("tiers %v: chi-square %.2f against its odds, %.2f against the other odds", counts, x, chiSquare(counts, tc.other))
 			if x > critical {
@@ -173,18 +173,18 @@ func buildCustomOdds(t *testing.T) string {
 func TestPluginKilledMidLoad(t *testing.T) {
 	ts := start(t, nil)
 	const start0, cost = 1000000, 66
-	ts.host(t, "account", "create", "--login", "victim", "--password", "pw")
-	ts.host(t, "account", "grant", "--login", "victim", "--tickets", strconv.Itoa(start0))
-	s, err := ts.c.Login(context.Background(), "victim", "pw")
+	ts.Host(t, "account", "create", "--login", "victim", "--password", "pw")
+	ts.Host(t, "account", "grant", "--login", "victim", "--tickets", strconv.Itoa(start0))
+	s, err := ts.Client.Login(context.Background(), "victim", "pw")
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, ok := ts.rt.App.Plugins.Status(sdk.AreaPlinko)
+	before, ok := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
 	if !ok || before.PID == 0 {
 		t.Fatalf("plinko plugin not running: %+v", before)
 	}
 	var killedAt time.Time
-	results := dropMany(t, ts.c, s.Cookie, 400, 8, func(i int) {
+	results := dropMany(t, ts.Client, s.Cookie, 400, 8, func(i int) {
 		if i == 150 {
 			killedAt = time.Now()
 			if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
@@ -195,7 +195,7 @@ func TestPluginKilledMidLoad(t *testing.T) {
 	// Back within 2 s of the kill.
 	deadline := killedAt.Add(2 * time.Second)
 	for {
-		st, _ := ts.rt.App.Plugins.Status(sdk.AreaPlinko)
+		st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
 		if st.State == "running" && st.PID != before.PID {
 			t.Logf("plugin back after %s (restarts %d)", time.Since(killedAt).Round(time.Millisecond), st.Restarts)
 			break
@@ -205,7 +205,7 @@ func TestPluginKilledMidLoad(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	after, err := drop(context.Background(), ts.c, s.Cookie)
+	after, err := drop(context.Background(), ts.Client, s.Cookie)
 	if err != nil || !after.ok {
 		t.Fatalf("drop after restart: %+v %v", after, err)
 	}
@@ -227,7 +227,7 @@ func TestPluginKilledMidLoad(t *testing.T) {
 	if failed == 0 {
 		t.Error("no request saw the plugin down: the kill did not hit in-flight load")
 	}
-	show := ts.host(t, "account", "show", "--login", "victim")
+	show := ts.Host(t, "account", "show", "--login", "victim")
 	var gold, silver, tickets int64
 	var upgrades int
 	fmt.Sscanf(show[strings.Index(show, "gold "):], "gold %d silver %d tickets %d\nupgrades %d:", &gold, &silver, &tickets, &upgrades)

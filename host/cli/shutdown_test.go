@@ -22,7 +22,7 @@ func TestShutdownWithIdleKeepAlive(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := hc.Get(ts.c.Base + "/healthz")
+			r, err := hc.Get(ts.Client.Base + "/healthz")
 			if err != nil {
 				t.Error(err)
 				return
@@ -33,10 +33,10 @@ func TestShutdownWithIdleKeepAlive(t *testing.T) {
 	}
 	wg.Wait()
 	began := time.Now()
-	if err := ts.rt.Stop(); err != nil {
+	if err := ts.Runtime.Stop(); err != nil {
 		t.Fatalf("stop with idle keep-alive connections: %v", err)
 	}
-	if d := time.Since(began); d > ts.cfg.Server.ShutdownTimeout.Duration+5*time.Second { // then plugins and actors stop
+	if d := time.Since(began); d > ts.Config.Server.ShutdownTimeout.Duration+5*time.Second { // then plugins and actors stop
 		t.Errorf("stop took %s", d)
 	}
 }

@@ -33,7 +33,7 @@ const benchAccounts = 256
 func BenchmarkStoreRetrieve256(b *testing.B) {
 	ts := start(b, nil)
 	tr := &http.Transport{MaxIdleConns: 2 * benchAccounts, MaxIdleConnsPerHost: 2 * benchAccounts}
-	ts.c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: tr}
+	ts.Client.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: tr}
 	// Runs before the server's Stop (cleanups run last first): a graceful
 	// shutdown waits for open keep-alive connections.
 	b.Cleanup(tr.CloseIdleConnections)
@@ -59,7 +59,7 @@ func BenchmarkStoreRetrieve256(b *testing.B) {
 					return
 				}
 				t0 := time.Now()
-				errs[i] = storeRetrieve(ts.c, sessions[i], archives[i], rounds)
+				errs[i] = storeRetrieve(ts.Client, sessions[i], archives[i], rounds)
 				latencies[i] = append(latencies[i], time.Since(t0))
 			})
 		}
@@ -120,11 +120,11 @@ func benchSessions(b *testing.B, ts *testServer) []*client.Session {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			login := fmt.Sprintf("bench%03d", i)
-			if _, err := ts.rt.App.Accounts.Create(ctx, accounts.Create{Login: login, Password: "pw-" + login}); err != nil {
+			if _, err := ts.Runtime.App.Accounts.Create(ctx, accounts.Create{Login: login, Password: "pw-" + login}); err != nil {
 				errs[i] = err
 				return
 			}
-			sessions[i], errs[i] = ts.c.Login(ctx, login, "pw-"+login)
+			sessions[i], errs[i] = ts.Client.Login(ctx, login, "pw-"+login)
 		})
 	}
 	wg.Wait()

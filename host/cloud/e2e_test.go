@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -16,56 +15,25 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/config"
-	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/cloudcfg"
 	"github.com/honmaster/masterserver/storage"
 )
 
-// testServer is a real server on a loopback port over a temporary data
-// directory (as in host/cli's end-to-end tests).
-type testServer struct {
-	rt   *cli.Runtime
-	cfg  *config.Config
-	c    *client.Client
-	data string
-}
+// testServer is a real server (see clitest) with the cloud tests' helpers.
+type testServer struct{ *clitest.Server }
 
 func start(t testing.TB, mutate func(*config.Config)) *testServer {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	cfg.Server.Listen = "127.0.0.1:0"
-	if mutate != nil {
-		mutate(cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt, err := cli.Start(context.Background(), cfg, log, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &testServer{rt: rt, cfg: cfg, c: client.New("http://" + rt.Addr.String()), data: cfg.Storage.DataDir}
-	ts.c.HTTP.Timeout = 20 * time.Second
-	t.Cleanup(func() {
-		if err := ts.rt.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
+	ts := &testServer{clitest.Start(t, mutate)}
+	ts.Client.HTTP.Timeout = 20 * time.Second
 	return ts
 }
 
-// host runs an operator command through the CLI code path (Main) and returns
-// its exit code, standard output and standard error.
-func (ts *testServer) host(args ...string) (int, string, string) {
-	var out, errOut bytes.Buffer
-	args = append(args, "--data", ts.data)
-	code := cli.Main(context.Background(), args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
+// host runs an operator command through the CLI code path.
+func (ts *testServer) host(args ...string) (int, string, string) { return ts.Run(args...) }
 
 // account creates an account through the CLI and logs it in over HTTP.
 func (ts *testServer) account(t *testing.T, login string) *client.Session {
@@ -80,7 +48,7 @@ func (ts *testServer) login(t *testing.T, login string) *client.Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s, err := ts.c.Login(ctx, login, "pw-"+login)
+	s, err := ts.Client.Login(ctx, login, "pw-"+login)
 	if err != nil {
 		t.Fatalf("login %s: %v", login, err)
 	}
@@ -92,7 +60,7 @@ func (ts *testServer) post(t testing.TB, path string, fields url.Values, files .
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := ts.c.PostMultipart(ctx, path, fields, files...)
+	r, err := ts.Client.PostMultipart(ctx, path, fields, files...)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
 	}
@@ -302,8 +270,8 @@ func TestCloudEndToEnd(t *testing.T) {
 		checkBody(t, "retrieve", ts.post(t, cloud.PathRetrieve, f), notFound)
 	})
 
-	maxUpload := int(ts.cfg.Cloud.MaxUpload)
-	bound := int(ts.cfg.Cloud.MaxUncompressed)
+	maxUpload := int(ts.Config.Cloud.MaxUpload)
+	bound := int(ts.Config.Cloud.MaxUncompressed)
 	long := strings.Repeat("b", 200)
 	without := func(v url.Values, key string) url.Values { v.Del(key); return v }
 	with := func(v url.Values, key, val string) url.Values { v.Set(key, val); return v }
@@ -315,7 +283,7 @@ func TestCloudEndToEnd(t *testing.T) {
 	}{
 		{"file over max_upload", storeFields(a.Cookie, t1), []client.FilePart{zipPart(append(zipOf(t, [2]string{"cloud.cfg", cfgV1}), make([]byte, maxUpload)...))}, cloud.ReasonTooLarge},
 		{"file of max_upload+1 bytes", storeFields(a.Cookie, t1), []client.FilePart{zipPart(make([]byte, maxUpload+1))}, cloud.ReasonTooLarge},
-		{"body over server.body_limit", storeFields(a.Cookie, t1), []client.FilePart{zipPart(make([]byte, int(ts.cfg.Server.BodyLimit)+1))}, cloud.ReasonTooLarge},
+		{"body over server.body_limit", storeFields(a.Cookie, t1), []client.FilePart{zipPart(make([]byte, int(ts.Config.Server.BodyLimit)+1))}, cloud.ReasonTooLarge},
 		{"not a zip", storeFields(a.Cookie, t1), []client.FilePart{zipPart([]byte("SetSave \"a\" \"b\" \"0\"\n"))}, cloud.ReasonNotZip},
 		{"empty file", storeFields(a.Cookie, t1), []client.FilePart{zipPart(nil)}, cloud.ReasonNotZip},
 		{"zip without cloud.cfg", storeFields(a.Cookie, t1), []client.FilePart{zipPart(zipOf(t, [2]string{"settings.cfg", cfgV1}))}, cloud.ReasonNoConfig},
@@ -344,7 +312,7 @@ func TestCloudEndToEnd(t *testing.T) {
 			ts.retrieveIs(t, a, v2)
 			checkBody(t, "status", ts.post(t, cloud.PathStatus, bucketFields(a.Cookie)), statusInfo(a.AccountID, "1", "0", t2))
 			if tc.want == cloud.ReasonBadBucket && tc.fields.Get("bucket") != "" {
-				if _, err := ts.rt.App.DB.Cloud(mustID(t, a), tc.fields.Get("bucket"), false); err == nil {
+				if _, err := ts.Runtime.App.DB.Cloud(mustID(t, a), tc.fields.Get("bucket"), false); err == nil {
 					t.Errorf("bucket %q was stored", tc.fields.Get("bucket"))
 				}
 			}
@@ -352,7 +320,7 @@ func TestCloudEndToEnd(t *testing.T) {
 	}
 
 	t.Run("store refused: not multipart", func(t *testing.T) {
-		r, err := ts.c.PostForm(context.Background(), cloud.PathStore, storeFields(a.Cookie, t1))
+		r, err := ts.Client.PostForm(context.Background(), cloud.PathStore, storeFields(a.Cookie, t1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +339,7 @@ func TestCloudEndToEnd(t *testing.T) {
 		} {
 			checkBody(t, fmt.Sprint(f), ts.post(t, cloud.PathStatus, f), "invalid_request")
 		}
-		r, err := ts.c.PostForm(context.Background(), cloud.PathStatus, bucketFields(a.Cookie))
+		r, err := ts.Client.PostForm(context.Background(), cloud.PathStatus, bucketFields(a.Cookie))
 		if err != nil {
 			t.Fatal(err)
 		}

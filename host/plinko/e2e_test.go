@@ -1,64 +1,33 @@
 package plinko_test
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/honmaster/masterserver/config"
-	"github.com/honmaster/masterserver/host/cli"
-	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/wire"
 )
 
-// e2eServer is a real server (cli.Start: bundled plugin subprocess, actors,
-// on-disk storage) on loopback.
-type e2eServer struct {
-	rt   *cli.Runtime
-	c    *client.Client
-	data string
-}
+// e2eServer is a real server (see clitest: bundled plugin subprocess,
+// actors, on-disk storage) on loopback.
+type e2eServer struct{ *clitest.Server }
 
 func startE2E(t testing.TB, demo bool) *e2eServer {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	cfg.Server.Listen = "127.0.0.1:0"
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
+	if demo {
+		return &e2eServer{clitest.StartDemo(t, nil)}
 	}
-	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), demo, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.New("http://" + rt.Addr.String())
-	t.Cleanup(func() {
-		c.HTTP.CloseIdleConnections() // the server's shutdown waits for open connections
-		if err := rt.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return &e2eServer{rt: rt, c: c, data: cfg.Storage.DataDir}
+	return &e2eServer{clitest.Start(t, nil)}
 }
 
 // host runs an operator command as an operator would (through the running
 // server's admin socket).
-func (s *e2eServer) host(t *testing.T, args ...string) string {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	args = append(args, "--data", s.data)
-	if code := cli.Main(context.Background(), args, &out, &errOut); code != 0 {
-		t.Fatalf("host %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
-	}
-	return strings.TrimSpace(out.String())
-}
+func (s *e2eServer) host(t *testing.T, args ...string) string { return s.Host(t, args...) }
 
 // upgradeOf maps product ids of the example catalog's chests to upgrades.
 var upgradeOf = map[string]string{
@@ -110,11 +79,11 @@ func TestEndToEnd(t *testing.T) {
 	s.host(t, "account", "create", "--login", "plinker", "--password", "pw-plinker")
 	s.host(t, "account", "grant", "--login", "plinker", "--tickets", "5000", "--gold", "3000")
 	ctx := context.Background()
-	sess, err := s.c.Login(ctx, "plinker", "pw-plinker")
+	sess, err := s.Client.Login(ctx, "plinker", "pw-plinker")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := post(t, s.c, plinko.PathBoard, sess.Cookie)
+	b := post(t, s.Client, plinko.PathBoard, sess.Cookie)
 	checkShape(t, b, boardShape)
 	if str(b, "user_tickets") != "5000" || str(b, "user_gold") != "3000" || str(b, "amount_of_products") != "0,2,1,1,0,2" {
 		t.Errorf("board %v", b)
@@ -128,7 +97,7 @@ func TestEndToEnd(t *testing.T) {
 		if i%3 == 0 {
 			cur = "gold"
 		}
-		a := post(t, s.c, plinko.PathDrop, sess.Cookie, "currency", cur)
+		a := post(t, s.Client, plinko.PathDrop, sess.Cookie, "currency", cur)
 		checkShape(t, a, dropShape)
 		o := parseDrop(t, a)
 		if cur == "gold" {
@@ -145,7 +114,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	// Ownership: every prize appears once, in a later login's my_upgrades.
-	sess2, err := s.c.Login(ctx, "plinker", "pw-plinker")
+	sess2, err := s.Client.Login(ctx, "plinker", "pw-plinker")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,19 +126,19 @@ func TestEndToEnd(t *testing.T) {
 	if strings.Join(owned, " ") != strings.Join(won, " ") {
 		t.Errorf("my_upgrades %v, prizes won %v", owned, won)
 	}
-	b = post(t, s.c, plinko.PathBoard, sess2.Cookie)
+	b = post(t, s.Client, plinko.PathBoard, sess2.Cookie)
 	if str(b, "user_tickets") != strconv.FormatInt(tickets, 10) || str(b, "user_gold") != strconv.FormatInt(gold, 10) {
 		t.Errorf("board after drops %s/%s, want %d/%d", str(b, "user_tickets"), str(b, "user_gold"), tickets, gold)
 	}
 
-	v := post(t, s.c, plinko.PathViewChest, sess2.Cookie, "tier_id", "2", "target_index", "2")
+	v := post(t, s.Client, plinko.PathViewChest, sess2.Cookie, "tier_id", "2", "target_index", "2")
 	checkShape(t, v, viewShape)
 	if str(v, "product_ids") != "201,202" || str(v, "product_types") != "aa,av" || str(v, "product_paths") != "/heroes/emberwitch/alt1/icon.tga," {
 		t.Errorf("viewchest %v", v)
 	}
-	x := post(t, s.c, plinko.PathExchange, sess2.Cookie)
+	x := post(t, s.Client, plinko.PathExchange, sess2.Cookie)
 	checkShape(t, x, exchangeShape)
-	p := post(t, s.c, plinko.PathPurchase, sess2.Cookie, "id", "501")
+	p := post(t, s.Client, plinko.PathPurchase, sess2.Cookie, "id", "501")
 	checkShape(t, p, purchaseShape)
 	if str(p, "status_code") != "51" || num(p, "tickets_remaining") != tickets-1300 {
 		t.Errorf("purchase %v (tickets before %d)", p, tickets)
@@ -177,7 +146,7 @@ func TestEndToEnd(t *testing.T) {
 	if out := s.host(t, "account", "show", "--login", "plinker"); !strings.Contains(out, "t.Super") {
 		t.Errorf("account show lacks the bought item: %s", out)
 	}
-	if p := post(t, s.c, plinko.PathPurchase, sess2.Cookie, "id", "501"); str(p, "status_code") != "10" {
+	if p := post(t, s.Client, plinko.PathPurchase, sess2.Cookie, "id", "501"); str(p, "status_code") != "10" {
 		t.Errorf("second purchase %v", p)
 	}
 }
@@ -192,7 +161,7 @@ func TestConcurrentDropsOneAccount(t *testing.T) {
 	s.host(t, "account", "create", "--login", "crowd", "--password", "pw-crowd")
 	const start = 20 * 66
 	s.host(t, "account", "grant", "--login", "crowd", "--tickets", strconv.Itoa(start))
-	sess, err := s.c.Login(context.Background(), "crowd", "pw-crowd")
+	sess, err := s.Client.Login(context.Background(), "crowd", "pw-crowd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +172,7 @@ func TestConcurrentDropsOneAccount(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			replies[i] = post(t, s.c, plinko.PathDrop, sess.Cookie, "currency", "tickets")
+			replies[i] = post(t, s.Client, plinko.PathDrop, sess.Cookie, "currency", "tickets")
 		}()
 	}
 	wg.Wait()
@@ -227,8 +196,8 @@ func TestConcurrentDropsOneAccount(t *testing.T) {
 			t.Errorf("drop reply %v", a)
 		}
 	}
-	id, _ := s.rt.App.DB.LoginID("crowd")
-	acct, err := s.rt.App.DB.Account(id)
+	id, _ := s.Runtime.App.DB.LoginID("crowd")
+	acct, err := s.Runtime.App.DB.Account(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,17 +228,17 @@ func TestConcurrentDropsOneAccount(t *testing.T) {
 // TestDemoCatalogSeeded: serve --demo seeds the demo catalog.
 func TestDemoCatalogSeeded(t *testing.T) {
 	s := startE2E(t, true)
-	sess, err := s.c.Login(context.Background(), "demo", "demo-pass")
+	sess, err := s.Client.Login(context.Background(), "demo", "demo-pass")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := post(t, s.c, plinko.PathBoard, sess.Cookie)
+	b := post(t, s.Client, plinko.PathBoard, sess.Cookie)
 	c := plinko.DemoCatalog()
 	want := strings.Join([]string{"0", strconv.Itoa(len(c.Chests[2])), strconv.Itoa(len(c.Chests[3])), strconv.Itoa(len(c.Chests[0])), "0", strconv.Itoa(len(c.Chests[1]))}, ",")
 	if num(b, "status_code") != 1 || str(b, "amount_of_products") != want {
 		t.Errorf("demo board %v, want amounts %s", b, want)
 	}
-	x := post(t, s.c, plinko.PathExchange, sess.Cookie)
+	x := post(t, s.Client, plinko.PathExchange, sess.Cookie)
 	if items, _ := x.Array("items"); items.Len() != len(c.Exchange) {
 		t.Errorf("demo exchange %v", x)
 	}
