@@ -83,6 +83,156 @@ func (Tier) EnumDescriptor() ([]byte, []int) {
 	return file_plinko_proto_rawDescGZIP(), []int{0}
 }
 
+type DropBatchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Drops         []*DropRequest         `protobuf:"bytes,1,rep,name=drops,proto3" json:"drops,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropBatchRequest) Reset() {
+	*x = DropBatchRequest{}
+	mi := &file_plinko_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropBatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropBatchRequest) ProtoMessage() {}
+
+func (x *DropBatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_plinko_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropBatchRequest.ProtoReflect.Descriptor instead.
+func (*DropBatchRequest) Descriptor() ([]byte, []int) {
+	return file_plinko_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *DropBatchRequest) GetDrops() []*DropRequest {
+	if x != nil {
+		return x.Drops
+	}
+	return nil
+}
+
+type DropBatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*DropResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropBatchResponse) Reset() {
+	*x = DropBatchResponse{}
+	mi := &file_plinko_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropBatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropBatchResponse) ProtoMessage() {}
+
+func (x *DropBatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_plinko_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropBatchResponse.ProtoReflect.Descriptor instead.
+func (*DropBatchResponse) Descriptor() ([]byte, []int) {
+	return file_plinko_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *DropBatchResponse) GetResults() []*DropResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// DropResult is one decision, or the error of that one drop (a gRPC status
+// code and message; code 0 means the decision is set).
+type DropResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Decision      *DropResponse          `protobuf:"bytes,1,opt,name=decision,proto3" json:"decision,omitempty"`
+	Code          int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropResult) Reset() {
+	*x = DropResult{}
+	mi := &file_plinko_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropResult) ProtoMessage() {}
+
+func (x *DropResult) ProtoReflect() protoreflect.Message {
+	mi := &file_plinko_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropResult.ProtoReflect.Descriptor instead.
+func (*DropResult) Descriptor() ([]byte, []int) {
+	return file_plinko_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *DropResult) GetDecision() *DropResponse {
+	if x != nil {
+		return x.Decision
+	}
+	return nil
+}
+
+func (x *DropResult) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *DropResult) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 type InfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -91,7 +241,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_plinko_proto_msgTypes[0]
+	mi := &file_plinko_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -103,7 +253,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[0]
+	mi := &file_plinko_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -116,7 +266,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{0}
+	return file_plinko_proto_rawDescGZIP(), []int{3}
 }
 
 type InfoResponse struct {
@@ -131,7 +281,7 @@ type InfoResponse struct {
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_plinko_proto_msgTypes[1]
+	mi := &file_plinko_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -143,7 +293,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[1]
+	mi := &file_plinko_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -156,7 +306,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{1}
+	return file_plinko_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InfoResponse) GetName() string {
@@ -193,7 +343,7 @@ type DropRequest struct {
 
 func (x *DropRequest) Reset() {
 	*x = DropRequest{}
-	mi := &file_plinko_proto_msgTypes[2]
+	mi := &file_plinko_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -205,7 +355,7 @@ func (x *DropRequest) String() string {
 func (*DropRequest) ProtoMessage() {}
 
 func (x *DropRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[2]
+	mi := &file_plinko_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -218,7 +368,7 @@ func (x *DropRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropRequest.ProtoReflect.Descriptor instead.
 func (*DropRequest) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{2}
+	return file_plinko_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DropRequest) GetAccountId() uint32 {
@@ -255,7 +405,7 @@ type DropResponse struct {
 
 func (x *DropResponse) Reset() {
 	*x = DropResponse{}
-	mi := &file_plinko_proto_msgTypes[3]
+	mi := &file_plinko_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +417,7 @@ func (x *DropResponse) String() string {
 func (*DropResponse) ProtoMessage() {}
 
 func (x *DropResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[3]
+	mi := &file_plinko_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +430,7 @@ func (x *DropResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropResponse.ProtoReflect.Descriptor instead.
 func (*DropResponse) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{3}
+	return file_plinko_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DropResponse) GetTier() Tier {
@@ -315,7 +465,16 @@ var File_plinko_proto protoreflect.FileDescriptor
 
 const file_plinko_proto_rawDesc = "" +
 	"\n" +
-	"\fplinko.proto\x12\x1ahonmaster.plugin.plinko.v1\"\r\n" +
+	"\fplinko.proto\x12\x1ahonmaster.plugin.plinko.v1\"Q\n" +
+	"\x10DropBatchRequest\x12=\n" +
+	"\x05drops\x18\x01 \x03(\v2'.honmaster.plugin.plinko.v1.DropRequestR\x05drops\"U\n" +
+	"\x11DropBatchResponse\x12@\n" +
+	"\aresults\x18\x01 \x03(\v2&.honmaster.plugin.plinko.v1.DropResultR\aresults\"\x80\x01\n" +
+	"\n" +
+	"DropResult\x12D\n" +
+	"\bdecision\x18\x01 \x01(\v2(.honmaster.plugin.plinko.v1.DropResponseR\bdecision\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\r\n" +
 	"\vInfoRequest\"P\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -339,10 +498,11 @@ const file_plinko_proto_rawDesc = "" +
 	"\vTIER_SILVER\x10\x03\x12\x0f\n" +
 	"\vTIER_BRONZE\x10\x04\x12\x13\n" +
 	"\x0fTIER_TICKETS_60\x10\x05\x12\x13\n" +
-	"\x0fTIER_TICKETS_30\x10\x062\xbe\x01\n" +
+	"\x0fTIER_TICKETS_30\x10\x062\xa8\x02\n" +
 	"\x06Plinko\x12Y\n" +
 	"\x04Info\x12'.honmaster.plugin.plinko.v1.InfoRequest\x1a(.honmaster.plugin.plinko.v1.InfoResponse\x12Y\n" +
-	"\x04Drop\x12'.honmaster.plugin.plinko.v1.DropRequest\x1a(.honmaster.plugin.plinko.v1.DropResponseB;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
+	"\x04Drop\x12'.honmaster.plugin.plinko.v1.DropRequest\x1a(.honmaster.plugin.plinko.v1.DropResponse\x12h\n" +
+	"\tDropBatch\x12,.honmaster.plugin.plinko.v1.DropBatchRequest\x1a-.honmaster.plugin.plinko.v1.DropBatchResponseB;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
 
 var (
 	file_plinko_proto_rawDescOnce sync.Once
@@ -357,25 +517,33 @@ func file_plinko_proto_rawDescGZIP() []byte {
 }
 
 var file_plinko_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_plinko_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_plinko_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_plinko_proto_goTypes = []any{
-	(Tier)(0),            // 0: honmaster.plugin.plinko.v1.Tier
-	(*InfoRequest)(nil),  // 1: honmaster.plugin.plinko.v1.InfoRequest
-	(*InfoResponse)(nil), // 2: honmaster.plugin.plinko.v1.InfoResponse
-	(*DropRequest)(nil),  // 3: honmaster.plugin.plinko.v1.DropRequest
-	(*DropResponse)(nil), // 4: honmaster.plugin.plinko.v1.DropResponse
+	(Tier)(0),                 // 0: honmaster.plugin.plinko.v1.Tier
+	(*DropBatchRequest)(nil),  // 1: honmaster.plugin.plinko.v1.DropBatchRequest
+	(*DropBatchResponse)(nil), // 2: honmaster.plugin.plinko.v1.DropBatchResponse
+	(*DropResult)(nil),        // 3: honmaster.plugin.plinko.v1.DropResult
+	(*InfoRequest)(nil),       // 4: honmaster.plugin.plinko.v1.InfoRequest
+	(*InfoResponse)(nil),      // 5: honmaster.plugin.plinko.v1.InfoResponse
+	(*DropRequest)(nil),       // 6: honmaster.plugin.plinko.v1.DropRequest
+	(*DropResponse)(nil),      // 7: honmaster.plugin.plinko.v1.DropResponse
 }
 var file_plinko_proto_depIdxs = []int32{
-	0, // 0: honmaster.plugin.plinko.v1.DropResponse.tier:type_name -> honmaster.plugin.plinko.v1.Tier
-	1, // 1: honmaster.plugin.plinko.v1.Plinko.Info:input_type -> honmaster.plugin.plinko.v1.InfoRequest
-	3, // 2: honmaster.plugin.plinko.v1.Plinko.Drop:input_type -> honmaster.plugin.plinko.v1.DropRequest
-	2, // 3: honmaster.plugin.plinko.v1.Plinko.Info:output_type -> honmaster.plugin.plinko.v1.InfoResponse
-	4, // 4: honmaster.plugin.plinko.v1.Plinko.Drop:output_type -> honmaster.plugin.plinko.v1.DropResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	6, // 0: honmaster.plugin.plinko.v1.DropBatchRequest.drops:type_name -> honmaster.plugin.plinko.v1.DropRequest
+	3, // 1: honmaster.plugin.plinko.v1.DropBatchResponse.results:type_name -> honmaster.plugin.plinko.v1.DropResult
+	7, // 2: honmaster.plugin.plinko.v1.DropResult.decision:type_name -> honmaster.plugin.plinko.v1.DropResponse
+	0, // 3: honmaster.plugin.plinko.v1.DropResponse.tier:type_name -> honmaster.plugin.plinko.v1.Tier
+	4, // 4: honmaster.plugin.plinko.v1.Plinko.Info:input_type -> honmaster.plugin.plinko.v1.InfoRequest
+	6, // 5: honmaster.plugin.plinko.v1.Plinko.Drop:input_type -> honmaster.plugin.plinko.v1.DropRequest
+	1, // 6: honmaster.plugin.plinko.v1.Plinko.DropBatch:input_type -> honmaster.plugin.plinko.v1.DropBatchRequest
+	5, // 7: honmaster.plugin.plinko.v1.Plinko.Info:output_type -> honmaster.plugin.plinko.v1.InfoResponse
+	7, // 8: honmaster.plugin.plinko.v1.Plinko.Drop:output_type -> honmaster.plugin.plinko.v1.DropResponse
+	2, // 9: honmaster.plugin.plinko.v1.Plinko.DropBatch:output_type -> honmaster.plugin.plinko.v1.DropBatchResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_plinko_proto_init() }
@@ -389,7 +557,7 @@ func file_plinko_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plinko_proto_rawDesc), len(file_plinko_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

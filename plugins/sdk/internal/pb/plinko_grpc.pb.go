@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Plinko_Info_FullMethodName = "/honmaster.plugin.plinko.v1.Plinko/Info"
-	Plinko_Drop_FullMethodName = "/honmaster.plugin.plinko.v1.Plinko/Drop"
+	Plinko_Info_FullMethodName      = "/honmaster.plugin.plinko.v1.Plinko/Info"
+	Plinko_Drop_FullMethodName      = "/honmaster.plugin.plinko.v1.Plinko/Drop"
+	Plinko_DropBatch_FullMethodName = "/honmaster.plugin.plinko.v1.Plinko/DropBatch"
 )
 
 // PlinkoClient is the client API for Plinko service.
@@ -31,6 +32,12 @@ type PlinkoClient interface {
 	Info(ctx context.Context, in *InfoRequest, opts ...grpc.CallOption) (*InfoResponse, error)
 	// Drop decides the outcome of one drop from the facts the host supplies.
 	Drop(ctx context.Context, in *DropRequest, opts ...grpc.CallOption) (*DropResponse, error)
+	// DropBatch decides several drops in one call. The host coalesces
+	// concurrent drops into batches (as a database groups commits), so the
+	// cost of a call is shared; results come back in request order. A plugin
+	// built before DropBatch answers Unimplemented and the host falls back to
+	// Drop.
+	DropBatch(ctx context.Context, in *DropBatchRequest, opts ...grpc.CallOption) (*DropBatchResponse, error)
 }
 
 type plinkoClient struct {
@@ -61,6 +68,16 @@ func (c *plinkoClient) Drop(ctx context.Context, in *DropRequest, opts ...grpc.C
 	return out, nil
 }
 
+func (c *plinkoClient) DropBatch(ctx context.Context, in *DropBatchRequest, opts ...grpc.CallOption) (*DropBatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropBatchResponse)
+	err := c.cc.Invoke(ctx, Plinko_DropBatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PlinkoServer is the server API for Plinko service.
 // All implementations must embed UnimplementedPlinkoServer
 // for forward compatibility.
@@ -69,6 +86,12 @@ type PlinkoServer interface {
 	Info(context.Context, *InfoRequest) (*InfoResponse, error)
 	// Drop decides the outcome of one drop from the facts the host supplies.
 	Drop(context.Context, *DropRequest) (*DropResponse, error)
+	// DropBatch decides several drops in one call. The host coalesces
+	// concurrent drops into batches (as a database groups commits), so the
+	// cost of a call is shared; results come back in request order. A plugin
+	// built before DropBatch answers Unimplemented and the host falls back to
+	// Drop.
+	DropBatch(context.Context, *DropBatchRequest) (*DropBatchResponse, error)
 	mustEmbedUnimplementedPlinkoServer()
 }
 
@@ -84,6 +107,9 @@ func (UnimplementedPlinkoServer) Info(context.Context, *InfoRequest) (*InfoRespo
 }
 func (UnimplementedPlinkoServer) Drop(context.Context, *DropRequest) (*DropResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Drop not implemented")
+}
+func (UnimplementedPlinkoServer) DropBatch(context.Context, *DropBatchRequest) (*DropBatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DropBatch not implemented")
 }
 func (UnimplementedPlinkoServer) mustEmbedUnimplementedPlinkoServer() {}
 func (UnimplementedPlinkoServer) testEmbeddedByValue()                {}
@@ -142,6 +168,24 @@ func _Plinko_Drop_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plinko_DropBatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropBatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PlinkoServer).DropBatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plinko_DropBatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PlinkoServer).DropBatch(ctx, req.(*DropBatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plinko_ServiceDesc is the grpc.ServiceDesc for Plinko service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -156,6 +200,10 @@ var Plinko_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Drop",
 			Handler:    _Plinko_Drop_Handler,
+		},
+		{
+			MethodName: "DropBatch",
+			Handler:    _Plinko_DropBatch_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
