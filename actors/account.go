@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -22,18 +23,25 @@ func (a *account) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.load()
 	case *getAccount:
+		a.reloadIfFailed()
 		if a.state == nil {
 			ctx.Respond(&failure{Err: a.err})
 			return
 		}
 		ctx.Respond(&snapshot{Account: a.state.Clone()})
 	case *readAccount:
+		a.reloadIfFailed()
 		if a.state == nil {
 			ctx.Respond(&failure{Err: a.err})
 			return
 		}
 		ctx.Respond(&changed{Reply: m.Fn(a.state)})
 	case *applyChange:
+		if expired(m.Deadline) {
+			ctx.Respond(&failure{Err: ErrExpired})
+			return
+		}
+		a.reloadIfFailed()
 		if a.state == nil {
 			ctx.Respond(&failure{Err: a.err})
 			return
@@ -65,6 +73,15 @@ func (a *account) load() {
 	}
 }
 
+// reloadIfFailed retries a load that failed for another reason than a
+// missing account (a transient read error), rather than failing every
+// request until the actor is passivated.
+func (a *account) reloadIfFailed() {
+	if a.state == nil && !errors.Is(a.err, ErrNoAccount) {
+		a.load()
+	}
+}
+
 // apply runs c on a working copy, commits what it wrote as one synced batch
 // and only then adopts the copy: the in-memory state never runs ahead of
 // storage.
@@ -81,10 +98,10 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.Discard()
 		return nil, err
 	}
-	if tx.dirty {
-		tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
-		tx.batch.PutAccount(tx.acct)
-	}
+	// The record is always written: a change that edited the working copy
+	// through View by mistake still cannot leave memory and disk apart.
+	tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
+	tx.batch.PutAccount(tx.acct)
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		return nil, err
 	}
@@ -93,3 +110,10 @@ func (a *account) apply(c Change) (reply any, err error) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+// expired reports whether a request's deadline has passed: such a request is
+// answered ErrExpired and changes nothing, so that its asker, which stops
+// waiting soon after, never reports a failure for a write that happens.
+func expired(deadline time.Time) bool {
+	return !deadline.IsZero() && time.Now().After(deadline)
+}

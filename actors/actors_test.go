@@ -213,8 +213,8 @@ func TestAskHonoursContextDeadline(t *testing.T) {
 	s := newSystem(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()
-	if _, err := s.Account(ctx, 1); !errors.Is(err, ErrTimeout) {
-		t.Fatalf("err = %v, want ErrTimeout", err)
+	if _, err := s.Account(ctx, 1); !errors.Is(err, ErrExpired) {
+		t.Fatalf("err = %v, want ErrExpired", err)
 	}
 }
 
@@ -259,5 +259,48 @@ func TestReadAndCatalogVersion(t *testing.T) {
 	}
 	if s.CatalogVersion() == v0 {
 		t.Error("catalog version unchanged after a write")
+	}
+}
+
+// slowChange blocks its account's actor until released.
+type slowChange struct{ started, release chan struct{} }
+
+func (c slowChange) Apply(tx *Tx) (any, error) {
+	close(c.started)
+	<-c.release
+	return nil, nil
+}
+
+// TestExpiredChangeWritesNothing backs up an account's mailbox: a change
+// whose deadline passes while it waits is refused with ErrExpired and never
+// applied, so its asker's failure reply is the truth.
+func TestExpiredChangeWritesNothing(t *testing.T) {
+	s := newSystem(t, Options{})
+	a := create(t, s, "Q", "")
+	started, release := make(chan struct{}), make(chan struct{})
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := s.Apply(context.Background(), a.ID, slowChange{started, release})
+		blocked <- err
+	}()
+	<-started // the actor is busy: what comes next waits in its mailbox
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	queued := make(chan error, 1)
+	go func() {
+		_, err := s.Apply(ctx, a.ID, addTickets{100})
+		queued <- err
+	}()
+	<-ctx.Done()
+	time.Sleep(20 * time.Millisecond) // past the queued change's deadline
+	close(release)
+	if err := <-blocked; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-queued; !errors.Is(err, ErrExpired) {
+		t.Fatalf("queued change: err = %v, want ErrExpired", err)
+	}
+	if acct, _ := s.Account(context.Background(), a.ID); acct.Tickets != 0 {
+		t.Errorf("expired change was applied: tickets %d", acct.Tickets)
 	}
 }

@@ -26,17 +26,14 @@ type Tx struct {
 	acct  *storage.Account
 	batch *storage.Batch
 	db    *storage.DB
-	dirty bool
 }
 
-// Account returns the working copy for reading and editing. The record is
-// written back when the change succeeds.
-func (t *Tx) Account() *storage.Account {
-	t.dirty = true
-	return t.acct
-}
+// Account returns the working copy for editing. The record is written back
+// when the change succeeds.
+func (t *Tx) Account() *storage.Account { return t.acct }
 
-// View returns the working copy for reading only.
+// View returns the working copy, for reading: it says that the change only
+// reads. (The record is written back either way.)
 func (t *Tx) View() *storage.Account { return t.acct }
 
 // DB gives read access to storage (for example the account's stored cloud

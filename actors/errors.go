@@ -5,9 +5,13 @@ import "errors"
 var (
 	// ErrNoAccount is returned for requests to an account that does not exist.
 	ErrNoAccount = errors.New("actors: no such account")
-	// ErrTimeout is returned when an account did not answer in time. The
-	// change may or may not have been applied: callers must not assume either.
+	// ErrTimeout is returned when an account did not answer in time. For a
+	// change this happens only when its commit outlasted the commit grace
+	// (a stalled disk): the change may or may not have been applied.
 	ErrTimeout = errors.New("actors: ask timeout")
+	// ErrExpired is returned for a change whose deadline passed before its
+	// actor got to it (a backed-up mailbox): nothing was written.
+	ErrExpired = errors.New("actors: request expired before it was applied")
 	// ErrStopped is returned once the system is shutting down.
 	ErrStopped = errors.New("actors: stopped")
 	// ErrLoginTaken is returned when creating an account whose login exists.

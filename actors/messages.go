@@ -22,11 +22,19 @@ type getAccount struct{}
 // readAccount runs Fn on the account's live state inside its actor.
 type readAccount struct{ Fn func(*storage.Account) any }
 
-// applyChange asks an account actor to apply one Change.
-type applyChange struct{ Change Change }
+// applyChange asks an account actor to apply one Change, unless Deadline
+// has passed when the actor gets to it.
+type applyChange struct {
+	Change   Change
+	Deadline time.Time
+}
 
-// createAccount asks the registry to create an account.
-type createAccount struct{ Req *NewAccount }
+// createAccount asks the registry to create an account, unless Deadline
+// has passed when the registry gets to it.
+type createAccount struct {
+	Req      *NewAccount
+	Deadline time.Time
+}
 
 // ensureMeta asks the registry for a metadata value, storing Value first
 // when none exists.
@@ -35,8 +43,12 @@ type ensureMeta struct {
 	Value []byte
 }
 
-// putCatalog asks the registry to replace the Plinko catalog.
-type putCatalog struct{ Catalog *storage.Catalog }
+// putCatalog asks the registry to replace the Plinko catalog, unless
+// Deadline has passed when the registry gets to it.
+type putCatalog struct {
+	Catalog  *storage.Catalog
+	Deadline time.Time
+}
 
 // done is the reply of a request that returns nothing.
 type done struct{}

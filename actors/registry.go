@@ -17,6 +17,10 @@ type registry struct{ sys *System }
 func (r *registry) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *createAccount:
+		if expired(m.Deadline) {
+			ctx.Respond(&failure{Err: ErrExpired})
+			return
+		}
 		acct, err := r.create(m.Req)
 		if err != nil {
 			ctx.Respond(&failure{Err: err})
@@ -36,6 +40,10 @@ func (r *registry) Receive(ctx actor.Context) {
 		}
 		ctx.Respond(&metaValue{Value: v})
 	case *putCatalog:
+		if expired(m.Deadline) {
+			ctx.Respond(&failure{Err: ErrExpired})
+			return
+		}
 		b := r.sys.db.NewBatch()
 		b.PutCatalog(m.Catalog)
 		if err := r.sys.db.Commit(b); err != nil {

@@ -120,20 +120,37 @@ func (s *System) shardOf(id storage.AccountID) *actor.PID {
 	return s.shards[h.Sum32()%uint32(len(s.shards))]
 }
 
-// ask sends msg to pid and waits for the reply, bounded by AskTimeout and by
-// ctx's deadline. A failure reply becomes its error.
+// commitGrace is how long an asker waits past a change's deadline: a change
+// the actor started before its deadline gets its reply even if its synced
+// commit is slow.
+const commitGrace = 2 * time.Second
+
+// deadline is the latest time a request may start being served: AskTimeout
+// from now, or ctx's deadline if earlier.
+func (s *System) deadline(ctx context.Context) time.Time {
+	dl := time.Now().Add(s.opts.AskTimeout)
+	if c, ok := ctx.Deadline(); ok && c.Before(dl) {
+		dl = c
+	}
+	return dl
+}
+
+// ask sends a read to pid and waits for the reply until the request's
+// deadline. A failure reply becomes its error.
 func (s *System) ask(ctx context.Context, pid *actor.PID, msg any) (any, error) {
+	return s.askUntil(pid, msg, s.deadline(ctx))
+}
+
+// askUntil sends msg to pid and waits until wait. Mutations pass their
+// deadline plus commitGrace, so that the actor, which refuses them after
+// their deadline, always answers before the asker gives up.
+func (s *System) askUntil(pid *actor.PID, msg any, wait time.Time) (any, error) {
 	if s.stopped.Load() {
 		return nil, ErrStopped
 	}
-	timeout := s.opts.AskTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		if d := time.Until(dl); d < timeout {
-			timeout = d
-		}
-	}
+	timeout := time.Until(wait)
 	if timeout <= 0 {
-		return nil, fmt.Errorf("%w: %w", ErrTimeout, context.DeadlineExceeded)
+		return nil, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
 	}
 	res, err := s.as.Root.RequestFuture(pid, msg, timeout).Result()
 	switch {
@@ -148,6 +165,21 @@ func (s *System) ask(ctx context.Context, pid *actor.PID, msg any) (any, error) 
 		return nil, f.Err
 	}
 	return res, nil
+}
+
+// mutate sends a mutation built with its deadline and waits for its reply.
+func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(deadline time.Time) any) (T, error) {
+	var zero T
+	dl := s.deadline(ctx)
+	res, err := s.askUntil(pid, build(dl), dl.Add(commitGrace))
+	if err != nil {
+		return zero, err
+	}
+	r, ok := res.(T)
+	if !ok {
+		return zero, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return r, nil
 }
 
 // askFor asks pid and expects a reply of type T.
@@ -176,7 +208,9 @@ func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Ac
 // Apply runs one Change on an account through its actor and returns the
 // Change's reply once the change is durably committed.
 func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any, error) {
-	ch, err := askFor[*changed](ctx, s, s.shardOf(id), &envelope{ID: id, Msg: &applyChange{Change: c}})
+	ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) any {
+		return &envelope{ID: id, Msg: &applyChange{Change: c, Deadline: dl}}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +228,9 @@ type NewAccount struct {
 
 // CreateAccount creates an account through the registry and returns it.
 func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.Account, error) {
-	c, err := askFor[*created](ctx, s, s.registry, &createAccount{Req: req})
+	c, err := mutate[*created](ctx, s, s.registry, func(dl time.Time) any {
+		return &createAccount{Req: req, Deadline: dl}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +250,9 @@ func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]b
 // PutCatalog replaces the Plinko catalog (a global record, written by the
 // registry).
 func (s *System) PutCatalog(ctx context.Context, c *storage.Catalog) error {
-	_, err := s.ask(ctx, s.registry, &putCatalog{Catalog: c})
+	_, err := mutate[*done](ctx, s, s.registry, func(dl time.Time) any {
+		return &putCatalog{Catalog: c, Deadline: dl}
+	})
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -78,7 +79,7 @@ func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 		}
 	}
 	reply.Output = out.String()
-	app.Log.Info("admin command", "args", req.Args, "err", reply.Error)
+	app.Log.Info("admin command", "args", redact(req.Args), "err", reply.Error)
 	json.NewEncoder(conn).Encode(reply)
 }
 
@@ -110,4 +111,24 @@ func runRemote(dataDir string, words []string, out io.Writer) error {
 	default:
 		return errors.New(reply.Error)
 	}
+}
+
+// secretFlags are flags whose values never reach a log.
+var secretFlags = map[string]bool{"--password": true, "-password": true}
+
+// redact returns args with the values of secret flags replaced.
+func redact(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case secretFlags[name] && hasValue:
+			out[i] = name + "=REDACTED"
+		case i > 0 && secretFlags[args[i-1]] && !strings.Contains(args[i-1], "="):
+			out[i] = "REDACTED"
+		default:
+			out[i] = a
+		}
+	}
+	return out
 }

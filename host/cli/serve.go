@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
@@ -53,6 +54,34 @@ type Runtime struct {
 	stopAdm func()
 	stop    sync.Once
 	stopErr error
+
+	stopSweep, sweepDone chan struct{}
+}
+
+// sessionSweepEvery is how often expired sessions are deleted.
+const sessionSweepEvery = time.Hour
+
+// sweepSessions deletes expired sessions at start and then every
+// sessionSweepEvery, until Stop.
+func (rt *Runtime) sweepSessions() {
+	defer close(rt.sweepDone)
+	t := time.NewTicker(sessionSweepEvery)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		n, err := rt.App.Login.SweepSessions(ctx)
+		cancel()
+		if err != nil {
+			rt.App.Log.Warn("session sweep", "err", err)
+		} else if n > 0 {
+			rt.App.Log.Info("expired sessions deleted", "count", n)
+		}
+		select {
+		case <-rt.stopSweep:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Start opens the data directory, seeds demo content if asked, and serves
@@ -88,8 +117,10 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
-	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm}
+	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm,
+		stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
 	go func() { rt.serveCh <- srv.Serve(ln) }()
+	go rt.sweepSessions()
 	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	return rt, nil
@@ -106,6 +137,8 @@ func (rt *Runtime) shutdown() error {
 	cfg := rt.App.Cfg
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.Duration)
 	defer cancel()
+	close(rt.stopSweep)
+	<-rt.sweepDone
 	err := rt.Server.Shutdown(ctx)
 	if serr := <-rt.serveCh; serr != nil && err == nil {
 		err = serr

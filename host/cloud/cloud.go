@@ -175,9 +175,12 @@ func (a *Area) enrollment(ctx context.Context, r *wire.Request) server.Response 
 	if !ok {
 		return a.failure(fail(ReasonInternal, fmt.Errorf("enrollment reply %T", res)))
 	}
+	// The enrollment is committed: a failure to read the stored object's
+	// time now must not turn into a failure reply. Answer null for it.
 	obj, err := a.meta(sess.AccountID, DefaultBucket)
 	if err != nil {
-		return a.failure(err)
+		a.log.Warn("enrollment: stored object metadata", "account", sess.AccountID, "err", err)
+		obj = nil
 	}
 	return server.PHP(a.log, &enrollmentReply{Success: true, Data: info(sess.AccountID, flags, obj)})
 }

@@ -59,6 +59,9 @@ func New(d Deps) *Server {
 		DisablePreParseMultipartForm: true, // wire parses the body itself, once
 		CloseOnShutdown:              true, // keep-alive clients are told to go during shutdown
 		ConnState:                    s.conns.hook,
+		// Errors fasthttp answers itself (a body beyond its own limit, a
+		// broken request line) still get the route's failure shape.
+		ErrorHandler: s.fasthttpError,
 	}
 	return s
 }
@@ -220,6 +223,26 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 		ctx.Response.Header.Set(h[0], h[1])
 	}
 	ctx.SetBody(r.Body)
+}
+
+// fasthttpError answers a request fasthttp could not read, in the failure
+// shape of the route it was meant for.
+func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
+	if s.paths == nil {
+		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
+		return
+	}
+	path, fn := string(ctx.Path()), string(ctx.QueryArgs().Peek("f"))
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		err = fmt.Errorf("%w: %w", errBadRequest, wire.ErrBodyTooLarge)
+	} else {
+		err = fmt.Errorf("%w: %w", errBadRequest, err)
+	}
+	if rt, ok := s.lookup(path, fn); ok {
+		s.write(ctx, rt.fail(err))
+		return
+	}
+	s.write(ctx, s.notFound(path, fn))
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {

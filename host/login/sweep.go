@@ -1,0 +1,51 @@
+package login
+
+import (
+	"context"
+	"errors"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// SweepSessions deletes expired sessions, each through its account's actor,
+// and returns how many it deleted. The server runs it at start and then
+// periodically, so that logging in again and again cannot grow storage
+// beyond one cookie lifetime of sessions.
+func (s *Service) SweepSessions(ctx context.Context) (int, error) {
+	now := s.now()
+	expired := map[storage.AccountID][]*storage.Session{}
+	err := s.db.EachSession(func(sess *storage.Session) error {
+		if !sess.Valid(now) {
+			expired[sess.AccountID] = append(expired[sess.AccountID], sess)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for id, list := range expired {
+		_, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list})
+		if errors.Is(err, actors.ErrNoAccount) {
+			continue // an account that no longer exists
+		}
+		if err != nil {
+			return n, err
+		}
+		n += len(list)
+	}
+	return n, nil
+}
+
+// expireSessions deletes sessions of one account.
+type expireSessions struct{ sessions []*storage.Session }
+
+func (c *expireSessions) Apply(tx *actors.Tx) (any, error) {
+	for _, sess := range c.sessions {
+		if err := tx.DeleteSession(sess); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
