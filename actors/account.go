@@ -98,14 +98,18 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.Discard()
 		return nil, err
 	}
-	// The record is always written: a change that edited the working copy
-	// through View by mistake still cannot leave memory and disk apart.
-	tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
-	tx.batch.PutAccount(tx.acct)
+	// Only a change that asked to edit the record writes and adopts it: the
+	// state in memory and the record on disk never disagree.
+	if tx.dirty {
+		tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
+		tx.batch.PutAccount(tx.acct)
+	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		return nil, err
 	}
-	a.state = tx.acct
+	if tx.dirty {
+		a.state = tx.acct
+	}
 	return reply, nil
 }
 

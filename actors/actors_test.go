@@ -304,3 +304,27 @@ func TestExpiredChangeWritesNothing(t *testing.T) {
 		t.Errorf("expired change was applied: tickets %d", acct.Tickets)
 	}
 }
+
+// viewEditor edits the account through View, which a change must not do.
+type viewEditor struct{}
+
+func (viewEditor) Apply(tx *Tx) (any, error) {
+	tx.View().Tickets = 777
+	return nil, nil
+}
+
+// TestViewEditsAreDropped: an edit made through View is neither stored nor
+// kept in memory, so the two never disagree.
+func TestViewEditsAreDropped(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "V", "")
+	if _, err := s.Apply(ctx, a.ID, viewEditor{}); err != nil {
+		t.Fatal(err)
+	}
+	mem, _ := s.Account(ctx, a.ID)
+	disk, _ := s.DB().Account(a.ID)
+	if mem.Tickets != 0 || disk.Tickets != 0 {
+		t.Errorf("tickets in memory %d, on disk %d; want 0 and 0", mem.Tickets, disk.Tickets)
+	}
+}

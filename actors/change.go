@@ -26,14 +26,19 @@ type Tx struct {
 	acct  *storage.Account
 	batch *storage.Batch
 	db    *storage.DB
+	dirty bool
 }
 
-// Account returns the working copy for editing. The record is written back
-// when the change succeeds.
-func (t *Tx) Account() *storage.Account { return t.acct }
+// Account returns the working copy for editing. When the change succeeds the
+// record is written back and becomes the actor's state.
+func (t *Tx) Account() *storage.Account {
+	t.dirty = true
+	return t.acct
+}
 
-// View returns the working copy, for reading: it says that the change only
-// reads. (The record is written back either way.)
+// View returns the working copy for reading. A change that only calls View
+// leaves the record alone: it is neither written nor adopted, so an edit made
+// through View by mistake is dropped from memory and disk alike.
 func (t *Tx) View() *storage.Account { return t.acct }
 
 // DB gives read access to storage (for example the account's stored cloud

@@ -81,7 +81,7 @@ type SessionRecord struct {
 	MyUpgradesInfo      *wire.Array `php:"my_upgrades_info"`
 	CreepLevel          int         `php:"creep_level"`
 	Timestamp           int64       `php:"timestamp"`
-	AwardsTooltip       *wire.Array `php:"awards_tooltip"`
+	AwardsTooltip       encoded     `php:"awards_tooltip"`
 	QuestSystem         QuestSystem `php:"quest_system"`
 	CampaignSeason      string      `php:"campaign_current_season"`
 	MMRRank             string      `php:"mmr_rank"`
@@ -333,3 +333,18 @@ func awardsTooltip() *wire.Array {
 
 // unix renders t as decimal unix seconds.
 func unix(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
+
+// encoded is a value serialized once and reused verbatim (awards_tooltip is
+// the same in every session record).
+type encoded []byte
+
+// AppendPHP implements wire.Marshaler.
+func (e encoded) AppendPHP(dst []byte) ([]byte, error) { return append(dst, e...), nil }
+
+func mustEncode(v any) encoded {
+	b, err := wire.Marshal(v)
+	if err != nil {
+		panic("login: constant record part does not encode: " + err.Error())
+	}
+	return b
+}

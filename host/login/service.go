@@ -9,13 +9,13 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
-	"github.com/honmaster/masterserver/wire"
 )
 
 // MaxLoginLength is the longest login accepted, in characters.
@@ -47,7 +47,11 @@ type Service struct {
 	pending  *pendingSet
 	now      func() time.Time
 	rand     io.Reader
-	tooltips *wire.Array // awards_tooltip: constant, built once, only read
+	tooltips encoded // awards_tooltip: constant, encoded once
+	// verifiers caches what pre_auth needs of an account by login. These
+	// values never change once an account exists (there is no password
+	// change), so the cache cannot go stale.
+	verifiers sync.Map // login -> *verifierEntry
 }
 
 // New returns a login service. now and rnd may be nil (wall clock,
@@ -60,7 +64,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		rnd = rand.Reader
 	}
 	return &Service{group: group, sys: sys, db: sys.DB(), set: set, now: now, rand: rnd,
-		pending: newPendingSet(set.PreAuthMaxPending, set.PreAuthLifetime), tooltips: awardsTooltip()}
+		pending: newPendingSet(set.PreAuthMaxPending, set.PreAuthLifetime), tooltips: mustEncode(awardsTooltip())}
 }
 
 func checkLogin(login string) error {
@@ -78,6 +82,35 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthRepl
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
+	v, err := s.verifier(login)
+	if err != nil {
+		return nil, err
+	}
+	server, err := s.group.NewServer(v.login, v.srp.Salt, v.srp.Verifier, aHex, s.rand)
+	if errors.Is(err, srp.ErrBadPublicValue) {
+		return nil, fail(ReasonMalformed, err)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	if !s.pending.put(login, handshake{server: server, account: v.id}, s.now()) {
+		return nil, fail(ReasonBusy, nil)
+	}
+	return &PreAuthReply{Salt: server.SaltHex(), Salt2: v.srp.Salt2, B: server.BHex()}, nil
+}
+
+// verifierEntry is what pre_auth needs of an account.
+type verifierEntry struct {
+	id    storage.AccountID
+	login string
+	srp   storage.SRPVerifier
+}
+
+// verifier returns the SRP values of login, from the cache or storage.
+// Unknown logins are not cached (the account may be created any moment).
+func (s *Service) verifier(login string) (*verifierEntry, error) {
+	if v, ok := s.verifiers.Load(login); ok {
+		return v.(*verifierEntry), nil
+	}
 	id, err := s.db.LoginID(login)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fail(ReasonUnknownAccount, nil)
@@ -88,16 +121,9 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthRepl
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	server, err := s.group.NewServer(acct.Login, acct.SRP.Salt, acct.SRP.Verifier, aHex, s.rand)
-	if errors.Is(err, srp.ErrBadPublicValue) {
-		return nil, fail(ReasonMalformed, err)
-	} else if err != nil {
-		return nil, fail(ReasonInternal, err)
-	}
-	if !s.pending.put(login, handshake{server: server, account: id}, s.now()) {
-		return nil, fail(ReasonBusy, nil)
-	}
-	return &PreAuthReply{Salt: server.SaltHex(), Salt2: acct.SRP.Salt2, B: server.BHex()}, nil
+	v := &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}
+	s.verifiers.Store(login, v)
+	return v, nil
 }
 
 // SRPAuth checks the client's proof against the pending handshake of login
@@ -217,7 +243,7 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string) (*o
 		return nil, fail(ReasonInternal, err)
 	}
 	acct := res.(*storage.Account)
-	idents, err := s.identities(acct.SuperID)
+	idents, err := s.identities(acct)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
@@ -225,17 +251,20 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string) (*o
 }
 
 // identities lists [nickname, account id] of the main account and each of its
-// sub-accounts.
-func (s *Service) identities(super storage.AccountID) ([][2]string, error) {
-	subs, err := s.db.SubAccounts(super)
+// sub-accounts. The account logging in is already at hand; the others are
+// read from storage.
+func (s *Service) identities(self *storage.Account) ([][2]string, error) {
+	subs, err := s.db.SubAccounts(self.SuperID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([][2]string, 0, 1+len(subs))
-	for _, id := range append([]storage.AccountID{super}, subs...) {
-		a, err := s.db.Account(id)
-		if err != nil {
-			return nil, err
+	for _, id := range append([]storage.AccountID{self.SuperID}, subs...) {
+		a := self
+		if id != self.ID {
+			if a, err = s.db.Account(id); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, [2]string{a.Nickname, itoa(a.ID)})
 	}
@@ -312,5 +341,8 @@ func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
 	if err := tx.PutSession(c.session); err != nil {
 		return nil, err
 	}
-	return a.Clone(), nil
+	// This change never calls tx.Account(), so the working copy is the
+	// change's own and is not adopted by the actor: it may leave without
+	// another copy.
+	return a, nil
 }
