@@ -316,3 +316,23 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
+
+// Kind names the PHP type of a value Unmarshal returned: "null", "bool",
+// "int", "float", "string" or "array" (tests compare reply shapes with it).
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "bool"
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "string"
+	case *Array:
+		return "array"
+	}
+	return fmt.Sprintf("%T", v)
+}

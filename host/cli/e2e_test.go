@@ -35,23 +35,6 @@ func healthy(t *testing.T, ts *clitest.Server) {
 	}
 }
 
-// kind is the PHP type of a value as the spec names it.
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case string:
-		return "string"
-	case *wire.Array:
-		return "array"
-	}
-	return "other"
-}
-
 // sessionKeys is the wire order of the 60-entry record (protocol-notes §1)
 // with the type the specification gives each entry.
 var sessionKeys = []struct{ key, kind string }{
@@ -95,8 +78,8 @@ func checkRecord(t *testing.T, rec *wire.Array, switched bool) {
 			continue
 		}
 		v, _ := rec.Get(k)
-		if kind(v) != w.kind {
-			t.Errorf("%s is %s (%v), want %s", w.key, kind(v), v, w.kind)
+		if wire.Kind(v) != w.kind {
+			t.Errorf("%s is %s (%v), want %s", w.key, wire.Kind(v), v, w.kind)
 		}
 	}
 	infos, _ := rec.Array("infos")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/actors/actorstest"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloudcfg"
 	"github.com/honmaster/masterserver/host/login"
@@ -15,18 +16,6 @@ import (
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
-
-// newSystem is an in-memory store with its actors.
-func newSystem(t testing.TB) *actors.System {
-	t.Helper()
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys := actors.New(db, actors.Options{})
-	t.Cleanup(func() { sys.Shutdown(); db.Close() })
-	return sys
-}
 
 func createAccount(t testing.TB, sys *actors.System, loginName string) *storage.Account {
 	t.Helper()
@@ -40,7 +29,7 @@ func createAccount(t testing.TB, sys *actors.System, loginName string) *storage.
 func ptr[T any](v T) *T { return &v }
 
 func TestSetEnrollment(t *testing.T) {
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	ctx := context.Background()
 	acct := createAccount(t, sys, "Enrolls")
 	other := createAccount(t, sys, "Other")
@@ -87,7 +76,7 @@ func TestSetEnrollment(t *testing.T) {
 }
 
 func TestStoreObject(t *testing.T) {
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	ctx := context.Background()
 	db := sys.DB()
 	a := createAccount(t, sys, "Owner")
@@ -138,7 +127,7 @@ func TestStoreObject(t *testing.T) {
 }
 
 func TestNewValidatesConfig(t *testing.T) {
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	lg := login.New(srp.DefaultGroup(), sys, login.Settings{}, nil, nil)
 	good := config.Default().Cloud
 	for _, tc := range []struct {
@@ -178,7 +167,7 @@ func TestNewValidatesConfig(t *testing.T) {
 }
 
 func TestCheckBucket(t *testing.T) {
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	lg := login.New(srp.DefaultGroup(), sys, login.Settings{}, nil, nil)
 	for _, tc := range []struct {
 		pattern, bucket string
@@ -241,7 +230,7 @@ func TestCheckModifyTime(t *testing.T) {
 }
 
 func TestCheckUploadReasons(t *testing.T) {
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	lg := login.New(srp.DefaultGroup(), sys, login.Settings{}, nil, nil)
 	cfg := config.Default().Cloud
 	cfg.MaxUpload = 4 * config.KiB

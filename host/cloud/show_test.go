@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/honmaster/masterserver/actors/actorstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestShowGolden(t *testing.T) {
 		t.Fatalf("%s has no %q line", path, strings.TrimSpace(goldenSeparator))
 	}
 
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	ctx := context.Background()
 	acct := createAccount(t, sys, "Shown")
 	archive := storedZip(t, cfg)
@@ -92,7 +93,7 @@ func storedZip(t *testing.T, cfg string) []byte {
 }
 
 func TestShowErrors(t *testing.T) {
-	sys := newSystem(t)
+	sys := actorstest.New(t)
 	ctx := context.Background()
 	acct := createAccount(t, sys, "Stored")
 	createAccount(t, sys, "Empty")

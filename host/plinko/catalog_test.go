@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/honmaster/masterserver/actors/actorstest"
 	"os"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestDemoCatalog(t *testing.T) {
 // empty one, that an unchanged catalog is not decoded again, and that a new
 // import is seen on the next request.
 func TestCatalogCache(t *testing.T) {
-	sys := memSystem(t)
+	sys := actorstest.New(t)
 	cache := &catalogCache{sys: sys}
 	if v, err := cache.get(); err != nil || len(v.cat.Exchange) != 0 || len(v.cat.Chests[0]) != 0 {
 		t.Fatalf("no catalog: %+v, %v", v, err)

@@ -9,21 +9,10 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/actors/actorstest"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
-
-// memSystem is an in-memory database with its actors.
-func memSystem(t *testing.T) *actors.System {
-	t.Helper()
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys := actors.New(db, actors.Options{})
-	t.Cleanup(func() { sys.Shutdown(); db.Close() })
-	return sys
-}
 
 func testView(t *testing.T) *catalogView {
 	t.Helper()
@@ -98,7 +87,7 @@ func TestDropChange(t *testing.T) {
 			sdk.DropDecision{Tier: sdk.TierTickets60, PrizeIndex: -1, Tickets: 60}, ErrInsufficientFunds, 1000, 10, "", false},
 		{"invalid tier", storage.Account{Tickets: 100}, sdk.CurrencyTickets, sdk.DropDecision{Tier: 9}, sdk.ErrInvalidDecision, 100, 0, "", false},
 	}
-	sys := memSystem(t)
+	sys := actorstest.New(t)
 	v := testView(t)
 	ctx := context.Background()
 	for i, tt := range tests {
@@ -161,7 +150,7 @@ func TestPurchaseChange(t *testing.T) {
 		{"grab bag owned", storage.Account{Tickets: 5000, Upgrades: []storage.Upgrade{{ID: "c.Golden"}, {ID: "aa.Hero_Frostwarden.Alt2"}}}, 601, ErrAlreadyOwned, 5000, nil},
 		{"insufficient", storage.Account{Tickets: 699}, 302, ErrInsufficientFunds, 699, nil},
 	}
-	sys := memSystem(t)
+	sys := actorstest.New(t)
 	ctx := context.Background()
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -120,23 +120,6 @@ func post(t testing.TB, c *client.Client, path, cookie string, kv ...string) *wi
 	return a
 }
 
-// kind is the PHP type of a decoded value.
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case string:
-		return "string"
-	case *wire.Array:
-		return "array"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 type entry struct{ key, kind string }
 
 // checkShape checks the keys, their order and their types.
@@ -152,8 +135,8 @@ func checkShape(t testing.TB, a *wire.Array, want []entry) {
 			continue
 		}
 		v, _ := a.Get(keys[i])
-		if kind(v) != w.kind {
-			t.Errorf("%s is %s (%v), want %s", w.key, kind(v), v, w.kind)
+		if wire.Kind(v) != w.kind {
+			t.Errorf("%s is %s (%v), want %s", w.key, wire.Kind(v), v, w.kind)
 		}
 	}
 }
