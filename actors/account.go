@@ -35,7 +35,7 @@ func (a *account) Receive(ctx actor.Context) {
 			ctx.Respond(&failure{Err: a.err})
 			return
 		}
-		ctx.Respond(&changed{Reply: m.Fn(a.state)})
+		ctx.Respond(a.read(m.Fn))
 	case *applyChange:
 		if expired(m.Deadline) {
 			ctx.Respond(&failure{Err: ErrExpired})
@@ -73,13 +73,24 @@ func (a *account) load() {
 	}
 }
 
-// reloadIfFailed retries a load that failed for another reason than a
-// missing account (a transient read error), rather than failing every
-// request until the actor is passivated.
+// reloadIfFailed retries a failed load on every request: a transient read
+// error, or an account created after its actor was spawned, is seen at once
+// rather than after the actor is passivated.
 func (a *account) reloadIfFailed() {
-	if a.state == nil && !errors.Is(a.err, ErrNoAccount) {
+	if a.state == nil {
 		a.load()
 	}
+}
+
+// read runs a read function, turning a panic into a failure reply (a
+// restarted actor would leave the asker waiting for its timeout).
+func (a *account) read(fn func(*storage.Account) any) (reply any) {
+	defer func() {
+		if r := recover(); r != nil {
+			reply = &failure{Err: fmt.Errorf("%w: %v", ErrPanic, r)}
+		}
+	}()
+	return &changed{Reply: fn(a.state)}
 }
 
 // apply runs c on a working copy, commits what it wrote as one synced batch

@@ -328,3 +328,50 @@ func TestViewEditsAreDropped(t *testing.T) {
 		t.Errorf("tickets in memory %d, on disk %d; want 0 and 0", mem.Tickets, disk.Tickets)
 	}
 }
+
+// TestShutdownWithHeldRequest: a request held for an account whose actor is
+// being passivated when the system shuts down is answered ErrStopped, and
+// the shutdown neither hangs nor leaves a respawned actor behind.
+func TestShutdownWithHeldRequest(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := New(db, Options{IdleTimeout: 5 * time.Millisecond, Shards: 1})
+	a := create(t, s, "H", "")
+	started, release := make(chan struct{}), make(chan struct{})
+	busy := make(chan error, 1)
+	go func() {
+		_, err := s.Apply(context.Background(), a.ID, slowChange{started, release})
+		busy <- err
+	}()
+	<-started
+	time.Sleep(30 * time.Millisecond) // idle sweeps see an old lastUse: the busy actor gets poisoned
+	held := make(chan error, 1)
+	go func() {
+		_, err := s.Apply(context.Background(), a.ID, addTickets{1})
+		held <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the request is now held by the shard
+	stopped := make(chan struct{})
+	go func() { s.Shutdown(); close(stopped) }()
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	select {
+	case <-stopped:
+	case <-time.After(8 * time.Second):
+		t.Fatal("shutdown hung")
+	}
+	if err := <-busy; err != nil {
+		t.Errorf("busy change: %v", err)
+	}
+	if err := <-held; err == nil {
+		t.Error("held change succeeded after shutdown")
+	} else if !errors.Is(err, ErrStopped) && !errors.Is(err, ErrTimeout) {
+		t.Errorf("held change: %v", err)
+	}
+	if n := s.Live(); n != 0 {
+		t.Errorf("%d account actors alive after shutdown", n)
+	}
+}

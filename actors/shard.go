@@ -27,6 +27,7 @@ type shard struct {
 	sys      *System
 	children map[storage.AccountID]*child
 	byPID    map[string]storage.AccountID
+	stopping bool // the shard itself is stopping: spawn nothing more
 }
 
 func newShard(s *System) *shard {
@@ -66,12 +67,24 @@ func (sh *shard) Receive(ctx actor.Context) {
 		delete(sh.children, id)
 		sh.sys.live.Add(-1)
 		if c != nil && len(c.held) > 0 {
+			if sh.stopping {
+				// A successor spawned now would outlive the shard (and the
+				// database): tell the held requests the system stopped.
+				for _, p := range c.held {
+					if p.sender != nil {
+						ctx.Send(p.sender, &failure{Err: ErrStopped})
+					}
+				}
+				return
+			}
 			next := sh.spawn(ctx, id)
 			for _, p := range c.held {
 				ctx.RequestWithCustomSender(next.pid, p.msg, p.sender)
 			}
 		}
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Stopping:
+		sh.stopping = true
+	case *actor.Started, *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("shard: unexpected message", "type", typeName(m))
 	}

@@ -171,6 +171,9 @@ func (s *System) askUntil(pid *actor.PID, msg any, wait time.Time) (any, error) 
 func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(deadline time.Time) any) (T, error) {
 	var zero T
 	dl := s.deadline(ctx)
+	if !time.Now().Before(dl) {
+		return zero, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
+	}
 	res, err := s.askUntil(pid, build(dl), dl.Add(commitGrace))
 	if err != nil {
 		return zero, err
@@ -239,6 +242,9 @@ func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.A
 
 // EnsureMeta returns the metadata value name, storing value first when the
 // database has none (generated secrets). The registry is its single writer.
+// It carries no deadline: the write is idempotent (a later call returns the
+// stored value), so a timeout that hides it is harmless — callers must use
+// the returned value, never their own after an error.
 func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]byte, error) {
 	m, err := askFor[*metaValue](ctx, s, s.registry, &ensureMeta{Name: name, Value: value})
 	if err != nil {

@@ -55,7 +55,9 @@ type Runtime struct {
 	stop    sync.Once
 	stopErr error
 
-	stopSweep, sweepDone chan struct{}
+	stopSweep context.CancelFunc
+	sweepCtx  context.Context
+	sweepDone chan struct{}
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -68,16 +70,17 @@ func (rt *Runtime) sweepSessions() {
 	t := time.NewTicker(sessionSweepEvery)
 	defer t.Stop()
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		ctx, cancel := context.WithTimeout(rt.sweepCtx, 5*time.Minute)
 		n, err := rt.App.Login.SweepSessions(ctx)
 		cancel()
-		if err != nil {
+		if err != nil && rt.sweepCtx.Err() == nil {
 			rt.App.Log.Warn("session sweep", "err", err)
-		} else if n > 0 {
+		}
+		if n > 0 {
 			rt.App.Log.Info("expired sessions deleted", "count", n)
 		}
 		select {
-		case <-rt.stopSweep:
+		case <-rt.sweepCtx.Done():
 			return
 		case <-t.C:
 		}
@@ -118,7 +121,8 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		return nil, err
 	}
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm,
-		stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
+		sweepDone: make(chan struct{})}
+	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
 	go func() { rt.serveCh <- srv.Serve(ln) }()
 	go rt.sweepSessions()
 	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
@@ -137,9 +141,11 @@ func (rt *Runtime) shutdown() error {
 	cfg := rt.App.Cfg
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout.Duration)
 	defer cancel()
-	close(rt.stopSweep)
-	<-rt.sweepDone
+	// HTTP first, with the whole budget; then the sweep (cancelled, it ends
+	// within one account's change); then the actors and storage.
 	err := rt.Server.Shutdown(ctx)
+	rt.stopSweep()
+	<-rt.sweepDone
 	if serr := <-rt.serveCh; serr != nil && err == nil {
 		err = serr
 	}

@@ -11,9 +11,10 @@ import (
 )
 
 // TestShutdownWithIdleKeepAlive leaves many idle keep-alive connections open
-// and checks that a graceful stop finishes, bounded by its timeout.
+// (and the spare ones HTTP clients dial) and checks that a graceful stop
+// closes them instead of waiting for its timeout.
 func TestShutdownWithIdleKeepAlive(t *testing.T) {
-	ts := start(t, func(c *config.Config) { c.Server.ShutdownTimeout = config.Duration{Duration: 2 * time.Second} })
+	ts := start(t, func(c *config.Config) { c.Server.ShutdownTimeout = config.Duration{Duration: 5 * time.Second} })
 	tr := &http.Transport{MaxIdleConnsPerHost: 100}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -36,7 +37,11 @@ func TestShutdownWithIdleKeepAlive(t *testing.T) {
 	if err := ts.Runtime.Stop(); err != nil {
 		t.Fatalf("stop with idle keep-alive connections: %v", err)
 	}
-	if d := time.Since(began); d > ts.Config.Server.ShutdownTimeout.Duration+5*time.Second { // then plugins and actors stop
+	d := time.Since(began)
+	t.Logf("stopped in %s", d)
+	// Quiet connections are closed at once: the stop must not run into the
+	// timeout (the rest is plugins and actors stopping).
+	if d >= ts.Config.Server.ShutdownTimeout.Duration-time.Second {
 		t.Errorf("stop took %s", d)
 	}
 }

@@ -3,6 +3,7 @@ package login
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/storage"
@@ -24,18 +25,22 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// One account's failure (a busy actor) does not stop the sweep; the
+	// next sweep retries it. Accounts are never deleted, so every session
+	// has an actor to delete it.
 	n := 0
+	var errs []error
 	for id, list := range expired {
-		_, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list})
-		if errors.Is(err, actors.ErrNoAccount) {
-			continue // an account that no longer exists
+		if ctx.Err() != nil {
+			return n, ctx.Err()
 		}
-		if err != nil {
-			return n, err
+		if _, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list}); err != nil {
+			errs = append(errs, fmt.Errorf("account %d: %w", id, err))
+			continue
 		}
 		n += len(list)
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
 // expireSessions deletes sessions of one account.

@@ -3,6 +3,7 @@ package server
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 )
@@ -31,16 +32,45 @@ func (t *connTracker) hook(c net.Conn, st fasthttp.ConnState) {
 	}
 }
 
-// closeQuiet closes the connections that are not serving a request: new
-// ones that sent nothing yet and idle keep-alive ones. No handler runs on
-// them, so nothing is cut half-way.
+// closeQuiet closes the connections that are not serving a request: idle
+// keep-alive ones, and fresh ones that have not sent a byte (fasthttp marks
+// a connection active before reading anything, so the byte count tells).
+// No handler runs on them, so nothing is cut half-way.
 func (t *connTracker) closeQuiet() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for c, st := range t.conns {
-		if st == fasthttp.StateNew || st == fasthttp.StateIdle {
+		silent := false
+		if cc, ok := c.(*countingConn); ok {
+			silent = cc.read.Load() == 0
+		}
+		if st == fasthttp.StateNew || st == fasthttp.StateIdle || (st == fasthttp.StateActive && silent) {
 			c.Close()
 			delete(t.conns, c)
 		}
 	}
+}
+
+// countingListener hands out connections that count the bytes they read.
+type countingListener struct{ net.Listener }
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c}, nil
+}
+
+// countingConn counts bytes read, to tell a connection that never sent
+// anything from one carrying a request.
+type countingConn struct {
+	net.Conn
+	read atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
 }

@@ -99,7 +99,7 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 func (s *Server) Serve(ln net.Listener) error {
 	s.paths, s.funcs = s.routes()
 	s.ready.Store(true)
-	return s.srv.Serve(ln)
+	return s.srv.Serve(countingListener{ln})
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by ctx),
