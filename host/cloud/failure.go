@@ -3,6 +3,7 @@ package cloud
 import (
 	"errors"
 
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -81,33 +82,18 @@ func (r Reason) Message() string {
 	return messages[ReasonInternal]
 }
 
+// Area names the cloud area in error texts.
+func (Reason) Area() string { return "cloud" }
+
 // Error is a cloud call failure with its reason; the cause, if any, is for
 // logs only and never reaches the client.
-type Error struct {
-	Reason Reason
-	Cause  error
-}
+type Error = failure.Error[Reason]
 
-func (e *Error) Error() string {
-	if e.Cause != nil {
-		return "cloud: " + e.Reason.Message() + ": " + e.Cause.Error()
-	}
-	return "cloud: " + e.Reason.Message()
-}
-
-func (e *Error) Unwrap() error { return e.Cause }
-
-func fail(r Reason, cause error) error { return &Error{Reason: r, Cause: cause} }
+func fail(r Reason, cause error) error { return failure.New(r, cause) }
 
 // ReasonOf returns the reason of a cloud error; errors of other kinds are
 // internal.
-func ReasonOf(err error) Reason {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Reason
-	}
-	return ReasonInternal
-}
+func ReasonOf(err error) Reason { return failure.ReasonOf(err, ReasonInternal) }
 
 // requestFailure classifies an error that stopped a request before its
 // handler ran (package wire could not read it).

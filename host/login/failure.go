@@ -1,6 +1,6 @@
 package login
 
-import "errors"
+import "github.com/honmaster/masterserver/host/failure"
 
 // Reason is why a login call failed. Every reason has one message, sent in
 // the shape the original service used for an invalid cookie (protocol-notes
@@ -39,32 +39,17 @@ var messages = map[Reason]string{
 // Message returns the client-facing text of r.
 func (r Reason) Message() string { return messages[r] }
 
+// Area names the login area in error texts.
+func (Reason) Area() string { return "login" }
+
 // Error is a login failure with its reason; the cause, if any, is for logs.
-type Error struct {
-	Reason Reason
-	Cause  error
-}
+type Error = failure.Error[Reason]
 
-func (e *Error) Error() string {
-	if e.Cause != nil {
-		return "login: " + e.Reason.Message() + ": " + e.Cause.Error()
-	}
-	return "login: " + e.Reason.Message()
-}
-
-func (e *Error) Unwrap() error { return e.Cause }
-
-func fail(r Reason, cause error) error { return &Error{Reason: r, Cause: cause} }
+func fail(r Reason, cause error) error { return failure.New(r, cause) }
 
 // ReasonOf returns the reason of a login error; errors of other kinds are
 // internal.
-func ReasonOf(err error) Reason {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Reason
-	}
-	return ReasonInternal
-}
+func ReasonOf(err error) Reason { return failure.ReasonOf(err, ReasonInternal) }
 
 // FailureReply is the wire body of a failed login call.
 type FailureReply struct {

@@ -207,12 +207,6 @@ func (s *Service) Authenticate(cookie string) (*storage.Session, error) {
 // ErrInvalidCookie matches Authenticate's failures with errors.Is.
 var ErrInvalidCookie = &Error{Reason: ReasonInvalidCookie}
 
-// Is makes errors.Is(err, ErrInvalidCookie) match any invalid-cookie error.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Cause == nil && t.Reason == e.Reason
-}
-
 func isLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
