@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
-	"slices"
 
 	"github.com/BurntSushi/toml"
 )
@@ -35,7 +34,7 @@ type Config struct {
 	Patches    []Patch           `toml:"patch"`
 	Cloud      Cloud             `toml:"cloud"`
 	Plinko     Plinko            `toml:"plinko"`
-	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see PluginAreas
+	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
 }
 
 // Server is the [server] table: the HTTP listener and logging.
@@ -151,9 +150,8 @@ type Plugin struct {
 	CallTimeout  Duration `toml:"call_timeout"`
 }
 
-// PluginAreas returns the plugin area names [plugins.<area>] accepts.
-func PluginAreas() []string { return slices.Clone(pluginAreas) }
-
+// pluginAreas are the names [plugins.<area>] accepts: the areas meant to run
+// as plugins, including those whose contract the host does not have yet.
 var pluginAreas = []string{"plinko", "guides", "reports"}
 
 // LogLevel is server.log_level.

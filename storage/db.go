@@ -34,8 +34,6 @@ type Options struct {
 	InMemory bool
 	// Logger receives Pebble's own messages at debug level; nil discards them.
 	Logger *slog.Logger
-	// ReadOnly opens without taking the write lock (the directory must exist).
-	ReadOnly bool
 }
 
 // DB is the typed view of the Pebble database.
@@ -48,7 +46,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}, ReadOnly: opts.ReadOnly}
+	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}}
 	if opts.InMemory {
 		po.FS = vfs.NewMem()
 	}

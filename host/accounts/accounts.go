@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -145,7 +144,6 @@ func (s *Service) GrantTo(ctx context.Context, loginName string, g *Grant) (*sto
 	if err != nil {
 		return nil, err
 	}
-	g.Upgrades = slices.Compact(g.Upgrades)
 	res, err := s.Sys.Apply(ctx, id, g)
 	if err != nil {
 		return nil, err

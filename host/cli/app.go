@@ -40,21 +40,15 @@ const metaAuthSecret = "auth_hash_secret"
 
 // OpenApp opens the data directory and starts the actors.
 func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
-	return openApp(cfg, log, &storage.Options{Logger: log})
-}
-
-func openApp(cfg *config.Config, log *slog.Logger, opts *storage.Options) (*App, error) {
 	group, err := srp.NewGroup(cfg.SRP.N, int64(cfg.SRP.G), cfg.SRP.Magic1, cfg.SRP.Magic2, srp.HashForm(cfg.Login.PasswordHash))
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)
 	}
 	dir := filepath.Join(cfg.Storage.DataDir, "db")
-	if !opts.InMemory {
-		if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
-			return nil, err
-		}
+	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
+		return nil, err
 	}
-	db, err := storage.Open(dir, opts)
+	db, err := storage.Open(dir, &storage.Options{Logger: log})
 	if err != nil {
 		return nil, err
 	}

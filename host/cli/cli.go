@@ -117,7 +117,7 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opArgs := append(extra, rest...)
-	if o.name == "products import" {
+	if o.pathArgs {
 		for i, a := range opArgs {
 			if !strings.HasPrefix(a, "-") {
 				abs, err := filepath.Abs(a)

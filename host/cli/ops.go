@@ -24,18 +24,21 @@ import (
 type op struct {
 	name  string // words after "host", e.g. "account create"
 	usage string
-	run   func(ctx context.Context, app *App, args []string, out io.Writer) error
+	// pathArgs: positional arguments are file paths, made absolute before
+	// the command may travel to a server with another working directory.
+	pathArgs bool
+	run      func(ctx context.Context, app *App, args []string, out io.Writer) error
 }
 
 // ops is the table of operator commands.
 var ops = []op{
-	{"account create", "--login L --password P [--email E] [--nickname N] [--parent LOGIN]", opAccountCreate},
-	{"account grant", "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", opAccountGrant},
-	{"account show", "--login L", opAccountShow},
-	{"backup", "--to DIR", opBackup},
-	{"plugins", "", opPlugins},
-	{"products import", "FILE (JSON catalog, see README)", opProductsImport},
-	{"cloud show", "--login L [--bucket B]", opCloudShow},
+	{name: "account create", usage: "--login L --password P [--email E] [--nickname N] [--parent LOGIN]", run: opAccountCreate},
+	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", run: opAccountGrant},
+	{name: "account show", usage: "--login L", run: opAccountShow},
+	{name: "backup", usage: "--to DIR", run: opBackup},
+	{name: "plugins", run: opPlugins},
+	{name: "products import", usage: "FILE (JSON catalog, see README)", run: opProductsImport, pathArgs: true},
+	{name: "cloud show", usage: "--login L [--bucket B]", run: opCloudShow},
 }
 
 func opProductsImport(ctx context.Context, app *App, args []string, out io.Writer) error {

@@ -190,10 +190,7 @@ func (a *Area) status(ctx context.Context, r *wire.Request) server.Response {
 	if err := r.Decode(&req); err != nil {
 		return a.statusFail(err)
 	}
-	sess, err := a.authenticate(r, req.Cookie)
-	if err == nil {
-		err = a.checkBucket(req.Bucket)
-	}
+	sess, err := a.bucketSession(r, req.Cookie, req.Bucket)
 	if err != nil {
 		if ReasonOf(err) == ReasonInternal {
 			return a.statusInternal(err)
@@ -220,11 +217,8 @@ func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
 	if err := r.Decode(&req); err != nil {
 		return a.failure(fail(ReasonMalformed, err))
 	}
-	sess, err := a.authenticate(r, req.Cookie)
+	sess, err := a.bucketSession(r, req.Cookie, req.Bucket)
 	if err != nil {
-		return a.failure(err)
-	}
-	if err := a.checkBucket(req.Bucket); err != nil {
 		return a.failure(err)
 	}
 	if err := checkModifyTime(req.ModifyTime); err != nil {
@@ -256,11 +250,8 @@ func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
 	if err := r.Decode(&req); err != nil {
 		return a.failure(fail(ReasonMalformed, err))
 	}
-	sess, err := a.authenticate(r, req.Cookie)
+	sess, err := a.bucketSession(r, req.Cookie, req.Bucket)
 	if err != nil {
-		return a.failure(err)
-	}
-	if err := a.checkBucket(req.Bucket); err != nil {
 		return a.failure(err)
 	}
 	obj, err := a.db.Cloud(sess.AccountID, req.Bucket, true)
@@ -270,6 +261,19 @@ func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
 		return a.failure(fail(ReasonInternal, err))
 	}
 	return server.Binary(obj.Data, [2]string{"Content-Disposition", "attachment; filename=" + accountID(sess.AccountID) + ".zip"})
+}
+
+// bucketSession authenticates a call on a bucket (status, store, retrieve)
+// and checks the bucket's name.
+func (a *Area) bucketSession(r *wire.Request, cookie, bucket string) (*storage.Session, error) {
+	sess, err := a.authenticate(r, cookie)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkBucket(bucket); err != nil {
+		return nil, err
+	}
+	return sess, nil
 }
 
 // authenticate checks that the request is multipart and returns the live

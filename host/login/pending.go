@@ -60,10 +60,3 @@ func (p *pendingSet) take(login string, now time.Time) (handshake, bool) {
 	}
 	return h, true
 }
-
-// len reports how many handshakes are waiting (for tests and metrics).
-func (p *pendingSet) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.m)
-}

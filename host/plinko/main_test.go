@@ -8,4 +8,5 @@ import (
 
 // TestMain lets the test binary act as the host binary in plugin mode: the
 // server under test re-executes it to run the bundled plugins.
-func TestMain(m *testing.M) { clitest.Main(m) }
+// The benchmarks' shared server is stopped after everything ran.
+func TestMain(m *testing.M) { clitest.Main(m, stopBenchFixture) }

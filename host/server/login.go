@@ -33,7 +33,8 @@ type switchAuthRequest struct {
 // loginFail answers a login failure in the auth-error shape (protocol-notes
 // §1). Malformed requests get the malformed-request message.
 func (s *Server) loginFail(err error) Response {
-	if _, ok := err.(*login.Error); !ok {
+	var le *login.Error
+	if !errors.As(err, &le) {
 		reason := login.ReasonMalformed
 		if errors.Is(err, wire.ErrBodyTooLarge) {
 			reason = login.ReasonTooLarge
@@ -64,7 +65,7 @@ func (s *Server) srpAuth(ctx context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.loginFail(err)
 	}
-	return s.loginReply(s.login.SRPAuth(ctx, req.Login, req.Proof, s.clientIP(r)))
+	return s.loginReply(s.login.SRPAuth(ctx, req.Login, req.Proof, r.RemoteIP))
 }
 
 func (s *Server) switchAuth(ctx context.Context, r *wire.Request) Response {
@@ -72,5 +73,5 @@ func (s *Server) switchAuth(ctx context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.loginFail(err)
 	}
-	return s.loginReply(s.login.SwitchAuth(ctx, req.Login, req.AccountID, req.Cookie, s.clientIP(r)))
+	return s.loginReply(s.login.SwitchAuth(ctx, req.Login, req.AccountID, req.Cookie, r.RemoteIP))
 }

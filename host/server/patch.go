@@ -56,11 +56,6 @@ func (s *Server) patchInfo(_ context.Context, r *wire.Request) Response {
 	})
 }
 
-// clientIP is the client's address as the service sees it: the connection's
-// peer, or the proxy-appended X-Forwarded-For hop when configured to trust a proxy
-// (resolved in serveHTTP, where the headers are still available).
-func (s *Server) clientIP(r *wire.Request) string { return r.RemoteIP }
-
 // forwardedFor returns the last X-Forwarded-For address, the one the trusted
 // proxy appended (earlier entries are whatever the client sent), or "".
 func forwardedFor(xff string) string {

@@ -81,19 +81,9 @@ func (s *Server) Mount(routes ...Route) {
 	}
 }
 
-// Logger returns the host's logger, for areas.
-func (s *Server) Logger() *slog.Logger { return s.log }
-
 // SetReadyCheck adds a condition (plugins started ...) that /healthz
 // requires besides the server itself being up.
 func (s *Server) SetReadyCheck(f func() bool) { s.readyCheck = f }
-
-// Handler returns the fasthttp handler (tests serve it on an in-memory
-// listener).
-func (s *Server) Handler() fasthttp.RequestHandler {
-	s.paths, s.funcs = s.routes()
-	return s.serveHTTP
-}
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {

@@ -86,10 +86,15 @@ func (s *Server) Host(t testing.TB, args ...string) string {
 
 // Main is TestMain for packages that start servers: the server starts its
 // bundled plugins by re-executing the running binary, so the test binary
-// must act as the host in plugin mode.
-func Main(m *testing.M) {
+// must act as the host in plugin mode. cleanups run after the tests (for
+// fixtures shared across tests or benchmarks).
+func Main(m *testing.M, cleanups ...func()) {
 	if cli.PluginMode(os.Args[1:]) {
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
+	os.Exit(code)
 }
