@@ -13,15 +13,30 @@ const (
 	ReportDisabled ReportSuccess = 3
 )
 
+// SuccessFlag is success of a /master/report/report reply. The client shows
+// "submission failed" when the value reads as the text false
+// (protocol-notes §6). True is written b:1, the compatible success; false
+// is written as the string "false", which reads as that text whatever way
+// the client turns values into text (a PHP false could read as "" or "0").
+type SuccessFlag bool
+
+// AppendPHP writes b:1; or s:5:"false";.
+func (s SuccessFlag) AppendPHP(dst []byte) ([]byte, error) {
+	if s {
+		return append(dst, "b:1;"...), nil
+	}
+	return append(dst, `s:5:"false";`...), nil
+}
+
 // ReportReply answers /master/report/report. On acceptance: success true,
-// report_success 1, report_enabled true. On any failure success is false
+// report_success 1, report_enabled true. On any failure success is "false"
 // (the client then shows "submission failed") and report_success 2, except
 // when reporting is disabled: success true, report_success 3,
 // report_enabled false, so the client shows its "disabled" text. message
 // is an extra the client does not read: the reason in words, for tools and
 // support; it is left out on success.
 type ReportReply struct {
-	Success       bool          `php:"success"`
+	Success       SuccessFlag   `php:"success"`
 	ReportSuccess ReportSuccess `php:"report_success"`
 	ReportEnabled bool          `php:"report_enabled"`
 	Message       string        `php:"message,omitempty"`
@@ -117,4 +132,5 @@ func (m MatchList) AppendPHP(dst []byte) ([]byte, error) {
 var (
 	_ wire.Marshaler = PlayerList{}
 	_ wire.Marshaler = MatchList{}
+	_ wire.Marshaler = SuccessFlag(false)
 )
