@@ -41,7 +41,7 @@ type Batch struct {
 	SysInfo  string    // the reporter's latest SysInfo
 	Now      time.Time // time received
 	// Recent are the reporter's reports received within Window before Now
-	// (older ones are ignored if present).
+	// (older ones are ignored if present; later ones count).
 	Recent []Report
 	// LastSeq is the reporter's highest report sequence number so far.
 	LastSeq uint32
@@ -62,7 +62,9 @@ func Assess(b Batch, drafts []Draft, decide Decider) []Outcome {
 	since := b.Now.Add(-Window)
 	recent := make([]Report, 0, len(b.Recent)+len(drafts))
 	for _, r := range b.Recent {
-		if r.Received.After(since) && !r.Received.After(b.Now) {
+		// A report dated after now (the clock went back) still counts: it
+		// was certainly filed within the window.
+		if r.Received.After(since) {
 			recent = append(recent, r)
 		}
 	}
