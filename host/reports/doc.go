@@ -52,7 +52,7 @@
 // shows "submission failed" when success reads as the text false; a PHP
 // false might read as "" or "0"), report_success 2, report_enabled true,
 // and an extra message (the reason in words, which the client does not
-// read). Reporting disabled (Config.Enabled false): success true,
+// read). Reporting disabled (Config.Disabled): success true,
 // report_success 3, report_enabled false, so the client shows its own
 // "disabled" text.
 //
@@ -82,6 +82,10 @@
 // they are exact across restarts and need no lock. A report dated after
 // now (the clock went back) still counts.
 //
+// A warned or suspended player may still report others: a suspension
+// keeps a player out of matches, not from telling moderators about the
+// last one, and the limits bound what anyone can file.
+//
 // # Priority
 //
 // The bundled rule gives priority 1 plus one for each other player with an
@@ -109,6 +113,9 @@
 // warned or suspended after its resolution's action. A report is resolved
 // once (ErrAlreadyResolved); other open reports of the same player stay
 // open.
+//
+// The moderator recorded with a resolution is the name the command is
+// given (phase 2: the operating-system user who ran it, else "admin").
 //
 // # Moderation
 //

@@ -38,9 +38,10 @@ type Backend interface {
 
 // Config is the area's configuration.
 type Config struct {
-	// Enabled switches reporting on; when off, both report paths answer
-	// "disabled" and store nothing (reportinforequest still answers).
-	Enabled bool
+	// Disabled switches reporting off: both report paths answer
+	// "disabled" and store nothing (reportinforequest still answers, so
+	// warnings and suspensions stay visible). The zero Config reports.
+	Disabled bool
 	Limits  rules.Limits
 }
 
@@ -69,7 +70,7 @@ func NewHandlers(b Backend, cfg Config, now func() time.Time, log *slog.Logger) 
 // Report2 serves /rap/report2.php: several reports in one request, each
 // judged on its own.
 func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
-	if !h.cfg.Enabled {
+	if h.cfg.Disabled {
 		return Report2Reply{"false"}
 	}
 	req, err := ParseReport2(r, h.cfg.Limits.MaxTextRunes)
@@ -98,7 +99,7 @@ func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
 
 // Report serves /master/report/report: one report.
 func (h *Handlers) Report(ctx context.Context, r *wire.Request) ReportReply {
-	if !h.cfg.Enabled {
+	if h.cfg.Disabled {
 		return ReportReply{Success: true, ReportSuccess: ReportDisabled, Message: Message(ErrDisabled)}
 	}
 	fail := func(err error) ReportReply {

@@ -13,7 +13,7 @@ import (
 	"github.com/honmaster/masterserver/wire"
 )
 
-var on = Config{Enabled: true}
+var on = Config{}
 
 // report2Body builds a report2.php form; each report is name, match, type, body, time.
 func report2Body(accountID, cookie string, reports ...[5]string) string {
@@ -158,7 +158,7 @@ func TestReport2OptionalArrays(t *testing.T) {
 
 func TestReport2Disabled(t *testing.T) {
 	f := newFake()
-	h := newHandlers(f, &clock{t0}, Config{Enabled: false})
+	h := newHandlers(f, &clock{t0}, Config{Disabled: true})
 	got := h.Report2(context.Background(), request(t, PathReport2, report2Body("1", aliceCookie, [5]string{"Bob", "9", "1", "x", "3"})))
 	if !slices.Equal(got, Report2Reply{"false"}) || len(f.all()) != 0 {
 		t.Errorf("reply = %q, stored %d", got, len(f.all()))
@@ -218,7 +218,7 @@ func failed(err error) ReportReply {
 
 func TestReportMasterDisabled(t *testing.T) {
 	f := newFake()
-	h := newHandlers(f, &clock{t0}, Config{})
+	h := newHandlers(f, &clock{t0}, Config{Disabled: true})
 	got := h.Report(context.Background(), request(t, PathReport, masterBody("1", aliceCookie, "Bob", "1", "x'")))
 	want := ReportReply{Success: true, ReportSuccess: ReportDisabled, Message: Message(ErrDisabled)}
 	if got != want || len(f.all()) != 0 {
@@ -241,7 +241,7 @@ func TestLongTextIsCut(t *testing.T) {
 
 func TestRateLimits(t *testing.T) {
 	f, c := newFake(), &clock{t0}
-	h := newHandlers(f, c, Config{Enabled: true, Limits: rules.Limits{PerDay: 4, PerReportee: 2}})
+	h := newHandlers(f, c, Config{Limits: rules.Limits{PerDay: 4, PerReportee: 2}})
 	send := func(name string) ReportReply {
 		return h.Report(context.Background(), request(t, PathReport, masterBody("1", aliceCookie, name, "1", "x'")))
 	}
