@@ -42,7 +42,7 @@ type Config struct {
 	// "disabled" and store nothing (reportinforequest still answers, so
 	// warnings and suspensions stay visible). The zero Config reports.
 	Disabled bool
-	Limits  rules.Limits
+	Limits   rules.Limits
 }
 
 // Handlers serve the area's endpoints. Each returns the reply value to
