@@ -23,28 +23,35 @@ func (f fakeAuth) Authenticate(cookie string) (storage.AccountID, error) {
 	return 0, Fail(ReasonInvalidCookie, errors.New("unknown cookie"))
 }
 
-// memBackend is a reference model of Backend over memory: the bundled
-// ranking, flags and votes per account, a Tally for players' counts.
+// memBackend is a reference model of Backend over memory, built from the
+// same pieces phase 2's actors use: Marks per account, RankFacts, the
+// bundled ranking, ListEntries and a Tally. (The mutex stands in for the
+// actors' one-writer-per-account; a real backend has none.)
 type memBackend struct {
-	mu        sync.Mutex
-	guides    map[GuideID]*Guide
-	defaults  map[storage.AccountID]map[string]GuideID
-	favorites map[storage.AccountID]map[GuideID]bool
-	votes     map[storage.AccountID]map[GuideID]Vote
-	tally     *Tally
-	accept    func(rules.VoteFacts) rules.VoteDecision
-	calls     int // every Backend call
+	mu     sync.Mutex
+	guides map[GuideID]*Guide
+	marks  map[storage.AccountID]*Marks
+	tally  *Tally
+	rank   func(rules.RankFacts) rules.RankDecision
+	accept func(rules.VoteFacts) rules.VoteDecision
+	calls  int // every Backend call
 }
 
 func newMemBackend(gs ...Guide) *memBackend {
-	b := &memBackend{guides: map[GuideID]*Guide{}, defaults: map[storage.AccountID]map[string]GuideID{},
-		favorites: map[storage.AccountID]map[GuideID]bool{}, votes: map[storage.AccountID]map[GuideID]Vote{},
-		tally: &Tally{}, accept: rules.AcceptVote}
+	b := &memBackend{guides: map[GuideID]*Guide{}, marks: map[storage.AccountID]*Marks{},
+		tally: &Tally{}, rank: rules.Rank, accept: rules.AcceptVote}
 	for i := range gs {
 		g := gs[i]
 		b.guides[g.Gid] = &g
 	}
 	return b
+}
+
+func (b *memBackend) marksOf(acct storage.AccountID) *Marks {
+	if b.marks[acct] == nil {
+		b.marks[acct] = &Marks{}
+	}
+	return b.marks[acct]
 }
 
 func (b *memBackend) visible(gid GuideID) (*Guide, error) {
@@ -59,29 +66,13 @@ func (b *memBackend) List(_ context.Context, acct storage.AccountID, hero string
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls++
-	f := rules.RankFacts{Account: rules.AccountID(acct), Hero: hero, Default: b.defaults[acct][hero]}
-	for gid := range b.favorites[acct] {
-		f.Favorites = append(f.Favorites, gid)
-	}
+	var gs []*Guide
 	for _, g := range b.guides {
-		if g.Hero == hero && !g.Hidden {
-			c := b.tally.Counts(g)
-			f.Candidates = append(f.Candidates, rules.Candidate{Gid: g.Gid, Up: c.Up, Down: c.Down, Premium: g.Premium,
-				Author: rules.AccountID(g.Author), Edited: g.Edited})
-		}
+		gs = append(gs, g)
 	}
-	d := rules.Rank(f)
-	if err := rules.ValidateRank(f, d); err != nil {
-		return nil, Fail(ReasonUnavailable, err)
-	}
-	var out []ListEntry
-	for _, gid := range d.Order {
-		g := b.guides[gid]
-		out = append(out, ListEntry{Gid: gid, Edited: g.Edited, AuthorName: g.AuthorName, Name: g.Name,
-			Counts: b.tally.Counts(g), Premium: g.Premium, Default: f.Default == gid, Favorite: b.favorites[acct][gid],
-			Yours: g.Author != 0 && g.Author == acct})
-	}
-	return out, nil
+	m := b.marksOf(acct)
+	f := RankFacts(acct, hero, gs, m, b.tally)
+	return ListEntries(acct, f, b.rank(f), func(gid GuideID) *Guide { return b.guides[gid] }, m, b.tally)
 }
 
 func (b *memBackend) Guide(_ context.Context, acct storage.AccountID, gid GuideID) (GuideView, error) {
@@ -92,8 +83,7 @@ func (b *memBackend) Guide(_ context.Context, acct storage.AccountID, gid GuideI
 	if err != nil {
 		return GuideView{}, err
 	}
-	return GuideView{Guide: *g, Counts: b.tally.Counts(g), Flags: Flags{Default: b.defaults[acct][g.Hero] == gid,
-		Favorite: b.favorites[acct][gid], Vote: b.votes[acct][gid]}}, nil
+	return GuideView{Guide: *g, Counts: b.tally.Counts(g), Flags: b.marksOf(acct).Flags(g)}, nil
 }
 
 func (b *memBackend) SetFlag(_ context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool) error {
@@ -104,27 +94,8 @@ func (b *memBackend) SetFlag(_ context.Context, acct storage.AccountID, gid Guid
 	if err != nil {
 		return err
 	}
-	switch flag {
-	case FlagDefault:
-		if b.defaults[acct] == nil {
-			b.defaults[acct] = map[string]GuideID{}
-		}
-		if on {
-			b.defaults[acct][g.Hero] = gid
-		} else if b.defaults[acct][g.Hero] == gid {
-			delete(b.defaults[acct], g.Hero)
-		}
-	case FlagFavorite:
-		if b.favorites[acct] == nil {
-			b.favorites[acct] = map[GuideID]bool{}
-		}
-		if on {
-			b.favorites[acct][gid] = true
-		} else {
-			delete(b.favorites[acct], gid)
-		}
-	}
-	return nil
+	_, err = b.marksOf(acct).SetFlag(g, flag, on)
+	return err
 }
 
 func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID, v Vote) error {
@@ -135,16 +106,26 @@ func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID
 	if err != nil {
 		return err
 	}
-	prev := b.votes[acct][gid]
-	if !b.accept(rules.VoteFacts{Account: rules.AccountID(acct), Gid: gid, Author: rules.AccountID(g.Author), Previous: prev, New: v}).Counts {
+	m := b.marksOf(acct)
+	if !b.accept(rules.VoteFacts{Account: rules.AccountID(acct), Gid: gid, Author: rules.AccountID(g.Author), Previous: m.Votes[gid], New: v}).Counts {
 		return Fail(ReasonVoteRefused, nil)
 	}
-	if b.votes[acct] == nil {
-		b.votes[acct] = map[GuideID]Vote{}
+	prev, err := m.SetVote(gid, v)
+	if err != nil {
+		return err
 	}
-	b.votes[acct][gid] = v
-	b.tally.Apply(gid, prev, v)
+	b.tally.Apply(gid, prev, v) // after the "commit"
 	return nil
+}
+
+// changed reports whether any account has a mark.
+func (b *memBackend) changed() bool {
+	for _, m := range b.marks {
+		if len(m.Defaults)+len(m.Favorites)+len(m.Votes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // harness is the area over a memBackend with two accounts.
@@ -353,7 +334,7 @@ func TestFailures(t *testing.T) {
 				t.Fatalf("backend reached = %v, want %v", reached, tt.backendReached)
 			}
 			// Nothing changed: no flag, no vote.
-			if len(h.be.defaults)+len(h.be.favorites)+len(h.be.votes) != 0 || h.be.tally.Derived(1) != (Counts{}) {
+			if h.be.changed() || h.be.tally.Derived(1) != (Counts{}) {
 				t.Fatal("a failed request changed state")
 			}
 		})
@@ -403,4 +384,22 @@ func TestFunctionsTable(t *testing.T) {
 	if len(seen) != 7 {
 		t.Fatalf("%d functions, want 7", len(seen))
 	}
+}
+
+// A replacement ranking's order is what the list shows; a decision naming a
+// guide that is not a candidate is refused, not repaired.
+func TestReplacementRanking(t *testing.T) {
+	h := newHarness(t, testGuides()...)
+	h.be.rank = func(f rules.RankFacts) rules.RankDecision {
+		var d rules.RankDecision
+		for _, c := range f.Candidates {
+			d.Order = append([]GuideID{c.Gid}, d.Order...) // descending gid
+		}
+		return d
+	}
+	if got := strings.Join(listGids(t, h.call(FuncList, "hero", "Hero_A")), ","); got != "4,3,2,1" {
+		t.Fatalf("order = %s, want the plugin's 4,3,2,1", got)
+	}
+	h.be.rank = func(rules.RankFacts) rules.RankDecision { return rules.RankDecision{Order: []GuideID{1, 6}} } // 6 is hidden
+	wantFail(t, h.call(FuncList, "hero", "Hero_A"), "guides_unavailable")
 }
