@@ -1,6 +1,7 @@
 package guides
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -96,7 +97,10 @@ func RankFacts(acct storage.AccountID, hero string, heroGuides []*Guide, m *Mark
 			f.Favorites = append(f.Favorites, g.Gid)
 		}
 	}
-	slices.SortFunc(f.Candidates, func(a, b rules.Candidate) int { return int(a.Gid) - int(b.Gid) })
+	byGid := func(a, b rules.Candidate) int { return cmp.Compare(a.Gid, b.Gid) }
+	if !slices.IsSortedFunc(f.Candidates, byGid) {
+		slices.SortFunc(f.Candidates, byGid)
+	}
 	slices.Sort(f.Favorites)
 	return f
 }

@@ -139,28 +139,45 @@ func Rank(f RankFacts) RankDecision {
 	for _, g := range f.Favorites {
 		fav[g] = true
 	}
-	group := func(c Candidate) int {
+	type ranked struct {
+		group int
+		c     *Candidate
+	}
+	less := func(a, b ranked) bool {
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		return CompareRating(*a.c, *b.c) < 0
+	}
+	// Only the best MaxList are listed: keep them sorted while scanning,
+	// linear in the number of candidates for a hero with many guides.
+	best := make([]ranked, 0, MaxList+1)
+	for i := range f.Candidates {
+		c := &f.Candidates[i]
+		r := ranked{group: 3, c: c}
 		switch {
 		case f.Default != 0 && c.Gid == f.Default:
-			return 0
+			r.group = 0
 		case c.Premium:
-			return 1
+			r.group = 1
 		case fav[c.Gid]:
-			return 2
+			r.group = 2
 		}
-		return 3
+		if len(best) == MaxList && !less(r, best[MaxList-1]) {
+			continue
+		}
+		j := len(best)
+		for j > 0 && less(r, best[j-1]) {
+			j--
+		}
+		best = slices.Insert(best, j, r)
+		if len(best) > MaxList {
+			best = best[:MaxList]
+		}
 	}
-	cs := slices.Clone(f.Candidates)
-	slices.SortFunc(cs, func(a, b Candidate) int {
-		if ga, gb := group(a), group(b); ga != gb {
-			return ga - gb
-		}
-		return CompareRating(a, b)
-	})
-	n := min(len(cs), MaxList)
-	order := make([]GuideID, n)
-	for i := range n {
-		order[i] = cs[i].Gid
+	order := make([]GuideID, len(best))
+	for i, r := range best {
+		order[i] = r.c.Gid
 	}
 	return RankDecision{Order: order}
 }

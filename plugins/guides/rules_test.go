@@ -2,6 +2,7 @@ package guides
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -97,6 +98,48 @@ func TestAcceptVote(t *testing.T) {
 	} {
 		if !AcceptVote(f).Counts {
 			t.Errorf("AcceptVote(%+v) refused", f)
+		}
+	}
+}
+
+// Rank keeps only the best MaxList while scanning; it must agree with a
+// full sort of every candidate.
+func TestRankAgreesWithFullSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		n := r.IntN(60)
+		f := RankFacts{Default: GuideID(r.IntN(70))}
+		for i := range n {
+			f.Candidates = append(f.Candidates, Candidate{Gid: GuideID(i + 1), Up: uint32(r.IntN(5)), Down: uint32(r.IntN(5)), Premium: r.IntN(8) == 0})
+			if r.IntN(6) == 0 {
+				f.Favorites = append(f.Favorites, GuideID(i+1))
+			}
+		}
+		r.Shuffle(len(f.Candidates), func(i, j int) { f.Candidates[i], f.Candidates[j] = f.Candidates[j], f.Candidates[i] })
+		group := func(c Candidate) int {
+			switch {
+			case c.Gid == f.Default:
+				return 0
+			case c.Premium:
+				return 1
+			case slices.Contains(f.Favorites, c.Gid):
+				return 2
+			}
+			return 3
+		}
+		all := slices.Clone(f.Candidates)
+		slices.SortFunc(all, func(a, b Candidate) int {
+			if d := group(a) - group(b); d != 0 {
+				return d
+			}
+			return CompareRating(a, b)
+		})
+		var want []GuideID
+		for _, c := range all[:min(len(all), MaxList)] {
+			want = append(want, c.Gid)
+		}
+		if got := Rank(f).Order; !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("round %d: Rank = %v, full sort = %v", round, got, want)
 		}
 	}
 }
