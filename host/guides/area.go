@@ -179,3 +179,9 @@ func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
 	}
 	return a.php(voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime})
 }
+
+// AuthFunc adapts a function to Authenticator.
+type AuthFunc func(cookie string) (storage.AccountID, error)
+
+// Authenticate calls f.
+func (f AuthFunc) Authenticate(cookie string) (storage.AccountID, error) { return f(cookie) }

@@ -14,13 +14,13 @@ import (
 )
 
 // fakeAuth knows cookie -> account.
-type fakeAuth map[string]storage.AccountID
-
-func (f fakeAuth) Authenticate(cookie string) (storage.AccountID, error) {
-	if id, ok := f[cookie]; ok {
-		return id, nil
-	}
-	return 0, Fail(ReasonInvalidCookie, errors.New("unknown cookie"))
+func fakeAuth(cookies map[string]storage.AccountID) Authenticator {
+	return AuthFunc(func(cookie string) (storage.AccountID, error) {
+		if id, ok := cookies[cookie]; ok {
+			return id, nil
+		}
+		return 0, Fail(ReasonInvalidCookie, errors.New("unknown cookie"))
+	})
 }
 
 // memBackend is a reference model of Backend over memory, built from the
@@ -144,7 +144,7 @@ const (
 
 func newHarness(t *testing.T, gs ...Guide) *harness {
 	be := newMemBackend(gs...)
-	h := &harness{t: t, area: New(fakeAuth{cookieA: acctA, cookieB: acctB}, be, nil), be: be}
+	h := &harness{t: t, area: New(fakeAuth(map[string]storage.AccountID{cookieA: acctA, cookieB: acctB}), be, nil), be: be}
 	h.fns = map[Func]func(context.Context, *wire.Request) []byte{}
 	for _, f := range h.area.Functions() {
 		h.fns[f.Name] = func(ctx context.Context, r *wire.Request) []byte { return f.Handler(ctx, r).Body }
@@ -402,4 +402,22 @@ func TestReplacementRanking(t *testing.T) {
 	}
 	h.be.rank = func(rules.RankFacts) rules.RankDecision { return rules.RankDecision{Order: []GuideID{1, 6}} } // 6 is hidden
 	wantFail(t, h.call(FuncList, "hero", "Hero_A"), "guides_unavailable")
+}
+
+// A session store that fails is an internal error, not a bad cookie, and
+// reaches no backend.
+func TestAuthenticatorFailure(t *testing.T) {
+	be := newMemBackend(testGuides()...)
+	area := New(AuthFunc(func(string) (storage.AccountID, error) { return 0, errors.New("disk") }), be, nil)
+	for _, f := range area.Functions() {
+		r := formRequest("account", "7", "cookie", cookieA, "hosttime", "1620573527", "hero", "Hero_A", "gid", "1", "v", "1")
+		v, err := wire.Unmarshal(f.Handler(context.Background(), r).Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantFail(t, v.(*wire.Array), "internal_error")
+	}
+	if be.calls != 0 {
+		t.Fatalf("backend reached %d times", be.calls)
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Import formats, told apart by the file's first non-blank byte.
@@ -357,4 +359,16 @@ func ratingVotes(s string) (uint32, error) {
 		return 0, errors.New("want a fraction 0.00..1.00")
 	}
 	return uint32(math.Round(f * ArchiveVotes)), nil
+}
+
+// ResolveAuthors makes each guide whose AuthorName is an account's login
+// that account's guide (Guide.Author; is_yours for it), and clears Author
+// where no login matches. Logins match exactly, as they are stored.
+func ResolveAuthors(gs []Guide, login func(name string) (storage.AccountID, bool)) {
+	for i := range gs {
+		gs[i].Author = 0
+		if id, ok := login(gs[i].AuthorName); ok {
+			gs[i].Author = id
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -226,5 +227,14 @@ func TestDemoGuides(t *testing.T) {
 	}
 	if len(gs) < 2*len(demoHeroes) {
 		t.Fatalf("%d demo guides", len(gs))
+	}
+}
+
+func TestResolveAuthors(t *testing.T) {
+	gs := []Guide{{AuthorName: "demo", Author: 3}, {AuthorName: "Demo", Author: 3}, {AuthorName: "nobody"}}
+	logins := map[string]storage.AccountID{"demo": 1}
+	ResolveAuthors(gs, func(n string) (storage.AccountID, bool) { id, ok := logins[n]; return id, ok })
+	if gs[0].Author != 1 || gs[1].Author != 0 || gs[2].Author != 0 {
+		t.Fatalf("authors %d %d %d, want 1 0 0 (exact login match)", gs[0].Author, gs[1].Author, gs[2].Author)
 	}
 }
