@@ -372,3 +372,16 @@ func ResolveAuthors(gs []Guide, login func(name string) (storage.AccountID, bool
 		}
 	}
 }
+
+// Merge returns the guide a re-import stores over stored (same gid): the
+// file's content, counts and premium mark replace the stored ones (players'
+// votes are separate records and stay), while a guide an operator hid stays
+// hidden — a file can hide a guide (own format, "hidden": true) but only
+// the operator's unhide command shows it again, so re-importing an archive
+// never undoes moderation.
+func Merge(stored *Guide, imported Guide) Guide {
+	if stored != nil && stored.Hidden {
+		imported.Hidden = true
+	}
+	return imported
+}

@@ -238,3 +238,18 @@ func TestResolveAuthors(t *testing.T) {
 		t.Fatalf("authors %d %d %d, want 1 0 0 (exact login match)", gs[0].Author, gs[1].Author, gs[2].Author)
 	}
 }
+
+func TestMerge(t *testing.T) {
+	imported := Guide{Gid: 5, Name: "New name", Up: 10, Premium: true}
+	if got := Merge(nil, imported); got.Name != "New name" || got.Hidden {
+		t.Fatalf("new guide: %+v", got)
+	}
+	if got := Merge(&Guide{Gid: 5, Name: "Old", Up: 99, Hidden: true}, imported); !got.Hidden || got.Name != "New name" || got.Up != 10 || !got.Premium {
+		t.Fatalf("hidden guide re-imported: %+v", got)
+	}
+	hide := imported
+	hide.Hidden = true
+	if got := Merge(&Guide{Gid: 5}, hide); !got.Hidden {
+		t.Fatal("a file could not hide a guide")
+	}
+}
