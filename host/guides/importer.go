@@ -273,7 +273,7 @@ func parseArchive(data []byte, taken GidTaken) ([]Guide, error) {
 			g.Intro, _ = a.text("txt_intro")
 			if dt, ok := a.text("datetime"); !ok {
 				bad("datetime is missing")
-			} else if t, err := time.Parse(DateLayout, dt); err != nil {
+			} else if t, err := time.Parse(DateLayout, strings.ToLower(dt)); err != nil { // PM too
 				bad("datetime %q: want %s", dt, DateLayout)
 			} else {
 				g.Edited = t

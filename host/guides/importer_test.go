@@ -195,10 +195,15 @@ func TestImportErrors(t *testing.T) {
 			}
 		})
 	}
+	// An upper-case PM is read too.
+	gs, err := ParseImport([]byte(`{"Hero_A": [{"success": 1, "datetime": "05/09/21 03:18:47PM", "author_name": "x", "guide_name": "N", "rating": "0.50"}]}`), nil)
+	if err != nil || FormatDate(gs[0].Edited) != "05/09/21 03:18:47pm" || gs[0].Up != 50 || gs[0].Down != 50 {
+		t.Fatalf("PM archive: %+v, %v", gs, err)
+	}
 	// Two problems, two guides: both reported, each naming its guide.
 	two := `[{"gid": 1, "hero_cli_name": "Hero_A", "guide_name": "First", "author_name": "x", "datetime": "2021-05-09T15:18:47Z", "txt_intro": "` +
 		strings.Repeat("a", 201) + `"}, {"gid": 1, "hero_cli_name": "Hero_A", "guide_name": "Second", "author_name": "x", "datetime": "2021-05-09T15:18:47Z"}]`
-	_, err := ParseImport([]byte(two), nil)
+	_, err = ParseImport([]byte(two), nil)
 	if err == nil || !strings.Contains(err.Error(), `"First"`) || !strings.Contains(err.Error(), `"Second"`) || !strings.Contains(err.Error(), "also used by guide 1") {
 		t.Fatalf("error = %v", err)
 	}
