@@ -28,8 +28,8 @@ const (
 	PathPurchase  = "/master/ticketexchange/purchase/"
 )
 
-// areaName is the area's name in routes and logs.
-const areaName = "plinko"
+// areaName is the area's name in routes and logs: the registry's.
+var areaName = string(sdk.AreaPlinko)
 
 // ChestPage is the most items one viewchest reply carries.
 const ChestPage = 56

@@ -186,3 +186,15 @@ func TestConfigureOverGRPC(t *testing.T) {
 		t.Fatalf("nil Configure: %v", ps)
 	}
 }
+
+func TestStateLimit(t *testing.T) {
+	for _, n := range []int{MaxStateBytes, MaxStateBytes + 1} {
+		p := Mock(PlinkoDrop, func(context.Context, Call[DropFacts]) (Result[DropDecision], error) {
+			return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets30, PrizeIndex: -1, Tickets: 30}, State: make([]byte, n)}, nil
+		})
+		_, err := PlinkoDrop.Decide(context.Background(), p, Call[DropFacts]{Facts: goodFacts})
+		if (n > MaxStateBytes) != errors.Is(err, ErrInvalidDecision) {
+			t.Errorf("state of %d bytes: err = %v", n, err)
+		}
+	}
+}

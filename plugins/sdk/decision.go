@@ -100,6 +100,10 @@ type Caller interface {
 	Decide(ctx context.Context, decision string, facts, state []byte) (RawResult, error)
 }
 
+// MaxStateBytes bounds the state a plugin may keep per (area, account); a
+// larger state refuses the decision.
+const MaxStateBytes = 64 << 10
+
 // Decide asks c for a decision on call, bounded by ctx, and checks it. A
 // returned decision passed Check and is to be applied exactly as given, or
 // refused; the returned error wraps one of the sentinel errors.
@@ -120,6 +124,9 @@ func (d *Decision[F, D]) Decide(ctx context.Context, c Caller, call Call[F]) (Re
 	raw, err := c.Decide(ctx, d.name, facts, call.State)
 	if err != nil {
 		return zero, err
+	}
+	if len(raw.State) > MaxStateBytes {
+		return zero, fmt.Errorf("%w: %s: state of %d bytes, at most %d", ErrInvalidDecision, d.name, len(raw.State), MaxStateBytes)
 	}
 	dec, err := d.def.Result.Unmarshal(raw.Decision)
 	if err != nil {
