@@ -326,7 +326,7 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 		exitErr := s.watch(ctx, inst)
 		if exitErr == nil {
 			s.live.Store(nil)
-			inst.client.Kill()
+			stopClient(inst.client, inst.pid)
 			return
 		}
 		s.live.Store(nil)
@@ -335,7 +335,7 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 		s.mu.Unlock()
 		s.log.Warn("plugin lost; restarting", "pid", inst.pid, "uptime", time.Since(inst.readyAt), "err", exitErr)
 		killProcess(inst.pid) // a hung plugin ignores go-plugin's polite shutdown
-		inst.client.Kill()    // reaps and cleans up after the dead process
+		stopClient(inst.client, inst.pid) // reaps and cleans up after the dead process
 		if time.Since(inst.readyAt) >= s.opts.Backoff.Reset {
 			failures = 0
 		}
@@ -408,6 +408,27 @@ func (s *Supervisor) watch(ctx context.Context, inst *instance) error {
 	}
 }
 
+// killGrace is how long a plugin gets to shut down politely (go-plugin's
+// Kill asks it first) before it is killed.
+const killGrace = 3 * time.Second
+
+// stopClient stops a plugin process through go-plugin, politely first. A
+// hung plugin never answers go-plugin's shutdown request, so after
+// killGrace it gets SIGKILL, which also ends the request.
+func stopClient(client *plugin.Client, pid int) {
+	done := make(chan struct{})
+	go func() {
+		client.Kill()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(killGrace):
+		killProcess(pid)
+		<-done
+	}
+}
+
 // killProcess kills pid with SIGKILL (a stopped process dies too).
 func killProcess(pid int) {
 	if pid <= 0 {
@@ -462,29 +483,29 @@ func (s *Supervisor) launch(ctx context.Context) (*instance, error) {
 		Managed:          false,
 	})
 	rpc, err := client.Client() // starts the process and completes the handshake
+	pid, _ := strconv.Atoi(client.ID())
 	if err != nil {
-		client.Kill()
+		stopClient(client, pid)
 		return fail(err)
 	}
 	c, err := sdk.Dispense(rpc)
 	if err != nil {
-		client.Kill()
+		stopClient(client, pid)
 		return fail(err)
 	}
-	pid, _ := strconv.Atoi(client.ID())
 	inst := &instance{client: client, rpc: c, pid: pid, version: client.NegotiatedVersion()}
 
 	checkCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if inst.info, err = s.check(checkCtx, c); err != nil {
-		client.Kill()
+		stopClient(client, pid)
 		if ctx.Err() != nil {
 			return nil, errStopped
 		}
 		return fail(err)
 	}
 	if ctx.Err() != nil {
-		client.Kill()
+		stopClient(client, pid)
 		return nil, errStopped
 	}
 	inst.readyAt = time.Now()

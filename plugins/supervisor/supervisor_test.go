@@ -264,3 +264,26 @@ func TestSupervisorRestartsHungPlugin(t *testing.T) {
 	}
 	eventually(t, 5*time.Second, "stopped plugin killed", func() bool { return processGone(old) })
 }
+
+// TestSupervisorStopsHungPlugin: Stop returns even when the plugin is hung
+// (go-plugin's polite shutdown is never answered), and the process is gone.
+func TestSupervisorStopsHungPlugin(t *testing.T) {
+	src, opts := bundled("plinko")
+	src.PingInterval = time.Hour // the ping would replace it first otherwise
+	s := startSupervisor(t, src, opts)
+	pid := s.Status().PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		s.Stop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Stop did not return for a hung plugin")
+	}
+	eventually(t, 5*time.Second, "hung plugin gone", func() bool { return processGone(pid) })
+}
