@@ -334,7 +334,7 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 		s.state, s.lastErr = StateRestarting, exitErr
 		s.mu.Unlock()
 		s.log.Warn("plugin lost; restarting", "pid", inst.pid, "uptime", time.Since(inst.readyAt), "err", exitErr)
-		killProcess(inst.pid) // a hung plugin ignores go-plugin's polite shutdown
+		killProcess(inst.pid)             // a hung plugin ignores go-plugin's polite shutdown
 		stopClient(inst.client, inst.pid) // reaps and cleans up after the dead process
 		if time.Since(inst.readyAt) >= s.opts.Backoff.Reset {
 			failures = 0
