@@ -292,3 +292,15 @@ func TestPluginStartRefused(t *testing.T) {
 func cliStart(cfg *config.Config) (*cli.Runtime, error) {
 	return cli.Start(context.Background(), cfg, slog.New(slog.DiscardHandler), false, io.Discard)
 }
+
+// TestEveryAreaHasConfigDefaults: every registered area has its
+// [plugins.<area>] defaults, so a newcomer runs it with no file at all.
+func TestEveryAreaHasConfigDefaults(t *testing.T) {
+	cfg := config.Default()
+	for _, area := range sdk.Areas() {
+		p, ok := cfg.Plugins[string(area)]
+		if !ok || p.StartTimeout.Duration <= 0 || p.CallTimeout.Duration <= 0 || p.PingInterval.Duration <= 0 || p.PingTimeout.Duration <= 0 {
+			t.Errorf("area %s: defaults %+v (present %v)", area, p, ok)
+		}
+	}
+}
