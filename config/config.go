@@ -148,6 +148,11 @@ type Plugin struct {
 	Env          []string `toml:"env"` // "KEY=VALUE" each
 	StartTimeout Duration `toml:"start_timeout"`
 	CallTimeout  Duration `toml:"call_timeout"`
+	PingInterval Duration `toml:"ping_interval"`
+	PingTimeout  Duration `toml:"ping_timeout"`
+	// Config is the [plugins.<area>.config] table, handed as is to the
+	// plugin's Configure; the plugin validates it.
+	Config map[string]any `toml:"config"`
 }
 
 // pluginAreas are the names [plugins.<area>] accepts: the areas meant to run
@@ -283,6 +288,15 @@ func (c *Config) overlay(doc string) error {
 		}
 		if set("call_timeout") {
 			merged.CallTimeout = p.CallTimeout
+		}
+		if set("ping_interval") {
+			merged.PingInterval = p.PingInterval
+		}
+		if set("ping_timeout") {
+			merged.PingTimeout = p.PingTimeout
+		}
+		if set("config") {
+			merged.Config = p.Config
 		}
 		plugins[area] = merged
 	}

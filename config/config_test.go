@@ -17,7 +17,8 @@ import (
 // slip in the file shows up here.
 func wantDefaults() *Config {
 	plugin := Plugin{Path: "", Args: []string{}, Env: []string{},
-		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second}}
+		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second},
+		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}}
 	patch := func(os string) Patch {
 		return Patch{OS: os, Arch: "x86_64", Version: "4.10.1", LatestVersion: "4.10.1",
 			URL: "http://127.0.0.1:8080/patches/", URL2: "http://127.0.0.1:8080/patches2/",

@@ -212,6 +212,12 @@ func (c *Config) validatePlugins(ps *problems) {
 		}
 		positive(ps, key("start_timeout"), p.StartTimeout)
 		positive(ps, key("call_timeout"), p.CallTimeout)
+		// Zero (a table built in code) means the supervisor's default.
+		for k, d := range map[string]Duration{"ping_interval": p.PingInterval, "ping_timeout": p.PingTimeout} {
+			if d.Duration < 0 {
+				ps.add(key(k), "must be > 0")
+			}
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package plinko
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
@@ -69,26 +71,24 @@ func (e *fundsError) Error() string {
 
 func (e *fundsError) Unwrap() error { return ErrInsufficientFunds }
 
-// dropChange pays for one drop and applies a decision, inside the account's
-// actor. Debit and prize (or ticket payout) are one commit.
+// dropChange is one whole drop, inside the account's actor, on the
+// account as it is now: check the balance, gather the facts, ask the
+// plugin (bounded by the request's deadline, with the plugin's own state
+// for this account), check the decision, then pay and apply it exactly as
+// given, storing the plugin's new state, in one commit. A decision that
+// fails its check, or any plugin error, refuses the drop: nothing is
+// charged and the state is not advanced. A decision is never re-mapped.
 //
-// The decision was made on facts read before the actor ran this change; a
-// concurrent drop on the same account may have won prizes since. So the
-// change resolves the decision against the account as it is now:
-//   - the balance must still cover the cost, else nothing is written;
-//   - PrizeIndex indexes the unowned prizes of the tier now, in catalog
-//     order; when fewer remain than the decider saw it is taken modulo their
-//     count (still uniform when the decider's index was);
-//   - when none remain, the chest pays its exhausted tickets and the reply
-//     says products_exhausted. A prize is never granted twice.
-//
-// A decision of Exhausted is honoured as is: an account cannot come to
-// lack prizes it owned except by an operator's correction.
+// Concurrent drops of one account run one after the other in its actor, so
+// each sees the prizes and the plugin state the previous one left; drops of
+// different accounts reach the plugin together and share its calls (see
+// sdk's batcher).
 type dropChange struct {
+	ctx      context.Context // the request's: bounds the plugin call
+	decider  sdk.Caller
 	view     *catalogView
 	currency sdk.Currency
 	cost     int64
-	decision sdk.DropDecision
 }
 
 // dropResult is the reply of a dropChange.
@@ -99,6 +99,15 @@ type dropResult struct {
 	Exhausted bool
 	After     balances
 }
+
+// refusal is a refused change; it carries the balances the reply shows.
+type refusal struct {
+	bal balances
+	err error
+}
+
+func (e *refusal) Error() string { return e.err.Error() }
+func (e *refusal) Unwrap() error { return e.err }
 
 var _ actors.Change = (*dropChange)(nil)
 
@@ -112,26 +121,31 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 	if have < c.cost {
 		return nil, &fundsError{bal: balancesOf(v), need: c.cost, have: have, what: string(c.currency)}
 	}
-	d := c.decision
+	refuse := func(err error) (any, error) { return nil, &refusal{bal: balancesOf(v), err: err} }
+	area := string(sdk.PlinkoDrop.Area())
+	state, err := tx.PluginState(area)
+	if err != nil {
+		return refuse(err)
+	}
+	facts := dropFacts(v, c.view, c.currency)
+	out, err := sdk.PlinkoDrop.Decide(c.ctx, c.decider, sdk.Call[sdk.DropFacts]{Facts: facts, State: state})
+	if err != nil {
+		return refuse(err)
+	}
+	if err := c.ctx.Err(); err != nil {
+		// The asker has gone: committing now would hide a write behind an
+		// error reply.
+		return refuse(fmt.Errorf("%w: %w", sdk.ErrUnavailable, err))
+	}
+	d := out.Decision // passed PlinkoDrop's check against facts
 	res := &dropResult{Tier: d.Tier}
 	switch {
-	case !d.Tier.Valid():
-		return nil, fmt.Errorf("%w: tier %d", sdk.ErrInvalidDecision, int(d.Tier))
 	case !d.Tier.IsChest():
-		res.Tickets = int64(d.Tier.Tickets())
+		res.Tickets = int64(d.Tickets)
 	case d.Exhausted:
-		res.Tickets, res.Exhausted = int64(d.Tier.Tickets()), true
+		res.Tickets, res.Exhausted = int64(d.Tickets), true
 	default:
-		left := unowned(v, c.view, d.Tier)
-		if len(left) == 0 {
-			res.Tickets, res.Exhausted = int64(d.Tier.Tickets()), true
-			break
-		}
-		i := d.PrizeIndex
-		if i < 0 {
-			return nil, fmt.Errorf("%w: prize index %d", sdk.ErrInvalidDecision, i)
-		}
-		p := left[i%len(left)]
+		p := unowned(v, c.view, d.Tier)[d.PrizeIndex]
 		res.Prize = &p
 	}
 
@@ -144,6 +158,9 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 	a.Tickets += res.Tickets
 	if res.Prize != nil {
 		a.Upgrades = append(a.Upgrades, storage.Upgrade{ID: res.Prize.Upgrade})
+	}
+	if !bytes.Equal(out.State, state) {
+		tx.SetPluginState(area, out.State)
 	}
 	res.After = balancesOf(a)
 	return res, nil
