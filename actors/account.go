@@ -14,8 +14,9 @@ import (
 type account struct {
 	sys   *System
 	id    storage.AccountID
-	state *storage.Account // nil when the account does not exist or failed to load
-	err   error            // why state is nil
+	state  *storage.Account // nil when the account does not exist or failed to load
+	stored *storage.Stored  // the encodings last written or loaded, to skip unchanged records
+	err    error            // why state is nil
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -62,14 +63,15 @@ func (a *account) Receive(ctx actor.Context) {
 }
 
 func (a *account) load() {
-	acct, err := a.sys.db.Account(a.id)
+	acct, stored, err := a.sys.db.LoadAccount(a.id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		a.state, a.err = nil, ErrNoAccount
 	case err != nil:
 		a.state, a.err = nil, err
 	default:
-		a.state, a.err = acct, nil
+		acct.IndexUpgrades()
+		a.state, a.stored, a.err = acct, stored, nil
 	}
 }
 
@@ -95,9 +97,11 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 
 // apply runs c on a working copy, commits what it wrote as one synced batch
 // and only then adopts the copy: the in-memory state never runs ahead of
-// storage.
+// storage. Only altered records are written (see Change).
 func (a *account) apply(c Change) (reply any, err error) {
-	tx := &Tx{id: a.id, acct: a.state.Clone(), batch: a.sys.db.NewBatch(), db: a.sys.db}
+	work := a.state.WorkingCopy()
+	owned := len(work.Upgrades)
+	tx := &Tx{id: a.id, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -111,15 +115,37 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	// Only a change that asked to edit the record writes and adopts it: the
 	// state in memory and the record on disk never disagree.
+	var stored *storage.Stored
+	var gained []storage.Upgrade
 	if tx.dirty {
-		tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
-		tx.batch.PutAccount(tx.acct)
+		w := tx.acct
+		w.ID, w.SuperID, w.Login = a.state.ID, a.state.SuperID, a.state.Login
+		if len(w.Upgrades) < owned {
+			tx.batch.Discard()
+			return nil, fmt.Errorf("%w: owned upgrades removed", ErrBadEdit)
+		}
+		gained = w.Upgrades[owned:]
+		stored = tx.batch.PutAccount(w, a.stored)
+		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		return nil, err
 	}
 	if tx.dirty {
-		a.state = tx.acct
+		w := tx.acct
+		// The working copy shares the live list (clipped): extend the live
+		// one, amortised O(gained), and keep its index.
+		live := a.state
+		w.Upgrades = live.Upgrades
+		w.AppendUpgrades(gained...)
+		a.state, a.stored = w, stored
+	}
+	for _, sw := range tx.sessions {
+		if sw.s != nil {
+			a.sys.sessions.Set(sw.key, sw.s)
+		} else {
+			a.sys.sessions.Remove(sw.key)
+		}
 	}
 	return reply, nil
 }
