@@ -12,8 +12,8 @@ import (
 
 // account is the single writer of one account's state.
 type account struct {
-	sys   *System
-	id    storage.AccountID
+	sys    *System
+	id     storage.AccountID
 	state  *storage.Account // nil when the account does not exist or failed to load
 	stored *storage.Stored  // the encodings last written or loaded, to skip unchanged records
 	err    error            // why state is nil

@@ -25,7 +25,7 @@ type Options struct {
 	// SessionCacheSize bounds the sessions kept in memory in front of
 	// storage (default 100000; about 250 bytes each).
 	SessionCacheSize int
-	Logger      *slog.Logger  // nil discards
+	Logger           *slog.Logger // nil discards
 }
 
 func (o *Options) ensureDefaults() {

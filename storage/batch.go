@@ -6,7 +6,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"google.golang.org/protobuf/proto"
-
 )
 
 // Batch collects the writes of one mutation; DB.Commit applies them
@@ -115,4 +114,3 @@ func (b *Batch) PutCloud(o *CloudObject) {
 func (b *Batch) PutMeta(name string, value []byte) {
 	b.set(metaKey(name), value, nil)
 }
-

@@ -80,7 +80,7 @@ type dropChange struct {
 type dropResult struct {
 	Tier      sdk.Tier
 	Prize     *Product // nil when tickets were paid
-	Tickets   int64            // tickets paid (ticket tier or exhausted chest)
+	Tickets   int64    // tickets paid (ticket tier or exhausted chest)
 	Exhausted bool
 	After     balances
 }

@@ -85,4 +85,3 @@ func StoredCatalog(db *storage.DB) (*Catalog, error) { return catalogRecords.Get
 
 // catalogVersion changes whenever this process writes the catalog.
 func catalogVersion(sys *actors.System) uint64 { return sys.GlobalVersion(catalogRecords.Name()) }
-
