@@ -131,6 +131,12 @@ func (a *account) apply(c Change) (reply any, err error) {
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		return nil, err
 	}
+	if !tx.dirty {
+		// The copy may leave the actor as the reply (a read-only change may
+		// return it): detach it from the live index, which the actor goes
+		// on changing. Its upgrades (shared, clipped) are never edited.
+		tx.acct.DetachIndex()
+	}
 	if tx.dirty {
 		w := tx.acct
 		// The working copy shares the live list (clipped): extend the live

@@ -18,7 +18,9 @@ import (
 // what the change put in its own keyspaces.
 //
 // Apply runs inside the actor: it must not block on anything but its own
-// computation, and must not keep the Tx or the account after returning.
+// computation, and must not keep the Tx or the account after returning. A
+// change that edited the account (called Account) must not return it as its
+// reply: it becomes the actor's state; return a Clone or the values needed.
 type Change interface {
 	Apply(tx *Tx) (reply any, err error)
 }

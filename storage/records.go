@@ -120,13 +120,20 @@ func (a *Account) AppendUpgrades(us ...Upgrade) {
 	}
 }
 
+// DetachIndex drops a's reference to the owned index (Owns then scans), so
+// that a may be used outside the goroutine that owns the index.
+func (a *Account) DetachIndex() { a.index = nil }
+
 // WorkingCopy is the copy a change edits: every field is copied except the
 // owned upgrades, which are shared (capacity clipped, so an append made by
 // the change reallocates instead of writing into the original), together
 // with the owned index. A change must not edit an owned upgrade in place.
 func (a *Account) WorkingCopy() *Account {
+	up := a.Upgrades
+	a.Upgrades = nil // not copied by Clone
 	c := a.Clone()
-	c.Upgrades = a.Upgrades[:len(a.Upgrades):len(a.Upgrades)]
+	a.Upgrades = up
+	c.Upgrades = up[:len(up):len(up)]
 	c.index = a.index
 	return c
 }
