@@ -53,7 +53,9 @@ func (a *account) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&changed{Reply: reply})
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Stopping:
+		a.sys.published.Delete(a.id) // passivated: its memory goes
+	case *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))
 		if ctx.Sender() != nil {
@@ -72,6 +74,7 @@ func (a *account) load() {
 	default:
 		acct.IndexUpgrades()
 		a.state, a.stored, a.err = acct, stored, nil
+		a.publish()
 	}
 }
 
@@ -145,6 +148,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		w.Upgrades = live.Upgrades
 		w.AppendUpgrades(gained...)
 		a.state, a.stored = w, stored
+		a.publish()
 	}
 	for _, sw := range tx.sessions {
 		if sw.s != nil {
@@ -163,4 +167,15 @@ func typeName(v any) string { return fmt.Sprintf("%T", v) }
 // waiting soon after, never reports a failure for a write that happens.
 func expired(deadline time.Time) bool {
 	return !deadline.IsZero() && time.Now().After(deadline)
+}
+
+// publish makes the current state readable without a message to the actor
+// (System.Snapshot): a shallow copy that shares the state's lists, which no
+// change edits in place (changes edit a deep working copy), with the owned
+// upgrades clipped and without the index the actor goes on changing.
+func (a *account) publish() {
+	p := *a.state
+	p.DetachIndex()
+	p.Upgrades = p.Upgrades[:len(p.Upgrades):len(p.Upgrades)]
+	a.sys.published.Store(a.id, &p)
 }

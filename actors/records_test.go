@@ -258,3 +258,39 @@ func TestPassivationReturnsMemory(t *testing.T) {
 		t.Errorf("after passivation the heap keeps %d of %d bytes", kept, grown)
 	}
 }
+
+// TestSnapshot: the published state follows every committed change, is
+// not touched by a refused one, and goes when the actor is passivated.
+func TestSnapshot(t *testing.T) {
+	s := newSystem(t, Options{IdleTimeout: 20 * time.Millisecond})
+	ctx := context.Background()
+	a := create(t, s, "P", "")
+	for i := 1; i <= 3; i++ {
+		if _, err := s.Apply(ctx, a.ID, addTickets{1}); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := s.Snapshot(ctx, a.ID)
+		if err != nil || snap.Tickets != int64(i) {
+			t.Fatalf("after change %d: snapshot %+v, %v", i, snap, err)
+		}
+	}
+	if _, err := s.Apply(ctx, a.ID, addTickets{-100}); !errors.Is(err, errBroke) {
+		t.Fatal(err)
+	}
+	if snap, _ := s.Snapshot(ctx, a.ID); snap.Tickets != 3 {
+		t.Errorf("refused change published: %d", snap.Tickets)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Live() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, ok := s.published.Load(a.ID); ok {
+		t.Error("a passivated account is still published")
+	}
+	if snap, err := s.Snapshot(ctx, a.ID); err != nil || snap.Tickets != 3 {
+		t.Errorf("reloaded snapshot %+v, %v", snap, err)
+	}
+	if _, err := s.Snapshot(ctx, 999); !errors.Is(err, ErrNoAccount) {
+		t.Errorf("unknown account: %v", err)
+	}
+}

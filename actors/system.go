@@ -59,7 +59,11 @@ type System struct {
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
 	versions sync.Map
 	sessions *cache.LRU[[32]byte, *storage.Session]
-	done     chan struct{}
+	// published holds the state of every live account actor (AccountID ->
+	// *storage.Account, read-only), replaced after each change it commits
+	// and removed when it is passivated.
+	published sync.Map
+	done      chan struct{}
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -323,6 +327,27 @@ func (s *System) Session(cookie string) (*storage.Session, error) {
 
 // CachedSessions is the number of sessions held in memory.
 func (s *System) CachedSessions() int { return s.sessions.Len() }
+
+// Snapshot returns the state of a live account without asking its actor
+// (no message, no copy): the state as of the account's last committed
+// change. It is shared and strictly read-only (never edit it or anything it
+// holds). An account whose actor is not live is loaded through it first.
+// Use it for reads whose answer does not feed a write; a change reads the
+// account in its Tx instead.
+func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
+	if v, ok := s.published.Load(id); ok {
+		return v.(*storage.Account), nil
+	}
+	res, err := s.Read(ctx, id, func(*storage.Account) any { return nil })
+	if err != nil {
+		return nil, err
+	}
+	_ = res
+	if v, ok := s.published.Load(id); ok {
+		return v.(*storage.Account), nil
+	}
+	return s.Account(ctx, id) // passivated in between: a private copy
+}
 
 // Read runs fn on the account's current state inside its actor and returns
 // fn's result, without copying the account. fn must only read, must not keep

@@ -121,14 +121,14 @@ func (a *Area) authenticate(cookie string) (storage.AccountID, error) {
 	return sess.AccountID, nil
 }
 
-// balances reads an account's balances inside its actor, without copying
-// the account (whose owned upgrades may number thousands).
+// balances reads an account's balances from its live actor's published
+// state, without a message or a copy of the account.
 func (a *Area) balances(ctx context.Context, id storage.AccountID) (balances, error) {
-	res, err := a.d.Sys.Read(ctx, id, func(acct *storage.Account) any { return balancesOf(acct) })
+	acct, err := a.d.Sys.Snapshot(ctx, id)
 	if err != nil {
 		return balances{}, err
 	}
-	return res.(balances), nil
+	return balancesOf(acct), nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
