@@ -104,7 +104,7 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 func (a *account) apply(c Change) (reply any, err error) {
 	work := a.state.WorkingCopy()
 	owned := len(work.Upgrades)
-	tx := &Tx{id: a.id, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
+	tx := &Tx{id: a.id, live: a.state, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -138,12 +138,13 @@ func (a *account) apply(c Change) (reply any, err error) {
 		// The copy may leave the actor as the reply (a read-only change may
 		// return it): detach it from the live index, which the actor goes
 		// on changing. Its upgrades (shared, clipped) are never edited.
-		tx.acct.DetachIndex()
+		tx.acct.Detach()
 	}
 	if tx.dirty {
 		w := tx.acct
-		// The working copy shares the live list (clipped): extend the live
-		// one, amortised O(gained), and keep its index.
+		// The working copy shares the live list: extend the live one (the
+		// gained upgrades are usually already in place past its end),
+		// amortised O(gained), and keep its index.
 		live := a.state
 		w.Upgrades = live.Upgrades
 		w.AppendUpgrades(gained...)
@@ -175,7 +176,6 @@ func expired(deadline time.Time) bool {
 // upgrades clipped and without the index the actor goes on changing.
 func (a *account) publish() {
 	p := *a.state
-	p.DetachIndex()
-	p.Upgrades = p.Upgrades[:len(p.Upgrades):len(p.Upgrades)]
+	p.Detach()
 	a.sys.published.Store(a.id, &p)
 }

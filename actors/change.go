@@ -31,6 +31,9 @@ type Change interface {
 // written with ks.Put(tx, key, value).
 type Tx struct {
 	id       storage.AccountID
+	live     *storage.Account    // the actor's state (read only)
+	gained   map[string]struct{} // ids of the upgrades gained so far, once they are many
+	gainedN  int                 // how many of them gained indexes
 	acct     *storage.Account
 	owned    int // len(acct.Upgrades) when the change started
 	batch    *storage.Batch
@@ -68,8 +71,27 @@ func (t *Tx) View() *storage.Account { return t.acct }
 // upgrades the account owns.
 func (t *Tx) AddUpgrade(u storage.Upgrade) bool {
 	a := t.Account()
-	if a.Owns(u.ID) {
+	if t.live.Owns(u.ID) { // the live state: an index lookup
 		return false
+	}
+	tail := a.Upgrades[t.owned:] // gained by this change so far
+	if len(tail) < 8 {
+		for _, g := range tail {
+			if g.ID == u.ID {
+				return false
+			}
+		}
+	} else {
+		if t.gained == nil {
+			t.gained = make(map[string]struct{}, 2*len(tail))
+		}
+		for _, g := range tail[t.gainedN:] { // also those the change appended itself
+			t.gained[g.ID] = struct{}{}
+		}
+		t.gainedN = len(tail)
+		if _, ok := t.gained[u.ID]; ok {
+			return false
+		}
 	}
 	a.Upgrades = append(a.Upgrades, u)
 	return true

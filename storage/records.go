@@ -120,22 +120,28 @@ func (a *Account) AppendUpgrades(us ...Upgrade) {
 	}
 }
 
-// DetachIndex drops a's reference to the owned index (Owns then scans), so
-// that a may be used outside the goroutine that owns the index.
-func (a *Account) DetachIndex() { a.index = nil }
-
 // WorkingCopy is the copy a change edits: every field is copied except the
-// owned upgrades, which are shared (capacity clipped, so an append made by
-// the change reallocates instead of writing into the original), together
-// with the owned index. A change must not edit an owned upgrade in place.
+// owned upgrades, which are shared with a, together with the owned index. An
+// append made by the change writes past the end of a's list (unseen by a,
+// whose length is unchanged) or reallocates: gaining an upgrade costs the
+// same whatever the account owns. A change must not edit an owned upgrade
+// in place, and only the goroutine that owns a (its actor) may use the copy.
 func (a *Account) WorkingCopy() *Account {
 	up := a.Upgrades
 	a.Upgrades = nil // not copied by Clone
 	c := a.Clone()
 	a.Upgrades = up
-	c.Upgrades = up[:len(up):len(up)]
+	c.Upgrades = up
 	c.index = a.index
 	return c
+}
+
+// Detach makes a safe to hand out of the goroutine that owns its original:
+// no shared index (Owns then scans) and the owned list clipped, so an
+// append reallocates instead of writing into the original's spare capacity.
+func (a *Account) Detach() {
+	a.index = nil
+	a.Upgrades = a.Upgrades[:len(a.Upgrades):len(a.Upgrades)]
 }
 
 // Clone returns a deep copy, so that a snapshot handed out of an actor never
