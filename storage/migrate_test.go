@@ -224,3 +224,52 @@ func TestFileModes(t *testing.T) {
 		t.Fatalf("only %d files checked", files)
 	}
 }
+
+// TestMigrationResumes: a migration interrupted by a crash is redone (a
+// partial new directory is discarded) or finished (the new directory is
+// complete but not yet in place).
+func TestMigrationResumes(t *testing.T) {
+	t.Run("partial new directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "db")
+		copyDir(t, "testdata/v1", dir)
+		if err := os.MkdirAll(dir+migratingSuffix, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir+migratingSuffix, "junk"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if a, err := db.Account(3); err != nil || len(a.Upgrades) != 600 {
+			t.Fatalf("account 3 after redo: %v", err)
+		}
+	})
+	t.Run("crash between the renames", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "db")
+		copyDir(t, "testdata/v1", dir)
+		db, err := Open(dir, nil) // migrates
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		// Put the directories back as a crash after the first rename leaves them.
+		if err := os.Rename(dir, dir+migratingSuffix); err != nil {
+			t.Fatal(err)
+		}
+		copyDir(t, "testdata/v1", dir+oldSuffix)
+		db, err = Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := os.Stat(dir + oldSuffix); !os.IsNotExist(err) {
+			t.Errorf("old directory left: %v", err)
+		}
+		if s, err := db.Session("0123456789abcdef0123456789abcdef"); err != nil || s.AccountID != 1 {
+			t.Fatalf("session after resume: %+v, %v", s, err)
+		}
+	})
+}
