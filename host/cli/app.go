@@ -48,6 +48,11 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
+	// Private whatever it was created with: it holds the database and the
+	// admin socket.
+	if err := os.Chmod(cfg.Storage.DataDir, 0o700); err != nil {
+		return nil, err
+	}
 	bloom := cfg.Storage.BloomBitsPerKey
 	if bloom == 0 {
 		bloom = -1 // the setting's 0 means no filters
