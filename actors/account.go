@@ -12,10 +12,11 @@ import (
 
 // account is the single writer of one account's state.
 type account struct {
-	sys   *System
-	id    storage.AccountID
-	state *storage.Account // nil when the account does not exist or failed to load
-	err   error            // why state is nil
+	sys    *System
+	id     storage.AccountID
+	state  *storage.Account // nil when the account does not exist or failed to load
+	stored *storage.Stored  // the encodings last written or loaded, to skip unchanged records
+	err    error            // why state is nil
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -52,7 +53,9 @@ func (a *account) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&changed{Reply: reply})
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Stopping:
+		a.sys.published.Delete(a.id) // passivated: its memory goes
+	case *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))
 		if ctx.Sender() != nil {
@@ -62,14 +65,16 @@ func (a *account) Receive(ctx actor.Context) {
 }
 
 func (a *account) load() {
-	acct, err := a.sys.db.Account(a.id)
+	acct, stored, err := a.sys.db.LoadAccount(a.id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		a.state, a.err = nil, ErrNoAccount
 	case err != nil:
 		a.state, a.err = nil, err
 	default:
-		a.state, a.err = acct, nil
+		acct.IndexUpgrades()
+		a.state, a.stored, a.err = acct, stored, nil
+		a.publish()
 	}
 }
 
@@ -95,9 +100,11 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 
 // apply runs c on a working copy, commits what it wrote as one synced batch
 // and only then adopts the copy: the in-memory state never runs ahead of
-// storage.
+// storage. Only altered records are written (see Change).
 func (a *account) apply(c Change) (reply any, err error) {
-	tx := &Tx{id: a.id, acct: a.state.Clone(), batch: a.sys.db.NewBatch(), db: a.sys.db}
+	work := a.state.WorkingCopy()
+	owned := len(work.Upgrades)
+	tx := &Tx{id: a.id, live: a.state, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -111,15 +118,45 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	// Only a change that asked to edit the record writes and adopts it: the
 	// state in memory and the record on disk never disagree.
+	var stored *storage.Stored
+	var gained []storage.Upgrade
 	if tx.dirty {
-		tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
-		tx.batch.PutAccount(tx.acct)
+		w := tx.acct
+		w.ID, w.SuperID, w.Login = a.state.ID, a.state.SuperID, a.state.Login
+		if len(w.Upgrades) < owned {
+			tx.batch.Discard()
+			return nil, fmt.Errorf("%w: owned upgrades removed", ErrBadEdit)
+		}
+		gained = w.Upgrades[owned:]
+		stored = tx.batch.PutAccount(w, a.stored)
+		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		return nil, err
 	}
+	if !tx.dirty {
+		// The copy may leave the actor as the reply (a read-only change may
+		// return it): detach it from the live index, which the actor goes
+		// on changing. Its upgrades (shared, clipped) are never edited.
+		tx.acct.Detach()
+	}
 	if tx.dirty {
-		a.state = tx.acct
+		w := tx.acct
+		// The working copy shares the live list: extend the live one (the
+		// gained upgrades are usually already in place past its end),
+		// amortised O(gained), and keep its index.
+		live := a.state
+		w.Upgrades = live.Upgrades
+		w.AppendUpgrades(gained...)
+		a.state, a.stored = w, stored
+		a.publish()
+	}
+	for _, sw := range tx.sessions {
+		if sw.s != nil {
+			a.sys.sessions.Set(sw.key, sw.s)
+		} else {
+			a.sys.sessions.Remove(sw.key)
+		}
 	}
 	return reply, nil
 }
@@ -131,4 +168,14 @@ func typeName(v any) string { return fmt.Sprintf("%T", v) }
 // waiting soon after, never reports a failure for a write that happens.
 func expired(deadline time.Time) bool {
 	return !deadline.IsZero() && time.Now().After(deadline)
+}
+
+// publish makes the current state readable without a message to the actor
+// (System.Snapshot): a shallow copy that shares the state's lists, which no
+// change edits in place (changes edit a deep working copy), with the owned
+// upgrades clipped and without the index the actor goes on changing.
+func (a *account) publish() {
+	p := *a.state
+	p.Detach()
+	a.sys.published.Store(a.id, &p)
 }

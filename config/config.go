@@ -52,13 +52,18 @@ type Server struct {
 
 // Storage is the [storage] table.
 type Storage struct {
-	DataDir string `toml:"data_dir"`
+	DataDir         string   `toml:"data_dir"`
+	CacheSize       ByteSize `toml:"cache_size"`         // Pebble block cache
+	MemTableSize    ByteSize `toml:"memtable_size"`      // one Pebble memtable
+	BloomBitsPerKey int      `toml:"bloom_bits_per_key"` // 0: no bloom filters
 }
 
 // Actors is the [actors] table: per-account actor lifetimes.
 type Actors struct {
-	IdleTimeout Duration `toml:"idle_timeout"` // an idle account actor is passivated after this
-	AskTimeout  Duration `toml:"ask_timeout"`  // longest wait for an actor's answer
+	IdleTimeout       Duration `toml:"idle_timeout"`        // an idle account actor is passivated after this
+	SessionCacheSize  int      `toml:"session_cache_size"`  // sessions kept in memory
+	VerifierCacheSize int      `toml:"verifier_cache_size"` // SRP verifiers kept in memory
+	AskTimeout        Duration `toml:"ask_timeout"`         // longest wait for an actor's answer
 }
 
 // Endpoint is a host and TCP port handed to the client ([chat],

@@ -31,8 +31,9 @@ func wantDefaults() *Config {
 			IdleTimeout: Duration{2 * time.Minute}, ShutdownTimeout: Duration{10 * time.Second},
 			LogLevel: LogInfo, LogFormat: LogText, TrustForwardedFor: false,
 		},
-		Storage:    Storage{DataDir: "./data"},
-		Actors:     Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second}},
+		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10},
+		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
+			SessionCacheSize: 100000, VerifierCacheSize: 20000},
 		Chat:       Endpoint{Host: "127.0.0.1", Port: 11031},
 		Commenting: Endpoint{Host: "127.0.0.1", Port: 11040},
 		Client: Client{

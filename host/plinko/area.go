@@ -121,6 +121,16 @@ func (a *Area) authenticate(cookie string) (storage.AccountID, error) {
 	return sess.AccountID, nil
 }
 
+// balances reads an account's balances from its live actor's published
+// state, without a message or a copy of the account.
+func (a *Area) balances(ctx context.Context, id storage.AccountID) (balances, error) {
+	acct, err := a.d.Sys.Snapshot(ctx, id)
+	if err != nil {
+		return balances{}, err
+	}
+	return balancesOf(acct), nil
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // --- board ---
@@ -138,7 +148,7 @@ func (a *Area) board(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.boardFail(err)
 	}
-	acct, err := a.d.Sys.Account(ctx, id)
+	acct, err := a.balances(ctx, id)
 	if err != nil {
 		return a.boardFail(err)
 	}
@@ -329,7 +339,7 @@ func (a *Area) exchange(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.exchangeFail(err)
 	}
-	acct, err := a.d.Sys.Account(ctx, id)
+	acct, err := a.balances(ctx, id)
 	if err != nil {
 		return a.exchangeFail(err)
 	}
@@ -403,7 +413,7 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 
 // purchaseFailFor answers a failure with the account's current tickets.
 func (a *Area) purchaseFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
-	if acct, aerr := a.d.Sys.Account(ctx, id); aerr == nil {
+	if acct, aerr := a.balances(ctx, id); aerr == nil {
 		return a.purchaseFailWith(err, acct.Tickets)
 	}
 	return a.purchaseFail(err)

@@ -10,27 +10,13 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// ownedSet is the set of upgrade ids an account owns.
-type ownedSet map[string]struct{}
-
-func ownedOf(a *storage.Account) ownedSet {
-	s := make(ownedSet, len(a.Upgrades))
-	for _, u := range a.Upgrades {
-		s[u.ID] = struct{}{}
-	}
-	return s
-}
-
-func (s ownedSet) has(upgrade string) bool { _, ok := s[upgrade]; return ok }
-
 // dropFacts are the facts of one drop: counts of unowned prizes per chest,
 // never the catalog itself.
 func dropFacts(a *storage.Account, v *catalogView, cur sdk.Currency) sdk.DropFacts {
 	f := sdk.DropFacts{AccountID: uint32(a.ID), Currency: cur}
-	owned := ownedOf(a)
 	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
 		for _, p := range v.chest(t) {
-			if !owned.has(p.Upgrade) {
+			if !a.Owns(p.Upgrade) {
 				f.Unowned[t-1]++
 			}
 		}
@@ -40,11 +26,10 @@ func dropFacts(a *storage.Account, v *catalogView, cur sdk.Currency) sdk.DropFac
 
 // unowned lists the prizes of chest tier t the account does not own, in
 // catalog order: the order PrizeIndex counts in.
-func unowned(a *storage.Account, v *catalogView, t sdk.Tier) []storage.Product {
-	owned := ownedOf(a)
-	var out []storage.Product
+func unowned(a *storage.Account, v *catalogView, t sdk.Tier) []Product {
+	var out []Product
 	for _, p := range v.chest(t) {
-		if !owned.has(p.Upgrade) {
+		if !a.Owns(p.Upgrade) {
 			out = append(out, p)
 		}
 	}
@@ -94,8 +79,8 @@ type dropChange struct {
 // dropResult is the reply of a dropChange.
 type dropResult struct {
 	Tier      sdk.Tier
-	Prize     *storage.Product // nil when tickets were paid
-	Tickets   int64            // tickets paid (ticket tier or exhausted chest)
+	Prize     *Product // nil when tickets were paid
+	Tickets   int64    // tickets paid (ticket tier or exhausted chest)
 	Exhausted bool
 	After     balances
 }
@@ -169,7 +154,7 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 // purchaseChange buys one exchange item with tickets: the debit and every
 // upgrade it grants are one commit.
 type purchaseChange struct {
-	item storage.ExchangeItem
+	item ExchangeItem
 }
 
 // purchaseResult is the reply of a purchaseChange.
@@ -194,7 +179,7 @@ func (e *ownedError) Unwrap() error { return ErrAlreadyOwned }
 var _ actors.Change = (*purchaseChange)(nil)
 
 // upgrades are the upgrade ids an exchange item grants.
-func upgrades(item storage.ExchangeItem) []string {
+func upgrades(item ExchangeItem) []string {
 	if item.GrabBag == nil {
 		return []string{item.Product.Upgrade}
 	}
@@ -210,10 +195,9 @@ func upgrades(item storage.ExchangeItem) []string {
 // full cost.
 func (c *purchaseChange) Apply(tx *actors.Tx) (any, error) {
 	v := tx.View()
-	owned := ownedOf(v)
 	var grant []string
 	for _, u := range upgrades(c.item) {
-		if !owned.has(u) {
+		if !v.Owns(u) {
 			grant = append(grant, u)
 		}
 	}

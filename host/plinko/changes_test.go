@@ -149,7 +149,7 @@ func TestDropChange(t *testing.T) {
 
 func TestPurchaseChange(t *testing.T) {
 	v := testView(t)
-	item := func(pid int64) storage.ExchangeItem { return v.cat.Exchange[v.exchange[pid]] }
+	item := func(pid int64) ExchangeItem { return v.cat.Exchange[v.exchange[pid]] }
 	tests := []struct {
 		name    string
 		start   storage.Account

@@ -69,7 +69,7 @@ func (f *benchFixture) setup() error {
 		return err
 	}
 	app := f.rt.App
-	if err := app.Sys.PutCatalog(ctx, plinko.DemoCatalog()); err != nil {
+	if err := plinko.PutCatalog(ctx, app.Sys, plinko.DemoCatalog()); err != nil {
 		return err
 	}
 	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(sdk.AreaPlinko), Config: cfg.Plinko, Log: log})
