@@ -40,20 +40,34 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	<-ctx.Done()
-	log.Info("shutting down")
-	return rt.Stop()
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+		return rt.Stop()
+	case <-rt.served:
+		// HTTP serving ended on its own (the listener failed for good): exit
+		// non-zero, so that a supervisor restarts the process, rather than
+		// linger with the admin socket up and HTTP dead.
+		err := rt.serveErr
+		if err == nil {
+			err = errors.New("the listener closed")
+		}
+		log.Error("HTTP serving stopped; exiting", "err", err)
+		rt.Stop()
+		return fmt.Errorf("HTTP serving stopped: %w", err)
+	}
 }
 
 // Runtime is a started server (tests start one on loopback).
 type Runtime struct {
-	App     *App
-	Server  *server.Server
-	Addr    net.Addr
-	serveCh chan error
-	stopAdm func()
-	stop    sync.Once
-	stopErr error
+	App      *App
+	Server   *server.Server
+	Addr     net.Addr
+	served   chan struct{} // closed when HTTP serving ends
+	serveErr error         // why; read after served is closed
+	stopAdm  func()
+	stop     sync.Once
+	stopErr  error
 
 	stopSweep context.CancelFunc
 	sweepCtx  context.Context
@@ -120,10 +134,13 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
-	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm,
+	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
 		sweepDone: make(chan struct{})}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
-	go func() { rt.serveCh <- srv.Serve(ln) }()
+	go func() {
+		rt.serveErr = srv.Serve(ln)
+		close(rt.served)
+	}()
 	go rt.sweepSessions()
 	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
@@ -146,7 +163,8 @@ func (rt *Runtime) shutdown() error {
 	err := rt.Server.Shutdown(ctx)
 	rt.stopSweep()
 	<-rt.sweepDone
-	if serr := <-rt.serveCh; serr != nil && err == nil {
+	<-rt.served
+	if serr := rt.serveErr; serr != nil && err == nil {
 		err = serr
 	}
 	rt.stopAdm()

@@ -40,6 +40,7 @@ type Server struct {
 	readyCheck  func() bool
 	srv         *fasthttp.Server
 	conns       connTracker
+	listener    *guardedListener // set by Serve
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -88,8 +89,11 @@ func (s *Server) SetReadyCheck(f func() bool) { s.readyCheck = f }
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	s.paths, s.funcs = s.routes()
+	s.listener = newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
 	s.ready.Store(true)
-	return s.srv.Serve(countingListener{ln})
+	err := s.srv.Serve(countingListener{s.listener})
+	s.ready.Store(false) // whatever ended serving, /healthz no longer says ok
+	return err
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by ctx),
