@@ -38,7 +38,8 @@ type Options struct {
 
 // DB is the typed view of the Pebble database.
 type DB struct {
-	pdb *pebble.DB
+	pdb   *pebble.DB
+	guard *DiskGuard // diskguard.go; nil: no guard
 }
 
 // Open opens (creating if needed) the database in dir.
@@ -223,11 +224,16 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return b.err
 	}
+	if err := db.guard.admit(); err != nil { // nothing written: a clean refusal
+		b.pb.Close()
+		return err
+	}
 	err := db.pdb.Apply(b.pb, pebble.Sync)
 	b.pb.Close()
 	if err != nil {
-		return fmt.Errorf("storage: commit: %w", err)
+		return db.guard.failed(fmt.Errorf("storage: commit: %w", err))
 	}
+	db.guard.succeeded()
 	return nil
 }
 

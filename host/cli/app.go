@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
@@ -48,10 +49,11 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(dir, &storage.Options{Logger: log})
+	db, err := storage.Open(dir, &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second)})
 	if err != nil {
 		return nil, err
 	}
+	db.SetDiskGuard(storage.NewDiskGuard(cfg.Storage.DataDir, uint64(cfg.Limits.DiskFreeMargin), nil, log))
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration, Logger: log})
 	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group}
 	secret, err := app.secret()
@@ -63,6 +65,9 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	app.Login = login.New(group, sys, login.Settings{
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,
+		PreAuthPerLogin: cfg.Limits.PreAuthPerLogin, PreAuthPerAddress: cfg.Limits.PreAuthPerAddress,
+		FailedProofsAddress: limitRate(cfg.Limits.FailedProofsAddress), FailedProofsLogin: limitRate(cfg.Limits.FailedProofsLogin),
+		SessionsPerAccount: cfg.Limits.SessionsPerAccount, TrackedKeys: cfg.Limits.TrackedKeys,
 		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,
 		ICBURL: cfg.Client.ICBURL, LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
 		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,
@@ -70,6 +75,8 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	}, nil, nil)
 	return app, nil
 }
+
+func limitRate(r config.Rate) limit.Rate { return limit.Rate{Burst: r.Burst, Every: r.Every.Duration} }
 
 // secret returns the configured auth_hash secret, or the one generated on
 // the first start and kept in the database.

@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Serve runs the server until ctx ends or SIGINT/SIGTERM arrives, then shuts
@@ -187,5 +188,18 @@ func mountAreas(app *App) (*server.Server, error) {
 	}
 	srv.Mount(plinkoArea.Routes()...)
 	srv.SetReadyCheck(app.Plugins.Ready)
+	srv.AddHealthCheck("storage", func() error { return storageHealth(app.DB.Health()) })
 	return srv, nil
+}
+
+// storageHealth words a storage health error for /healthz.
+func storageHealth(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, storage.ErrDiskFull):
+		return errors.New("free disk space is below limits.disk_free_margin; writes are refused until space returns")
+	default:
+		return errors.New("recent writes failed; see the log")
+	}
 }

@@ -57,7 +57,7 @@ func (s *Server) preAuth(ctx context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.loginFail(err)
 	}
-	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A))
+	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A, r.RemoteIP))
 }
 
 func (s *Server) srpAuth(ctx context.Context, r *wire.Request) Response {

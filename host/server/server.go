@@ -41,6 +41,7 @@ type Server struct {
 	srv         *fasthttp.Server
 	conns       connTracker
 	listener    *guardedListener // set by Serve
+	health      healthChecks
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -128,7 +129,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
 	path := string(ctx.Path())
 	if path == PathHealth {
-		s.health(ctx)
+		s.healthz(ctx)
 		return
 	}
 	var resp Response
@@ -239,11 +240,16 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	s.write(ctx, s.notFound(path, fn))
 }
 
-func (s *Server) health(ctx *fasthttp.RequestCtx) {
+func (s *Server) healthz(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	if !s.ready.Load() || (s.readyCheck != nil && !s.readyCheck()) {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 		ctx.SetBodyString("starting\n")
+		return
+	}
+	if msg := s.health.failing(); msg != "" {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString(msg)
 		return
 	}
 	ctx.SetBodyString("ok\n")
