@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -39,7 +40,7 @@ type Options struct {
 // DB is the typed view of the Pebble database.
 type DB struct {
 	pdb   *pebble.DB
-	guard *DiskGuard // diskguard.go; nil: no guard
+	guard atomic.Pointer[DiskGuard] // diskguard.go; nil: no guard
 }
 
 // Open opens (creating if needed) the database in dir.
@@ -224,16 +225,17 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return b.err
 	}
-	if err := db.guard.admit(); err != nil { // nothing written: a clean refusal
+	guard := db.guard.Load()
+	if err := guard.admit(); err != nil { // nothing written: a clean refusal
 		b.pb.Close()
 		return err
 	}
 	err := db.pdb.Apply(b.pb, pebble.Sync)
 	b.pb.Close()
 	if err != nil {
-		return db.guard.failed(fmt.Errorf("storage: commit: %w", err))
+		return guard.failed(fmt.Errorf("storage: commit: %w", err))
 	}
-	db.guard.succeeded()
+	guard.succeeded()
 	return nil
 }
 

@@ -73,11 +73,12 @@ func FreeSpace(dir string) (uint64, error) {
 }
 
 // SetDiskGuard installs g; Commit consults it before every write.
-func (db *DB) SetDiskGuard(g *DiskGuard) { db.guard = g }
+// It may be called at any time.
+func (db *DB) SetDiskGuard(g *DiskGuard) { db.guard.Store(g) }
 
 // Health is nil while storage accepts and completes writes, and otherwise
 // says why not (for /healthz).
-func (db *DB) Health() error { return db.guard.Health() }
+func (db *DB) Health() error { return db.guard.Load().Health() }
 
 // admit refuses a commit while free space is below the margin.
 func (g *DiskGuard) admit() error {

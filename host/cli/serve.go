@@ -177,7 +177,8 @@ func (rt *Runtime) shutdown() error {
 func mountAreas(app *App) (*server.Server, error) {
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
-	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log})
+	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log,
+		Quota: cloud.Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)}})
 	if err != nil {
 		return nil, err
 	}

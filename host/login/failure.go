@@ -22,6 +22,7 @@ const (
 	ReasonTooManyFailures
 	ReasonAddressBusy
 	ReasonOutcomeUnknown
+	ReasonStorageFull
 )
 
 // messages is the one table of failure texts. "Invalid cookie.1" is the
@@ -40,6 +41,7 @@ var messages = map[Reason]string{
 	ReasonTooManyFailures: "Too many failed logins from your address; please wait a minute and try again.",
 	ReasonAddressBusy:     "Too many logins in progress from your address, please try again in a minute.",
 	ReasonOutcomeUnknown:  "The server is slow to confirm; your request may or may not have been done. Please check and try again.",
+	ReasonStorageFull:     "The server cannot save right now; nothing was changed. Please try again later.",
 }
 
 // Message returns the client-facing text of r.

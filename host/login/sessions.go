@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -108,6 +109,9 @@ func (s *Service) Logout(ctx context.Context, cookie string) error {
 func writeFailure(err error) error {
 	if failure.Uncertain(err) {
 		return fail(ReasonOutcomeUnknown, err)
+	}
+	if errors.Is(err, storage.ErrDiskFull) {
+		return fail(ReasonStorageFull, err)
 	}
 	return fail(ReasonInternal, err)
 }
