@@ -132,6 +132,10 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		s.healthz(ctx)
 		return
 	}
+	if err := checkFraming(&ctx.Request.Header); err != nil {
+		s.refuseFraming(ctx, err)
+		return
+	}
 	var resp Response
 	area, fn := "unknown", ""
 	r, err := wire.ReadRequest(ctx, s.limits)
