@@ -61,7 +61,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		app.Close()
 		return nil, err
 	}
-	app.Accounts = &accounts.Service{Group: group, Sys: sys}
+	app.Accounts = &accounts.Service{Group: group, Sys: sys, MaxEmail: cfg.Limits.MaxEmailLength}
 	app.Login = login.New(group, sys, login.Settings{
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,

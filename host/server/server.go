@@ -42,6 +42,7 @@ type Server struct {
 	conns       connTracker
 	listener    *guardedListener // set by Serve
 	health      healthChecks
+	regs        registrations // portal.go
 }
 
 // New builds a server. Call Mount for the areas before Serve.
