@@ -2,7 +2,9 @@ package login
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSkeleton(t *testing.T) {
@@ -58,4 +60,26 @@ func TestNamesReserve(t *testing.T) {
 	if _, err := n.Reserve("NEWBIE"); err != nil {
 		t.Errorf("after a failed creation: %v", err)
 	}
+}
+
+// FuzzSkeleton: any input is handled without a panic, gives valid UTF-8 for
+// valid UTF-8, and ASCII logins that differ only in case share a skeleton.
+func FuzzSkeleton(f *testing.F) {
+	for _, s := range []string{"demo", "DEMO", "dеmo", "ｄｅｍｏ", "rnrn", "Δήμος", "ﬁsh", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sk := Skeleton(s)
+		_ = CheckNewLogin(s)
+		if utf8.ValidString(s) && !utf8.ValidString(sk) {
+			t.Fatalf("Skeleton(%q) = %q: not UTF-8", s, sk)
+		}
+		ascii := true
+		for i := 0; i < len(s); i++ {
+			ascii = ascii && s[i] < utf8.RuneSelf
+		}
+		if ascii && Skeleton(strings.ToUpper(s)) != Skeleton(strings.ToLower(s)) {
+			t.Fatalf("ASCII %q: upper and lower case differ", s)
+		}
+	})
 }
