@@ -8,11 +8,11 @@ import (
 func wantLimits() Limits {
 	return Limits{
 		MaxConnections: 10000, MaxConnectionsPerAddress: 256,
-		PreAuthPerLogin: 8, PreAuthPerAddress: 32,
+		PreAuthPerLogin: 8, PreAuthPerAddress: 256,
 		FailedProofsAddress: Rate{Burst: 30, Every: Duration{10 * time.Second}},
 		FailedProofsLogin:   Rate{Burst: 5, Every: Duration{30 * time.Second}},
 		SessionsPerAccount:  10, TrackedKeys: 100000,
-		RegistrationsPerAddress: Rate{Burst: 100, Every: Duration{30 * time.Second}},
+		RegistrationsPerAddress: Rate{Burst: 300, Every: Duration{30 * time.Second}},
 		MaxEmailLength:          254,
 		CloudBuckets:            4, CloudBytes: 2 * MiB,
 		DiskFreeMargin: 256 * MiB,

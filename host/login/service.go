@@ -95,7 +95,7 @@ func (set Settings) withDefaults() Settings {
 	}
 	def(&set.PreAuthMaxPending, 100_000)
 	def(&set.PreAuthPerLogin, 8)
-	def(&set.PreAuthPerAddress, 32)
+	def(&set.PreAuthPerAddress, 256)
 	def(&set.SessionsPerAccount, 10)
 	if set.PreAuthLifetime <= 0 {
 		set.PreAuthLifetime = time.Minute
