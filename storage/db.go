@@ -230,7 +230,7 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return err
 	}
-	err := db.pdb.Apply(b.pb, pebble.Sync)
+	err := guard.apply(db.pdb, b.pb) // pdb.Apply, synced, with engine panics recovered
 	b.pb.Close()
 	if err != nil {
 		return guard.failed(fmt.Errorf("storage: commit: %w", err))

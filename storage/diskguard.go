@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 var (
@@ -19,6 +21,10 @@ var (
 	// engine: it may or may not be durable (it can surface after a
 	// restart), so the request must not be answered as a plain failure.
 	ErrCommitUncertain = errors.New("storage: commit failed; outcome unknown")
+	// ErrEngineFailed is returned by Commit, at once and with nothing
+	// written, after the storage engine failed fatally (Pebble panics when
+	// it cannot write its log): only a restart brings writes back.
+	ErrEngineFailed = errors.New("storage: the storage engine failed; restart the server")
 )
 
 // DiskGuard refuses writes below a free-space margin and keeps the health
@@ -37,7 +43,8 @@ type DiskGuard struct {
 	failedAt  time.Time // last commit failure; cleared by a success
 	lastErr   error
 	loggedAt  time.Time
-	muted     int // failures not logged since loggedAt
+	muted     int   // failures not logged since loggedAt
+	fatal     error // set once the engine failed fatally
 }
 
 // Intervals of the guard: free space is measured at most once per
@@ -80,13 +87,39 @@ func (db *DB) SetDiskGuard(g *DiskGuard) { db.guard.Store(g) }
 // says why not (for /healthz).
 func (db *DB) Health() error { return db.guard.Load().Health() }
 
-// admit refuses a commit while free space is below the margin.
+// apply commits b synced. Pebble panics on a fatal commit error (its log
+// cannot be written, as on a full disk); the panic is turned into an
+// uncertain error here, and the guard then refuses every later commit
+// rather than let it hang on a broken engine.
+func (g *DiskGuard) apply(pdb *pebble.DB, b *pebble.Batch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrEngineFailed, r)
+			if g != nil {
+				g.mu.Lock()
+				g.fatal = err
+				g.mu.Unlock()
+				g.log.Error("storage engine failed: writes refused until restart", "err", err)
+			}
+		}
+	}()
+	return pdb.Apply(b, pebble.Sync)
+}
+
+// admit refuses a commit while free space is below the margin, or for good
+// once the engine failed.
 func (g *DiskGuard) admit() error {
-	if g == nil || g.margin == 0 {
+	if g == nil {
 		return nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.fatal != nil {
+		return g.fatal
+	}
+	if g.margin == 0 {
+		return nil
+	}
 	g.refresh()
 	if g.low {
 		return fmt.Errorf("%w: %d bytes free, margin %d", ErrDiskFull, g.freeBytes, g.margin)
@@ -159,6 +192,9 @@ func (g *DiskGuard) Health() error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.fatal != nil {
+		return g.fatal
+	}
 	if g.margin > 0 {
 		g.refresh()
 		if g.low {

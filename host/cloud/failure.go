@@ -117,10 +117,10 @@ func writeFailure(err error) error {
 		return fail(ReasonTooManyBuckets, err)
 	case errors.Is(err, errQuota):
 		return fail(ReasonQuota, err)
-	case errors.Is(err, storage.ErrDiskFull):
-		return fail(ReasonStorageFull, err)
 	case failure.Uncertain(err):
 		return fail(ReasonOutcomeUnknown, err)
+	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed):
+		return fail(ReasonStorageFull, err)
 	}
 	return fail(ReasonInternal, err)
 }

@@ -110,7 +110,7 @@ func writeFailure(err error) error {
 	if failure.Uncertain(err) {
 		return fail(ReasonOutcomeUnknown, err)
 	}
-	if errors.Is(err, storage.ErrDiskFull) {
+	if errors.Is(err, storage.ErrDiskFull) || errors.Is(err, storage.ErrEngineFailed) {
 		return fail(ReasonStorageFull, err)
 	}
 	return fail(ReasonInternal, err)

@@ -70,6 +70,7 @@ var statusTable = []struct {
 	{actors.ErrTimeout, StatusOutcomeUnknown},
 	{storage.ErrCommitUncertain, StatusOutcomeUnknown},
 	{storage.ErrDiskFull, StatusStorageFull},
+	{storage.ErrEngineFailed, StatusStorageFull},
 	{context.DeadlineExceeded, StatusInternal},
 }
 

@@ -38,7 +38,8 @@ func jsonReply(status int, v any) Response {
 }
 
 // registerErrors is the one table of the portal's failures: status and the
-// text the client reads (never an internal error's own text).
+// text the client reads (never an internal error's own text). Checked in
+// order: an uncertain outcome before any refusal it may also match.
 var registerErrors = []struct {
 	err    error
 	status int
@@ -53,8 +54,9 @@ var registerErrors = []struct {
 	{accounts.ErrBadLogin, fasthttp.StatusBadRequest, "login must be 1-12 letters, digits, '_' or '-'"},
 	{accounts.ErrBadPassword, fasthttp.StatusBadRequest, "password must be 1-128 characters"},
 	{accounts.ErrBadEmail, fasthttp.StatusBadRequest, "e-mail must contain '@' and be at most 254 bytes"},
-	{storage.ErrDiskFull, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
 	{errRegisterUnknown, fasthttp.StatusServiceUnavailable, "the server was too slow to confirm; the account may have been created: try logging in before registering again"},
+	{storage.ErrDiskFull, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
+	{storage.ErrEngineFailed, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
 	{errBadRequest, fasthttp.StatusBadRequest, "malformed request"},
 }
 
