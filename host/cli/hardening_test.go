@@ -96,3 +96,27 @@ func TestLogout(t *testing.T) {
 		t.Errorf("second logout: %q", r.Body)
 	}
 }
+
+// TestServingStopsExitsNonZero: when HTTP serving ends while nobody asked
+// for a shutdown, Wait returns an error (the process exits non-zero) instead
+// of waiting for a signal with HTTP dead (finding 1).
+func TestServingStopsExitsNonZero(t *testing.T) {
+	ts := start(t, nil)
+	// Serving ends under the runtime's feet (as when the accept loop gives
+	// up).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ts.Runtime.Server.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ts.Runtime.Wait(context.Background()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "HTTP serving stopped") {
+			t.Errorf("Wait = %v; want an HTTP-serving-stopped error", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Wait did not return after serving stopped")
+	}
+}

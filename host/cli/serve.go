@@ -41,14 +41,21 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return rt.Wait(ctx)
+}
+
+// Wait serves until ctx ends, then stops gracefully and returns Stop's
+// result. If HTTP serving ends on its own first (the listener failed for
+// good), it stops everything and returns an error, so that the process exits
+// non-zero and a supervisor restarts it, rather than linger with the admin
+// socket up and HTTP dead.
+func (rt *Runtime) Wait(ctx context.Context) error {
+	log := rt.App.Log
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down")
 		return rt.Stop()
 	case <-rt.served:
-		// HTTP serving ended on its own (the listener failed for good): exit
-		// non-zero, so that a supervisor restarts the process, rather than
-		// linger with the admin socket up and HTTP dead.
 		err := rt.serveErr
 		if err == nil {
 			err = errors.New("the listener closed")
