@@ -18,9 +18,9 @@ type namedCheck struct {
 // AddHealthCheck makes /healthz answer 503 "<name> failing: <error>" while f
 // returns an error. Call it before Serve.
 func (s *Server) AddHealthCheck(name string, f func() error) {
-	s.health.mu.Lock()
-	defer s.health.mu.Unlock()
-	s.health.checks = append(s.health.checks, namedCheck{name, f})
+	s.checks.mu.Lock()
+	defer s.checks.mu.Unlock()
+	s.checks.checks = append(s.checks.checks, namedCheck{name, f})
 }
 
 // failing returns the first failing check's report, or "".

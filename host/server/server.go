@@ -40,8 +40,7 @@ type Server struct {
 	readyCheck  func() bool
 	srv         *fasthttp.Server
 	conns       connTracker
-	listener    *guardedListener // set by Serve
-	health      healthChecks
+	checks      healthChecks  // health.go
 	regs        registrations // portal.go
 }
 
@@ -91,9 +90,9 @@ func (s *Server) SetReadyCheck(f func() bool) { s.readyCheck = f }
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	s.paths, s.funcs = s.routes()
-	s.listener = newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
+	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
 	s.ready.Store(true)
-	err := s.srv.Serve(countingListener{s.listener})
+	err := s.srv.Serve(countingListener{guarded})
 	s.ready.Store(false) // whatever ended serving, /healthz no longer says ok
 	return err
 }
@@ -130,7 +129,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
 	path := string(ctx.Path())
 	if path == PathHealth {
-		s.healthz(ctx)
+		s.health(ctx)
 		return
 	}
 	if err := checkFraming(&ctx.Request.Header); err != nil {
@@ -245,14 +244,14 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	s.write(ctx, s.notFound(path, fn))
 }
 
-func (s *Server) healthz(ctx *fasthttp.RequestCtx) {
+func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	if !s.ready.Load() || (s.readyCheck != nil && !s.readyCheck()) {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 		ctx.SetBodyString("starting\n")
 		return
 	}
-	if msg := s.health.failing(); msg != "" {
+	if msg := s.checks.failing(); msg != "" {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 		ctx.SetBodyString(msg)
 		return
