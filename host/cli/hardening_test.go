@@ -102,7 +102,12 @@ func TestLogout(t *testing.T) {
 // of waiting for a signal with HTTP dead (finding 1).
 func TestServingStopsExitsNonZero(t *testing.T) {
 	ts := start(t, nil)
-	// Serving ends under the runtime's feet (as when the accept loop gives
+	// Serving has begun (a request was answered) ...
+	r, err := ts.Client.PostForm(context.Background(), "/healthz", nil)
+	if err != nil || r.Status != 200 {
+		t.Fatalf("healthz: %v %v", r, err)
+	}
+	// ... and ends under the runtime's feet (as when the accept loop gives
 	// up).
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
