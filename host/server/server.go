@@ -40,6 +40,8 @@ type Server struct {
 	healthCheck func() []string
 	srv         *fasthttp.Server
 	conns       connTracker
+	checks      healthChecks  // health.go
+	regs        registrations // portal.go
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -116,8 +118,11 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
 	s.ready.Store(true)
-	return s.srv.Serve(countingListener{ln})
+	err := s.srv.Serve(countingListener{guarded})
+	s.ready.Store(false) // whatever ended serving, /healthz no longer says ok
+	return err
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by ctx),
@@ -153,6 +158,10 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
+		return
+	}
+	if err := checkFraming(&ctx.Request.Header); err != nil {
+		s.refuseFraming(ctx, err)
 		return
 	}
 	var resp Response
@@ -272,6 +281,11 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 			ctx.SetBodyString("unhealthy: " + strings.Join(bad, ", ") + "\n")
 			return
 		}
+	}
+	if msg := s.checks.failing(); msg != "" {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString(msg)
+		return
 	}
 	ctx.SetBodyString("ok\n")
 }
