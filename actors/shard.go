@@ -41,12 +41,13 @@ func (sh *shard) Receive(ctx actor.Context) {
 		if c == nil {
 			c = sh.spawn(ctx, m.ID)
 		}
+		msg := &stamped{Msg: m.Msg, Sent: m.Sent}
 		if c.stopping {
-			c.held = append(c.held, pending{m.Msg, ctx.Sender()})
+			c.held = append(c.held, pending{msg, ctx.Sender()})
 			return
 		}
 		c.lastUse = time.Now()
-		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
+		ctx.RequestWithCustomSender(c.pid, msg, ctx.Sender())
 	case *sweep:
 		// The shard sees every request, so it knows who is idle. Poison is
 		// queued behind every request already forwarded, so they are all
@@ -66,6 +67,9 @@ func (sh *shard) Receive(ctx actor.Context) {
 		c := sh.children[id]
 		delete(sh.children, id)
 		sh.sys.live.Add(-1)
+		if c != nil && c.stopping {
+			sh.sys.passivations.Add(1)
+		}
 		if c != nil && len(c.held) > 0 {
 			if sh.stopping {
 				// A successor spawned now would outlive the shard (and the
@@ -91,7 +95,8 @@ func (sh *shard) Receive(ctx actor.Context) {
 }
 
 func (sh *shard) spawn(ctx actor.Context, id storage.AccountID) *child {
-	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} })
+	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} },
+		actor.WithReceiverMiddleware(sh.sys.unstamp))
 	pid := ctx.Spawn(props)
 	c := &child{pid: pid, lastUse: time.Now()}
 	sh.children[id] = c

@@ -24,6 +24,7 @@ type Config struct {
 	Server     Server            `toml:"server"`
 	Storage    Storage           `toml:"storage"`
 	Actors     Actors            `toml:"actors"`
+	Operator   Operator          `toml:"operator"`
 	Chat       Endpoint          `toml:"chat"`
 	Commenting Endpoint          `toml:"commenting"`
 	Client     Client            `toml:"client"`
@@ -59,6 +60,16 @@ type Storage struct {
 type Actors struct {
 	IdleTimeout Duration `toml:"idle_timeout"` // an idle account actor is passivated after this
 	AskTimeout  Duration `toml:"ask_timeout"`  // longest wait for an actor's answer
+}
+
+// Operator is the [operator] table: the operator listener (metrics,
+// profiles, the operator API), separate from the game port.
+type Operator struct {
+	Enabled bool   `toml:"enabled"`
+	Listen  string `toml:"listen"`
+	// Token authorizes the operator API (grants, test-account clean-up).
+	// Empty: generated on first start and kept in DATA/operator.token.
+	Token string `toml:"token"`
 }
 
 // Endpoint is a host and TCP port handed to the client ([chat],

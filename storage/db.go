@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -38,7 +39,8 @@ type Options struct {
 
 // DB is the typed view of the Pebble database.
 type DB struct {
-	pdb *pebble.DB
+	pdb      *pebble.DB
+	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 }
 
 // Open opens (creating if needed) the database in dir.
@@ -223,7 +225,9 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return b.err
 	}
+	start, ops, size := time.Now(), int(b.pb.Count()), b.pb.Len()
 	err := db.pdb.Apply(b.pb, pebble.Sync)
+	db.observeCommit(ops, size, start, err)
 	b.pb.Close()
 	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -33,6 +34,9 @@ type App struct {
 	Login    *login.Service
 	Accounts *accounts.Service
 	Plugins  Plugins // none unless serving
+
+	// Metrics are the server's metrics (fed only while serving).
+	Metrics *metrics.Metrics
 }
 
 // metaAuthSecret names the generated auth_hash secret in storage.
@@ -53,7 +57,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration, Logger: log})
-	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group}
+	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group, Metrics: metrics.New()}
 	secret, err := app.secret()
 	if err != nil {
 		app.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
 )
@@ -58,6 +59,11 @@ type Runtime struct {
 	stopSweep context.CancelFunc
 	sweepCtx  context.Context
 	sweepDone chan struct{}
+
+	// Operator is the operator listener (nil when operator.enabled is
+	// false), OperatorAddr its address.
+	Operator     *operator.Server
+	OperatorAddr net.Addr
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -120,8 +126,15 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
+	op, opAddr, err := startOperator(app, stdout)
+	if err != nil {
+		stopAdm()
+		ln.Close()
+		app.Close()
+		return nil, err
+	}
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm,
-		sweepDone: make(chan struct{})}
+		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
 	go func() { rt.serveCh <- srv.Serve(ln) }()
 	go rt.sweepSessions()
@@ -150,6 +163,9 @@ func (rt *Runtime) shutdown() error {
 		err = serr
 	}
 	rt.stopAdm()
+	if rt.Operator != nil {
+		rt.Operator.Shutdown(ctx)
+	}
 	rt.App.Close() // stops the plugins too
 	return err
 }
@@ -158,12 +174,13 @@ func (rt *Runtime) shutdown() error {
 func mountAreas(app *App) (*server.Server, error) {
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
+	instrument(app, srv)
 	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log})
 	if err != nil {
 		return nil, err
 	}
 	srv.Mount(cloudArea.Routes()...)
-	plinkoArea, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Plinko(), Config: cfg.Plinko, Log: log})
+	plinkoArea, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Metrics.Plinko(app.Plugins.Plinko()), Config: cfg.Plinko, Log: log})
 	if err != nil {
 		return nil, err
 	}

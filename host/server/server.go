@@ -40,6 +40,7 @@ type Server struct {
 	readyCheck  func() bool
 	srv         *fasthttp.Server
 	conns       connTracker
+	observe     func(*RequestInfo) // metrics, see SetObserver
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -125,6 +126,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
+		s.observed(path, "", true, "health", ctx.Response.StatusCode(), nil, start)
 		return
 	}
 	var resp Response
@@ -159,6 +161,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		cancel()
 	}
 	s.write(ctx, resp)
+	s.observed(path, fn, found, area, ctx.Response.StatusCode(), resp.Body, start)
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		s.log.Debug("request", "method", string(ctx.Method()), "path", path, "f", fn, "area", area,
 			"status", ctx.Response.StatusCode(), "bytes", len(resp.Body), "dur", time.Since(start))
