@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/operator"
@@ -153,4 +154,16 @@ func TestMetricsCountTraffic(t *testing.T) {
 		t.Fatalf("pprof: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// TestOperatorOff: operator.enabled = false serves no operator listener and
+// generates no token.
+func TestOperatorOff(t *testing.T) {
+	ts := start(t, func(c *config.Config) { c.Operator.Enabled = false })
+	if ts.Runtime.Operator != nil || ts.Runtime.OperatorAddr != nil {
+		t.Fatalf("operator listener running at %v", ts.Runtime.OperatorAddr)
+	}
+	if _, err := os.Stat(filepath.Join(ts.DataDir, operator.TokenFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("token file: %v", err)
+	}
 }

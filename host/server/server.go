@@ -231,11 +231,16 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	} else {
 		err = fmt.Errorf("%w: %w", errBadRequest, err)
 	}
+	start := time.Now()
 	if rt, ok := s.lookup(path, fn); ok {
-		s.write(ctx, rt.fail(err))
+		resp := rt.fail(err)
+		s.write(ctx, resp)
+		s.observed(path, fn, true, rt.area, ctx.Response.StatusCode(), resp.Body, start)
 		return
 	}
-	s.write(ctx, s.notFound(path, fn))
+	resp := s.notFound(path, fn)
+	s.write(ctx, resp)
+	s.observed(path, fn, false, "", ctx.Response.StatusCode(), resp.Body, start)
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
