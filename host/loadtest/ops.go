@@ -187,6 +187,7 @@ func opLogin(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
 	if s.Cookie == "" || s.AccountID != a.id {
 		return fail("record", "login record: cookie %q account_id %q, want %s", s.Cookie, s.AccountID, a.id)
 	}
+	s.Record = nil
 	a.sess = s
 	return nil
 }

@@ -250,6 +250,7 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient) ([]*accoun
 		if err != nil {
 			return fmt.Errorf("login %s: %w", a.login, err)
 		}
+		s.Record = nil // checked by Login; kept it would cost ~10 KiB per account
 		a.sess, a.id = s, s.AccountID
 		accts[i] = a
 		return nil
