@@ -118,8 +118,9 @@ func newClient(target string, concurrency int) *client.Client {
 }
 
 // drive runs the mix until budget operations were started or d passed,
-// and returns how many scheduled operations of the open loop were never
-// sent (the server fell behind the rate).
+// and returns how many operations were due but never sent: in the open
+// loop because the server fell behind the rate, in either loop because no
+// account was free before the end.
 func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *recorder, mix Mix, budget int, d time.Duration) (unsent int64) {
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -145,6 +146,7 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 		select {
 		case a = <-pool:
 		case <-runCtx.Done():
+			atomic.AddInt64(&unsent, 1) // never got an account before the end
 			return
 		}
 		defer func() { pool <- a }()
@@ -171,7 +173,7 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 			}()
 		}
 		wg.Wait()
-		return 0
+		return unsent
 	}
 	// Open loop: the k-th operation is due at start + k/rate whether or not
 	// the server kept up; senders take due operations in order.
