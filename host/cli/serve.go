@@ -64,6 +64,7 @@ type Runtime struct {
 	// false), OperatorAddr its address.
 	Operator     *operator.Server
 	OperatorAddr net.Addr
+	ln           net.Listener // the game listener
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -134,7 +135,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		return nil, err
 	}
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm,
-		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr}
+		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
 	go func() { rt.serveCh <- srv.Serve(ln) }()
 	go rt.sweepSessions()
@@ -157,9 +158,12 @@ func (rt *Runtime) shutdown() error {
 	// HTTP first, with the whole budget; then the sweep (cancelled, it ends
 	// within one account's change); then the actors and storage.
 	err := rt.Server.Shutdown(ctx)
+	// A Shutdown that ran before Serve registered the listener with fasthttp
+	// closes nothing, and Serve would then wait forever: close it here.
+	rt.ln.Close()
 	rt.stopSweep()
 	<-rt.sweepDone
-	if serr := <-rt.serveCh; serr != nil && err == nil {
+	if serr := <-rt.serveCh; serr != nil && !errors.Is(serr, net.ErrClosed) && err == nil {
 		err = serr
 	}
 	rt.stopAdm()
