@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
@@ -165,5 +167,29 @@ func TestOperatorOff(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ts.DataDir, operator.TokenFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("token file: %v", err)
+	}
+}
+
+// TestSilentConnectionGetsNoReply: a connection that sends nothing until
+// the read timeout is closed without a reply (the Go client logs
+// "Unsolicited response" for one) and is not counted as a request.
+func TestSilentConnectionGetsNoReply(t *testing.T) {
+	ts := start(t, func(c *config.Config) { c.Server.ReadTimeout = config.Duration{Duration: 300 * time.Millisecond} })
+	before := scrape(t, ts)
+	conn, err := net.Dial("tcp", ts.Runtime.Addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	b, err := io.ReadAll(conn)
+	if err != nil || len(b) != 0 {
+		t.Fatalf("silent connection got %q, %v; want nothing and EOF", b, err)
+	}
+	after := scrape(t, ts)
+	for k, v := range after {
+		if strings.HasPrefix(k, "honmaster_http_requests_total") && v != before[k] {
+			t.Errorf("%s moved by %v", k, v-before[k])
+		}
 	}
 }

@@ -225,6 +225,13 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
 		return
 	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && len(ctx.Request.Header.RawHeaders()) == 0 {
+		// A connection that sent no request before its read timeout gets no
+		// reply (fasthttp would write one nobody asked for): just close it.
+		ctx.Conn().Close()
+		return
+	}
 	path, fn := string(ctx.Path()), string(ctx.QueryArgs().Peek("f"))
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		err = fmt.Errorf("%w: %w", errBadRequest, wire.ErrBodyTooLarge)
