@@ -118,6 +118,7 @@ var operations = map[string]operation{
 	"exchange": {requests: 1, do: opExchange},
 	"purchase": {requests: 1, do: opPurchase, needsOperator: true, why: "granting tickets", spends: true},
 	"cloud":    {requests: 3, do: opCloud},
+	"store":    {requests: 1, do: opStore},
 }
 
 // OperationNames lists the operations a mix may name.
@@ -142,6 +143,7 @@ var OperationDoc = map[string]string{
 	"exchange": "the ticket exchange list; user_tickets must match",
 	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
 	"cloud":    "store a settings archive unique to the account, status, retrieve: the bytes must be the stored ones",
+	"store":    "store a settings archive alone (one durable mutation; the check at the end retrieves it)",
 }
 
 // post sends a form and decodes the PHP reply; wantStatus is the HTTP
@@ -404,7 +406,8 @@ func archiveFor(a *account) ([]byte, error) {
 	return cloudcfg.BuildArchive([]byte(cfg))
 }
 
-func opCloud(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+// store stores a fresh archive for the account.
+func store(ctx context.Context, e *env, a *account) error {
 	zip, err := archiveFor(a)
 	if err != nil {
 		return fail("internal", "%v", err)
@@ -424,11 +427,21 @@ func opCloud(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
 		return fail("refused:store", "%s", msg)
 	}
 	a.stored, a.stores = zip, a.stores+1
-	r, err = e.c.PostMultipart(ctx, pathStatus, url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}})
+	return nil
+}
+
+func opStore(ctx context.Context, e *env, a *account, _ *rand.Rand) error { return store(ctx, e, a) }
+
+func opCloud(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	if err := store(ctx, e, a); err != nil {
+		return err
+	}
+	r, err := e.c.PostMultipart(ctx, pathStatus, url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}})
 	if err != nil {
 		return err
 	}
-	if arr, _, err = decode(r, 200); err != nil {
+	arr, _, err := decode(r, 200)
+	if err != nil {
 		return err
 	}
 	if ok, _ := arr.Bool("success"); !ok {
