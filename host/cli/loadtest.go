@@ -45,7 +45,9 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")
 	fs.StringVar(&htmlFile, "html", "", "also write the report as a self-contained HTML page to this file")
 	fs.Usage = func() { loadTestUsage(fs) }
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args); errors.Is(err, flag.ErrHelp) {
+		return nil // the usage was printed
+	} else if err != nil {
 		return err
 	}
 	switch {
