@@ -24,6 +24,7 @@ type Config struct {
 	Server     Server            `toml:"server"`
 	Storage    Storage           `toml:"storage"`
 	Actors     Actors            `toml:"actors"`
+	Operator   Operator          `toml:"operator"`
 	Chat       Endpoint          `toml:"chat"`
 	Commenting Endpoint          `toml:"commenting"`
 	Client     Client            `toml:"client"`
@@ -65,6 +66,16 @@ type Actors struct {
 	SessionCacheSize  int      `toml:"session_cache_size"`  // sessions kept in memory
 	VerifierCacheSize int      `toml:"verifier_cache_size"` // SRP verifiers kept in memory
 	AskTimeout        Duration `toml:"ask_timeout"`         // longest wait for an actor's answer
+}
+
+// Operator is the [operator] table: the operator listener (metrics,
+// profiles, the operator API), separate from the game port.
+type Operator struct {
+	Enabled bool   `toml:"enabled"`
+	Listen  string `toml:"listen"`
+	// Token authorizes the operator API (grants, test-account clean-up).
+	// Empty: generated on first start and kept in DATA/operator.token.
+	Token string `toml:"token"`
 }
 
 // Endpoint is a host and TCP port handed to the client ([chat],

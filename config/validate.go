@@ -38,6 +38,7 @@ func (c *Config) Validate() error {
 	}
 	positive(&ps, "actors.idle_timeout", c.Actors.IdleTimeout)
 	positive(&ps, "actors.ask_timeout", c.Actors.AskTimeout)
+	c.validateOperator(&ps)
 	validateEndpoint(&ps, "chat", c.Chat)
 	validateEndpoint(&ps, "commenting", c.Commenting)
 	c.validateClient(&ps)
@@ -292,4 +293,19 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+func (c *Config) validateOperator(ps *problems) {
+	o := c.Operator
+	if !o.Enabled {
+		return
+	}
+	if _, port, err := net.SplitHostPort(o.Listen); err != nil {
+		ps.add("operator.listen", "must be host:port, got %q", o.Listen)
+	} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		ps.add("operator.listen", "port must be a number 0..65535, got %q", port)
+	}
+	if o.Token != "" && len(o.Token) < 16 {
+		ps.add("operator.token", "must be empty (generated) or at least 16 characters")
+	}
 }

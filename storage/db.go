@@ -105,8 +105,9 @@ const (
 
 // DB is the typed view of the Pebble database.
 type DB struct {
-	pdb   *pebble.DB
-	guard atomic.Pointer[DiskGuard] // diskguard.go; nil: no guard
+	pdb      *pebble.DB
+	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
+	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 }
 
 // Open opens (creating if needed) the database in dir, migrating a data
@@ -418,7 +419,9 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return err
 	}
+	start, ops, size := time.Now(), int(b.pb.Count()), b.pb.Len()
 	err := guard.apply(db.pdb, b.pb) // pdb.Apply, synced, with engine panics recovered
+	db.observeCommit(ops, size, start, err)
 	b.pb.Close()
 	if err != nil {
 		return guard.failed(fmt.Errorf("storage: commit: %w", err))

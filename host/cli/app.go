@@ -19,6 +19,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -34,6 +35,9 @@ type App struct {
 	Login    *login.Service
 	Accounts *accounts.Service
 	Plugins  Plugins // none unless serving
+
+	// Metrics are the server's metrics (fed only while serving).
+	Metrics *metrics.Metrics
 }
 
 // metaAuthSecret names the generated auth_hash secret in storage.
@@ -74,7 +78,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if verifiers == 0 {
 		verifiers = -1 // the setting's 0 means no cache
 	}
-	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group}
+	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group, Metrics: metrics.New()}
 	secret, err := app.secret()
 	if err != nil {
 		app.Close()

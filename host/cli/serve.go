@@ -15,6 +15,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -79,6 +80,12 @@ type Runtime struct {
 	stopSweep context.CancelFunc
 	sweepCtx  context.Context
 	sweepDone chan struct{}
+
+	// Operator is the operator listener (nil when operator.enabled is
+	// false), OperatorAddr its address.
+	Operator     *operator.Server
+	OperatorAddr net.Addr
+	ln           net.Listener // the game listener
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -141,8 +148,15 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
+	op, opAddr, err := startOperator(app, stdout)
+	if err != nil {
+		stopAdm()
+		ln.Close()
+		app.Close()
+		return nil, err
+	}
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
-		sweepDone: make(chan struct{})}
+		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
 	go func() {
 		rt.serveErr = srv.Serve(ln)
@@ -168,13 +182,19 @@ func (rt *Runtime) shutdown() error {
 	// HTTP first, with the whole budget; then the sweep (cancelled, it ends
 	// within one account's change); then the actors and storage.
 	err := rt.Server.Shutdown(ctx)
+	// A Shutdown that ran before Serve registered the listener with fasthttp
+	// closes nothing, and Serve would then wait forever: close it here.
+	rt.ln.Close()
 	rt.stopSweep()
 	<-rt.sweepDone
 	<-rt.served
-	if serr := rt.serveErr; serr != nil && err == nil {
+	if serr := rt.serveErr; serr != nil && !errors.Is(serr, net.ErrClosed) && err == nil {
 		err = serr
 	}
 	rt.stopAdm()
+	if rt.Operator != nil {
+		rt.Operator.Shutdown(ctx)
+	}
 	rt.App.Close() // stops the plugins too
 	return err
 }
@@ -183,6 +203,7 @@ func (rt *Runtime) shutdown() error {
 func mountAreas(app *App) (*server.Server, error) {
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
+	instrument(app, srv)
 	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log,
 		Quota: cloud.Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)}})
 	if err != nil {
@@ -192,7 +213,7 @@ func mountAreas(app *App) (*server.Server, error) {
 		return nil, err
 	}
 	for _, row := range areaTable {
-		routes, err := row.routes(app, app.Plugins.Caller(row.area))
+		routes, err := row.routes(app, app.Metrics.Caller(row.area, app.Plugins.Caller(row.area)))
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", row.area, err)
 		}
