@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -153,7 +154,7 @@ type caller struct {
 func (c caller) Decide(ctx context.Context, decision string, facts, state []byte) (sdk.RawResult, error) {
 	start := time.Now()
 	r, err := c.c.Decide(ctx, decision, facts, state)
-	c.m.observePlugin(c.area, decision, start, err)
+	c.m.observePlugin(c.area, strings.TrimPrefix(decision, string(c.area)+"."), start, err)
 	return r, err
 }
 
