@@ -12,6 +12,7 @@ import (
 type handshake struct {
 	server  *srp.Server
 	account storage.AccountID
+	sysInfo string // pre_auth's SysInfo, for the session hook
 	expires time.Time
 }
 

@@ -61,6 +61,7 @@ type Service struct {
 	// change), so the cache cannot go stale. It is bounded (least recently
 	// used evicted), so logins ever seen do not pile up in memory.
 	verifiers *cache.LRU[string, *verifierEntry]
+	hook      SessionHook // see SetSessionHook
 }
 
 // New returns a login service. now and rnd may be nil (wall clock,
@@ -96,7 +97,9 @@ func checkLogin(login string) error {
 }
 
 // PreAuth starts a handshake: it checks A, draws b and answers salt, salt2, B.
-func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthReply, error) {
+// sysInfo is the client's SysInfo, kept with the handshake for the session
+// hook (never logged).
+func (s *Service) PreAuth(ctx context.Context, login, aHex, sysInfo string) (*PreAuthReply, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthRepl
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	if !s.pending.put(login, handshake{server: server, account: v.id}, s.now()) {
+	if !s.pending.put(login, handshake{server: server, account: v.id, sysInfo: sysInfo}, s.now()) {
 		return nil, fail(ReasonBusy, nil)
 	}
 	return &PreAuthReply{Salt: server.SaltHex(), Salt2: v.srp.Salt2, B: server.BHex()}, nil
@@ -146,7 +149,8 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 
 // SRPAuth checks the client's proof against the pending handshake of login
 // and, when it holds, opens a session and answers the 60-entry record.
-func (s *Service) SRPAuth(ctx context.Context, login, proof, ip string) (*SessionRecord, error) {
+// sysInfo is the client's SysInfo of srpAuth (never logged).
+func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string) (*SessionRecord, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
@@ -160,7 +164,7 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip string) (*Sessio
 	} else if err != nil {
 		return nil, fail(ReasonMalformed, err)
 	}
-	rec, err := s.open(ctx, h.account, ip)
+	rec, err := s.open(ctx, h.account, ip, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: sysInfo})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +201,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)
 	}
-	rec, err := s.open(ctx, target, ip)
+	rec, err := s.open(ctx, target, ip, ClientInfo{})
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +246,7 @@ type opened struct {
 
 // open issues a session for account id (through its actor) and builds the
 // record from the account as the actor held it at that moment.
-func (s *Service) open(ctx context.Context, id storage.AccountID, ip string) (*opened, error) {
+func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, client ClientInfo) (*opened, error) {
 	var raw [16]byte
 	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
 		return nil, fail(ReasonInternal, err)
@@ -250,16 +254,21 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string) (*o
 	now := s.now().UTC()
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: now.Add(s.set.CookieLifetime)}
-	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess})
+	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess, hook: s.hook, client: client, now: now})
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	acct := res.(*storage.Account)
+	issued := res.(*issued)
+	acct := issued.acct
 	idents, err := s.identities(acct)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	return s.record(acct, sess, idents, now), nil
+	rec := s.record(acct, sess, idents, now)
+	if issued.fields.SuspID != "" {
+		rec.SuspID = issued.fields.SuspID
+	}
+	return rec, nil
 }
 
 // identities lists [nickname, account id] of the main account and each of its
@@ -345,7 +354,18 @@ func pick(v, fallback string) string {
 
 // issueSession stores a new session of the account and answers a snapshot
 // of the account taken in the same step.
-type issueSession struct{ session *storage.Session }
+type issueSession struct {
+	session *storage.Session
+	hook    SessionHook
+	client  ClientInfo
+	now     time.Time
+}
+
+// issued is the reply of issueSession.
+type issued struct {
+	acct   *storage.Account
+	fields RecordFields
+}
 
 func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
 	a := tx.View()
@@ -353,8 +373,16 @@ func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
 	if err := tx.PutSession(c.session); err != nil {
 		return nil, err
 	}
+	out := &issued{acct: a}
+	if c.hook != nil {
+		f, err := c.hook(tx, c.client, c.now)
+		if err != nil {
+			return nil, err
+		}
+		out.fields = f
+	}
 	// This change never calls tx.Account(), so the working copy is the
 	// change's own and is not adopted by the actor: it may leave without
 	// another copy.
-	return a, nil
+	return out, nil
 }
