@@ -66,6 +66,7 @@ func wantDefaults() *Config {
 			BucketPattern: `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`, CfgStrictness: CfgLenient,
 		},
 		Plinko:  Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
+		Reports: Reports{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10},
 		Plugins: map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
 	}
 }
