@@ -13,6 +13,7 @@ import (
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	bundled "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -217,3 +218,59 @@ func TestNewRequiresDeps(t *testing.T) {
 
 func field(a *wire.Array, key string) string   { s, _ := a.String(key); return s }
 func boolField(a *wire.Array, key string) bool { b, _ := a.Bool(key); return b }
+
+// TestPluginDecisionChecked: a decision that breaks the table, or a
+// plugin error, fails the report and stores nothing; the plugin's state is
+// stored with an accepted report, in its commit.
+func TestPluginDecisionChecked(t *testing.T) {
+	f := newAreaFixture(t, "rep", "bad")
+	rep := f.logIn("rep")
+	var answer func(c sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error)
+	d := f.area.d
+	d.Decider = sdk.Mock(sdk.ReportsAssess, func(_ context.Context, c sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+		return answer(c)
+	})
+	a, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.area = a
+	for name, fn := range map[string]func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error){
+		"accepted without priority": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+			return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Accept: true}}, nil
+		},
+		"priority over the cap": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+			return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Accept: true, Priority: 11}}, nil
+		},
+		"unknown refusal": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+			return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Refusal: 77}}, nil
+		},
+		"plugin unavailable": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+			return sdk.Result[bundled.Decision]{}, sdk.ErrUnavailable
+		},
+	} {
+		answer = fn
+		if got := f.report(rep, "bad", "1"); got != int64(ReportFailed) {
+			t.Errorf("%s: report_success %d, want failed", name, got)
+		}
+	}
+	if rs, err := List(d.Sys.DB(), ListFilter{}); err != nil || len(rs) != 0 {
+		t.Fatalf("stored %d reports (%v) from bad decisions", len(rs), err)
+	}
+	answer = func(c sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+		return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Accept: true, Priority: 3}, State: append(c.State, 'x')}, nil
+	}
+	for i := 0; i < 2; i++ {
+		if got := f.report(rep, "bad", "1"); got != int64(ReportAccepted) {
+			t.Fatalf("report %d: %d", i, got)
+		}
+	}
+	id, _ := ParseReportID(rep.AccountID + "-2")
+	r, err := Load(d.Sys.DB(), id)
+	if err != nil || r.Priority != 3 {
+		t.Fatalf("report 2: %+v, %v", r, err)
+	}
+	if st, err := d.Sys.DB().PluginState(id.Reporter, areaName); err != nil || string(st) != "xx" {
+		t.Errorf("plugin state %q, %v; want xx", st, err)
+	}
+}
