@@ -1,0 +1,112 @@
+package sdk
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+)
+
+// Converters between the guides contract and its wire form. fromProto
+// functions check shape (ranges) so a malformed message never becomes a
+// plain Go value; meaning is checked by Validate functions.
+
+func newRankFacts() *pb.RankFacts       { return &pb.RankFacts{} }
+func newRankDecision() *pb.RankDecision { return &pb.RankDecision{} }
+func newVoteFacts() *pb.VoteFacts       { return &pb.VoteFacts{} }
+func newVoteDecision() *pb.VoteDecision { return &pb.VoteDecision{} }
+
+func gidsToProto(gs []GuideID) []uint32 {
+	out := make([]uint32, len(gs))
+	for i, g := range gs {
+		out[i] = uint32(g)
+	}
+	return out
+}
+
+func gidsFromProto(gs []uint32) []GuideID {
+	if len(gs) == 0 {
+		return nil
+	}
+	out := make([]GuideID, len(gs))
+	for i, g := range gs {
+		out[i] = GuideID(g)
+	}
+	return out
+}
+
+func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
+	cs := make([]*pb.Candidate, len(f.Candidates))
+	for i, c := range f.Candidates {
+		var edited int64
+		if !c.Edited.IsZero() {
+			edited = c.Edited.Unix()
+		}
+		cs[i] = &pb.Candidate{Gid: uint32(c.Gid), Up: c.Up, Down: c.Down, Premium: c.Premium,
+			Author: uint32(c.Author), EditedUnix: edited}
+	}
+	return &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
+		Favorites: gidsToProto(f.Favorites), Candidates: cs}
+}
+
+func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
+	f := GuideRankFacts{Account: GuideAccount(m.GetAccount()), Hero: m.GetHero(),
+		Default: GuideID(m.GetDefaultGid()), Favorites: gidsFromProto(m.GetFavorites())}
+	if n := len(m.GetCandidates()); n > 0 {
+		f.Candidates = make([]GuideCandidate, n)
+	}
+	for i, c := range m.GetCandidates() {
+		var edited time.Time
+		if s := c.GetEditedUnix(); s != 0 {
+			edited = time.Unix(s, 0).UTC()
+		}
+		f.Candidates[i] = GuideCandidate{Gid: GuideID(c.GetGid()), Up: c.GetUp(), Down: c.GetDown(),
+			Premium: c.GetPremium(), Author: GuideAccount(c.GetAuthor()), Edited: edited}
+	}
+	return f, nil
+}
+
+func rankDecisionToProto(d GuideRankDecision) *pb.RankDecision {
+	return &pb.RankDecision{Order: gidsToProto(d.Order)}
+}
+
+func rankDecisionFromProto(m *pb.RankDecision) (GuideRankDecision, error) {
+	if n := len(m.GetOrder()); n > MaxGuideList {
+		return GuideRankDecision{}, fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, n, MaxGuideList)
+	}
+	return GuideRankDecision{Order: gidsFromProto(m.GetOrder())}, nil
+}
+
+func voteFromProto(v pb.Vote) (GuideVote, error) {
+	g := GuideVote(v)
+	if v < 0 || !g.Valid() {
+		return 0, fmt.Errorf("%w: vote %d", ErrInvalidFacts, int32(v))
+	}
+	return g, nil
+}
+
+func voteFactsToProto(f GuideVoteFacts) *pb.VoteFacts {
+	return &pb.VoteFacts{Account: uint32(f.Account), Gid: uint32(f.Gid), Author: uint32(f.Author),
+		Previous: pb.Vote(f.Previous), New: pb.Vote(f.New)}
+}
+
+func voteFactsFromProto(m *pb.VoteFacts) (GuideVoteFacts, error) {
+	prev, err := voteFromProto(m.GetPrevious())
+	if err != nil {
+		return GuideVoteFacts{}, err
+	}
+	next, err := voteFromProto(m.GetNew())
+	if err != nil {
+		return GuideVoteFacts{}, err
+	}
+	return GuideVoteFacts{Account: GuideAccount(m.GetAccount()), Gid: GuideID(m.GetGid()),
+		Author: GuideAccount(m.GetAuthor()), Previous: prev, New: next}, nil
+}
+
+func voteDecisionToProto(d GuideVoteDecision) *pb.VoteDecision {
+	return &pb.VoteDecision{Counts: d.Counts}
+}
+
+func voteDecisionFromProto(m *pb.VoteDecision) (GuideVoteDecision, error) {
+	return GuideVoteDecision{Counts: m.GetCounts()}, nil
+}
