@@ -14,7 +14,7 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// Stored records (proto messages of proto/records.proto):
+// Stored records (proto messages of proto/guides_records.proto):
 //
 //	g/guides.guide/<gid:8>            Guide: content, premium, hidden, imported counts
 //	x/guides.default/<id:4><hero>     Mark{gid}: the account's default guide for hero

@@ -6,4 +6,4 @@ set -eu
 cd "$(dirname "$0")/.."
 PATH="$PATH:$(go env GOPATH)/bin:/root/go/bin"
 export PATH
-protoc --proto_path=proto --go_out=internal/guidespb --go_opt=paths=source_relative proto/records.proto
+protoc --proto_path=proto --go_out=internal/guidespb --go_opt=paths=source_relative proto/guides_records.proto

@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: records.proto
+// source: guides_records.proto
 
 package guidespb
 
@@ -53,7 +53,7 @@ type Guide struct {
 
 func (x *Guide) Reset() {
 	*x = Guide{}
-	mi := &file_records_proto_msgTypes[0]
+	mi := &file_guides_records_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -65,7 +65,7 @@ func (x *Guide) String() string {
 func (*Guide) ProtoMessage() {}
 
 func (x *Guide) ProtoReflect() protoreflect.Message {
-	mi := &file_records_proto_msgTypes[0]
+	mi := &file_guides_records_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -78,7 +78,7 @@ func (x *Guide) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Guide.ProtoReflect.Descriptor instead.
 func (*Guide) Descriptor() ([]byte, []int) {
-	return file_records_proto_rawDescGZIP(), []int{0}
+	return file_guides_records_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Guide) GetGid() uint32 {
@@ -220,7 +220,7 @@ type Mark struct {
 
 func (x *Mark) Reset() {
 	*x = Mark{}
-	mi := &file_records_proto_msgTypes[1]
+	mi := &file_guides_records_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -232,7 +232,7 @@ func (x *Mark) String() string {
 func (*Mark) ProtoMessage() {}
 
 func (x *Mark) ProtoReflect() protoreflect.Message {
-	mi := &file_records_proto_msgTypes[1]
+	mi := &file_guides_records_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -245,7 +245,7 @@ func (x *Mark) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mark.ProtoReflect.Descriptor instead.
 func (*Mark) Descriptor() ([]byte, []int) {
-	return file_records_proto_rawDescGZIP(), []int{1}
+	return file_guides_records_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Mark) GetGid() uint32 {
@@ -262,11 +262,11 @@ func (x *Mark) GetVote() uint32 {
 	return 0
 }
 
-var File_records_proto protoreflect.FileDescriptor
+var File_guides_records_proto protoreflect.FileDescriptor
 
-const file_records_proto_rawDesc = "" +
+const file_guides_records_proto_rawDesc = "" +
 	"\n" +
-	"\rrecords.proto\x12\x13honmaster.guides.v1\"\xbc\x03\n" +
+	"\x14guides_records.proto\x12\x13honmaster.guides.v1\"\xbc\x03\n" +
 	"\x05Guide\x12\x10\n" +
 	"\x03gid\x18\x01 \x01(\rR\x03gid\x12\x12\n" +
 	"\x04hero\x18\x02 \x01(\tR\x04hero\x12\x1b\n" +
@@ -294,23 +294,23 @@ const file_records_proto_rawDesc = "" +
 	"\x04vote\x18\x02 \x01(\rR\x04voteBAZ?github.com/honmaster/masterserver/host/guides/internal/guidespbb\x06proto3"
 
 var (
-	file_records_proto_rawDescOnce sync.Once
-	file_records_proto_rawDescData []byte
+	file_guides_records_proto_rawDescOnce sync.Once
+	file_guides_records_proto_rawDescData []byte
 )
 
-func file_records_proto_rawDescGZIP() []byte {
-	file_records_proto_rawDescOnce.Do(func() {
-		file_records_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_records_proto_rawDesc), len(file_records_proto_rawDesc)))
+func file_guides_records_proto_rawDescGZIP() []byte {
+	file_guides_records_proto_rawDescOnce.Do(func() {
+		file_guides_records_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_guides_records_proto_rawDesc), len(file_guides_records_proto_rawDesc)))
 	})
-	return file_records_proto_rawDescData
+	return file_guides_records_proto_rawDescData
 }
 
-var file_records_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
-var file_records_proto_goTypes = []any{
+var file_guides_records_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_guides_records_proto_goTypes = []any{
 	(*Guide)(nil), // 0: honmaster.guides.v1.Guide
 	(*Mark)(nil),  // 1: honmaster.guides.v1.Mark
 }
-var file_records_proto_depIdxs = []int32{
+var file_guides_records_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
 	0, // [0:0] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
@@ -318,26 +318,26 @@ var file_records_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-func init() { file_records_proto_init() }
-func file_records_proto_init() {
-	if File_records_proto != nil {
+func init() { file_guides_records_proto_init() }
+func file_guides_records_proto_init() {
+	if File_guides_records_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_records_proto_rawDesc), len(file_records_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_guides_records_proto_rawDesc), len(file_guides_records_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_records_proto_goTypes,
-		DependencyIndexes: file_records_proto_depIdxs,
-		MessageInfos:      file_records_proto_msgTypes,
+		GoTypes:           file_guides_records_proto_goTypes,
+		DependencyIndexes: file_guides_records_proto_depIdxs,
+		MessageInfos:      file_guides_records_proto_msgTypes,
 	}.Build()
-	File_records_proto = out.File
-	file_records_proto_goTypes = nil
-	file_records_proto_depIdxs = nil
+	File_guides_records_proto = out.File
+	file_guides_records_proto_goTypes = nil
+	file_guides_records_proto_depIdxs = nil
 }
