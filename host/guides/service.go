@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/guides/internal/guidespb"
@@ -32,6 +34,28 @@ type Service struct {
 	tally *Tally
 	cat   *catalogCache
 	area  *Area
+	cands sync.Map // hero -> *heroCandidates
+}
+
+// heroCandidates are a hero's ranking candidates (visible guides with full
+// counts, in gid order) as of one catalog version and tally generation:
+// shared, read-only, rebuilt when either moves. A list request then only
+// adds the account's own default and favorites.
+type heroCandidates struct {
+	catVersion, tallyGen uint64
+	cands                []sdk.GuideCandidate
+}
+
+func (s *Service) candidates(cat *catalog, hero string) []sdk.GuideCandidate {
+	gen := s.tally.Generation() // before reading any count
+	if v, ok := s.cands.Load(hero); ok {
+		if hc := v.(*heroCandidates); hc.catVersion == cat.version && hc.tallyGen == gen {
+			return hc.cands
+		}
+	}
+	f := RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally)
+	s.cands.Store(hero, &heroCandidates{catVersion: cat.version, tallyGen: gen, cands: f.Candidates})
+	return f.Candidates
 }
 
 var _ Backend = (*Service)(nil)
@@ -133,7 +157,16 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	if err != nil {
 		return nil, Fail(ReasonInternal, err)
 	}
-	f := RankFacts(acct, hero, cat.byHero[hero], m, s.tally)
+	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero, Candidates: s.candidates(cat, hero)}
+	if d := m.Defaults[hero]; d != 0 && visibleFor(cat, d, hero) {
+		f.Default = d
+	}
+	for gid := range m.Favorites {
+		if visibleFor(cat, gid, hero) {
+			f.Favorites = append(f.Favorites, gid)
+		}
+	}
+	slices.Sort(f.Favorites)
 	res, err := sdk.GuidesRank.Decide(ctx, s.d.Decider, sdk.Call[sdk.GuideRankFacts]{Facts: f, State: state})
 	if err != nil {
 		return nil, Fail(ReasonUnavailable, err)
@@ -142,6 +175,12 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 		return nil, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
 	}
 	return ListEntries(acct, f, res.Decision, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+}
+
+// visibleFor reports whether gid is a visible guide of hero.
+func visibleFor(cat *catalog, gid GuideID, hero string) bool {
+	g := cat.byGid[gid]
+	return g != nil && !g.Hidden && g.Hero == hero
 }
 
 // Guide returns a visible guide with acct's flags and its full counts.

@@ -1,7 +1,9 @@
 package sdk
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -90,15 +92,16 @@ type GuideRankFacts struct {
 	Candidates []GuideCandidate
 }
 
-// Validate reports malformed facts (wrapping ErrInvalidFacts): a candidate
-// listed twice or with gid 0.
+// Validate reports malformed facts (wrapping ErrInvalidFacts): candidates
+// must be in strictly ascending gid order, none 0 (so none twice; the
+// order also lets ValidateGuideRank check a decision without a map).
 func (f GuideRankFacts) Validate() error {
-	seen := make(map[GuideID]bool, len(f.Candidates))
-	for _, c := range f.Candidates {
-		if c.Gid == 0 || seen[c.Gid] {
-			return fmt.Errorf("%w: candidate gid %d is zero or listed twice", ErrInvalidFacts, c.Gid)
+	var last GuideID
+	for i, c := range f.Candidates {
+		if c.Gid <= last {
+			return fmt.Errorf("%w: candidate %d: gid %d after %d, want ascending non-zero gids", ErrInvalidFacts, i, c.Gid, last)
 		}
-		seen[c.Gid] = true
+		last = c.Gid
 	}
 	return nil
 }
@@ -117,19 +120,20 @@ func ValidateGuideRank(f GuideRankFacts, d GuideRankDecision) error {
 	if len(d.Order) > MaxGuideList {
 		return fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, len(d.Order), MaxGuideList)
 	}
-	known := make(map[GuideID]bool, len(f.Candidates))
-	for _, c := range f.Candidates {
-		known[c.Gid] = false
-	}
+	sorted := slices.IsSortedFunc(f.Candidates, func(a, b GuideCandidate) int { return cmp.Compare(a.Gid, b.Gid) })
 	for i, g := range d.Order {
-		seen, ok := known[g]
+		var ok bool
+		if sorted {
+			_, ok = slices.BinarySearchFunc(f.Candidates, g, func(c GuideCandidate, g GuideID) int { return cmp.Compare(c.Gid, g) })
+		} else {
+			ok = slices.ContainsFunc(f.Candidates, func(c GuideCandidate) bool { return c.Gid == g })
+		}
 		switch {
 		case !ok:
 			return fmt.Errorf("%w: entry %d: gid %d is not a candidate", ErrInvalidDecision, i, g)
-		case seen:
+		case slices.Contains(d.Order[:i], g):
 			return fmt.Errorf("%w: entry %d: gid %d listed twice", ErrInvalidDecision, i, g)
 		}
-		known[g] = true
 	}
 	return nil
 }

@@ -36,32 +36,38 @@ func gidsFromProto(gs []uint32) []GuideID {
 }
 
 func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
-	cs := make([]*pb.Candidate, len(f.Candidates))
+	n := len(f.Candidates)
+	m := &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
+		Favorites: gidsToProto(f.Favorites), Gid: make([]uint32, n), Up: make([]uint32, n), Down: make([]uint32, n),
+		Premium: make([]bool, n), Author: make([]uint32, n), EditedUnix: make([]int64, n)}
 	for i, c := range f.Candidates {
-		var edited int64
+		m.Gid[i], m.Up[i], m.Down[i], m.Premium[i], m.Author[i] = uint32(c.Gid), c.Up, c.Down, c.Premium, uint32(c.Author)
 		if !c.Edited.IsZero() {
-			edited = c.Edited.Unix()
+			m.EditedUnix[i] = c.Edited.Unix()
 		}
-		cs[i] = &pb.Candidate{Gid: uint32(c.Gid), Up: c.Up, Down: c.Down, Premium: c.Premium,
-			Author: uint32(c.Author), EditedUnix: edited}
 	}
-	return &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
-		Favorites: gidsToProto(f.Favorites), Candidates: cs}
+	return m
 }
 
 func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 	f := GuideRankFacts{Account: GuideAccount(m.GetAccount()), Hero: m.GetHero(),
 		Default: GuideID(m.GetDefaultGid()), Favorites: gidsFromProto(m.GetFavorites())}
-	if n := len(m.GetCandidates()); n > 0 {
+	n := len(m.GetGid())
+	for _, l := range []int{len(m.GetUp()), len(m.GetDown()), len(m.GetPremium()), len(m.GetAuthor()), len(m.GetEditedUnix())} {
+		if l != n {
+			return GuideRankFacts{}, fmt.Errorf("%w: candidate columns of %d and %d entries", ErrInvalidFacts, n, l)
+		}
+	}
+	if n > 0 {
 		f.Candidates = make([]GuideCandidate, n)
 	}
-	for i, c := range m.GetCandidates() {
+	for i := range f.Candidates {
 		var edited time.Time
-		if s := c.GetEditedUnix(); s != 0 {
+		if s := m.EditedUnix[i]; s != 0 {
 			edited = time.Unix(s, 0).UTC()
 		}
-		f.Candidates[i] = GuideCandidate{Gid: GuideID(c.GetGid()), Up: c.GetUp(), Down: c.GetDown(),
-			Premium: c.GetPremium(), Author: GuideAccount(c.GetAuthor()), Edited: edited}
+		f.Candidates[i] = GuideCandidate{Gid: GuideID(m.Gid[i]), Up: m.Up[i], Down: m.Down[i],
+			Premium: m.Premium[i], Author: GuideAccount(m.Author[i]), Edited: edited}
 	}
 	return f, nil
 }

@@ -71,106 +71,31 @@ func (Vote) EnumDescriptor() ([]byte, []int) {
 	return file_guides_proto_rawDescGZIP(), []int{0}
 }
 
-// Candidate is one visible guide of the hero.
-type Candidate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Gid           uint32                 `protobuf:"varint,1,opt,name=gid,proto3" json:"gid,omitempty"`
-	Up            uint32                 `protobuf:"varint,2,opt,name=up,proto3" json:"up,omitempty"`
-	Down          uint32                 `protobuf:"varint,3,opt,name=down,proto3" json:"down,omitempty"`
-	Premium       bool                   `protobuf:"varint,4,opt,name=premium,proto3" json:"premium,omitempty"`
-	Author        uint32                 `protobuf:"varint,5,opt,name=author,proto3" json:"author,omitempty"`
-	EditedUnix    int64                  `protobuf:"varint,6,opt,name=edited_unix,json=editedUnix,proto3" json:"edited_unix,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Candidate) Reset() {
-	*x = Candidate{}
-	mi := &file_guides_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Candidate) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Candidate) ProtoMessage() {}
-
-func (x *Candidate) ProtoReflect() protoreflect.Message {
-	mi := &file_guides_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Candidate.ProtoReflect.Descriptor instead.
-func (*Candidate) Descriptor() ([]byte, []int) {
-	return file_guides_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Candidate) GetGid() uint32 {
-	if x != nil {
-		return x.Gid
-	}
-	return 0
-}
-
-func (x *Candidate) GetUp() uint32 {
-	if x != nil {
-		return x.Up
-	}
-	return 0
-}
-
-func (x *Candidate) GetDown() uint32 {
-	if x != nil {
-		return x.Down
-	}
-	return 0
-}
-
-func (x *Candidate) GetPremium() bool {
-	if x != nil {
-		return x.Premium
-	}
-	return false
-}
-
-func (x *Candidate) GetAuthor() uint32 {
-	if x != nil {
-		return x.Author
-	}
-	return 0
-}
-
-func (x *Candidate) GetEditedUnix() int64 {
-	if x != nil {
-		return x.EditedUnix
-	}
-	return 0
-}
-
-// RankFacts are the facts of decision "guides.rank" (version 1).
+// RankFacts are the facts of decision "guides.rank" (version 1). The
+// candidates travel as columns (packed scalars, one entry per candidate,
+// all of the same length, in ascending gid order): a hero may have
+// thousands of guides, and packed columns encode and decode several times
+// faster than one message per guide.
 type RankFacts struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Account       uint32                 `protobuf:"varint,1,opt,name=account,proto3" json:"account,omitempty"`
-	Hero          string                 `protobuf:"bytes,2,opt,name=hero,proto3" json:"hero,omitempty"`
-	DefaultGid    uint32                 `protobuf:"varint,3,opt,name=default_gid,json=defaultGid,proto3" json:"default_gid,omitempty"`
-	Favorites     []uint32               `protobuf:"varint,4,rep,packed,name=favorites,proto3" json:"favorites,omitempty"`
-	Candidates    []*Candidate           `protobuf:"bytes,5,rep,name=candidates,proto3" json:"candidates,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Account    uint32                 `protobuf:"varint,1,opt,name=account,proto3" json:"account,omitempty"`
+	Hero       string                 `protobuf:"bytes,2,opt,name=hero,proto3" json:"hero,omitempty"`
+	DefaultGid uint32                 `protobuf:"varint,3,opt,name=default_gid,json=defaultGid,proto3" json:"default_gid,omitempty"`
+	Favorites  []uint32               `protobuf:"varint,4,rep,packed,name=favorites,proto3" json:"favorites,omitempty"`
+	Gid        []uint32               `protobuf:"varint,5,rep,packed,name=gid,proto3" json:"gid,omitempty"`
+	Up         []uint32               `protobuf:"varint,6,rep,packed,name=up,proto3" json:"up,omitempty"`
+	Down       []uint32               `protobuf:"varint,7,rep,packed,name=down,proto3" json:"down,omitempty"`
+	Premium    []bool                 `protobuf:"varint,8,rep,packed,name=premium,proto3" json:"premium,omitempty"`
+	Author     []uint32               `protobuf:"varint,9,rep,packed,name=author,proto3" json:"author,omitempty"`
+	// Last-edited date, Unix seconds; 0 when unknown.
+	EditedUnix    []int64 `protobuf:"varint,10,rep,packed,name=edited_unix,json=editedUnix,proto3" json:"edited_unix,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RankFacts) Reset() {
 	*x = RankFacts{}
-	mi := &file_guides_proto_msgTypes[1]
+	mi := &file_guides_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -182,7 +107,7 @@ func (x *RankFacts) String() string {
 func (*RankFacts) ProtoMessage() {}
 
 func (x *RankFacts) ProtoReflect() protoreflect.Message {
-	mi := &file_guides_proto_msgTypes[1]
+	mi := &file_guides_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -195,7 +120,7 @@ func (x *RankFacts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RankFacts.ProtoReflect.Descriptor instead.
 func (*RankFacts) Descriptor() ([]byte, []int) {
-	return file_guides_proto_rawDescGZIP(), []int{1}
+	return file_guides_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *RankFacts) GetAccount() uint32 {
@@ -226,9 +151,44 @@ func (x *RankFacts) GetFavorites() []uint32 {
 	return nil
 }
 
-func (x *RankFacts) GetCandidates() []*Candidate {
+func (x *RankFacts) GetGid() []uint32 {
 	if x != nil {
-		return x.Candidates
+		return x.Gid
+	}
+	return nil
+}
+
+func (x *RankFacts) GetUp() []uint32 {
+	if x != nil {
+		return x.Up
+	}
+	return nil
+}
+
+func (x *RankFacts) GetDown() []uint32 {
+	if x != nil {
+		return x.Down
+	}
+	return nil
+}
+
+func (x *RankFacts) GetPremium() []bool {
+	if x != nil {
+		return x.Premium
+	}
+	return nil
+}
+
+func (x *RankFacts) GetAuthor() []uint32 {
+	if x != nil {
+		return x.Author
+	}
+	return nil
+}
+
+func (x *RankFacts) GetEditedUnix() []int64 {
+	if x != nil {
+		return x.EditedUnix
 	}
 	return nil
 }
@@ -243,7 +203,7 @@ type RankDecision struct {
 
 func (x *RankDecision) Reset() {
 	*x = RankDecision{}
-	mi := &file_guides_proto_msgTypes[2]
+	mi := &file_guides_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -255,7 +215,7 @@ func (x *RankDecision) String() string {
 func (*RankDecision) ProtoMessage() {}
 
 func (x *RankDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_guides_proto_msgTypes[2]
+	mi := &file_guides_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -268,7 +228,7 @@ func (x *RankDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RankDecision.ProtoReflect.Descriptor instead.
 func (*RankDecision) Descriptor() ([]byte, []int) {
-	return file_guides_proto_rawDescGZIP(), []int{2}
+	return file_guides_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *RankDecision) GetOrder() []uint32 {
@@ -292,7 +252,7 @@ type VoteFacts struct {
 
 func (x *VoteFacts) Reset() {
 	*x = VoteFacts{}
-	mi := &file_guides_proto_msgTypes[3]
+	mi := &file_guides_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -304,7 +264,7 @@ func (x *VoteFacts) String() string {
 func (*VoteFacts) ProtoMessage() {}
 
 func (x *VoteFacts) ProtoReflect() protoreflect.Message {
-	mi := &file_guides_proto_msgTypes[3]
+	mi := &file_guides_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -317,7 +277,7 @@ func (x *VoteFacts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoteFacts.ProtoReflect.Descriptor instead.
 func (*VoteFacts) Descriptor() ([]byte, []int) {
-	return file_guides_proto_rawDescGZIP(), []int{3}
+	return file_guides_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *VoteFacts) GetAccount() uint32 {
@@ -365,7 +325,7 @@ type VoteDecision struct {
 
 func (x *VoteDecision) Reset() {
 	*x = VoteDecision{}
-	mi := &file_guides_proto_msgTypes[4]
+	mi := &file_guides_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +337,7 @@ func (x *VoteDecision) String() string {
 func (*VoteDecision) ProtoMessage() {}
 
 func (x *VoteDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_guides_proto_msgTypes[4]
+	mi := &file_guides_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +350,7 @@ func (x *VoteDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoteDecision.ProtoReflect.Descriptor instead.
 func (*VoteDecision) Descriptor() ([]byte, []int) {
-	return file_guides_proto_rawDescGZIP(), []int{4}
+	return file_guides_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *VoteDecision) GetCounts() bool {
@@ -404,24 +364,21 @@ var File_guides_proto protoreflect.FileDescriptor
 
 const file_guides_proto_rawDesc = "" +
 	"\n" +
-	"\fguides.proto\x12\x1ahonmaster.plugin.guides.v1\"\x94\x01\n" +
-	"\tCandidate\x12\x10\n" +
-	"\x03gid\x18\x01 \x01(\rR\x03gid\x12\x0e\n" +
-	"\x02up\x18\x02 \x01(\rR\x02up\x12\x12\n" +
-	"\x04down\x18\x03 \x01(\rR\x04down\x12\x18\n" +
-	"\apremium\x18\x04 \x01(\bR\apremium\x12\x16\n" +
-	"\x06author\x18\x05 \x01(\rR\x06author\x12\x1f\n" +
-	"\vedited_unix\x18\x06 \x01(\x03R\n" +
-	"editedUnix\"\xbf\x01\n" +
+	"\fguides.proto\x12\x1ahonmaster.plugin.guides.v1\"\x81\x02\n" +
 	"\tRankFacts\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\rR\aaccount\x12\x12\n" +
 	"\x04hero\x18\x02 \x01(\tR\x04hero\x12\x1f\n" +
 	"\vdefault_gid\x18\x03 \x01(\rR\n" +
 	"defaultGid\x12\x1c\n" +
-	"\tfavorites\x18\x04 \x03(\rR\tfavorites\x12E\n" +
-	"\n" +
-	"candidates\x18\x05 \x03(\v2%.honmaster.plugin.guides.v1.CandidateR\n" +
-	"candidates\"$\n" +
+	"\tfavorites\x18\x04 \x03(\rR\tfavorites\x12\x10\n" +
+	"\x03gid\x18\x05 \x03(\rR\x03gid\x12\x0e\n" +
+	"\x02up\x18\x06 \x03(\rR\x02up\x12\x12\n" +
+	"\x04down\x18\a \x03(\rR\x04down\x12\x18\n" +
+	"\apremium\x18\b \x03(\bR\apremium\x12\x16\n" +
+	"\x06author\x18\t \x03(\rR\x06author\x12\x1f\n" +
+	"\vedited_unix\x18\n" +
+	" \x03(\x03R\n" +
+	"editedUnix\"$\n" +
 	"\fRankDecision\x12\x14\n" +
 	"\x05order\x18\x01 \x03(\rR\x05order\"\xc1\x01\n" +
 	"\tVoteFacts\x12\x18\n" +
@@ -450,24 +407,22 @@ func file_guides_proto_rawDescGZIP() []byte {
 }
 
 var file_guides_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_guides_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_guides_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_guides_proto_goTypes = []any{
 	(Vote)(0),            // 0: honmaster.plugin.guides.v1.Vote
-	(*Candidate)(nil),    // 1: honmaster.plugin.guides.v1.Candidate
-	(*RankFacts)(nil),    // 2: honmaster.plugin.guides.v1.RankFacts
-	(*RankDecision)(nil), // 3: honmaster.plugin.guides.v1.RankDecision
-	(*VoteFacts)(nil),    // 4: honmaster.plugin.guides.v1.VoteFacts
-	(*VoteDecision)(nil), // 5: honmaster.plugin.guides.v1.VoteDecision
+	(*RankFacts)(nil),    // 1: honmaster.plugin.guides.v1.RankFacts
+	(*RankDecision)(nil), // 2: honmaster.plugin.guides.v1.RankDecision
+	(*VoteFacts)(nil),    // 3: honmaster.plugin.guides.v1.VoteFacts
+	(*VoteDecision)(nil), // 4: honmaster.plugin.guides.v1.VoteDecision
 }
 var file_guides_proto_depIdxs = []int32{
-	1, // 0: honmaster.plugin.guides.v1.RankFacts.candidates:type_name -> honmaster.plugin.guides.v1.Candidate
-	0, // 1: honmaster.plugin.guides.v1.VoteFacts.previous:type_name -> honmaster.plugin.guides.v1.Vote
-	0, // 2: honmaster.plugin.guides.v1.VoteFacts.new:type_name -> honmaster.plugin.guides.v1.Vote
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0, // 0: honmaster.plugin.guides.v1.VoteFacts.previous:type_name -> honmaster.plugin.guides.v1.Vote
+	0, // 1: honmaster.plugin.guides.v1.VoteFacts.new:type_name -> honmaster.plugin.guides.v1.Vote
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_guides_proto_init() }
@@ -481,7 +436,7 @@ func file_guides_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_guides_proto_rawDesc), len(file_guides_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
