@@ -18,6 +18,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/plugins/examples/guidesrank"
+	bundledguides "github.com/honmaster/masterserver/plugins/guides"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -530,5 +531,49 @@ func TestGuidesVotesSurviveKill9(t *testing.T) {
 	}
 	if out := runHost(t, bin, "guides", "list", "--data", data, "--hero", "Hero_Parallax"); !want.MatchString(out) {
 		t.Errorf("counts after restart (through the server):\n%s", out)
+	}
+}
+
+// strictGuidesPlugin breaks the ranking contract (it lists its first
+// candidate twice) and refuses authors' votes on their own guides.
+func strictGuidesPlugin() *sdk.Plugin {
+	return bundledguides.RulesPlugin("strict",
+		func(f bundledguides.RankFacts) bundledguides.RankDecision {
+			if len(f.Candidates) == 0 {
+				return bundledguides.RankDecision{}
+			}
+			g := f.Candidates[0].Gid
+			return bundledguides.RankDecision{Order: []bundledguides.GuideID{g, g}}
+		},
+		func(f bundledguides.VoteFacts) bundledguides.VoteDecision {
+			return bundledguides.VoteDecision{Counts: f.Author == 0 || f.Author != f.Account}
+		})
+}
+
+// TestGuidesPluginDecisionsChecked: a ranking that breaks the contract is
+// refused (guides_unavailable), never repaired; a vote the plugin does not
+// count is refused (vote_refused) and changes nothing.
+func TestGuidesPluginDecisionsChecked(t *testing.T) {
+	ts := clitest.Start(t, func(c *config.Config) {
+		p := c.Plugins[string(sdk.AreaGuides)]
+		p.Path, p.Args = os.Args[0], []string{"-test.run=^$"}
+		p.Env = []string{pluginRoleEnv + "=guidesstrict", "GORACE=atexit_sleep_ms=0"}
+		p.StartTimeout = config.Duration{Duration: 30 * time.Second}
+		c.Plugins[string(sdk.AreaGuides)] = p
+	})
+	ts.Host(t, "account", "create", "--login", "author1", "--password", "pw")
+	ts.Host(t, "account", "create", "--login", "player", "--password", "pw")
+	ts.Host(t, "guides", "import", writeOwn(t, guide(101, "Mine", "author1", false, 3, 1)))
+	a, p := loginGuides(t, ts, "author1"), loginGuides(t, ts, "player")
+	failReply(t, p.must(t, "get_guide_list_filtered", "hero", "Hero_Parallax"), "guides_unavailable")
+	failReply(t, a.must(t, "guide_vote", "gid", "101", "v", "1"), "vote_refused")
+	g := a.must(t, "get_guide", "hero", "Hero_Parallax", "gid", "101")
+	okReply(t, g, 22) // no vote stored
+	if r, _ := g.String("rating"); r != "0.75" {
+		t.Errorf("rating after a refused vote: %q, want 0.75", r)
+	}
+	okReply(t, p.must(t, "guide_vote", "gid", "101", "v", "1"), 6)
+	if r, _ := p.must(t, "get_guide", "hero", "Hero_Parallax", "gid", "101").String("rating"); r != "0.80" {
+		t.Errorf("rating after a counted vote: %q, want 0.80", r)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/plugins/examples/guidesrank"
 	"github.com/honmaster/masterserver/plugins/examples/pity"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // pluginRoleEnv makes the test binary serve an example plugin, so tests can
@@ -23,6 +24,9 @@ func TestMain(m *testing.M) {
 		return
 	case "guidesrank":
 		guidesrank.Serve()
+		return
+	case "guidesstrict":
+		sdk.Serve(strictGuidesPlugin())
 		return
 	}
 	clitest.Main(m)
