@@ -25,7 +25,7 @@ func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 func init() {
 	ops = append(ops,
 		op{name: "guides import", usage: "FILE (own JSON array or captured get_guide replies, see README)", run: opGuidesImport, pathArgs: true},
-		op{name: "guides list", usage: "--hero Hero_X (a hero's guides with counts; all guides without --hero)", run: opGuidesList},
+		op{name: "guides list", usage: "[--hero Hero_X] (guides with flags and counts; all heroes without --hero)", run: opGuidesList},
 		op{name: "guides hide", usage: "--gid N", run: opGuidesHide(true)},
 		op{name: "guides unhide", usage: "--gid N", run: opGuidesHide(false)},
 		op{name: "guides premium", usage: "--gid N [--off]", run: opGuidesPremium},
