@@ -265,11 +265,18 @@ func (c *flagChange) Apply(tx *actors.Tx) (any, error) {
 		}
 		return nil, nil
 	case FlagFavorite:
-		if c.on {
-			return nil, favoriteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid)})
+		_, err := favoriteKS.Get(db, id, gidKey(c.gid))
+		has := err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, Fail(ReasonInternal, err)
 		}
-		favoriteKS.Delete(tx, gidKey(c.gid))
-		return nil, nil
+		switch {
+		case c.on && !has:
+			return nil, favoriteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid)})
+		case !c.on && has:
+			favoriteKS.Delete(tx, gidKey(c.gid))
+		}
+		return nil, nil // already as asked: nothing to write
 	}
 	return nil, Fail(ReasonBadRequest, fmt.Errorf("unknown flag %d", c.flag))
 }

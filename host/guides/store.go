@@ -109,7 +109,10 @@ type ImportResult struct {
 // every guide in one global commit: a new gid is added, a known one is
 // updated (Merge: content, counts and premium from the file; a hidden
 // guide stays hidden). Authors whose name is an account's login become
-// that account's. Nothing is stored when the file has any problem.
+// that account's. Nothing is stored when the file has any problem. The
+// whole import (parse included) runs in the global writer, so that the
+// gids given to archived guides see every stored guide and two imports
+// never race; a large file holds the writer for its parse.
 func Import(ctx context.Context, sys *actors.System, data []byte) (ImportResult, error) {
 	res, err := sys.UpdateGlobal(ctx, func(g *actors.GlobalTx) (any, error) {
 		db := g.DB()
