@@ -43,19 +43,22 @@ type Service struct {
 // adds the account's own default and favorites.
 type heroCandidates struct {
 	catVersion, tallyGen uint64
-	cands                []sdk.GuideCandidate
+	cands                *sdk.SharedGuideCandidates // encoded once for the plugin
 }
 
-func (s *Service) candidates(cat *catalog, hero string) []sdk.GuideCandidate {
+func (s *Service) candidates(cat *catalog, hero string) (*sdk.SharedGuideCandidates, error) {
 	gen := s.tally.Generation() // before reading any count
 	if v, ok := s.cands.Load(hero); ok {
 		if hc := v.(*heroCandidates); hc.catVersion == cat.version && hc.tallyGen == gen {
-			return hc.cands
+			return hc.cands, nil
 		}
 	}
-	f := RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally)
-	s.cands.Store(hero, &heroCandidates{catVersion: cat.version, tallyGen: gen, cands: f.Candidates})
-	return f.Candidates
+	shared, err := sdk.ShareGuideCandidates(RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally).Candidates)
+	if err != nil {
+		return nil, Fail(ReasonInternal, err)
+	}
+	s.cands.Store(hero, &heroCandidates{catVersion: cat.version, tallyGen: gen, cands: shared})
+	return shared, nil
 }
 
 var _ Backend = (*Service)(nil)
@@ -157,7 +160,11 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	if err != nil {
 		return nil, Fail(ReasonInternal, err)
 	}
-	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero, Candidates: s.candidates(cat, hero)}
+	shared, err := s.candidates(cat, hero)
+	if err != nil {
+		return nil, err
+	}
+	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero}.WithShared(shared)
 	if d := m.Defaults[hero]; d != 0 && visibleFor(cat, d, hero) {
 		f.Default = d
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // AreaGuides is the hero guides area: the one place its name is written.
@@ -17,7 +19,7 @@ var AreaGuides = RegisterArea("guides")
 // repairs it.
 var GuidesRank = NewDecision(DecisionDef[GuideRankFacts, GuideRankDecision]{
 	Area: AreaGuides, Name: "rank", Version: 1,
-	Facts:      ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts),
+	Facts:      rankFactsCodec(),
 	Result:     ProtoCodec(rankDecisionToProto, rankDecisionFromProto, newRankDecision),
 	CheckFacts: GuideRankFacts.Validate,
 	Check:      ValidateGuideRank,
@@ -90,6 +92,37 @@ type GuideRankFacts struct {
 	Default    GuideID   // the account's default guide for the hero; 0: none
 	Favorites  []GuideID // the account's favorite guides among the candidates
 	Candidates []GuideCandidate
+
+	shared *SharedGuideCandidates // Candidates' encoding, when set by WithShared
+}
+
+// SharedGuideCandidates is a hero's candidate list encoded once for the
+// wire, for a host that sends the same candidates to many rank decisions
+// (every list request of the hero until a count or a guide changes). It is
+// immutable: never change the slice given to ShareGuideCandidates.
+type SharedGuideCandidates struct {
+	list []GuideCandidate
+	wire []byte
+}
+
+// ShareGuideCandidates encodes cs once (see SharedGuideCandidates).
+func ShareGuideCandidates(cs []GuideCandidate) (*SharedGuideCandidates, error) {
+	b, err := proto.Marshal(rankFactsToProto(GuideRankFacts{Candidates: cs}))
+	if err != nil {
+		return nil, err
+	}
+	return &SharedGuideCandidates{list: cs, wire: b}, nil
+}
+
+// List is the shared candidates.
+func (s *SharedGuideCandidates) List() []GuideCandidate { return s.list }
+
+// WithShared returns f with the shared candidates as its Candidates; the
+// facts' encoding then reuses their bytes instead of encoding every
+// candidate again. A plugin sees the same facts either way.
+func (f GuideRankFacts) WithShared(s *SharedGuideCandidates) GuideRankFacts {
+	f.Candidates, f.shared = s.list, s
+	return f
 }
 
 // Validate reports malformed facts (wrapping ErrInvalidFacts): candidates
@@ -160,3 +193,7 @@ func (f GuideVoteFacts) Validate() error {
 type GuideVoteDecision struct {
 	Counts bool
 }
+
+// GuidesRankFactsBytes encodes rank facts as the host sends them (for a
+// plugin's benchmarks and tests that call Plugin.Decide with bytes).
+func GuidesRankFactsBytes(f GuideRankFacts) ([]byte, error) { return GuidesRank.def.Facts.Marshal(f) }

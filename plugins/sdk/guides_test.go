@@ -25,6 +25,18 @@ func TestGuidesCodecsRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, f) {
 		t.Errorf("rank facts round trip = %+v, %v; want %+v", got, err, f)
 	}
+	// Shared candidates encode to facts that decode the same.
+	shared, err := ShareGuideCandidates(f.Candidates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := GuideRankFacts{Account: 7, Hero: "Hero_Parallax", Default: 3, Favorites: []GuideID{2, 3}}.WithShared(shared)
+	if b, err = GuidesRank.def.Facts.Marshal(sf); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := GuidesRank.def.Facts.Unmarshal(b); err != nil || !reflect.DeepEqual(got, f) {
+		t.Errorf("shared rank facts round trip = %+v, %v; want %+v", got, err, f)
+	}
 	v := GuideVoteFacts{Account: 7, Gid: 2, Author: 7, Previous: GuideVoteDown, New: GuideVoteUp}
 	if b, err = GuidesVote.def.Facts.Marshal(v); err != nil {
 		t.Fatal(err)

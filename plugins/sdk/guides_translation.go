@@ -35,6 +35,29 @@ func gidsFromProto(gs []uint32) []GuideID {
 	return out
 }
 
+// rankFactsCodec is the rank facts' codec: ProtoCodec's, except that facts
+// carrying shared candidates (WithShared) are encoded as their own small
+// fields followed by the candidates' stored bytes. Protobuf decodes
+// concatenated encodings as one message whose repeated fields are
+// appended, so the plugin decodes exactly the facts a full encoding gives.
+func rankFactsCodec() Codec[GuideRankFacts] {
+	c := ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
+	full := c.Marshal
+	c.Marshal = func(f GuideRankFacts) ([]byte, error) {
+		s := f.shared
+		if s == nil || len(s.list) != len(f.Candidates) || (len(s.list) > 0 && &s.list[0] != &f.Candidates[0]) {
+			return full(f)
+		}
+		f.Candidates = nil
+		b, err := full(f)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, s.wire...), nil
+	}
+	return c
+}
+
 func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
 	n := len(f.Candidates)
 	m := &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
