@@ -49,9 +49,9 @@ func TestGuidesCodecsRoundTrip(t *testing.T) {
 // Malformed messages never become Go values; malformed facts and
 // decisions are refused by their checks.
 func TestGuidesMalformed(t *testing.T) {
-	ragged, _ := proto.Marshal(&pb.RankFacts{Gid: []uint32{1, 2}, Up: []uint32{1}})
+	ragged, _ := proto.Marshal(&pb.RankFacts{Candidates: make([]byte, 30)})
 	if _, err := GuidesRank.def.Facts.Unmarshal(ragged); !errors.Is(err, ErrInvalidFacts) {
-		t.Errorf("ragged columns: %v", err)
+		t.Errorf("candidates of 30 bytes: %v", err)
 	}
 	badVote, _ := proto.Marshal(&pb.VoteFacts{New: pb.Vote(9)})
 	if _, err := GuidesVote.def.Facts.Unmarshal(badVote); !errors.Is(err, ErrInvalidFacts) {

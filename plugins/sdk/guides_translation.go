@@ -1,7 +1,9 @@
 package sdk
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
@@ -38,8 +40,9 @@ func gidsFromProto(gs []uint32) []GuideID {
 // rankFactsCodec is the rank facts' codec: ProtoCodec's, except that facts
 // carrying shared candidates (WithShared) are encoded as their own small
 // fields followed by the candidates' stored bytes. Protobuf decodes
-// concatenated encodings as one message whose repeated fields are
-// appended, so the plugin decodes exactly the facts a full encoding gives.
+// concatenated encodings as one message, and the small part never carries
+// the candidates field (empty bytes are not encoded in proto3), so the
+// plugin decodes exactly the facts a full encoding gives.
 func rankFactsCodec() Codec[GuideRankFacts] {
 	c := ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
 	full := c.Marshal
@@ -58,39 +61,57 @@ func rankFactsCodec() Codec[GuideRankFacts] {
 	return c
 }
 
-func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
-	n := len(f.Candidates)
-	m := &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
-		Favorites: gidsToProto(f.Favorites), Gid: make([]uint32, n), Up: make([]uint32, n), Down: make([]uint32, n),
-		Premium: make([]bool, n), Author: make([]uint32, n), EditedUnix: make([]int64, n)}
-	for i, c := range f.Candidates {
-		m.Gid[i], m.Up[i], m.Down[i], m.Premium[i], m.Author[i] = uint32(c.Gid), c.Up, c.Down, c.Premium, uint32(c.Author)
+// candidateSize is the length of one candidate record in RankFacts.candidates.
+const candidateSize = 25
+
+func appendCandidates(b []byte, cs []GuideCandidate) []byte {
+	b = slices.Grow(b, len(cs)*candidateSize)
+	for _, c := range cs {
+		var edited int64
 		if !c.Edited.IsZero() {
-			m.EditedUnix[i] = c.Edited.Unix()
+			edited = c.Edited.Unix()
 		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(c.Gid))
+		b = binary.LittleEndian.AppendUint32(b, c.Up)
+		b = binary.LittleEndian.AppendUint32(b, c.Down)
+		b = binary.LittleEndian.AppendUint32(b, uint32(c.Author))
+		b = binary.LittleEndian.AppendUint64(b, uint64(edited))
+		var premium byte
+		if c.Premium {
+			premium = 1
+		}
+		b = append(b, premium)
 	}
-	return m
+	return b
+}
+
+func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
+	return &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
+		Favorites: gidsToProto(f.Favorites), Candidates: appendCandidates(nil, f.Candidates)}
 }
 
 func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 	f := GuideRankFacts{Account: GuideAccount(m.GetAccount()), Hero: m.GetHero(),
 		Default: GuideID(m.GetDefaultGid()), Favorites: gidsFromProto(m.GetFavorites())}
-	n := len(m.GetGid())
-	for _, l := range []int{len(m.GetUp()), len(m.GetDown()), len(m.GetPremium()), len(m.GetAuthor()), len(m.GetEditedUnix())} {
-		if l != n {
-			return GuideRankFacts{}, fmt.Errorf("%w: candidate columns of %d and %d entries", ErrInvalidFacts, n, l)
-		}
+	b := m.GetCandidates()
+	if len(b)%candidateSize != 0 {
+		return GuideRankFacts{}, fmt.Errorf("%w: candidates of %d bytes, not a multiple of %d", ErrInvalidFacts, len(b), candidateSize)
 	}
-	if n > 0 {
+	if n := len(b) / candidateSize; n > 0 {
 		f.Candidates = make([]GuideCandidate, n)
 	}
+	le := binary.LittleEndian
 	for i := range f.Candidates {
-		var edited time.Time
-		if s := m.EditedUnix[i]; s != 0 {
-			edited = time.Unix(s, 0).UTC()
+		r := b[i*candidateSize : (i+1)*candidateSize]
+		if r[24] > 1 {
+			return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: premium byte %d", ErrInvalidFacts, i, r[24])
 		}
-		f.Candidates[i] = GuideCandidate{Gid: GuideID(m.Gid[i]), Up: m.Up[i], Down: m.Down[i],
-			Premium: m.Premium[i], Author: GuideAccount(m.Author[i]), Edited: edited}
+		c := GuideCandidate{Gid: GuideID(le.Uint32(r)), Up: le.Uint32(r[4:]), Down: le.Uint32(r[8:]),
+			Author: GuideAccount(le.Uint32(r[12:])), Premium: r[24] == 1}
+		if s := int64(le.Uint64(r[16:])); s != 0 {
+			c.Edited = time.Unix(s, 0).UTC()
+		}
+		f.Candidates[i] = c
 	}
 	return f, nil
 }
