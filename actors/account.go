@@ -16,7 +16,12 @@ type account struct {
 	id     storage.AccountID
 	state  *storage.Account // nil when the account does not exist or failed to load
 	stored *storage.Stored  // the encodings last written or loaded, to skip unchanged records
-	err    error            // why state is nil
+	// all is the owned list with its spare capacity (state.Upgrades is the
+	// same list clipped, so that a published state can never be appended
+	// to), index its index.
+	all   []storage.Upgrade
+	index *storage.OwnedIndex
+	err   error // why state is nil
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -72,7 +77,8 @@ func (a *account) load() {
 	case err != nil:
 		a.state, a.err = nil, err
 	default:
-		acct.IndexUpgrades()
+		a.all, a.index = acct.Upgrades, storage.NewOwnedIndex(acct.Upgrades)
+		acct.Upgrades = a.all[:len(a.all):len(a.all)]
 		a.state, a.stored, a.err = acct, stored, nil
 		a.publish()
 	}
@@ -95,16 +101,16 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 			reply = &failure{Err: fmt.Errorf("%w: %v", ErrPanic, r)}
 		}
 	}()
-	return &changed{Reply: fn(a.state)}
+	return &changed{Reply: fn(a.state.WithIndex(a.index))}
 }
 
 // apply runs c on a working copy, commits what it wrote as one synced batch
 // and only then adopts the copy: the in-memory state never runs ahead of
 // storage. Only altered records are written (see Change).
 func (a *account) apply(c Change) (reply any, err error) {
-	work := a.state.WorkingCopy()
+	work := a.state.WorkingCopy(a.all, a.index)
 	owned := len(work.Upgrades)
-	tx := &Tx{id: a.id, live: a.state, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
+	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -142,12 +148,13 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	if tx.dirty {
 		w := tx.acct
-		// The working copy shares the live list: extend the live one (the
-		// gained upgrades are usually already in place past its end),
-		// amortised O(gained), and keep its index.
-		live := a.state
-		w.Upgrades = live.Upgrades
-		w.AppendUpgrades(gained...)
+		// The working copy shares the actor's list: extend it (the gained
+		// upgrades are usually in place past its end already), amortised
+		// O(gained), and its index.
+		a.all = append(a.all[:owned], gained...)
+		a.index.Add(gained...)
+		w.Upgrades = a.all[:len(a.all):len(a.all)]
+		w.Detach()
 		a.state, a.stored = w, stored
 		a.publish()
 	}
@@ -171,11 +178,7 @@ func expired(deadline time.Time) bool {
 }
 
 // publish makes the current state readable without a message to the actor
-// (System.Snapshot): a shallow copy that shares the state's lists, which no
-// change edits in place (changes edit a deep working copy), with the owned
-// upgrades clipped and without the index the actor goes on changing.
-func (a *account) publish() {
-	p := *a.state
-	p.Detach()
-	a.sys.published.Store(a.id, &p)
-}
+// (System.Snapshot). The state is never modified once adopted (changes edit
+// a deep working copy, the owned list is clipped and carries no index), so
+// it is shared as it is, at no memory cost.
+func (a *account) publish() { a.sys.published.Store(a.id, a.state) }

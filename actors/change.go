@@ -31,7 +31,7 @@ type Change interface {
 // written with ks.Put(tx, key, value).
 type Tx struct {
 	id       storage.AccountID
-	live     *storage.Account    // the actor's state (read only)
+	index    *storage.OwnedIndex // the upgrades owned before the change
 	gained   map[string]struct{} // ids of the upgrades gained so far, once they are many
 	gainedN  int                 // how many of them gained indexes
 	acct     *storage.Account
@@ -71,7 +71,7 @@ func (t *Tx) View() *storage.Account { return t.acct }
 // upgrades the account owns.
 func (t *Tx) AddUpgrade(u storage.Upgrade) bool {
 	a := t.Account()
-	if t.live.Owns(u.ID) { // the live state: an index lookup
+	if t.index.Has(u.ID) {
 		return false
 	}
 	tail := a.Upgrades[t.owned:] // gained by this change so far

@@ -8,8 +8,9 @@ import (
 
 // envelope carries a request for one account to its shard.
 type envelope struct {
-	ID  storage.AccountID
-	Msg any
+	ID   storage.AccountID
+	Msg  any
+	Sent time.Time // for the mailbox-wait metric
 }
 
 // sweep makes a shard passivate the account actors idle since before

@@ -48,12 +48,13 @@ func (sh *shard) Receive(ctx actor.Context) {
 		if c == nil {
 			c = sh.spawn(ctx, m.ID)
 		}
+		msg := &stamped{Msg: m.Msg, Sent: m.Sent}
 		if c.stopping {
-			c.held = append(c.held, pending{m.Msg, ctx.Sender()})
+			c.held = append(c.held, pending{msg, ctx.Sender()})
 			return
 		}
 		c.lastUse = time.Now()
-		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
+		ctx.RequestWithCustomSender(c.pid, msg, ctx.Sender())
 	case *sweep:
 		// The shard sees every request, so it knows who is idle. Poison is
 		// queued behind every request already forwarded, so they are all
@@ -87,6 +88,9 @@ func (sh *shard) Receive(ctx actor.Context) {
 		c := sh.children[id]
 		delete(sh.children, id)
 		sh.sys.live.Add(-1)
+		if c != nil && c.stopping {
+			sh.sys.passivations.Add(1)
+		}
 		if c != nil && len(c.held) > 0 {
 			if sh.stopping {
 				// A successor spawned now would outlive the shard (and the
@@ -117,7 +121,8 @@ func (sh *shard) spawn(ctx actor.Context, id storage.AccountID) *child {
 	// leaves the vacated slot holding the last PID, whose cached process keeps
 	// a stopped actor (mailbox, context, account state) reachable from the
 	// parent. The shard's own maps are the only references it keeps.
-	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} })
+	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} },
+		actor.WithReceiverMiddleware(sh.sys.unstamp))
 	pid := sh.sys.as.Root.Spawn(props)
 	ctx.Watch(pid)
 	c := &child{pid: pid, lastUse: time.Now()}

@@ -62,8 +62,10 @@ type System struct {
 	// published holds the state of every live account actor (AccountID ->
 	// *storage.Account, read-only), replaced after each change it commits
 	// and removed when it is passivated.
-	published sync.Map
-	done      chan struct{}
+	published    sync.Map
+	done         chan struct{}
+	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
+	passivations atomic.Int64
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -223,7 +225,7 @@ func askFor[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, 
 
 // Account returns a snapshot (deep copy) of an account as its actor holds it.
 func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
-	snap, err := askFor[*snapshot](ctx, s, s.shardOf(id), &envelope{ID: id, Msg: &getAccount{}})
+	snap, err := askFor[*snapshot](ctx, s, s.shardOf(id), &envelope{ID: id, Sent: time.Now(), Msg: &getAccount{}})
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +236,7 @@ func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Ac
 // Change's reply once the change is durably committed.
 func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any, error) {
 	ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) any {
-		return &envelope{ID: id, Msg: &applyChange{Change: c, Deadline: dl}}
+		return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: c, Deadline: dl}}
 	})
 	if err != nil {
 		return nil, err
@@ -353,7 +355,7 @@ func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.A
 // fn's result, without copying the account. fn must only read, must not keep
 // the account or any part of it, and must be quick: it runs in the actor.
 func (s *System) Read(ctx context.Context, id storage.AccountID, fn func(*storage.Account) any) (any, error) {
-	ch, err := askFor[*changed](ctx, s, s.shardOf(id), &envelope{ID: id, Msg: &readAccount{Fn: fn}})
+	ch, err := askFor[*changed](ctx, s, s.shardOf(id), &envelope{ID: id, Sent: time.Now(), Msg: &readAccount{Fn: fn}})
 	if err != nil {
 		return nil, err
 	}

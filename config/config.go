@@ -24,6 +24,7 @@ type Config struct {
 	Server     Server            `toml:"server"`
 	Storage    Storage           `toml:"storage"`
 	Actors     Actors            `toml:"actors"`
+	Operator   Operator          `toml:"operator"`
 	Chat       Endpoint          `toml:"chat"`
 	Commenting Endpoint          `toml:"commenting"`
 	Client     Client            `toml:"client"`
@@ -34,7 +35,9 @@ type Config struct {
 	Patches    []Patch           `toml:"patch"`
 	Cloud      Cloud             `toml:"cloud"`
 	Plinko     Plinko            `toml:"plinko"`
+	Reports    Reports           `toml:"reports"`
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
+	Limits     Limits            `toml:"limits"`  // limits.go
 }
 
 // Server is the [server] table: the HTTP listener and logging.
@@ -64,6 +67,16 @@ type Actors struct {
 	SessionCacheSize  int      `toml:"session_cache_size"`  // sessions kept in memory
 	VerifierCacheSize int      `toml:"verifier_cache_size"` // SRP verifiers kept in memory
 	AskTimeout        Duration `toml:"ask_timeout"`         // longest wait for an actor's answer
+}
+
+// Operator is the [operator] table: the operator listener (metrics,
+// profiles, the operator API), separate from the game port.
+type Operator struct {
+	Enabled bool   `toml:"enabled"`
+	Listen  string `toml:"listen"`
+	// Token authorizes the operator API (grants, test-account clean-up).
+	// Empty: generated on first start and kept in DATA/operator.token.
+	Token string `toml:"token"`
 }
 
 // Endpoint is a host and TCP port handed to the client ([chat],
@@ -144,6 +157,15 @@ type Plinko struct {
 	TicketCost int   `toml:"ticket_cost"`
 	GoldCost   int   `toml:"gold_cost"`
 	Board      []int `toml:"board"` // tier of each UI slot, a permutation of 1..6
+}
+
+// Reports is the [reports] table: player reports and their limits.
+type Reports struct {
+	Disabled     bool `toml:"disabled"`
+	PerDay       int  `toml:"per_day"`
+	PerReportee  int  `toml:"per_reportee"`
+	MaxTextRunes int  `toml:"max_text_runes"`
+	MaxPriority  int  `toml:"max_priority"`
 }
 
 // Plugin is one [plugins.<area>] table.

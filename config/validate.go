@@ -38,6 +38,7 @@ func (c *Config) Validate() error {
 	}
 	positive(&ps, "actors.idle_timeout", c.Actors.IdleTimeout)
 	positive(&ps, "actors.ask_timeout", c.Actors.AskTimeout)
+	c.validateOperator(&ps)
 	validateEndpoint(&ps, "chat", c.Chat)
 	validateEndpoint(&ps, "commenting", c.Commenting)
 	c.validateClient(&ps)
@@ -47,7 +48,9 @@ func (c *Config) Validate() error {
 	c.validatePatches(&ps)
 	c.validateCloud(&ps)
 	c.validatePlinko(&ps)
+	c.validateReports(&ps)
 	c.validatePlugins(&ps)
+	c.validateLimits(&ps)
 	return ps.err()
 }
 
@@ -211,6 +214,19 @@ func (c *Config) validatePlinko(ps *problems) {
 	}
 }
 
+func (c *Config) validateReports(ps *problems) {
+	r := c.Reports
+	for _, f := range []struct {
+		key   string
+		v, hi int
+	}{{"reports.per_day", r.PerDay, 10000}, {"reports.per_reportee", r.PerReportee, 10000},
+		{"reports.max_text_runes", r.MaxTextRunes, 1000}, {"reports.max_priority", r.MaxPriority, 1000}} {
+		if f.v < 1 || f.v > f.hi {
+			ps.add(f.key, "must be 1..%d, got %d", f.hi, f.v)
+		}
+	}
+}
+
 func (c *Config) validatePlugins(ps *problems) {
 	// Sorted so the report is stable.
 	for _, area := range slices.Sorted(maps.Keys(c.Plugins)) {
@@ -291,4 +307,19 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+func (c *Config) validateOperator(ps *problems) {
+	o := c.Operator
+	if !o.Enabled {
+		return
+	}
+	if _, port, err := net.SplitHostPort(o.Listen); err != nil {
+		ps.add("operator.listen", "must be host:port, got %q", o.Listen)
+	} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		ps.add("operator.listen", "port must be a number 0..65535, got %q", port)
+	}
+	if o.Token != "" && len(o.Token) < 16 {
+		ps.add("operator.token", "must be empty (generated) or at least 16 characters")
+	}
 }

@@ -58,6 +58,7 @@ import (
 	"io"
 	"log/slog"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -104,7 +105,9 @@ const (
 
 // DB is the typed view of the Pebble database.
 type DB struct {
-	pdb *pebble.DB
+	pdb      *pebble.DB
+	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
+	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 }
 
 // Open opens (creating if needed) the database in dir, migrating a data
@@ -411,11 +414,19 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return nil
 	}
-	err := db.pdb.Apply(b.pb, pebble.Sync)
+	guard := db.guard.Load()
+	if err := guard.admit(); err != nil { // nothing written: a clean refusal
+		b.pb.Close()
+		return err
+	}
+	start, ops, size := time.Now(), int(b.pb.Count()), b.pb.Len()
+	err := guard.apply(db.pdb, b.pb) // pdb.Apply, synced, with engine panics recovered
+	db.observeCommit(ops, size, start, err)
 	b.pb.Close()
 	if err != nil {
-		return fmt.Errorf("storage: commit: %w", err)
+		return guard.failed(fmt.Errorf("storage: commit: %w", err))
 	}
+	guard.succeeded()
 	return nil
 }
 

@@ -63,7 +63,7 @@ type Account struct {
 
 	Cloud CloudFlags
 
-	index *ownedIndex // see IndexUpgrades
+	index *OwnedIndex // set only on the copies an actor hands out (WithIndex, WorkingCopy)
 }
 
 // Owns reports whether the account owns the upgrade with the given
@@ -89,50 +89,53 @@ func (a *Account) Owns(upgrade string) bool {
 	return false
 }
 
-// ownedIndex maps the owned upgrade ids of the first n entries of
-// Account.Upgrades. It is shared by the actor's live state and the working
-// copy of the change being applied (both used by the actor's goroutine only)
-// and dropped from every Clone.
-type ownedIndex struct {
+// OwnedIndex maps the ids of the first N owned upgrades of an account: the
+// account's actor keeps one, so that Owns is a map lookup on the copies it
+// hands to changes and reads. Only the actor's goroutine may use it.
+type OwnedIndex struct {
 	m map[string]struct{}
 	n int
 }
 
-// IndexUpgrades makes Owns a map lookup on a. Only the owner of a (the
-// account's actor) may call it; AppendUpgrades keeps the index current.
-func (a *Account) IndexUpgrades() {
-	x := &ownedIndex{m: make(map[string]struct{}, len(a.Upgrades)), n: len(a.Upgrades)}
-	for _, u := range a.Upgrades {
+// NewOwnedIndex indexes us.
+func NewOwnedIndex(us []Upgrade) *OwnedIndex {
+	x := &OwnedIndex{m: make(map[string]struct{}, len(us))}
+	x.Add(us...)
+	return x
+}
+
+// Add indexes upgrades appended after the indexed ones.
+func (x *OwnedIndex) Add(us ...Upgrade) {
+	for _, u := range us {
 		x.m[u.ID] = struct{}{}
 	}
-	a.index = x
+	x.n += len(us)
 }
 
-// AppendUpgrades adds owned upgrades at the end of a's list and to its
-// index, in time independent of how many a owns (amortised).
-func (a *Account) AppendUpgrades(us ...Upgrade) {
-	a.Upgrades = append(a.Upgrades, us...)
-	if a.index != nil {
-		for _, u := range us {
-			a.index.m[u.ID] = struct{}{}
-		}
-		a.index.n = len(a.Upgrades)
-	}
+// Has reports whether one of the indexed upgrades is id.
+func (x *OwnedIndex) Has(id string) bool { _, ok := x.m[id]; return ok }
+
+// WithIndex returns a shallow copy of a whose Owns uses x (which must index
+// a's upgrades). For the actor's own use: the copy shares everything with a.
+func (a *Account) WithIndex(x *OwnedIndex) *Account {
+	c := *a
+	c.index = x
+	return &c
 }
 
-// WorkingCopy is the copy a change edits: every field is copied except the
-// owned upgrades, which are shared with a, together with the owned index. An
-// append made by the change writes past the end of a's list (unseen by a,
-// whose length is unchanged) or reallocates: gaining an upgrade costs the
-// same whatever the account owns. A change must not edit an owned upgrade
-// in place, and only the goroutine that owns a (its actor) may use the copy.
-func (a *Account) WorkingCopy() *Account {
+// WorkingCopy is the copy a change edits: every field of a is copied except
+// the owned upgrades, which are all (the actor's list, of which a holds a
+// clipped view) with its index x. An append made by the change writes past
+// the end of all (unseen by anyone, all's length being unchanged) or
+// reallocates: gaining an upgrade costs the same whatever the account owns.
+// A change must not edit an owned upgrade in place.
+func (a *Account) WorkingCopy(all []Upgrade, x *OwnedIndex) *Account {
 	up := a.Upgrades
 	a.Upgrades = nil // not copied by Clone
 	c := a.Clone()
 	a.Upgrades = up
-	c.Upgrades = up
-	c.index = a.index
+	c.Upgrades = all
+	c.index = x
 	return c
 }
 

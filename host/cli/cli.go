@@ -51,7 +51,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: host <command> [flags]")
 	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
-	fmt.Fprintln(w, "  loadtest [--target URL] [--accounts N] [--scenario login|drop|cloud] [--requests N] [--duration D] [--data DIR] [--json]")
+	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	for _, o := range ops {
 		fmt.Fprintf(w, "  %s [--data DIR] %s\n", o.name, o.usage)
 	}

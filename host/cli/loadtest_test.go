@@ -1,31 +1,54 @@
 package cli_test
 
 import (
-	"context"
-	"io"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
-	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/loadtest"
 )
 
-// TestLoadTestLogin runs the built-in load tester, bounded to a few
-// requests, against a real server.
-func TestLoadTest(t *testing.T) {
+// TestLoadTestCommand runs "host loadtest" as an operator would, against a
+// real server, with the JSON and HTML reports.
+func TestLoadTestCommand(t *testing.T) {
 	ts := start(t, nil)
-	for _, scenario := range []string{"login", "drop", "cloud"} {
-		t.Run(scenario, func(t *testing.T) {
-			res, err := cli.LoadTest(context.Background(), cli.LoadOptions{Target: ts.Client.Base, Accounts: 4, Scenario: scenario,
-				Requests: 12, Duration: 30 * time.Second, DataDir: ts.DataDir}, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.OK != 12 || res.Failed != 0 {
-				t.Fatalf("%s", res)
-			}
-			if res.P50 <= 0 || res.Max < res.P99 || res.P99 < res.P50 {
-				t.Errorf("latency figures out of order: %s", res)
-			}
-		})
+	dir := t.TempDir()
+	jsonFile, htmlFile := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
+	code, out, errOut := ts.Run("loadtest", "--target", ts.Client.Base, "--operator", "http://"+ts.Runtime.OperatorAddr.String(),
+		"--mix", "noop=1,login=1,drop=1,cloud=1", "--sequential", "--accounts", "3", "--concurrency", "3", "--requests", "40",
+		"--json", jsonFile, "--html", htmlFile)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "consistency: OK") || !strings.Contains(out, "vs noop: the operation's ops/s over the no-op's") {
+		t.Errorf("text report:\n%s", out)
+	}
+	var rep loadtest.Report
+	b, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	ok, errs := rep.Total()
+	if ok != 40 || errs != 0 || len(rep.Ops) != 4 || rep.Op("noop").Ratio != 1 {
+		t.Errorf("json report: %d ok %d errors, %d operations, noop %+v", ok, errs, len(rep.Ops), rep.Op("noop"))
+	}
+	for _, name := range []string{"noop", "login", "drop", "cloud"} {
+		if op := rep.Op(name); op == nil || op.OK != 10 {
+			t.Errorf("%s: %+v, want 10 ok (its share of 40)", name, op)
+		}
+	}
+	h, err := os.ReadFile(htmlFile)
+	if err != nil || !strings.Contains(string(h), "<svg") || strings.Contains(string(h), "http-equiv") {
+		t.Errorf("html report: %v", err)
+	}
+
+	// Bad options are usage errors.
+	if code, _, _ := ts.Run("loadtest", "--mix", "nonsense=1"); code != 2 {
+		t.Errorf("bad mix: exit %d, want 2", code)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/honmaster/masterserver/host/server"
 	bundledguides "github.com/honmaster/masterserver/plugins/guides"
 	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
+	bundledreports "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
@@ -24,6 +25,7 @@ import (
 var areaTable = []areaRow{
 	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
 	{area: sdk.AreaGuides, bundled: bundledguides.Plugin, routes: guidesRoutes},
+	{area: sdk.AreaReports, bundled: bundledreports.Plugin, routes: reportsRoutes},
 }
 
 type areaRow struct {

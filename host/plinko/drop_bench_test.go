@@ -63,6 +63,7 @@ func (f *benchFixture) setup() error {
 	cfg := config.Default()
 	cfg.Storage.DataDir = dir
 	cfg.Server.Listen = "127.0.0.1:0"
+	cfg.Operator.Listen = "127.0.0.1:0"
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
 	if f.rt, err = cli.Start(ctx, cfg, log, false, io.Discard); err != nil {

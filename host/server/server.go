@@ -40,6 +40,9 @@ type Server struct {
 	healthCheck func() []string
 	srv         *fasthttp.Server
 	conns       connTracker
+	checks      healthChecks       // health.go
+	regs        registrations      // portal.go
+	observe     func(*RequestInfo) // metrics, see SetObserver
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -116,8 +119,11 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
 	s.ready.Store(true)
-	return s.srv.Serve(countingListener{ln})
+	err := s.srv.Serve(countingListener{guarded})
+	s.ready.Store(false) // whatever ended serving, /healthz no longer says ok
+	return err
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by ctx),
@@ -153,6 +159,11 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
+		s.observed(path, "", true, "health", ctx.Response.StatusCode(), nil, start)
+		return
+	}
+	if err := checkFraming(&ctx.Request.Header); err != nil {
+		s.refuseFraming(ctx, err)
 		return
 	}
 	var resp Response
@@ -187,6 +198,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		cancel()
 	}
 	s.write(ctx, resp)
+	s.observed(path, fn, found, area, ctx.Response.StatusCode(), resp.Body, start)
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		s.log.Debug("request", "method", string(ctx.Method()), "path", path, "f", fn, "area", area,
 			"status", ctx.Response.StatusCode(), "bytes", len(resp.Body), "dur", time.Since(start))
@@ -246,17 +258,33 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 // fasthttpError answers a request fasthttp could not read, in the failure
 // shape of the route it was meant for.
 func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
+	if s.paths == nil {
+		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
+		return
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && len(ctx.Request.Header.RawHeaders()) == 0 {
+		// A connection that sent no request before its read timeout gets no
+		// reply (fasthttp would write one nobody asked for): just close it.
+		ctx.Conn().Close()
+		return
+	}
 	path, fn := string(ctx.Path()), string(ctx.QueryArgs().Peek("f"))
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		err = fmt.Errorf("%w: %w", errBadRequest, wire.ErrBodyTooLarge)
 	} else {
 		err = fmt.Errorf("%w: %w", errBadRequest, err)
 	}
+	start := time.Now()
 	if rt, ok := s.lookup(path, fn); ok {
-		s.write(ctx, rt.fail(err))
+		resp := rt.fail(err)
+		s.write(ctx, resp)
+		s.observed(path, fn, true, rt.area, ctx.Response.StatusCode(), resp.Body, start)
 		return
 	}
-	s.write(ctx, s.notFound(path, fn))
+	resp := s.notFound(path, fn)
+	s.write(ctx, resp)
+	s.observed(path, fn, false, "", ctx.Response.StatusCode(), resp.Body, start)
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
@@ -272,6 +300,11 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 			ctx.SetBodyString("unhealthy: " + strings.Join(bad, ", ") + "\n")
 			return
 		}
+	}
+	if msg := s.checks.failing(); msg != "" {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString(msg)
+		return
 	}
 	ctx.SetBodyString("ok\n")
 }

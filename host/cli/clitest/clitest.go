@@ -43,6 +43,7 @@ func start(t testing.TB, mutate func(*config.Config), demo bool) *Server {
 	cfg := config.Default()
 	cfg.Storage.DataDir = t.TempDir()
 	cfg.Server.Listen = "127.0.0.1:0"
+	cfg.Operator.Listen = "127.0.0.1:0"
 	if mutate != nil {
 		mutate(cfg)
 	}

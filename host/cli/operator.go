@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/operator"
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// instrument connects the metrics to the parts that feed them.
+func instrument(app *App, srv *server.Server) {
+	m := app.Metrics
+	srv.SetObserver(m.ObserveRequest)
+	app.Sys.SetMailboxObserver(m.ObserveMailboxWait)
+	app.DB.SetCommitObserver(m.ObserveCommit)
+	m.Watch(metrics.Sources{
+		LiveActors:   app.Sys.Live,
+		Passivations: app.Sys.Passivations,
+		Engine:       app.DB.EngineStats,
+		Plugins:      app.Plugins.statuses,
+	})
+}
+
+// statuses are the plugin states for metrics.
+func (p *Plugins) statuses() []metrics.PluginStatus {
+	out := make([]metrics.PluginStatus, 0, len(p.sups))
+	for area, s := range p.sups {
+		st := s.Status()
+		out = append(out, metrics.PluginStatus{Area: string(area), Running: s.Ready(), Restarts: st.Restarts})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Area < out[j].Area })
+	return out
+}
+
+// startOperator starts the operator listener when it is enabled; it returns
+// nil, "" when it is off.
+func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, error) {
+	cfg := app.Cfg.Operator
+	if !cfg.Enabled {
+		return nil, nil, nil
+	}
+	token, err := operator.Token(cfg.Token, app.Cfg.Storage.DataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	op := operator.New(token, app.Log)
+	op.Handle("GET /metrics", app.Metrics.Handler())
+	mountOperatorAPI(op, app)
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("operator listener: %w", err)
+	}
+	go func() {
+		if err := op.Serve(ln); err != nil {
+			app.Log.Error("operator listener", "err", err)
+		}
+	}()
+	app.Log.Info("operator listener", "addr", ln.Addr().String())
+	fmt.Fprintf(stdout, "operator listener on %s (metrics, pprof; API token in the config or %s)\n", ln.Addr(), operator.TokenFile)
+	return op, ln.Addr(), nil
+}
+
+// Operator API paths. They go through the same services as the operator
+// commands (and so through the accounts' actors).
+const (
+	apiAccount = "/operator/v1/account" // GET ?login=L; POST login, password [, parent]: create
+	apiGrant   = "/operator/v1/grant"   // POST login [, gold, silver, tickets, upgrade...]
+)
+
+// AccountJSON is an account as the operator API shows it.
+type AccountJSON struct {
+	ID       uint32   `json:"id"`
+	Login    string   `json:"login"`
+	SuperID  uint32   `json:"super_id"`
+	Gold     int64    `json:"gold"`
+	Silver   int64    `json:"silver"`
+	Tickets  int64    `json:"tickets"`
+	Upgrades []string `json:"upgrades"`
+}
+
+func accountJSON(a *storage.Account) AccountJSON {
+	j := AccountJSON{ID: uint32(a.ID), Login: a.Login, SuperID: uint32(a.SuperID), Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, Upgrades: []string{}}
+	for _, u := range a.Upgrades {
+		j.Upgrades = append(j.Upgrades, u.ID)
+	}
+	sort.Strings(j.Upgrades)
+	return j
+}
+
+func mountOperatorAPI(op *operator.Server, app *App) {
+	op.HandleAPI("GET "+apiAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+		id, err := app.DB.LoginID(r.FormValue("login"))
+		if err != nil {
+			return nil, err
+		}
+		a, err := app.Sys.Account(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return accountJSON(a), nil
+	}))
+	op.HandleAPI("POST "+apiAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+		a, err := app.Accounts.Create(ctx, accounts.Create{Login: r.FormValue("login"), Password: r.FormValue("password"),
+			Email: r.FormValue("email"), Parent: r.FormValue("parent")})
+		if err != nil {
+			return nil, err
+		}
+		return accountJSON(a), nil
+	}))
+	op.HandleAPI("POST "+apiGrant, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+		var g accounts.Grant
+		for _, f := range []struct {
+			name string
+			to   *int64
+		}{{"gold", &g.Gold}, {"silver", &g.Silver}, {"tickets", &g.Tickets}} {
+			if v := r.FormValue(f.name); v != "" {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s must be an integer", errUsage, f.name)
+				}
+				*f.to = n
+			}
+		}
+		g.Upgrades = r.Form["upgrade"]
+		a, err := app.Accounts.GrantTo(ctx, r.FormValue("login"), &g)
+		if err != nil {
+			return nil, err
+		}
+		return accountJSON(a), nil
+	}))
+}
+
+// apiHandler answers f's result as JSON, or {"error": ...} with a status
+// that says whose fault it was.
+func apiHandler(f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		if err := r.ParseForm(); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "malformed form"})
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+		defer cancel()
+		v, err := f(ctx, r)
+		if err != nil {
+			status := http.StatusInternalServerError
+			switch {
+			case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
+				status = http.StatusNotFound
+			case errors.Is(err, errUsage), errors.Is(err, accounts.ErrBadGrant), errors.Is(err, accounts.ErrBadLogin):
+				status = http.StatusBadRequest
+			}
+			writeJSON(w, status, map[string]string{"error": err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,194 @@
+package loadtest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/loadtest"
+	"github.com/honmaster/masterserver/host/operator"
+)
+
+func TestMain(m *testing.M) { clitest.Main(m) }
+
+// options returns options against ts with the operator API.
+func options(t *testing.T, ts *clitest.Server, mix string) loadtest.Options {
+	t.Helper()
+	tok, err := os.ReadFile(filepath.Join(ts.DataDir, operator.TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loadtest.ParseMix(mix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadtest.Options{Target: ts.Client.Base, Operator: "http://" + ts.Runtime.OperatorAddr.String(),
+		Token: strings.TrimSpace(string(tok)), Mix: m, Duration: 2 * time.Minute}
+}
+
+// TestEveryOperation runs every operation mixed against a real server and
+// checks the report's counts against the budget, the consistency check and
+// the server's own counters.
+func TestEveryOperation(t *testing.T) {
+	ts := clitest.StartDemo(t, nil)
+	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1")
+	o.Accounts, o.Concurrency, o.Requests = 4, 4, 240
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Log("\n" + b.String())
+	ok, errs := rep.Total()
+	if ok+errs != 240 || errs != 0 {
+		t.Errorf("ok %d + errors %d, want 240 + 0", ok, errs)
+	}
+	for name := range o.Mix {
+		op := rep.Op(name)
+		if op == nil || op.OK == 0 || op.P50 <= 0 || op.P99 < op.P50 || op.Max < op.P99 {
+			t.Errorf("%s: %+v", name, op)
+		}
+	}
+	c := rep.Consistency
+	if !c.OK() || c.BalancesChecked != 4 || c.CloudChecked == 0 || c.Uncertain != 0 {
+		t.Errorf("consistency: %s", c.Summary())
+	}
+	if rep.Server == nil {
+		t.Fatal("no server counters")
+	}
+	// The server counted exactly the requests the report counted.
+	for series, want := range map[string]int64{
+		`honmaster_http_requests_total{outcome="ok",route="/master/casino/drop/"}`:               rep.Op("drop").OK,
+		`honmaster_http_requests_total{outcome="not_found",route="unknown"}`:                     rep.Op("noop").OK,
+		`honmaster_http_requests_total{outcome="ok",route="/master/storage/store"}`:              rep.Op("cloud").OK + rep.Op("store").OK,
+		`honmaster_http_requests_total{outcome="ok",route="client_requester.php?f=switch_auth"}`: rep.Op("switch").OK,
+		`honmaster_logins_total{outcome="ok"}`:                                                   rep.Op("login").OK,
+	} {
+		if got := rep.Server.Delta[series]; int64(got) != want {
+			t.Errorf("server %s moved by %v, report says %d", series, got, want)
+		}
+	}
+	// A purchase with nothing left to buy looks at the list instead.
+	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`] +
+		rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange"}`]; int64(got) != rep.Op("purchase").OK+rep.Op("exchange").OK {
+		t.Errorf("server exchange and purchase requests %v, report says %d + %d", got, rep.Op("purchase").OK, rep.Op("exchange").OK)
+	}
+	if ratio := rep.Op("drop").Ratio; ratio <= 0 {
+		t.Errorf("drop ratio to noop %v", ratio)
+	}
+	var html strings.Builder
+	if err := rep.WriteHTML(&html); err != nil || strings.Count(html.String(), "<svg") < len(o.Mix)+1 {
+		t.Errorf("html: %v, %d svg", err, strings.Count(html.String(), "<svg"))
+	}
+}
+
+// pluginPID reads the plinko plugin's PID from "host plugins".
+func pluginPID(t *testing.T, ts *clitest.Server) int {
+	t.Helper()
+	for _, line := range strings.Split(ts.Host(t, "plugins"), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && f[0] == "plinko" && f[3] == "running" {
+			pid, _ := strconv.Atoi(f[2])
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestPluginKilledMidRun kills the Plinko plugin while an open-loop run of
+// drops goes on: the drops it costs are counted by kind, nothing they were
+// refused is charged (the consistency check holds), and every scheduled
+// operation is accounted for.
+func TestPluginKilledMidRun(t *testing.T) {
+	ts := clitest.Start(t, nil)
+	o := options(t, ts, "drop=1")
+	o.Accounts, o.Concurrency, o.Requests, o.Rate = 8, 8, 600, 200 // three seconds of schedule
+	done := make(chan struct{})
+	kills := 0
+	go func() {
+		defer close(done)
+		for i := 0; i < 2; i++ {
+			time.Sleep(700 * time.Millisecond)
+			pid := pluginPID(t, ts)
+			if pid == 0 || syscall.Kill(pid, syscall.SIGKILL) != nil {
+				continue
+			}
+			kills++
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if p := pluginPID(t, ts); p != 0 && p != pid {
+					break
+				}
+			}
+		}
+	}()
+	rep, err := loadtest.Run(context.Background(), o)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Log("\n" + b.String())
+	if kills == 0 {
+		t.Fatal("the plugin was never killed")
+	}
+	drop := rep.Op("drop")
+	if drop == nil || drop.OK+drop.Errors+rep.Unsent != 600 {
+		t.Fatalf("ok + errors + unsent != 600: %+v, unsent %d", drop, rep.Unsent)
+	}
+	if drop.Errors == 0 || drop.Kinds["refused:5"] == 0 {
+		t.Errorf("no drop failed with status 5 (plugin unavailable): %v", drop.Kinds)
+	}
+	if c := rep.Consistency; !c.OK() || c.BalancesChecked+c.Uncertain != 8 {
+		t.Errorf("consistency: %s", c.Summary())
+	}
+	if got := rep.Server.Delta[`honmaster_plugin_restarts_total{area="plinko"}`]; got < 1 {
+		t.Errorf("server restarts moved by %v", got)
+	}
+}
+
+func TestParseMix(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string
+		err  bool
+	}{
+		{in: "login=1,drop=3,cloud=1", want: "cloud=1,drop=3,login=1"},
+		{in: "noop", want: "noop=1"},
+		{in: "drop=0,noop=2", want: "noop=2"},
+		{in: "bogus=1", err: true},
+		{in: "drop=x", err: true},
+		{in: "drop=0", err: true},
+		{in: "", err: true},
+	} {
+		m, err := loadtest.ParseMix(tt.in)
+		if tt.err {
+			if !errors.Is(err, loadtest.ErrUsage) {
+				t.Errorf("ParseMix(%q) = %v, want a usage error", tt.in, err)
+			}
+			continue
+		}
+		if err != nil || m.String() != tt.want {
+			t.Errorf("ParseMix(%q) = %v, %v; want %s", tt.in, m, err, tt.want)
+		}
+	}
+}
+
+// TestNeedsOperator: spending operations refuse to start without the
+// operator API, instead of failing every request.
+func TestNeedsOperator(t *testing.T) {
+	m, _ := loadtest.ParseMix("drop=1")
+	_, err := loadtest.Run(context.Background(), loadtest.Options{Target: "http://127.0.0.1:1", Accounts: 1, Concurrency: 1,
+		Requests: 1, Duration: time.Second, Mix: m})
+	if !errors.Is(err, loadtest.ErrUsage) {
+		t.Fatalf("err = %v, want a usage error", err)
+	}
+}

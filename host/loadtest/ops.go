@@ -1,0 +1,477 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/cloudcfg"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// Paths the load tester calls. It talks only to the target and the
+// operator listener it is given.
+const (
+	pathNoop      = "/loadtest/noop" // not served: answered 404 by the full HTTP stack
+	pathRegister  = "/portal/register"
+	pathPatch     = "/patcher/patcher.php"
+	pathBoard     = "/master/casino/"
+	pathDrop      = "/master/casino/drop/"
+	pathViewChest = "/master/casino/viewchest/"
+	pathExchange  = "/master/ticketexchange"
+	pathPurchase  = "/master/ticketexchange/purchase/"
+	pathStore     = "/master/storage/store"
+	pathStatus    = "/master/storage/status"
+	pathRetrieve  = "/master/storage/retrieve"
+	cloudBucket   = "hon-game-configs"
+)
+
+// Failure is a failed operation, counted by Kind.
+type Failure struct {
+	Kind   string // e.g. "transport", "http_500", "refused:3", "decode", "balance"
+	Detail string
+}
+
+func (f *Failure) Error() string { return f.Kind + ": " + f.Detail }
+
+func fail(kind, format string, args ...any) error {
+	return &Failure{Kind: kind, Detail: fmt.Sprintf(format, args...)}
+}
+
+// kindOf names the failure kind of err.
+func kindOf(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Kind
+	}
+	if errors.Is(err, client.ErrLogin) {
+		return "refused:login"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "transport"
+}
+
+// account is one test account and what the replies said about it. Only one
+// operation at a time uses an account.
+type account struct {
+	login, password string
+	id              string
+	sess            *client.Session
+	subLogin, subID string // sub-account for switch
+
+	// Balances as the replies said; known once the grant answered.
+	known                   bool
+	startTickets, startGold int64
+	tickets, gold           int64
+	spentTickets, spentGold int64
+	wonTickets              int64
+	drops                   int
+	owned                   map[string]bool // product ids the account owns
+
+	stored []byte // the last archive stored
+	stores int
+	// uncertain: a mutation's reply was lost (transport error or timeout);
+	// the account is left out of the consistency check.
+	uncertain bool
+}
+
+// env is what operations share.
+type env struct {
+	c                    *client.Client
+	ticketCost, goldCost int64
+	exchange             []exchangeItem
+	run                  string
+}
+
+type exchangeItem struct {
+	productID string
+	cost      int64
+}
+
+// operation is one kind of work of the mix.
+type operation struct {
+	requests      int // HTTP requests per operation
+	needsOperator bool
+	why           string
+	spends        bool // needs tickets and gold granted
+	do            func(ctx context.Context, e *env, a *account, rng *rand.Rand) error
+}
+
+// operations is the table of the mix's operations.
+var operations = map[string]operation{
+	"noop":     {requests: 1, do: opNoop},
+	"login":    {requests: 2, do: opLogin},
+	"switch":   {requests: 1, do: opSwitch, needsOperator: true, why: "creating sub-accounts"},
+	"patch":    {requests: 1, do: opPatch},
+	"board":    {requests: 1, do: opBoard},
+	"drop":     {requests: 1, do: opDrop, needsOperator: true, why: "granting tickets and gold", spends: true},
+	"chest":    {requests: 1, do: opChest},
+	"exchange": {requests: 1, do: opExchange},
+	"purchase": {requests: 1, do: opPurchase, needsOperator: true, why: "granting tickets", spends: true},
+	"cloud":    {requests: 3, do: opCloud},
+	"store":    {requests: 1, do: opStore},
+}
+
+// OperationNames lists the operations a mix may name.
+func OperationNames() []string {
+	var out []string
+	for n := range operations {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// OperationDoc describes each operation (for --help and the README).
+var OperationDoc = map[string]string{
+	"noop":     "POST to a path the server does not serve: the whole HTTP stack and its 404 PHP error reply, nothing else (the ceiling)",
+	"login":    "pre_auth + srpAuth with the client's SRP arithmetic; the server's proof M2 is checked",
+	"switch":   "switch_auth to the account's sub-account; the record must name it",
+	"patch":    "patcher.php for wac/x86_64",
+	"board":    "the Plinko board; balances must match the replies so far",
+	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + what it paid (ticket_amount, or an exhausted chest's tickets)",
+	"chest":    "viewchest of a random chest",
+	"exchange": "the ticket exchange list; user_tickets must match",
+	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
+	"cloud":    "store a settings archive unique to the account, status, retrieve: the bytes must be the stored ones",
+	"store":    "store a settings archive alone (one durable mutation; the check at the end retrieves it)",
+}
+
+// post sends a form and decodes the PHP reply; wantStatus is the HTTP
+// status expected.
+func post(ctx context.Context, c *client.Client, path string, form url.Values, wantStatus int) (*wire.Array, *client.Reply, error) {
+	r, err := c.PostForm(ctx, path, form)
+	if err != nil {
+		return nil, nil, err
+	}
+	return decode(r, wantStatus)
+}
+
+func decode(r *client.Reply, wantStatus int) (*wire.Array, *client.Reply, error) {
+	if r.Status != wantStatus {
+		return nil, r, fail("http_"+strconv.Itoa(r.Status), "%.200s", r.Body)
+	}
+	a, err := r.PHP()
+	if err != nil {
+		return nil, r, fail("decode", "%v", err)
+	}
+	return a, r, nil
+}
+
+func opNoop(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	arr, _, err := post(ctx, e.c, pathNoop, url.Values{"cookie": {a.sess.Cookie}}, 404)
+	if err != nil {
+		return err
+	}
+	if _, ok := arr.String("error"); !ok {
+		return fail("decode", "404 without an error entry")
+	}
+	return nil
+}
+
+func opLogin(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	s, err := e.c.Login(ctx, a.login, a.password)
+	if err != nil {
+		if strings.Contains(err.Error(), "server proof") {
+			return fail("bad_m2", "%v", err)
+		}
+		return err
+	}
+	if s.Cookie == "" || s.AccountID != a.id {
+		return fail("record", "login record: cookie %q account_id %q, want %s", s.Cookie, s.AccountID, a.id)
+	}
+	s.Record = nil
+	a.sess = s
+	return nil
+}
+
+func opSwitch(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	s, err := e.c.Switch(ctx, a.sess, a.subLogin, a.subID)
+	if err != nil {
+		return err
+	}
+	if s.AccountID != a.subID || s.Cookie == "" {
+		return fail("record", "switched to account %q, want %s", s.AccountID, a.subID)
+	}
+	return nil
+}
+
+func opPatch(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	arr, _, err := post(ctx, e.c, pathPatch, url.Values{"os": {"wac"}, "arch": {"x86_64"}, "version": {"4.10.1"}, "cookie": {a.sess.Cookie}}, 200)
+	if err != nil {
+		return err
+	}
+	if _, ok := arr.String("version"); !ok {
+		return fail("refused", "patch reply without version")
+	}
+	return nil
+}
+
+// intText reads an integer sent as text or as an integer.
+func intText(arr *wire.Array, key string) (int64, bool) {
+	if n, ok := arr.Int(key); ok {
+		return n, true
+	}
+	s, ok := arr.String(key)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// status checks a Plinko reply's status_code.
+func status(arr *wire.Array, want int64) error {
+	code, ok := intText(arr, "status_code")
+	if !ok {
+		return fail("decode", "no status_code")
+	}
+	if code != want {
+		return fail("refused:"+strconv.FormatInt(code, 10), "status_code %d", code)
+	}
+	return nil
+}
+
+// checkBalance compares a balance a reply states with the one expected.
+func (a *account) checkBalance(what string, got, want int64) error {
+	if a.known && got != want {
+		a.uncertain = true // stop checking an account that already disagrees
+		return fail("balance", "%s: reply says %d, expected %d", what, got, want)
+	}
+	return nil
+}
+
+func opBoard(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	arr, _, err := post(ctx, e.c, pathBoard, url.Values{"cookie": {a.sess.Cookie}}, 200)
+	if err != nil {
+		return err
+	}
+	if err := status(arr, 1); err != nil {
+		return err
+	}
+	t, _ := intText(arr, "user_tickets")
+	g, _ := intText(arr, "user_gold")
+	if err := a.checkBalance("board user_tickets", t, a.tickets); err != nil {
+		return err
+	}
+	return a.checkBalance("board user_gold", g, a.gold)
+}
+
+func opDrop(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	currency, cost := "tickets", e.ticketCost
+	if a.drops%4 == 3 && a.gold >= e.goldCost {
+		currency, cost = "gold", e.goldCost
+	}
+	a.drops++
+	arr, _, err := post(ctx, e.c, pathDrop, url.Values{"cookie": {a.sess.Cookie}, "currency": {currency}}, 200)
+	if err != nil {
+		if kindOf(err) == "transport" || kindOf(err) == "timeout" {
+			a.uncertain = true
+		}
+		return err
+	}
+	if err := status(arr, 1); err != nil {
+		return err // a refused drop charges nothing
+	}
+	won, ok := arr.Int("ticket_amount")
+	if !ok {
+		return fail("decode", "drop without ticket_amount")
+	}
+	// An exhausted chest answers ticket_amount 0 (the specification's
+	// shape) and pays its tier's tickets into the balance.
+	if exhausted, _ := arr.Bool("products_exhausted"); exhausted {
+		tier, _ := intText(arr, "random_tier")
+		won = int64(sdk.Tier(tier).Tickets())
+	}
+	t, _ := intText(arr, "user_tickets")
+	g, _ := intText(arr, "user_gold")
+	if currency == "gold" {
+		a.spentGold += cost
+		a.gold -= cost
+	} else {
+		a.spentTickets += cost
+		a.tickets -= cost
+	}
+	a.wonTickets += won
+	a.tickets += won
+	if pid, _ := arr.String("product_id"); pid != "" && pid != "-1" {
+		a.owned[pid] = true
+	}
+	if err := a.checkBalance("drop user_tickets", t, a.tickets); err != nil {
+		return err
+	}
+	return a.checkBalance("drop user_gold", g, a.gold)
+}
+
+func opChest(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
+	arr, _, err := post(ctx, e.c, pathViewChest, url.Values{"cookie": {a.sess.Cookie},
+		"tier_id": {strconv.Itoa(1 + rng.IntN(4))}, "target_index": {"1"}}, 200)
+	if err != nil {
+		return err
+	}
+	if code, ok := intText(arr, "status_code"); ok {
+		return fail("refused:"+strconv.FormatInt(code, 10), "viewchest status_code %d", code)
+	}
+	if _, ok := arr.Int("items_amount"); !ok {
+		return fail("decode", "viewchest without items_amount")
+	}
+	return nil
+}
+
+func opExchange(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	arr, _, err := post(ctx, e.c, pathExchange, url.Values{"cookie": {a.sess.Cookie}}, 200)
+	if err != nil {
+		return err
+	}
+	if err := status(arr, 51); err != nil {
+		return err
+	}
+	t, _ := intText(arr, "user_tickets")
+	return a.checkBalance("exchange user_tickets", t, a.tickets)
+}
+
+// exchangeList reads the exchange's items (at provisioning).
+func exchangeList(ctx context.Context, c *client.Client, cookie string) ([]exchangeItem, error) {
+	arr, _, err := post(ctx, c, pathExchange, url.Values{"cookie": {cookie}}, 200)
+	if err != nil {
+		return nil, err
+	}
+	if err := status(arr, 51); err != nil {
+		return nil, err
+	}
+	items, _ := arr.Array("items")
+	var out []exchangeItem
+	if items == nil {
+		return nil, nil
+	}
+	for _, v := range items.All() {
+		it, ok := v.(*wire.Array)
+		if !ok {
+			continue
+		}
+		pid, _ := it.String("product_id")
+		cost, ok := intText(it, "cost")
+		if pid != "" && ok {
+			out = append(out, exchangeItem{productID: pid, cost: cost})
+		}
+	}
+	return out, nil
+}
+
+func opPurchase(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
+	var choices []exchangeItem
+	for _, it := range e.exchange {
+		if !a.owned[it.productID] && it.cost <= a.tickets {
+			choices = append(choices, it)
+		}
+	}
+	if len(choices) == 0 {
+		return opExchange(ctx, e, a, rng) // everything owned: look at the list instead
+	}
+	it := choices[rng.IntN(len(choices))]
+	arr, _, err := post(ctx, e.c, pathPurchase, url.Values{"cookie": {a.sess.Cookie}, "id": {it.productID}}, 200)
+	if err != nil {
+		if k := kindOf(err); k == "transport" || k == "timeout" {
+			a.uncertain = true
+		}
+		return err
+	}
+	if err := status(arr, 51); err != nil {
+		if code, _ := intText(arr, "status_code"); code == 10 {
+			a.owned[it.productID] = true // owned through a grab bag or drop we did not see
+		}
+		return err
+	}
+	a.spentTickets += it.cost
+	a.tickets -= it.cost
+	a.owned[it.productID] = true
+	if ids, ok := arr.String("grabBagIDs"); ok {
+		for _, id := range strings.Split(ids, "|") {
+			a.owned[id] = true
+		}
+	}
+	left, ok := arr.Int("tickets_remaining")
+	if !ok {
+		return fail("decode", "purchase without tickets_remaining")
+	}
+	return a.checkBalance("purchase tickets_remaining", left, a.tickets)
+}
+
+// archiveFor builds a settings archive unique to the account and store.
+func archiveFor(a *account) ([]byte, error) {
+	cfg := fmt.Sprintf("SetSave \"cl_Rap2Enable\" \"false\" \"1\"\nSetSave \"ui_loadtest\" \"%s-%d\" \"1\"\n", a.login, a.stores)
+	return cloudcfg.BuildArchive([]byte(cfg))
+}
+
+// store stores a fresh archive for the account.
+func store(ctx context.Context, e *env, a *account) error {
+	zip, err := archiveFor(a)
+	if err != nil {
+		return fail("internal", "%v", err)
+	}
+	fields := url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}, "file_modify_time": {"2026-01-02 03:04:05"}}
+	r, err := e.c.PostMultipart(ctx, pathStore, fields, client.FilePart{Field: "cloud.zip", Filename: "cloud.zip", Data: zip})
+	if err != nil {
+		a.uncertain = true
+		return err
+	}
+	arr, _, err := decode(r, 200)
+	if err != nil {
+		return err
+	}
+	if ok, _ := arr.Bool("success"); !ok {
+		msg, _ := arr.String("messages")
+		return fail("refused:store", "%s", msg)
+	}
+	a.stored, a.stores = zip, a.stores+1
+	return nil
+}
+
+func opStore(ctx context.Context, e *env, a *account, _ *rand.Rand) error { return store(ctx, e, a) }
+
+func opCloud(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
+	if err := store(ctx, e, a); err != nil {
+		return err
+	}
+	r, err := e.c.PostMultipart(ctx, pathStatus, url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}})
+	if err != nil {
+		return err
+	}
+	arr, _, err := decode(r, 200)
+	if err != nil {
+		return err
+	}
+	if ok, _ := arr.Bool("success"); !ok {
+		return fail("refused:status", "%.200s", r.Body)
+	}
+	if info, ok := arr.Array("cloud_storage_info"); !ok || info == nil {
+		return fail("cloud_status", "status shows nothing stored after a store")
+	}
+	return retrieveCheck(ctx, e.c, a)
+}
+
+// retrieveCheck retrieves the account's archive and compares it with the
+// one stored last.
+func retrieveCheck(ctx context.Context, c *client.Client, a *account) error {
+	r, err := c.PostMultipart(ctx, pathRetrieve, url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}})
+	if err != nil {
+		return err
+	}
+	if r.Status != 200 {
+		return fail("http_"+strconv.Itoa(r.Status), "%.200s", r.Body)
+	}
+	if !bytes.Equal(r.Body, a.stored) {
+		return fail("cloud_mismatch", "retrieved %d bytes, not the %d stored", len(r.Body), len(a.stored))
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+// Package loadtest is the built-in load tester ("host loadtest"): it
+// provisions test accounts on a server the operator runs, drives a weighted
+// mix of the game's operations in a closed loop (a fixed number of
+// concurrent clients) or an open loop (a fixed arrival rate, latency
+// measured from each request's intended send time, so queueing is not
+// hidden), checks every reply with wire/, and reports per operation counts,
+// errors by kind, throughput, HDR-histogram latency percentiles, the
+// ratio to a no-op ceiling measured in the same run, the server's own
+// counters before and after, and a consistency check of the balances and
+// cloud files the replies reported.
+package loadtest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrUsage marks an invalid option.
+var ErrUsage = errors.New("invalid load test options")
+
+// Options configure a run. Every run is bounded by Requests and Duration,
+// whichever comes first.
+type Options struct {
+	Target   string // game port base URL, e.g. http://127.0.0.1:8080
+	Operator string // operator listener base URL, e.g. http://127.0.0.1:8081 ("" = none)
+	Token    string // operator API token (grants, sub-accounts, final balances)
+
+	Accounts int
+	Mix      Mix
+	Requests int
+	Duration time.Duration
+	// Concurrency is the number of clients of the closed loop, and the
+	// number of senders of the open loop.
+	Concurrency int
+	// Rate > 0 selects the open loop: operations are scheduled at Rate per
+	// second whatever the server's speed.
+	Rate float64
+	// Sequential runs the operations of the mix one after another, each
+	// alone with the same concurrency for its share of Duration and
+	// Requests (for side-by-side ceilings), instead of mixed.
+	Sequential bool
+	// Tickets and Gold are granted to each account when the mix spends
+	// them (default 1,000,000 tickets, 100,000 gold).
+	Tickets, Gold int64
+	// Progress receives a live status line every second (nil: silent).
+	Progress io.Writer
+	// Log receives provisioning steps (nil: silent).
+	Log io.Writer
+}
+
+// Mix is the weight of each operation.
+type Mix map[string]int
+
+// ParseMix reads "login=1,drop=3,cloud=1".
+func ParseMix(s string) (Mix, error) {
+	m := Mix{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, w, hasW := strings.Cut(part, "=")
+		weight := 1
+		if hasW {
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%w: mix weight %q of %s is not a whole number >= 0", ErrUsage, w, name)
+			}
+			weight = n
+		}
+		if _, ok := operations[name]; !ok {
+			return nil, fmt.Errorf("%w: unknown operation %q in the mix (known: %s)", ErrUsage, name, strings.Join(OperationNames(), ", "))
+		}
+		if weight > 0 {
+			m[name] = weight
+		}
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("%w: the mix has no operation with a weight > 0", ErrUsage)
+	}
+	return m, nil
+}
+
+// String writes the mix back in its flag form, sorted by name.
+func (m Mix) String() string {
+	names := m.names()
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.Itoa(m[n])
+	}
+	return strings.Join(parts, ",")
+}
+
+func (m Mix) names() []string {
+	var out []string
+	for n := range m {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (o *Options) check() error {
+	switch {
+	case o.Target == "":
+		return fmt.Errorf("%w: a target URL is needed", ErrUsage)
+	case o.Accounts < 1 || o.Accounts > 100000:
+		return fmt.Errorf("%w: accounts must be 1..100000", ErrUsage)
+	case o.Requests < 1 || o.Duration <= 0:
+		return fmt.Errorf("%w: requests and duration must be positive", ErrUsage)
+	case o.Concurrency < 1 || o.Concurrency > 10000:
+		return fmt.Errorf("%w: concurrency must be 1..10000", ErrUsage)
+	case o.Rate < 0 || o.Rate > 1e6:
+		return fmt.Errorf("%w: rate must be 0 (closed loop) up to 1,000,000/s", ErrUsage)
+	case len(o.Mix) == 0:
+		return fmt.Errorf("%w: empty mix", ErrUsage)
+	}
+	for name := range o.Mix {
+		op := operations[name]
+		if op.needsOperator && (o.Operator == "" || o.Token == "") {
+			return fmt.Errorf("%w: %s needs the operator listener (--operator URL and --token) for %s", ErrUsage, name, op.why)
+		}
+	}
+	if o.Tickets == 0 {
+		o.Tickets = 1_000_000
+	}
+	if o.Gold == 0 {
+		o.Gold = 100_000
+	}
+	return nil
+}

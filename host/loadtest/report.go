@@ -1,0 +1,376 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Report is the result of a run.
+type Report struct {
+	Target      string        `json:"target"`
+	Mode        string        `json:"mode"` // "closed" or "open"
+	Concurrency int           `json:"concurrency"`
+	Rate        float64       `json:"rate,omitempty"`
+	Sequential  bool          `json:"sequential"`
+	Accounts    int           `json:"accounts"`
+	LoginPrefix string        `json:"login_prefix"`
+	Mix         string        `json:"mix"`
+	Started     time.Time     `json:"started"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	// Unsent counts open-loop operations that were due but never sent
+	// before the run ended (the server fell behind the rate).
+	Unsent      int64           `json:"unsent"`
+	Ops         []OpReport      `json:"operations"`
+	Timeline    []SecondReport  `json:"timeline"`
+	Consistency Consistency     `json:"consistency"`
+	Server      *ServerCounters `json:"server,omitempty"`
+}
+
+// OpReport is one operation's figures.
+type OpReport struct {
+	Name     string           `json:"name"`
+	Requests int              `json:"requests_per_op"`
+	OK       int64            `json:"ok"`
+	Errors   int64            `json:"errors"`
+	Kinds    map[string]int64 `json:"errors_by_kind,omitempty"`
+	// FirstErrors holds the first error seen of each kind.
+	FirstErrors map[string]string `json:"first_errors,omitempty"`
+	Seconds     float64           `json:"seconds"`   // time the operation ran (its phase, or the run)
+	Throughput  float64           `json:"ops_per_s"` // OK / Seconds
+	Mean        time.Duration     `json:"mean_ns"`   // latency of successful operations
+	P50         time.Duration     `json:"p50_ns"`    // ...
+	P90         time.Duration     `json:"p90_ns"`    //
+	P99         time.Duration     `json:"p99_ns"`    //
+	P999        time.Duration     `json:"p99_9_ns"`  //
+	Max         time.Duration     `json:"max_ns"`    //
+	Ratio       float64           `json:"ratio_to_noop,omitempty"`
+	Buckets     []Bucket          `json:"histogram"` // latency distribution
+}
+
+// Bucket is one bar of the latency histogram: Count operations took at
+// most UpTo.
+type Bucket struct {
+	UpTo  time.Duration `json:"up_to_ns"`
+	Count int64         `json:"count"`
+}
+
+// SecondReport is one second of the run.
+type SecondReport struct {
+	Second int           `json:"second"`
+	OK     int64         `json:"ok"`
+	Errors int64         `json:"errors"`
+	P50    time.Duration `json:"p50_ns"`
+	P99    time.Duration `json:"p99_ns"`
+}
+
+// Total sums OK and errors over the operations.
+func (r *Report) Total() (ok, errs int64) {
+	for _, o := range r.Ops {
+		ok += o.OK
+		errs += o.Errors
+	}
+	return ok, errs
+}
+
+// Op returns the named operation's report, or nil.
+func (r *Report) Op(name string) *OpReport {
+	for i := range r.Ops {
+		if r.Ops[i].Name == name {
+			return &r.Ops[i]
+		}
+	}
+	return nil
+}
+
+func (r *Report) fill(rec *recorder) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for name, s := range rec.ops {
+		o := OpReport{Name: name, Requests: operations[name].requests, OK: s.ok, Errors: s.errs, Seconds: s.elapsed.Seconds()}
+		if len(s.kinds) > 0 {
+			o.Kinds, o.FirstErrors = s.kinds, s.first
+		}
+		if o.Seconds > 0 {
+			o.Throughput = float64(s.ok) / o.Seconds
+		}
+		h := s.hist
+		if h.TotalCount() > 0 {
+			o.Mean = time.Duration(h.Mean() * float64(time.Microsecond))
+			o.P50, o.P90, o.P99 = usDur(h.ValueAtQuantile(50)), usDur(h.ValueAtQuantile(90)), usDur(h.ValueAtQuantile(99))
+			o.P999, o.Max = usDur(h.ValueAtQuantile(99.9)), usDur(h.Max())
+			o.Buckets = buckets(h.Distribution())
+		}
+		r.Ops = append(r.Ops, o)
+	}
+	sort.Slice(r.Ops, func(i, j int) bool { return r.Ops[i].Name < r.Ops[j].Name })
+	if noop := r.Op("noop"); noop != nil && noop.OK > 0 {
+		for i := range r.Ops {
+			o := &r.Ops[i]
+			if o.OK == 0 {
+				continue
+			}
+			if r.Sequential {
+				o.Ratio = o.Throughput / noop.Throughput
+			} else {
+				o.Ratio = float64(noop.Mean) / float64(o.Mean)
+			}
+		}
+	}
+	for i, t := range rec.timeline {
+		r.Timeline = append(r.Timeline, SecondReport{Second: i, OK: t.ok, Errors: t.errs,
+			P50: usDur(t.hist.ValueAtQuantile(50)), P99: usDur(t.hist.ValueAtQuantile(99))})
+	}
+}
+
+type hdrBar = hdrhistogram.Bar
+
+// buckets folds the HDR distribution into at most ~40 log-spaced bars.
+func buckets(bars []hdrBar) []Bucket {
+	var out []Bucket
+	edge := int64(1)
+	for _, b := range bars {
+		if b.Count == 0 {
+			continue
+		}
+		for b.To > edge {
+			edge = int64(math.Ceil(float64(edge) * 1.4))
+		}
+		if n := len(out); n > 0 && out[n-1].UpTo == usDur(edge) {
+			out[n-1].Count += b.Count
+		} else {
+			out = append(out, Bucket{UpTo: usDur(edge), Count: b.Count})
+		}
+	}
+	return out
+}
+
+// WriteText writes the human report.
+func (r *Report) WriteText(w io.Writer) {
+	ok, errs := r.Total()
+	fmt.Fprintf(w, "target %s, %s loop, concurrency %d", r.Target, r.Mode, r.Concurrency)
+	if r.Rate > 0 {
+		fmt.Fprintf(w, ", rate %.0f/s", r.Rate)
+	}
+	if r.Sequential {
+		fmt.Fprint(w, ", operations one after another")
+	}
+	fmt.Fprintf(w, "\n%d accounts (%s...), mix %s, %s: %d ok, %d errors", r.Accounts, r.LoginPrefix, r.Mix, r.Elapsed.Round(time.Millisecond), ok, errs)
+	if r.Unsent > 0 {
+		fmt.Fprintf(w, ", %d due but never sent (the server fell behind the rate)", r.Unsent)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "operation\treqs/op\tok\terrors\tops/s\tp50\tp90\tp99\tp99.9\tmax\tvs noop\t")
+	for _, o := range r.Ops {
+		ratio := "-"
+		if o.Ratio > 0 {
+			ratio = strconv.FormatFloat(o.Ratio, 'f', 2, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", o.Name, o.Requests, o.OK, o.Errors, o.Throughput,
+			round(o.P50), round(o.P90), round(o.P99), round(o.P999), round(o.Max), ratio)
+	}
+	tw.Flush()
+	for _, o := range r.Ops {
+		kinds := make([]string, 0, len(o.Kinds))
+		for k := range o.Kinds {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		for _, k := range kinds {
+			fmt.Fprintf(w, "  %s errors %s: %d (first: %s)\n", o.Name, k, o.Kinds[k], o.FirstErrors[k])
+		}
+	}
+	if r.Op("noop") != nil {
+		if r.Sequential {
+			fmt.Fprintln(w, "vs noop: the operation's ops/s over the no-op's, each run alone with the same concurrency")
+		} else {
+			fmt.Fprintln(w, "vs noop: the no-op's mean latency over the operation's, in the same mixed run")
+		}
+	}
+	c := r.Consistency
+	fmt.Fprintf(w, "consistency: %s\n", c.Summary())
+	for _, m := range c.Mismatches {
+		fmt.Fprintf(w, "  %s\n", m)
+	}
+	if s := r.Server; s != nil {
+		fmt.Fprintln(w, "server counters (after - before):")
+		for _, l := range s.Lines() {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+}
+
+func round(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// Consistency is the end-of-run check of what the replies said against
+// what the server holds.
+type Consistency struct {
+	// BalancesChecked accounts had tickets and gold compared with
+	// start - spent + won; BalancesOK matched.
+	BalancesChecked int `json:"balances_checked"`
+	BalancesOK      int `json:"balances_ok"`
+	// CloudChecked accounts had their stored archive retrieved again;
+	// CloudOK got the bytes they stored last.
+	CloudChecked int `json:"cloud_checked"`
+	CloudOK      int `json:"cloud_ok"`
+	// Uncertain accounts lost a mutation's reply (transport error) and
+	// were left out.
+	Uncertain  int      `json:"uncertain"`
+	Mismatches []string `json:"mismatches,omitempty"` // the first few
+	Skipped    string   `json:"skipped,omitempty"`    // why balances were not checked
+}
+
+// OK reports whether nothing disagreed.
+func (c *Consistency) OK() bool {
+	return c.BalancesOK == c.BalancesChecked && c.CloudOK == c.CloudChecked
+}
+
+// Summary is one line.
+func (c *Consistency) Summary() string {
+	verdict := "OK"
+	if !c.OK() {
+		verdict = "MISMATCH"
+	}
+	s := fmt.Sprintf("%s: balances %d/%d, cloud files %d/%d, %d accounts left out (a reply lost)",
+		verdict, c.BalancesOK, c.BalancesChecked, c.CloudOK, c.CloudChecked, c.Uncertain)
+	if c.Skipped != "" {
+		s += "; " + c.Skipped
+	}
+	return s
+}
+
+func (c *Consistency) mismatch(format string, args ...any) {
+	if len(c.Mismatches) < 10 {
+		c.Mismatches = append(c.Mismatches, fmt.Sprintf(format, args...))
+	}
+}
+
+// consistency compares each account's balances with the server's, and
+// retrieves each stored archive again.
+func consistency(ctx context.Context, e *env, opc *opClient, accts []*account) Consistency {
+	var c Consistency
+	for _, a := range accts {
+		if a.uncertain {
+			c.Uncertain++
+			continue
+		}
+		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
+		if a.known {
+			if opc == nil {
+				c.Skipped = "no operator listener to read balances from"
+			} else if j, err := opc.account(reqCtx, a.login); err != nil {
+				c.BalancesChecked++
+				c.mismatch("%s: %v", a.login, err)
+			} else {
+				c.BalancesChecked++
+				wantT := a.startTickets - a.spentTickets + a.wonTickets
+				wantG := a.startGold - a.spentGold
+				if j.Tickets == wantT && j.Gold == wantG {
+					c.BalancesOK++
+				} else {
+					c.mismatch("%s: server has %d tickets %d gold; replies said %d - %d + %d = %d tickets, %d - %d = %d gold",
+						a.login, j.Tickets, j.Gold, a.startTickets, a.spentTickets, a.wonTickets, wantT, a.startGold, a.spentGold, wantG)
+				}
+			}
+		}
+		if a.stores > 0 {
+			c.CloudChecked++
+			if err := retrieveCheck(reqCtx, e.c, a); err != nil {
+				c.mismatch("%s cloud: %v", a.login, err)
+			} else {
+				c.CloudOK++
+			}
+		}
+		cancel()
+	}
+	return c
+}
+
+// ServerCounters are the server's own metrics around the run.
+type ServerCounters struct {
+	// Delta holds counters that moved (after - before), by series.
+	Delta map[string]float64 `json:"delta"`
+	// After holds gauges read at the end (memory, actors, goroutines).
+	After map[string]float64 `json:"after"`
+}
+
+// Lines formats the counters, sorted.
+func (s *ServerCounters) Lines() []string {
+	var out []string
+	for k, v := range s.Delta {
+		out = append(out, fmt.Sprintf("%s %+g", k, v))
+	}
+	for k, v := range s.After {
+		out = append(out, fmt.Sprintf("%s = %g (at the end)", k, v))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// counterPrefixes are the counters the report shows.
+var counterPrefixes = []string{
+	"honmaster_http_requests_total", "honmaster_logins_total", "honmaster_sessions_created_total",
+	"honmaster_plugin_calls_total", "honmaster_plugin_restarts_total", "honmaster_storage_commit_duration_seconds_count",
+	"honmaster_storage_commit_duration_seconds_sum", "honmaster_storage_commit_errors_total", "honmaster_actors_passivated_total",
+	"honmaster_actor_mailbox_wait_seconds_sum", "honmaster_actor_mailbox_wait_seconds_count",
+}
+
+var gaugeNames = []string{"process_resident_memory_bytes", "honmaster_actors_live", "go_goroutines", "honmaster_pebble_disk_space_bytes"}
+
+func serverCounters(before, after map[string]float64) *ServerCounters {
+	s := &ServerCounters{Delta: map[string]float64{}, After: map[string]float64{}}
+	for k, v := range after {
+		for _, p := range counterPrefixes {
+			if strings.HasPrefix(k, p) {
+				if d := v - before[k]; d != 0 {
+					s.Delta[k] = d
+				}
+			}
+		}
+	}
+	for _, g := range gaugeNames {
+		if v, ok := after[g]; ok {
+			s.After[g] = v
+		}
+	}
+	return s
+}
+
+// scrape reads the operator listener's /metrics (text format) into series
+// -> value.
+func (c *opClient) scrape(ctx context.Context) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("/metrics: HTTP %d", resp.StatusCode)
+	}
+	return ParseMetrics(resp.Body)
+}

@@ -1,0 +1,370 @@
+package loadtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	mrand "math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/honmaster/masterserver/host/client"
+)
+
+// requestTimeout bounds every request of the load tester.
+const requestTimeout = 30 * time.Second
+
+// LoginPrefix starts the login of every test account, followed by a
+// three-character run tag: an operator can find (and, once the server can
+// delete accounts, remove) a run's accounts by it.
+const LoginPrefix = "lt"
+
+// Run provisions the accounts, drives the mix, checks consistency and
+// returns the report.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	c := newClient(o.Target, o.Concurrency)
+	defer c.HTTP.CloseIdleConnections()
+	var opc *opClient
+	if o.Operator != "" {
+		opc = &opClient{base: strings.TrimRight(o.Operator, "/"), token: o.Token, http: &http.Client{Timeout: requestTimeout}}
+	}
+	e := &env{c: c, run: randomTag()}
+	logf("provisioning %d accounts (logins %s%s...)", o.Accounts, LoginPrefix, e.run)
+	accts, err := provision(ctx, o, e, opc)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Target: o.Target, Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
+		Sequential: o.Sequential, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
+	if o.Rate > 0 {
+		rep.Mode = "open"
+	} else {
+		rep.Mode = "closed"
+	}
+	var before map[string]float64
+	if opc != nil {
+		before, _ = opc.scrape(ctx)
+	}
+	pool := make(chan *account, len(accts))
+	for _, a := range accts {
+		pool <- a
+	}
+	rec := newRecorder(o.Progress)
+	start := time.Now()
+	if o.Sequential {
+		names := o.Mix.names()
+		for i, name := range names {
+			share := o.Requests / len(names)
+			if i < o.Requests%len(names) {
+				share++
+			}
+			if share == 0 {
+				continue
+			}
+			logf("phase %s: %s or %d operations", name, o.Duration/time.Duration(len(names)), share)
+			t0 := time.Now()
+			rep.Unsent += drive(ctx, o, e, pool, rec, Mix{name: 1}, share, o.Duration/time.Duration(len(names)))
+			rec.setElapsed(name, time.Since(t0))
+		}
+	} else {
+		logf("running %s for at most %s or %d operations", o.Mix, o.Duration, o.Requests)
+		rep.Unsent = drive(ctx, o, e, pool, rec, o.Mix, o.Requests, o.Duration)
+		for name := range o.Mix {
+			rec.setElapsed(name, time.Since(start))
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	rec.stop()
+	rep.fill(rec)
+	logf("checking consistency")
+	rep.Consistency = consistency(ctx, e, opc, accts)
+	if opc != nil {
+		if after, err := opc.scrape(ctx); err == nil && before != nil {
+			rep.Server = serverCounters(before, after)
+		}
+	}
+	return rep, nil
+}
+
+// newClient returns a client whose keep-alive pool holds a connection per
+// concurrent request, so that connections are reused rather than closed
+// and re-opened (a TIME_WAIT storm measures the client, not the server).
+func newClient(target string, concurrency int) *client.Client {
+	c := client.New(target)
+	c.HTTP = &http.Client{Timeout: requestTimeout, Transport: &http.Transport{
+		Proxy:               nil, // the target only: never a proxy from the environment
+		MaxIdleConns:        concurrency + 16,
+		MaxIdleConnsPerHost: concurrency + 16,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}}
+	return c
+}
+
+// drive runs the mix until budget operations were started or d passed,
+// and returns how many operations were due but never sent: in the open
+// loop because the server fell behind the rate, in either loop because no
+// account was free before the end.
+func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *recorder, mix Mix, budget int, d time.Duration) (unsent int64) {
+	runCtx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	names := mix.names()
+	var total int
+	for _, n := range names {
+		total += mix[n]
+	}
+	pick := func(rng *mrand.Rand) string {
+		x := rng.IntN(total)
+		for _, n := range names {
+			if x < mix[n] {
+				return n
+			}
+			x -= mix[n]
+		}
+		return names[len(names)-1]
+	}
+	// one runs an operation on a free account; intended is when it was
+	// meant to be sent, the origin of its latency.
+	one := func(rng *mrand.Rand, intended time.Time) {
+		var a *account
+		select {
+		case a = <-pool:
+		case <-runCtx.Done():
+			atomic.AddInt64(&unsent, 1) // never got an account before the end
+			return
+		}
+		defer func() { pool <- a }()
+		name := pick(rng)
+		// Requests are not bound to the run's end: an operation started in
+		// time finishes, so that its effect is known to the check.
+		reqCtx, cancelReq := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		err := operations[name].do(reqCtx, e, a, rng)
+		cancelReq()
+		rec.record(name, time.Since(intended), err)
+	}
+	var wg sync.WaitGroup
+	if o.Rate <= 0 {
+		var left atomic.Int64
+		left.Store(int64(budget))
+		for range o.Concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
+				for runCtx.Err() == nil && left.Add(-1) >= 0 {
+					one(rng, time.Now())
+				}
+			}()
+		}
+		wg.Wait()
+		return unsent
+	}
+	// Open loop: the k-th operation is due at start + k/rate whether or not
+	// the server kept up; senders take due operations in order.
+	queue := make(chan time.Time, min(budget, 1<<16))
+	for range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
+			for t := range queue {
+				if runCtx.Err() != nil {
+					atomic.AddInt64(&unsent, 1)
+					continue
+				}
+				one(rng, t)
+			}
+		}()
+	}
+	start := time.Now()
+	interval := time.Duration(float64(time.Second) / o.Rate)
+	for k := 0; k < budget; k++ {
+		due := start.Add(time.Duration(k) * interval)
+		if wait := time.Until(due); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-runCtx.Done():
+			}
+		}
+		if runCtx.Err() != nil {
+			break
+		}
+		select {
+		case queue <- due:
+		case <-runCtx.Done():
+		}
+	}
+	close(queue)
+	wg.Wait()
+	return unsent
+}
+
+// provision registers, grants, creates sub-accounts and logs in.
+func provision(ctx context.Context, o Options, e *env, opc *opClient) ([]*account, error) {
+	spends, subs := false, false
+	for name := range o.Mix {
+		spends = spends || operations[name].spends
+		subs = subs || name == "switch"
+	}
+	accts := make([]*account, o.Accounts)
+	err := forEach(ctx, o.Accounts, 16, func(i int) error {
+		a := &account{login: LoginPrefix + e.run + strconv.FormatInt(int64(i), 36), password: "load-" + e.run, owned: map[string]bool{}}
+		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+		r, err := e.c.PostForm(reqCtx, pathRegister, url.Values{"login": {a.login}, "password": {a.password}})
+		if err != nil {
+			return fmt.Errorf("register %s: %w", a.login, err)
+		}
+		if r.Status != 200 {
+			return fmt.Errorf("register %s: HTTP %d %s", a.login, r.Status, r.Body)
+		}
+		if spends {
+			j, err := opc.grant(reqCtx, a.login, o.Tickets, o.Gold)
+			if err != nil {
+				return err
+			}
+			a.known, a.startTickets, a.startGold, a.tickets, a.gold = true, j.Tickets, j.Gold, j.Tickets, j.Gold
+		}
+		if subs {
+			j, err := opc.createSub(reqCtx, a.login+"s", a.password, a.login)
+			if err != nil {
+				return err
+			}
+			a.subLogin, a.subID = a.login+"s", strconv.FormatUint(uint64(j.ID), 10)
+		}
+		s, err := e.c.Login(reqCtx, a.login, a.password)
+		if err != nil {
+			return fmt.Errorf("login %s: %w", a.login, err)
+		}
+		s.Record = nil // checked by Login; kept it would cost ~10 KiB per account
+		a.sess, a.id = s, s.AccountID
+		accts[i] = a
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	if o.Mix["drop"] > 0 || o.Mix["board"] > 0 {
+		arr, _, err := post(reqCtx, e.c, pathBoard, url.Values{"cookie": {accts[0].sess.Cookie}}, 200)
+		if err != nil {
+			return nil, fmt.Errorf("board: %w", err)
+		}
+		e.ticketCost, _ = intText(arr, "ticket_cost")
+		e.goldCost, _ = intText(arr, "gold_cost")
+	}
+	if o.Mix["purchase"] > 0 {
+		if e.exchange, err = exchangeList(reqCtx, e.c, accts[0].sess.Cookie); err != nil {
+			return nil, fmt.Errorf("exchange list: %w", err)
+		}
+	}
+	return accts, nil
+}
+
+// forEach runs f(0..n-1) with at most par at once and returns the first error.
+func forEach(ctx context.Context, n, par int, f func(int) error) error {
+	sem := make(chan struct{}, par)
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			if err := f(i); err != nil {
+				once.Do(func() { first = err })
+			}
+		}(i)
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return first
+}
+
+func randomTag() string {
+	n, _ := rand.Int(rand.Reader, big.NewInt(36*36*36))
+	s := strconv.FormatInt(n.Int64(), 36)
+	for len(s) < 3 {
+		s = "0" + s
+	}
+	return s
+}
+
+// opClient talks to the operator listener.
+type opClient struct {
+	base, token string
+	http        *http.Client
+}
+
+// accountJSON is the operator API's account.
+type accountJSON struct {
+	ID      uint32 `json:"id"`
+	Login   string `json:"login"`
+	Gold    int64  `json:"gold"`
+	Tickets int64  `json:"tickets"`
+}
+
+func (c *opClient) call(ctx context.Context, method, path string, form url.Values) (*accountJSON, error) {
+	var body io.Reader
+	u := c.base + path
+	if method == http.MethodGet {
+		u += "?" + form.Encode()
+	} else {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("operator API: %w", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("operator API %s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	var j accountJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("operator API %s: %w", path, err)
+	}
+	return &j, nil
+}
+
+func (c *opClient) grant(ctx context.Context, login string, tickets, gold int64) (*accountJSON, error) {
+	return c.call(ctx, http.MethodPost, "/operator/v1/grant", url.Values{"login": {login},
+		"tickets": {strconv.FormatInt(tickets, 10)}, "gold": {strconv.FormatInt(gold, 10)}})
+}
+
+func (c *opClient) createSub(ctx context.Context, login, password, parent string) (*accountJSON, error) {
+	return c.call(ctx, http.MethodPost, "/operator/v1/account", url.Values{"login": {login}, "password": {password}, "parent": {parent}})
+}
+
+func (c *opClient) account(ctx context.Context, login string) (*accountJSON, error) {
+	return c.call(ctx, http.MethodGet, "/operator/v1/account", url.Values{"login": {login}})
+}
