@@ -2,11 +2,13 @@ package config
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"regexp"
+	"strconv"
 
 	"github.com/BurntSushi/toml"
 )
@@ -242,18 +244,56 @@ func Default() *Config {
 // Load reads the TOML file at path over the defaults and returns the result.
 // Keys the file leaves out keep their defaults, with two rules for
 // collections: a file with any [[patch]] table replaces the whole patch list,
-// and a [plugins.<area>] table overrides only the keys it sets. An unknown
-// key is an error naming the key. Load does not call Validate.
+// and a [plugins.<area>] table overrides only the keys it sets. Unknown keys
+// are errors, every one of them reported (a *FileError holding Problems).
+// Load does not call Validate.
 func Load(path string) (*Config, error) {
+	c, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadFile is Load, but it also returns the configuration when the only
+// errors are unknown keys, so that FromArgs can validate the rest and report
+// everything at once.
+func loadFile(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, &FileError{Path: path, Err: err}
 	}
 	c := Default()
 	if err := c.overlay(string(data)); err != nil {
-		return nil, fmt.Errorf("config: %s: %w", path, err)
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FileError{Path: path, Err: parseProblem(pe)}
+		}
+		if len(Problems(err)) > 0 {
+			return c, &FileError{Path: path, Err: err}
+		}
+		return nil, &FileError{Path: path, Err: err}
 	}
 	return c, nil
+}
+
+// FileError is a configuration file that could not be read or holds
+// problems (see Problems). Path names the file.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return "configuration file " + e.Path + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// parseProblem turns the TOML decoder's error (a syntax error, or a value
+// of the wrong type) into a Problem naming the key and line.
+func parseProblem(pe toml.ParseError) *Problem {
+	if pe.LastKey == "" {
+		return &Problem{Key: "line " + strconv.Itoa(pe.Position.Line), Msg: pe.Message, Kind: ErrInvalid}
+	}
+	return &Problem{Key: pe.LastKey, Msg: fmt.Sprintf("%s (line %d)", pe.Message, pe.Position.Line), Kind: ErrInvalid}
 }
 
 // overlay decodes a TOML document over c.
@@ -266,9 +306,9 @@ func (c *Config) overlay(doc string) error {
 	if err != nil {
 		return err
 	}
-	if err := keyErrors(md); err != nil {
-		return err
-	}
+	// Unknown keys are reported, but the rest is still merged so that
+	// Validate can report its own problems in the same run.
+	keyErr := keyErrors(md)
 	if !md.IsDefined("patch") {
 		c.Patches = base.Patches
 	}
@@ -306,7 +346,7 @@ func (c *Config) overlay(doc string) error {
 		plugins[area] = merged
 	}
 	c.Plugins = plugins
-	return nil
+	return keyErr
 }
 
 // Patch returns the [[patch]] entry for os and arch. The os "linux" is an

@@ -205,7 +205,7 @@ func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name     string
 		file     string
-		wantKind error    // nil: not a Problem (decode error)
+		wantKind error    // nil: not a Problem
 		wantN    int      // number of Problems
 		wantText []string // each must appear in the error text
 	}{
@@ -215,10 +215,10 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown patch key", "[[patch]]\nos = \"wac\"\nchecksum = \"x\"\n", ErrUnknownKey, 1, []string{"patch.checksum: unknown key"}},
 		{"several unknown keys", "a = 1\n[login]\nb = 2\n", ErrUnknownKey, 2, []string{"a: unknown key", "login.b: unknown key"}},
 		{"upper-case key", "[server]\nListen = \":1\"\n", ErrUnknownKey, 1, []string{"server.Listen: unknown key", "server.listen"}},
-		{"bad duration", "[login]\ncookie_lifetime = \"24\"\n", nil, 0, []string{"login.cookie_lifetime", "invalid duration"}},
-		{"bad size", "[cloud]\nmax_upload = \"lots\"\n", nil, 0, []string{"cloud.max_upload", "invalid size"}},
+		{"bad duration", "[login]\ncookie_lifetime = \"24\"\n", ErrInvalid, 1, []string{"login.cookie_lifetime", "invalid duration"}},
+		{"bad size", "[cloud]\nmax_upload = \"lots\"\n", ErrInvalid, 1, []string{"cloud.max_upload", "invalid size"}},
 		{"wrong type", "[chat]\nport = \"11031\"\n", nil, 0, []string{"port"}},
-		{"syntax", "[server\n", nil, 0, nil},
+		{"syntax", "[server\n", ErrInvalid, 1, []string{"line 2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
