@@ -39,7 +39,7 @@ func (s *Server) registerFail(err error) Response {
 	case errors.Is(err, errInternal):
 		status = fasthttp.StatusInternalServerError
 	}
-	return jsonReply(status, registerReply{Error: err.Error()})
+	return jsonReply(status, registerReply{Error: publicMessage(err)})
 }
 
 var (

@@ -204,7 +204,7 @@ func (s *Server) call(ctx context.Context, rt route, r *wire.Request) (resp Resp
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panic", "area", rt.area, "path", r.Path, "panic", p)
-			resp = rt.fail(fmt.Errorf("internal error: %v", p))
+			resp = rt.fail(fmt.Errorf("%w: %v", errInternal, p))
 		}
 	}()
 	return rt.handler(ctx, r)
@@ -279,7 +279,7 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 // genericFail answers the generic PHP error array.
 func (s *Server) genericFail(err error) Response {
 	s.log.Debug("request failed", "err", err)
-	return phpReply(s.log, errorReply{Error: err.Error()})
+	return phpReply(s.log, errorReply{Error: publicMessage(err)})
 }
 
 // fasthttpLogger sends fasthttp's own messages to slog.
