@@ -35,6 +35,9 @@ type App struct {
 	Plugins  Plugins // none unless serving
 }
 
+// dbDirName is the database directory inside the data directory.
+const dbDirName = "db"
+
 // metaAuthSecret names the generated auth_hash secret in storage.
 const metaAuthSecret = "auth_hash_secret"
 
@@ -44,7 +47,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)
 	}
-	dir := filepath.Join(cfg.Storage.DataDir, "db")
+	dir := filepath.Join(cfg.Storage.DataDir, dbDirName)
 	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}

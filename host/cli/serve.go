@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,13 +26,19 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	demo := fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
 	cfg, err := config.FromArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, errUsage) {
-			return err
-		}
-		return fmt.Errorf("%w: %w", errUsage, err)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stdout, "usage: %s serve [flags]\n\nServes the game client; the data directory is created if missing.\n\nflags:\n", Name)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return err
+	case err != nil:
+		return configError(err)
 	}
-	log := newLogger(cfg, stderr)
+	if err := checkPluginFlags(cfg); err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr, slog.LevelDebug)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -124,7 +131,9 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
 	go func() { rt.serveCh <- srv.Serve(ln) }()
 	go rt.sweepSessions()
-	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
+	// One start-up line for the address, on stdout, where scripts and
+	// tests read it (the log has it at debug level, for JSON logs).
+	log.Debug("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	return rt, nil
 }
