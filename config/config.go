@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -50,6 +52,9 @@ type Server struct {
 	LogLevel          LogLevel  `toml:"log_level"`
 	LogFormat         LogFormat `toml:"log_format"`
 	TrustForwardedFor bool      `toml:"trust_forwarded_for"`
+	// PublicURL is the base URL clients reach the server at; "" derives it
+	// from Listen (see Config.PublicURL).
+	PublicURL string `toml:"public_url"`
 }
 
 // Storage is the [storage] table.
@@ -89,7 +94,7 @@ type Client struct {
 
 // Site is the [site] table.
 type Site struct {
-	URL string `toml:"url"` // {site_url}, base of /rap/report2.php
+	URL string `toml:"url"` // {site_url}, base of /rap/report2.php; "" = server.public_url
 }
 
 // Login is the [login] table.
@@ -350,17 +355,57 @@ func (c *Config) overlay(doc string) error {
 }
 
 // Patch returns the [[patch]] entry for os and arch. The os "linux" is an
-// alias of "lac".
+// alias of "lac". An empty url is derived: PublicURL() + "/patches/".
 func (c *Config) Patch(os, arch string) (Patch, bool) {
 	if os == "linux" {
 		os = "lac"
 	}
 	for _, p := range c.Patches {
 		if p.OS == os && p.Arch == arch {
+			if p.URL == "" {
+				p.URL = c.PublicURL() + "/patches/"
+			}
 			return p, true
 		}
 	}
 	return Patch{}, false
+}
+
+// PublicURL is the base URL (no trailing slash) at which game clients reach
+// this server: server.public_url, or when empty one derived from
+// server.listen — "http://HOST:PORT", with 127.0.0.1 for a listen address
+// without a host or with an unspecified one (":8080", "0.0.0.0:8080"),
+// which suits a local test only.
+func (c *Config) PublicURL() string {
+	if c.Server.PublicURL != "" {
+		return strings.TrimRight(c.Server.PublicURL, "/")
+	}
+	host, port, err := net.SplitHostPort(c.Server.Listen)
+	if err != nil {
+		return "http://127.0.0.1"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// SiteURL is {site_url}, the website host the client posts player reports
+// to: site.url, or PublicURL() when empty.
+func (c *Config) SiteURL() string {
+	if c.Site.URL != "" {
+		return strings.TrimRight(c.Site.URL, "/")
+	}
+	return c.PublicURL()
+}
+
+// ICBURL is the login record's icb_url: client.icb_url, or PublicURL() + "/"
+// (the server's front page) when empty.
+func (c *Config) ICBURL() string {
+	if c.Client.ICBURL != "" {
+		return c.Client.ICBURL
+	}
+	return c.PublicURL() + "/"
 }
 
 // WriteTOML writes c as TOML (without comments). Loading the output gives a

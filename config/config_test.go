@@ -21,7 +21,7 @@ func wantDefaults() *Config {
 		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}}
 	patch := func(os string) Patch {
 		return Patch{OS: os, Arch: "x86_64", Version: "4.10.1", LatestVersion: "4.10.1",
-			URL: "http://127.0.0.1:8080/patches/", URL2: "http://127.0.0.1:8080/patches2/",
+			URL: "", URL2: "", // derived from server.public_url
 			ManifestChecksum: "3f786850e387550fdab836ed7e6dc881de23001b", ManifestSize: "12345"}
 	}
 	return &Config{
@@ -37,14 +37,14 @@ func wantDefaults() *Config {
 		Chat:       Endpoint{Host: "127.0.0.1", Port: 11031},
 		Commenting: Endpoint{Host: "127.0.0.1", Port: 11040},
 		Client: Client{
-			ICBURL: "http://127.0.0.1:8080/icb", MinRankedLevel: 5, LeaverThreshold: "0.05",
+			ICBURL: "", MinRankedLevel: 5, LeaverThreshold: "0.05",
 			CampaignCurrentSeason: 12,
 			MMRRank:               "1250,1275,1300,1350,1400,1450,1500,1550,1600,1650,1700,1750,1800,1850,1900,1950,2000,2050,2100,2150,2200",
 			Chatrooms:             []string{},
 			FreeHeroes:            "Hero_Pyromancer,Hero_Devourer,Hero_Hammerstorm",
 			KeyVersion:            "0001",
 		},
-		Site: Site{URL: "http://127.0.0.1:8080"},
+		Site: Site{URL: ""},
 		Login: Login{
 			CookieLifetime: Duration{24 * time.Hour}, PreAuthLifetime: Duration{60 * time.Second},
 			PreAuthMaxPending: 100000, PasswordHash: PasswordHashMD5First, AuthHashSecret: "",
@@ -389,6 +389,42 @@ func TestPatchLookup(t *testing.T) {
 				t.Errorf("Patch(%q, %q) = %+v, %v", tt.os, tt.arch, p, ok)
 			}
 		})
+	}
+}
+
+// TestDerivedURLs: the URLs handed to the client default to ones derived
+// from the public address, never to paths of a hard-coded address.
+func TestDerivedURLs(t *testing.T) {
+	for _, tt := range []struct {
+		listen, public, icb, site, patch string
+		wantPublic, wantICB, wantSite    string
+		wantPatch                        string
+	}{
+		{":8080", "", "", "", "", "http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://127.0.0.1:8080", "http://127.0.0.1:8080/patches/"},
+		{"0.0.0.0:9000", "", "", "", "", "http://127.0.0.1:9000", "http://127.0.0.1:9000/", "http://127.0.0.1:9000", "http://127.0.0.1:9000/patches/"},
+		{"[::]:9000", "", "", "", "", "http://127.0.0.1:9000", "http://127.0.0.1:9000/", "http://127.0.0.1:9000", "http://127.0.0.1:9000/patches/"},
+		{"10.1.2.3:80", "", "", "", "", "http://10.1.2.3:80", "http://10.1.2.3:80/", "http://10.1.2.3:80", "http://10.1.2.3:80/patches/"},
+		{":8080", "https://hon.example.org/", "", "", "", "https://hon.example.org", "https://hon.example.org/", "https://hon.example.org", "https://hon.example.org/patches/"},
+		{":8080", "https://hon.example.org", "https://icb.example.org/x", "https://www.example.org", "https://cdn.example.org/p/",
+			"https://hon.example.org", "https://icb.example.org/x", "https://www.example.org", "https://cdn.example.org/p/"},
+	} {
+		c := Default()
+		c.Server.Listen, c.Server.PublicURL, c.Client.ICBURL, c.Site.URL = tt.listen, tt.public, tt.icb, tt.site
+		for i := range c.Patches {
+			c.Patches[i].URL = tt.patch
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%+v: %v", tt, err)
+		}
+		p, _ := c.Patch("wac", "x86_64")
+		if c.PublicURL() != tt.wantPublic || c.ICBURL() != tt.wantICB || c.SiteURL() != tt.wantSite || p.URL != tt.wantPatch {
+			t.Errorf("%+v: public %q icb %q site %q patch %q", tt, c.PublicURL(), c.ICBURL(), c.SiteURL(), p.URL)
+		}
+	}
+	c := Default()
+	c.Server.PublicURL = "hon.example.org"
+	if ps := Problems(c.Validate()); len(ps) != 1 || ps[0].Key != "server.public_url" {
+		t.Errorf("public_url without scheme: %v", ps)
 	}
 }
 

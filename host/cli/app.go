@@ -86,7 +86,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,
 		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,
-		ICBURL: cfg.Client.ICBURL, LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
+		ICBURL: cfg.ICBURL(), LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
 		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,
 		CampaignSeason: cfg.Client.CampaignCurrentSeason, Chatrooms: cfg.Client.Chatrooms,
 		VerifierCacheSize: verifiers,

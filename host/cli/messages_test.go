@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/honmaster/masterserver/config"
 )
 
 // internalPrefixes are package names that must never reach a player or an
@@ -84,5 +86,36 @@ func TestCommandErrorsWordedForOperators(t *testing.T) {
 	}
 	for _, tc := range cases {
 		check(t, tc.args, tc.want)
+	}
+}
+
+// TestDerivedURLsAnswer: the login record's icb_url and the patcher's url
+// come from the public address, and the icb_url is a page this server
+// answers (not a 404).
+func TestDerivedURLsAnswer(t *testing.T) {
+	ts := start(t, func(c *config.Config) { c.Server.PublicURL = "https://hon.example.org" })
+	ctx := context.Background()
+	ts.Host(t, "account", "create", "--login", "icb", "--password", "pw")
+	s, err := ts.Client.Login(ctx, "icb", "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if icb, _ := s.Record.String("icb_url"); icb != "https://hon.example.org/" {
+		t.Errorf("icb_url = %q", icb)
+	}
+	r, err := ts.Client.PostForm(ctx, "/patcher/patcher.php", url.Values{"os": {"wac"}, "arch": {"x86_64"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.Body), `"https://hon.example.org/patches/"`) {
+		t.Errorf("patch reply %s", r.Body)
+	}
+	front, err := ts.Client.HTTP.Get(ts.Client.Base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front.Body.Close()
+	if front.StatusCode != 200 {
+		t.Errorf("front page (default icb_url): status %d", front.StatusCode)
 	}
 }

@@ -1,5 +1,11 @@
 package server
 
+import (
+	"context"
+
+	"github.com/honmaster/masterserver/wire"
+)
+
 // Paths served by the host. Every path and function name the client uses is
 // named here and nowhere else.
 const (
@@ -7,6 +13,8 @@ const (
 	PathPatcher         = "/patcher/patcher.php"
 	PathRegister        = "/portal/register"
 	PathHealth          = "/healthz"
+	// PathFront is the server's front page, the default icb_url.
+	PathFront = "/"
 )
 
 // Functions of /client_requester.php, selected by f.
@@ -44,6 +52,7 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 	paths = map[string]route{
 		PathPatcher:  {area: "patch", handler: s.patchInfo, fail: s.genericFail},
 		PathRegister: {area: "portal", handler: s.register, fail: s.registerFail},
+		PathFront:    {area: "front", handler: s.front, fail: s.genericFail},
 	}
 	funcs = map[string]route{
 		FuncPreAuth:    loginRoute(s.preAuth),
@@ -51,4 +60,10 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 		FuncSwitchAuth: loginRoute(s.switchAuth),
 	}
 	return paths, funcs
+}
+
+// front answers the front page: the default icb_url of the login record
+// (the client's in-game browser) points here, so it must not be a 404.
+func (s *Server) front(context.Context, *wire.Request) Response {
+	return Text("text/html; charset=utf-8", "<!doctype html><title>honmaster</title><p>This is a Heroes of Newerth master server (honmaster).</p>\n")
 }
