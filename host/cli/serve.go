@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // Serve runs the server until ctx ends or SIGINT/SIGTERM arrives, then shuts
@@ -162,8 +163,15 @@ func (rt *Runtime) shutdown() error {
 	return err
 }
 
-// mountAreas builds the HTTP host with every area's routes.
+// mountAreas builds the HTTP host with every area's routes, each area's
+// reaching its supervised plugin.
 func mountAreas(app *App) (*server.Server, error) {
+	return buildServer(app, app.Plugins.Caller)
+}
+
+// buildServer builds the HTTP host with every area's routes; caller gives
+// each plugin area its plugin.
+func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, error) {
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
 	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log})
@@ -174,7 +182,7 @@ func mountAreas(app *App) (*server.Server, error) {
 		return nil, err
 	}
 	for _, row := range areaTable {
-		routes, err := row.routes(app, app.Plugins.Caller(row.area))
+		routes, err := row.routes(app, caller(row.area))
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", row.area, err)
 		}

@@ -99,7 +99,7 @@ func (s *Server) Mount(routes ...Route) error {
 		if fail == nil {
 			fail = s.genericFail
 		}
-		rt := route{area: r.Area, handler: r.Handler, fail: fail}
+		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
 		} else {
