@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -303,6 +305,20 @@ func parseProblem(pe toml.ParseError) *Problem {
 
 // overlay decodes a TOML document over c.
 func (c *Config) overlay(doc string) error {
+	// Values of the wrong type first: all of them are reported, and the
+	// document without them is decoded.
+	var raw map[string]any
+	if _, err := toml.Decode(doc, &raw); err != nil {
+		return err
+	}
+	typeErrs := typeProblems(raw, reflect.TypeFor[Config](), "")
+	if len(typeErrs) > 0 {
+		var buf bytes.Buffer
+		if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
+			return err
+		}
+		doc = buf.String()
+	}
 	base := *c
 	// The decoder reuses slice elements in place and builds map values from
 	// zero, so clear both and merge by hand below.
@@ -351,7 +367,7 @@ func (c *Config) overlay(doc string) error {
 		plugins[area] = merged
 	}
 	c.Plugins = plugins
-	return keyErr
+	return errors.Join(append(typeErrs, keyErr)...)
 }
 
 // Patch returns the [[patch]] entry for os and arch. The os "linux" is an

@@ -3,9 +3,11 @@ package config
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,7 +219,7 @@ func TestLoadErrors(t *testing.T) {
 		{"upper-case key", "[server]\nListen = \":1\"\n", ErrUnknownKey, 1, []string{"server.Listen: unknown key", "server.listen"}},
 		{"bad duration", "[login]\ncookie_lifetime = \"24\"\n", ErrInvalid, 1, []string{"login.cookie_lifetime", "invalid duration"}},
 		{"bad size", "[cloud]\nmax_upload = \"lots\"\n", ErrInvalid, 1, []string{"cloud.max_upload", "invalid size"}},
-		{"wrong type", "[chat]\nport = \"11031\"\n", nil, 0, []string{"port"}},
+		{"wrong type", "[chat]\nport = \"11031\"\n", ErrInvalid, 1, []string{"chat.port", "must be a whole number"}},
 		{"syntax", "[server\n", ErrInvalid, 1, []string{"line 2"}},
 	}
 	for _, tt := range tests {
@@ -247,6 +249,43 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.toml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want os.ErrNotExist", err)
+	}
+}
+
+// TestFromArgsReportsEverything: one run reports every unknown key, every
+// value of the wrong type and every invalid value of a file.
+func TestFromArgsReportsEverything(t *testing.T) {
+	path := writeFile(t, `[server]
+lisen = ":1"
+trust_forwarded_for = "yes"
+read_timeout = "soon"
+[chat]
+port = "11031"
+[client]
+chatrooms = [1, 2]
+[[patch]]
+os = "wac"
+arch = 64
+[plugins.plinko]
+args = "x"
+[login]
+cookie_lifetime = "0s"
+`)
+	_, err := FromArgs(flag.NewFlagSet("t", flag.ContinueOnError), []string{"--config", path})
+	var keys []string
+	for _, p := range Problems(err) {
+		keys = append(keys, p.Key)
+	}
+	slices.Sort(keys)
+	want := []string{"chat.port", "client.chatrooms", "login.cookie_lifetime", "patch[0].arch", "patch[0].latest_version",
+		"patch[0].manifest_checksum", "patch[0].manifest_size", "patch[0].version", "plugins.plinko.args",
+		"server.lisen", "server.read_timeout", "server.trust_forwarded_for"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("problems %q\nwant %q\n%v", keys, want, err)
+	}
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != path {
+		t.Errorf("not a FileError naming the file: %v", err)
 	}
 }
 

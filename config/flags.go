@@ -76,7 +76,19 @@ func FromArgs(fs *flag.FlagSet, args []string) (*Config, error) {
 			if errors.As(fileErr, &fe) {
 				fileErr = fe.Err
 			}
-			return nil, &FileError{Path: path, Err: errors.Join(fileErr, err)}
+			// A value of the wrong type was left at its default; Validate
+			// must not report that key a second time.
+			reported := map[string]bool{}
+			for _, p := range Problems(fileErr) {
+				reported[p.Key] = true
+			}
+			errs := []error{fileErr}
+			for _, p := range Problems(err) {
+				if !reported[p.Key] {
+					errs = append(errs, p)
+				}
+			}
+			return nil, &FileError{Path: path, Err: errors.Join(errs...)}
 		}
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func TestMissingDataDir(t *testing.T) {
 // file is listed in one run, each with its key, without the usage text.
 func TestConfigErrorsListedTogether(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "bad.toml")
-	body := "[server]\nlisen = \":1\"\nlog_level = \"loud\"\n[login]\ncookie_lifetime = \"0s\"\n[portal]\nregister = true\n"
+	body := "[server]\nlisen = \":1\"\nlog_level = \"loud\"\n[login]\ncookie_lifetime = \"0s\"\n[portal]\nregister = true\n[chat]\nport = \"11031\"\n"
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestConfigErrorsListedTogether(t *testing.T) {
 			if code != 2 || out != "" {
 				t.Fatalf("exit %d, stdout %q", code, out)
 			}
-			for _, key := range []string{"server.lisen", "server.log_level", "login.cookie_lifetime", "portal.register", file, "4 problems"} {
+			for _, key := range []string{"server.lisen", "server.log_level", "login.cookie_lifetime", "portal.register", "chat.port", file, "5 problems"} {
 				if !strings.Contains(errOut, key) {
 					t.Errorf("stderr lacks %q:\n%s", key, errOut)
 				}
