@@ -63,7 +63,7 @@ func PluginMode(args []string) bool {
 	area, err := sdk.ParseArea(args[1])
 	bundled := bundledPlugin(area)
 	if err != nil || bundled == nil {
-		fmt.Fprintf(os.Stderr, "host: no bundled plugin %q\n", args[1])
+		fmt.Fprintf(os.Stderr, "%s: no bundled plugin %q\n", Name, args[1])
 		os.Exit(2)
 	}
 	sdk.Serve(bundled())
