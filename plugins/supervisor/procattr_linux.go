@@ -12,12 +12,8 @@ import (
 // the supervisor's lifetime (see loop), so that thread is the host for as
 // long as the plugin should live.
 //
-// Setpgid: the plugin runs in its own process group, so a signal sent to
-// the host's group (Ctrl-C in a terminal, "timeout", a service manager
-// stopping the group) reaches only the host, which stops its plugins itself
-// in order during its graceful shutdown; a plugin killed by that signal
-// first would be logged as a failure. Should the host die instead,
-// Pdeathsig ends the plugin.
+// No Setpgid: the plugin stays in the host's process group, and go-plugin
+// plugins ignore the terminal's SIGINT anyway; the host stops them itself.
 func setProcAttr(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
