@@ -53,8 +53,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var he *helpError
 	if errors.As(err, &he) {
 		fmt.Fprintf(stdout, "usage: %s %s [flags]\n\nflags:\n", Name, args[0])
-		he.fs.SetOutput(stdout)
-		he.fs.PrintDefaults()
+		printFlags(stdout, he.fs)
 	}
 	return report(err, stderr)
 }
@@ -317,9 +316,7 @@ func opHelp(ctx context.Context, o *op, w io.Writer) {
 		fmt.Fprintln(w, "  --init\n    \tcreate the data directory if it does not exist")
 	}
 	if he != nil {
-		he.fs.SetOutput(w)
-		he.fs.PrintDefaults()
-		he.fs.SetOutput(io.Discard)
+		printFlags(w, he.fs)
 	}
 }
 
@@ -335,6 +332,23 @@ func configError(err error) error {
 		return &opError{cause: err, msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
 	}
 	return fmt.Errorf("%w: %w", errUsage, err)
+}
+
+// printFlags lists the flags of fs as flag.PrintDefaults does, but spelt
+// with two dashes like the rest of the usage text (both spellings work).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && f.DefValue != "[]" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }
 
 // newLogger builds the logger of cfg; its level is at least floor.

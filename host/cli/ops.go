@@ -179,7 +179,7 @@ func opAccountGrant(ctx context.Context, app *App, args []string, out io.Writer)
 	fs.Int64Var(&g.Gold, "gold", 0, "gold coins to add (negative to remove)")
 	fs.Int64Var(&g.Silver, "silver", 0, "silver coins to add")
 	fs.Int64Var(&g.Tickets, "tickets", 0, "plinko tickets to add")
-	fs.Var(&ups, "upgrade", "upgrade identifier to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
+	fs.Var(&ups, "upgrade", "upgrade `ID` to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -30,8 +30,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintf(stdout, "usage: %s serve [flags]\n\nServes the game client; the data directory is created if missing.\n\nflags:\n", Name)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printFlags(stdout, fs)
 		return err
 	case err != nil:
 		return configError(err)
