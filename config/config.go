@@ -1,14 +1,20 @@
 package config
 
 import (
+	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -58,6 +64,9 @@ type Server struct {
 	LogLevel          LogLevel  `toml:"log_level"`
 	LogFormat         LogFormat `toml:"log_format"`
 	TrustForwardedFor bool      `toml:"trust_forwarded_for"`
+	// PublicURL is the base URL clients reach the server at; "" derives it
+	// from Listen (see Config.PublicURL).
+	PublicURL string `toml:"public_url"`
 }
 
 // Storage is the [storage] table.
@@ -107,7 +116,7 @@ type Client struct {
 
 // Site is the [site] table.
 type Site struct {
-	URL string `toml:"url"` // {site_url}, base of /rap/report2.php
+	URL string `toml:"url"` // {site_url}, base of /rap/report2.php; "" = server.public_url
 }
 
 // Login is the [login] table.
@@ -290,22 +299,74 @@ func Default() *Config {
 // Load reads the TOML file at path over the defaults and returns the result.
 // Keys the file leaves out keep their defaults, with two rules for
 // collections: a file with any [[patch]] table replaces the whole patch list,
-// and a [plugins.<area>] table overrides only the keys it sets. An unknown
-// key is an error naming the key. Load does not call Validate.
+// and a [plugins.<area>] table overrides only the keys it sets. Unknown keys
+// are errors, every one of them reported (a *FileError holding Problems).
+// Load does not call Validate.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	c, err := loadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	c := Default()
-	if err := c.overlay(string(data)); err != nil {
-		return nil, fmt.Errorf("config: %s: %w", path, err)
+		return nil, err
 	}
 	return c, nil
 }
 
+// loadFile is Load, but it also returns the configuration when the only
+// errors are unknown keys, so that FromArgs can validate the rest and report
+// everything at once.
+func loadFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	c := Default()
+	if err := c.overlay(string(data)); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FileError{Path: path, Err: parseProblem(pe)}
+		}
+		if len(Problems(err)) > 0 {
+			return c, &FileError{Path: path, Err: err}
+		}
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return c, nil
+}
+
+// FileError is a configuration file that could not be read or holds
+// problems (see Problems). Path names the file.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return "configuration file " + e.Path + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// parseProblem turns the TOML decoder's error (a syntax error, or a value
+// of the wrong type) into a Problem naming the key and line.
+func parseProblem(pe toml.ParseError) *Problem {
+	if pe.LastKey == "" {
+		return &Problem{Key: "line " + strconv.Itoa(pe.Position.Line), Msg: pe.Message, Kind: ErrInvalid}
+	}
+	return &Problem{Key: pe.LastKey, Msg: fmt.Sprintf("%s (line %d)", pe.Message, pe.Position.Line), Kind: ErrInvalid}
+}
+
 // overlay decodes a TOML document over c.
 func (c *Config) overlay(doc string) error {
+	// Values of the wrong type first: all of them are reported, and the
+	// document without them is decoded.
+	var raw map[string]any
+	if _, err := toml.Decode(doc, &raw); err != nil {
+		return err
+	}
+	typeErrs := typeProblems(raw, reflect.TypeFor[Config](), "")
+	if len(typeErrs) > 0 {
+		var buf bytes.Buffer
+		if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
+			return err
+		}
+		doc = buf.String()
+	}
 	base := *c
 	// The decoder reuses slice elements in place and builds map values from
 	// zero, so clear both and merge by hand below.
@@ -314,9 +375,9 @@ func (c *Config) overlay(doc string) error {
 	if err != nil {
 		return err
 	}
-	if err := keyErrors(md); err != nil {
-		return err
-	}
+	// Unknown keys are reported, but the rest is still merged so that
+	// Validate can report its own problems in the same run.
+	keyErr := keyErrors(md)
 	if !md.IsDefined("patch") {
 		c.Patches = base.Patches
 	}
@@ -334,7 +395,7 @@ func (c *Config) overlay(doc string) error {
 		plugins[area] = mergePlugin(plugins[area], p, func(key string) bool { return md.IsDefined("plugins", area, key) })
 	}
 	c.Plugins = plugins
-	return nil
+	return errors.Join(append(typeErrs, keyErr)...)
 }
 
 // mergePlugin returns base with the keys set (as told by set) taken from p.
@@ -367,17 +428,57 @@ func mergePlugin(base, p Plugin, set func(key string) bool) Plugin {
 }
 
 // Patch returns the [[patch]] entry for os and arch. The os "linux" is an
-// alias of "lac".
+// alias of "lac". An empty url is derived: PublicURL() + "/patches/".
 func (c *Config) Patch(os, arch string) (Patch, bool) {
 	if os == "linux" {
 		os = "lac"
 	}
 	for _, p := range c.Patches {
 		if p.OS == os && p.Arch == arch {
+			if p.URL == "" {
+				p.URL = c.PublicURL() + "/patches/"
+			}
 			return p, true
 		}
 	}
 	return Patch{}, false
+}
+
+// PublicURL is the base URL (no trailing slash) at which game clients reach
+// this server: server.public_url, or when empty one derived from
+// server.listen — "http://HOST:PORT", with 127.0.0.1 for a listen address
+// without a host or with an unspecified one (":8080", "0.0.0.0:8080"),
+// which suits a local test only.
+func (c *Config) PublicURL() string {
+	if c.Server.PublicURL != "" {
+		return strings.TrimRight(c.Server.PublicURL, "/")
+	}
+	host, port, err := net.SplitHostPort(c.Server.Listen)
+	if err != nil {
+		return "http://127.0.0.1"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// SiteURL is {site_url}, the website host the client posts player reports
+// to: site.url, or PublicURL() when empty.
+func (c *Config) SiteURL() string {
+	if c.Site.URL != "" {
+		return strings.TrimRight(c.Site.URL, "/")
+	}
+	return c.PublicURL()
+}
+
+// ICBURL is the login record's icb_url: client.icb_url, or PublicURL() + "/"
+// (the server's front page) when empty.
+func (c *Config) ICBURL() string {
+	if c.Client.ICBURL != "" {
+		return c.Client.ICBURL
+	}
+	return c.PublicURL() + "/"
 }
 
 // WriteTOML writes c as TOML (without comments). Loading the output gives a

@@ -3,9 +3,11 @@ package config
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ func wantDefaults() *Config {
 		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}}
 	patch := func(os string) Patch {
 		return Patch{OS: os, Arch: "x86_64", Version: "4.10.1", LatestVersion: "4.10.1",
-			URL: "http://127.0.0.1:8080/patches/", URL2: "http://127.0.0.1:8080/patches2/",
+			URL: "", URL2: "", // derived from server.public_url
 			ManifestChecksum: "3f786850e387550fdab836ed7e6dc881de23001b", ManifestSize: "12345"}
 	}
 	return &Config{
@@ -38,14 +40,14 @@ func wantDefaults() *Config {
 		Chat:       Endpoint{Host: "127.0.0.1", Port: 11031},
 		Commenting: Endpoint{Host: "127.0.0.1", Port: 11040},
 		Client: Client{
-			ICBURL: "http://127.0.0.1:8080/icb", MinRankedLevel: 5, LeaverThreshold: "0.05",
+			ICBURL: "", MinRankedLevel: 5, LeaverThreshold: "0.05",
 			CampaignCurrentSeason: 12,
 			MMRRank:               "1250,1275,1300,1350,1400,1450,1500,1550,1600,1650,1700,1750,1800,1850,1900,1950,2000,2050,2100,2150,2200",
 			Chatrooms:             []string{},
 			FreeHeroes:            "Hero_Pyromancer,Hero_Devourer,Hero_Hammerstorm",
 			KeyVersion:            "0001",
 		},
-		Site: Site{URL: "http://127.0.0.1:8080"},
+		Site: Site{URL: ""},
 		Login: Login{
 			CookieLifetime: Duration{24 * time.Hour}, PreAuthLifetime: Duration{60 * time.Second},
 			PreAuthMaxPending: 100000, PasswordHash: PasswordHashMD5First, AuthHashSecret: "",
@@ -235,7 +237,7 @@ func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name     string
 		file     string
-		wantKind error    // nil: not a Problem (decode error)
+		wantKind error    // nil: not a Problem
 		wantN    int      // number of Problems
 		wantText []string // each must appear in the error text
 	}{
@@ -245,10 +247,10 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown patch key", "[[patch]]\nos = \"wac\"\nchecksum = \"x\"\n", ErrUnknownKey, 1, []string{"patch.checksum: unknown key"}},
 		{"several unknown keys", "a = 1\n[login]\nb = 2\n", ErrUnknownKey, 2, []string{"a: unknown key", "login.b: unknown key"}},
 		{"upper-case key", "[server]\nListen = \":1\"\n", ErrUnknownKey, 1, []string{"server.Listen: unknown key", "server.listen"}},
-		{"bad duration", "[login]\ncookie_lifetime = \"24\"\n", nil, 0, []string{"login.cookie_lifetime", "invalid duration"}},
-		{"bad size", "[cloud]\nmax_upload = \"lots\"\n", nil, 0, []string{"cloud.max_upload", "invalid size"}},
-		{"wrong type", "[chat]\nport = \"11031\"\n", nil, 0, []string{"port"}},
-		{"syntax", "[server\n", nil, 0, nil},
+		{"bad duration", "[login]\ncookie_lifetime = \"24\"\n", ErrInvalid, 1, []string{"login.cookie_lifetime", "invalid duration"}},
+		{"bad size", "[cloud]\nmax_upload = \"lots\"\n", ErrInvalid, 1, []string{"cloud.max_upload", "invalid size"}},
+		{"wrong type", "[chat]\nport = \"11031\"\n", ErrInvalid, 1, []string{"chat.port", "must be a whole number"}},
+		{"syntax", "[server\n", ErrInvalid, 1, []string{"line 2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,6 +279,43 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.toml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want os.ErrNotExist", err)
+	}
+}
+
+// TestFromArgsReportsEverything: one run reports every unknown key, every
+// value of the wrong type and every invalid value of a file.
+func TestFromArgsReportsEverything(t *testing.T) {
+	path := writeFile(t, `[server]
+lisen = ":1"
+trust_forwarded_for = "yes"
+read_timeout = "soon"
+[chat]
+port = "11031"
+[client]
+chatrooms = [1, 2]
+[[patch]]
+os = "wac"
+arch = 64
+[plugins.plinko]
+args = "x"
+[login]
+cookie_lifetime = "0s"
+`)
+	_, err := FromArgs(flag.NewFlagSet("t", flag.ContinueOnError), []string{"--config", path})
+	var keys []string
+	for _, p := range Problems(err) {
+		keys = append(keys, p.Key)
+	}
+	slices.Sort(keys)
+	want := []string{"chat.port", "client.chatrooms", "login.cookie_lifetime", "patch[0].arch", "patch[0].latest_version",
+		"patch[0].manifest_checksum", "patch[0].manifest_size", "patch[0].version", "plugins.plinko.args",
+		"server.lisen", "server.read_timeout", "server.trust_forwarded_for"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("problems %q\nwant %q\n%v", keys, want, err)
+	}
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != path {
+		t.Errorf("not a FileError naming the file: %v", err)
 	}
 }
 
@@ -424,6 +463,42 @@ func TestPatchLookup(t *testing.T) {
 				t.Errorf("Patch(%q, %q) = %+v, %v", tt.os, tt.arch, p, ok)
 			}
 		})
+	}
+}
+
+// TestDerivedURLs: the URLs handed to the client default to ones derived
+// from the public address, never to paths of a hard-coded address.
+func TestDerivedURLs(t *testing.T) {
+	for _, tt := range []struct {
+		listen, public, icb, site, patch string
+		wantPublic, wantICB, wantSite    string
+		wantPatch                        string
+	}{
+		{":8080", "", "", "", "", "http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://127.0.0.1:8080", "http://127.0.0.1:8080/patches/"},
+		{"0.0.0.0:9000", "", "", "", "", "http://127.0.0.1:9000", "http://127.0.0.1:9000/", "http://127.0.0.1:9000", "http://127.0.0.1:9000/patches/"},
+		{"[::]:9000", "", "", "", "", "http://127.0.0.1:9000", "http://127.0.0.1:9000/", "http://127.0.0.1:9000", "http://127.0.0.1:9000/patches/"},
+		{"10.1.2.3:80", "", "", "", "", "http://10.1.2.3:80", "http://10.1.2.3:80/", "http://10.1.2.3:80", "http://10.1.2.3:80/patches/"},
+		{":8080", "https://hon.example.org/", "", "", "", "https://hon.example.org", "https://hon.example.org/", "https://hon.example.org", "https://hon.example.org/patches/"},
+		{":8080", "https://hon.example.org", "https://icb.example.org/x", "https://www.example.org", "https://cdn.example.org/p/",
+			"https://hon.example.org", "https://icb.example.org/x", "https://www.example.org", "https://cdn.example.org/p/"},
+	} {
+		c := Default()
+		c.Server.Listen, c.Server.PublicURL, c.Client.ICBURL, c.Site.URL = tt.listen, tt.public, tt.icb, tt.site
+		for i := range c.Patches {
+			c.Patches[i].URL = tt.patch
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%+v: %v", tt, err)
+		}
+		p, _ := c.Patch("wac", "x86_64")
+		if c.PublicURL() != tt.wantPublic || c.ICBURL() != tt.wantICB || c.SiteURL() != tt.wantSite || p.URL != tt.wantPatch {
+			t.Errorf("%+v: public %q icb %q site %q patch %q", tt, c.PublicURL(), c.ICBURL(), c.SiteURL(), p.URL)
+		}
+	}
+	c := Default()
+	c.Server.PublicURL = "hon.example.org"
+	if ps := Problems(c.Validate()); len(ps) != 1 || ps[0].Key != "server.public_url" {
+		t.Errorf("public_url without scheme: %v", ps)
 	}
 }
 

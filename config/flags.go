@@ -39,6 +39,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 //     given, wherever they appear among the arguments;
 //  4. Validate.
 //
+// Unknown keys of the file and invalid values are returned together, in one
+// *FileError (when a file was given) holding every Problem.
+//
 // So flags beat the file and the file beats the defaults. FromArgs registers
 // --config and the BindFlags flags on fs and parses args with it; fs.Args()
 // holds the remaining arguments afterwards. Parse errors (including
@@ -54,16 +57,39 @@ func FromArgs(fs *flag.FlagSet, args []string) (*Config, error) {
 		return nil, err
 	}
 	c := Default()
+	var fileErr error
 	if path != "" {
-		var err error
-		if c, err = Load(path); err != nil {
+		loaded, err := loadFile(path)
+		if loaded == nil {
 			return nil, err
 		}
+		c, fileErr = loaded, err
 	}
 	for _, set := range pending {
 		set(c)
 	}
-	if err := c.Validate(); err != nil {
+	// Unknown keys and invalid values come out together, so one run lists
+	// everything to fix.
+	if err := c.Validate(); err != nil || fileErr != nil {
+		if path != "" {
+			var fe *FileError
+			if errors.As(fileErr, &fe) {
+				fileErr = fe.Err
+			}
+			// A value of the wrong type was left at its default; Validate
+			// must not report that key a second time.
+			reported := map[string]bool{}
+			for _, p := range Problems(fileErr) {
+				reported[p.Key] = true
+			}
+			errs := []error{fileErr}
+			for _, p := range Problems(err) {
+				if !reported[p.Key] {
+					errs = append(errs, p)
+				}
+			}
+			return nil, &FileError{Path: path, Err: errors.Join(errs...)}
+		}
 		return nil, err
 	}
 	return c, nil

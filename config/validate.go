@@ -42,7 +42,7 @@ func (c *Config) Validate() error {
 	validateEndpoint(&ps, "chat", c.Chat)
 	validateEndpoint(&ps, "commenting", c.Commenting)
 	c.validateClient(&ps)
-	absoluteURL(&ps, "site.url", c.Site.URL)
+	optionalURL(&ps, "site.url", c.Site.URL)
 	c.validateLogin(&ps)
 	c.validateSRP(&ps)
 	c.validatePatches(&ps)
@@ -70,11 +70,17 @@ func (c *Config) validateServer(ps *problems) {
 	positive(ps, "server.shutdown_timeout", s.ShutdownTimeout)
 	oneOf(ps, "server.log_level", s.LogLevel, LogDebug, LogInfo, LogWarn, LogError)
 	oneOf(ps, "server.log_format", s.LogFormat, LogText, LogJSON)
+	if s.PublicURL != "" {
+		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.RawQuery != "" || u.Fragment != "" {
+			ps.add("server.public_url", "must be an absolute http or https URL without query, e.g. \"https://hon.example.org\", got %q", s.PublicURL)
+		}
+	}
 }
 
 func (c *Config) validateClient(ps *problems) {
 	cl := c.Client
-	absoluteURL(ps, "client.icb_url", cl.ICBURL)
+	optionalURL(ps, "client.icb_url", cl.ICBURL)
 	if cl.MinRankedLevel < 0 {
 		ps.add("client.min_ranked_level", "must be >= 0")
 	}
@@ -169,7 +175,7 @@ func (c *Config) validatePatches(ps *problems) {
 		if p.LatestVersion == "" {
 			ps.add(key("latest_version"), "must not be empty")
 		}
-		absoluteURL(ps, key("url"), p.URL)
+		optionalURL(ps, key("url"), p.URL)
 		if p.URL2 != "" {
 			absoluteURL(ps, key("url2"), p.URL2)
 		}
@@ -275,6 +281,14 @@ func validateEndpoint(ps *problems, table string, e Endpoint) {
 	}
 	if e.Port < 1 || e.Port > 65535 {
 		ps.add(table+".port", "must be 1..65535, got %d", e.Port)
+	}
+}
+
+// optionalURL checks a URL whose empty value means one derived from
+// server.public_url.
+func optionalURL(ps *problems, key, raw string) {
+	if raw != "" {
+		absoluteURL(ps, key, raw)
 	}
 }
 

@@ -75,7 +75,11 @@ func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 		err := o.run(c, app, args, &out)
 		cancel()
 		if err != nil {
-			reply.Error, reply.Usage = err.Error(), errors.Is(err, errUsage)
+			// Worded for the operator here, since only the text travels.
+			reply.Error, reply.Usage = explain(err), errors.Is(err, errUsage)
+			if errors.Is(err, errUsage) {
+				reply.Error = detail(err, errUsage) // the client adds it back
+			}
 		}
 	}
 	reply.Output = out.String()

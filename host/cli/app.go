@@ -40,6 +40,9 @@ type App struct {
 	Metrics *metrics.Metrics
 }
 
+// dbDirName is the database directory inside the data directory.
+const dbDirName = "db"
+
 // metaAuthSecret names the generated auth_hash secret in storage.
 const metaAuthSecret = "auth_hash_secret"
 
@@ -49,7 +52,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)
 	}
-	dir := filepath.Join(cfg.Storage.DataDir, "db")
+	dir := filepath.Join(cfg.Storage.DataDir, dbDirName)
 	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -92,7 +95,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		FailedProofsAddress: limitRate(cfg.Limits.FailedProofsAddress), FailedProofsLogin: limitRate(cfg.Limits.FailedProofsLogin),
 		SessionsPerAccount: cfg.Limits.SessionsPerAccount, TrackedKeys: cfg.Limits.TrackedKeys,
 		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,
-		ICBURL: cfg.Client.ICBURL, LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
+		ICBURL: cfg.ICBURL(), LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
 		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,
 		CampaignSeason: cfg.Client.CampaignCurrentSeason, Chatrooms: cfg.Client.Chatrooms,
 		VerifierCacheSize: verifiers,

@@ -32,7 +32,7 @@ func TestKill9RoundsDropsAndStores(t *testing.T) {
 	logins := make([]string, accounts)
 	for i := range logins {
 		logins[i] = fmt.Sprintf("k9_%d", i)
-		runHost(t, bin, "account", "create", "--data", data, "--login", logins[i], "--password", "pw")
+		runHost(t, bin, "account", "create", "--init", "--data", data, "--login", logins[i], "--password", "pw")
 		runHost(t, bin, "account", "grant", "--data", data, "--login", logins[i], "--tickets", "100000000")
 	}
 	payouts := map[int64]bool{0: true}

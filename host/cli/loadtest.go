@@ -44,9 +44,9 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Int64Var(&o.Gold, "gold", 0, "gold granted to each account when the mix spends it (default 100000)")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")
 	fs.StringVar(&htmlFile, "html", "", "also write the report as a self-contained HTML page to this file")
-	fs.Usage = func() { loadTestUsage(fs) }
 	if err := parse(fs, args); errors.Is(err, flag.ErrHelp) {
-		return nil // the usage was printed
+		loadTestUsage(stdout, fs)
+		return flag.ErrHelp // the usage was printed
 	} else if err != nil {
 		return err
 	}
@@ -123,11 +123,10 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-func loadTestUsage(fs *flag.FlagSet) {
-	w := fs.Output()
-	fmt.Fprintln(w, "usage: host loadtest [flags]")
-	fs.PrintDefaults()
-	fmt.Fprintln(w, "operations:")
+func loadTestUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s loadtest [flags]\n\nflags:\n", Name)
+	printFlags(w, fs)
+	fmt.Fprintln(w, "\noperations:")
 	for _, n := range loadtest.OperationNames() {
 		fmt.Fprintf(w, "  %-9s %s\n", n, loadtest.OperationDoc[n])
 	}

@@ -27,12 +27,19 @@ type op struct {
 	// pathArgs: positional arguments are file paths, made absolute before
 	// the command may travel to a server with another working directory.
 	pathArgs bool
-	run      func(ctx context.Context, app *App, args []string, out io.Writer) error
+	// mayInit: the command accepts --init, which creates the data
+	// directory when it does not exist (every other command refuses a
+	// missing one).
+	mayInit bool
+	// run parses args (with newFlags and parse, before it touches app: it is
+	// called with a nil app and --help to print the command's flags), then
+	// does the work.
+	run func(ctx context.Context, app *App, args []string, out io.Writer) error
 }
 
 // ops is the table of operator commands.
 var ops = []op{
-	{name: "account create", usage: "--login L --password P [--email E] [--nickname N] [--parent LOGIN]", run: opAccountCreate},
+	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]", run: opAccountCreate, mayInit: true},
 	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", run: opAccountGrant},
 	{name: "account show", usage: "--login L", run: opAccountShow},
 	{name: "backup", usage: "--to DIR", run: opBackup},
@@ -43,18 +50,24 @@ var ops = []op{
 
 func opProductsImport(ctx context.Context, app *App, args []string, out io.Writer) error {
 	fs := newFlags("products import", out)
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: products import FILE", errUsage)
 	}
 	f, err := os.Open(fs.Arg(0))
 	if err != nil {
-		return err
+		return &opError{cause: err, msg: fmt.Sprintf("cannot read the catalog: %v", unwrapPath(err))}
 	}
 	defer f.Close()
-	return plinko.ImportCatalog(ctx, app.Sys, f, out)
+	if err := plinko.ImportCatalog(ctx, app.Sys, f, out); err != nil {
+		if errors.Is(err, plinko.ErrCatalog) {
+			return &opError{cause: err, msg: fmt.Sprintf("catalog %s is not valid: %s", fs.Arg(0), detail(err, plinko.ErrCatalog))}
+		}
+		return err
+	}
+	return nil
 }
 
 func opCloudShow(ctx context.Context, app *App, args []string, out io.Writer) error {
@@ -65,7 +78,17 @@ func opCloudShow(ctx context.Context, app *App, args []string, out io.Writer) er
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return cloud.Show(ctx, app.DB, loginName, bucket, out)
+	if loginName == "" {
+		return fmt.Errorf("%w: --login is required", errUsage)
+	}
+	err := cloud.Show(ctx, app.DB, loginName, bucket, out)
+	switch {
+	case errors.Is(err, cloud.ErrUnknownLogin):
+		return unknownLogin(loginName, err)
+	case errors.Is(err, cloud.ErrNothingStored):
+		return &opError{cause: err, msg: fmt.Sprintf("account %q has no settings stored in bucket %q", loginName, bucket)}
+	}
+	return err
 }
 
 func findOp(words []string) (*op, []string) {
@@ -81,20 +104,45 @@ func findOp(words []string) (*op, []string) {
 // errUsage marks a command-line mistake (exit status 2).
 var errUsage = errors.New("usage")
 
-func newFlags(name string, out io.Writer) *flag.FlagSet {
+// newFlags returns a command's flag set. It prints nothing itself: a
+// parse error is returned (and printed once, by Main), and --help is
+// answered by the caller from the flags defined on it (see helpError).
+func newFlags(name string, _ io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
 }
 
+// helpError is the --help answer of a flag set: Main exits 0 with the
+// usage, which the caller prints from fs.
+type helpError struct{ fs *flag.FlagSet }
+
+func (e *helpError) Error() string { return flag.ErrHelp.Error() }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
+
+// parse parses a command's flags; it takes no positional arguments.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	return nil
+}
+
+// parseWithArgs parses a command's flags, leaving positional arguments in
+// fs.Args().
+func parseWithArgs(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return &helpError{fs: fs}
+	}
+	return fmt.Errorf("%w: %w", errUsage, err)
 }
 
 // listFlag collects a repeatable string flag.
@@ -116,7 +164,7 @@ func opAccountCreate(ctx context.Context, app *App, args []string, out io.Writer
 	}
 	acct, err := app.Accounts.Create(ctx, c)
 	if err != nil {
-		return err
+		return explainCreate(err, c)
 	}
 	fmt.Fprintln(out, acct.ID)
 	return nil
@@ -131,7 +179,7 @@ func opAccountGrant(ctx context.Context, app *App, args []string, out io.Writer)
 	fs.Int64Var(&g.Gold, "gold", 0, "gold coins to add (negative to remove)")
 	fs.Int64Var(&g.Silver, "silver", 0, "silver coins to add")
 	fs.Int64Var(&g.Tickets, "tickets", 0, "plinko tickets to add")
-	fs.Var(&ups, "upgrade", "upgrade identifier to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
+	fs.Var(&ups, "upgrade", "upgrade `ID` to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -140,7 +188,12 @@ func opAccountGrant(ctx context.Context, app *App, args []string, out io.Writer)
 	}
 	g.Upgrades = ups
 	acct, err := app.Accounts.GrantTo(ctx, loginName, &g)
-	if err != nil {
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return unknownLogin(loginName, err)
+	case errors.Is(err, accounts.ErrBadGrant):
+		return &opError{cause: err, msg: "grant refused, nothing changed: " + detail(err, accounts.ErrBadGrant)}
+	case err != nil:
 		return err
 	}
 	printBalances(out, acct)
@@ -154,8 +207,13 @@ func opAccountShow(ctx context.Context, app *App, args []string, out io.Writer) 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if loginName == "" {
+		return fmt.Errorf("%w: --login is required", errUsage)
+	}
 	id, err := app.DB.LoginID(loginName)
-	if err != nil {
+	if errors.Is(err, storage.ErrNotFound) {
+		return unknownLogin(loginName, err)
+	} else if err != nil {
 		return err
 	}
 	acct, err := app.Sys.Account(ctx, id)
@@ -198,7 +256,10 @@ func opBackup(_ context.Context, app *App, args []string, out io.Writer) error {
 		return fmt.Errorf("%w: --to must be absolute here", errUsage)
 	}
 	if err := app.DB.Checkpoint(to); err != nil {
-		return err
+		if errors.Is(err, os.ErrExist) {
+			return &opError{cause: err, msg: fmt.Sprintf("backup not written: %s already exists (give a new directory)", to)}
+		}
+		return &opError{cause: err, msg: fmt.Sprintf("backup to %s failed: %v", to, unwrapPath(err))}
 	}
 	fmt.Fprintf(out, "backup written to %s\n", to)
 	return nil

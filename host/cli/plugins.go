@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/honmaster/masterserver/config"
 
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
@@ -63,7 +67,7 @@ func PluginMode(args []string) bool {
 	area, err := sdk.ParseArea(args[1])
 	bundled := bundledPlugin(area)
 	if err != nil || bundled == nil {
-		fmt.Fprintf(os.Stderr, "host: no bundled plugin %q\n", args[1])
+		fmt.Fprintf(os.Stderr, "%s: no bundled plugin %q\n", Name, args[1])
 		os.Exit(2)
 	}
 	sdk.Serve(bundled())
@@ -130,10 +134,34 @@ func (a *App) startPlugins(ctx context.Context) error {
 			a.Plugins.Stop()
 			return fmt.Errorf("plugin %s: %w", area, err)
 		}
-		a.Plugins.sups[area] = s
-		a.Log.Info("plugin started", "area", area, "source", s.Status().Source, "pid", s.Status().PID)
+		a.Plugins.sups[area] = s // the supervisor logged "plugin running"
 	}
 	return nil
+}
+
+// errAreaNotServed: a plugin is configured for an area this build does not
+// serve, so it would never run.
+var errAreaNotServed = errors.New("plugin area not served")
+
+// checkPluginFlags refuses a plugin path (from --plugin or the file) for an
+// area this build does not serve: it would be silently ignored.
+func checkPluginFlags(cfg *config.Config) error {
+	var served []string
+	for _, row := range areaTable {
+		served = append(served, string(row.area))
+	}
+	var bad []string
+	for name, pc := range cfg.Plugins {
+		if pc.Path != "" && !slices.Contains(served, name) {
+			bad = append(bad, name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return &opError{cause: errAreaNotServed, msg: fmt.Sprintf("a plugin is configured for %s, which this server does not serve yet "+
+		"(it serves %s); remove --plugin %s=... or plugins.%s.path", strings.Join(bad, ", "), strings.Join(served, ", "), bad[0], bad[0])}
 }
 
 // opPlugins lists the plugin areas, where each plugin comes from, its

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -27,13 +29,18 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	demo := fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
 	cfg, err := config.FromArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, errUsage) {
-			return err
-		}
-		return fmt.Errorf("%w: %w", errUsage, err)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stdout, "usage: %s serve [flags]\n\nServes the game client; the data directory is created if missing.\n\nflags:\n", Name)
+		printFlags(stdout, fs)
+		return err
+	case err != nil:
+		return configError(err)
 	}
-	log := newLogger(cfg, stderr)
+	if err := checkPluginFlags(cfg); err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr, slog.LevelDebug)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -163,7 +170,9 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		close(rt.served)
 	}()
 	go rt.sweepSessions()
-	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
+	// One start-up line for the address, on stdout, where scripts and
+	// tests read it (the log has it at debug level, for JSON logs).
+	log.Debug("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	return rt, nil
 }
@@ -199,8 +208,15 @@ func (rt *Runtime) shutdown() error {
 	return err
 }
 
-// mountAreas builds the HTTP host with every area's routes.
+// mountAreas builds the HTTP host with every area's routes, each area's
+// reaching its supervised plugin.
 func mountAreas(app *App) (*server.Server, error) {
+	return buildServer(app, app.Plugins.Caller)
+}
+
+// buildServer builds the HTTP host with every area's routes; caller gives
+// each plugin area its plugin.
+func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, error) {
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
 	instrument(app, srv)
@@ -213,7 +229,7 @@ func mountAreas(app *App) (*server.Server, error) {
 		return nil, err
 	}
 	for _, row := range areaTable {
-		routes, err := row.routes(app, app.Metrics.Caller(row.area, app.Plugins.Caller(row.area)))
+		routes, err := row.routes(app, app.Metrics.Caller(row.area, caller(row.area)))
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", row.area, err)
 		}

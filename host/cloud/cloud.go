@@ -120,10 +120,22 @@ func New(d Deps) (*Area, error) {
 // Routes are the paths the area serves.
 func (a *Area) Routes() []server.Route {
 	return []server.Route{
-		{Path: PathEnrollment, Area: AreaName, Handler: a.enrollment, Fail: a.requestFail},
-		{Path: PathStatus, Area: AreaName, Handler: a.status, Fail: a.statusFail},
-		{Path: PathStore, Area: AreaName, Handler: a.store, Fail: a.requestFail},
-		{Path: PathRetrieve, Area: AreaName, Handler: a.retrieve, Fail: a.requestFail},
+		{Path: PathEnrollment, Area: AreaName, Handler: a.enrollment, Fail: a.requestFail, Doc: server.Doc{
+			Summary: "Turns cloud settings on or off for the session's account.", Form: enrollRequest{}, Multipart: true, ReplyValue: enrollmentReply{},
+			Reply: "PHP array; failures use the messages of host/cloud/failure.go.",
+		}},
+		{Path: PathStatus, Area: AreaName, Handler: a.status, Fail: a.statusFail, Doc: server.Doc{
+			Summary: "Whether settings are stored in a bucket, and their modification time.", Form: bucketRequest{}, Multipart: true, ReplyValue: statusReply{},
+			Reply: "PHP array; a request that cannot be read answers the bare word `invalid_request`.",
+		}},
+		{Path: PathStore, Area: AreaName, Handler: a.store, Fail: a.requestFail, Doc: server.Doc{
+			Summary: "Stores the client's settings archive (a zip holding cloud.cfg), checked against the [cloud] limits.", Form: storeRequest{}, Multipart: true, ReplyValue: resultReply{},
+			Reply: "PHP array; a refused store changes nothing and names the reason (host/cloud/failure.go).",
+		}},
+		{Path: PathRetrieve, Area: AreaName, Handler: a.retrieve, Fail: a.requestFail, Doc: server.Doc{
+			Summary: "Downloads the stored archive, byte for byte.", Form: bucketRequest{}, Multipart: true,
+			Reply: "application/octet-stream `<account_id>.zip`; failures are PHP arrays (host/cloud/failure.go).",
+		}},
 	}
 }
 
@@ -131,19 +143,19 @@ func (a *Area) Routes() []server.Route {
 // sends (account_id, login ...) is ignored.
 type (
 	enrollRequest struct {
-		Cookie     string `form:"cookie"`
-		Enroll     string `form:"enroll"`
-		AutoUpload string `form:"cloud_autoupload"`
+		Cookie     string `form:"cookie" doc:"session cookie; the account is always the session's"`
+		Enroll     string `form:"enroll" doc:"1 to enroll, 0 to leave"`
+		AutoUpload string `form:"cloud_autoupload" doc:"the client's auto-upload flag"`
 	}
 	bucketRequest struct {
-		Cookie string `form:"cookie"`
-		Bucket string `form:"bucket"`
+		Cookie string `form:"cookie" doc:"session cookie"`
+		Bucket string `form:"bucket" doc:"settings bucket (the stock client: hon-game-configs)"`
 	}
 	storeRequest struct {
-		Cookie     string     `form:"cookie"`
-		Bucket     string     `form:"bucket"`
-		ModifyTime string     `form:"file_modify_time"`
-		Archive    *wire.File `form:"cloud.zip"`
+		Cookie     string     `form:"cookie" doc:"session cookie"`
+		Bucket     string     `form:"bucket" doc:"settings bucket"`
+		ModifyTime string     `form:"file_modify_time" doc:"YYYY-MM-DD hh:mm:ss"`
+		Archive    *wire.File `form:"cloud.zip" doc:"file part: the zip holding cloud.cfg"`
 	}
 )
 

@@ -79,11 +79,31 @@ func New(d Deps) (*Area, error) {
 // failure shape used when a request fails before its handler runs.
 func (a *Area) Routes() []server.Route {
 	return []server.Route{
-		{Path: PathBoard, Area: areaName, Handler: a.board, Fail: a.failWith(a.boardFail)},
-		{Path: PathDrop, Area: areaName, Handler: a.drop, Fail: a.failWith(func(err error) server.Response { return a.dropFail(err, nil) })},
-		{Path: PathViewChest, Area: areaName, Handler: a.viewChest, Fail: a.failWith(a.viewChestFail)},
-		{Path: PathExchange, Area: areaName, Handler: a.exchange, Fail: a.failWith(a.exchangeFail)},
-		{Path: PathPurchase, Area: areaName, Handler: a.purchase, Fail: a.failWith(a.purchaseFail)},
+		{Path: PathBoard, Area: areaName, Handler: a.board, Fail: a.failWith(a.boardFail), Doc: server.Doc{
+			Summary: "The Plinko board: tiers of the six slots, costs, balances and each chest's state.",
+			Form:    cookieRequest{}, ReplyValue: boardReply{},
+			Reply: "Success: `status_code` 1. Failure: `status_code` alone (codes in host/plinko/status.go).",
+		}},
+		{Path: PathDrop, Area: areaName, Handler: a.drop, Fail: a.failWith(func(err error) server.Response { return a.dropFail(err, nil) }), Doc: server.Doc{
+			Summary: "One drop, paid in tickets or gold; the plugin decides the prize.",
+			Form:    dropRequest{}, ReplyValue: dropReply{},
+			Reply: "Success: `status_code` 1. Failure: the same shape with the error's `status_code` and the account's real balances.",
+		}},
+		{Path: PathViewChest, Area: areaName, Handler: a.viewChest, Fail: a.failWith(a.viewChestFail), Doc: server.Doc{
+			Summary: "A page of up to 56 items of one chest (tier).",
+			Form:    viewChestRequest{}, ReplyValue: viewChestReply{},
+			Reply: "Success: `status_code` 1. Failure: `status_code` in front of an empty page.",
+		}},
+		{Path: PathExchange, Area: areaName, Handler: a.exchange, Fail: a.failWith(a.exchangeFail), Doc: server.Doc{
+			Summary: "The ticket exchange's items and the account's tickets.",
+			Form:    cookieRequest{}, ReplyValue: exchangeReply{},
+			Reply: "Success: `status_code` 51 (an integer). Failure: the same shape with the error's code.",
+		}},
+		{Path: PathPurchase, Area: areaName, Handler: a.purchase, Fail: a.failWith(a.purchaseFail), Doc: server.Doc{
+			Summary: "Buys one exchange item (grab bags included) with tickets.",
+			Form:    purchaseRequest{}, ReplyValue: purchaseReply{},
+			Reply: "Success: `status_code` \"51\" (a string); grab bags add `grabBagTheme`, `grabBagIDs`, `grabBagNames`, `grabBagPaths`, `grabBagTypes`. Failure: the same shape with the error's code and balances.",
+		}},
 	}
 }
 
@@ -109,7 +129,7 @@ func (a *Area) php(v any) server.Response { return server.PHP(a.log, v) }
 // cookieRequest is the form every endpoint sends. The cookie is not
 // required by Decode so that a missing one gets the bad-cookie status.
 type cookieRequest struct {
-	Cookie string `form:"cookie"`
+	Cookie string `form:"cookie" doc:"session cookie from the login"`
 }
 
 // authenticate returns the account of the request's cookie.
@@ -173,8 +193,8 @@ func (a *Area) boardFail(err error) server.Response {
 // --- drop ---
 
 type dropRequest struct {
-	Cookie   string `form:"cookie"`
-	Currency string `form:"currency"`
+	Cookie   string `form:"cookie" doc:"session cookie"`
+	Currency string `form:"currency" doc:"what pays the drop: tickets or gold"`
 }
 
 // cost returns what one drop costs in currency c.
@@ -263,9 +283,9 @@ func (a *Area) dropFail(err error, bal *balances) server.Response {
 // --- viewchest ---
 
 type viewChestRequest struct {
-	Cookie      string `form:"cookie"`
-	TierID      string `form:"tier_id"`
-	TargetIndex string `form:"target_index"`
+	Cookie      string `form:"cookie" doc:"session cookie"`
+	TierID      string `form:"tier_id" doc:"chest tier, 1-6"`
+	TargetIndex string `form:"target_index" doc:"item the page is centred on (1-based)"`
 }
 
 // chestWindow returns the 1-based index of the first item and the number of
@@ -358,8 +378,8 @@ func (a *Area) exchangeFail(err error) server.Response {
 }
 
 type purchaseRequest struct {
-	Cookie string `form:"cookie"`
-	ID     string `form:"id"` // the product id of the item
+	Cookie string `form:"cookie" doc:"session cookie"`
+	ID     string `form:"id" doc:"product id of the item"`
 }
 
 func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {

@@ -9,25 +9,25 @@ import (
 )
 
 type preAuthRequest struct {
-	Login   string `form:"login,required"`
-	A       string `form:"A,required"`
-	SysInfo string `form:"SysInfo"`
+	Login   string `form:"login,required" doc:"account login, case-sensitive"`
+	A       string `form:"A,required" doc:"the client's SRP public value A, hexadecimal"`
+	SysInfo string `form:"SysInfo" doc:"the client's system description"`
 }
 
 type srpAuthRequest struct {
-	Login        string `form:"login,required"`
-	Proof        string `form:"proof,required"`
-	OSType       string `form:"OSType"`
-	MajorVersion string `form:"MajorVersion"`
-	MinorVersion string `form:"MinorVersion"`
-	MicroVersion string `form:"MicroVersion"`
-	SysInfo      string `form:"SysInfo"`
+	Login        string `form:"login,required" doc:"the login of the pre_auth"`
+	Proof        string `form:"proof,required" doc:"the client's SRP proof M1, hexadecimal"`
+	OSType       string `form:"OSType" doc:"the client's build"`
+	MajorVersion string `form:"MajorVersion" doc:"the client's build"`
+	MinorVersion string `form:"MinorVersion" doc:"the client's build"`
+	MicroVersion string `form:"MicroVersion" doc:"the client's build"`
+	SysInfo      string `form:"SysInfo" doc:"the client's system description"`
 }
 
 type switchAuthRequest struct {
-	Login     string `form:"login,required"`
-	AccountID string `form:"account_id,required"`
-	Cookie    string `form:"cookie,required"`
+	Login     string `form:"login,required" doc:"login of the account to switch to"`
+	AccountID string `form:"account_id,required" doc:"its account id"`
+	Cookie    string `form:"cookie,required" doc:"the current session's cookie"`
 }
 
 // loginFail answers a login failure in the auth-error shape (protocol-notes

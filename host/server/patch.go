@@ -10,12 +10,12 @@ import (
 
 // patchRequest is what the client's patcher sends.
 type patchRequest struct {
-	Update         string `form:"update"`
-	Version        string `form:"version"`
-	CurrentVersion string `form:"current_version"`
-	OS             string `form:"os,required"`
-	Arch           string `form:"arch,required"`
-	Cookie         string `form:"cookie"`
+	Update         string `form:"update" doc:"sent by the patcher; not used"`
+	Version        string `form:"version" doc:"the client's version; not used"`
+	CurrentVersion string `form:"current_version" doc:"not used"`
+	OS             string `form:"os,required" doc:"wac, mac, lac or linux (= lac)"`
+	Arch           string `form:"arch,required" doc:"x86_64, i686, ..."`
+	Cookie         string `form:"cookie" doc:"not checked"`
 }
 
 // patchEntry is index 0 of the patch information record.

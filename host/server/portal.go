@@ -38,7 +38,8 @@ func jsonReply(status int, v any) Response {
 }
 
 // registerErrors is the one table of the portal's failures: status and the
-// text the client reads (never an internal error's own text). Checked in
+// text the client reads (never an internal error's own text; empty: the
+// sentence publicMessage words for the error). Checked in
 // order: an uncertain outcome before any refusal it may also match.
 var registerErrors = []struct {
 	err    error
@@ -47,17 +48,17 @@ var registerErrors = []struct {
 }{
 	{errRegisterOff, fasthttp.StatusForbidden, "registration is disabled on this server"},
 	{errRegisterRate, fasthttp.StatusTooManyRequests, "too many registrations from your address; try again later"},
-	{actors.ErrLoginTaken, fasthttp.StatusConflict, "that login is taken"},
+	{actors.ErrLoginTaken, fasthttp.StatusConflict, ""},
 	{login.ErrLoginLookalike, fasthttp.StatusConflict, "a login that looks the same already exists"},
 	{login.ErrLoginNotNormal, fasthttp.StatusBadRequest, "login must be written in ordinary characters (no fullwidth or compatibility forms)"},
 	{login.ErrLoginMixedScripts, fasthttp.StatusBadRequest, "login must not mix Latin, Cyrillic and Greek letters"},
-	{accounts.ErrBadLogin, fasthttp.StatusBadRequest, "login must be 1-12 letters, digits, '_' or '-'"},
-	{accounts.ErrBadPassword, fasthttp.StatusBadRequest, "password must be 1-128 characters"},
-	{accounts.ErrBadEmail, fasthttp.StatusBadRequest, "e-mail must contain '@' and be at most 254 bytes"},
+	{accounts.ErrBadLogin, fasthttp.StatusBadRequest, ""},
+	{accounts.ErrBadPassword, fasthttp.StatusBadRequest, ""},
+	{accounts.ErrBadEmail, fasthttp.StatusBadRequest, ""},
 	{errRegisterUnknown, fasthttp.StatusServiceUnavailable, "the server was too slow to confirm; the account may have been created: try logging in before registering again"},
 	{storage.ErrDiskFull, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
 	{storage.ErrEngineFailed, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
-	{errBadRequest, fasthttp.StatusBadRequest, "malformed request"},
+	{errBadRequest, fasthttp.StatusBadRequest, ""},
 }
 
 func (s *Server) registerFail(err error) Response {
@@ -66,12 +67,16 @@ func (s *Server) registerFail(err error) Response {
 	}
 	for _, e := range registerErrors {
 		if errors.Is(err, e.err) {
-			return jsonReply(e.status, registerReply{Error: e.msg})
+			msg := e.msg
+			if msg == "" {
+				msg = publicMessage(err)
+			}
+			return jsonReply(e.status, registerReply{Error: msg})
 		}
 	}
 	var fe *wire.FieldError
 	if errors.As(err, &fe) {
-		return jsonReply(fasthttp.StatusBadRequest, registerReply{Error: "malformed request: field " + strconv.Quote(fe.Field)})
+		return jsonReply(fasthttp.StatusBadRequest, registerReply{Error: publicMessage(err)})
 	}
 	return jsonReply(fasthttp.StatusInternalServerError, registerReply{Error: "internal error"})
 }

@@ -1,6 +1,11 @@
 package server
 
-import "github.com/honmaster/masterserver/host/login"
+import (
+	"context"
+
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/wire"
+)
 
 // Paths served by the host. Every path and function name the client uses is
 // named here and nowhere else.
@@ -9,6 +14,8 @@ const (
 	PathPatcher         = "/patcher/patcher.php"
 	PathRegister        = "/portal/register"
 	PathHealth          = "/healthz"
+	// PathFront is the server's front page, the default icb_url.
+	PathFront = "/"
 )
 
 // Areas the host serves itself (the login area is login.AreaName; plugin
@@ -16,6 +23,7 @@ const (
 const (
 	AreaPatch  = "patch"
 	AreaPortal = "portal"
+	AreaFront  = "front"
 )
 
 // Functions of /client_requester.php, selected by f.
@@ -31,6 +39,7 @@ type route struct {
 	area    string
 	handler Handler
 	fail    FailFunc
+	doc     Doc
 }
 
 // Route is a path, or a /client_requester.php function, an area serves.
@@ -45,21 +54,59 @@ type Route struct {
 	Area    string
 	Handler Handler
 	Fail    FailFunc // nil: the generic PHP error array
+	Doc     Doc      // for the endpoint reference (docs/endpoints.md)
 }
 
 // builtinRoutes builds the host's own table of paths and of
 // client_requester functions; areas add theirs with Mount.
 func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route) {
-	loginRoute := func(h Handler) route { return route{area: login.AreaName, handler: h, fail: s.loginFail} }
+	loginRoute := func(h Handler, d Doc) route {
+		return route{area: login.AreaName, handler: h, fail: s.loginFail, doc: d}
+	}
+	const authFailure = "Failure: HTTP 200 `a:2:{s:4:\"auth\";s:N:\"MESSAGE\";i:0;b:0;}` (messages in host/login/failure.go)."
 	paths = map[string]route{
-		PathPatcher:  {area: AreaPatch, handler: s.patchInfo, fail: s.genericFail},
-		PathRegister: {area: AreaPortal, handler: s.register, fail: s.registerFail},
+		PathPatcher: {area: AreaPatch, handler: s.patchInfo, fail: s.genericFail, doc: Doc{
+			Summary: "Patch information for the client's os and arch, from the [[patch]] settings.",
+			Form:    patchRequest{}, ReplyValue: patchReply{},
+			Reply: "Index 0 holds `version`, `os`, `arch`, `url`, `url2`, `latest_version`, `latest_manifest_checksum`, `latest_manifest_size`. No entry for the os/arch, or a bad request: the PHP array `error` => sentence.",
+		}},
+		PathRegister: {area: AreaPortal, handler: s.register, fail: s.registerFail, doc: Doc{
+			Summary: "Creates an account (portal.register_enabled).",
+			Form:    registerRequest{},
+			Reply:   "JSON. 200 `{\"account_id\":N,\"login\":\"L\"}`; 400 (a rule broken, a field missing), 403 (registration off), 409 (login taken), 500: `{\"error\":\"sentence\"}`.",
+		}},
+		PathFront: {area: AreaFront, handler: s.front, fail: s.genericFail, doc: Doc{
+			Summary: "The server's front page (the default client.icb_url).",
+			Reply:   "200, a short HTML page.",
+		}},
 	}
 	funcs = map[string]route{
-		FuncPreAuth:    loginRoute(s.preAuth),
-		FuncSRPAuth:    loginRoute(s.srpAuth),
-		FuncSwitchAuth: loginRoute(s.switchAuth),
-		FuncLogout:     loginRoute(s.logout),
+		FuncPreAuth: loginRoute(s.preAuth, Doc{
+			Summary: "SRP step 1: the client's public value A for a login.",
+			Form:    preAuthRequest{},
+			Reply:   "`salt`, `salt2`, `B` (PHP array). " + authFailure,
+		}),
+		FuncSRPAuth: loginRoute(s.srpAuth, Doc{
+			Summary: "SRP step 2: the client's proof; logs in.",
+			Form:    srpAuthRequest{},
+			Reply:   "The 60-entry session record (proof M2, cookie, account data). " + authFailure,
+		}),
+		FuncSwitchAuth: loginRoute(s.switchAuth, Doc{
+			Summary: "Switches to another account of the same main account.",
+			Form:    switchAuthRequest{},
+			Reply:   "The 59-entry session record of that account with a new cookie. " + authFailure,
+		}),
+		FuncLogout: loginRoute(s.logout, Doc{
+			Summary: "Ends the session of the cookie.",
+			Form:    logoutRequest{},
+			Reply:   "`a:2:{i:0;b:1;s:12:\"client_disco\";s:2:\"OK\";}` as independent clients record it. " + authFailure,
+		}),
 	}
 	return paths, funcs
+}
+
+// front answers the front page: the default icb_url of the login record
+// (the client's in-game browser) points here, so it must not be a 404.
+func (s *Server) front(context.Context, *wire.Request) Response {
+	return Text("text/html; charset=utf-8", "<!doctype html><title>honmaster</title><p>This is a Heroes of Newerth master server (honmaster).</p>\n")
 }

@@ -102,7 +102,7 @@ func (s *Server) Mount(routes ...Route) error {
 		if fail == nil {
 			fail = s.genericFail
 		}
-		rt := route{area: r.Area, handler: r.Handler, fail: fail}
+		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
 		} else {
@@ -208,6 +208,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 var (
 	errBadRequest = errors.New("bad request")
 	errNoFunction = errors.New("unknown function")
+	errInternal   = errors.New("internal error")
 )
 
 // call runs the handler, turning a panic into the route's failure reply so
@@ -216,7 +217,7 @@ func (s *Server) call(ctx context.Context, rt route, r *wire.Request) (resp Resp
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panic", "area", rt.area, "path", r.Path, "panic", p)
-			resp = rt.fail(fmt.Errorf("internal error: %v", p))
+			resp = rt.fail(fmt.Errorf("%w: %v", errInternal, p))
 		}
 	}()
 	return rt.handler(ctx, r)
@@ -312,7 +313,7 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 // genericFail answers the generic PHP error array.
 func (s *Server) genericFail(err error) Response {
 	s.log.Debug("request failed", "err", err)
-	return phpReply(s.log, errorReply{Error: err.Error()})
+	return phpReply(s.log, errorReply{Error: publicMessage(err)})
 }
 
 // fasthttpLogger sends fasthttp's own messages to slog.

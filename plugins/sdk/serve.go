@@ -3,6 +3,8 @@ package sdk
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -26,6 +28,13 @@ func Serve(p *Plugin) {
 	}
 	sets := map[int]plugin.PluginSet{ProtocolVersion: {dispenseName: &grpcPlugin{impl: p}}}
 	go watchParent(os.Getppid(), parentCheckInterval, os.Getppid, func() { os.Exit(2) })
+	// A SIGTERM sent to the host's whole process group (a service manager,
+	// "timeout", kill -- -PGID) is the host's to handle: it finishes its
+	// requests and then stops its plugins itself, so a plugin killed by it
+	// first would fail those requests and be logged as a crash. go-plugin
+	// ignores SIGINT for the same reason. A plugin still ends with its host
+	// (watchParent, and Pdeathsig on Linux) and on SIGKILL.
+	signal.Ignore(syscall.SIGTERM)
 
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/endpoints.md from the route table")
+
+// endpointsDoc is the generated endpoint reference, from this package.
+var endpointsDoc = filepath.Join("..", "..", "docs", "endpoints.md")
+
+// TestEndpointsDoc: docs/endpoints.md is what the route table (every area
+// mounted as serve mounts them) renders; -update-docs rewrites it.
+func TestEndpointsDoc(t *testing.T) {
+	cfg := config.Default()
+	cfg.Storage.DataDir = t.TempDir()
+	app, err := OpenApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	// The bundled plugins, in process: only the routes are needed.
+	srv, err := buildServer(app, func(a sdk.Area) sdk.Caller { return bundledPlugin(a)() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := srv.Endpoints()
+	got := renderEndpoints(eps)
+	for _, want := range []string{"/patcher/patcher.php", "/portal/register", "srpAuth", "/master/casino/drop/", "/master/storage/store", "/healthz"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reference lacks %s", want)
+		}
+	}
+	if *updateDocs {
+		if err := os.WriteFile(endpointsDoc, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(endpointsDoc)
+	if err != nil || string(have) != got {
+		t.Errorf("docs/endpoints.md is stale (or missing: %v); run: go generate ./host/cli", err)
+	}
+}
