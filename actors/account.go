@@ -12,10 +12,16 @@ import (
 
 // account is the single writer of one account's state.
 type account struct {
-	sys   *System
-	id    storage.AccountID
-	state *storage.Account // nil when the account does not exist or failed to load
-	err   error            // why state is nil
+	sys    *System
+	id     storage.AccountID
+	state  *storage.Account // nil when the account does not exist or failed to load
+	stored *storage.Stored  // the encodings last written or loaded, to skip unchanged records
+	// all is the owned list with its spare capacity (state.Upgrades is the
+	// same list clipped, so that a published state can never be appended
+	// to), index its index.
+	all   []storage.Upgrade
+	index *storage.OwnedIndex
+	err   error // why state is nil
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -52,7 +58,9 @@ func (a *account) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&changed{Reply: reply})
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Stopping:
+		a.sys.published.Delete(a.id) // passivated: its memory goes
+	case *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))
 		if ctx.Sender() != nil {
@@ -62,14 +70,17 @@ func (a *account) Receive(ctx actor.Context) {
 }
 
 func (a *account) load() {
-	acct, err := a.sys.db.Account(a.id)
+	acct, stored, err := a.sys.db.LoadAccount(a.id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		a.state, a.err = nil, ErrNoAccount
 	case err != nil:
 		a.state, a.err = nil, err
 	default:
-		a.state, a.err = acct, nil
+		a.all, a.index = acct.Upgrades, storage.NewOwnedIndex(acct.Upgrades)
+		acct.Upgrades = a.all[:len(a.all):len(a.all)]
+		a.state, a.stored, a.err = acct, stored, nil
+		a.publish()
 	}
 }
 
@@ -90,14 +101,16 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 			reply = &failure{Err: fmt.Errorf("%w: %v", ErrPanic, r)}
 		}
 	}()
-	return &changed{Reply: fn(a.state)}
+	return &changed{Reply: fn(a.state.WithIndex(a.index))}
 }
 
 // apply runs c on a working copy, commits what it wrote as one synced batch
 // and only then adopts the copy: the in-memory state never runs ahead of
-// storage.
+// storage. Only altered records are written (see Change).
 func (a *account) apply(c Change) (reply any, err error) {
-	tx := &Tx{id: a.id, acct: a.state.Clone(), batch: a.sys.db.NewBatch(), db: a.sys.db}
+	work := a.state.WorkingCopy(a.all, a.index)
+	owned := len(work.Upgrades)
+	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -111,15 +124,46 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	// Only a change that asked to edit the record writes and adopts it: the
 	// state in memory and the record on disk never disagree.
+	var stored *storage.Stored
+	var gained []storage.Upgrade
 	if tx.dirty {
-		tx.acct.ID, tx.acct.SuperID, tx.acct.Login = a.state.ID, a.state.SuperID, a.state.Login
-		tx.batch.PutAccount(tx.acct)
+		w := tx.acct
+		w.ID, w.SuperID, w.Login = a.state.ID, a.state.SuperID, a.state.Login
+		if len(w.Upgrades) < owned {
+			tx.batch.Discard()
+			return nil, fmt.Errorf("%w: owned upgrades removed", ErrBadEdit)
+		}
+		gained = w.Upgrades[owned:]
+		stored = tx.batch.PutAccount(w, a.stored)
+		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		return nil, err
 	}
+	if !tx.dirty {
+		// The copy may leave the actor as the reply (a read-only change may
+		// return it): detach it from the live index, which the actor goes
+		// on changing. Its upgrades (shared, clipped) are never edited.
+		tx.acct.Detach()
+	}
 	if tx.dirty {
-		a.state = tx.acct
+		w := tx.acct
+		// The working copy shares the actor's list: extend it (the gained
+		// upgrades are usually in place past its end already), amortised
+		// O(gained), and its index.
+		a.all = append(a.all[:owned], gained...)
+		a.index.Add(gained...)
+		w.Upgrades = a.all[:len(a.all):len(a.all)]
+		w.Detach()
+		a.state, a.stored = w, stored
+		a.publish()
+	}
+	for _, sw := range tx.sessions {
+		if sw.s != nil {
+			a.sys.sessions.Set(sw.key, sw.s)
+		} else {
+			a.sys.sessions.Remove(sw.key)
+		}
 	}
 	return reply, nil
 }
@@ -132,3 +176,9 @@ func typeName(v any) string { return fmt.Sprintf("%T", v) }
 func expired(deadline time.Time) bool {
 	return !deadline.IsZero() && time.Now().After(deadline)
 }
+
+// publish makes the current state readable without a message to the actor
+// (System.Snapshot). The state is never modified once adopted (changes edit
+// a deep working copy, the owned list is clipped and carries no index), so
+// it is shared as it is, at no memory cost.
+func (a *account) publish() { a.sys.published.Store(a.id, a.state) }

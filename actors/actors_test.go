@@ -253,12 +253,15 @@ func TestReadAndCatalogVersion(t *testing.T) {
 	if _, err := s.Read(ctx, 99, func(*storage.Account) any { return nil }); !errors.Is(err, ErrNoAccount) {
 		t.Fatalf("Read of a missing account: %v", err)
 	}
-	v0 := s.CatalogVersion()
-	if err := s.PutCatalog(ctx, &storage.Catalog{}); err != nil {
+	v0 := s.GlobalVersion(testGlobal.Name())
+	if _, err := s.UpdateGlobal(ctx, func(g *GlobalTx) (any, error) { return nil, testGlobal.Put(g, "k", "v") }); err != nil {
 		t.Fatal(err)
 	}
-	if s.CatalogVersion() == v0 {
-		t.Error("catalog version unchanged after a write")
+	if s.GlobalVersion(testGlobal.Name()) == v0 {
+		t.Error("global version unchanged after a write")
+	}
+	if v, err := testGlobal.Get(s.DB(), "k"); err != nil || v != "v" {
+		t.Errorf("global record = %q, %v", v, err)
 	}
 }
 

@@ -13,24 +13,49 @@ import (
 // and answers Apply's reply. When Apply errs nothing is written and the
 // account is unchanged.
 //
+// Only the records a change altered are written: the profile and lists
+// records when their encoding changed, one record per upgrade gained, and
+// what the change put in its own keyspaces.
+//
 // Apply runs inside the actor: it must not block on anything but its own
-// computation, and must not keep the Tx or the account after returning.
+// computation, and must not keep the Tx or the account after returning. A
+// change that edited the account (called Account) must not return it as its
+// reply: it becomes the actor's state; return a Clone or the values needed.
 type Change interface {
 	Apply(tx *Tx) (reply any, err error)
 }
 
 // Tx is the write access a Change gets: the working copy of its own account
 // and the records keyed by that account. It cannot reach another account.
+// It implements storage.AccountWriter, so an area's per-account keyspace is
+// written with ks.Put(tx, key, value).
 type Tx struct {
-	id    storage.AccountID
-	acct  *storage.Account
-	batch *storage.Batch
-	db    *storage.DB
-	dirty bool
+	id       storage.AccountID
+	index    *storage.OwnedIndex // the upgrades owned before the change
+	gained   map[string]struct{} // ids of the upgrades gained so far, once they are many
+	gainedN  int                 // how many of them gained indexes
+	acct     *storage.Account
+	owned    int // len(acct.Upgrades) when the change started
+	batch    *storage.Batch
+	db       *storage.DB
+	dirty    bool
+	sessions []sessionWrite
 }
 
+// sessionWrite is a session put (s non-nil) or delete, applied to the
+// session cache once the change commits.
+type sessionWrite struct {
+	key [32]byte
+	s   *storage.Session
+}
+
+// ID is the account the Tx writes.
+func (t *Tx) ID() storage.AccountID { return t.id }
+
 // Account returns the working copy for editing. When the change succeeds the
-// record is written back and becomes the actor's state.
+// records it altered are written and the copy becomes the actor's state.
+// Owned upgrades may be appended (a.Upgrades = append(a.Upgrades, u), or
+// AddUpgrade) but never edited in place.
 func (t *Tx) Account() *storage.Account {
 	t.dirty = true
 	return t.acct
@@ -41,9 +66,45 @@ func (t *Tx) Account() *storage.Account {
 // through View by mistake is dropped from memory and disk alike.
 func (t *Tx) View() *storage.Account { return t.acct }
 
+// AddUpgrade gives the account an upgrade unless it owns it already, and
+// reports whether it was added. Its cost does not depend on how many
+// upgrades the account owns.
+func (t *Tx) AddUpgrade(u storage.Upgrade) bool {
+	a := t.Account()
+	if t.index.Has(u.ID) {
+		return false
+	}
+	tail := a.Upgrades[t.owned:] // gained by this change so far
+	if len(tail) < 8 {
+		for _, g := range tail {
+			if g.ID == u.ID {
+				return false
+			}
+		}
+	} else {
+		if t.gained == nil {
+			t.gained = make(map[string]struct{}, 2*len(tail))
+		}
+		for _, g := range tail[t.gainedN:] { // also those the change appended itself
+			t.gained[g.ID] = struct{}{}
+		}
+		t.gainedN = len(tail)
+		if _, ok := t.gained[u.ID]; ok {
+			return false
+		}
+	}
+	a.Upgrades = append(a.Upgrades, u)
+	return true
+}
+
 // DB gives read access to storage (for example the account's stored cloud
-// archive); writes go through the Tx.
+// archive, or an area's keyspace); writes go through the Tx. Reads see the
+// database as of before this change.
 func (t *Tx) DB() *storage.DB { return t.db }
+
+// AccountWrites implements storage.AccountWriter: per-account keyspaces
+// write through the Tx into its batch.
+func (t *Tx) AccountWrites() *storage.AccountWrites { return t.batch.ForAccount(t.id) }
 
 // PutSession stores a session of this account.
 func (t *Tx) PutSession(s *storage.Session) error {
@@ -51,6 +112,8 @@ func (t *Tx) PutSession(s *storage.Session) error {
 		return fmt.Errorf("%w: session of account %d written by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
 	t.batch.PutSession(s)
+	c := *s
+	t.sessions = append(t.sessions, sessionWrite{key: s.Key(), s: &c})
 	return nil
 }
 
@@ -59,7 +122,9 @@ func (t *Tx) DeleteSession(s *storage.Session) error {
 	if s.AccountID != t.id {
 		return fmt.Errorf("%w: session of account %d deleted by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
-	t.batch.DeleteSession(s.Cookie)
+	key := s.Key()
+	t.batch.DeleteSession(key)
+	t.sessions = append(t.sessions, sessionWrite{key: key})
 	return nil
 }
 
@@ -69,3 +134,5 @@ func (t *Tx) PutCloud(o *storage.CloudObject) {
 	o.AccountID = t.id
 	t.batch.PutCloud(o)
 }
+
+var _ storage.AccountWriter = (*Tx)(nil)

@@ -7,10 +7,27 @@
 // straight back to the asker), and passivates an idle account by poisoning it
 // and buffering that account's requests until it has stopped. No request is
 // therefore lost to the race between "idle, stopping" and "new request".
-//
-// Account creation goes through the registry actor, the single writer of the
-// login index, the sub-account index and the account id sequence.
+// Account actors are spawned from the root and watched by their shard rather
+// than made its children: protoactor's PIDSet.Remove keeps the last removed
+// child reachable from its parent, which would keep passivated accounts in
+// memory.
 //
 // Areas describe their mutations as Change values (see Change); the account
-// actor gives them a Tx scoped to that account and commits what they wrote.
+// actor gives them a Tx scoped to that account and commits what they wrote:
+// the account records whose encoding changed, the upgrades gained, and the
+// records of the area's own per-account keyspaces (storage.AccountKeyspace,
+// written with ks.Put(tx, key, value)). The actor keeps the decoded account
+// and publishes it after each commit: System.Snapshot reads it without a
+// message, System.Read runs a function inside the actor.
+//
+// The registry actor is the single writer of everything not owned by one
+// account: account creation (the login index, the sub-account index and the
+// id sequence, which refuses to wrap) and every global keyspace
+// (storage.GlobalKeyspace, written in System.UpdateGlobal with
+// ks.Put(g, key, value)); System.GlobalVersion tells caches when a global
+// keyspace changed.
+//
+// Sessions are read through System.Session: a bounded cache in front of
+// storage that each account's actor updates when it writes or deletes one of
+// its sessions.
 package actors

@@ -24,6 +24,12 @@ var (
 	ErrWrongAccount = errors.New("actors: write outside the account")
 	// ErrPanic is returned when a Change panicked; nothing was written.
 	ErrPanic = errors.New("actors: change panicked")
+	// ErrBadEdit marks a Change that removed owned upgrades (they are only
+	// ever appended); nothing was written.
+	ErrBadEdit = errors.New("actors: change edited owned upgrades")
+	// ErrIDSpace is returned when the account id sequence is exhausted (it
+	// would wrap) or points at an existing account.
+	ErrIDSpace = errors.New("actors: account id space exhausted")
 	// ErrUnexpectedReply marks an internal protocol error.
 	ErrUnexpectedReply = errors.New("actors: unexpected reply")
 )

@@ -17,6 +17,10 @@ type envelope struct {
 // Now minus the idle timeout.
 type sweep struct{ Now time.Time }
 
+// drain makes a shard stop all its account actors and answer done when
+// they have all stopped.
+type drain struct{}
+
 // getAccount asks an account actor for a snapshot of its record.
 type getAccount struct{}
 
@@ -44,10 +48,10 @@ type ensureMeta struct {
 	Value []byte
 }
 
-// putCatalog asks the registry to replace the Plinko catalog, unless
-// Deadline has passed when the registry gets to it.
-type putCatalog struct {
-	Catalog  *storage.Catalog
+// updateGlobal asks the registry to run Fn and commit its global writes,
+// unless Deadline has passed when the registry gets to it.
+type updateGlobal struct {
+	Fn       func(*GlobalTx) (any, error)
 	Deadline time.Time
 }
 

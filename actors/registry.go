@@ -9,8 +9,8 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// registry is the single writer of the login index, the sub-account index and
-// the account id sequence. A new account's record is written by the registry
+// registry is the single writer of the login index, the sub-account index,
+// the account id sequence and every global keyspace. A new account's record is written by the registry
 // in the same batch; from then on only the account's own actor writes it.
 type registry struct{ sys *System }
 
@@ -39,19 +39,17 @@ func (r *registry) Receive(ctx actor.Context) {
 			return
 		}
 		ctx.Respond(&metaValue{Value: v})
-	case *putCatalog:
+	case *updateGlobal:
 		if expired(m.Deadline) {
 			ctx.Respond(&failure{Err: ErrExpired})
 			return
 		}
-		b := r.sys.db.NewBatch()
-		b.PutCatalog(m.Catalog)
-		if err := r.sys.db.Commit(b); err != nil {
+		reply, err := r.updateGlobal(m.Fn)
+		if err != nil {
 			ctx.Respond(&failure{Err: err})
 			return
 		}
-		r.sys.catalogVersion.Add(1)
-		ctx.Respond(&done{})
+		ctx.Respond(&changed{Reply: reply})
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	default:
 		ctx.Logger().Warn("registry: unexpected message", "type", typeName(m))
@@ -68,6 +66,17 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 	id, err := db.NextAccountID()
 	if err != nil {
 		return nil, err
+	}
+	// Ids are uint32: once the sequence wraps, a new account would take the
+	// id (and records) of an old one. Refuse, and refuse any id whose
+	// record exists whatever the reason.
+	if id == 0 {
+		return nil, fmt.Errorf("%w: the id sequence wrapped", ErrIDSpace)
+	}
+	if exists, err := db.AccountExists(id); err != nil {
+		return nil, err
+	} else if exists {
+		return nil, fmt.Errorf("%w: account %d exists", ErrIDSpace, id)
 	}
 	acct := req.Account.Clone()
 	acct.ID, acct.SuperID, acct.Login = id, id, req.Login
@@ -90,11 +99,51 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 		acct.SuperID = parent.ID
 		b.PutSubAccount(parent.ID, id)
 	}
-	b.PutAccount(acct)
+	b.PutAccount(acct, nil)
+	b.PutUpgrades(id, 0, acct.Upgrades)
 	b.PutLogin(acct.Login, id)
 	b.SetNextAccountID(id + 1)
 	if err := db.Commit(b); err != nil {
 		return nil, err
 	}
 	return acct, nil
+}
+
+// GlobalTx is the write access of one global update: it implements
+// storage.GlobalWriter, so a global keyspace is written with
+// ks.Put(g, key, value). Everything written commits as one synced batch.
+type GlobalTx struct {
+	w  *storage.GlobalWrites
+	db *storage.DB
+}
+
+// GlobalWrites implements storage.GlobalWriter.
+func (g *GlobalTx) GlobalWrites() *storage.GlobalWrites { return g.w }
+
+// DB gives read access to storage (as of before this update).
+func (g *GlobalTx) DB() *storage.DB { return g.db }
+
+var _ storage.GlobalWriter = (*GlobalTx)(nil)
+
+func (r *registry) updateGlobal(fn func(*GlobalTx) (any, error)) (reply any, err error) {
+	b := r.sys.db.NewBatch()
+	g := &GlobalTx{w: b.ForGlobal(), db: r.sys.db}
+	defer func() {
+		if p := recover(); p != nil {
+			b.Discard()
+			reply, err = nil, fmt.Errorf("%w: %v", ErrPanic, p)
+		}
+	}()
+	reply, err = fn(g)
+	if err != nil {
+		b.Discard()
+		return nil, err
+	}
+	if err := r.sys.db.Commit(b); err != nil {
+		return nil, err
+	}
+	for _, name := range g.w.Touched() {
+		r.sys.version(name).Add(1)
+	}
+	return reply, nil
 }

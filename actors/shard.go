@@ -27,7 +27,8 @@ type shard struct {
 	sys      *System
 	children map[storage.AccountID]*child
 	byPID    map[string]storage.AccountID
-	stopping bool // the shard itself is stopping: spawn nothing more
+	stopping bool       // the shard is draining or stopping: spawn nothing more
+	drainer  *actor.PID // asked for the drain; answered once no account actor is left
 }
 
 func newShard(s *System) *shard {
@@ -38,6 +39,12 @@ func (sh *shard) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *envelope:
 		c := sh.children[m.ID]
+		if c == nil && sh.stopping {
+			if ctx.Sender() != nil {
+				ctx.Respond(&failure{Err: ErrStopped})
+			}
+			return
+		}
 		if c == nil {
 			c = sh.spawn(ctx, m.ID)
 		}
@@ -58,7 +65,21 @@ func (sh *shard) Receive(ctx actor.Context) {
 				ctx.Poison(c.pid)
 			}
 		}
+	case *drain:
+		// The account actors are not the shard's children (see spawn), so the
+		// shard stops them itself before it stops: each after the requests
+		// already queued to it.
+		sh.stopping = true
+		sh.drainer = ctx.Sender()
+		for _, c := range sh.children {
+			if !c.stopping {
+				c.stopping = true
+				ctx.Poison(c.pid)
+			}
+		}
+		sh.drained(ctx)
 	case *actor.Terminated:
+		defer sh.drained(ctx)
 		id, ok := sh.byPID[m.Who.Id]
 		if !ok {
 			return
@@ -67,7 +88,7 @@ func (sh *shard) Receive(ctx actor.Context) {
 		c := sh.children[id]
 		delete(sh.children, id)
 		sh.sys.live.Add(-1)
-		if c != nil && c.stopping {
+		if c != nil && c.stopping && !sh.stopping {
 			sh.sys.passivations.Add(1)
 		}
 		if c != nil && len(c.held) > 0 {
@@ -95,12 +116,26 @@ func (sh *shard) Receive(ctx actor.Context) {
 }
 
 func (sh *shard) spawn(ctx actor.Context, id storage.AccountID) *child {
+	// Account actors are spawned from the root, not as the shard's children,
+	// and watched: protoactor's PIDSet.Remove (the parent's children set)
+	// leaves the vacated slot holding the last PID, whose cached process keeps
+	// a stopped actor (mailbox, context, account state) reachable from the
+	// parent. The shard's own maps are the only references it keeps.
 	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} },
 		actor.WithReceiverMiddleware(sh.sys.unstamp))
-	pid := ctx.Spawn(props)
+	pid := sh.sys.as.Root.Spawn(props)
+	ctx.Watch(pid)
 	c := &child{pid: pid, lastUse: time.Now()}
 	sh.children[id] = c
 	sh.byPID[pid.Id] = id
 	sh.sys.live.Add(1)
 	return c
+}
+
+// drained answers the drain request once no account actor is left.
+func (sh *shard) drained(ctx actor.Context) {
+	if sh.drainer != nil && len(sh.children) == 0 {
+		ctx.Send(sh.drainer, &done{})
+		sh.drainer = nil
+	}
 }

@@ -7,12 +7,14 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/storage/cache"
 )
 
 // Options configures a System. Zero fields take the documented defaults.
@@ -20,7 +22,10 @@ type Options struct {
 	IdleTimeout time.Duration // an account actor idle this long is passivated (default 5m)
 	AskTimeout  time.Duration // upper bound of one request (default 5s)
 	Shards      int           // number of shard actors (default 32)
-	Logger      *slog.Logger  // nil discards
+	// SessionCacheSize bounds the sessions kept in memory in front of
+	// storage (default 100000; about 250 bytes each).
+	SessionCacheSize int
+	Logger           *slog.Logger // nil discards
 }
 
 func (o *Options) ensureDefaults() {
@@ -32,6 +37,9 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.Shards <= 0 {
 		o.Shards = 32
+	}
+	if o.SessionCacheSize == 0 {
+		o.SessionCacheSize = DefaultSessionCacheSize
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -47,20 +55,32 @@ type System struct {
 	registry *actor.PID
 	stopped  atomic.Bool
 	live     atomic.Int64 // account actors alive now
-	// catalogVersion counts catalog writes by this process: caches of the
-	// catalog compare it instead of re-reading storage.
-	catalogVersion atomic.Uint64
-	done           chan struct{}
-	onMailbox      atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
-	passivations   atomic.Int64
+	// versions counts the writes of each global keyspace by this process
+	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
+	versions sync.Map
+	sessions *cache.LRU[[32]byte, *storage.Session]
+	// published holds the state of every live account actor (AccountID ->
+	// *storage.Account, read-only), replaced after each change it commits
+	// and removed when it is passivated.
+	published sync.Map
+	done      chan struct{}
+
+	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
+	passivations atomic.Int64
 }
+
+// DefaultSessionCacheSize is the default bound of the session cache.
+const DefaultSessionCacheSize = 100_000
 
 // New starts the actor system over db.
 func New(db *storage.DB, opts Options) *System {
 	opts.ensureDefaults()
 	logger := opts.Logger.With("component", "actors")
 	as := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
-	s := &System{db: db, opts: opts, as: as, done: make(chan struct{})}
+	s := &System{db: db, opts: opts, as: as, done: make(chan struct{}),
+		sessions: cache.New[[32]byte, *storage.Session](opts.SessionCacheSize, func(k [32]byte) uint32 {
+			return uint32(k[0]) | uint32(k[1])<<8
+		})}
 	for i := 0; i < opts.Shards; i++ {
 		props := actor.PropsFromProducer(func() actor.Actor { return newShard(s) })
 		pid, err := as.Root.SpawnNamed(props, "shard-"+strconv.Itoa(i))
@@ -108,6 +128,9 @@ func (s *System) Shutdown() {
 		return
 	}
 	close(s.done)
+	for _, pid := range s.shards {
+		_, _ = s.as.Root.RequestFuture(pid, &drain{}, 30*time.Second).Result()
+	}
 	for _, pid := range append([]*actor.PID{s.registry}, s.shards...) {
 		_ = s.as.Root.PoisonFuture(pid).Wait()
 	}
@@ -255,19 +278,79 @@ func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]b
 	return m.Value, nil
 }
 
-// PutCatalog replaces the Plinko catalog (a global record, written by the
-// registry).
-func (s *System) PutCatalog(ctx context.Context, c *storage.Catalog) error {
-	_, err := mutate[*done](ctx, s, s.registry, func(dl time.Time) any {
-		return &putCatalog{Catalog: c, Deadline: dl}
+// UpdateGlobal runs fn in the registry, the single writer of every global
+// keyspace, and commits what fn wrote through its GlobalTx as one synced
+// batch before returning fn's reply. When fn errs nothing is written. fn
+// must be quick: global updates run one at a time.
+func (s *System) UpdateGlobal(ctx context.Context, fn func(*GlobalTx) (any, error)) (any, error) {
+	ch, err := mutate[*changed](ctx, s, s.registry, func(dl time.Time) any {
+		return &updateGlobal{Fn: fn, Deadline: dl}
 	})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return ch.Reply, nil
 }
 
-// CatalogVersion changes every time this system writes the catalog. (Only
-// one process opens a data directory at a time, so no other writer exists
-// while it runs.)
-func (s *System) CatalogVersion() uint64 { return s.catalogVersion.Load() }
+// GlobalVersion changes every time this system commits a write to the
+// global keyspace named name, so that a cache of global records compares a
+// number instead of re-reading storage. (Only one process opens a data
+// directory at a time, so no other writer exists while it runs.)
+func (s *System) GlobalVersion(name string) uint64 { return s.version(name).Load() }
+
+func (s *System) version(name string) *atomic.Uint64 {
+	if v, ok := s.versions.Load(name); ok {
+		return v.(*atomic.Uint64)
+	}
+	v, _ := s.versions.LoadOrStore(name, new(atomic.Uint64))
+	return v.(*atomic.Uint64)
+}
+
+// Session returns the session of cookie, expired or not: from memory when
+// cached, else from storage (and then cached). The account's actor updates
+// the cache whenever it writes or deletes one of its sessions, so a cached
+// session is never stale. storage.ErrNotFound when there is none.
+func (s *System) Session(cookie string) (*storage.Session, error) {
+	key := storage.SessionHash(cookie)
+	if sess, ok := s.sessions.Get(key); ok {
+		c := *sess
+		c.Cookie = cookie
+		return &c, nil
+	}
+	gen := s.sessions.Gen(key)
+	sess, err := s.db.SessionByKey(key)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions.Fill(key, sess, gen)
+	c := *sess
+	c.Cookie = cookie
+	return &c, nil
+}
+
+// CachedSessions is the number of sessions held in memory.
+func (s *System) CachedSessions() int { return s.sessions.Len() }
+
+// Snapshot returns the state of a live account without asking its actor
+// (no message, no copy): the state as of the account's last committed
+// change. It is shared and strictly read-only (never edit it or anything it
+// holds). An account whose actor is not live is loaded through it first.
+// Use it for reads whose answer does not feed a write; a change reads the
+// account in its Tx instead.
+func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
+	if v, ok := s.published.Load(id); ok {
+		return v.(*storage.Account), nil
+	}
+	res, err := s.Read(ctx, id, func(*storage.Account) any { return nil })
+	if err != nil {
+		return nil, err
+	}
+	_ = res
+	if v, ok := s.published.Load(id); ok {
+		return v.(*storage.Account), nil
+	}
+	return s.Account(ctx, id) // passivated in between: a private copy
+}
 
 // Read runs fn on the account's current state inside its actor and returns
 // fn's result, without copying the account. fn must only read, must not keep

@@ -53,13 +53,18 @@ type Server struct {
 
 // Storage is the [storage] table.
 type Storage struct {
-	DataDir string `toml:"data_dir"`
+	DataDir         string   `toml:"data_dir"`
+	CacheSize       ByteSize `toml:"cache_size"`         // Pebble block cache
+	MemTableSize    ByteSize `toml:"memtable_size"`      // one Pebble memtable
+	BloomBitsPerKey int      `toml:"bloom_bits_per_key"` // 0: no bloom filters
 }
 
 // Actors is the [actors] table: per-account actor lifetimes.
 type Actors struct {
-	IdleTimeout Duration `toml:"idle_timeout"` // an idle account actor is passivated after this
-	AskTimeout  Duration `toml:"ask_timeout"`  // longest wait for an actor's answer
+	IdleTimeout       Duration `toml:"idle_timeout"`        // an idle account actor is passivated after this
+	SessionCacheSize  int      `toml:"session_cache_size"`  // sessions kept in memory
+	VerifierCacheSize int      `toml:"verifier_cache_size"` // SRP verifiers kept in memory
+	AskTimeout        Duration `toml:"ask_timeout"`         // longest wait for an actor's answer
 }
 
 // Operator is the [operator] table: the operator listener (metrics,
@@ -159,6 +164,11 @@ type Plugin struct {
 	Env          []string `toml:"env"` // "KEY=VALUE" each
 	StartTimeout Duration `toml:"start_timeout"`
 	CallTimeout  Duration `toml:"call_timeout"`
+	PingInterval Duration `toml:"ping_interval"`
+	PingTimeout  Duration `toml:"ping_timeout"`
+	// Config is the [plugins.<area>.config] table, handed as is to the
+	// plugin's Configure; the plugin validates it.
+	Config map[string]any `toml:"config"`
 }
 
 // pluginAreas are the names [plugins.<area>] accepts: the areas meant to run
@@ -294,6 +304,15 @@ func (c *Config) overlay(doc string) error {
 		}
 		if set("call_timeout") {
 			merged.CallTimeout = p.CallTimeout
+		}
+		if set("ping_interval") {
+			merged.PingInterval = p.PingInterval
+		}
+		if set("ping_timeout") {
+			merged.PingTimeout = p.PingTimeout
+		}
+		if set("config") {
+			merged.Config = p.Config
 		}
 		plugins[area] = merged
 	}

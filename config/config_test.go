@@ -17,7 +17,8 @@ import (
 // slip in the file shows up here.
 func wantDefaults() *Config {
 	plugin := Plugin{Path: "", Args: []string{}, Env: []string{},
-		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second}}
+		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second},
+		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}}
 	patch := func(os string) Patch {
 		return Patch{OS: os, Arch: "x86_64", Version: "4.10.1", LatestVersion: "4.10.1",
 			URL: "http://127.0.0.1:8080/patches/", URL2: "http://127.0.0.1:8080/patches2/",
@@ -30,8 +31,9 @@ func wantDefaults() *Config {
 			IdleTimeout: Duration{2 * time.Minute}, ShutdownTimeout: Duration{10 * time.Second},
 			LogLevel: LogInfo, LogFormat: LogText, TrustForwardedFor: false,
 		},
-		Storage:    Storage{DataDir: "./data"},
-		Actors:     Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second}},
+		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10},
+		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
+			SessionCacheSize: 100000, VerifierCacheSize: 20000},
 		Operator:   Operator{Enabled: true, Listen: "127.0.0.1:8081"},
 		Chat:       Endpoint{Host: "127.0.0.1", Port: 11031},
 		Commenting: Endpoint{Host: "127.0.0.1", Port: 11040},

@@ -21,6 +21,21 @@ func (c *Config) Validate() error {
 	if c.Storage.DataDir == "" {
 		ps.add("storage.data_dir", "must not be empty")
 	}
+	if c.Storage.CacheSize < 1<<20 {
+		ps.add("storage.cache_size", "must be at least 1MiB")
+	}
+	if c.Storage.MemTableSize < 1<<20 || c.Storage.MemTableSize > 1<<30 {
+		ps.add("storage.memtable_size", "must be between 1MiB and 1GiB")
+	}
+	if c.Storage.BloomBitsPerKey < 0 || c.Storage.BloomBitsPerKey > 32 {
+		ps.add("storage.bloom_bits_per_key", "must be 0..32")
+	}
+	if c.Actors.SessionCacheSize < 0 {
+		ps.add("actors.session_cache_size", "must be >= 0")
+	}
+	if c.Actors.VerifierCacheSize < 0 {
+		ps.add("actors.verifier_cache_size", "must be >= 0")
+	}
 	positive(&ps, "actors.idle_timeout", c.Actors.IdleTimeout)
 	positive(&ps, "actors.ask_timeout", c.Actors.AskTimeout)
 	c.validateOperator(&ps)
@@ -213,6 +228,12 @@ func (c *Config) validatePlugins(ps *problems) {
 		}
 		positive(ps, key("start_timeout"), p.StartTimeout)
 		positive(ps, key("call_timeout"), p.CallTimeout)
+		// Zero (a table built in code) means the supervisor's default.
+		for k, d := range map[string]Duration{"ping_interval": p.PingInterval, "ping_timeout": p.PingTimeout} {
+			if d.Duration < 0 {
+				ps.add(key(k), "must be > 0")
+			}
+		}
 	}
 }
 

@@ -1,14 +1,17 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+	"google.golang.org/protobuf/proto"
 )
 
 // Batch collects the writes of one mutation; DB.Commit applies them
 // atomically. The first encoding error sticks and fails the commit, so
-// callers may chain puts and check once.
+// callers may chain puts and check once. Only package actors creates and
+// commits batches (see TestOnlyActorsWrite).
 type Batch struct {
 	pb  *pebble.Batch
 	err error
@@ -19,6 +22,9 @@ func (db *DB) NewBatch() *Batch { return &Batch{pb: db.pdb.NewBatch()} }
 
 // Discard releases a batch that will not be committed.
 func (b *Batch) Discard() { b.pb.Close() }
+
+// Empty reports whether the batch holds no write.
+func (b *Batch) Empty() bool { return b.pb.Empty() && b.err == nil }
 
 func (b *Batch) set(key, value []byte, err error) {
 	if b.err != nil {
@@ -31,10 +37,50 @@ func (b *Batch) set(key, value []byte, err error) {
 	b.err = b.pb.Set(key, value, nil)
 }
 
-// PutAccount writes an account record.
-func (b *Batch) PutAccount(a *Account) {
-	v, err := encodeJSON(a)
-	b.set(accountKey(a.ID), v, err)
+func (b *Batch) del(key []byte) {
+	if b.err == nil {
+		b.err = b.pb.Delete(key, nil)
+	}
+}
+
+func (b *Batch) setPB(key []byte, m proto.Message) {
+	v, err := encodePB(m)
+	b.set(key, v, err)
+}
+
+// Stored is what an account's actor keeps of the records it last wrote (or
+// loaded), so that a change writes only the records it altered.
+type Stored struct{ profile, lists []byte }
+
+// PutAccount writes the profile and lists records of a that differ from
+// prev (all of them when prev is nil) and returns what is stored once the
+// batch commits. Owned upgrades are separate records (PutUpgrades).
+func (b *Batch) PutAccount(a *Account, prev *Stored) *Stored {
+	next := &Stored{}
+	var err error
+	if next.profile, err = encodePB(toProfile(a)); err != nil {
+		b.set(accountKey(a.ID), nil, err)
+		return prev
+	}
+	if next.lists, err = encodePB(toLists(a)); err != nil {
+		b.set(listsKey(a.ID), nil, err)
+		return prev
+	}
+	if prev == nil || !bytes.Equal(prev.profile, next.profile) {
+		b.set(accountKey(a.ID), next.profile, nil)
+	}
+	if prev == nil || !bytes.Equal(prev.lists, next.lists) {
+		b.set(listsKey(a.ID), next.lists, nil)
+	}
+	return next
+}
+
+// PutUpgrades writes owned upgrades of account id, one record each; first is
+// the position of us[0] in the account's list (the order they were gained).
+func (b *Batch) PutUpgrades(id AccountID, first int, us []Upgrade) {
+	for i := range us {
+		b.setPB(ownedKey(id, us[i].ID), toUpgrade(first+i, &us[i]))
+	}
 }
 
 // PutLogin maps a login to its account.
@@ -52,18 +98,11 @@ func (b *Batch) SetNextAccountID(id AccountID) {
 	b.set(metaKey(metaNextAccountID), appendID(nil, id), nil)
 }
 
-// PutSession writes a session.
-func (b *Batch) PutSession(s *Session) {
-	v, err := encodeJSON(s)
-	b.set(sessionKey(s.Cookie), v, err)
-}
+// PutSession writes a session under the hash of its cookie.
+func (b *Batch) PutSession(s *Session) { b.setPB(sessionKey(s.Key()), toSession(s)) }
 
-// DeleteSession removes a session.
-func (b *Batch) DeleteSession(cookie string) {
-	if b.err == nil {
-		b.err = b.pb.Delete(sessionKey(cookie), nil)
-	}
-}
+// DeleteSession removes the session stored under key (Session.Key).
+func (b *Batch) DeleteSession(key [32]byte) { b.del(sessionKey(key)) }
 
 // PutCloud writes (or replaces) a settings archive.
 func (b *Batch) PutCloud(o *CloudObject) {
@@ -74,10 +113,4 @@ func (b *Batch) PutCloud(o *CloudObject) {
 // PutMeta writes a metadata value.
 func (b *Batch) PutMeta(name string, value []byte) {
 	b.set(metaKey(name), value, nil)
-}
-
-// PutCatalog replaces the Plinko catalog.
-func (b *Batch) PutCatalog(c *Catalog) {
-	v, err := encodeJSON(c)
-	b.set(metaKey(metaCatalog), v, err)
 }

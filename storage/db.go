@@ -1,10 +1,55 @@
-// Package storage provides the host's single durable store: one Pebble
-// database behind a small typed API of records (accounts, sessions, cloud
-// settings) and batches that commit atomically and synced.
+// Package storage is the host's single durable store: one Pebble database
+// behind a small typed API. No Pebble type appears in its signatures, so a
+// distributed backend can sit behind the same API later.
 //
-// Reads may come from anywhere. Writes go through a Batch committed with
-// DB.Commit; by the project's rules only the actors call Commit, so that each
-// account has exactly one writer.
+// # Records
+//
+// An account is several small records (see keys.go), each a protobuf
+// message (storage/proto/records.proto) behind a format byte: its profile
+// and balances, its lists, and one record per owned upgrade, so that a
+// change writes only what it altered and a grant costs the same whatever
+// the account owns. Sessions are stored under the SHA-256 of their cookie.
+//
+// # Keyspaces
+//
+// Areas declare their own records as typed keyspaces, once, at package
+// level:
+//
+//	// per account: a guide's flags and vote, keyed (account, guide id)
+//	var guideMarks = storage.NewAccountKeyspace("guides.marks", storage.Proto[*guidespb.Marks]())
+//	// global: the guides themselves, keyed by guide id
+//	var guideContent = storage.NewGlobalKeyspace("guides.content", storage.Proto[*guidespb.Guide]())
+//
+// A per-account record is written only inside the account's actor, through
+// the Tx a Change gets (actors.Tx implements AccountWriter):
+//
+//	func (c *vote) Apply(tx *actors.Tx) (any, error) {
+//		m, err := guideMarks.Get(tx.DB(), tx.ID(), c.guide) // ErrNotFound when none
+//		...
+//		return nil, guideMarks.Put(tx, c.guide, m)
+//	}
+//
+// A global record is written by the single global writer (the registry
+// actor), through actors.System.UpdateGlobal, whose GlobalTx implements
+// GlobalWriter:
+//
+//	sys.UpdateGlobal(ctx, func(g *actors.GlobalTx) (any, error) {
+//		return nil, guideContent.Put(g, "42", guide)
+//	})
+//
+// Reads come from anywhere, and iterate by key prefix in key order:
+//
+//	guideContent.Each(db, "", func(key string, g *guidespb.Guide) error { ... })
+//	guideMarks.Each(db, accountID, "", func(guide string, m *guidespb.Marks) error { ... })
+//
+// Keys are strings; to get numeric order, encode numbers big-endian or
+// zero-padded (KeyUint64 helps).
+//
+// # Writes
+//
+// Writes go through a Batch committed with DB.Commit, atomically and synced;
+// by the project's rules only package actors creates and commits batches,
+// so that each account has exactly one writer.
 package storage
 
 import (
@@ -12,11 +57,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/honmaster/masterserver/storage/internal/pb"
 )
 
 var (
@@ -26,16 +75,33 @@ var (
 	ErrCorrupt = errors.New("storage: corrupt value")
 	// ErrClosed is returned by a DB after Close.
 	ErrClosed = errors.New("storage: closed")
+	// ErrNewerSchema refuses a data directory written by a newer version.
+	ErrNewerSchema = errors.New("storage: data directory written by a newer version")
 )
 
-// Options configures Open. The zero value opens an on-disk database.
+// Options configures Open. The zero value opens an on-disk database with
+// the defaults below.
 type Options struct {
 	// InMemory keeps everything in memory (tests and benchmarks). Commits are
 	// still "synced", which costs nothing there.
 	InMemory bool
 	// Logger receives Pebble's own messages at debug level; nil discards them.
 	Logger *slog.Logger
+	// CacheSize is the block cache in bytes (default 64 MiB).
+	CacheSize int64
+	// MemTableSize is the size of one memtable in bytes (default 16 MiB).
+	MemTableSize int64
+	// BloomBitsPerKey sizes the bloom filter of every table (default 10,
+	// about 1% false positives); a negative value disables the filters.
+	BloomBitsPerKey int
 }
+
+// Default tuning (see config/defaults.toml [storage]).
+const (
+	DefaultCacheSize       = 64 << 20
+	DefaultMemTableSize    = 16 << 20
+	DefaultBloomBitsPerKey = 10
+)
 
 // DB is the typed view of the Pebble database.
 type DB struct {
@@ -43,14 +109,53 @@ type DB struct {
 	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 }
 
-// Open opens (creating if needed) the database in dir.
+// Open opens (creating if needed) the database in dir, migrating a data
+// directory written by an older version once (see migrate.go).
 func Open(dir string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}}
+	if !opts.InMemory {
+		if err := recoverMigration(dir); err != nil {
+			return nil, fmt.Errorf("storage: resume migration of %s: %w", dir, err)
+		}
+	}
+	db, err := openPebble(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return upgrade(db, dir, opts)
+}
+
+func openPebble(dir string, opts *Options) (*DB, error) {
+	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}, FS: privateFS{vfs.Default}}
 	if opts.InMemory {
 		po.FS = vfs.NewMem()
+	}
+	size := opts.CacheSize
+	if size <= 0 {
+		size = DefaultCacheSize
+	}
+	cache := pebble.NewCache(size)
+	defer cache.Unref()
+	po.Cache = cache
+	po.MemTableSize = DefaultMemTableSize
+	if opts.MemTableSize > 0 {
+		po.MemTableSize = uint64(opts.MemTableSize)
+	}
+	bits := opts.BloomBitsPerKey
+	if bits == 0 {
+		bits = DefaultBloomBitsPerKey
+	}
+	if bits > 0 {
+		for i := range po.Levels {
+			po.Levels[i].FilterPolicy = bloom.FilterPolicy(bits)
+		}
+	}
+	if !opts.InMemory {
+		if err := po.FS.MkdirAll(dir, DirMode); err != nil {
+			return nil, fmt.Errorf("storage: create %s: %w", dir, err)
+		}
 	}
 	pdb, err := pebble.Open(dir, po)
 	if err != nil {
@@ -77,17 +182,89 @@ func (db *DB) get(key []byte) ([]byte, error) {
 	return out, closer.Close()
 }
 
-// Account reads one account record.
+// Account reads one account with all its records.
 func (db *DB) Account(id AccountID) (*Account, error) {
-	b, err := db.get(accountKey(id))
+	a, _, err := db.LoadAccount(id)
+	return a, err
+}
+
+// LoadAccount reads one account with all its records, and what its actor
+// keeps to write only changed records later.
+func (db *DB) LoadAccount(id AccountID) (*Account, *Stored, error) {
+	a, st, err := db.loadProfile(id)
 	if err != nil {
-		return nil, fmt.Errorf("storage: account %d: %w", id, err)
+		return nil, nil, err
 	}
-	var a Account
-	if err := decodeJSON(b, &a); err != nil {
-		return nil, fmt.Errorf("storage: account %d: %w", id, err)
+	type seqUpgrade struct {
+		seq uint64
+		u   Upgrade
 	}
-	return &a, nil
+	var ups []seqUpgrade
+	p := ownedPrefix(id)
+	var m pb.Upgrade
+	err = db.scan(p, func(k, v []byte) error {
+		if err := decodePB(v, &m); err != nil {
+			return err
+		}
+		ups = append(ups, seqUpgrade{m.Seq, Upgrade{ID: string(k[len(p):]), Data: m.Data, StartTime: m.StartTime,
+			EndTime: m.EndTime, Used: int(m.Used), Score: m.Score}})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage: account %d upgrades: %w", id, err)
+	}
+	sort.Slice(ups, func(i, j int) bool { return ups[i].seq < ups[j].seq })
+	if len(ups) > 0 {
+		a.Upgrades = make([]Upgrade, len(ups))
+		for i := range ups {
+			a.Upgrades[i] = ups[i].u
+		}
+	}
+	return a, st, nil
+}
+
+// AccountProfile reads an account without its owned upgrades (Upgrades is
+// nil): what login needs, at a cost independent of what the account owns.
+func (db *DB) AccountProfile(id AccountID) (*Account, error) {
+	a, _, err := db.loadProfile(id)
+	return a, err
+}
+
+func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
+	pv, err := db.get(accountKey(id))
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage: account %d: %w", id, err)
+	}
+	var p pb.Profile
+	if err := decodePB(pv, &p); err != nil {
+		return nil, nil, fmt.Errorf("storage: account %d: %w", id, err)
+	}
+	a := &Account{}
+	fromProfile(&p, a)
+	st := &Stored{profile: pv}
+	lv, err := db.get(listsKey(id))
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, nil, fmt.Errorf("storage: account %d lists: %w", id, err)
+	default:
+		var l pb.Lists
+		if err := decodePB(lv, &l); err != nil {
+			return nil, nil, fmt.Errorf("storage: account %d lists: %w", id, err)
+		}
+		fromLists(&l, a)
+		st.lists = lv
+	}
+	return a, st, nil
+}
+
+// AccountExists reports whether an account record exists under id.
+func (db *DB) AccountExists(id AccountID) (bool, error) {
+	_, err := db.get(accountKey(id))
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // LoginID resolves a login, matched exactly (case-sensitive), to its account.
@@ -116,15 +293,25 @@ func (db *DB) SubAccounts(super AccountID) ([]AccountID, error) {
 
 // Session reads a session by its cookie, expired or not.
 func (db *DB) Session(cookie string) (*Session, error) {
-	b, err := db.get(sessionKey(cookie))
+	s, err := db.SessionByKey(SessionHash(cookie))
+	if err != nil {
+		return nil, err
+	}
+	s.Cookie = cookie
+	return s, nil
+}
+
+// SessionByKey reads a session by its key (the SHA-256 of its cookie).
+func (db *DB) SessionByKey(key [32]byte) (*Session, error) {
+	b, err := db.get(sessionKey(key))
 	if err != nil {
 		return nil, fmt.Errorf("storage: session: %w", err)
 	}
-	var s Session
-	if err := decodeJSON(b, &s); err != nil {
+	var p pb.Session
+	if err := decodePB(b, &p); err != nil {
 		return nil, fmt.Errorf("storage: session: %w", err)
 	}
-	return &s, nil
+	return fromSession(&p, key), nil
 }
 
 // Cloud reads the settings archive of an account's bucket. With withData
@@ -146,19 +333,6 @@ func (db *DB) Meta(name string) ([]byte, error) {
 	return b, nil
 }
 
-// Catalog reads the Plinko catalog; ErrNotFound when none was imported.
-func (db *DB) Catalog() (*Catalog, error) {
-	b, err := db.get(metaKey(metaCatalog))
-	if err != nil {
-		return nil, fmt.Errorf("storage: catalog: %w", err)
-	}
-	var c Catalog
-	if err := decodeJSON(b, &c); err != nil {
-		return nil, fmt.Errorf("storage: catalog: %w", err)
-	}
-	return &c, nil
-}
-
 // NextAccountID returns the id the next created account gets.
 func (db *DB) NextAccountID() (AccountID, error) {
 	b, err := db.get(metaKey(metaNextAccountID))
@@ -174,25 +348,35 @@ func (db *DB) NextAccountID() (AccountID, error) {
 // FirstAccountID is the id of the first account of a new database.
 const FirstAccountID AccountID = 1
 
-// EachAccount calls fn for every account in id order until fn errs.
+// EachAccount calls fn for every account (without its owned upgrades) in id
+// order until fn errs.
 func (db *DB) EachAccount(fn func(*Account) error) error {
-	return db.scan([]byte(prefixAccount), func(_, v []byte) error {
-		var a Account
-		if err := decodeJSON(v, &a); err != nil {
+	return db.scan([]byte(prefixAccount), func(k, _ []byte) error {
+		id, err := decodeID(k[len(prefixAccount):])
+		if err != nil {
 			return err
 		}
-		return fn(&a)
+		a, err := db.AccountProfile(id)
+		if err != nil {
+			return err
+		}
+		return fn(a)
 	})
 }
 
-// EachSession calls fn for every stored session until fn errs.
+// EachSession calls fn for every stored session until fn errs. The
+// sessions have Hash set and Cookie empty (cookies are not stored).
 func (db *DB) EachSession(fn func(*Session) error) error {
-	return db.scan([]byte(prefixSession), func(_, v []byte) error {
-		var s Session
-		if err := decodeJSON(v, &s); err != nil {
+	var p pb.Session
+	return db.scan([]byte(prefixSession), func(k, v []byte) error {
+		var key [32]byte
+		if copy(key[:], k[len(prefixSession):]) != 32 || len(k) != len(prefixSession)+32 {
+			return fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
+		}
+		if err := decodePB(v, &p); err != nil {
 			return err
 		}
-		return fn(&s)
+		return fn(fromSession(&p, key))
 	})
 }
 
@@ -219,11 +403,15 @@ func (db *DB) scan(p []byte, fn func(k, v []byte) error) error {
 
 // Commit applies the batch atomically and syncs it to disk before returning:
 // a reply sent after Commit returns is never lost, even on kill -9. The batch
-// cannot be used afterwards.
+// cannot be used afterwards. An empty batch commits without touching disk.
 func (db *DB) Commit(b *Batch) error {
 	if b.err != nil {
 		b.pb.Close()
 		return b.err
+	}
+	if b.pb.Empty() {
+		b.pb.Close()
+		return nil
 	}
 	start, ops, size := time.Now(), int(b.pb.Count()), b.pb.Len()
 	err := db.pdb.Apply(b.pb, pebble.Sync)
@@ -236,12 +424,28 @@ func (db *DB) Commit(b *Batch) error {
 }
 
 // Checkpoint writes a consistent copy of the database into dir, which must
-// not exist. It is safe while the database is being written.
+// not exist. It is safe while the database is being written. The copy is
+// private like the database (0700/0600).
 func (db *DB) Checkpoint(dir string) error {
 	if err := db.pdb.Checkpoint(dir, pebble.WithFlushedWAL()); err != nil {
 		return fmt.Errorf("storage: checkpoint to %s: %w", dir, err)
 	}
 	return nil
+}
+
+// DBStats are storage counters for benchmarks and metrics.
+type DBStats struct {
+	WALBytes      uint64 // bytes written to the write-ahead log since Open
+	CacheHits     int64
+	CacheMisses   int64
+	DiskBytesUsed uint64
+}
+
+// Stats reads the current counters.
+func (db *DB) Stats() DBStats {
+	m := db.pdb.Metrics()
+	return DBStats{WALBytes: m.WAL.BytesWritten, CacheHits: m.BlockCache.Hits, CacheMisses: m.BlockCache.Misses,
+		DiskBytesUsed: m.DiskSpaceUsage()}
 }
 
 func unixNano(n int64) time.Time {

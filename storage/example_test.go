@@ -16,7 +16,7 @@ func Example() {
 	defer db.Close()
 
 	b := db.NewBatch()
-	b.PutAccount(&storage.Account{ID: 1, SuperID: 1, Login: "SouL", Nickname: "TheSoul", Tickets: 66})
+	b.PutAccount(&storage.Account{ID: 1, SuperID: 1, Login: "SouL", Nickname: "TheSoul", Tickets: 66}, nil)
 	b.PutLogin("SouL", 1)
 	if err := db.Commit(b); err != nil {
 		panic(err)

@@ -2,46 +2,63 @@ package storage
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 )
 
-// Every key prefix and every value encoding of the database lives in this
-// file. Prefixes are one byte plus '/', so that a prefix scan of one kind never
-// touches another.
+// Every key prefix of the database lives in this file. Prefixes are one
+// byte plus '/', so that a prefix scan of one kind never touches another.
+// Schema version 2 (see migrate.go for version 1):
 //
-//	a/<id:4>                 Account (JSON, format byte first)
-//	l/<login>                AccountID of a login (4 bytes)
-//	u/<super:4><id:4>        sub-account index entry (empty value)
-//	s/<cookie>               Session (JSON)
-//	c/<id:4><bucket>         CloudObject (uvarint meta length, meta JSON, zip bytes)
-//	m/<name>                 metadata (next account id, generated secrets, catalog ...)
+//	a/<id:4>                    Profile: profile, balances, statistics (pb.Profile)
+//	b/<id:4>                    Lists: buddies, ignored, banned, notifications ... (pb.Lists)
+//	o/<id:4><upgrade>           one owned upgrade (pb.Upgrade)
+//	l/<login>                   AccountID of a login (4 bytes)
+//	u/<super:4><id:4>           sub-account index entry (empty value)
+//	s/<sha256(cookie):32>       Session (pb.Session); the cookie itself is never stored
+//	c/<id:4><bucket>            CloudObject (uvarint meta length, meta JSON, zip bytes)
+//	x/<keyspace>/<id:4><key>    a record of a per-account keyspace an area declared
+//	g/<keyspace>/<key>          a record of a global keyspace an area declared
+//	m/<name>                    metadata (next account id, schema version, secrets)
+//
+// Every value written by version 2 starts with the format byte 2 (a
+// version 1 value starts with 1), except the fixed-size index values.
 const (
 	prefixAccount = "a/"
+	prefixLists   = "b/"
+	prefixOwned   = "o/"
 	prefixLogin   = "l/"
 	prefixSub     = "u/"
 	prefixSession = "s/"
 	prefixCloud   = "c/"
+	prefixAcctKS  = "x/"
+	prefixGlobKS  = "g/"
 	prefixMeta    = "m/"
 )
 
 // Metadata names kept under the m/ prefix.
 const (
 	metaNextAccountID = "next_account_id"
-	metaCatalog       = "plinko_catalog" // Catalog (JSON)
+	metaSchema        = "schema_version"
 )
 
-// formatV1 is the first byte of every JSON-encoded value: a later format can
-// be told apart without guessing.
-const formatV1 = 1
+// Value format bytes.
+const (
+	formatV1 = 1 // JSON (schema version 1)
+	formatV2 = 2 // protobuf (schema version 2)
+)
 
 func accountKey(id AccountID) []byte { return appendID([]byte(prefixAccount), id) }
-func loginKey(login string) []byte   { return append([]byte(prefixLogin), login...) }
+func listsKey(id AccountID) []byte   { return appendID([]byte(prefixLists), id) }
+func ownedPrefix(id AccountID) []byte {
+	return appendID([]byte(prefixOwned), id)
+}
+func ownedKey(id AccountID, upgrade string) []byte { return append(ownedPrefix(id), upgrade...) }
+func loginKey(login string) []byte                 { return append([]byte(prefixLogin), login...) }
 func subKey(super, id AccountID) []byte {
 	return appendID(appendID([]byte(prefixSub), super), id)
 }
 func subPrefix(super AccountID) []byte { return appendID([]byte(prefixSub), super) }
-func sessionKey(cookie string) []byte  { return append([]byte(prefixSession), cookie...) }
+func sessionKey(hash [32]byte) []byte  { return append([]byte(prefixSession), hash[:]...) }
 func metaKey(name string) []byte       { return append([]byte(prefixMeta), name...) }
 func cloudPrefix(id AccountID) []byte  { return appendID([]byte(prefixCloud), id) }
 func cloudKey(id AccountID, bucket string) []byte {
@@ -67,62 +84,4 @@ func prefixEnd(p []byte) []byte {
 		}
 	}
 	return nil // prefix of all 0xff: no upper bound
-}
-
-func encodeJSON(v any) ([]byte, error) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte{formatV1}, body...), nil
-}
-
-func decodeJSON(b []byte, v any) error {
-	if len(b) == 0 || b[0] != formatV1 {
-		return fmt.Errorf("%w: unknown value format", ErrCorrupt)
-	}
-	if err := json.Unmarshal(b[1:], v); err != nil {
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return nil
-}
-
-// cloudMeta is the part of a CloudObject stored before the raw archive bytes,
-// so that the archive is kept byte for byte without base64 inflation.
-type cloudMeta struct {
-	AccountID  AccountID
-	Bucket     string
-	ModifyTime string
-	Stored     int64 // unix nanoseconds
-}
-
-func encodeCloud(o *CloudObject) ([]byte, error) {
-	meta, err := json.Marshal(cloudMeta{o.AccountID, o.Bucket, o.ModifyTime, o.Stored.UnixNano()})
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(meta)+len(o.Data))
-	b = append(b, formatV1)
-	b = binary.AppendUvarint(b, uint64(len(meta)))
-	b = append(b, meta...)
-	return append(b, o.Data...), nil
-}
-
-func decodeCloud(b []byte, withData bool) (*CloudObject, error) {
-	if len(b) == 0 || b[0] != formatV1 {
-		return nil, fmt.Errorf("%w: unknown cloud value format", ErrCorrupt)
-	}
-	n, w := binary.Uvarint(b[1:])
-	if w <= 0 || uint64(len(b)-1-w) < n {
-		return nil, fmt.Errorf("%w: cloud meta length", ErrCorrupt)
-	}
-	var m cloudMeta
-	if err := json.Unmarshal(b[1+w:1+w+int(n)], &m); err != nil {
-		return nil, fmt.Errorf("%w: cloud meta: %v", ErrCorrupt, err)
-	}
-	o := &CloudObject{AccountID: m.AccountID, Bucket: m.Bucket, ModifyTime: m.ModifyTime, Stored: unixNano(m.Stored)}
-	if withData {
-		o.Data = append([]byte(nil), b[1+w+int(n):]...)
-	}
-	return o, nil
 }

@@ -1,6 +1,12 @@
 package storage
 
-import "time"
+import (
+	"crypto/sha256"
+	"time"
+)
+
+// SessionHash is the key a session cookie is stored and cached under.
+func SessionHash(cookie string) [32]byte { return sha256.Sum256([]byte(cookie)) }
 
 // AccountID identifies one account (main or sub-account). On the wire it is
 // decimal text.
@@ -56,16 +62,89 @@ type Account struct {
 	MuteExpiration int64 // unix seconds, 0 when not muted
 
 	Cloud CloudFlags
+
+	index *OwnedIndex // set only on the copies an actor hands out (WithIndex, WorkingCopy)
 }
 
-// Owns reports whether the account owns the upgrade with the given identifier.
+// Owns reports whether the account owns the upgrade with the given
+// identifier. On an account held by its actor it is a map lookup (the actor
+// keeps an index of the owned upgrades); elsewhere it scans.
 func (a *Account) Owns(upgrade string) bool {
+	if x := a.index; x != nil && x.n <= len(a.Upgrades) {
+		if _, ok := x.m[upgrade]; ok {
+			return true
+		}
+		for i := x.n; i < len(a.Upgrades); i++ { // gained by the change running now
+			if a.Upgrades[i].ID == upgrade {
+				return true
+			}
+		}
+		return false
+	}
 	for i := range a.Upgrades {
 		if a.Upgrades[i].ID == upgrade {
 			return true
 		}
 	}
 	return false
+}
+
+// OwnedIndex maps the ids of the first N owned upgrades of an account: the
+// account's actor keeps one, so that Owns is a map lookup on the copies it
+// hands to changes and reads. Only the actor's goroutine may use it.
+type OwnedIndex struct {
+	m map[string]struct{}
+	n int
+}
+
+// NewOwnedIndex indexes us.
+func NewOwnedIndex(us []Upgrade) *OwnedIndex {
+	x := &OwnedIndex{m: make(map[string]struct{}, len(us))}
+	x.Add(us...)
+	return x
+}
+
+// Add indexes upgrades appended after the indexed ones.
+func (x *OwnedIndex) Add(us ...Upgrade) {
+	for _, u := range us {
+		x.m[u.ID] = struct{}{}
+	}
+	x.n += len(us)
+}
+
+// Has reports whether one of the indexed upgrades is id.
+func (x *OwnedIndex) Has(id string) bool { _, ok := x.m[id]; return ok }
+
+// WithIndex returns a shallow copy of a whose Owns uses x (which must index
+// a's upgrades). For the actor's own use: the copy shares everything with a.
+func (a *Account) WithIndex(x *OwnedIndex) *Account {
+	c := *a
+	c.index = x
+	return &c
+}
+
+// WorkingCopy is the copy a change edits: every field of a is copied except
+// the owned upgrades, which are all (the actor's list, of which a holds a
+// clipped view) with its index x. An append made by the change writes past
+// the end of all (unseen by anyone, all's length being unchanged) or
+// reallocates: gaining an upgrade costs the same whatever the account owns.
+// A change must not edit an owned upgrade in place.
+func (a *Account) WorkingCopy(all []Upgrade, x *OwnedIndex) *Account {
+	up := a.Upgrades
+	a.Upgrades = nil // not copied by Clone
+	c := a.Clone()
+	a.Upgrades = up
+	c.Upgrades = all
+	c.index = x
+	return c
+}
+
+// Detach makes a safe to hand out of the goroutine that owns its original:
+// no shared index (Owns then scans) and the owned list clipped, so an
+// append reallocates instead of writing into the original's spare capacity.
+func (a *Account) Detach() {
+	a.index = nil
+	a.Upgrades = a.Upgrades[:len(a.Upgrades):len(a.Upgrades)]
 }
 
 // Clone returns a deep copy, so that a snapshot handed out of an actor never
@@ -75,6 +154,7 @@ func (a *Account) Clone() *Account {
 	c.SRP.Salt = append([]byte(nil), a.SRP.Salt...)
 	c.SRP.Verifier = append([]byte(nil), a.SRP.Verifier...)
 	c.Upgrades = append([]Upgrade(nil), a.Upgrades...)
+	c.index = nil
 	c.SelectedUpgrades = append([]string(nil), a.SelectedUpgrades...)
 	c.Buddies = append([]Buddy(nil), a.Buddies...)
 	c.Ignored = append([]Ignored(nil), a.Ignored...)
@@ -171,14 +251,26 @@ type Stats struct {
 }
 
 // Session is a login session, found by its cookie. Sessions outlive a server
-// restart until they expire.
+// restart until they expire. Storage keeps only the SHA-256 of the cookie
+// (Hash): a session read back by EachSession has an empty Cookie.
 type Session struct {
-	Cookie    string // 32 lowercase hex characters
+	Cookie string   // 32 lowercase hex characters; empty when read back by EachSession
+	Hash   [32]byte // SHA-256 of Cookie, the session's key
+
 	AccountID AccountID
 	SuperID   AccountID
 	IP        string
 	Created   time.Time
 	Expires   time.Time
+}
+
+// Key returns the session's storage key: the SHA-256 of its cookie (Hash
+// when the cookie is not known).
+func (s *Session) Key() [32]byte {
+	if s.Cookie != "" {
+		return SessionHash(s.Cookie)
+	}
+	return s.Hash
 }
 
 // Valid reports whether the session can still be used at time now.
@@ -191,36 +283,4 @@ type CloudObject struct {
 	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
 	Stored     time.Time
 	Data       []byte // the zip archive, byte for byte as uploaded
-}
-
-// Product is one prize or exchange item. Granting it gives the account the
-// upgrade Upgrade (e.g. "aa.Hero_Pyromancer.Alt2").
-type Product struct {
-	ID        int64
-	Name      string // e.g. "Hero_Pyromancer.Alt2"
-	Type      string // e.g. "Alt Avatar"; chest listings use ShortType
-	ShortType string // e.g. "aa"
-	LocalPath string // texture path shown by the client
-	Upgrade   string
-}
-
-// ExchangeItem is one item of the ticket exchange.
-type ExchangeItem struct {
-	Product Product
-	Cost    int64    // tickets
-	GrabBag *GrabBag // non-nil: buying it grants every product of the bag
-}
-
-// GrabBag is a themed bundle sold in the ticket exchange.
-type GrabBag struct {
-	Theme    string // default, christmas, esports, celebrate, halloween
-	Products []Product
-}
-
-// Catalog is the Plinko prize catalog: the prizes of each chest tier and the
-// ticket exchange. Operators import it; the registry actor writes it.
-type Catalog struct {
-	Chests     [4][]Product // index tier-1: Diamond, Gold, Silver, Bronze
-	Exchange   []ExchangeItem
-	LastUpdate [6]int64 // unix seconds per tier 1..6, for the client's "new" marker
 }

@@ -126,9 +126,7 @@ func (g *Grant) Apply(tx *actors.Tx) (any, error) {
 	a.Silver += g.Silver
 	a.Tickets += g.Tickets
 	for _, u := range g.Upgrades {
-		if !a.Owns(u) {
-			a.Upgrades = append(a.Upgrades, storage.Upgrade{ID: u})
-		}
+		tx.AddUpgrade(storage.Upgrade{ID: u})
 	}
 	return a.Clone(), nil
 }

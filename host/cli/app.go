@@ -52,11 +52,30 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(dir, &storage.Options{Logger: log})
+	// Private whatever it was created with: it holds the database and the
+	// admin socket.
+	if err := os.Chmod(cfg.Storage.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	bloom := cfg.Storage.BloomBitsPerKey
+	if bloom == 0 {
+		bloom = -1 // the setting's 0 means no filters
+	}
+	db, err := storage.Open(dir, &storage.Options{Logger: log, CacheSize: int64(cfg.Storage.CacheSize),
+		MemTableSize: int64(cfg.Storage.MemTableSize), BloomBitsPerKey: bloom})
 	if err != nil {
 		return nil, err
 	}
-	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration, Logger: log})
+	sessions := cfg.Actors.SessionCacheSize
+	if sessions == 0 {
+		sessions = -1 // the setting's 0 means no cache
+	}
+	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration,
+		SessionCacheSize: sessions, Logger: log})
+	verifiers := cfg.Actors.VerifierCacheSize
+	if verifiers == 0 {
+		verifiers = -1 // the setting's 0 means no cache
+	}
 	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group, Metrics: metrics.New()}
 	secret, err := app.secret()
 	if err != nil {
@@ -71,6 +90,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		ICBURL: cfg.Client.ICBURL, LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
 		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,
 		CampaignSeason: cfg.Client.CampaignCurrentSeason, Chatrooms: cfg.Client.Chatrooms,
+		VerifierCacheSize: verifiers,
 	}, nil, nil)
 	return app, nil
 }

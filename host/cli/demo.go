@@ -31,8 +31,8 @@ var demoAccounts = []demoAccount{
 // already (other accounts may exist), and the demo prize catalog unless one
 // was imported, then prints the demo logins.
 func seedDemo(ctx context.Context, app *App, out io.Writer) error {
-	if _, err := app.DB.Catalog(); errors.Is(err, storage.ErrNotFound) {
-		if err := app.Sys.PutCatalog(ctx, plinko.DemoCatalog()); err != nil {
+	if _, err := plinko.StoredCatalog(app.DB); errors.Is(err, storage.ErrNotFound) {
+		if err := plinko.PutCatalog(ctx, app.Sys, plinko.DemoCatalog()); err != nil {
 			return err
 		}
 	} else if err != nil {

@@ -8,15 +8,44 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/host/server"
 	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
 
-// bundled are the plugins compiled into the host binary, served when the
-// binary is re-executed as "host plugin AREA".
-var bundled = map[sdk.Area]func(){
-	sdk.AreaPlinko: bundledplinko.Serve,
+// areaTable is the host's one registration of each plugin area: its
+// contract (sdk.Area, with its decisions), the plugin bundled in the host
+// binary, and how its routes are built around the area's supervisor. Plugin
+// startup, "host plugin <area>", "host plugins", /healthz and the mounting
+// of routes all derive from it.
+var areaTable = []areaRow{
+	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
+}
+
+type areaRow struct {
+	area    sdk.Area
+	bundled func() *sdk.Plugin
+	// routes builds the area's routes; decider reaches its plugin.
+	routes func(app *App, decider sdk.Caller) ([]server.Route, error)
+}
+
+func bundledPlugin(area sdk.Area) func() *sdk.Plugin {
+	for _, r := range areaTable {
+		if r.area == area {
+			return r.bundled
+		}
+	}
+	return nil
+}
+
+func plinkoRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
+	a, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: app.Cfg.Plinko, Log: app.Log})
+	if err != nil {
+		return nil, err
+	}
+	return a.Routes(), nil
 }
 
 // PluginMode serves a bundled plugin when args (without the program name)
@@ -28,12 +57,12 @@ func PluginMode(args []string) bool {
 		return false
 	}
 	area, err := sdk.ParseArea(args[1])
-	serve := bundled[area]
-	if err != nil || serve == nil {
+	bundled := bundledPlugin(area)
+	if err != nil || bundled == nil {
 		fmt.Fprintf(os.Stderr, "host: no bundled plugin %q\n", args[1])
 		os.Exit(2)
 	}
-	serve()
+	sdk.Serve(bundled())
 	return true
 }
 
@@ -43,22 +72,26 @@ type Plugins struct {
 	sups map[sdk.Area]*supervisor.Supervisor
 }
 
-// Plinko is the plinko decider: calls go to the current plugin process.
-func (p *Plugins) Plinko() sdk.Plinko {
-	if s := p.sups[sdk.AreaPlinko]; s != nil {
-		return s.Plinko()
+// Caller reaches the plugin of area: calls go to the current plugin
+// process. nil when the area runs no plugin.
+func (p *Plugins) Caller(area sdk.Area) sdk.Caller {
+	if s := p.sups[area]; s != nil {
+		return s
 	}
 	return nil
 }
 
-// Ready reports whether every plugin is running.
-func (p *Plugins) Ready() bool {
-	for _, s := range p.sups {
+// Unhealthy names the areas whose plugin is not running (dead, hung and
+// being restarted, or stopped), sorted.
+func (p *Plugins) Unhealthy() []string {
+	var out []string
+	for area, s := range p.sups {
 		if !s.Ready() {
-			return false
+			out = append(out, string(area))
 		}
 	}
-	return true
+	sort.Strings(out)
+	return out
 }
 
 // Status reports the supervised plugin of area; ok is false when none runs.
@@ -82,10 +115,12 @@ func (p *Plugins) Stop() {
 // [plugins.AREA] path. It returns when all answer their first health call.
 func (a *App) startPlugins(ctx context.Context) error {
 	a.Plugins.sups = map[sdk.Area]*supervisor.Supervisor{}
-	for _, area := range sdk.Areas() {
+	for _, row := range areaTable {
+		area := row.area
 		pc := a.Cfg.Plugins[string(area)]
 		src := supervisor.Source{Area: area, Path: pc.Path, Args: pc.Args, Env: pc.Env,
-			StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration}
+			StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
+			PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config}
 		s := supervisor.New(src, supervisor.Options{Logger: a.Log.With("plugin", string(area))})
 		if err := s.Start(ctx); err != nil {
 			a.Plugins.Stop()
@@ -104,20 +139,27 @@ func opPlugins(_ context.Context, app *App, args []string, out io.Writer) error 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%-8s %-9s %-8s %-10s %-8s %s\n", "AREA", "PROTOCOL", "PID", "STATE", "RESTARTS", "SOURCE")
-	areas := sdk.Areas()
-	sort.Slice(areas, func(i, j int) bool { return areas[i] < areas[j] })
-	for _, area := range areas {
+	fmt.Fprintf(out, "%-8s %-9s %-8s %-11s %-8s %-20s %-20s %s\n", "AREA", "PROTOCOL", "PID", "STATE", "RESTARTS", "PLUGIN", "SOURCE", "LAST ERROR")
+	for _, row := range areaTable {
+		area := row.area
 		if s := app.Plugins.sups[area]; s != nil {
 			st := s.Status()
-			fmt.Fprintf(out, "%-8s %-9d %-8d %-10s %-8d %s\n", area, st.ProtocolVersion, st.PID, st.State, st.Restarts, st.Source)
+			name := "-"
+			if st.Plugin != "" {
+				name = st.Plugin + "@" + st.PluginVersion
+			}
+			lastErr := "-"
+			if st.LastError != nil {
+				lastErr = st.LastError.Error()
+			}
+			fmt.Fprintf(out, "%-8s %-9d %-8d %-11s %-8d %-20s %-20s %s\n", area, st.ProtocolVersion, st.PID, st.State, st.Restarts, name, st.Source, lastErr)
 			continue
 		}
 		src := "bundled"
 		if p := app.Cfg.Plugins[string(area)].Path; p != "" {
 			src = p
 		}
-		fmt.Fprintf(out, "%-8s %-9d %-8s %-10s %-8s %s\n", area, area.ProtocolVersion(), "-", "not running", "-", src)
+		fmt.Fprintf(out, "%-8s %-9d %-8s %-11s %-8s %-20s %-20s %s\n", area, area.ProtocolVersion(), "-", "not running", "-", "-", src, "-")
 	}
 	if other := notImplementedAreas(app); len(other) > 0 {
 		fmt.Fprintf(out, "configured areas without a plugin contract yet: %s\n", strings.Join(other, ", "))

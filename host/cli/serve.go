@@ -16,7 +16,6 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/operator"
-	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
 )
 
@@ -183,12 +182,18 @@ func mountAreas(app *App) (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv.Mount(cloudArea.Routes()...)
-	plinkoArea, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Metrics.Plinko(app.Plugins.Plinko()), Config: cfg.Plinko, Log: log})
-	if err != nil {
+	if err := srv.Mount(cloudArea.Routes()...); err != nil {
 		return nil, err
 	}
-	srv.Mount(plinkoArea.Routes()...)
-	srv.SetReadyCheck(app.Plugins.Ready)
+	for _, row := range areaTable {
+		routes, err := row.routes(app, app.Metrics.Caller(row.area, app.Plugins.Caller(row.area)))
+		if err != nil {
+			return nil, fmt.Errorf("area %s: %w", row.area, err)
+		}
+		if err := srv.Mount(routes...); err != nil {
+			return nil, fmt.Errorf("area %s: %w", row.area, err)
+		}
+	}
+	srv.SetHealthCheck(app.Plugins.Unhealthy)
 	return srv, nil
 }

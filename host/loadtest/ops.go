@@ -138,7 +138,7 @@ var OperationDoc = map[string]string{
 	"switch":   "switch_auth to the account's sub-account; the record must name it",
 	"patch":    "patcher.php for wac/x86_64",
 	"board":    "the Plinko board; balances must match the replies so far",
-	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + ticket_amount",
+	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + ticket_amount (an exhausted chest's payout is in user_tickets only)",
 	"chest":    "viewchest of a random chest",
 	"exchange": "the ticket exchange list; user_tickets must match",
 	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
@@ -294,6 +294,14 @@ func opDrop(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
 	} else {
 		a.spentTickets += cost
 		a.tickets -= cost
+	}
+	if ex, _ := arr.Bool("products_exhausted"); ex && won == 0 {
+		// An exhausted chest says ticket_amount 0 (as the specification
+		// does); its payout is in user_tickets only.
+		if won = t - a.tickets; a.known && won <= 0 {
+			a.uncertain = true
+			return fail("balance", "exhausted chest: user_tickets %d, expected more than %d", t, a.tickets)
+		}
 	}
 	a.wonTickets += won
 	a.tickets += won

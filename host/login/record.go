@@ -152,7 +152,9 @@ type UpgradeInfo struct {
 	Score     string `php:"score"`
 }
 
-// StatsInfo is the 32-field statistics record (infos[0]).
+// StatsInfo is the 32-field statistics record (infos[0]), in the original
+// service's wire order (protocol-notes §1): num_bot_games_won follows
+// games_played.
 type StatsInfo struct {
 	AccountID      string  `php:"account_id"`
 	Standing       string  `php:"standing"`
@@ -161,6 +163,7 @@ type StatsInfo struct {
 	Discos         string  `php:"discos"`
 	PossibleDiscos string  `php:"possible_discos"`
 	GamesPlayed    string  `php:"games_played"`
+	BotGamesWon    *string `php:"num_bot_games_won"`
 	AccPubSkill    string  `php:"acc_pub_skill"`
 	AccWins        string  `php:"acc_wins"`
 	AccLosses      string  `php:"acc_losses"`
@@ -180,7 +183,6 @@ type StatsInfo struct {
 	MidDiscos      string  `php:"mid_discos"`
 	RiftGames      string  `php:"rift_games_played"`
 	RiftDiscos     string  `php:"rift_discos"`
-	BotGamesWon    *string `php:"num_bot_games_won"`
 	IsNew          int     `php:"is_new"`
 	CamGames       int     `php:"cam_games_played"`
 	CamDiscos      int     `php:"cam_discos"`

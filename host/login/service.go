@@ -7,15 +7,16 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
+	"hash/fnv"
 	"io"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/storage/cache"
 )
 
 // MaxLoginLength is the longest login accepted, in characters.
@@ -36,7 +37,14 @@ type Settings struct {
 	MinRankedLevel           int
 	CampaignSeason           int
 	Chatrooms                []string
+	// VerifierCacheSize bounds the accounts whose SRP verifier is kept in
+	// memory for pre_auth (0: DefaultVerifierCacheSize; negative: none).
+	VerifierCacheSize int
 }
+
+// DefaultVerifierCacheSize is the default bound of the verifier cache
+// (about 0.7 KB per entry).
+const DefaultVerifierCacheSize = 20_000
 
 // Service runs the login calls.
 type Service struct {
@@ -50,8 +58,9 @@ type Service struct {
 	tooltips encoded // awards_tooltip: constant, encoded once
 	// verifiers caches what pre_auth needs of an account by login. These
 	// values never change once an account exists (there is no password
-	// change), so the cache cannot go stale.
-	verifiers sync.Map // login -> *verifierEntry
+	// change), so the cache cannot go stale. It is bounded (least recently
+	// used evicted), so logins ever seen do not pile up in memory.
+	verifiers *cache.LRU[string, *verifierEntry]
 }
 
 // New returns a login service. now and rnd may be nil (wall clock,
@@ -63,7 +72,16 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 	if rnd == nil {
 		rnd = rand.Reader
 	}
+	size := set.VerifierCacheSize
+	if size == 0 {
+		size = DefaultVerifierCacheSize
+	}
 	return &Service{group: group, sys: sys, db: sys.DB(), set: set, now: now, rand: rnd,
+		verifiers: cache.New[string, *verifierEntry](size, func(s string) uint32 {
+			h := fnv.New32a()
+			h.Write([]byte(s))
+			return h.Sum32()
+		}),
 		pending: newPendingSet(set.PreAuthMaxPending, set.PreAuthLifetime), tooltips: mustEncode(awardsTooltip())}
 }
 
@@ -108,8 +126,8 @@ type verifierEntry struct {
 // verifier returns the SRP values of login, from the cache or storage.
 // Unknown logins are not cached (the account may be created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
-	if v, ok := s.verifiers.Load(login); ok {
-		return v.(*verifierEntry), nil
+	if v, ok := s.verifiers.Get(login); ok {
+		return v, nil
 	}
 	id, err := s.db.LoginID(login)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -117,12 +135,12 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	acct, err := s.db.Account(id)
+	acct, err := s.db.AccountProfile(id)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
 	v := &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}
-	s.verifiers.Store(login, v)
+	s.verifiers.Set(login, v)
 	return v, nil
 }
 
@@ -172,7 +190,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if accountID != strconv.FormatUint(uint64(target), 10) {
 		return nil, fail(ReasonMalformed, errors.New("account_id does not match login"))
 	}
-	acct, err := s.db.Account(target)
+	acct, err := s.db.AccountProfile(target)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
@@ -192,7 +210,7 @@ func (s *Service) Authenticate(cookie string) (*storage.Session, error) {
 	if len(cookie) != 32 || !isLowerHex(cookie) {
 		return nil, fail(ReasonInvalidCookie, nil)
 	}
-	sess, err := s.db.Session(cookie)
+	sess, err := s.sys.Session(cookie) // memory, not disk, for a live session
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fail(ReasonInvalidCookie, nil)
 	} else if err != nil {

@@ -68,7 +68,7 @@ func New() *Metrics {
 	m.commitErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "storage_commit_errors_total",
 		Help: "Commits that failed."})
 	m.pluginCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "plugin_calls_total",
-		Help: "Calls into plugins, by area, method and outcome (ok, unavailable, invalid, failed)."}, []string{"area", "method", "outcome"})
+		Help: "Plugin decisions, by area, method (the decision) and outcome (ok, unavailable, invalid, timeout, failed)."}, []string{"area", "method", "outcome"})
 	m.pluginLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "plugin_call_duration_seconds",
 		Help: "Duration of calls into plugins as the host sees them (batching included), by area and method.", Buckets: latencyBuckets}, []string{"area", "method"})
 	r.MustRegister(m.requests, m.requestLatency, m.logins, m.sessions, m.mailboxWait, m.commitLatency, m.commitOps,
@@ -123,6 +123,8 @@ func pluginOutcome(err error) string {
 		return "unavailable"
 	case errors.Is(err, sdk.ErrInvalidDecision), errors.Is(err, sdk.ErrInvalidFacts):
 		return "invalid"
+	case errors.Is(err, sdk.ErrPluginFailed):
+		return "failed"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	}
@@ -135,31 +137,26 @@ func (m *Metrics) observePlugin(area sdk.Area, method string, start time.Time, e
 	m.pluginLatency.WithLabelValues(string(area), method).Observe(time.Since(start).Seconds())
 }
 
-// Plinko wraps the plinko decider so that its calls are counted and timed.
-func (m *Metrics) Plinko(d sdk.Plinko) sdk.Plinko {
-	if d == nil {
+// Caller wraps the caller of an area's plugin so that its decisions are
+// counted and timed (method = the decision's full name). nil stays nil.
+func (m *Metrics) Caller(area sdk.Area, c sdk.Caller) sdk.Caller {
+	if c == nil {
 		return nil
 	}
-	return plinko{m: m, d: d}
+	return caller{m: m, area: area, c: c}
 }
 
-type plinko struct {
-	m *Metrics
-	d sdk.Plinko
+type caller struct {
+	m    *Metrics
+	area sdk.Area
+	c    sdk.Caller
 }
 
-func (p plinko) Info(ctx context.Context) (sdk.PlinkoInfo, error) {
+func (c caller) Decide(ctx context.Context, decision string, facts, state []byte) (sdk.RawResult, error) {
 	start := time.Now()
-	info, err := p.d.Info(ctx)
-	p.m.observePlugin(sdk.AreaPlinko, "Info", start, err)
-	return info, err
-}
-
-func (p plinko) Drop(ctx context.Context, f sdk.DropFacts) (sdk.DropDecision, error) {
-	start := time.Now()
-	d, err := p.d.Drop(ctx, f)
-	p.m.observePlugin(sdk.AreaPlinko, "Drop", start, err)
-	return d, err
+	r, err := c.c.Decide(ctx, decision, facts, state)
+	c.m.observePlugin(c.area, decision, start, err)
+	return r, err
 }
 
 // Sources are the counters other parts keep themselves, read at scrape

@@ -28,8 +28,8 @@ const (
 	PathPurchase  = "/master/ticketexchange/purchase/"
 )
 
-// areaName is the area's name in routes and logs.
-const areaName = "plinko"
+// areaName is the area's name in routes and logs: the registry's.
+var areaName = string(sdk.AreaPlinko)
 
 // ChestPage is the most items one viewchest reply carries.
 const ChestPage = 56
@@ -38,7 +38,7 @@ const ChestPage = 56
 type Deps struct {
 	Sys     *actors.System
 	Login   *login.Service
-	Decider sdk.Plinko // the supervisor's handle in a server; it validates facts and decisions
+	Decider sdk.Caller // the area's supervisor in a server; a *sdk.Plugin in tests
 	Config  config.Plinko
 	Log     *slog.Logger
 }
@@ -121,6 +121,16 @@ func (a *Area) authenticate(cookie string) (storage.AccountID, error) {
 	return sess.AccountID, nil
 }
 
+// balances reads an account's balances from its live actor's published
+// state, without a message or a copy of the account.
+func (a *Area) balances(ctx context.Context, id storage.AccountID) (balances, error) {
+	acct, err := a.d.Sys.Snapshot(ctx, id)
+	if err != nil {
+		return balances{}, err
+	}
+	return balancesOf(acct), nil
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // --- board ---
@@ -138,7 +148,7 @@ func (a *Area) board(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.boardFail(err)
 	}
-	acct, err := a.d.Sys.Account(ctx, id)
+	acct, err := a.balances(ctx, id)
 	if err != nil {
 		return a.boardFail(err)
 	}
@@ -175,15 +185,15 @@ func (a *Area) cost(c sdk.Currency) int64 {
 	return int64(a.d.Config.TicketCost)
 }
 
-// drop runs one drop: authenticate, check the currency, read the facts from
-// the account's snapshot, ask the decider, then pay and apply the decision
-// in one change through the account's actor (see dropChange for how the
-// decision is re-checked there). Nothing is charged unless the change
-// commits.
+// drop runs one drop: authenticate, check the currency, then the whole
+// drop (facts, decision, payment, prize, plugin state) in one change in
+// the account's actor (see dropChange). Nothing is charged unless the
+// change commits. Every refusal of an authenticated account shows its real
+// balances.
 func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	var req dropRequest
 	if err := r.Decode(&req); err != nil {
-		return a.dropFail(fmt.Errorf("%w: %w", ErrBadRequest, err), nil)
+		return a.dropFailFor(ctx, r.Form.Get("cookie"), fmt.Errorf("%w: %w", ErrBadRequest, err))
 	}
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
@@ -191,45 +201,23 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	}
 	cur := sdk.Currency(req.Currency)
 	if !cur.Valid() {
-		return a.dropFail(fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency), nil)
+		return a.dropFailFor(ctx, req.Cookie, fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency))
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.dropFail(err, nil)
+		return a.dropFailFor(ctx, req.Cookie, err)
 	}
-	// The facts are computed inside the actor, without copying the account.
-	res0, err := a.d.Sys.Read(ctx, id, func(acct *storage.Account) any {
-		return dropSnapshot{bal: balancesOf(acct), facts: dropFacts(acct, view, cur)}
-	})
-	if err != nil {
-		return a.dropFail(err, nil)
-	}
-	snap := res0.(dropSnapshot)
-	bal := snap.bal
-	cost := a.cost(cur)
-	have := bal.Tickets
-	if cur == sdk.CurrencyGold {
-		have = bal.Gold
-	}
-	if have < cost {
-		// Refused before asking the decider; the actor checks again.
-		return a.dropFail(&fundsError{bal: bal, need: cost, have: have, what: string(cur)}, &bal)
-	}
-	facts := snap.facts
-	d, err := a.d.Decider.Drop(ctx, facts)
-	if err == nil {
-		err = d.Validate(facts) // the supervisor checks too; a bare decider (tests) may not
-	}
-	if err != nil {
-		return a.dropFail(err, &bal)
-	}
-	res, err := a.d.Sys.Apply(ctx, id, &dropChange{view: view, currency: cur, cost: cost, decision: d})
+	res, err := a.d.Sys.Apply(ctx, id, &dropChange{ctx: ctx, decider: a.d.Decider, view: view, currency: cur, cost: a.cost(cur)})
 	if err != nil {
 		var fe *fundsError
-		if errors.As(err, &fe) {
-			bal = fe.bal
+		var re *refusal
+		switch {
+		case errors.As(err, &fe):
+			return a.dropFail(err, &fe.bal)
+		case errors.As(err, &re):
+			return a.dropFail(err, &re.bal)
 		}
-		return a.dropFail(err, &bal)
+		return a.dropFail(err, nil)
 	}
 	out := res.(*dropResult)
 	reply := dropReply{
@@ -238,17 +226,27 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 		ProductID: "-1", ProductName: ticketProduct, ProductType: ticketProduct, ProductPath: ticketProduct,
 		ProductsExhausted: out.Exhausted, TicketAmount: out.Tickets,
 	}
+	if out.Exhausted {
+		// As the specification says: an exhausted chest answers
+		// ticket_amount 0; user_tickets already includes its payout.
+		reply.TicketAmount = 0
+	}
 	if p := out.Prize; p != nil {
 		reply.ProductID, reply.ProductName, reply.ProductType, reply.ProductPath = itoa(p.ID), p.Name, p.Type, p.LocalPath
 	}
 	return a.php(reply)
 }
 
-// dropSnapshot is what a drop reads from the account before asking the
-// decider.
-type dropSnapshot struct {
-	bal   balances
-	facts sdk.DropFacts
+// dropFailFor answers a refused drop with the balances of cookie's account
+// when it is a valid session, else with zeros.
+func (a *Area) dropFailFor(ctx context.Context, cookie string, err error) server.Response {
+	if id, aerr := a.authenticate(cookie); aerr == nil {
+		if acct, aerr := a.d.Sys.Account(ctx, id); aerr == nil {
+			bal := balancesOf(acct)
+			return a.dropFail(err, &bal)
+		}
+	}
+	return a.dropFail(err, nil)
 }
 
 // dropFail answers a failed drop in the drop's shape; bal are the
@@ -341,7 +339,7 @@ func (a *Area) exchange(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.exchangeFail(err)
 	}
-	acct, err := a.d.Sys.Account(ctx, id)
+	acct, err := a.balances(ctx, id)
 	if err != nil {
 		return a.exchangeFail(err)
 	}
@@ -415,7 +413,7 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 
 // purchaseFailFor answers a failure with the account's current tickets.
 func (a *Area) purchaseFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
-	if acct, aerr := a.d.Sys.Account(ctx, id); aerr == nil {
+	if acct, aerr := a.balances(ctx, id); aerr == nil {
 		return a.purchaseFailWith(err, acct.Tickets)
 	}
 	return a.purchaseFail(err)

@@ -16,12 +16,11 @@ const catalogFile = "testdata/catalog.json"
 
 // switchable is a decider whose behaviour a test swaps between calls.
 type switchable struct {
-	cur atomic.Pointer[sdk.MockPlinko]
+	cur atomic.Pointer[sdk.Plugin]
 }
 
-func (s *switchable) Info(ctx context.Context) (sdk.PlinkoInfo, error) { return s.cur.Load().Info(ctx) }
-func (s *switchable) Drop(ctx context.Context, f sdk.DropFacts) (sdk.DropDecision, error) {
-	return s.cur.Load().Drop(ctx, f)
+func (s *switchable) Decide(ctx context.Context, decision string, facts, state []byte) (sdk.RawResult, error) {
+	return s.cur.Load().Decide(ctx, decision, facts, state)
 }
 
 func TestBoard(t *testing.T) {
@@ -92,7 +91,11 @@ func TestDropForcedTiers(t *testing.T) {
 			}
 			tickets += tt.ticketAmt
 			got := fmt.Sprint(str(a, "status_code"), str(a, "random_tier"), str(a, "product_id"), str(a, "product_name"), num(a, "ticket_amount"))
-			want := fmt.Sprint("1", int(tt.tier), tt.product, tt.name, tt.ticketAmt)
+			wireAmt := tt.ticketAmt
+			if tt.exhausted {
+				wireAmt = 0 // the spec: an exhausted chest answers 0; the balance shows the payout
+			}
+			want := fmt.Sprint("1", int(tt.tier), tt.product, tt.name, wireAmt)
 			if got != want {
 				t.Errorf("reply %s, want %s", got, want)
 			}
@@ -142,15 +145,15 @@ func TestErrors(t *testing.T) {
 	_, cookie := player(t, ms.app, ms.c, "victim", 100, 20, "aa.Hero_Ironbark.Alt1")
 	_, poorCookie := player(t, ms.app, ms.c, "pauper", 65, 53)
 	bad := strings.Repeat("ab", 16)
-	unavailable := &sdk.MockPlinko{DropFunc: func(context.Context, sdk.DropFacts) (sdk.DropDecision, error) {
-		return sdk.DropDecision{}, fmt.Errorf("supervisor: %w", sdk.ErrUnavailable)
-	}}
-	invalid := &sdk.MockPlinko{DropFunc: func(context.Context, sdk.DropFacts) (sdk.DropDecision, error) {
-		return sdk.DropDecision{Tier: sdk.TierSilver, PrizeIndex: 7}, nil // only 1 unowned silver prize
-	}}
+	unavailable := sdk.Mock(sdk.PlinkoDrop, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+		return sdk.Result[sdk.DropDecision]{}, fmt.Errorf("supervisor: %w", sdk.ErrUnavailable)
+	})
+	invalid := sdk.Mock(sdk.PlinkoDrop, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+		return sdk.Result[sdk.DropDecision]{Decision: sdk.DropDecision{Tier: sdk.TierSilver, PrizeIndex: 7}}, nil // only 1 unowned silver prize
+	})
 	tests := []struct {
 		name    string
-		decider *sdk.MockPlinko
+		decider *sdk.Plugin
 		path    string
 		cookie  string
 		kv      []string
@@ -206,10 +209,27 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%s changed: %d/%d %v", c.login, acct.Tickets, acct.Gold, acct.Upgrades)
 		}
 	}
-	// Failure replies carry the unchanged balances.
-	a := post(t, ms.c, plinko.PathDrop, poorCookie, "currency", "tickets")
-	if str(a, "user_tickets") != "65" || str(a, "user_gold") != "53" {
-		t.Errorf("insufficient drop reply %s/%s", str(a, "user_tickets"), str(a, "user_gold"))
+	// Failure replies carry the unchanged balances, whatever refused the
+	// drop.
+	for _, tc := range []struct {
+		name, cookie, currency string
+		decider                *sdk.Plugin
+		tickets, gold          string
+	}{
+		{"insufficient", poorCookie, "tickets", nil, "65", "53"},
+		{"unknown currency", cookie, "silver", nil, "100", "20"},
+		{"no currency", cookie, "", nil, "100", "20"},
+		{"plugin unavailable", cookie, "tickets", unavailable, "100", "20"},
+		{"invalid decision", cookie, "tickets", invalid, "100", "20"},
+	} {
+		dec.cur.Store(forced(sdk.TierSilver))
+		if tc.decider != nil {
+			dec.cur.Store(tc.decider)
+		}
+		a := post(t, ms.c, plinko.PathDrop, tc.cookie, "currency", tc.currency)
+		if str(a, "user_tickets") != tc.tickets || str(a, "user_gold") != tc.gold {
+			t.Errorf("%s: drop reply balances %s/%s, want %s/%s", tc.name, str(a, "user_tickets"), str(a, "user_gold"), tc.tickets, tc.gold)
+		}
 	}
 	if a := post(t, ms.c, plinko.PathPurchase, cookie, "id", "501"); num(a, "tickets_remaining") != 100 {
 		t.Errorf("refused purchase tickets_remaining %d", num(a, "tickets_remaining"))
@@ -228,7 +248,7 @@ func TestNoCatalog(t *testing.T) {
 	}
 	d := post(t, ms.c, plinko.PathDrop, cookie, "currency", "tickets")
 	checkShape(t, d, dropShape)
-	if ex, _ := d.Bool("products_exhausted"); str(d, "status_code") != "1" || !ex || num(d, "ticket_amount") != 100 || str(d, "user_tickets") != "534" {
+	if ex, _ := d.Bool("products_exhausted"); str(d, "status_code") != "1" || !ex || num(d, "ticket_amount") != 0 || str(d, "user_tickets") != "534" {
 		t.Errorf("drop %v", d)
 	}
 	v := post(t, ms.c, plinko.PathViewChest, cookie, "tier_id", "1", "target_index", "1")

@@ -72,7 +72,7 @@ var ErrCatalog = errors.New("plinko: invalid catalog")
 // ParseCatalog reads and validates a catalog in the documented JSON format.
 // Unknown fields are rejected. now fills last_update times the file leaves
 // out.
-func ParseCatalog(r io.Reader, now time.Time) (*storage.Catalog, error) {
+func ParseCatalog(r io.Reader, now time.Time) (*Catalog, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var f catalogFile
@@ -85,7 +85,7 @@ func ParseCatalog(r io.Reader, now time.Time) (*storage.Catalog, error) {
 	return f.catalog(now)
 }
 
-func (f *catalogFile) catalog(now time.Time) (*storage.Catalog, error) {
+func (f *catalogFile) catalog(now time.Time) (*Catalog, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrCatalog, fmt.Sprintf(format, args...))
 	}
@@ -99,13 +99,13 @@ func (f *catalogFile) catalog(now time.Time) (*storage.Catalog, error) {
 	if def == 0 {
 		def = now.Unix()
 	}
-	c := &storage.Catalog{}
+	c := &Catalog{}
 	for i := range c.LastUpdate {
 		c.LastUpdate[i] = def
 	}
 	// One product id means one product wherever it appears.
-	byID := map[int64]storage.Product{}
-	product := func(where string, p productFile) (storage.Product, error) {
+	byID := map[int64]Product{}
+	product := func(where string, p productFile) (Product, error) {
 		sp, err := p.product()
 		if err != nil {
 			return sp, bad("%s: %v", where, err)
@@ -136,7 +136,7 @@ func (f *catalogFile) catalog(now time.Time) (*storage.Catalog, error) {
 			c.LastUpdate[t-1] = ch.LastUpdate
 		}
 		ids, upgrades := map[int64]bool{}, map[string]bool{}
-		chest := make([]storage.Product, 0, len(ch.Products))
+		chest := make([]Product, 0, len(ch.Products))
 		for j, p := range ch.Products {
 			pw := fmt.Sprintf("%s.products[%d]", where, j)
 			sp, err := product(pw, p)
@@ -161,7 +161,7 @@ func (f *catalogFile) catalog(now time.Time) (*storage.Catalog, error) {
 		if e.Cost <= 0 {
 			return nil, bad("%s: cost %d, want > 0", where, e.Cost)
 		}
-		var item storage.ExchangeItem
+		var item ExchangeItem
 		item.Cost = e.Cost
 		if e.GrabBag == nil {
 			sp, err := product(where, e.productFile)
@@ -194,7 +194,7 @@ func (f *catalogFile) catalog(now time.Time) (*storage.Catalog, error) {
 	return c, nil
 }
 
-func (g *grabBagFile) bag(where string, product func(string, productFile) (storage.Product, error)) (*storage.GrabBag, error) {
+func (g *grabBagFile) bag(where string, product func(string, productFile) (Product, error)) (*GrabBag, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s.grab_bag: %s", ErrCatalog, where, fmt.Sprintf(format, args...))
 	}
@@ -210,7 +210,7 @@ func (g *grabBagFile) bag(where string, product func(string, productFile) (stora
 	case len(g.Products) > MaxGrabBagProducts:
 		return nil, bad("%d products, at most %d", len(g.Products), MaxGrabBagProducts)
 	}
-	bag := &storage.GrabBag{Theme: g.Theme}
+	bag := &GrabBag{Theme: g.Theme}
 	upgrades := map[string]bool{}
 	for j, p := range g.Products {
 		sp, err := product(fmt.Sprintf("%s.grab_bag.products[%d]", where, j), p)
@@ -227,8 +227,8 @@ func (g *grabBagFile) bag(where string, product func(string, productFile) (stora
 }
 
 // listing checks the fields every listed product needs.
-func (p productFile) listing() (storage.Product, error) {
-	sp := storage.Product{ID: p.ID, Name: p.Name, Type: p.Type, ShortType: p.ShortType, LocalPath: p.LocalPath, Upgrade: p.Upgrade}
+func (p productFile) listing() (Product, error) {
+	sp := Product{ID: p.ID, Name: p.Name, Type: p.Type, ShortType: p.ShortType, LocalPath: p.LocalPath, Upgrade: p.Upgrade}
 	switch {
 	case p.ID <= 0:
 		return sp, fmt.Errorf("id %d, want > 0", p.ID)
@@ -253,7 +253,7 @@ func (p productFile) listing() (storage.Product, error) {
 
 // product checks a product that is granted: it needs a well-formed upgrade,
 // by default "<short_type>.<name>".
-func (p productFile) product() (storage.Product, error) {
+func (p productFile) product() (Product, error) {
 	sp, err := p.listing()
 	if err != nil {
 		return sp, err
@@ -282,7 +282,7 @@ func ImportCatalog(ctx context.Context, sys *actors.System, r io.Reader, out io.
 	if err != nil {
 		return err
 	}
-	if err := sys.PutCatalog(ctx, c); err != nil {
+	if err := PutCatalog(ctx, sys, c); err != nil {
 		return fmt.Errorf("plinko: store catalog: %w", err)
 	}
 	fmt.Fprintf(out, "catalog imported: diamond %d, gold %d, silver %d, bronze %d products; exchange %d items (%d grab bags)\n",
@@ -290,7 +290,7 @@ func ImportCatalog(ctx context.Context, sys *actors.System, r io.Reader, out io.
 	return nil
 }
 
-func grabBags(c *storage.Catalog) int {
+func grabBags(c *Catalog) int {
 	n := 0
 	for _, e := range c.Exchange {
 		if e.GrabBag != nil {
@@ -303,12 +303,12 @@ func grabBags(c *storage.Catalog) int {
 // catalogView is a stored catalog with the indexes the handlers use. It is
 // never modified once built, so drops carry it into the actor.
 type catalogView struct {
-	version  uint64 // actors.System.CatalogVersion when it was read
-	cat      *storage.Catalog
+	version  uint64 // catalogVersion when it was read
+	cat      *Catalog
 	exchange map[int64]int // product id -> index in cat.Exchange
 }
 
-func newView(version uint64, c *storage.Catalog) *catalogView {
+func newView(version uint64, c *Catalog) *catalogView {
 	v := &catalogView{version: version, cat: c, exchange: make(map[int64]int, len(c.Exchange))}
 	for i, e := range c.Exchange {
 		v.exchange[e.Product.ID] = i
@@ -317,7 +317,7 @@ func newView(version uint64, c *storage.Catalog) *catalogView {
 }
 
 // chest returns the products of chest tier t in catalog order.
-func (v *catalogView) chest(t sdk.Tier) []storage.Product {
+func (v *catalogView) chest(t sdk.Tier) []Product {
 	if !t.IsChest() {
 		return nil
 	}
@@ -337,7 +337,7 @@ type catalogCache struct {
 // as an empty one: every chest is empty, so drops pay tickets and the
 // exchange lists nothing.
 func (c *catalogCache) get() (*catalogView, error) {
-	version := c.sys.CatalogVersion()
+	version := catalogVersion(c.sys)
 	if v := c.v.Load(); v != nil && v.version == version {
 		return v, nil
 	}
@@ -349,9 +349,9 @@ func (c *catalogCache) get() (*catalogView, error) {
 	// Read the version before the catalog: a write landing in between
 	// leaves a view with the older version, which the next request
 	// replaces.
-	cat, err := c.sys.DB().Catalog()
+	cat, err := StoredCatalog(c.sys.DB())
 	if errors.Is(err, storage.ErrNotFound) {
-		cat = &storage.Catalog{}
+		cat = &Catalog{}
 	} else if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func TestCatalogCache(t *testing.T) {
 	if v, _ := cache.get(); v != v1 {
 		t.Error("unchanged catalog decoded again")
 	}
-	if err := sys.PutCatalog(ctx, DemoCatalog()); err != nil {
+	if err := PutCatalog(ctx, sys, DemoCatalog()); err != nil {
 		t.Fatal(err)
 	}
 	v2, err := cache.get()
@@ -134,7 +134,7 @@ func TestCatalogCache(t *testing.T) {
 	if err := ImportCatalog(ctx, sys, strings.NewReader(`{"chests":[{"tier":7}]}`), &out); !errors.Is(err, ErrCatalog) {
 		t.Errorf("invalid import: %v", err)
 	}
-	if c, _ := sys.DB().Catalog(); len(c.Chests[2]) != len(DemoCatalog().Chests[2]) {
+	if c, _ := StoredCatalog(sys.DB()); len(c.Chests[2]) != len(DemoCatalog().Chests[2]) {
 		t.Error("an invalid import changed the stored catalog")
 	}
 }

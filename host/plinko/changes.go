@@ -1,6 +1,8 @@
 package plinko
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
@@ -8,27 +10,13 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// ownedSet is the set of upgrade ids an account owns.
-type ownedSet map[string]struct{}
-
-func ownedOf(a *storage.Account) ownedSet {
-	s := make(ownedSet, len(a.Upgrades))
-	for _, u := range a.Upgrades {
-		s[u.ID] = struct{}{}
-	}
-	return s
-}
-
-func (s ownedSet) has(upgrade string) bool { _, ok := s[upgrade]; return ok }
-
 // dropFacts are the facts of one drop: counts of unowned prizes per chest,
 // never the catalog itself.
 func dropFacts(a *storage.Account, v *catalogView, cur sdk.Currency) sdk.DropFacts {
 	f := sdk.DropFacts{AccountID: uint32(a.ID), Currency: cur}
-	owned := ownedOf(a)
 	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
 		for _, p := range v.chest(t) {
-			if !owned.has(p.Upgrade) {
+			if !a.Owns(p.Upgrade) {
 				f.Unowned[t-1]++
 			}
 		}
@@ -38,11 +26,10 @@ func dropFacts(a *storage.Account, v *catalogView, cur sdk.Currency) sdk.DropFac
 
 // unowned lists the prizes of chest tier t the account does not own, in
 // catalog order: the order PrizeIndex counts in.
-func unowned(a *storage.Account, v *catalogView, t sdk.Tier) []storage.Product {
-	owned := ownedOf(a)
-	var out []storage.Product
+func unowned(a *storage.Account, v *catalogView, t sdk.Tier) []Product {
+	var out []Product
 	for _, p := range v.chest(t) {
-		if !owned.has(p.Upgrade) {
+		if !a.Owns(p.Upgrade) {
 			out = append(out, p)
 		}
 	}
@@ -69,36 +56,43 @@ func (e *fundsError) Error() string {
 
 func (e *fundsError) Unwrap() error { return ErrInsufficientFunds }
 
-// dropChange pays for one drop and applies a decision, inside the account's
-// actor. Debit and prize (or ticket payout) are one commit.
+// dropChange is one whole drop, inside the account's actor, on the
+// account as it is now: check the balance, gather the facts, ask the
+// plugin (bounded by the request's deadline, with the plugin's own state
+// for this account), check the decision, then pay and apply it exactly as
+// given, storing the plugin's new state, in one commit. A decision that
+// fails its check, or any plugin error, refuses the drop: nothing is
+// charged and the state is not advanced. A decision is never re-mapped.
 //
-// The decision was made on facts read before the actor ran this change; a
-// concurrent drop on the same account may have won prizes since. So the
-// change resolves the decision against the account as it is now:
-//   - the balance must still cover the cost, else nothing is written;
-//   - PrizeIndex indexes the unowned prizes of the tier now, in catalog
-//     order; when fewer remain than the decider saw it is taken modulo their
-//     count (still uniform when the decider's index was);
-//   - when none remain, the chest pays its exhausted tickets and the reply
-//     says products_exhausted. A prize is never granted twice.
-//
-// A decision of Exhausted is honoured as is: an account cannot come to
-// lack prizes it owned except by an operator's correction.
+// Concurrent drops of one account run one after the other in its actor, so
+// each sees the prizes and the plugin state the previous one left; drops of
+// different accounts reach the plugin together and share its calls (see
+// sdk's batcher).
 type dropChange struct {
+	ctx      context.Context // the request's: bounds the plugin call
+	decider  sdk.Caller
 	view     *catalogView
 	currency sdk.Currency
 	cost     int64
-	decision sdk.DropDecision
 }
 
 // dropResult is the reply of a dropChange.
 type dropResult struct {
 	Tier      sdk.Tier
-	Prize     *storage.Product // nil when tickets were paid
-	Tickets   int64            // tickets paid (ticket tier or exhausted chest)
+	Prize     *Product // nil when tickets were paid
+	Tickets   int64    // tickets paid (ticket tier or exhausted chest)
 	Exhausted bool
 	After     balances
 }
+
+// refusal is a refused change; it carries the balances the reply shows.
+type refusal struct {
+	bal balances
+	err error
+}
+
+func (e *refusal) Error() string { return e.err.Error() }
+func (e *refusal) Unwrap() error { return e.err }
 
 var _ actors.Change = (*dropChange)(nil)
 
@@ -112,26 +106,31 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 	if have < c.cost {
 		return nil, &fundsError{bal: balancesOf(v), need: c.cost, have: have, what: string(c.currency)}
 	}
-	d := c.decision
+	refuse := func(err error) (any, error) { return nil, &refusal{bal: balancesOf(v), err: err} }
+	area := string(sdk.PlinkoDrop.Area())
+	state, err := tx.PluginState(area)
+	if err != nil {
+		return refuse(err)
+	}
+	facts := dropFacts(v, c.view, c.currency)
+	out, err := sdk.PlinkoDrop.Decide(c.ctx, c.decider, sdk.Call[sdk.DropFacts]{Facts: facts, State: state})
+	if err != nil {
+		return refuse(err)
+	}
+	if err := c.ctx.Err(); err != nil {
+		// The asker has gone: committing now would hide a write behind an
+		// error reply.
+		return refuse(fmt.Errorf("%w: %w", sdk.ErrUnavailable, err))
+	}
+	d := out.Decision // passed PlinkoDrop's check against facts
 	res := &dropResult{Tier: d.Tier}
 	switch {
-	case !d.Tier.Valid():
-		return nil, fmt.Errorf("%w: tier %d", sdk.ErrInvalidDecision, int(d.Tier))
 	case !d.Tier.IsChest():
-		res.Tickets = int64(d.Tier.Tickets())
+		res.Tickets = int64(d.Tickets)
 	case d.Exhausted:
-		res.Tickets, res.Exhausted = int64(d.Tier.Tickets()), true
+		res.Tickets, res.Exhausted = int64(d.Tickets), true
 	default:
-		left := unowned(v, c.view, d.Tier)
-		if len(left) == 0 {
-			res.Tickets, res.Exhausted = int64(d.Tier.Tickets()), true
-			break
-		}
-		i := d.PrizeIndex
-		if i < 0 {
-			return nil, fmt.Errorf("%w: prize index %d", sdk.ErrInvalidDecision, i)
-		}
-		p := left[i%len(left)]
+		p := unowned(v, c.view, d.Tier)[d.PrizeIndex]
 		res.Prize = &p
 	}
 
@@ -145,6 +144,9 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 	if res.Prize != nil {
 		a.Upgrades = append(a.Upgrades, storage.Upgrade{ID: res.Prize.Upgrade})
 	}
+	if !bytes.Equal(out.State, state) {
+		tx.SetPluginState(area, out.State)
+	}
 	res.After = balancesOf(a)
 	return res, nil
 }
@@ -152,7 +154,7 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 // purchaseChange buys one exchange item with tickets: the debit and every
 // upgrade it grants are one commit.
 type purchaseChange struct {
-	item storage.ExchangeItem
+	item ExchangeItem
 }
 
 // purchaseResult is the reply of a purchaseChange.
@@ -177,7 +179,7 @@ func (e *ownedError) Unwrap() error { return ErrAlreadyOwned }
 var _ actors.Change = (*purchaseChange)(nil)
 
 // upgrades are the upgrade ids an exchange item grants.
-func upgrades(item storage.ExchangeItem) []string {
+func upgrades(item ExchangeItem) []string {
 	if item.GrabBag == nil {
 		return []string{item.Product.Upgrade}
 	}
@@ -193,10 +195,9 @@ func upgrades(item storage.ExchangeItem) []string {
 // full cost.
 func (c *purchaseChange) Apply(tx *actors.Tx) (any, error) {
 	v := tx.View()
-	owned := ownedOf(v)
 	var grant []string
 	for _, u := range upgrades(c.item) {
-		if !owned.has(u) {
+		if !v.Owns(u) {
 			grant = append(grant, u)
 		}
 	}

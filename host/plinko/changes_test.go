@@ -76,10 +76,12 @@ func TestDropChange(t *testing.T) {
 		{"silver prize 1", storage.Account{Tickets: 66}, sdk.CurrencyTickets, chest(sdk.TierSilver, 1), nil, 0, 0, "aa.Hero_Ironbark.Alt1", false},
 		{"index counts unowned only", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Tidecaller.Alt1"}}},
 			sdk.CurrencyTickets, chest(sdk.TierSilver, 0), nil, 0, 0, "aa.Hero_Ironbark.Alt1", false},
-		{"stale index wraps", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Ironbark.Alt1"}}},
-			sdk.CurrencyTickets, chest(sdk.TierSilver, 1), nil, 0, 0, "aa.Hero_Tidecaller.Alt1", false},
-		{"owned since the facts: pays tickets", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Stormherald.Alt1"}}},
-			sdk.CurrencyTickets, chest(sdk.TierDiamond, 0), nil, 350, 0, "", true},
+		{"index beyond the unowned prizes is refused, never re-mapped", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Ironbark.Alt1"}}},
+			sdk.CurrencyTickets, chest(sdk.TierSilver, 1), sdk.ErrInvalidDecision, 66, 0, "", false},
+		{"prize of an exhausted chest is refused", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Stormherald.Alt1"}}},
+			sdk.CurrencyTickets, chest(sdk.TierDiamond, 0), sdk.ErrInvalidDecision, 66, 0, "", false},
+		{"exhausted diamond pays tickets", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Stormherald.Alt1"}}},
+			sdk.CurrencyTickets, sdk.DropDecision{Tier: sdk.TierDiamond, PrizeIndex: -1, Tickets: 350, Exhausted: true}, nil, 350, 0, "", true},
 		{"exhausted decision", storage.Account{Tickets: 70, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Pyromancer.Alt1"}}},
 			sdk.CurrencyTickets, sdk.DropDecision{Tier: sdk.TierBronze, PrizeIndex: -1, Tickets: 80, Exhausted: true}, nil, 84, 0, "", true},
 		{"insufficient tickets", storage.Account{Tickets: 65, Gold: 1000}, sdk.CurrencyTickets, chest(sdk.TierGold, 0), ErrInsufficientFunds, 65, 1000, "", false},
@@ -94,7 +96,14 @@ func TestDropChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := newAccount(t, sys, "acct"+string(rune('a'+i)), tt.start)
 			before, _ := sys.DB().Account(id)
-			res, err := sys.Apply(ctx, id, &dropChange{view: v, currency: tt.currency, cost: cost, decision: tt.decision})
+			decider := sdk.Mock(sdk.PlinkoDrop, func(_ context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+				return sdk.Result[sdk.DropDecision]{Decision: tt.decision, State: append(c.State, 'x')}, nil
+			})
+			res, err := sys.Apply(ctx, id, &dropChange{ctx: ctx, decider: decider, view: v, currency: tt.currency, cost: cost})
+			state, serr := sys.DB().PluginState(id, string(sdk.AreaPlinko))
+			if serr != nil {
+				t.Fatal(serr)
+			}
 			after, _ := sys.Account(ctx, id)
 			stored, _ := sys.DB().Account(id)
 			if tt.wantErr != nil {
@@ -102,6 +111,9 @@ func TestDropChange(t *testing.T) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
 				}
 				// Refused: nothing written, nothing adopted.
+				if state != nil {
+					t.Errorf("refused change stored plugin state %q", state)
+				}
 				if !slices.Equal(upgradeIDs(stored), upgradeIDs(before)) || stored.Tickets != before.Tickets || stored.Gold != before.Gold ||
 					after.Tickets != before.Tickets || after.Gold != before.Gold {
 					t.Fatalf("refused change wrote: before %+v, stored %+v, actor %+v", before, stored, after)
@@ -112,6 +124,9 @@ func TestDropChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := res.(*dropResult)
+			if string(state) != "x" {
+				t.Errorf("plugin state stored = %q, want %q", state, "x")
+			}
 			if after.Tickets != tt.tickets || after.Gold != tt.gold || r.After.Tickets != tt.tickets || r.After.Gold != tt.gold {
 				t.Errorf("balances actor %d/%d reply %d/%d, want %d/%d", after.Tickets, after.Gold, r.After.Tickets, r.After.Gold, tt.tickets, tt.gold)
 			}
@@ -134,7 +149,7 @@ func TestDropChange(t *testing.T) {
 
 func TestPurchaseChange(t *testing.T) {
 	v := testView(t)
-	item := func(pid int64) storage.ExchangeItem { return v.cat.Exchange[v.exchange[pid]] }
+	item := func(pid int64) ExchangeItem { return v.cat.Exchange[v.exchange[pid]] }
 	tests := []struct {
 		name    string
 		start   storage.Account

@@ -1,8 +1,6 @@
 package plinko
 
 import (
-	"github.com/honmaster/masterserver/storage"
-
 	"fmt"
 	"strings"
 	"time"
@@ -25,7 +23,7 @@ func demoAlt(id int64, hero string, alt int) productFile {
 // DemoCatalog is the synthetic catalog seeded by serve --demo: a few
 // avatars per chest (the Diamond chest adds an announcer), and an exchange
 // with plain items and two grab bags. Names, ids and paths are invented.
-func DemoCatalog() *storage.Catalog {
+func DemoCatalog() *Catalog {
 	var f catalogFile
 	f.Format = catalogFormat
 	f.LastUpdate = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix()

@@ -29,21 +29,21 @@
 //	10 purchase of an item already owned
 //
 // Failure replies keep the endpoint's shape: a drop failure has all 10
-// entries with the unchanged balances; a purchase failure has its 3 entries
+// entries with the account's real balances whenever the cookie is valid; a purchase failure has its 3 entries
 // with the current tickets; an exchange failure has no items; a viewchest
 // failure puts status_code in front of an empty page; a board failure is
 // status_code alone.
 //
 // # Drops
 //
-// A drop authenticates, checks the currency, reads the account's snapshot
-// to count its unowned prizes per chest (the plugin receives only these
-// counts, never the catalog), asks the decider, and then runs one change in
-// the account's actor that re-checks the balance, resolves the decision
-// against the account as it is then, debits and grants in one synced
-// commit. See dropChange for how a decision made on older facts is
-// resolved: a prize is never granted twice and a charge always comes with
-// its reply.
+// A drop authenticates, checks the currency, and runs one change in the
+// account's actor (dropChange): check the balance, count the unowned prizes
+// per chest (the plugin receives only these counts, never the catalog), ask
+// the plugin with its stored state, bounded by the request's deadline,
+// check the decision (sdk.PlinkoDrop's check), then debit, grant and store
+// the plugin's new state in one synced commit. A decision that fails its
+// check refuses the drop (status 5); it is never re-mapped. An exhausted
+// chest answers ticket_amount 0 (its payout is in user_tickets).
 //
 // # Catalog
 //

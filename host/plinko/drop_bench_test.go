@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"io"
 	"log/slog"
 	"net"
@@ -69,15 +70,17 @@ func (f *benchFixture) setup() error {
 		return err
 	}
 	app := f.rt.App
-	if err := app.Sys.PutCatalog(ctx, plinko.DemoCatalog()); err != nil {
+	if err := plinko.PutCatalog(ctx, app.Sys, plinko.DemoCatalog()); err != nil {
 		return err
 	}
-	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Plinko(), Config: cfg.Plinko, Log: log})
+	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(sdk.AreaPlinko), Config: cfg.Plinko, Log: log})
 	if err != nil {
 		return err
 	}
 	f.ceil = server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
-	f.ceil.Mount(area.CeilingRoute())
+	if err := f.ceil.Mount(area.CeilingRoute()); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

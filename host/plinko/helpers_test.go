@@ -31,7 +31,7 @@ type mockServer struct {
 
 // newMockServer starts a host over a temporary data directory. catalog is
 // imported unless empty.
-func newMockServer(t *testing.T, decider sdk.Plinko, catalog string) *mockServer {
+func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Storage.DataDir = t.TempDir()
@@ -46,7 +46,10 @@ func newMockServer(t *testing.T, decider sdk.Plinko, catalog string) *mockServer
 		t.Fatal(err)
 	}
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
-	srv.Mount(area.Routes()...)
+	if err := srv.Mount(area.Routes()...); err != nil {
+		app.Close()
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		app.Close()
@@ -162,8 +165,9 @@ func num(a *wire.Array, key string) int64  { n, _ := a.Int(key); return n }
 
 // forced is a decider that always draws tier t and otherwise decides as
 // the default decider does (prize index 0).
-func forced(t sdk.Tier) *sdk.MockPlinko {
-	return &sdk.MockPlinko{DropFunc: func(_ context.Context, f sdk.DropFacts) (sdk.DropDecision, error) {
+func forced(t sdk.Tier) *sdk.Plugin {
+	return sdk.Mock(sdk.PlinkoDrop, func(_ context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+		f := c.Facts
 		d := sdk.DropDecision{Tier: t, PrizeIndex: -1}
 		switch {
 		case !t.IsChest():
@@ -173,8 +177,8 @@ func forced(t sdk.Tier) *sdk.MockPlinko {
 		default:
 			d.PrizeIndex = 0
 		}
-		return d, nil
-	}}
+		return sdk.Result[sdk.DropDecision]{Decision: d}, nil
+	})
 }
 
 func writeFile(t *testing.T, path, content string) {

@@ -23,17 +23,23 @@ type route struct {
 	fail    FailFunc
 }
 
-// Route is a path an area serves. Areas state their own routes (as Caddy
-// modules state their own identity); Mount adds them to the host.
+// Route is a path, or a /client_requester.php function, an area serves.
+// Areas state their own routes (as Caddy modules state their own identity);
+// Mount adds them to the host and refuses a clash.
 type Route struct {
-	Path    string
+	// Path served, or "" when Func is set.
+	Path string
+	// Func is a /client_requester.php function (the request's f, taken from
+	// the query or else the form); set it instead of Path.
+	Func    string
 	Area    string
 	Handler Handler
 	Fail    FailFunc // nil: the generic PHP error array
 }
 
-// routes builds the table of paths and of client_requester functions.
-func (s *Server) routes() (paths map[string]route, funcs map[string]route) {
+// builtinRoutes builds the host's own table of paths and of
+// client_requester functions; areas add theirs with Mount.
+func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route) {
 	loginRoute := func(h Handler) route { return route{area: "login", handler: h, fail: s.loginFail} }
 	paths = map[string]route{
 		PathPatcher:  {area: "patch", handler: s.patchInfo, fail: s.genericFail},
@@ -43,9 +49,6 @@ func (s *Server) routes() (paths map[string]route, funcs map[string]route) {
 		FuncPreAuth:    loginRoute(s.preAuth),
 		FuncSRPAuth:    loginRoute(s.srpAuth),
 		FuncSwitchAuth: loginRoute(s.switchAuth),
-	}
-	for path, r := range s.extraRoutes {
-		paths[path] = r
 	}
 	return paths, funcs
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -35,9 +36,8 @@ type Server struct {
 	limits      wire.Limits
 	paths       map[string]route
 	funcs       map[string]route
-	extraRoutes map[string]route
 	ready       atomic.Bool
-	readyCheck  func() bool
+	healthCheck func() []string
 	srv         *fasthttp.Server
 	conns       connTracker
 	observe     func(*RequestInfo) // metrics, see SetObserver
@@ -45,7 +45,8 @@ type Server struct {
 
 // New builds a server. Call Mount for the areas before Serve.
 func New(d Deps) *Server {
-	s := &Server{cfg: d.Config, log: d.Logger, login: d.Login, accounts: d.Accounts, extraRoutes: map[string]route{}}
+	s := &Server{cfg: d.Config, log: d.Logger, login: d.Login, accounts: d.Accounts}
+	s.paths, s.funcs = s.builtinRoutes()
 	s.limits = wire.Limits{MaxBody: int64(d.Config.Server.BodyLimit)}
 	c := d.Config.Server
 	// Built here, not in Serve, so that Shutdown never races with Serve.
@@ -67,28 +68,55 @@ func New(d Deps) *Server {
 	return s
 }
 
-// Mount adds the routes of an area. It panics on a path served twice: two
-// areas claiming one path is a wiring bug.
-func (s *Server) Mount(routes ...Route) {
+// ErrRouteClash: two areas (or an area and the host) claim one path or one
+// client_requester function.
+var ErrRouteClash = errors.New("route served twice")
+
+// Mount adds the routes of an area, before Serve. A path or function that
+// is already served, or a route naming neither or both, is an error and
+// nothing of routes is added.
+func (s *Server) Mount(routes ...Route) error {
+	seen := map[string]bool{}
 	for _, r := range routes {
-		if _, dup := s.extraRoutes[r.Path]; dup {
-			panic("server: path mounted twice: " + r.Path)
+		table, key, what := s.paths, r.Path, "path "+r.Path
+		if r.Func != "" {
+			table, key, what = s.funcs, r.Func, fmt.Sprintf("%s function %q", PathClientRequester, r.Func)
 		}
+		switch {
+		case (r.Path == "") == (r.Func == ""):
+			return fmt.Errorf("area %s: a route needs a path or a function, not both: %+v", r.Area, r)
+		case r.Path == PathClientRequester || r.Path == PathHealth:
+			return fmt.Errorf("%w: area %s claims the host's %s", ErrRouteClash, r.Area, r.Path)
+		case seen[what]:
+			return fmt.Errorf("%w: area %s lists %s twice", ErrRouteClash, r.Area, what)
+		}
+		if old, dup := table[key]; dup {
+			return fmt.Errorf("%w: %s of area %s is already served by area %s", ErrRouteClash, what, r.Area, old.area)
+		}
+		seen[what] = true
+	}
+	for _, r := range routes {
 		fail := r.Fail
 		if fail == nil {
 			fail = s.genericFail
 		}
-		s.extraRoutes[r.Path] = route{area: r.Area, handler: r.Handler, fail: fail}
+		rt := route{area: r.Area, handler: r.Handler, fail: fail}
+		if r.Func != "" {
+			s.funcs[r.Func] = rt
+		} else {
+			s.paths[r.Path] = rt
+		}
 	}
+	return nil
 }
 
-// SetReadyCheck adds a condition (plugins started ...) that /healthz
-// requires besides the server itself being up.
-func (s *Server) SetReadyCheck(f func() bool) { s.readyCheck = f }
+// SetHealthCheck adds a check (plugins running ...) that /healthz requires
+// besides the server itself being up: f names the unhealthy parts, none
+// when healthy.
+func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	s.paths, s.funcs = s.routes()
 	s.ready.Store(true)
 	return s.srv.Serve(countingListener{ln})
 }
@@ -221,10 +249,6 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 // fasthttpError answers a request fasthttp could not read, in the failure
 // shape of the route it was meant for.
 func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
-	if s.paths == nil {
-		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
-		return
-	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() && len(ctx.Request.Header.RawHeaders()) == 0 {
 		// A connection that sent no request before its read timeout gets no
@@ -252,10 +276,17 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; charset=utf-8")
-	if !s.ready.Load() || (s.readyCheck != nil && !s.readyCheck()) {
+	if !s.ready.Load() {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 		ctx.SetBodyString("starting\n")
 		return
+	}
+	if s.healthCheck != nil {
+		if bad := s.healthCheck(); len(bad) > 0 {
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+			ctx.SetBodyString("unhealthy: " + strings.Join(bad, ", ") + "\n")
+			return
+		}
 	}
 	ctx.SetBodyString("ok\n")
 }

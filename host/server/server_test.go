@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -48,16 +49,20 @@ func newTestServer() *Server {
 func TestRouting(t *testing.T) {
 	s := newTestServer()
 	failShape := func(err error) Response { return Text("text/plain", "failed: "+err.Error()) }
-	s.Mount(
-		Route{Path: "/ok", Area: "test", Handler: func(_ context.Context, r *wire.Request) Response {
-			return PHP(s.log, struct {
-				Echo string `php:"echo"`
-			}{r.Form.Get("x")})
-		}},
+	echo := func(_ context.Context, r *wire.Request) Response {
+		return PHP(s.log, struct {
+			Echo string `php:"echo"`
+		}{r.Form.Get("x")})
+	}
+	if err := s.Mount(
+		Route{Path: "/ok", Area: "test", Handler: echo},
+		Route{Func: "echo_fn", Area: "test", Handler: echo},
 		Route{Path: "/panics", Area: "test", Fail: failShape, Handler: func(context.Context, *wire.Request) Response {
 			panic("handler bug")
 		}},
-	)
+	); err != nil {
+		t.Fatal(err)
+	}
 	c := serve(t, s)
 	for _, tc := range []struct {
 		name, method, path, body string
@@ -66,6 +71,8 @@ func TestRouting(t *testing.T) {
 	}{
 		{"handler", "POST", "/ok", "x=hi", 200, "text/html; charset=UTF-8", `a:1:{s:4:"echo";s:2:"hi";}`},
 		{"panic answers the route's failure shape", "POST", "/panics", "", 200, "text/plain", "failed: internal error: handler bug"},
+		{"area function, f in the query", "POST", "/client_requester.php?f=echo_fn", "x=q", 200, "text/html; charset=UTF-8", `a:1:{s:4:"echo";s:1:"q";}`},
+		{"area function, f as a form field", "POST", "/client_requester.php", "f=echo_fn&x=form", 200, "text/html; charset=UTF-8", `a:1:{s:4:"echo";s:4:"form";}`},
 		{"unknown path", "POST", "/nope", "", 404, "text/html; charset=UTF-8",
 			`a:3:{s:5:"error";s:18:"unknown path /nope";s:16:"vested_threshold";i:5;i:0;b:1;}`},
 		{"unknown function", "POST", "/client_requester.php?f=zzz", "", 404, "text/html; charset=UTF-8",
@@ -87,9 +94,14 @@ func TestRouting(t *testing.T) {
 func TestHealth(t *testing.T) {
 	s := newTestServer()
 	var ready atomic.Bool
-	s.SetReadyCheck(ready.Load)
+	s.SetHealthCheck(func() []string {
+		if ready.Load() {
+			return nil
+		}
+		return []string{"plinko", "guides"}
+	})
 	c := serve(t, s)
-	if status, _, body := get(t, c, "GET", "/healthz", ""); status != 503 || body != "starting\n" {
+	if status, _, body := get(t, c, "GET", "/healthz", ""); status != 503 || body != "unhealthy: plinko, guides\n" {
 		t.Errorf("plugins not ready: %d %q", status, body)
 	}
 	ready.Store(true)
@@ -98,16 +110,34 @@ func TestHealth(t *testing.T) {
 	}
 }
 
-func TestMountTwicePanics(t *testing.T) {
-	s := newTestServer()
-	r := Route{Path: "/x", Area: "a", Handler: func(context.Context, *wire.Request) Response { return Response{} }}
-	s.Mount(r)
-	defer func() {
-		if recover() == nil {
-			t.Error("mounting a path twice did not panic")
-		}
-	}()
-	s.Mount(r)
+func TestMountClash(t *testing.T) {
+	h := func(context.Context, *wire.Request) Response { return Response{} }
+	tests := []struct {
+		name   string
+		first  []Route
+		second []Route
+	}{
+		{"path twice", []Route{{Path: "/x", Area: "a", Handler: h}}, []Route{{Path: "/x", Area: "b", Handler: h}}},
+		{"function twice", []Route{{Func: "vote", Area: "a", Handler: h}}, []Route{{Func: "vote", Area: "b", Handler: h}}},
+		{"host's login function", nil, []Route{{Func: FuncSRPAuth, Area: "b", Handler: h}}},
+		{"host's patcher path", nil, []Route{{Path: PathPatcher, Area: "b", Handler: h}}},
+		{"client_requester itself", nil, []Route{{Path: PathClientRequester, Area: "b", Handler: h}}},
+		{"twice in one area", nil, []Route{{Func: "f", Area: "b", Handler: h}, {Func: "f", Area: "b", Handler: h}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer()
+			if err := s.Mount(tt.first...); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Mount(tt.second...); !errors.Is(err, ErrRouteClash) {
+				t.Fatalf("Mount = %v, want ErrRouteClash", err)
+			}
+		})
+	}
+	if err := newTestServer().Mount(Route{Area: "a", Handler: h}); err == nil {
+		t.Fatal("a route with neither path nor function was mounted")
+	}
 }
 
 func TestForwardedFor(t *testing.T) {

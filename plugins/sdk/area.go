@@ -2,121 +2,142 @@ package sdk
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"sync"
 
 	"github.com/hashicorp/go-plugin"
 )
 
-// Area identifies a feature area served by a plugin. Its string value is
-// also the wire name: the go-plugin dispense name and the word in
-// "host plugin <area>".
+// Area identifies a feature area served by a plugin. Its string value is its
+// one name everywhere: the config section [plugins.<area>], the command
+// "host plugin <area>", logs, /healthz and decision names ("<area>.<name>").
+//
+// An area is declared once, with RegisterArea, next to its types (see
+// plinko.go); everything else derives from the registry.
 type Area string
 
-// Areas. Each area has one row in areaTable below.
-const (
-	AreaPlinko Area = "plinko"
-)
+// ProtocolVersion is the version of the base contract (proto/plugin.proto),
+// negotiated through go-plugin's handshake. Per-decision versions are
+// checked separately, through Info.
+const ProtocolVersion = 2
 
-// Protocol versions per area, negotiated through go-plugin's
-// VersionedPlugins. Bump an area's version when its contract changes
-// incompatibly.
-const (
-	PlinkoProtocolVersion = 1
-)
+// dispenseName is the go-plugin name every plugin is dispensed under: one
+// service serves every area (the area travels in Configure and in decision
+// names).
+const dispenseName = "plugin"
 
-// areaSpec is what the plugin machinery needs to know about one area.
-type areaSpec struct {
-	version int
-	// client is the dispensable plugin on the host side (no implementation).
-	client plugin.Plugin
-	// server returns the plugin to serve when opts carries an
-	// implementation for the area, or nil.
-	server func(opts ServeOpts) plugin.Plugin
+// DecisionInfo names one decision and its version.
+type DecisionInfo struct {
+	Name    string // "<area>.<decision>"
+	Version uint32
 }
 
-// areaTable is the one place where areas, their wire names and their
-// protocol versions meet. Adding an area is a contract file (like
-// plinko.go and plinko_grpc.go), a proto file and one row here.
-var areaTable = map[Area]areaSpec{
-	AreaPlinko: {
-		version: PlinkoProtocolVersion,
-		client:  &PlinkoPlugin{},
-		server: func(o ServeOpts) plugin.Plugin {
-			if o.Plinko == nil {
-				return nil
-			}
-			return &PlinkoPlugin{Impl: o.Plinko}
-		},
-	},
+var registry = struct {
+	sync.Mutex
+	areas map[Area][]DecisionInfo
+}{areas: map[Area][]DecisionInfo{}}
+
+// RegisterArea declares an area. It panics when name is empty or declared
+// twice: both are programming errors caught by any test.
+func RegisterArea(name string) Area {
+	registry.Lock()
+	defer registry.Unlock()
+	a := Area(name)
+	if _, dup := registry.areas[a]; dup || name == "" {
+		panic(fmt.Sprintf("sdk: area %q registered twice or empty", name))
+	}
+	registry.areas[a] = []DecisionInfo{}
+	return a
 }
 
-// Handshake is the go-plugin handshake shared by the host and every plugin.
-// The magic cookie is a UX check (it stops a user from running a plugin
-// binary by hand), not a security measure. ProtocolVersion is unused:
-// versions are per area, see ClientPluginSets.
-var Handshake = plugin.HandshakeConfig{
-	MagicCookieKey:   "HONMASTER_PLUGIN_MAGIC_COOKIE",
-	MagicCookieValue: "4f1d3a0c8e2b47a6b9d5c7e1f0a2b3c4-honmaster-plugin",
+func registerDecision(a Area, name string, version uint32) string {
+	registry.Lock()
+	defer registry.Unlock()
+	ds, ok := registry.areas[a]
+	full := string(a) + "." + name
+	if !ok {
+		panic(fmt.Sprintf("sdk: decision %s of unregistered area %q", full, a))
+	}
+	for _, d := range ds {
+		if d.Name == full {
+			panic("sdk: decision registered twice: " + full)
+		}
+	}
+	registry.areas[a] = append(ds, DecisionInfo{Name: full, Version: version})
+	return full
 }
 
-// Areas returns every known area, sorted.
+// Areas returns every registered area, sorted.
 func Areas() []Area {
-	out := make([]Area, 0, len(areaTable))
-	for a := range areaTable {
+	registry.Lock()
+	defer registry.Unlock()
+	out := make([]Area, 0, len(registry.areas))
+	for a := range registry.areas {
 		out = append(out, a)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
-// Known reports whether a is a known area.
+// Known reports whether a is a registered area.
 func (a Area) Known() bool {
-	_, ok := areaTable[a]
+	registry.Lock()
+	defer registry.Unlock()
+	_, ok := registry.areas[a]
 	return ok
 }
 
-// ProtocolVersion returns the protocol version of the area's contract, or 0
-// for an unknown area.
+// Decisions returns the decisions the area's plugin must serve.
+func (a Area) Decisions() []DecisionInfo {
+	registry.Lock()
+	defer registry.Unlock()
+	return slices.Clone(registry.areas[a])
+}
+
+// ProtocolVersion returns the base protocol version for a known area, 0
+// otherwise.
 func (a Area) ProtocolVersion() int {
-	return areaTable[a].version
+	if !a.Known() {
+		return 0
+	}
+	return ProtocolVersion
 }
 
 // ParseArea returns the area named s (as in "host plugin <s>").
 func ParseArea(s string) (Area, error) {
 	a := Area(s)
 	if !a.Known() {
-		return "", fmt.Errorf("sdk: unknown plugin area %q", s)
+		return "", fmt.Errorf("unknown plugin area %q", s)
 	}
 	return a, nil
 }
 
-// ClientPluginSets returns the go-plugin VersionedPlugins a host passes in
-// its ClientConfig to run a plugin for area. Package supervisor does this;
-// hosts rarely need it directly.
-func ClientPluginSets(area Area) (map[int]plugin.PluginSet, error) {
-	spec, ok := areaTable[area]
-	if !ok {
-		return nil, fmt.Errorf("sdk: unknown plugin area %q", area)
-	}
-	return map[int]plugin.PluginSet{
-		spec.version: {string(area): spec.client},
-	}, nil
+// Handshake is the go-plugin handshake shared by the host and every plugin.
+// The magic cookie is a UX check (it stops a user from running a plugin
+// binary by hand), not a security measure. A plugin written in another
+// language checks the environment variable and prints go-plugin's handshake
+// line "1|2|tcp|127.0.0.1:PORT|grpc" (see README "Writing a plugin").
+var Handshake = plugin.HandshakeConfig{
+	MagicCookieKey:   "HONMASTER_PLUGIN_MAGIC_COOKIE",
+	MagicCookieValue: "4f1d3a0c8e2b47a6b9d5c7e1f0a2b3c4-honmaster-plugin",
 }
 
-// serverPluginSets returns the VersionedPlugins to serve for opts. Areas on
-// the same protocol version share a set; a host asking for one area offers
-// only that area's version, so go-plugin picks the right set.
-func serverPluginSets(opts ServeOpts) map[int]plugin.PluginSet {
-	sets := map[int]plugin.PluginSet{}
-	for area, spec := range areaTable {
-		p := spec.server(opts)
-		if p == nil {
-			continue
-		}
-		if sets[spec.version] == nil {
-			sets[spec.version] = plugin.PluginSet{}
-		}
-		sets[spec.version][string(area)] = p
+// ClientPluginSets returns the go-plugin VersionedPlugins a host passes in
+// its ClientConfig; the dispensed value is a *Client. Package supervisor
+// does this; hosts rarely need it directly.
+func ClientPluginSets() map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{ProtocolVersion: {dispenseName: &grpcPlugin{}}}
+}
+
+// Dispense returns the *Client of a connected go-plugin client.
+func Dispense(rpc plugin.ClientProtocol) (*Client, error) {
+	raw, err := rpc.Dispense(dispenseName)
+	if err != nil {
+		return nil, err
 	}
-	return sets
+	c, ok := raw.(*Client)
+	if !ok {
+		return nil, fmt.Errorf("sdk: dispensed %T, want *sdk.Client", raw)
+	}
+	return c, nil
 }

@@ -1,23 +1,29 @@
-// Package sdk provides the contract between the master server host and its
-// feature-area plugins, and everything a plugin author needs to write one.
+// Package sdk is the one generic contract between the master server host
+// and its feature-area plugins, and everything a plugin author needs.
 //
-// Plugins are stateless deciders: the host sends the facts a decision needs,
-// the plugin returns a decision, and the host validates it and applies it
-// through the account's actor. A plugin never touches storage.
+// Plugins are stateless processes. For each decision the host sends the
+// facts and the plugin's own state for that (area, account); the plugin
+// returns a decision and its new state; the host checks the decision
+// (DecisionDef.Check) and applies it exactly as given, storing the state in
+// the same commit, or refuses it. A plugin never touches storage.
 //
-// Each area has a plain Go interface (Plinko), plain Go structs for its
-// facts and decisions, and a default implementation (DefaultPlinko). The
-// gRPC transport is hidden: protobuf types never appear in an exported
-// signature, and errors cross the process boundary as gRPC status codes that
-// the host side maps back to the sentinel errors of this package
-// (ErrInvalidFacts, ErrUnavailable, ...), usable with errors.Is.
+// An area is declared once: RegisterArea names it, and NewDecision
+// registers each of its decisions with the plain Go types of its facts and
+// decision (F, D), their codecs to the area's protobuf messages
+// (ProtoCodec) and the host's check. Everything else is generic: the gRPC
+// transport (proto/plugin.proto: Info, Configure, Ping, Decide,
+// DecideBatch), cross-request batching, errors as gRPC status codes mapped
+// back to the sentinels (ErrInvalidFacts, ErrUnavailable, ...), Serve, the
+// in-process Mock and the gRPC TestClient. See plinko.go for the plinko
+// area.
 //
-// A plugin binary is a tiny main that calls Serve:
+// A plugin binary builds a Plugin, adds a handler per decision and serves:
 //
-//	func main() {
-//		sdk.Serve(sdk.ServeOpts{Plinko: sdk.PlinkoWithOdds(sdk.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20})})
-//	}
+//	p := &sdk.Plugin{Name: "mine", Version: "1"}
+//	sdk.Handle(p, sdk.PlinkoDrop, decide)
+//	sdk.Serve(p)
 //
-// The host runs plugins through package supervisor; tests use MockPlinko or
-// TestPlinkoClient from testing.go.
+// The host runs plugins through package supervisor, which is a Caller:
+//
+//	res, err := sdk.PlinkoDrop.Decide(ctx, sup, sdk.Call[sdk.DropFacts]{Facts: f, State: st})
 package sdk

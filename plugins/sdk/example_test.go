@@ -12,8 +12,7 @@ import (
 // exhausted chests, the prize pick) comes from the default decider.
 func ExamplePlinkoWithOdds() {
 	p := sdk.PlinkoWithOdds(sdk.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20})
-	info, err := p.Info(context.Background())
-	fmt.Println(info.Odds, err)
+	fmt.Println(p.Odds, p.Odds.Validate())
 	// Output: [0.1 0.1 0.2 0.2 0.2 0.2] <nil>
 }
 

@@ -1,22 +1,25 @@
 package sdk
 
 import (
-	"context"
 	"fmt"
 	"math"
+
+	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
 )
 
-// Plinko decides the outcome of a plinko drop. Implementations must be safe
-// for concurrent use and must not keep state between calls: everything a
-// decision needs arrives in DropFacts.
-type Plinko interface {
-	// Info describes the decider. The host calls it once at start as a
-	// health check and to show the odds.
-	Info(ctx context.Context) (PlinkoInfo, error)
-	// Drop decides one drop. Malformed facts yield an error wrapping
-	// ErrInvalidFacts.
-	Drop(ctx context.Context, f DropFacts) (DropDecision, error)
-}
+// AreaPlinko is the plinko area: the one place its name is written.
+var AreaPlinko = RegisterArea("plinko")
+
+// PlinkoDrop is the plinko area's one decision: the outcome of a drop. The
+// host's drop Change calls it inside the account's actor and applies the
+// decision exactly as given, or refuses the drop.
+var PlinkoDrop = NewDecision(DecisionDef[DropFacts, DropDecision]{
+	Area: AreaPlinko, Name: "drop", Version: 1,
+	Facts:      ProtoCodec(factsToProto, factsFromProto, func() *pb.DropFacts { return &pb.DropFacts{} }),
+	Result:     ProtoCodec(decisionToProto, decisionFromProto, func() *pb.DropDecision { return &pb.DropDecision{} }),
+	CheckFacts: DropFacts.Validate,
+	Check:      func(f DropFacts, d DropDecision) error { return d.Validate(f) },
+})
 
 // Tier is a plinko award tier as numbered by the game.
 type Tier int
@@ -191,10 +194,4 @@ func (d DropDecision) Validate(f DropFacts) error {
 		}
 	}
 	return nil
-}
-
-// PlinkoInfo describes a plinko decider.
-type PlinkoInfo struct {
-	Name, Version string
-	Odds          Odds
 }

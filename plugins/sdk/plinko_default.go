@@ -17,7 +17,7 @@ import (
 // that only changes the odds sets Odds and nothing else, see PlinkoWithOdds.
 // A *DefaultPlinko is safe for concurrent use; do not copy it after first use.
 type DefaultPlinko struct {
-	// Name and Version are reported by Info; empty means "default" and "1".
+	// Name and Version are reported by the plugin's Info; empty means "default" and "1".
 	Name, Version string
 	// Odds of each tier; the zero value means DefaultOdds.
 	Odds Odds
@@ -29,10 +29,8 @@ type DefaultPlinko struct {
 	rnd *mrand.Rand
 }
 
-var _ Plinko = (*DefaultPlinko)(nil)
-
 // PlinkoWithOdds returns the default decider with other odds. Invalid odds
-// make Info and Drop fail, so a plugin with bad odds fails its start check.
+// make Configure and Drop fail, so a plugin with bad odds fails its start check.
 func PlinkoWithOdds(odds Odds) *DefaultPlinko {
 	return &DefaultPlinko{Odds: odds}
 }
@@ -45,20 +43,31 @@ func (p *DefaultPlinko) odds() Odds {
 	return p.Odds
 }
 
-// Info reports the decider's name, version and odds.
-func (p *DefaultPlinko) Info(ctx context.Context) (PlinkoInfo, error) {
-	odds := p.odds()
-	if err := odds.Validate(); err != nil {
-		return PlinkoInfo{}, err
+// Plugin returns the plugin serving PlinkoDrop with p. Its Configure
+// accepts no keys and reports invalid odds, so a plugin with bad odds fails
+// its start.
+func (p *DefaultPlinko) Plugin() *Plugin {
+	pl := &Plugin{Name: p.Name, Version: p.Version, Configure: func(_ context.Context, _ Area, cfg map[string]any) []ConfigProblem {
+		var out []ConfigProblem
+		if err := p.odds().Validate(); err != nil {
+			out = append(out, ConfigProblem{Key: "odds", Message: err.Error()})
+		}
+		for k := range cfg {
+			out = append(out, ConfigProblem{Key: k, Message: "unknown key"})
+		}
+		return out
+	}}
+	if pl.Name == "" {
+		pl.Name = "default"
 	}
-	info := PlinkoInfo{Name: p.Name, Version: p.Version, Odds: odds}
-	if info.Name == "" {
-		info.Name = "default"
+	if pl.Version == "" {
+		pl.Version = "1"
 	}
-	if info.Version == "" {
-		info.Version = "1"
-	}
-	return info, nil
+	Handle(pl, PlinkoDrop, func(ctx context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+		d, err := p.Drop(ctx, c.Facts)
+		return Result[DropDecision]{Decision: d}, err
+	})
+	return pl
 }
 
 // Drop draws a tier and, for a chest with unowned prizes, a prize.

@@ -12,12 +12,8 @@ func TestDefaultOddsSumToOne(t *testing.T) {
 	if err := DefaultOdds.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	info, err := (&DefaultPlinko{}).Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Odds != DefaultOdds {
-		t.Fatalf("zero DefaultPlinko odds = %v, want %v", info.Odds, DefaultOdds)
+	if got := (&DefaultPlinko{}).odds(); got != DefaultOdds {
+		t.Fatalf("zero DefaultPlinko odds = %v, want %v", got, DefaultOdds)
 	}
 }
 
@@ -186,8 +182,8 @@ func TestDefaultPlinkoInvalid(t *testing.T) {
 			}
 		})
 	}
-	if _, err := PlinkoWithOdds(Odds{1, 1, 0, 0, 0, 0}).Info(context.Background()); err == nil {
-		t.Fatal("Info with invalid odds succeeded")
+	if ps := PlinkoWithOdds(Odds{1, 1, 0, 0, 0, 0}).Plugin().configure(context.Background(), AreaPlinko, nil); len(ps) != 1 || ps[0].Key != "odds" {
+		t.Fatalf("Configure with invalid odds = %v, want one problem on key odds", ps)
 	}
 }
 

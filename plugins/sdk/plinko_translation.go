@@ -10,15 +10,15 @@ import (
 // functions check shape (lengths, ranges) so a malformed message never
 // becomes a plain Go value; meaning is checked by Validate methods.
 
-func factsToProto(f DropFacts) *pb.DropRequest {
+func factsToProto(f DropFacts) *pb.DropFacts {
 	unowned := make([]int64, len(f.Unowned))
 	for i, n := range f.Unowned {
 		unowned[i] = int64(n)
 	}
-	return &pb.DropRequest{AccountId: f.AccountID, Currency: string(f.Currency), Unowned: unowned}
+	return &pb.DropFacts{AccountId: f.AccountID, Currency: string(f.Currency), Unowned: unowned}
 }
 
-func factsFromProto(m *pb.DropRequest) (DropFacts, error) {
+func factsFromProto(m *pb.DropFacts) (DropFacts, error) {
 	f := DropFacts{AccountID: m.GetAccountId(), Currency: Currency(m.GetCurrency())}
 	if len(m.GetUnowned()) != NumChestTiers {
 		return DropFacts{}, fmt.Errorf("%w: %d unowned counts, want %d", ErrInvalidFacts, len(m.GetUnowned()), NumChestTiers)
@@ -33,8 +33,8 @@ func factsFromProto(m *pb.DropRequest) (DropFacts, error) {
 	return f, nil
 }
 
-func decisionToProto(d DropDecision) *pb.DropResponse {
-	return &pb.DropResponse{
+func decisionToProto(d DropDecision) *pb.DropDecision {
+	return &pb.DropDecision{
 		Tier:       pb.Tier(d.Tier),
 		PrizeIndex: int64(d.PrizeIndex),
 		Tickets:    int64(d.Tickets),
@@ -42,7 +42,7 @@ func decisionToProto(d DropDecision) *pb.DropResponse {
 	}
 }
 
-func decisionFromProto(m *pb.DropResponse) (DropDecision, error) {
+func decisionFromProto(m *pb.DropDecision) (DropDecision, error) {
 	idx, err := toInt(m.GetPrizeIndex())
 	if err != nil {
 		return DropDecision{}, fmt.Errorf("%w: prize index: %w", ErrInvalidDecision, err)
@@ -57,19 +57,6 @@ func decisionFromProto(m *pb.DropResponse) (DropDecision, error) {
 		Tickets:    tickets,
 		Exhausted:  m.GetExhausted(),
 	}, nil
-}
-
-func infoToProto(i PlinkoInfo) *pb.InfoResponse {
-	return &pb.InfoResponse{Name: i.Name, Version: i.Version, Odds: i.Odds[:]}
-}
-
-func infoFromProto(m *pb.InfoResponse) (PlinkoInfo, error) {
-	if len(m.GetOdds()) != NumTiers {
-		return PlinkoInfo{}, fmt.Errorf("sdk: plinko info has %d odds, want %d", len(m.GetOdds()), NumTiers)
-	}
-	i := PlinkoInfo{Name: m.GetName(), Version: m.GetVersion()}
-	copy(i.Odds[:], m.GetOdds())
-	return i, nil
 }
 
 // toInt converts a wire int64 to int, refusing values int cannot hold.

@@ -46,35 +46,15 @@ func TestDecisionRoundTrip(t *testing.T) {
 	}
 }
 
-func TestInfoRoundTrip(t *testing.T) {
-	tests := []PlinkoInfo{
-		{},
-		{Name: "default", Version: "1", Odds: DefaultOdds},
-		{Name: "customodds", Version: "2.0.1", Odds: Odds{0.1, 0.1, 0.2, 0.2, 0.2, 0.2}},
-	}
-	for _, i := range tests {
-		got, err := infoFromProto(infoToProto(i))
-		if err != nil {
-			t.Fatalf("%+v: %v", i, err)
-		}
-		if got != i {
-			t.Errorf("round trip %+v = %+v", i, got)
-		}
-	}
-}
-
 func TestFromProtoRejectsMalformed(t *testing.T) {
-	if _, err := factsFromProto(&pb.DropRequest{Currency: "gold", Unowned: []int64{1, 2, 3}}); !errors.Is(err, ErrInvalidFacts) {
+	if _, err := factsFromProto(&pb.DropFacts{Currency: "gold", Unowned: []int64{1, 2, 3}}); !errors.Is(err, ErrInvalidFacts) {
 		t.Errorf("3 unowned counts: err = %v, want ErrInvalidFacts", err)
 	}
-	if _, err := factsFromProto(&pb.DropRequest{Currency: "gold"}); !errors.Is(err, ErrInvalidFacts) {
+	if _, err := factsFromProto(&pb.DropFacts{Currency: "gold"}); !errors.Is(err, ErrInvalidFacts) {
 		t.Errorf("no unowned counts: err = %v, want ErrInvalidFacts", err)
 	}
-	if _, err := infoFromProto(&pb.InfoResponse{Odds: []float64{1}}); err == nil {
-		t.Error("1 odds value: no error")
-	}
 	if math.MaxInt == math.MaxInt32 {
-		if _, err := decisionFromProto(&pb.DropResponse{PrizeIndex: math.MaxInt64}); !errors.Is(err, ErrInvalidDecision) {
+		if _, err := decisionFromProto(&pb.DropDecision{PrizeIndex: math.MaxInt64}); !errors.Is(err, ErrInvalidDecision) {
 			t.Errorf("overflowing prize index: err = %v, want ErrInvalidDecision", err)
 		}
 	}

@@ -9,28 +9,22 @@ import (
 	"github.com/hashicorp/go-plugin"
 )
 
-// ServeOpts says what a plugin binary serves. Set the implementation of
-// each area the binary provides (today: Plinko).
-type ServeOpts struct {
-	Plinko Plinko
-}
-
 // parentCheckInterval is how often a served plugin checks that its parent
 // (the host) is still alive.
 const parentCheckInterval = 200 * time.Millisecond
 
-// Serve serves the implementations in opts to the host that started this
+// Serve serves p to the host that started this
 // process and does not return until the host closes the plugin; then it
 // exits the process. A plugin's main only calls Serve.
 //
 // Serve exits the process by itself when its parent dies, so a host killed
 // with SIGKILL leaves no orphan plugin behind.
-func Serve(opts ServeOpts) {
-	sets := serverPluginSets(opts)
-	if len(sets) == 0 {
-		fmt.Fprintln(os.Stderr, "sdk: Serve called without an implementation for any area")
+func Serve(p *Plugin) {
+	if p == nil || len(p.handlers) == 0 {
+		fmt.Fprintln(os.Stderr, "plugin serves no decision")
 		os.Exit(1)
 	}
+	sets := map[int]plugin.PluginSet{ProtocolVersion: {dispenseName: &grpcPlugin{impl: p}}}
 	go watchParent(os.Getppid(), parentCheckInterval, os.Getppid, func() { os.Exit(2) })
 
 	plugin.Serve(&plugin.ServeConfig{

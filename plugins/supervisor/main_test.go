@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -22,7 +23,13 @@ func TestMain(m *testing.M) {
 	case "plinko":
 		plinko.Serve()
 	case "badodds":
-		sdk.Serve(sdk.ServeOpts{Plinko: sdk.PlinkoWithOdds(sdk.Odds{0.5, 0.5, 0.5})})
+		sdk.Serve(sdk.PlinkoWithOdds(sdk.Odds{0.5, 0.5, 0.5}).Plugin())
+	case "nodecision":
+		p := &sdk.Plugin{Name: "other"}
+		sdk.Handle(p, otherDecision, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+			return sdk.Result[sdk.DropDecision]{}, nil
+		})
+		sdk.Serve(p)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "helper: crashing at start")
 		os.Exit(3)
@@ -31,3 +38,12 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(0)
 }
+
+// otherDecision is a decision of a test-only area, so that a plugin can
+// serve something other than plinko.drop.
+var otherDecision = sdk.NewDecision(sdk.DecisionDef[sdk.DropFacts, sdk.DropDecision]{
+	Area: sdk.RegisterArea("supervisortest"), Name: "other", Version: 1,
+	Facts:  sdk.Codec[sdk.DropFacts]{Marshal: func(sdk.DropFacts) ([]byte, error) { return nil, nil }},
+	Result: sdk.Codec[sdk.DropDecision]{Marshal: func(sdk.DropDecision) ([]byte, error) { return nil, nil }},
+	Check:  func(sdk.DropFacts, sdk.DropDecision) error { return nil },
+})

@@ -51,7 +51,7 @@ func runHelper(role string) {
 		cmd.Env = append(os.Environ(),
 			helperEnv+"=plinko",
 			sdk.Handshake.MagicCookieKey+"="+sdk.Handshake.MagicCookieValue,
-			fmt.Sprintf("PLUGIN_PROTOCOL_VERSIONS=%d", sdk.PlinkoProtocolVersion),
+			fmt.Sprintf("PLUGIN_PROTOCOL_VERSIONS=%d", sdk.ProtocolVersion),
 		)
 		out, err := cmd.StdoutPipe()
 		if err != nil {

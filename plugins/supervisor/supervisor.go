@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,16 +29,26 @@ type Source struct {
 	// Args are appended to the command line; Env is added to the host's
 	// environment (and wins over it).
 	Args, Env []string
-	// StartTimeout bounds launch, handshake and the first health call
-	// (default 10s). CallTimeout bounds every call (default 2s; a caller's
-	// earlier deadline wins).
+	// StartTimeout bounds launch, handshake, Info and Configure (default
+	// 10s). CallTimeout bounds every call (default 2s; a caller's earlier
+	// deadline wins).
 	StartTimeout, CallTimeout time.Duration
+	// PingInterval is how often a running plugin is pinged (default 1s);
+	// a plugin that does not answer a ping within PingTimeout (default 2s)
+	// is killed and restarted, so a hung (SIGSTOPped, deadlocked) plugin is
+	// replaced within PingInterval+PingTimeout.
+	PingInterval, PingTimeout time.Duration
+	// Config is the operator's [plugins.<area>.config] table, handed to the
+	// plugin's Configure at start and after every restart.
+	Config map[string]any
 }
 
 // Defaults for Source and Backoff.
 const (
 	DefaultStartTimeout = 10 * time.Second
 	DefaultCallTimeout  = 2 * time.Second
+	DefaultPingInterval = time.Second
+	DefaultPingTimeout  = 2 * time.Second
 	DefaultBackoffMin   = 100 * time.Millisecond
 	DefaultBackoffMax   = time.Second
 	DefaultBackoffReset = 10 * time.Second
@@ -117,13 +128,16 @@ type Status struct {
 	State           State
 	// PID of the running plugin, 0 when none.
 	PID int
-	// Restarts counts successful restarts after a plugin died.
+	// Plugin is the plugin's own name and version (from Info), empty until
+	// a plugin ran.
+	Plugin, PluginVersion string
+	// Restarts counts successful restarts after a plugin died or hung.
 	Restarts  int
 	LastError error
 }
 
 // errStopped ends a launch when Stop is called meanwhile.
-var errStopped = errors.New("supervisor: stopped")
+var errStopped = errors.New("stopped")
 
 // Supervisor runs and restarts the plugin of one area. Its methods are safe
 // for concurrent use.
@@ -141,6 +155,7 @@ type Supervisor struct {
 	version  int
 	restarts int
 	lastErr  error
+	info     sdk.Info           // of the last plugin that started
 	cancel   context.CancelFunc // ends the loop
 	done     chan struct{}      // closed when the loop has ended
 }
@@ -148,7 +163,8 @@ type Supervisor struct {
 // instance is one running plugin process.
 type instance struct {
 	client  *plugin.Client
-	raw     any // what go-plugin dispensed for the area
+	rpc     *sdk.Client
+	info    sdk.Info
 	pid     int
 	version int
 	readyAt time.Time
@@ -162,6 +178,12 @@ func New(src Source, opts Options) *Supervisor {
 	}
 	if src.CallTimeout <= 0 {
 		src.CallTimeout = DefaultCallTimeout
+	}
+	if src.PingInterval <= 0 {
+		src.PingInterval = DefaultPingInterval
+	}
+	if src.PingTimeout <= 0 {
+		src.PingTimeout = DefaultPingTimeout
 	}
 	source := "bundled"
 	if src.Path != "" {
@@ -186,13 +208,13 @@ func New(src Source, opts Options) *Supervisor {
 // it dies, until Stop.
 func (s *Supervisor) Start(ctx context.Context) error {
 	if !s.src.Area.Known() {
-		return fmt.Errorf("supervisor: unknown plugin area %q", s.src.Area)
+		return fmt.Errorf("unknown plugin area %q", s.src.Area)
 	}
 	s.mu.Lock()
 	if s.state != StateNew && s.state != StateFailed {
 		state := s.state
 		s.mu.Unlock()
-		return fmt.Errorf("supervisor: %s plugin: Start in state %s", s.src.Area, state)
+		return fmt.Errorf("%s plugin: Start in state %s", s.src.Area, state)
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -207,7 +229,7 @@ func (s *Supervisor) Start(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 		s.stopLoop(StateFailed, ctx.Err())
-		return fmt.Errorf("supervisor: start %s plugin: %w", s.src.Area, ctx.Err())
+		return fmt.Errorf("start %s plugin: %w", s.src.Area, ctx.Err())
 	}
 }
 
@@ -248,6 +270,8 @@ func (s *Supervisor) Status() Status {
 		State:           s.state,
 		Restarts:        s.restarts,
 		LastError:       s.lastErr,
+		Plugin:          s.info.Name,
+		PluginVersion:   s.info.Version,
 	}
 	if inst := s.live.Load(); inst != nil {
 		st.PID = inst.pid
@@ -299,18 +323,19 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 
 	failures := 0
 	for {
-		if !s.waitExit(ctx, inst) {
+		exitErr := s.watch(ctx, inst)
+		if exitErr == nil {
 			s.live.Store(nil)
-			inst.client.Kill()
+			stopClient(inst.client, inst.pid)
 			return
 		}
-		exitErr := fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
 		s.live.Store(nil)
 		s.mu.Lock()
 		s.state, s.lastErr = StateRestarting, exitErr
 		s.mu.Unlock()
-		s.log.Warn("plugin exited; restarting", "pid", inst.pid, "uptime", time.Since(inst.readyAt))
-		inst.client.Kill() // reaps and cleans up after the dead process
+		s.log.Warn("plugin lost; restarting", "pid", inst.pid, "uptime", time.Since(inst.readyAt), "err", exitErr)
+		killProcess(inst.pid)             // a hung plugin ignores go-plugin's polite shutdown
+		stopClient(inst.client, inst.pid) // reaps and cleans up after the dead process
 		if time.Since(inst.readyAt) >= s.opts.Backoff.Reset {
 			failures = 0
 		}
@@ -339,7 +364,7 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 
 func (s *Supervisor) setRunning(inst *instance, restarted bool) {
 	s.mu.Lock()
-	s.state, s.version = StateRunning, inst.version
+	s.state, s.version, s.info = StateRunning, inst.version, inst.info
 	if restarted {
 		s.restarts++
 	}
@@ -351,19 +376,66 @@ func (s *Supervisor) setRunning(inst *instance, restarted bool) {
 // exitPoll is how often the loop asks go-plugin whether the process exited.
 const exitPoll = 20 * time.Millisecond
 
-// waitExit blocks until the plugin process exits (true) or ctx ends (false).
-func (s *Supervisor) waitExit(ctx context.Context, inst *instance) bool {
+// watch blocks until the plugin process exits or stops answering pings (an
+// error saying which) or ctx ends (nil).
+func (s *Supervisor) watch(ctx context.Context, inst *instance) error {
 	t := time.NewTicker(exitPoll)
 	defer t.Stop()
+	nextPing := time.Now().Add(s.src.PingInterval)
 	for {
 		select {
 		case <-ctx.Done():
-			return false
+			return nil
 		case <-t.C:
-			if inst.client.Exited() {
-				return true
-			}
 		}
+		if inst.client.Exited() {
+			return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
+		}
+		if time.Now().Before(nextPing) {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, s.src.PingTimeout)
+		err := inst.rpc.Ping(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s plugin (pid %d) did not answer a ping within %v: %w",
+				sdk.ErrUnavailable, s.src.Area, inst.pid, s.src.PingTimeout, err)
+		}
+		nextPing = time.Now().Add(s.src.PingInterval)
+	}
+}
+
+// killGrace is how long a plugin gets to shut down politely (go-plugin's
+// Kill asks it first) before it is killed.
+const killGrace = 3 * time.Second
+
+// stopClient stops a plugin process through go-plugin, politely first. A
+// hung plugin never answers go-plugin's shutdown request, so after
+// killGrace it gets SIGKILL, which also ends the request.
+func stopClient(client *plugin.Client, pid int) {
+	done := make(chan struct{})
+	go func() {
+		client.Kill()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(killGrace):
+		killProcess(pid)
+		<-done
+	}
+}
+
+// killProcess kills pid with SIGKILL (a stopped process dies too).
+func killProcess(pid int) {
+	if pid <= 0 {
+		return
+	}
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
 	}
 }
 
@@ -375,7 +447,7 @@ func (s *Supervisor) command() (*exec.Cmd, error) {
 		if path == "" {
 			exe, err := os.Executable()
 			if err != nil {
-				return nil, fmt.Errorf("supervisor: locate host binary for bundled %s plugin: %w", s.src.Area, err)
+				return nil, fmt.Errorf("locate host binary for bundled %s plugin: %w", s.src.Area, err)
 			}
 			path = exe
 		}
@@ -393,12 +465,9 @@ func (s *Supervisor) command() (*exec.Cmd, error) {
 func (s *Supervisor) launch(ctx context.Context) (*instance, error) {
 	deadline := time.Now().Add(s.src.StartTimeout)
 	fail := func(err error) (*instance, error) {
-		return nil, fmt.Errorf("supervisor: start %s plugin (%s): %w", s.src.Area, s.source, err)
+		return nil, fmt.Errorf("start %s plugin (%s): %w", s.src.Area, s.source, err)
 	}
-	sets, err := sdk.ClientPluginSets(s.src.Area)
-	if err != nil {
-		return fail(err)
-	}
+	sets := sdk.ClientPluginSets()
 	cmd, err := s.command()
 	if err != nil {
 		return fail(err)
@@ -414,41 +483,90 @@ func (s *Supervisor) launch(ctx context.Context) (*instance, error) {
 		Managed:          false,
 	})
 	rpc, err := client.Client() // starts the process and completes the handshake
-	if err != nil {
-		client.Kill()
-		return fail(err)
-	}
-	raw, err := rpc.Dispense(string(s.src.Area))
-	if err != nil {
-		client.Kill()
-		return fail(err)
-	}
 	pid, _ := strconv.Atoi(client.ID())
-	inst := &instance{client: client, raw: raw, pid: pid, version: client.NegotiatedVersion()}
+	if err != nil {
+		stopClient(client, pid)
+		return fail(err)
+	}
+	c, err := sdk.Dispense(rpc)
+	if err != nil {
+		stopClient(client, pid)
+		return fail(err)
+	}
+	inst := &instance{client: client, rpc: c, pid: pid, version: client.NegotiatedVersion()}
 
 	checkCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	if err := healthCheck(checkCtx, s.src.Area, raw); err != nil {
-		client.Kill()
+	if inst.info, err = s.check(checkCtx, c); err != nil {
+		stopClient(client, pid)
 		if ctx.Err() != nil {
 			return nil, errStopped
 		}
 		return fail(err)
 	}
 	if ctx.Err() != nil {
-		client.Kill()
+		stopClient(client, pid)
 		return nil, errStopped
 	}
 	inst.readyAt = time.Now()
 	return inst, nil
 }
 
-// healthCheck makes the first call to a fresh plugin of area.
-func healthCheck(ctx context.Context, area sdk.Area, raw any) error {
-	switch area {
-	case sdk.AreaPlinko:
-		return checkPlinko(ctx, raw)
-	default:
-		return fmt.Errorf("supervisor: no health check for area %q", area)
+// Start errors a caller can match with errors.Is.
+var (
+	// ErrContract: the plugin lacks a decision the area needs or serves it
+	// in another version.
+	ErrContract = errors.New("plugin does not serve the area's contract")
+	// ErrConfig: the plugin rejected its [plugins.<area>.config] table.
+	ErrConfig = errors.New("plugin rejected its configuration")
+)
+
+// check makes the first calls to a fresh plugin: Info (every decision of
+// the area served, in its version) and Configure (the operator's table
+// accepted).
+func (s *Supervisor) check(ctx context.Context, c *sdk.Client) (sdk.Info, error) {
+	info, err := c.Info(ctx)
+	if err != nil {
+		return info, fmt.Errorf("info: %w", err)
 	}
+	served := map[string]uint32{}
+	for _, d := range info.Decisions {
+		served[d.Name] = d.Version
+	}
+	for _, need := range s.src.Area.Decisions() {
+		v, ok := served[need.Name]
+		switch {
+		case !ok:
+			return info, fmt.Errorf("%w: plugin %q does not serve decision %s (v%d)", ErrContract, info.Name, need.Name, need.Version)
+		case v != need.Version:
+			return info, fmt.Errorf("%w: plugin %q serves decision %s v%d, the host needs v%d", ErrContract, info.Name, need.Name, v, need.Version)
+		}
+	}
+	problems, err := c.Configure(ctx, s.src.Area, s.src.Config)
+	if err != nil {
+		return info, fmt.Errorf("configure: %w", err)
+	}
+	if len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = fmt.Sprintf("plugins.%s.config.%s: %s", s.src.Area, p.Key, p.Message)
+		}
+		return info, fmt.Errorf("%w: %s", ErrConfig, strings.Join(msgs, "; "))
+	}
+	return info, nil
 }
+
+// Decide implements sdk.Caller: the call goes to the instance running at
+// that moment, bounded by CallTimeout and ctx. While the plugin is down it
+// fails fast with an error wrapping sdk.ErrUnavailable.
+func (s *Supervisor) Decide(ctx context.Context, decision string, facts, state []byte) (sdk.RawResult, error) {
+	inst, err := s.current()
+	if err != nil {
+		return sdk.RawResult{}, err
+	}
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	return inst.rpc.Decide(ctx, decision, facts, state)
+}
+
+var _ sdk.Caller = (*Supervisor)(nil)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,6 +41,12 @@ func (testWriter) Write(p []byte) (int, error) { return os.Stderr.Write(p) }
 
 var facts = sdk.DropFacts{AccountID: 1, Currency: sdk.CurrencyTickets, Unowned: [4]int{2, 2, 2, 2}}
 
+// drop asks the supervised plugin for one drop decision.
+func drop(s *supervisor.Supervisor, f sdk.DropFacts) (sdk.DropDecision, error) {
+	res, err := sdk.PlinkoDrop.Decide(context.Background(), s, sdk.Call[sdk.DropFacts]{Facts: f})
+	return res.Decision, err
+}
+
 func startSupervisor(t *testing.T, src supervisor.Source, opts supervisor.Options) *supervisor.Supervisor {
 	t.Helper()
 	s := supervisor.New(src, opts)
@@ -72,22 +79,15 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 
 func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 	s := startBundled(t, "plinko")
-	p := s.Plinko()
 	ctx := context.Background()
 
 	st := s.Status()
 	if st.State != supervisor.StateRunning || st.PID <= 0 || st.Restarts != 0 || st.Source != "bundled" ||
-		st.ProtocolVersion != sdk.PlinkoProtocolVersion || st.Area != sdk.AreaPlinko || !s.Ready() {
+		st.ProtocolVersion != sdk.ProtocolVersion || st.Area != sdk.AreaPlinko || !s.Ready() ||
+		st.Plugin != "bundled" || st.PluginVersion == "" {
 		t.Fatalf("Status after Start = %+v, Ready = %v", st, s.Ready())
 	}
-	info, err := p.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Odds != sdk.DefaultOdds || info.Name != "bundled" {
-		t.Fatalf("Info = %+v", info)
-	}
-	if _, err := p.Drop(ctx, facts); err != nil {
+	if _, err := drop(s, facts); err != nil {
 		t.Fatalf("Drop: %v", err)
 	}
 
@@ -98,11 +98,11 @@ func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 			t.Fatal(err)
 		}
 		killed := time.Now()
-		if _, err := p.Drop(ctx, facts); !errors.Is(err, sdk.ErrUnavailable) {
+		if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
 			t.Fatalf("round %d: Drop right after SIGKILL: err = %v, want ErrUnavailable", round, err)
 		}
 		eventually(t, 2*time.Second, "plugin back after SIGKILL", func() bool {
-			_, err := p.Drop(ctx, facts)
+			_, err := drop(s, facts)
 			if err != nil && !errors.Is(err, sdk.ErrUnavailable) {
 				t.Fatalf("round %d: Drop while restarting: err = %v, want ErrUnavailable", round, err)
 			}
@@ -123,7 +123,7 @@ func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 	if st := s.Status(); st.State != supervisor.StateStopped || st.PID != 0 || s.Ready() {
 		t.Fatalf("Status after Stop = %+v", st)
 	}
-	if _, err := p.Drop(ctx, facts); !errors.Is(err, sdk.ErrUnavailable) {
+	if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
 		t.Fatalf("Drop after Stop: err = %v, want ErrUnavailable", err)
 	}
 	for _, pid := range pids {
@@ -137,18 +137,23 @@ func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 
 func TestSupervisorStartFailures(t *testing.T) {
 	tests := []struct {
-		name string
-		role string
-		path string
+		name   string
+		role   string
+		path   string
+		config map[string]any
+		want   error  // errors.Is must hold when set
+		key    string // the message must name it
 	}{
 		{name: "plugin exits at start", role: "crash"},
-		{name: "plugin reports invalid odds", role: "badodds"},
+		{name: "plugin rejects its config (invalid odds)", role: "badodds", want: supervisor.ErrConfig, key: "plugins.plinko.config.odds"},
+		{name: "plugin lacks the decision", role: "nodecision", want: supervisor.ErrContract, key: "plinko.drop"},
+		{name: "plugin rejects a config key", role: "plinko", config: map[string]any{"colour": "red"}, want: supervisor.ErrConfig, key: "plugins.plinko.config.colour"},
 		{name: "external binary missing", path: filepath.Join(t.TempDir(), "no-such-plugin")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src, opts := bundled(tt.role)
-			src.Path = tt.path
+			src.Path, src.Config = tt.path, tt.config
 			opts.Logger = nil
 			s := supervisor.New(src, opts)
 			defer s.Stop()
@@ -156,11 +161,17 @@ func TestSupervisorStartFailures(t *testing.T) {
 			if err == nil {
 				t.Fatal("Start succeeded")
 			}
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.key) || !strings.Contains(err.Error(), "plinko plugin") {
+				t.Errorf("err = %q, want it to name the area and %q", err, tt.key)
+			}
 			st := s.Status()
 			if st.State != supervisor.StateFailed || st.LastError == nil || st.PID != 0 || s.Ready() {
 				t.Fatalf("Status = %+v", st)
 			}
-			if _, err := s.Plinko().Drop(context.Background(), facts); !errors.Is(err, sdk.ErrUnavailable) {
+			if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
 				t.Fatalf("Drop after failed Start: err = %v, want ErrUnavailable", err)
 			}
 		})
@@ -169,12 +180,12 @@ func TestSupervisorStartFailures(t *testing.T) {
 
 func TestSupervisorHandleValidates(t *testing.T) {
 	s := startBundled(t, "plinko")
-	_, err := s.Plinko().Drop(context.Background(), sdk.DropFacts{Currency: "silver"})
+	_, err := drop(s, sdk.DropFacts{Currency: "silver"})
 	if !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Fatalf("Drop with bad currency: err = %v, want ErrInvalidFacts", err)
 	}
 	for range 100 {
-		d, err := s.Plinko().Drop(context.Background(), facts)
+		d, err := drop(s, facts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,9 +209,6 @@ func TestSupervisorStartContextCanceled(t *testing.T) {
 	s.Stop()
 }
 
-// customOdds are the odds of plugins/examples/customodds.
-var customOdds = sdk.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20}
-
 func TestSupervisorExternalCustomOdds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: builds the customodds example with the go tool")
@@ -221,14 +229,61 @@ func TestSupervisorExternalCustomOdds(t *testing.T) {
 	if st := s.Status(); st.Source != bin || st.State != supervisor.StateRunning {
 		t.Fatalf("Status = %+v", st)
 	}
-	info, err := s.Plinko().Info(context.Background())
-	if err != nil {
+	if st := s.Status(); st.Plugin != "customodds" || st.PluginVersion != "1.0.0" {
+		t.Fatalf("Status = %+v, want plugin customodds 1.0.0", st)
+	}
+	if _, err := drop(s, facts); err != nil {
 		t.Fatal(err)
 	}
-	if info.Odds != customOdds || info.Name != "customodds" {
-		t.Fatalf("Info = %+v, want name customodds and odds %v", info, customOdds)
-	}
-	if _, err := s.Plinko().Drop(context.Background(), facts); err != nil {
+}
+
+// TestSupervisorRestartsHungPlugin stops the plugin with SIGSTOP: it no
+// longer answers pings, so it is killed and restarted; calls meanwhile fail
+// with ErrUnavailable.
+func TestSupervisorRestartsHungPlugin(t *testing.T) {
+	src, opts := bundled("plinko")
+	src.PingInterval, src.PingTimeout = 50*time.Millisecond, 300*time.Millisecond
+	src.CallTimeout = 500 * time.Millisecond
+	s := startSupervisor(t, src, opts)
+	old := s.Status().PID
+	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
+		t.Fatalf("drop on a stopped plugin: err = %v, want ErrUnavailable", err)
+	}
+	eventually(t, 20*time.Second, "hung plugin replaced", func() bool {
+		st := s.Status()
+		return st.Restarts == 1 && st.State == supervisor.StateRunning && st.PID != old
+	})
+	if st := s.Status(); !errors.Is(st.LastError, sdk.ErrUnavailable) || !strings.Contains(st.LastError.Error(), "ping") {
+		t.Errorf("LastError = %v, want the missed ping", st.LastError)
+	}
+	if _, err := drop(s, facts); err != nil {
+		t.Fatalf("drop after restart: %v", err)
+	}
+	eventually(t, 5*time.Second, "stopped plugin killed", func() bool { return processGone(old) })
+}
+
+// TestSupervisorStopsHungPlugin: Stop returns even when the plugin is hung
+// (go-plugin's polite shutdown is never answered), and the process is gone.
+func TestSupervisorStopsHungPlugin(t *testing.T) {
+	src, opts := bundled("plinko")
+	src.PingInterval = time.Hour // the ping would replace it first otherwise
+	s := startSupervisor(t, src, opts)
+	pid := s.Status().PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		s.Stop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Stop did not return for a hung plugin")
+	}
+	eventually(t, 5*time.Second, "hung plugin gone", func() bool { return processGone(pid) })
 }

@@ -7,5 +7,5 @@ import "github.com/honmaster/masterserver/plugins/sdk"
 var odds = sdk.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20}
 
 func main() {
-	sdk.Serve(sdk.ServeOpts{Plinko: &sdk.DefaultPlinko{Name: "customodds", Version: "1.0.0", Odds: odds}})
+	sdk.Serve((&sdk.DefaultPlinko{Name: "customodds", Version: "1.0.0", Odds: odds}).Plugin())
 }

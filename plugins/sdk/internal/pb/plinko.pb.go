@@ -83,254 +83,8 @@ func (Tier) EnumDescriptor() ([]byte, []int) {
 	return file_plinko_proto_rawDescGZIP(), []int{0}
 }
 
-type DropBatchRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Drops         []*DropRequest         `protobuf:"bytes,1,rep,name=drops,proto3" json:"drops,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *DropBatchRequest) Reset() {
-	*x = DropBatchRequest{}
-	mi := &file_plinko_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *DropBatchRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*DropBatchRequest) ProtoMessage() {}
-
-func (x *DropBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use DropBatchRequest.ProtoReflect.Descriptor instead.
-func (*DropBatchRequest) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *DropBatchRequest) GetDrops() []*DropRequest {
-	if x != nil {
-		return x.Drops
-	}
-	return nil
-}
-
-type DropBatchResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Results       []*DropResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *DropBatchResponse) Reset() {
-	*x = DropBatchResponse{}
-	mi := &file_plinko_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *DropBatchResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*DropBatchResponse) ProtoMessage() {}
-
-func (x *DropBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use DropBatchResponse.ProtoReflect.Descriptor instead.
-func (*DropBatchResponse) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *DropBatchResponse) GetResults() []*DropResult {
-	if x != nil {
-		return x.Results
-	}
-	return nil
-}
-
-// DropResult is one decision, or the error of that one drop (a gRPC status
-// code and message; code 0 means the decision is set).
-type DropResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Decision      *DropResponse          `protobuf:"bytes,1,opt,name=decision,proto3" json:"decision,omitempty"`
-	Code          int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
-	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *DropResult) Reset() {
-	*x = DropResult{}
-	mi := &file_plinko_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *DropResult) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*DropResult) ProtoMessage() {}
-
-func (x *DropResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use DropResult.ProtoReflect.Descriptor instead.
-func (*DropResult) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *DropResult) GetDecision() *DropResponse {
-	if x != nil {
-		return x.Decision
-	}
-	return nil
-}
-
-func (x *DropResult) GetCode() int32 {
-	if x != nil {
-		return x.Code
-	}
-	return 0
-}
-
-func (x *DropResult) GetMessage() string {
-	if x != nil {
-		return x.Message
-	}
-	return ""
-}
-
-type InfoRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *InfoRequest) Reset() {
-	*x = InfoRequest{}
-	mi := &file_plinko_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *InfoRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*InfoRequest) ProtoMessage() {}
-
-func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[3]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
-func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{3}
-}
-
-type InfoResponse struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Version string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
-	// Probability per tier 1..6, exactly six entries.
-	Odds          []float64 `protobuf:"fixed64,3,rep,packed,name=odds,proto3" json:"odds,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *InfoResponse) Reset() {
-	*x = InfoResponse{}
-	mi := &file_plinko_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *InfoResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*InfoResponse) ProtoMessage() {}
-
-func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
-func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *InfoResponse) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *InfoResponse) GetVersion() string {
-	if x != nil {
-		return x.Version
-	}
-	return ""
-}
-
-func (x *InfoResponse) GetOdds() []float64 {
-	if x != nil {
-		return x.Odds
-	}
-	return nil
-}
-
-type DropRequest struct {
+// DropFacts are the facts of decision "plinko.drop" (version 1).
+type DropFacts struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	AccountId uint32                 `protobuf:"varint,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	// "tickets" or "gold".
@@ -341,21 +95,21 @@ type DropRequest struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *DropRequest) Reset() {
-	*x = DropRequest{}
-	mi := &file_plinko_proto_msgTypes[5]
+func (x *DropFacts) Reset() {
+	*x = DropFacts{}
+	mi := &file_plinko_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *DropRequest) String() string {
+func (x *DropFacts) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*DropRequest) ProtoMessage() {}
+func (*DropFacts) ProtoMessage() {}
 
-func (x *DropRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[5]
+func (x *DropFacts) ProtoReflect() protoreflect.Message {
+	mi := &file_plinko_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -366,33 +120,34 @@ func (x *DropRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use DropRequest.ProtoReflect.Descriptor instead.
-func (*DropRequest) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{5}
+// Deprecated: Use DropFacts.ProtoReflect.Descriptor instead.
+func (*DropFacts) Descriptor() ([]byte, []int) {
+	return file_plinko_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *DropRequest) GetAccountId() uint32 {
+func (x *DropFacts) GetAccountId() uint32 {
 	if x != nil {
 		return x.AccountId
 	}
 	return 0
 }
 
-func (x *DropRequest) GetCurrency() string {
+func (x *DropFacts) GetCurrency() string {
 	if x != nil {
 		return x.Currency
 	}
 	return ""
 }
 
-func (x *DropRequest) GetUnowned() []int64 {
+func (x *DropFacts) GetUnowned() []int64 {
 	if x != nil {
 		return x.Unowned
 	}
 	return nil
 }
 
-type DropResponse struct {
+// DropDecision is the decision of "plinko.drop" (version 1).
+type DropDecision struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tier  Tier                   `protobuf:"varint,1,opt,name=tier,proto3,enum=honmaster.plugin.plinko.v1.Tier" json:"tier,omitempty"`
 	// Index into the account's unowned prizes of the tier; -1 when none.
@@ -403,21 +158,21 @@ type DropResponse struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *DropResponse) Reset() {
-	*x = DropResponse{}
-	mi := &file_plinko_proto_msgTypes[6]
+func (x *DropDecision) Reset() {
+	*x = DropDecision{}
+	mi := &file_plinko_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *DropResponse) String() string {
+func (x *DropDecision) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*DropResponse) ProtoMessage() {}
+func (*DropDecision) ProtoMessage() {}
 
-func (x *DropResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plinko_proto_msgTypes[6]
+func (x *DropDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_plinko_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -428,33 +183,33 @@ func (x *DropResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use DropResponse.ProtoReflect.Descriptor instead.
-func (*DropResponse) Descriptor() ([]byte, []int) {
-	return file_plinko_proto_rawDescGZIP(), []int{6}
+// Deprecated: Use DropDecision.ProtoReflect.Descriptor instead.
+func (*DropDecision) Descriptor() ([]byte, []int) {
+	return file_plinko_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *DropResponse) GetTier() Tier {
+func (x *DropDecision) GetTier() Tier {
 	if x != nil {
 		return x.Tier
 	}
 	return Tier_TIER_UNSPECIFIED
 }
 
-func (x *DropResponse) GetPrizeIndex() int64 {
+func (x *DropDecision) GetPrizeIndex() int64 {
 	if x != nil {
 		return x.PrizeIndex
 	}
 	return 0
 }
 
-func (x *DropResponse) GetTickets() int64 {
+func (x *DropDecision) GetTickets() int64 {
 	if x != nil {
 		return x.Tickets
 	}
 	return 0
 }
 
-func (x *DropResponse) GetExhausted() bool {
+func (x *DropDecision) GetExhausted() bool {
 	if x != nil {
 		return x.Exhausted
 	}
@@ -465,27 +220,13 @@ var File_plinko_proto protoreflect.FileDescriptor
 
 const file_plinko_proto_rawDesc = "" +
 	"\n" +
-	"\fplinko.proto\x12\x1ahonmaster.plugin.plinko.v1\"Q\n" +
-	"\x10DropBatchRequest\x12=\n" +
-	"\x05drops\x18\x01 \x03(\v2'.honmaster.plugin.plinko.v1.DropRequestR\x05drops\"U\n" +
-	"\x11DropBatchResponse\x12@\n" +
-	"\aresults\x18\x01 \x03(\v2&.honmaster.plugin.plinko.v1.DropResultR\aresults\"\x80\x01\n" +
-	"\n" +
-	"DropResult\x12D\n" +
-	"\bdecision\x18\x01 \x01(\v2(.honmaster.plugin.plinko.v1.DropResponseR\bdecision\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\r\n" +
-	"\vInfoRequest\"P\n" +
-	"\fInfoResponse\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
-	"\x04odds\x18\x03 \x03(\x01R\x04odds\"b\n" +
-	"\vDropRequest\x12\x1d\n" +
+	"\fplinko.proto\x12\x1ahonmaster.plugin.plinko.v1\"`\n" +
+	"\tDropFacts\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x1a\n" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x18\n" +
 	"\aunowned\x18\x03 \x03(\x03R\aunowned\"\x9d\x01\n" +
-	"\fDropResponse\x124\n" +
+	"\fDropDecision\x124\n" +
 	"\x04tier\x18\x01 \x01(\x0e2 .honmaster.plugin.plinko.v1.TierR\x04tier\x12\x1f\n" +
 	"\vprize_index\x18\x02 \x01(\x03R\n" +
 	"prizeIndex\x12\x18\n" +
@@ -498,11 +239,7 @@ const file_plinko_proto_rawDesc = "" +
 	"\vTIER_SILVER\x10\x03\x12\x0f\n" +
 	"\vTIER_BRONZE\x10\x04\x12\x13\n" +
 	"\x0fTIER_TICKETS_60\x10\x05\x12\x13\n" +
-	"\x0fTIER_TICKETS_30\x10\x062\xa8\x02\n" +
-	"\x06Plinko\x12Y\n" +
-	"\x04Info\x12'.honmaster.plugin.plinko.v1.InfoRequest\x1a(.honmaster.plugin.plinko.v1.InfoResponse\x12Y\n" +
-	"\x04Drop\x12'.honmaster.plugin.plinko.v1.DropRequest\x1a(.honmaster.plugin.plinko.v1.DropResponse\x12h\n" +
-	"\tDropBatch\x12,.honmaster.plugin.plinko.v1.DropBatchRequest\x1a-.honmaster.plugin.plinko.v1.DropBatchResponseB;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
+	"\x0fTIER_TICKETS_30\x10\x06B;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
 
 var (
 	file_plinko_proto_rawDescOnce sync.Once
@@ -517,33 +254,19 @@ func file_plinko_proto_rawDescGZIP() []byte {
 }
 
 var file_plinko_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_plinko_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_plinko_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_plinko_proto_goTypes = []any{
-	(Tier)(0),                 // 0: honmaster.plugin.plinko.v1.Tier
-	(*DropBatchRequest)(nil),  // 1: honmaster.plugin.plinko.v1.DropBatchRequest
-	(*DropBatchResponse)(nil), // 2: honmaster.plugin.plinko.v1.DropBatchResponse
-	(*DropResult)(nil),        // 3: honmaster.plugin.plinko.v1.DropResult
-	(*InfoRequest)(nil),       // 4: honmaster.plugin.plinko.v1.InfoRequest
-	(*InfoResponse)(nil),      // 5: honmaster.plugin.plinko.v1.InfoResponse
-	(*DropRequest)(nil),       // 6: honmaster.plugin.plinko.v1.DropRequest
-	(*DropResponse)(nil),      // 7: honmaster.plugin.plinko.v1.DropResponse
+	(Tier)(0),            // 0: honmaster.plugin.plinko.v1.Tier
+	(*DropFacts)(nil),    // 1: honmaster.plugin.plinko.v1.DropFacts
+	(*DropDecision)(nil), // 2: honmaster.plugin.plinko.v1.DropDecision
 }
 var file_plinko_proto_depIdxs = []int32{
-	6, // 0: honmaster.plugin.plinko.v1.DropBatchRequest.drops:type_name -> honmaster.plugin.plinko.v1.DropRequest
-	3, // 1: honmaster.plugin.plinko.v1.DropBatchResponse.results:type_name -> honmaster.plugin.plinko.v1.DropResult
-	7, // 2: honmaster.plugin.plinko.v1.DropResult.decision:type_name -> honmaster.plugin.plinko.v1.DropResponse
-	0, // 3: honmaster.plugin.plinko.v1.DropResponse.tier:type_name -> honmaster.plugin.plinko.v1.Tier
-	4, // 4: honmaster.plugin.plinko.v1.Plinko.Info:input_type -> honmaster.plugin.plinko.v1.InfoRequest
-	6, // 5: honmaster.plugin.plinko.v1.Plinko.Drop:input_type -> honmaster.plugin.plinko.v1.DropRequest
-	1, // 6: honmaster.plugin.plinko.v1.Plinko.DropBatch:input_type -> honmaster.plugin.plinko.v1.DropBatchRequest
-	5, // 7: honmaster.plugin.plinko.v1.Plinko.Info:output_type -> honmaster.plugin.plinko.v1.InfoResponse
-	7, // 8: honmaster.plugin.plinko.v1.Plinko.Drop:output_type -> honmaster.plugin.plinko.v1.DropResponse
-	2, // 9: honmaster.plugin.plinko.v1.Plinko.DropBatch:output_type -> honmaster.plugin.plinko.v1.DropBatchResponse
-	7, // [7:10] is the sub-list for method output_type
-	4, // [4:7] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	0, // 0: honmaster.plugin.plinko.v1.DropDecision.tier:type_name -> honmaster.plugin.plinko.v1.Tier
+	1, // [1:1] is the sub-list for method output_type
+	1, // [1:1] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_plinko_proto_init() }
@@ -557,9 +280,9 @@ func file_plinko_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plinko_proto_rawDesc), len(file_plinko_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   2,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   0,
 		},
 		GoTypes:           file_plinko_proto_goTypes,
 		DependencyIndexes: file_plinko_proto_depIdxs,

@@ -1,0 +1,187 @@
+package guides
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// areaName is the area's name in routes and logs.
+const areaName = "guides"
+
+// Authenticator resolves a session cookie to its account. A cookie that is
+// missing, unknown or expired must give an error matching ErrInvalidCookie
+// (Fail(ReasonInvalidCookie, cause)); any other error is internal.
+type Authenticator interface {
+	Authenticate(cookie string) (storage.AccountID, error)
+}
+
+// Backend is what the handlers need from the rest of the host: reads of the
+// account's view and mutations through the account's actor. Errors carry a
+// Reason (ErrNotFound, ErrVoteRefused, ErrUnavailable...); others are
+// internal. A failed mutation has changed nothing.
+type Backend interface {
+	// List returns the hero's list for acct in the ranking's order, at
+	// most MaxListEntries entries, flags and counts filled in.
+	List(ctx context.Context, acct storage.AccountID, hero string) ([]ListEntry, error)
+	// Guide returns a visible guide with acct's flags and the full counts;
+	// ErrNotFound for an unknown or hidden gid.
+	Guide(ctx context.Context, acct storage.AccountID, gid GuideID) (GuideView, error)
+	// SetFlag sets or removes one of acct's flags on a visible guide in one
+	// commit. Setting a default replaces the account's default for the
+	// guide's hero; removing a flag that is not set changes nothing and
+	// succeeds. ErrNotFound for an unknown or hidden gid.
+	SetFlag(ctx context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool) error
+	// Vote records acct's vote on a visible guide if the vote rule counts
+	// it (ErrVoteRefused otherwise); repeating a vote changes nothing,
+	// changing it moves both counts. ErrNotFound for an unknown or hidden
+	// gid.
+	Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote) error
+}
+
+// Area serves the seven guide functions of /client_requester.php.
+type Area struct {
+	auth    Authenticator
+	backend Backend
+	log     *slog.Logger
+}
+
+// New returns the area over auth and backend; log may be nil.
+func New(auth Authenticator, backend Backend, log *slog.Logger) *Area {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Area{auth: auth, backend: backend, log: log.With("area", areaName)}
+}
+
+// Function is one guide function: its wire name and its handler.
+type Function struct {
+	Name    Func
+	Handler server.Handler
+}
+
+// Functions is the area's table of functions, all on
+// POST /client_requester.php with f as a form field. Fail is the failure
+// shape for a request that fails before its handler runs.
+func (a *Area) Functions() []Function {
+	flag := func(fn Func) server.Handler {
+		return func(ctx context.Context, r *wire.Request) server.Response { return a.setFlag(ctx, fn, r) }
+	}
+	return []Function{
+		{FuncList, a.list},
+		{FuncGuide, a.guide},
+		{FuncDefaultSet, flag(FuncDefaultSet)},
+		{FuncDefaultRemove, flag(FuncDefaultRemove)},
+		{FuncFavoriteSet, flag(FuncFavoriteSet)},
+		{FuncFavoriteRemove, flag(FuncFavoriteRemove)},
+		{FuncVote, a.vote},
+	}
+}
+
+// Fail answers a request that could not be read (no hosttime to echo).
+func (a *Area) Fail(err error) server.Response {
+	return a.fail("", "", Fail(ReasonBadRequest, err))
+}
+
+// fail logs err at a level fitting its reason and answers the 5-entry
+// failure with the reason's text.
+func (a *Area) fail(fn Func, hostTime string, err error) server.Response {
+	r := ReasonOf(err)
+	if r == ReasonInternal || r == ReasonUnavailable {
+		a.log.Error("guide request failed", "f", string(fn), "reason", r.Message(), "err", err)
+	} else {
+		a.log.Debug("guide request refused", "f", string(fn), "reason", r.Message(), "err", err)
+	}
+	return a.php(failReply{status: status{Errors: r.Message()}, HostTime: hostTime})
+}
+
+func (a *Area) php(v any) server.Response { return server.PHP(a.log, v) }
+
+// authenticate checks the cookie and that the form's account is its
+// account: a session may only read and change its own account's guides.
+func (a *Area) authenticate(c Caller) error {
+	id, err := a.auth.Authenticate(c.Cookie)
+	if err != nil {
+		return err
+	}
+	if id != c.Account {
+		return Fail(ReasonWrongAccount, nil)
+	}
+	return nil
+}
+
+func (a *Area) list(ctx context.Context, r *wire.Request) server.Response {
+	req, err := ParseList(r)
+	if err == nil {
+		err = a.authenticate(req.Caller)
+	}
+	var entries []ListEntry
+	if err == nil {
+		entries, err = a.backend.List(ctx, req.Account, req.Hero)
+	}
+	if err != nil {
+		return a.fail(FuncList, req.HostTime, err)
+	}
+	return a.php(listReply{status: ok, GuideList: FormatList(entries), HostTime: req.HostTime})
+}
+
+func (a *Area) guide(ctx context.Context, r *wire.Request) server.Response {
+	req, err := ParseGuide(r)
+	if err == nil {
+		err = a.authenticate(req.Caller)
+	}
+	if err == nil && req.Gid == ProbeGid {
+		err = Fail(ReasonNotFound, nil)
+	}
+	var v GuideView
+	if err == nil {
+		v, err = a.backend.Guide(ctx, req.Account, req.Gid)
+	}
+	if err != nil {
+		return a.fail(FuncGuide, req.HostTime, err)
+	}
+	return a.php(newGuideReply(v, req.HostTime))
+}
+
+func (a *Area) setFlag(ctx context.Context, fn Func, r *wire.Request) server.Response {
+	req, err := ParseFlag(fn, r)
+	if err == nil {
+		err = a.authenticate(req.Caller)
+	}
+	if err == nil && req.Gid == ProbeGid {
+		err = Fail(ReasonNotFound, nil)
+	}
+	if err == nil {
+		err = a.backend.SetFlag(ctx, req.Account, req.Gid, req.Flag, req.On)
+	}
+	if err != nil {
+		return a.fail(fn, req.HostTime, err)
+	}
+	return a.php(setReply{status: ok, Set: boolInt(req.On), HostTime: req.HostTime})
+}
+
+func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
+	req, err := ParseVote(r)
+	if err == nil {
+		err = a.authenticate(req.Caller)
+	}
+	if err == nil && req.Gid == ProbeGid {
+		err = Fail(ReasonNotFound, nil)
+	}
+	if err == nil {
+		err = a.backend.Vote(ctx, req.Account, req.Gid, req.Vote)
+	}
+	if err != nil {
+		return a.fail(FuncVote, req.HostTime, err)
+	}
+	return a.php(voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime})
+}
+
+// AuthFunc adapts a function to Authenticator.
+type AuthFunc func(cookie string) (storage.AccountID, error)
+
+// Authenticate calls f.
+func (f AuthFunc) Authenticate(cookie string) (storage.AccountID, error) { return f(cookie) }

@@ -1,0 +1,62 @@
+package guides
+
+import (
+	"github.com/honmaster/masterserver/host/failure"
+)
+
+// Reason is why a guide function failed; its Message is the errors text of
+// the failure reply (one table: reasonText).
+type Reason int
+
+// Reasons of a failed guide function.
+const (
+	ReasonInternal      Reason = iota // storage or actor failure
+	ReasonBadRequest                  // malformed form or field
+	ReasonInvalidCookie               // missing, unknown or expired cookie
+	ReasonWrongAccount                // account is not the cookie's account
+	ReasonNotFound                    // unknown, hidden or probe gid (recorded: no_guides_found)
+	ReasonVoteRefused                 // the guides plugin did not count the vote
+	ReasonUnavailable                 // the guides plugin is down or failed
+)
+
+// reasonText is the errors text of each reason. no_guides_found is the
+// original service's; the others are this server's, in the same style.
+var reasonText = [...]string{
+	ReasonInternal:      "internal_error",
+	ReasonBadRequest:    "bad_request",
+	ReasonInvalidCookie: "invalid_cookie",
+	ReasonWrongAccount:  "wrong_account",
+	ReasonNotFound:      "no_guides_found",
+	ReasonVoteRefused:   "vote_refused",
+	ReasonUnavailable:   "guides_unavailable",
+}
+
+// Message is the errors text the client receives.
+func (r Reason) Message() string {
+	if r < 0 || int(r) >= len(reasonText) {
+		return reasonText[ReasonInternal]
+	}
+	return reasonText[r]
+}
+
+// Area names the area in logs.
+func (Reason) Area() string { return areaName }
+
+// Fail returns a failure for reason r caused by cause (may be nil); the
+// cause reaches logs only.
+func Fail(r Reason, cause error) error { return failure.New(r, cause) }
+
+// Sentinels matching every failure of their reason with errors.Is.
+var (
+	ErrInternal      error = &failure.Error[Reason]{Reason: ReasonInternal}
+	ErrBadRequest    error = &failure.Error[Reason]{Reason: ReasonBadRequest}
+	ErrInvalidCookie error = &failure.Error[Reason]{Reason: ReasonInvalidCookie}
+	ErrWrongAccount  error = &failure.Error[Reason]{Reason: ReasonWrongAccount}
+	ErrNotFound      error = &failure.Error[Reason]{Reason: ReasonNotFound}
+	ErrVoteRefused   error = &failure.Error[Reason]{Reason: ReasonVoteRefused}
+	ErrUnavailable   error = &failure.Error[Reason]{Reason: ReasonUnavailable}
+)
+
+// ReasonOf returns the reason of err; an error that is not a guides failure
+// is internal.
+func ReasonOf(err error) Reason { return failure.ReasonOf(err, ReasonInternal) }

@@ -1,0 +1,214 @@
+package reports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// Backend is what the handlers need from the rest of the server. Phase 2
+// implements it over the login service, the accounts' actors and the
+// reports plugin; tests use a fake.
+type Backend interface {
+	// Authenticate returns the account of a session cookie; its errors
+	// match ErrBadCookie (no such session) or ErrUnavailable.
+	Authenticate(ctx context.Context, cookie string) (Account, error)
+	// LookupPlayer returns the account with the given nickname; its errors
+	// match ErrUnknownPlayer or ErrUnavailable.
+	LookupPlayer(ctx context.Context, nickname string) (Account, error)
+	// Submit judges and files drafts through the reporter's actor: it reads
+	// the reporter's recent reports and latest SysInfo, runs Assess with the
+	// area's decider, and stores every accepted report (its record, its
+	// queue entry and its reportee index entry) in one synced commit before
+	// returning. It returns one outcome per draft, in order; an error
+	// means nothing was stored.
+	Submit(ctx context.Context, reporter Account, drafts []Draft) ([]Outcome, error)
+	// ReportingStatus returns the account's moderation state as it was
+	// when asked and, if a popup was pending, marks it shown (through the
+	// account's actor), so the popup appears once.
+	ReportingStatus(ctx context.Context, account storage.AccountID) (Moderation, error)
+}
+
+// Config is the area's configuration.
+type Config struct {
+	// Disabled switches reporting off: both report paths answer
+	// "disabled" and store nothing (reportinforequest still answers, so
+	// warnings and suspensions stay visible). The zero Config reports.
+	Disabled bool
+	Limits   rules.Limits
+}
+
+// Handlers serve the area's endpoints. Each returns the reply value to
+// serialize (always HTTP 200); phase 2 mounts them on the router.
+type Handlers struct {
+	backend Backend
+	cfg     Config
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// NewHandlers builds the handlers. now may be nil (time.Now); log may be
+// nil (discard).
+func NewHandlers(b Backend, cfg Config, now func() time.Time, log *slog.Logger) *Handlers {
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg.Limits = cfg.Limits.WithDefaults()
+	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", "reports")}
+}
+
+// Report2 serves /rap/report2.php: several reports in one request, each
+// judged on its own.
+func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
+	if h.cfg.Disabled {
+		return Report2Reply{"false"}
+	}
+	req, err := ParseReport2(r, h.cfg.Limits.MaxTextRunes)
+	if err != nil {
+		h.refused(PathReport2, err)
+		return Report2Reply{"false"}
+	}
+	outs, err := h.submit(ctx, req.AccountID, req.Cookie, SourceReport2, req.Items)
+	if err != nil {
+		h.refused(PathReport2, err)
+		return Report2Reply{"false"}
+	}
+	n := 0
+	for _, o := range outs {
+		if o.Accepted() {
+			n++
+		} else {
+			h.refused(PathReport2, o.Err)
+		}
+	}
+	if n == 0 {
+		return Report2Reply{"false"}
+	}
+	return Report2Reply{"true", strconv.Itoa(n)}
+}
+
+// Report serves /master/report/report: one report.
+func (h *Handlers) Report(ctx context.Context, r *wire.Request) ReportReply {
+	if h.cfg.Disabled {
+		return ReportReply{Success: true, ReportSuccess: ReportDisabled, Message: Message(ErrDisabled)}
+	}
+	fail := func(err error) ReportReply {
+		h.refused(PathReport, err)
+		return ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(err)}
+	}
+	req, err := ParseMasterReport(r, h.cfg.Limits.MaxTextRunes)
+	if err != nil {
+		return fail(err)
+	}
+	outs, err := h.submit(ctx, req.ReporterID, req.Cookie, SourceMaster, []Item{req.Item})
+	if err != nil {
+		return fail(err)
+	}
+	if !outs[0].Accepted() {
+		return fail(outs[0].Err)
+	}
+	return ReportReply{Success: true, ReportSuccess: ReportAccepted, ReportEnabled: true}
+}
+
+// submit authenticates the reporter, resolves each item's reportee and
+// submits the items without a problem. It returns one outcome per item.
+func (h *Handlers) submit(ctx context.Context, claimed storage.AccountID, cookie string, src Source, items []Item) ([]Outcome, error) {
+	reporter, err := h.backend.Authenticate(ctx, cookie)
+	if err != nil {
+		return nil, err
+	}
+	if reporter.ID != claimed {
+		return nil, fmt.Errorf("%w: session of %d, form names %d", ErrNotReporter, reporter.ID, claimed)
+	}
+	outs := make([]Outcome, len(items))
+	var drafts []Draft
+	var idx []int
+	for i, it := range items {
+		if it.Problem != nil {
+			outs[i].Err = it.Problem
+			continue
+		}
+		reportee, err := h.backend.LookupPlayer(ctx, it.ReporteeName)
+		if err != nil {
+			outs[i].Err = err
+			continue
+		}
+		drafts = append(drafts, Draft{Source: src, Reportee: reportee, Reason: it.Reason, Text: it.Text,
+			RawText: it.RawText, Truncated: it.Truncated, Match: it.Match, Minute: it.Minute})
+		idx = append(idx, i)
+	}
+	if len(drafts) == 0 {
+		return outs, nil
+	}
+	got, err := h.backend.Submit(ctx, reporter, drafts)
+	if err != nil {
+		return nil, err
+	}
+	if len(got) != len(drafts) {
+		return nil, fmt.Errorf("%w: %d outcomes for %d reports", ErrUnavailable, len(got), len(drafts))
+	}
+	for j, o := range got {
+		outs[idx[j]] = o
+	}
+	return outs, nil
+}
+
+// ReportInfo serves /master/report/reportinforequest: the account's
+// reporting status. It answers for the session's own account only.
+func (h *Handlers) ReportInfo(ctx context.Context, r *wire.Request) InfoReply {
+	fail := func(err error) InfoReply {
+		h.refused(PathReportInfo, err)
+		return InfoReply{}
+	}
+	req, err := ParseInfoRequest(r)
+	if err != nil {
+		return fail(err)
+	}
+	acct, err := h.backend.Authenticate(ctx, req.Cookie)
+	if err != nil {
+		return fail(err)
+	}
+	if acct.ID != req.AccountID {
+		return fail(fmt.Errorf("%w: session of %d, form names %d", ErrNotReporter, acct.ID, req.AccountID))
+	}
+	m, err := h.backend.ReportingStatus(ctx, acct.ID)
+	if err != nil {
+		return fail(err)
+	}
+	v := m.View(h.now())
+	return InfoReply{Success: true, ForcePopup: v.ForcePopup, Status: int(v.Standing), Reason: v.Reason,
+		GuiltyLevel: v.GuiltyLevel, EndDate: v.EndDate}
+}
+
+// PlayerList serves /rap/player_list.php. Its request fields are unknown
+// and the server has no match data: it answers the well-formed empty list.
+func (h *Handlers) PlayerList(context.Context, *wire.Request) PlayerList { return PlayerList{} }
+
+// MatchList serves /rap/match_list2.php: no match data, so no match.
+func (h *Handlers) MatchList(context.Context, *wire.Request) MatchList { return MatchList{} }
+
+// refused logs why a request or report was not accepted: at error level
+// when the server is at fault, at debug level otherwise. Texts and
+// SysInfo are never logged.
+func (h *Handlers) refused(path string, err error) {
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBadDecision) {
+		h.log.Error("report failed", "path", path, "err", err)
+		return
+	}
+	var ref *RefusedError
+	if errors.As(err, &ref) {
+		h.log.Debug("report refused", "path", path, "refusal", ref.Refusal.String())
+		return
+	}
+	h.log.Debug("report refused", "path", path, "err", err)
+}

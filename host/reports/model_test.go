@@ -1,0 +1,135 @@
+package reports
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	rules "github.com/honmaster/masterserver/plugins/reports"
+)
+
+func TestReportID(t *testing.T) {
+	id := ReportID{Reporter: 123, Seq: 7}
+	if id.String() != "123-7" {
+		t.Fatalf("String = %q", id.String())
+	}
+	back, err := ParseReportID("123-7")
+	if err != nil || back != id {
+		t.Fatalf("ParseReportID = %v, %v", back, err)
+	}
+	if !(ReportID{}).IsZero() || id.IsZero() {
+		t.Error("IsZero wrong")
+	}
+	for _, bad := range []string{"", "123", "123-", "-7", "123-0", "a-1", "1-b", "+1-2", "1-+2", "1-2-3", "4294967296-1", "1-4294967296", " 1-2"} {
+		if _, err := ParseReportID(bad); !errors.Is(err, ErrBadReportID) {
+			t.Errorf("ParseReportID(%q) = %v, want ErrBadReportID", bad, err)
+		}
+	}
+}
+
+func TestSourceCodeSet(t *testing.T) {
+	if SourceMaster.CodeSet() != rules.CodesMaster || SourceReport2.CodeSet() != rules.CodesReport2 {
+		t.Error("code sets")
+	}
+	if SourceMaster.String() != PathReport || SourceReport2.String() != PathReport2 {
+		t.Error("names")
+	}
+}
+
+func TestReportStatus(t *testing.T) {
+	r := Report{}
+	if r.Status() != rules.StatusOpen {
+		t.Fatal("unresolved report must be open")
+	}
+	for a, want := range map[rules.Action]rules.Status{rules.ActionDismiss: rules.StatusDismissed,
+		rules.ActionWarn: rules.StatusWarned, rules.ActionSuspend: rules.StatusSuspended} {
+		r.Resolution = &Resolution{Action: a}
+		if got := r.Status(); got != want {
+			t.Errorf("%v: status %v, want %v", a, got, want)
+		}
+	}
+}
+
+func TestModeration(t *testing.T) {
+	day := 24 * time.Hour
+	res := func(a rules.Action, days int) Resolution {
+		return Resolution{Report: ReportID{9, 1}, Action: a, Days: days, Note: "n"}
+	}
+	var m Moderation
+	if m.Effective(t0) != rules.StandingNormal || m.Suspended(t0) {
+		t.Fatal("zero state must be normal")
+	}
+
+	// Dismissal changes nothing.
+	if got := m.Apply(res(rules.ActionDismiss, 0), rules.ReasonAFK, t0); got != m {
+		t.Fatalf("dismiss changed state: %+v", got)
+	}
+
+	// A warning lasts DefaultWarningDays when given no days.
+	w := m.Apply(res(rules.ActionWarn, 0), rules.ReasonAFK, t0)
+	if w.Effective(t0) != rules.StandingWarning || !w.Until.Equal(t0.Add(DefaultWarningDays*day)) || !w.PopupPending || w.GuiltyLevel != 1 {
+		t.Fatalf("warning: %+v", w)
+	}
+	if w.Effective(t0.Add(DefaultWarningDays*day)) != rules.StandingNormal {
+		t.Error("warning must end by itself")
+	}
+
+	// A suspension ends by itself at its end.
+	s := w.Apply(res(rules.ActionSuspend, 3), rules.ReasonFeeding, t0.Add(time.Hour))
+	end := t0.Add(time.Hour + 3*day)
+	if !s.Suspended(end.Add(-time.Nanosecond)) || s.Suspended(end) || s.GuiltyLevel != 2 || s.Suspensions != 1 || s.Reason != rules.ReasonFeeding {
+		t.Fatalf("suspension: %+v", s)
+	}
+
+	// A warning during a suspension does not lift it.
+	sw := s.Apply(res(rules.ActionWarn, 1), rules.ReasonAFK, t0.Add(2*time.Hour))
+	if !sw.Suspended(t0.Add(2*day)) || sw.GuiltyLevel != 3 || sw.Reason != rules.ReasonFeeding {
+		t.Fatalf("warning over suspension: %+v", sw)
+	}
+
+	// A shorter second suspension keeps the later end; a longer one extends.
+	short := s.Apply(res(rules.ActionSuspend, 1), rules.ReasonAFK, t0.Add(2*time.Hour))
+	if !short.Until.Equal(end) || short.Suspensions != 2 {
+		t.Fatalf("shorter suspension: until %v, want %v", short.Until, end)
+	}
+	long := s.Apply(res(rules.ActionSuspend, 10), rules.ReasonAFK, t0.Add(2*time.Hour))
+	if !long.Until.Equal(t0.Add(2*time.Hour + 10*day)) {
+		t.Fatalf("longer suspension: until %v", long.Until)
+	}
+
+	// Popup once.
+	if s.Shown().PopupPending || !s.PopupPending {
+		t.Error("Shown must clear the popup")
+	}
+}
+
+func TestViewAndSessionFields(t *testing.T) {
+	var m Moderation
+	if v := m.View(t0); v != (StatusView{}) {
+		t.Fatalf("normal view: %+v", v)
+	}
+	if id, st := m.SessionFields(3, t0); id != "0" || st != "3" {
+		t.Fatalf("normal session: %q %q", id, st)
+	}
+	m = m.Apply(Resolution{Action: rules.ActionSuspend, Days: 2}, rules.ReasonImpersonation, t0)
+	v := m.View(t0.Add(time.Hour))
+	want := StatusView{ForcePopup: true, Standing: rules.StandingSuspended, Reason: "Impersonating Staff", GuiltyLevel: 1, EndDate: "2026-11-25 12:00:00"}
+	if v != want {
+		t.Fatalf("view %+v, want %+v", v, want)
+	}
+	if id, st := m.SessionFields(3, t0); id != "1" || st != "3" {
+		t.Fatalf("suspended session: %q %q", id, st)
+	}
+	after := t0.Add(48 * time.Hour)
+	if v := m.View(after); v != (StatusView{GuiltyLevel: 1}) {
+		t.Fatalf("after the end: %+v", v)
+	}
+	if id, _ := m.SessionFields(3, after); id != "0" {
+		t.Fatalf("after the end susp_id %q", id)
+	}
+	// End dates are UTC whatever the zone of the time given.
+	local := Moderation{Standing: rules.StandingWarning, Reason: rules.ReasonAFK, Until: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
+	if v := local.View(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); v.EndDate != "2026-01-02 02:04:05" {
+		t.Errorf("end date %q", v.EndDate)
+	}
+}

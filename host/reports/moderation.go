@@ -1,0 +1,262 @@
+package reports
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	rules "github.com/honmaster/masterserver/plugins/reports"
+)
+
+// ErrUsage: a moderation command's arguments are wrong. The CLI prints the
+// command's usage with it.
+var ErrUsage = errors.New("bad arguments")
+
+// Limits of a resolution's arguments.
+const (
+	MaxResolveDays = 3650 // ten years; longer is a ban, which this area does not model
+	MaxNoteRunes   = 500
+)
+
+// ListFilter selects reports for "host reports list".
+type ListFilter struct {
+	Status   rules.Status // 0: any status
+	Reportee string       // "": any reportee; else the reportee's nickname, matched case-insensitively
+}
+
+// ParseListArgs reads "[--status S] [--reportee NAME]" (--data is the
+// CLI's own flag and is removed before). The default status is open, the
+// queue a moderator works from; --status any lists all.
+func ParseListArgs(args []string) (ListFilter, error) {
+	fs := flag.NewFlagSet("reports list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	status := fs.String("status", "open", "")
+	reportee := fs.String("reportee", "", "")
+	if err := fs.Parse(args); err != nil {
+		return ListFilter{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return ListFilter{}, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	f := ListFilter{Reportee: strings.TrimSpace(*reportee)}
+	if *status != "any" {
+		s, ok := rules.ParseStatus(*status)
+		if !ok {
+			return ListFilter{}, fmt.Errorf("%w: --status %q is not one of %s, any", ErrUsage, *status, statusNames())
+		}
+		f.Status = s
+	}
+	return f, nil
+}
+
+func statusNames() string {
+	var names []string
+	for _, s := range rules.Statuses() {
+		names = append(names, s.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// Match reports whether r passes the filter.
+func (f ListFilter) Match(r *Report) bool {
+	if f.Status != 0 && r.Status() != f.Status {
+		return false
+	}
+	if f.Reportee != "" && !strings.EqualFold(f.Reportee, r.Reportee.Nickname) {
+		return false
+	}
+	return true
+}
+
+// Sort orders reports as the queue shows them: highest priority first,
+// then oldest first, then by ID.
+func Sort(rs []Report) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := &rs[i], &rs[j]
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		if !a.Received.Equal(b.Received) {
+			return a.Received.Before(b.Received)
+		}
+		if a.ID.Reporter != b.ID.Reporter {
+			return a.ID.Reporter < b.ID.Reporter
+		}
+		return a.ID.Seq < b.ID.Seq
+	})
+}
+
+// ResolveArgs is a parsed "host reports resolve ID --action A --days N
+// [--note T]".
+type ResolveArgs struct {
+	ID     ReportID
+	Action rules.Action
+	Days   int
+	Note   string
+}
+
+// ParseResolveArgs reads the arguments of "reports resolve": the report ID
+// (before or after the flags), --action dismiss|warn|suspend, --days N and
+// --note T. A suspension needs --days 1..MaxResolveDays; a warning takes
+// 0..MaxResolveDays (0 or none: DefaultWarningDays); a dismissal takes no
+// days (a non-zero --days with dismiss is refused as a likely mistake). The
+// note is at most MaxNoteRunes characters and is cleaned like report text.
+func ParseResolveArgs(args []string) (ResolveArgs, error) {
+	var idText string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		idText, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("reports resolve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	action := fs.String("action", "", "")
+	days := fs.Int("days", 0, "")
+	note := fs.String("note", "", "")
+	if err := fs.Parse(args); err != nil {
+		return ResolveArgs{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	rest := fs.Args()
+	if idText == "" && len(rest) > 0 {
+		idText, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		return ResolveArgs{}, fmt.Errorf("%w: unexpected argument %q", ErrUsage, rest[0])
+	}
+	if idText == "" {
+		return ResolveArgs{}, fmt.Errorf("%w: the report ID is missing (see host reports list)", ErrUsage)
+	}
+	id, err := ParseReportID(idText)
+	if err != nil {
+		return ResolveArgs{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	a, ok := rules.ParseAction(*action)
+	if !ok {
+		return ResolveArgs{}, fmt.Errorf("%w: --action must be dismiss, warn or suspend", ErrUsage)
+	}
+	switch {
+	case *days < 0 || *days > MaxResolveDays:
+		return ResolveArgs{}, fmt.Errorf("%w: --days %d outside 0..%d", ErrUsage, *days, MaxResolveDays)
+	case a == rules.ActionSuspend && *days == 0:
+		return ResolveArgs{}, fmt.Errorf("%w: suspend needs --days 1..%d", ErrUsage, MaxResolveDays)
+	case a == rules.ActionDismiss && *days != 0:
+		return ResolveArgs{}, fmt.Errorf("%w: dismiss takes no --days", ErrUsage)
+	case utf8.RuneCountInString(*note) > MaxNoteRunes:
+		return ResolveArgs{}, fmt.Errorf("%w: --note longer than %d characters", ErrUsage, MaxNoteRunes)
+	}
+	clean, _ := CleanText(*note, MaxNoteRunes)
+	return ResolveArgs{ID: id, Action: a, Days: *days, Note: clean}, nil
+}
+
+// Resolution is the resolution these arguments make, by moderator at now.
+func (a ResolveArgs) Resolution(moderator string, now time.Time) Resolution {
+	return Resolution{Report: a.ID, Action: a.Action, Days: a.Days, Note: a.Note, Moderator: moderator, Time: now}
+}
+
+// ErrAlreadyResolved: a report can be resolved once; a moderator who wants
+// another verdict resolves another report of the same player.
+var ErrAlreadyResolved = errors.New("report already resolved")
+
+// CheckResolvable refuses to resolve a report twice.
+func CheckResolvable(r *Report) error {
+	if r.Resolution != nil {
+		return fmt.Errorf("%w: %s was %s at %s", ErrAlreadyResolved, r.ID, r.Status(), r.Resolution.Time.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// timeLayout is how commands print times (UTC).
+const timeLayout = "2006-01-02 15:04:05Z"
+
+// FormatList writes one line per report, in the given order, and a count.
+// Player-supplied text is quoted, so it cannot forge lines or send escape
+// sequences to the operator's terminal.
+func FormatList(w io.Writer, rs []Report) error {
+	for i := range rs {
+		r := &rs[i]
+		if _, err := fmt.Fprintf(w, "%-12s %-9s p%-2d %s  %s -> %s  %s  %s\n", r.ID, r.Status(), r.Priority,
+			r.Received.UTC().Format(timeLayout), quote(r.Reporter.Nickname), quote(r.Reportee.Nickname),
+			r.Reason, quote(preview(r.Text, 60))); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "%d report(s)\n", len(rs))
+	return err
+}
+
+// FormatShow writes every field of one report, and the reportee's current
+// moderation state at now when m is not nil.
+func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
+	var b strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&b, "%-11s %s\n", k+":", v) }
+	line("report", r.ID.String())
+	line("status", r.Status().String())
+	line("priority", strconv.Itoa(r.Priority))
+	line("received", r.Received.UTC().Format(timeLayout))
+	line("via", r.Source.String())
+	line("reporter", fmt.Sprintf("%s (account %d)", quote(r.Reporter.Nickname), r.Reporter.ID))
+	line("reportee", fmt.Sprintf("%s (account %d)", quote(r.Reportee.Nickname), r.Reportee.ID))
+	line("reason", fmt.Sprintf("%s (%s)", r.Reason.Title(), r.Reason))
+	line("match", quote(r.Match))
+	line("minute", strconv.Itoa(r.Minute))
+	text := quote(r.Text)
+	if r.Truncated {
+		text += " (cut)"
+	}
+	line("text", text)
+	line("raw text", quote(r.RawText))
+	line("sysinfo", quote(r.SysInfo))
+	if res := r.Resolution; res != nil {
+		v := res.Action.String()
+		if res.Days > 0 {
+			v += fmt.Sprintf(" %d day(s)", res.Days)
+		}
+		line("resolution", fmt.Sprintf("%s by %s at %s", v, quote(res.Moderator), res.Time.UTC().Format(timeLayout)))
+		if res.Note != "" {
+			line("note", quote(res.Note))
+		}
+	}
+	if m != nil {
+		st := m.Effective(now)
+		v := st.String()
+		if st != rules.StandingNormal {
+			v += " until " + m.Until.UTC().Format(timeLayout)
+		}
+		line("standing", fmt.Sprintf("%s (guilty level %d)", v, m.GuiltyLevel))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FormatResolved writes the one-line confirmation of a resolution.
+func FormatResolved(w io.Writer, r *Report, m Moderation, now time.Time) error {
+	st := m.Effective(now)
+	v := st.String()
+	if st != rules.StandingNormal {
+		v += " until " + m.Until.UTC().Format(timeLayout)
+	}
+	_, err := fmt.Fprintf(w, "report %s %s; %s is now %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), v)
+	return err
+}
+
+// quote is strconv.Quote: escapes every control character.
+func quote(s string) string { return strconv.Quote(s) }
+
+// preview cuts s to n runes with an ellipsis.
+func preview(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, k := 0, 0
+	for i = range s {
+		if k == n {
+			break
+		}
+		k++
+	}
+	return s[:i] + "…"
+}

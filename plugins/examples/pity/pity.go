@@ -1,0 +1,144 @@
+// Package pity is an example plinko plugin with a pity timer: the default
+// odds, except that after N ticket results in a row the next drop is
+// always a chest. N is the operator's setting "after" in
+// [plugins.plinko.config] (default 20).
+//
+// The streak is per account and must survive plugin restarts, host
+// restarts and refused decisions, so the plugin keeps it in the host-owned
+// plugin state (Call.State in, Result.State out): the host stores it in the
+// same commit as the drop, and only when it applies the drop. The plugin
+// process itself stays stateless; only its configuration lives in memory,
+// and the host hands that over again after every restart.
+//
+// Run it as an external plugin:
+//
+//	go build -o pity ./plugins/examples/pity/cmd/pity
+//	host serve --plugin plinko=./pity
+//
+// with, in the config file:
+//
+//	[plugins.plinko.config]
+//	after = 20
+package pity
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// DefaultAfter is N when the operator sets none.
+const DefaultAfter = 20
+
+// Name and Version of the plugin, as "host plugins" shows them.
+const (
+	Name    = "pity"
+	Version = "1.0.0"
+)
+
+// State is what the plugin remembers per account.
+type State struct {
+	Streak uint64 // ticket results in a row, up to the last applied drop
+	Drops  uint64 // drops decided and applied, in all
+}
+
+// Encode returns the state bytes: two uvarints.
+func (s State) Encode() []byte {
+	return binary.AppendUvarint(binary.AppendUvarint(nil, s.Streak), s.Drops)
+}
+
+// DecodeState reads state bytes; empty bytes are the zero state.
+func DecodeState(b []byte) (State, error) {
+	var s State
+	if len(b) == 0 {
+		return s, nil
+	}
+	var n int
+	if s.Streak, n = binary.Uvarint(b); n <= 0 {
+		return s, fmt.Errorf("%w: pity state %x", sdk.ErrInvalidFacts, b)
+	}
+	if s.Drops, n = binary.Uvarint(b[n:]); n <= 0 {
+		return s, fmt.Errorf("%w: pity state %x", sdk.ErrInvalidFacts, b)
+	}
+	return s, nil
+}
+
+// timer is the plugin: N and the two deciders.
+type timer struct {
+	after  atomic.Int64
+	normal *sdk.DefaultPlinko // the default odds
+	chest  *sdk.DefaultPlinko // chest tiers only, in the default odds' proportions
+}
+
+// Plugin returns the pity plugin.
+func Plugin() *sdk.Plugin {
+	t := &timer{normal: &sdk.DefaultPlinko{}, chest: &sdk.DefaultPlinko{Odds: chestOnly(sdk.DefaultOdds)}}
+	t.after.Store(DefaultAfter)
+	p := &sdk.Plugin{Name: Name, Version: Version, Configure: t.configure}
+	sdk.Handle(p, sdk.PlinkoDrop, t.drop)
+	return p
+}
+
+// Serve serves the plugin; a plugin binary's main calls it.
+func Serve() { sdk.Serve(Plugin()) }
+
+// chestOnly keeps the chest tiers' odds, scaled to sum to 1.
+func chestOnly(o sdk.Odds) sdk.Odds {
+	var out sdk.Odds
+	sum := 0.0
+	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
+		sum += o.Of(t)
+	}
+	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
+		out[t-1] = o.Of(t) / sum
+	}
+	return out
+}
+
+func (t *timer) configure(_ context.Context, _ sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
+	var problems []sdk.ConfigProblem
+	after := int64(DefaultAfter)
+	for k, v := range cfg {
+		if k != "after" {
+			problems = append(problems, sdk.ConfigProblem{Key: k, Message: "unknown key (known: after)"})
+			continue
+		}
+		// TOML integers arrive as JSON numbers.
+		f, ok := v.(float64)
+		if !ok || f != math.Trunc(f) || f < 1 || f > 1e6 {
+			problems = append(problems, sdk.ConfigProblem{Key: k, Message: fmt.Sprintf("must be a whole number of drops from 1 to 1000000, got %v", v)})
+			continue
+		}
+		after = int64(f)
+	}
+	if len(problems) == 0 {
+		t.after.Store(after)
+	}
+	return problems
+}
+
+func (t *timer) drop(ctx context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+	st, err := DecodeState(c.State)
+	if err != nil {
+		return sdk.Result[sdk.DropDecision]{}, err
+	}
+	decider := t.normal
+	if st.Streak >= uint64(t.after.Load()) {
+		decider = t.chest // pity: this drop is a chest
+	}
+	d, err := decider.Drop(ctx, c.Facts)
+	if err != nil {
+		return sdk.Result[sdk.DropDecision]{}, err
+	}
+	if d.Tier.IsChest() {
+		st.Streak = 0
+	} else {
+		st.Streak++
+	}
+	st.Drops++
+	return sdk.Result[sdk.DropDecision]{Decision: d, State: st.Encode()}, nil
+}

@@ -1,0 +1,23 @@
+// Package guides provides the hero guides area's plugin rules: the plain Go
+// facts and decisions that cross the plugin contract, and the bundled
+// plugin's pure rules over them.
+//
+// The host keeps every guide, flag, vote and count; a guides plugin only
+// decides:
+//
+//   - the order of a hero's list (Rank: RankFacts -> RankDecision), which the
+//     host checks with ValidateRank and refuses, never repairs;
+//   - whether a vote counts (AcceptVote: VoteFacts -> VoteDecision).
+//
+// The bundled rules are the specification's order (default, premium, the
+// rest by descending upvote fraction) with favorites after premium guides,
+// and "every vote counts". An operator's plugin may rank otherwise (for
+// example by a confidence bound on the upvote fraction) or refuse authors'
+// votes on their own guides:
+//
+//	func noSelfVotes(f guides.VoteFacts) guides.VoteDecision {
+//		return guides.VoteDecision{Counts: f.Author == 0 || f.Author != f.Account}
+//	}
+//
+// Nothing here knows gRPC or storage; the contract carries these types.
+package guides

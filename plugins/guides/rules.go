@@ -1,0 +1,215 @@
+package guides
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// GuideID is a guide's id (gid on the wire).
+type GuideID uint32
+
+// AccountID is an account's id; 0 means "no account" (a guide whose author
+// is not an account of this server).
+type AccountID uint32
+
+// MaxList is the most guides one list reply carries (the specification's
+// limit) and so the longest order a ranking may return.
+const MaxList = 20
+
+// Vote is an account's vote on a guide.
+type Vote uint8
+
+// Votes. The zero value is "not voted".
+const (
+	VoteNone Vote = iota
+	VoteDown
+	VoteUp
+)
+
+// Valid reports whether v is one of the three votes.
+func (v Vote) Valid() bool { return v <= VoteUp }
+
+func (v Vote) String() string {
+	switch v {
+	case VoteNone:
+		return "none"
+	case VoteDown:
+		return "down"
+	case VoteUp:
+		return "up"
+	}
+	return fmt.Sprintf("Vote(%d)", uint8(v))
+}
+
+// Candidate is one visible guide of the hero, with what a ranking may use.
+// Up and Down are the guide's full counts (imported plus players' votes).
+type Candidate struct {
+	Gid     GuideID
+	Up      uint32
+	Down    uint32
+	Premium bool
+	Author  AccountID // 0: not an account of this server
+	Edited  time.Time // last-edited date
+}
+
+// RankFacts are what the host gives a ranking for one list request: the
+// requesting account, the hero, the account's flags and every visible guide
+// of the hero (hidden guides are never candidates).
+type RankFacts struct {
+	Account    AccountID
+	Hero       string    // hero CLI name, e.g. "Hero_Pyromancer"
+	Default    GuideID   // the account's default guide for the hero; 0: none
+	Favorites  []GuideID // the account's favorite guides among the candidates
+	Candidates []Candidate
+}
+
+// RankDecision is a ranking's answer: the gids to list, in order. It may
+// leave candidates out (an operator's plugin may filter), but holds at most
+// MaxList gids, each a candidate, none twice (see ValidateRank).
+type RankDecision struct {
+	Order []GuideID
+}
+
+// VoteFacts are what the host gives the vote rule for one guide_vote.
+type VoteFacts struct {
+	Account  AccountID
+	Gid      GuideID
+	Author   AccountID // the guide's author account; 0: none
+	Previous Vote      // the account's vote before this one
+	New      Vote      // VoteUp or VoteDown
+}
+
+// VoteDecision is the vote rule's answer. Counts false refuses the vote:
+// the host stores nothing and answers a failure.
+type VoteDecision struct {
+	Counts bool
+}
+
+// Errors of ValidateRank, matched with errors.Is.
+var (
+	// ErrBadDecision: a ranking returned an order the host must refuse.
+	ErrBadDecision = errors.New("guides: bad ranking decision")
+)
+
+// ValidateRank checks a ranking's decision against its facts: at most
+// MaxList gids, each one of the candidates, none twice. The host refuses a
+// decision that fails it (it never repairs one).
+func ValidateRank(f RankFacts, d RankDecision) error {
+	if len(d.Order) > MaxList {
+		return fmt.Errorf("%w: %d guides, at most %d", ErrBadDecision, len(d.Order), MaxList)
+	}
+	known := make(map[GuideID]bool, len(f.Candidates))
+	for _, c := range f.Candidates {
+		known[c.Gid] = false
+	}
+	for i, g := range d.Order {
+		seen, ok := known[g]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: entry %d: gid %d is not a candidate", ErrBadDecision, i, g)
+		case seen:
+			return fmt.Errorf("%w: entry %d: gid %d listed twice", ErrBadDecision, i, g)
+		}
+		known[g] = true
+	}
+	return nil
+}
+
+// Rank is the bundled ranking, the specification's order with favorites
+// placed:
+//
+//  1. the account's default guide for the hero, if it is a candidate;
+//  2. premium guides;
+//  3. the account's favorites;
+//  4. all other guides;
+//
+// cut to MaxList. A guide belongs to the first group it fits. Within each
+// group guides go by descending upvote fraction (Up/(Up+Down), compared
+// exactly, a guide without votes counting as 0), then more votes first,
+// then the lower gid — a total order, so equal facts give equal lists.
+//
+// Favorites come right after premium guides so that a player always finds
+// the guides they marked within the 20 listed, even low-rated ones, while
+// the first two groups stay where the specification puts them (the client
+// loads the first entry automatically, so the default must lead).
+func Rank(f RankFacts) RankDecision {
+	fav := make(map[GuideID]bool, len(f.Favorites))
+	for _, g := range f.Favorites {
+		fav[g] = true
+	}
+	type ranked struct {
+		group int
+		c     *Candidate
+	}
+	less := func(a, b ranked) bool {
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		return CompareRating(*a.c, *b.c) < 0
+	}
+	// Only the best MaxList are listed: keep them sorted while scanning,
+	// linear in the number of candidates for a hero with many guides.
+	best := make([]ranked, 0, MaxList+1)
+	for i := range f.Candidates {
+		c := &f.Candidates[i]
+		r := ranked{group: 3, c: c}
+		switch {
+		case f.Default != 0 && c.Gid == f.Default:
+			r.group = 0
+		case c.Premium:
+			r.group = 1
+		case fav[c.Gid]:
+			r.group = 2
+		}
+		if len(best) == MaxList && !less(r, best[MaxList-1]) {
+			continue
+		}
+		j := len(best)
+		for j > 0 && less(r, best[j-1]) {
+			j--
+		}
+		best = slices.Insert(best, j, r)
+		if len(best) > MaxList {
+			best = best[:MaxList]
+		}
+	}
+	order := make([]GuideID, len(best))
+	for i, r := range best {
+		order[i] = r.c.Gid
+	}
+	return RankDecision{Order: order}
+}
+
+// CompareRating orders two guides by rating alone, best first: descending
+// upvote fraction, then more votes, then lower gid. It returns a negative
+// number when a goes first.
+func CompareRating(a, b Candidate) int {
+	// a.Up/aTotal > b.Up/bTotal  <=>  a.Up*bTotal > b.Up*aTotal (totals > 0);
+	// a guide without votes has fraction 0, which the products give too
+	// when its Up is 0 and the other total is used as is.
+	aTotal, bTotal := uint64(a.Up)+uint64(a.Down), uint64(b.Up)+uint64(b.Down)
+	l, r := uint64(a.Up)*max(bTotal, 1), uint64(b.Up)*max(aTotal, 1)
+	switch {
+	case l > r:
+		return -1
+	case l < r:
+		return 1
+	case aTotal != bTotal:
+		if aTotal > bTotal {
+			return -1
+		}
+		return 1
+	case a.Gid < b.Gid:
+		return -1
+	case a.Gid > b.Gid:
+		return 1
+	}
+	return 0
+}
+
+// AcceptVote is the bundled vote rule: every vote counts, including an
+// author's vote on their own guide. An operator's plugin may refuse such
+// votes (VoteFacts carries the author) or any other it does not want.
+func AcceptVote(VoteFacts) VoteDecision { return VoteDecision{Counts: true} }

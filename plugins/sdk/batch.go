@@ -1,0 +1,134 @@
+package sdk
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+)
+
+// maxBatch bounds one DecideBatch call.
+const maxBatch = 512
+
+// batchTimeout bounds a DecideBatch call whose callers set no deadline.
+const batchTimeout = 5 * time.Second
+
+// batcher coalesces concurrent decisions (of any area, from many account
+// actors) into DecideBatch calls, as a database groups commits: one call is
+// in flight at a time; calls that arrive meanwhile wait and go together in
+// the next one. A lone call is sent at once, so batching adds no delay when
+// the host is idle, and under load the cost of a call (two processes, a
+// socket, HTTP/2 framing) is shared.
+type batcher struct {
+	c           *Client
+	unsupported atomic.Bool // the plugin answered Unimplemented: call Decide
+
+	mu      sync.Mutex
+	queue   []*queued
+	running bool
+}
+
+type queued struct {
+	ctx  context.Context
+	req  *pb.DecideRequest
+	done chan outcome // buffered: the sender never blocks
+}
+
+type outcome struct {
+	res RawResult
+	err error
+}
+
+// submit queues one call and waits for its result or for ctx.
+func (b *batcher) submit(ctx context.Context, req *pb.DecideRequest) (RawResult, error) {
+	q := &queued{ctx: ctx, req: req, done: make(chan outcome, 1)}
+	b.mu.Lock()
+	b.queue = append(b.queue, q)
+	if !b.running {
+		b.running = true
+		go b.run()
+	}
+	b.mu.Unlock()
+	select {
+	case out := <-q.done:
+		return out.res, out.err
+	case <-ctx.Done():
+		// The plugin may still decide it; the host applies nothing it did
+		// not get, so the decision is simply dropped.
+		return RawResult{}, fromStatus(ctx, ctx.Err())
+	}
+}
+
+// run sends batches until the queue is empty, then exits.
+func (b *batcher) run() {
+	for {
+		b.mu.Lock()
+		n := min(len(b.queue), maxBatch)
+		batch := b.queue[:n:n]
+		b.queue = b.queue[n:]
+		if n == 0 {
+			b.queue, b.running = nil, false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		b.send(batch)
+	}
+}
+
+func (b *batcher) send(batch []*queued) {
+	live := batch[:0:0]
+	req := &pb.DecideBatchRequest{}
+	deadline := time.Time{}
+	for _, q := range batch {
+		if q.ctx.Err() != nil {
+			continue // its caller has gone
+		}
+		if dl, ok := q.ctx.Deadline(); ok && dl.After(deadline) {
+			deadline = dl
+		}
+		live = append(live, q)
+		req.Calls = append(req.Calls, q.req)
+	}
+	if len(live) == 0 {
+		return
+	}
+	// The call lasts as long as the most patient caller allows; each caller
+	// still stops waiting at its own deadline.
+	if deadline.IsZero() {
+		deadline = time.Now().Add(batchTimeout)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	resp, err := b.c.rpc.DecideBatch(ctx, req)
+	if status.Code(err) == codes.Unimplemented {
+		b.unsupported.Store(true)
+		for _, q := range live {
+			go func() {
+				res, err := b.c.decideOne(q.ctx, q.req)
+				q.done <- outcome{res, err}
+			}()
+		}
+		return
+	}
+	if err == nil && len(resp.GetResults()) != len(live) {
+		err = status.Errorf(codes.Internal, "%d results for %d calls", len(resp.GetResults()), len(live))
+	}
+	for i, q := range live {
+		if err != nil {
+			q.done <- outcome{err: fromStatus(q.ctx, err)}
+			continue
+		}
+		r := resp.GetResults()[i]
+		if c := codes.Code(r.GetCode()); c != codes.OK {
+			q.done <- outcome{err: fromStatus(q.ctx, status.Error(c, r.GetMessage()))}
+			continue
+		}
+		q.done <- outcome{res: RawResult{Decision: r.GetResponse().GetDecision(), State: r.GetResponse().GetState()}}
+	}
+}

@@ -1,0 +1,200 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestRegistry(t *testing.T) {
+	if !AreaPlinko.Known() || Area("chess").Known() {
+		t.Fatal("Known is wrong")
+	}
+	if got := AreaPlinko.Decisions(); len(got) != 1 || got[0] != (DecisionInfo{Name: "plinko.drop", Version: 1}) {
+		t.Fatalf("plinko decisions = %v", got)
+	}
+	if _, err := ParseArea("chess"); err == nil {
+		t.Fatal("ParseArea(chess) succeeded")
+	}
+	for _, f := range []func(){
+		func() { RegisterArea(string(AreaPlinko)) },
+		func() { registerDecision(AreaPlinko, "drop", 1) },
+		func() { registerDecision("chess", "move", 1) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("duplicate or unknown registration did not panic")
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestWatchParent(t *testing.T) {
+	ppids := make(chan int, 3)
+	ppids <- 100
+	ppids <- 100
+	ppids <- 1 // re-parented to init: the host died
+	exited := make(chan struct{})
+	go watchParent(100, time.Millisecond, func() int { return <-ppids }, func() { close(exited) })
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("watchParent did not exit after the parent changed")
+	}
+}
+
+var goodFacts = DropFacts{AccountID: 1, Currency: CurrencyTickets, Unowned: [4]int{1, 2, 3, 4}}
+
+// TestDecideOverGRPC checks what crosses the boundary: facts, decision and
+// state both ways, the host's Check, and errors as sentinels.
+func TestDecideOverGRPC(t *testing.T) {
+	var gotState atomic.Value
+	answer := DropDecision{Tier: TierSilver, PrizeIndex: 2}
+	var fail error
+	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+		gotState.Store(string(c.State))
+		if c.Facts != goodFacts {
+			return Result[DropDecision]{}, fmt.Errorf("facts %+v", c.Facts)
+		}
+		return Result[DropDecision]{Decision: answer, State: []byte("s2")}, fail
+	})
+	c := TestClient(t, p)
+	ctx := context.Background()
+
+	res, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts, State: []byte("s1")})
+	if err != nil || res.Decision != answer || string(res.State) != "s2" || gotState.Load() != "s1" {
+		t.Fatalf("Decide = %+v, %v (plugin saw state %v)", res, err, gotState.Load())
+	}
+
+	tests := []struct {
+		name   string
+		answer DropDecision
+		fail   error
+		facts  DropFacts
+		want   error
+	}{
+		{"index out of range", DropDecision{Tier: TierSilver, PrizeIndex: 3}, nil, goodFacts, ErrInvalidDecision},
+		{"bad tier", DropDecision{Tier: 9}, nil, goodFacts, ErrInvalidDecision},
+		{"plugin error", answer, errors.New("boom"), goodFacts, ErrPluginFailed},
+		{"plugin unavailable", answer, ErrUnavailable, goodFacts, ErrUnavailable},
+		{"bad facts", answer, nil, DropFacts{Currency: "coins"}, ErrInvalidFacts},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answer, fail = tt.answer, tt.fail
+			_, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: tt.facts})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	answer, fail = DropDecision{Tier: TierSilver, PrizeIndex: 2}, nil
+
+	// A decision the plugin does not serve.
+	if _, err := c.Decide(ctx, "plinko.nothing", nil, nil); !errors.Is(err, ErrPluginFailed) {
+		t.Fatalf("unknown decision: %v, want ErrPluginFailed", err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil || info.Name != "mock" || len(info.Decisions) != 1 || info.Decisions[0].Name != PlinkoDrop.Name() {
+		t.Fatalf("Info = %+v, %v", info, err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}
+
+// TestDecideBatching checks that concurrent calls share DecideBatch calls
+// and each gets its own answer.
+func TestDecideBatching(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+		if calls.Add(1) == 1 {
+			<-release // hold the first batch so the others queue up
+		}
+		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
+	})
+	c := TestClient(t, p)
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := []byte{byte(i)}
+			res, err := PlinkoDrop.Decide(context.Background(), c, Call[DropFacts]{Facts: goodFacts, State: st})
+			if err == nil && (len(res.State) != 1 || res.State[0] != byte(i)) {
+				err = fmt.Errorf("call %d got state %v", i, res.State)
+			}
+			errs <- err
+		}()
+	}
+	// Wait until the first call is in and the rest are queued behind it.
+	deadline := time.Now().Add(10 * time.Second)
+	for calls.Load() == 0 || queueLen(c) < n-1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("calls did not queue: %d in, %d queued", calls.Load(), queueLen(c))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if calls.Load() != n {
+		t.Fatalf("%d decisions, want %d", calls.Load(), n)
+	}
+}
+
+func queueLen(c *Client) int {
+	c.batch.mu.Lock()
+	defer c.batch.mu.Unlock()
+	return len(c.batch.queue)
+}
+
+func TestConfigureOverGRPC(t *testing.T) {
+	p := Mock(PlinkoDrop, nil)
+	p.Configure = func(_ context.Context, area Area, cfg map[string]any) []ConfigProblem {
+		if n, ok := cfg["after"].(float64); !ok || n < 1 {
+			return []ConfigProblem{{Key: "after", Message: fmt.Sprintf("must be a number >= 1 (area %s)", area)}}
+		}
+		return nil
+	}
+	c := TestClient(t, p)
+	ps, err := c.Configure(context.Background(), AreaPlinko, map[string]any{"after": int64(0)})
+	if err != nil || len(ps) != 1 || ps[0].Key != "after" {
+		t.Fatalf("Configure(after=0) = %v, %v", ps, err)
+	}
+	ps, err = c.Configure(context.Background(), AreaPlinko, map[string]any{"after": int64(3)})
+	if err != nil || len(ps) != 0 {
+		t.Fatalf("Configure(after=3) = %v, %v", ps, err)
+	}
+	// A plugin without Configure accepts only an empty table.
+	if ps := (&Plugin{}).configure(context.Background(), AreaPlinko, map[string]any{"x": 1}); len(ps) != 1 || ps[0].Key != "x" {
+		t.Fatalf("nil Configure: %v", ps)
+	}
+}
+
+func TestStateLimit(t *testing.T) {
+	for _, n := range []int{MaxStateBytes, MaxStateBytes + 1} {
+		p := Mock(PlinkoDrop, func(context.Context, Call[DropFacts]) (Result[DropDecision], error) {
+			return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets30, PrizeIndex: -1, Tickets: 30}, State: make([]byte, n)}, nil
+		})
+		_, err := PlinkoDrop.Decide(context.Background(), p, Call[DropFacts]{Facts: goodFacts})
+		if (n > MaxStateBytes) != errors.Is(err, ErrInvalidDecision) {
+			t.Errorf("state of %d bytes: err = %v", n, err)
+		}
+	}
+}

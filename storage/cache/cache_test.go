@@ -1,0 +1,47 @@
+package cache
+
+import (
+	"fmt"
+	"hash/fnv"
+	"testing"
+)
+
+func strHash(s string) uint32 { h := fnv.New32a(); h.Write([]byte(s)); return h.Sum32() }
+
+func TestBoundedAndLRU(t *testing.T) {
+	c := New[string, int](32, strHash)
+	for i := 0; i < 1000; i++ {
+		c.Set(fmt.Sprint(i), i)
+	}
+	if n := c.Len(); n > 32 {
+		t.Fatalf("Len = %d, want <= 32", n)
+	}
+	if v, ok := c.Get("999"); !ok || v != 999 {
+		t.Errorf("most recent entry evicted: %v %v", v, ok)
+	}
+	if _, ok := c.Get("0"); ok {
+		t.Error("oldest entry kept")
+	}
+}
+
+func TestFillAfterInvalidationIsRefused(t *testing.T) {
+	c := New[string, int](64, strHash)
+	gen := c.Gen("k") // a reader reads storage ...
+	c.Remove("k")     // ... the writer deletes meanwhile ...
+	c.Fill("k", 1, gen)
+	if _, ok := c.Get("k"); ok {
+		t.Fatal("stale fill was cached")
+	}
+	c.Fill("k", 2, c.Gen("k"))
+	if v, ok := c.Get("k"); !ok || v != 2 {
+		t.Fatalf("fresh fill: %v %v", v, ok)
+	}
+}
+
+func TestDisabled(t *testing.T) {
+	c := New[string, int](0, strHash)
+	c.Set("a", 1)
+	if _, ok := c.Get("a"); ok {
+		t.Fatal("size 0 cached")
+	}
+}

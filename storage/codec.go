@@ -1,0 +1,135 @@
+package storage
+
+import (
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/honmaster/masterserver/storage/internal/pb"
+)
+
+var marshal = proto.MarshalOptions{Deterministic: true}
+
+// encodePB writes the format byte and m.
+func encodePB(m proto.Message) ([]byte, error) {
+	b := make([]byte, 1, 1+marshal.Size(m))
+	b[0] = formatV2
+	return marshal.MarshalAppend(b, m)
+}
+
+// decodePB reads a value written by encodePB into m.
+func decodePB(b []byte, m proto.Message) error {
+	if len(b) == 0 || b[0] != formatV2 {
+		return fmt.Errorf("%w: unknown value format", ErrCorrupt)
+	}
+	if err := proto.Unmarshal(b[1:], m); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func toProfile(a *Account) *pb.Profile {
+	s := &a.Stats
+	return &pb.Profile{
+		Id: uint32(a.ID), SuperId: uint32(a.SuperID), Login: a.Login, Nickname: a.Nickname, Email: a.Email,
+		AccountType: int64(a.AccountType), Trial: int64(a.Trial), SuspId: int64(a.SuspID), Standing: int64(a.Standing),
+		IsNew: a.IsNew, CreatedUnixNano: nanos(a.Created),
+		SrpSalt: a.SRP.Salt, SrpSalt2: a.SRP.Salt2, SrpVerifier: a.SRP.Verifier,
+		Stats: &pb.Stats{
+			Level: int64(s.Level), LevelExp: int64(s.LevelExp), Discos: int64(s.Discos), PossibleDiscos: int64(s.PossibleDiscos),
+			GamesPlayed: int64(s.GamesPlayed), AccPubSkill: s.AccPubSkill, AccWins: int64(s.AccWins), AccLosses: int64(s.AccLosses),
+			AccGames: int64(s.AccGames), AccDiscos: int64(s.AccDiscos), RnkRating: s.RnkRating, RnkWins: int64(s.RnkWins),
+			RnkLosses: int64(s.RnkLosses), RnkGames: int64(s.RnkGames), RnkDiscos: int64(s.RnkDiscos), CsRating: s.CSRating,
+			CsWins: int64(s.CSWins), CsLosses: int64(s.CSLosses), CsGames: int64(s.CSGames), CsDiscos: int64(s.CSDiscos),
+			MidGames: int64(s.MidGames), MidDiscos: int64(s.MidDiscos), RiftGames: int64(s.RiftGames), RiftDiscos: int64(s.RiftDiscos),
+			CamGames: int64(s.CamGames), CamDiscos: int64(s.CamDiscos), CamCsGames: int64(s.CamCSGames), CamCsDiscos: int64(s.CamCSDiscos),
+			BotGamesWon: int64(s.BotGamesWon), BotGamesValid: s.BotGamesValid,
+		},
+		FreeHeroes: a.FreeHeroes, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, GameTokens: a.GameTokens,
+		Points: a.Points, MmPoints: a.MMPoints, DiceTokens: a.DiceTokens, SeasonLevel: int64(a.SeasonLevel),
+		CreepLevel: int64(a.CreepLevel), MuteExpiration: a.MuteExpiration, UseCloud: a.Cloud.UseCloud, AutoUpload: a.Cloud.AutoUpload,
+	}
+}
+
+func fromProfile(p *pb.Profile, a *Account) {
+	s := p.GetStats()
+	*a = Account{
+		ID: AccountID(p.Id), SuperID: AccountID(p.SuperId), Login: p.Login, Nickname: p.Nickname, Email: p.Email,
+		AccountType: int(p.AccountType), Trial: int(p.Trial), SuspID: int(p.SuspId), Standing: int(p.Standing),
+		IsNew: p.IsNew, Created: unixNano(p.CreatedUnixNano),
+		SRP: SRPVerifier{Salt: p.SrpSalt, Salt2: p.SrpSalt2, Verifier: p.SrpVerifier},
+		Stats: Stats{
+			Level: int(s.GetLevel()), LevelExp: int(s.GetLevelExp()), Discos: int(s.GetDiscos()), PossibleDiscos: int(s.GetPossibleDiscos()),
+			GamesPlayed: int(s.GetGamesPlayed()), AccPubSkill: s.GetAccPubSkill(), AccWins: int(s.GetAccWins()), AccLosses: int(s.GetAccLosses()),
+			AccGames: int(s.GetAccGames()), AccDiscos: int(s.GetAccDiscos()), RnkRating: s.GetRnkRating(), RnkWins: int(s.GetRnkWins()),
+			RnkLosses: int(s.GetRnkLosses()), RnkGames: int(s.GetRnkGames()), RnkDiscos: int(s.GetRnkDiscos()), CSRating: s.GetCsRating(),
+			CSWins: int(s.GetCsWins()), CSLosses: int(s.GetCsLosses()), CSGames: int(s.GetCsGames()), CSDiscos: int(s.GetCsDiscos()),
+			MidGames: int(s.GetMidGames()), MidDiscos: int(s.GetMidDiscos()), RiftGames: int(s.GetRiftGames()), RiftDiscos: int(s.GetRiftDiscos()),
+			CamGames: int(s.GetCamGames()), CamDiscos: int(s.GetCamDiscos()), CamCSGames: int(s.GetCamCsGames()), CamCSDiscos: int(s.GetCamCsDiscos()),
+			BotGamesWon: int(s.GetBotGamesWon()), BotGamesValid: s.GetBotGamesValid(),
+		},
+		FreeHeroes: p.FreeHeroes, Gold: p.Gold, Silver: p.Silver, Tickets: p.Tickets, GameTokens: p.GameTokens,
+		Points: p.Points, MMPoints: p.MmPoints, DiceTokens: p.DiceTokens, SeasonLevel: int(p.SeasonLevel),
+		CreepLevel: int(p.CreepLevel), MuteExpiration: p.MuteExpiration, Cloud: CloudFlags{UseCloud: p.UseCloud, AutoUpload: p.AutoUpload},
+	}
+}
+
+func toLists(a *Account) *pb.Lists {
+	l := &pb.Lists{SelectedUpgrades: a.SelectedUpgrades, Chatrooms: a.Chatrooms}
+	for _, b := range a.Buddies {
+		l.Buddies = append(l.Buddies, &pb.Buddy{Id: uint32(b.ID), Nickname: b.Nickname, Group: b.Group, ClanTag: b.ClanTag,
+			Status: int64(b.Status), Standing: int64(b.Standing), Inactive: b.Inactive, New: b.New})
+	}
+	for _, i := range a.Ignored {
+		l.Ignored = append(l.Ignored, &pb.Ignored{Id: uint32(i.ID), Nickname: i.Nickname})
+	}
+	for _, b := range a.Banned {
+		l.Banned = append(l.Banned, &pb.Banned{Id: uint32(b.ID), Nickname: b.Nickname, Reason: b.Reason})
+	}
+	for _, n := range a.Notifications {
+		l.Notifications = append(l.Notifications, &pb.Notification{Id: n.ID, Sender: n.Sender, Code: int64(n.Code),
+			Type: n.Type, Template: n.Template, DateUnixNano: nanos(n.Date)})
+	}
+	return l
+}
+
+func fromLists(l *pb.Lists, a *Account) {
+	a.SelectedUpgrades, a.Chatrooms = l.SelectedUpgrades, l.Chatrooms
+	a.Buddies, a.Ignored, a.Banned, a.Notifications = nil, nil, nil, nil
+	for _, b := range l.Buddies {
+		a.Buddies = append(a.Buddies, Buddy{ID: AccountID(b.Id), Nickname: b.Nickname, Group: b.Group, ClanTag: b.ClanTag,
+			Status: int(b.Status), Standing: int(b.Standing), Inactive: b.Inactive, New: b.New})
+	}
+	for _, i := range l.Ignored {
+		a.Ignored = append(a.Ignored, Ignored{ID: AccountID(i.Id), Nickname: i.Nickname})
+	}
+	for _, b := range l.Banned {
+		a.Banned = append(a.Banned, Banned{ID: AccountID(b.Id), Nickname: b.Nickname, Reason: b.Reason})
+	}
+	for _, n := range l.Notifications {
+		a.Notifications = append(a.Notifications, Notification{ID: n.Id, Sender: n.Sender, Code: int(n.Code),
+			Type: n.Type, Template: n.Template, Date: unixNano(n.DateUnixNano)})
+	}
+}
+
+func toUpgrade(seq int, u *Upgrade) *pb.Upgrade {
+	return &pb.Upgrade{Seq: uint64(seq), Data: u.Data, StartTime: u.StartTime, EndTime: u.EndTime, Used: int64(u.Used), Score: u.Score}
+}
+
+func toSession(s *Session) *pb.Session {
+	return &pb.Session{AccountId: uint32(s.AccountID), SuperId: uint32(s.SuperID), Ip: s.IP,
+		CreatedUnixNano: nanos(s.Created), ExpiresUnixNano: nanos(s.Expires)}
+}
+
+func fromSession(p *pb.Session, hash [32]byte) *Session {
+	return &Session{Hash: hash, AccountID: AccountID(p.AccountId), SuperID: AccountID(p.SuperId), IP: p.Ip,
+		Created: unixNano(p.CreatedUnixNano), Expires: unixNano(p.ExpiresUnixNano)}
+}

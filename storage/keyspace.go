@@ -1,0 +1,230 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// A Codec turns a record into bytes and back. Proto is the codec of choice
+// (compact, schema evolution); an area may bring its own for a record that
+// is not a message.
+type Codec[V any] interface {
+	Encode(V) ([]byte, error)
+	Decode([]byte) (V, error)
+}
+
+// Proto is the Codec of a protobuf message type (a pointer such as
+// *mypb.Marks). Values carry the format byte 2 like every record.
+func Proto[V proto.Message]() Codec[V] { return protoCodec[V]{} }
+
+type protoCodec[V proto.Message] struct{}
+
+func (protoCodec[V]) Encode(v V) ([]byte, error) { return encodePB(v) }
+
+func (protoCodec[V]) Decode(b []byte) (V, error) {
+	var zero V
+	v := zero.ProtoReflect().New().Interface().(V)
+	return v, decodePB(b, v)
+}
+
+var (
+	keyspaceName = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
+	keyspacesMu  sync.Mutex
+	keyspaces    = map[string]bool{}
+)
+
+func declare(kind, name string) {
+	if !keyspaceName.MatchString(name) {
+		panic(fmt.Sprintf("storage: keyspace name %q: want %s", name, keyspaceName))
+	}
+	keyspacesMu.Lock()
+	defer keyspacesMu.Unlock()
+	if keyspaces[kind+name] {
+		panic(fmt.Sprintf("storage: keyspace %q declared twice", name))
+	}
+	keyspaces[kind+name] = true
+}
+
+// KeyUint64 encodes n as a key part that sorts numerically.
+func KeyUint64(n uint64) string { return string(binary.BigEndian.AppendUint64(nil, n)) }
+
+// AccountWriter is what a per-account record is written through: the Tx
+// of a Change running in the account's actor (actors.Tx).
+type AccountWriter interface {
+	AccountWrites() *AccountWrites
+}
+
+// AccountWrites are the writes of one change to one account's records.
+type AccountWrites struct {
+	b  *Batch
+	id AccountID
+}
+
+// ForAccount scopes b to the records of account id (package actors).
+func (b *Batch) ForAccount(id AccountID) *AccountWrites { return &AccountWrites{b: b, id: id} }
+
+// GlobalWriter is what a global record is written through: the GlobalTx
+// of the single global writer (actors.GlobalTx).
+type GlobalWriter interface {
+	GlobalWrites() *GlobalWrites
+}
+
+// GlobalWrites are the writes of one global update.
+type GlobalWrites struct {
+	b       *Batch
+	touched map[string]bool
+}
+
+// ForGlobal scopes b to global records (package actors).
+func (b *Batch) ForGlobal() *GlobalWrites { return &GlobalWrites{b: b, touched: map[string]bool{}} }
+
+// Touched lists the global keyspaces written so far (their Name).
+func (w *GlobalWrites) Touched() []string {
+	out := make([]string, 0, len(w.touched))
+	for n := range w.touched {
+		out = append(out, n)
+	}
+	return out
+}
+
+// AccountKeyspace is a typed set of records per account, keyed by
+// (account, key): x/<name>/<id:4><key>. Declare one per kind of record at
+// package level with NewAccountKeyspace.
+type AccountKeyspace[V any] struct {
+	name  string
+	codec Codec[V]
+}
+
+// NewAccountKeyspace declares a per-account keyspace. The name ([a-z0-9_.-],
+// conventionally "<area>.<record>") is part of every key: never rename it.
+// Declaring a name twice panics.
+func NewAccountKeyspace[V any](name string, c Codec[V]) *AccountKeyspace[V] {
+	declare("x", name)
+	return &AccountKeyspace[V]{name: name, codec: c}
+}
+
+// Name is the keyspace's name.
+func (k *AccountKeyspace[V]) Name() string { return k.name }
+
+func (k *AccountKeyspace[V]) prefix(id AccountID) []byte {
+	return appendID([]byte(prefixAcctKS+k.name+"/"), id)
+}
+
+// Get reads the record key of account id; ErrNotFound when there is none.
+// (Inside a Change, reads see the database as of the change's start, not
+// the change's own writes.)
+func (k *AccountKeyspace[V]) Get(db *DB, id AccountID, key string) (V, error) {
+	var zero V
+	b, err := db.get(append(k.prefix(id), key...))
+	if err != nil {
+		return zero, fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key, err)
+	}
+	v, err := k.codec.Decode(b)
+	if err != nil {
+		return zero, fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key, err)
+	}
+	return v, nil
+}
+
+// Each calls fn, in key order, for every record of account id whose key
+// starts with prefix ("" for all) until fn errs.
+func (k *AccountKeyspace[V]) Each(db *DB, id AccountID, prefix string, fn func(key string, v V) error) error {
+	p := k.prefix(id)
+	n := len(p)
+	return db.scan(append(p, prefix...), func(key, b []byte) error {
+		v, err := k.codec.Decode(b)
+		if err != nil {
+			return fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key[n:], err)
+		}
+		return fn(string(key[n:]), v)
+	})
+}
+
+// Put writes the record key of the writer's account.
+func (k *AccountKeyspace[V]) Put(w AccountWriter, key string, v V) error {
+	aw := w.AccountWrites()
+	b, err := k.codec.Encode(v)
+	if err != nil {
+		return fmt.Errorf("storage: encode %s: %w", k.name, err)
+	}
+	aw.b.set(append(k.prefix(aw.id), key...), b, nil)
+	return nil
+}
+
+// Delete removes the record key of the writer's account.
+func (k *AccountKeyspace[V]) Delete(w AccountWriter, key string) {
+	aw := w.AccountWrites()
+	aw.b.del(append(k.prefix(aw.id), key...))
+}
+
+// GlobalKeyspace is a typed set of records shared by all accounts (a
+// catalog, guide content, a queue's index): g/<name>/<key>. Only the global
+// writer writes them. Declare one at package level with NewGlobalKeyspace.
+type GlobalKeyspace[V any] struct {
+	name  string
+	codec Codec[V]
+}
+
+// NewGlobalKeyspace declares a global keyspace (see NewAccountKeyspace for
+// the name rules).
+func NewGlobalKeyspace[V any](name string, c Codec[V]) *GlobalKeyspace[V] {
+	declare("g", name)
+	return &GlobalKeyspace[V]{name: name, codec: c}
+}
+
+// Name is the keyspace's name.
+func (k *GlobalKeyspace[V]) Name() string { return k.name }
+
+func (k *GlobalKeyspace[V]) key(key string) []byte {
+	return append([]byte(prefixGlobKS+k.name+"/"), key...)
+}
+
+// Get reads the record key; ErrNotFound when there is none.
+func (k *GlobalKeyspace[V]) Get(db *DB, key string) (V, error) {
+	var zero V
+	b, err := db.get(k.key(key))
+	if err != nil {
+		return zero, fmt.Errorf("storage: %s %q: %w", k.name, key, err)
+	}
+	v, err := k.codec.Decode(b)
+	if err != nil {
+		return zero, fmt.Errorf("storage: %s %q: %w", k.name, key, err)
+	}
+	return v, nil
+}
+
+// Each calls fn, in key order, for every record whose key starts with
+// prefix until fn errs.
+func (k *GlobalKeyspace[V]) Each(db *DB, prefix string, fn func(key string, v V) error) error {
+	n := len(k.key(""))
+	return db.scan(k.key(prefix), func(key, b []byte) error {
+		v, err := k.codec.Decode(b)
+		if err != nil {
+			return fmt.Errorf("storage: %s %q: %w", k.name, key[n:], err)
+		}
+		return fn(string(key[n:]), v)
+	})
+}
+
+// Put writes the record key.
+func (k *GlobalKeyspace[V]) Put(w GlobalWriter, key string, v V) error {
+	gw := w.GlobalWrites()
+	b, err := k.codec.Encode(v)
+	if err != nil {
+		return fmt.Errorf("storage: encode %s: %w", k.name, err)
+	}
+	gw.touched[k.name] = true
+	gw.b.set(k.key(key), b, nil)
+	return nil
+}
+
+// Delete removes the record key.
+func (k *GlobalKeyspace[V]) Delete(w GlobalWriter, key string) {
+	gw := w.GlobalWrites()
+	gw.touched[k.name] = true
+	gw.b.del(k.key(key))
+}

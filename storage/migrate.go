@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// SchemaVersion is the layout this code reads and writes, kept in the
+// database under m/schema_version (4 bytes, big-endian).
+//
+//	1  JSON records: a/<id> the whole account, s/<cookie> raw cookies,
+//	   m/plinko_catalog. (No version key was written.)
+//	2  protobuf records per concern (keys.go), sessions by cookie hash,
+//	   area keyspaces x/ and g/.
+const SchemaVersion = 2
+
+// v1CatalogKey and its new home: the one area record schema version 1 kept
+// in the metadata space. Version 2 keeps it in the global keyspace
+// "plinko.catalog" (declared by host/plinko), value unchanged.
+const (
+	v1CatalogKey = prefixMeta + "plinko_catalog"
+	v2CatalogKey = prefixGlobKS + "plinko.catalog/"
+)
+
+// migrateChunk bounds the records copied per commit.
+const migrateChunk = 1024
+
+// Suffixes of the directories a migration uses next to the data directory.
+const (
+	migratingSuffix = ".migrating" // the new database being written
+	oldSuffix       = ".v1"        // the old one, between the two renames
+)
+
+// schema reports the version of an open database: SchemaVersion for a fresh
+// one (and records it), 1 for an older directory without a version key.
+func (db *DB) schema() (uint32, error) {
+	v, err := db.get(metaKey(metaSchema))
+	switch {
+	case err == nil:
+		if len(v) != 4 {
+			return 0, fmt.Errorf("storage: schema version: %w", ErrCorrupt)
+		}
+		n := binary.BigEndian.Uint32(v)
+		if n > SchemaVersion {
+			return n, fmt.Errorf("%w (schema %d, this binary reads %d)", ErrNewerSchema, n, SchemaVersion)
+		}
+		return n, nil
+	case !errors.Is(err, ErrNotFound):
+		return 0, fmt.Errorf("storage: schema version: %w", err)
+	}
+	empty := true
+	if err := db.scan(nil, func(_, _ []byte) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
+		return 0, err
+	}
+	if !empty {
+		return 1, nil
+	}
+	b := db.NewBatch()
+	b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, SchemaVersion))
+	return SchemaVersion, db.Commit(b)
+}
+
+var errStop = errors.New("stop")
+
+// recoverMigration finishes or discards a migration a crash interrupted:
+// the old directory is only removed once the new one is in place.
+func recoverMigration(dir string) error {
+	_, errDir := os.Stat(dir)
+	_, errNew := os.Stat(dir + migratingSuffix)
+	_, errOld := os.Stat(dir + oldSuffix)
+	switch {
+	case os.IsNotExist(errDir) && errNew == nil && errOld == nil:
+		// Crashed between the renames: the new database is complete.
+		if err := os.Rename(dir+migratingSuffix, dir); err != nil {
+			return err
+		}
+		return os.RemoveAll(dir + oldSuffix)
+	case errDir == nil && errOld == nil:
+		return os.RemoveAll(dir + oldSuffix)
+	case errDir == nil && errNew == nil:
+		return os.RemoveAll(dir + migratingSuffix) // redo it
+	}
+	return nil
+}
+
+// migrateCopy writes every record of old (schema version 1) into a fresh
+// database in dir+".migrating", converted, then swaps the directories.
+// Copying rather than rewriting in place leaves no version 1 value behind
+// (Pebble recycles log files and keeps key history in its manifest: a raw
+// session cookie would survive there).
+func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
+	tmp := dir + migratingSuffix
+	nu, err := openPebble(tmp, opts)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	b := nu.NewBatch()
+	flush := func(force bool) error {
+		if b.pb.Count() < migrateChunk && !force {
+			return nil
+		}
+		if err := nu.Commit(b); err != nil {
+			return err
+		}
+		b = nu.NewBatch()
+		return nil
+	}
+	err = old.scan(nil, func(k, v []byte) error {
+		n++
+		switch {
+		case string(k) == v1CatalogKey:
+			b.set([]byte(v2CatalogKey), append([]byte(nil), v...), nil)
+		case len(v) > 0 && v[0] == formatV1 && string(k[:2]) == prefixAccount:
+			var a Account
+			if err := json.Unmarshal(v[1:], &a); err != nil {
+				return fmt.Errorf("account %x: %w: %v", k, ErrCorrupt, err)
+			}
+			b.PutAccount(&a, nil)
+			b.PutUpgrades(a.ID, 0, a.Upgrades)
+		case len(v) > 0 && v[0] == formatV1 && string(k[:2]) == prefixSession:
+			var s Session
+			if err := json.Unmarshal(v[1:], &s); err != nil {
+				return fmt.Errorf("session: %w: %v", ErrCorrupt, err)
+			}
+			s.Cookie = string(k[len(prefixSession):])
+			b.PutSession(&s)
+		default:
+			b.set(append([]byte(nil), k...), append([]byte(nil), v...), nil)
+		}
+		if b.err != nil {
+			return b.err
+		}
+		return flush(false)
+	})
+	if err == nil {
+		b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, SchemaVersion))
+		err = flush(true)
+	} else {
+		b.Discard()
+	}
+	if cerr := nu.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return n, err
+	}
+	if err := old.Close(); err != nil {
+		return n, err
+	}
+	if err := os.Rename(dir, dir+oldSuffix); err != nil {
+		return n, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return n, err
+	}
+	return n, os.RemoveAll(dir + oldSuffix)
+}
+
+// upgrade brings an open database to SchemaVersion and returns the database
+// to use (a new one when it was migrated).
+func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
+	v, err := db.schema()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if v == SchemaVersion {
+		return db, nil
+	}
+	if opts.InMemory {
+		db.Close()
+		return nil, fmt.Errorf("storage: an in-memory database cannot hold schema %d", v)
+	}
+	start := time.Now()
+	n, err := migrateCopy(db, dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("storage: migrate %s to schema %d: %w", dir, SchemaVersion, err)
+	}
+	if opts.Logger != nil {
+		opts.Logger.Info("storage: data directory migrated", "from", v, "to", SchemaVersion, "records", n, "took", time.Since(start))
+	}
+	return openPebble(dir, opts)
+}

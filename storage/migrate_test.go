@@ -1,0 +1,275 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// copyDir copies the fixture so the test never changes it.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rawText reads the catalog's bytes as they are (host/plinko decodes them).
+type rawText struct{}
+
+func (rawText) Encode(s string) ([]byte, error) { return []byte(s), nil }
+func (rawText) Decode(b []byte) (string, error) { return string(b), nil }
+
+var movedCatalog = NewGlobalKeyspace[string]("plinko.catalog", rawText{})
+
+// TestMigrateV1Fixture opens a data directory written by schema version 1
+// (testdata/v1, made by testdata/genfixture.go with that version's code)
+// and checks that every value survived the migration, that it runs once,
+// and that no raw session cookie is left on disk.
+func TestMigrateV1Fixture(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	copyDir(t, "testdata/v1", dir)
+	db, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1700000000, 0).UTC()
+	want1 := &Account{ID: 1, SuperID: 1, Login: "SouL", Nickname: "TheSoul", Email: "soul@example.invalid",
+		AccountType: 1, Standing: 3, IsNew: true, Created: t0,
+		SRP:   SRPVerifier{Salt: []byte{7, 1, 2, 3}, Salt2: "abcdefghijklmnopqrstuv", Verifier: []byte{9, 8, 7, 6}},
+		Stats: Stats{Level: 12, LevelExp: 4200, GamesPlayed: 57, AccPubSkill: 1612.5, AccWins: 31, RnkRating: 1500, BotGamesValid: true, BotGamesWon: 4},
+		Upgrades: []Upgrade{{ID: "aa.Hero_Pyromancer.Alt2"}, {ID: "av.Flamboyant", Data: "x", Used: 2, Score: "9"},
+			{ID: "m.DemoMode", StartTime: 1700000000, EndTime: 1702592000}},
+		SelectedUpgrades: []string{"av.Flamboyant"},
+		Buddies:          []Buddy{{ID: 3, Nickname: "Friend", Group: "g", ClanTag: "CT", Status: 2, Standing: 3, New: true}},
+		Ignored:          []Ignored{{ID: 9, Nickname: "Troll"}},
+		Banned:           []Banned{{ID: 10, Nickname: "Cheat", Reason: "hacks"}},
+		Notifications:    []Notification{{ID: 1, Sender: "Friend", Code: 2, Type: "notify_buddy_added", Template: "t", Date: t0}},
+		Chatrooms:        []string{"HoN"}, FreeHeroes: "Hero_A,Hero_B",
+		Gold: 500, Silver: 40, Tickets: 1234, GameTokens: 3, Points: 4, MMPoints: 5, DiceTokens: 6,
+		SeasonLevel: 7, CreepLevel: 8, MuteExpiration: 1700001000, Cloud: CloudFlags{UseCloud: true, AutoUpload: true},
+	}
+	want2 := &Account{ID: 2, SuperID: 1, Login: "soul2", Nickname: "soul2", Email: "s2@example.invalid",
+		Created: t0.Add(time.Minute), SRP: SRPVerifier{Salt: []byte{1}, Salt2: "bbbbbbbbbbbbbbbbbbbbbb", Verifier: []byte{2}},
+		Tickets: 10}
+	check := func(t *testing.T, db *DB) {
+		for _, want := range []*Account{want1, want2} {
+			got, err := db.Account(want.ID)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("account %d:\n got %+v (%v)\nwant %+v", want.ID, got, err, want)
+			}
+			if id, err := db.LoginID(want.Login); err != nil || id != want.ID {
+				t.Errorf("login %s = %d, %v", want.Login, id, err)
+			}
+		}
+		a3, err := db.Account(3)
+		if err != nil || a3.Gold != 1 || len(a3.Upgrades) != 600 {
+			t.Fatalf("account 3: %v, %v", a3, err)
+		}
+		for i, u := range a3.Upgrades {
+			if u.ID != fmt.Sprintf("ai.Icon_%04d", i) {
+				t.Fatalf("account 3 upgrade %d = %s: order lost", i, u.ID)
+			}
+		}
+		if subs, err := db.SubAccounts(1); err != nil || !reflect.DeepEqual(subs, []AccountID{2}) {
+			t.Errorf("SubAccounts(1) = %v, %v", subs, err)
+		}
+		if next, err := db.NextAccountID(); err != nil || next != 4 {
+			t.Errorf("NextAccountID = %d, %v", next, err)
+		}
+		s, err := db.Session("0123456789abcdef0123456789abcdef")
+		if err != nil || s.AccountID != 1 || s.SuperID != 1 || s.IP != "10.0.0.1" || !s.Created.Equal(t0) ||
+			!s.Expires.Equal(t0.Add(100*365*24*time.Hour)) {
+			t.Errorf("session 1 = %+v, %v", s, err)
+		}
+		if s, err := db.Session("fedcba9876543210fedcba9876543210"); err != nil || s.AccountID != 2 {
+			t.Errorf("session 2 = %+v, %v", s, err)
+		}
+		n := 0
+		if err := db.EachSession(func(*Session) error { n++; return nil }); err != nil || n != 2 {
+			t.Errorf("EachSession saw %d, %v", n, err)
+		}
+		o, err := db.Cloud(1, "hon-game-configs", true)
+		if err != nil || !bytes.Equal(o.Data, []byte("PK\x03\x04 zip bytes \x00\xff")) || o.ModifyTime != "2024-01-02 03:04:05" ||
+			!o.Stored.Equal(time.Unix(1700000001, 5)) {
+			t.Errorf("cloud = %+v, %v", o, err)
+		}
+		if v, err := db.Meta("auth_hash_secret"); err != nil || string(v) != "0123456789abcdef0123456789abcdef" {
+			t.Errorf("secret = %q, %v", v, err)
+		}
+		c, err := movedCatalog.Get(db, "")
+		if err != nil || len(c) < 2 || c[0] != formatV1 || !bytes.Contains([]byte(c), []byte(`"aa.Hero_Pyromancer.Alt2"`)) {
+			t.Errorf("catalog = %q, %v", c, err)
+		}
+		if _, err := db.Meta("plinko_catalog"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("old catalog key left: %v", err)
+		}
+		v, err := db.Meta(metaSchema)
+		if err != nil || binary.BigEndian.Uint32(v) != SchemaVersion {
+			t.Errorf("schema version %x, %v", v, err)
+		}
+	}
+	check(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The raw cookies are gone from every file (the migration compacts
+	// the old records away).
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte("0123456789abcdef0123456789abcdef")) || bytes.Contains(b, []byte("fedcba9876543210fedcba9876543210")) {
+			t.Errorf("%s still holds a raw session cookie", d.Name())
+		}
+		return nil
+	})
+	// Reopening finds version 2 and migrates nothing.
+	db, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, leftover := range []string{dir + migratingSuffix, dir + oldSuffix} {
+		if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+			t.Errorf("%s left behind (%v)", leftover, err)
+		}
+	}
+	check(t, db)
+}
+
+// TestNewerSchemaRefused: a directory written by a newer version is not
+// opened (its records could be misread).
+func TestNewerSchemaRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	db, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, SchemaVersion+1))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := Open(dir, nil); !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("err = %v, want ErrNewerSchema", err)
+	}
+}
+
+// TestFileModes: the data directory is 0700 and every file in it, and in a
+// checkpoint, 0600, whatever the umask.
+func TestFileModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	db, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	b.PutSession(&Session{Cookie: "c", AccountID: 1, Expires: time.Now().Add(time.Hour)})
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Checkpoint(filepath.Join(filepath.Dir(dir), "backup")); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	files := 0
+	for _, d := range []string{dir, filepath.Join(filepath.Dir(dir), "backup")} {
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := e.Info()
+			if err != nil {
+				return err
+			}
+			want := FileMode
+			if e.IsDir() {
+				want = DirMode
+			} else {
+				files++
+			}
+			if got := info.Mode().Perm(); got != want {
+				t.Errorf("%s: mode %v, want %v", p, got, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files < 6 {
+		t.Fatalf("only %d files checked", files)
+	}
+}
+
+// TestMigrationResumes: a migration interrupted by a crash is redone (a
+// partial new directory is discarded) or finished (the new directory is
+// complete but not yet in place).
+func TestMigrationResumes(t *testing.T) {
+	t.Run("partial new directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "db")
+		copyDir(t, "testdata/v1", dir)
+		if err := os.MkdirAll(dir+migratingSuffix, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir+migratingSuffix, "junk"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if a, err := db.Account(3); err != nil || len(a.Upgrades) != 600 {
+			t.Fatalf("account 3 after redo: %v", err)
+		}
+	})
+	t.Run("crash between the renames", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "db")
+		copyDir(t, "testdata/v1", dir)
+		db, err := Open(dir, nil) // migrates
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		// Put the directories back as a crash after the first rename leaves them.
+		if err := os.Rename(dir, dir+migratingSuffix); err != nil {
+			t.Fatal(err)
+		}
+		copyDir(t, "testdata/v1", dir+oldSuffix)
+		db, err = Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := os.Stat(dir + oldSuffix); !os.IsNotExist(err) {
+			t.Errorf("old directory left: %v", err)
+		}
+		if s, err := db.Session("0123456789abcdef0123456789abcdef"); err != nil || s.AccountID != 1 {
+			t.Fatalf("session after resume: %+v, %v", s, err)
+		}
+	})
+}
