@@ -36,6 +36,7 @@ type Config struct {
 	Cloud      Cloud             `toml:"cloud"`
 	Plinko     Plinko            `toml:"plinko"`
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
+	Limits     Limits            `toml:"limits"`  // limits.go
 }
 
 // Server is the [server] table: the HTTP listener and logging.

@@ -68,6 +68,7 @@ func wantDefaults() *Config {
 		},
 		Plinko:  Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
 		Plugins: map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
+		Limits:  wantLimits(),
 	}
 }
 

@@ -49,6 +49,7 @@ func (c *Config) Validate() error {
 	c.validateCloud(&ps)
 	c.validatePlinko(&ps)
 	c.validatePlugins(&ps)
+	c.validateLimits(&ps)
 	return ps.err()
 }
 

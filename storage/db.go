@@ -106,6 +106,7 @@ const (
 // DB is the typed view of the Pebble database.
 type DB struct {
 	pdb      *pebble.DB
+	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
 	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 }
 
@@ -413,13 +414,19 @@ func (db *DB) Commit(b *Batch) error {
 		b.pb.Close()
 		return nil
 	}
+	guard := db.guard.Load()
+	if err := guard.admit(); err != nil { // nothing written: a clean refusal
+		b.pb.Close()
+		return err
+	}
 	start, ops, size := time.Now(), int(b.pb.Count()), b.pb.Len()
-	err := db.pdb.Apply(b.pb, pebble.Sync)
+	err := guard.apply(db.pdb, b.pb) // pdb.Apply, synced, with engine panics recovered
 	db.observeCommit(ops, size, start, err)
 	b.pb.Close()
 	if err != nil {
-		return fmt.Errorf("storage: commit: %w", err)
+		return guard.failed(fmt.Errorf("storage: commit: %w", err))
 	}
+	guard.succeeded()
 	return nil
 }
 

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
@@ -26,8 +28,8 @@ var (
 	ErrBadLogin = errors.New("accounts: login must be 1-12 letters, digits, '_' or '-'")
 	// ErrBadPassword rejects an empty or over-long password.
 	ErrBadPassword = errors.New("accounts: password must be 1-128 characters")
-	// ErrBadEmail rejects an e-mail without '@'.
-	ErrBadEmail = errors.New("accounts: e-mail must contain '@'")
+	// ErrBadEmail rejects an e-mail without '@' or longer than the limit.
+	ErrBadEmail = errors.New("accounts: e-mail must contain '@' and be at most 254 bytes")
 	// ErrBadGrant rejects a grant that would make a balance negative or names
 	// a malformed upgrade.
 	ErrBadGrant = errors.New("accounts: bad grant")
@@ -39,6 +41,11 @@ type Service struct {
 	Sys   *actors.System
 	Rand  io.Reader // nil: crypto/rand
 	Now   func() time.Time
+	// MaxEmail bounds the e-mail length in bytes (0: 254).
+	MaxEmail int
+
+	namesOnce sync.Once
+	names     *login.Names // skeletons of existing logins (look-alike check)
 }
 
 // Create describes a new account.
@@ -57,6 +64,9 @@ func CheckLogin(l string) error {
 			return ErrBadLogin
 		}
 	}
+	if err := login.CheckNewLogin(l); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadLogin, err)
+	}
 	return nil
 }
 
@@ -72,7 +82,11 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	if c.Email == "" {
 		c.Email = strings.ToLower(c.Login) + "@example.invalid"
 	}
-	if !strings.Contains(c.Email, "@") {
+	maxEmail := s.MaxEmail
+	if maxEmail <= 0 {
+		maxEmail = 254
+	}
+	if !strings.Contains(c.Email, "@") || len(c.Email) > maxEmail {
 		return nil, ErrBadEmail
 	}
 	if c.Nickname == "" {
@@ -86,7 +100,16 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	if s.Now != nil {
 		now = s.Now
 	}
-	return s.Sys.CreateAccount(ctx, &actors.NewAccount{
+	// A login that looks like an existing one (DEMO, dеmo next to demo) is
+	// refused; the reservation keeps two such registrations from racing.
+	if _, err := s.Sys.DB().LoginID(c.Login); err == nil {
+		return nil, fmt.Errorf("%w: %q", actors.ErrLoginTaken, c.Login)
+	}
+	release, err := s.loginNames().Reserve(c.Login)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := s.Sys.CreateAccount(ctx, &actors.NewAccount{
 		Login: c.Login, ParentLogin: c.Parent,
 		Account: storage.Account{
 			Nickname: c.Nickname, Email: c.Email, AccountType: 1, Standing: 3, IsNew: true,
@@ -94,6 +117,18 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 			Stats: storage.Stats{Level: 1, AccPubSkill: 1500, RnkRating: 1500, CSRating: 1500},
 		},
 	})
+	release(err == nil || failure.Uncertain(err))
+	return acct, err
+}
+
+// loginNames is the look-alike index, filled from storage on first use.
+func (s *Service) loginNames() *login.Names {
+	s.namesOnce.Do(func() {
+		s.names = login.NewNames(func(add func(string)) error {
+			return s.Sys.DB().EachAccount(func(a *storage.Account) error { add(a.Login); return nil })
+		})
+	})
+	return s.names
 }
 
 func (s *Service) rand() io.Reader {

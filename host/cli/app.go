@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
@@ -61,11 +62,12 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if bloom == 0 {
 		bloom = -1 // the setting's 0 means no filters
 	}
-	db, err := storage.Open(dir, &storage.Options{Logger: log, CacheSize: int64(cfg.Storage.CacheSize),
+	db, err := storage.Open(dir, &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second), CacheSize: int64(cfg.Storage.CacheSize),
 		MemTableSize: int64(cfg.Storage.MemTableSize), BloomBitsPerKey: bloom})
 	if err != nil {
 		return nil, err
 	}
+	db.SetDiskGuard(storage.NewDiskGuard(cfg.Storage.DataDir, uint64(cfg.Limits.DiskFreeMargin), nil, log))
 	sessions := cfg.Actors.SessionCacheSize
 	if sessions == 0 {
 		sessions = -1 // the setting's 0 means no cache
@@ -82,10 +84,13 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		app.Close()
 		return nil, err
 	}
-	app.Accounts = &accounts.Service{Group: group, Sys: sys}
+	app.Accounts = &accounts.Service{Group: group, Sys: sys, MaxEmail: cfg.Limits.MaxEmailLength}
 	app.Login = login.New(group, sys, login.Settings{
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,
+		PreAuthPerLogin: cfg.Limits.PreAuthPerLogin, PreAuthPerAddress: cfg.Limits.PreAuthPerAddress,
+		FailedProofsAddress: limitRate(cfg.Limits.FailedProofsAddress), FailedProofsLogin: limitRate(cfg.Limits.FailedProofsLogin),
+		SessionsPerAccount: cfg.Limits.SessionsPerAccount, TrackedKeys: cfg.Limits.TrackedKeys,
 		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,
 		ICBURL: cfg.Client.ICBURL, LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
 		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,
@@ -94,6 +99,8 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	}, nil, nil)
 	return app, nil
 }
+
+func limitRate(r config.Rate) limit.Rate { return limit.Rate{Burst: r.Burst, Every: r.Every.Duration} }
 
 // secret returns the configured auth_hash secret, or the one generated on
 // the first start and kept in the database.

@@ -222,8 +222,8 @@ func TestLoginBadInput(t *testing.T) {
 	)
 	var (
 		malformed = authBody("Malformed login request.")
-		unknown   = authBody("Unknown account.")
-		wrongPw   = authBody("Incorrect password.")
+		// Unknown account and wrong password read the same (issue 9).
+		wrongPw   = authBody("Incorrect login or password.")
 		noPending = authBody("No login in progress for this account; please log in again.")
 		tooLong   = authBody("Login names are at most 12 characters.")
 		badCookie = authBody("Invalid cookie.1")
@@ -247,7 +247,8 @@ func TestLoginBadInput(t *testing.T) {
 		{name: "A = 0", path: pre, form: func() url.Values { return preAuth("alice", "00") }, want: malformed},
 		{name: "A = N", path: pre, form: func() url.Values { return preAuth("alice", nHex) }, want: malformed},
 		{name: "over-long login", path: pre, form: func() url.Values { return preAuth("abcdefghijklm", validA()) }, want: tooLong},
-		{name: "unknown account", path: pre, form: func() url.Values { return preAuth("nobody", validA()) }, want: unknown},
+		{name: "unknown account", setup: []step{{pre, preAuth("nobody", validA())}}, path: auth,
+			form: func() url.Values { return url.Values{"login": {"nobody"}, "proof": {zero64}} }, want: wrongPw},
 		{name: "srpAuth without pre_auth", path: auth, form: func() url.Values { return url.Values{"login": {"alice"}, "proof": {zero64}} }, want: noPending},
 		{name: "srpAuth without proof", path: auth, form: func() url.Values { return url.Values{"login": {"alice"}} }, want: malformed},
 		{name: "wrong password", setup: []step{{pre, preAuth("alice", validA())}}, path: auth,

@@ -123,8 +123,8 @@ func TestMetricsCountTraffic(t *testing.T) {
 		`honmaster_logins_total{outcome="ok"}`:                                                           1,
 		`honmaster_logins_total{outcome="wrong_password"}`:                                               1,
 		`honmaster_sessions_created_total{via="login"}`:                                                  1,
-		`honmaster_plugin_calls_total{area="plinko",method="plinko.drop",outcome="ok"}`:                  1,
-		`honmaster_plugin_call_duration_seconds_count{area="plinko",method="plinko.drop"}`:               1,
+		`honmaster_plugin_calls_total{area="plinko",method="drop",outcome="ok"}`:                         1,
+		`honmaster_plugin_call_duration_seconds_count{area="plinko",method="drop"}`:                      1,
 		`honmaster_storage_commit_errors_total`:                                                          0,
 		`honmaster_plugin_restarts_total{area="plinko"}`:                                                 0,
 	} {

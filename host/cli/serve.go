@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Serve runs the server until ctx ends or SIGINT/SIGTERM arrives, then shuts
@@ -40,20 +41,41 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	<-ctx.Done()
-	log.Info("shutting down")
-	return rt.Stop()
+	return rt.Wait(ctx)
+}
+
+// Wait serves until ctx ends, then stops gracefully and returns Stop's
+// result. If HTTP serving ends on its own first (the listener failed for
+// good), it stops everything and returns an error, so that the process exits
+// non-zero and a supervisor restarts it, rather than linger with the admin
+// socket up and HTTP dead.
+func (rt *Runtime) Wait(ctx context.Context) error {
+	log := rt.App.Log
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+		return rt.Stop()
+	case <-rt.served:
+		err := rt.serveErr
+		if err == nil {
+			err = errors.New("the listener closed")
+		}
+		log.Error("HTTP serving stopped; exiting", "err", err)
+		rt.Stop()
+		return fmt.Errorf("HTTP serving stopped: %w", err)
+	}
 }
 
 // Runtime is a started server (tests start one on loopback).
 type Runtime struct {
-	App     *App
-	Server  *server.Server
-	Addr    net.Addr
-	serveCh chan error
-	stopAdm func()
-	stop    sync.Once
-	stopErr error
+	App      *App
+	Server   *server.Server
+	Addr     net.Addr
+	served   chan struct{} // closed when HTTP serving ends
+	serveErr error         // why; read after served is closed
+	stopAdm  func()
+	stop     sync.Once
+	stopErr  error
 
 	stopSweep context.CancelFunc
 	sweepCtx  context.Context
@@ -133,10 +155,13 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
-	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), serveCh: make(chan error, 1), stopAdm: stopAdm,
+	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
 		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
-	go func() { rt.serveCh <- srv.Serve(ln) }()
+	go func() {
+		rt.serveErr = srv.Serve(ln)
+		close(rt.served)
+	}()
 	go rt.sweepSessions()
 	log.Info("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
@@ -162,7 +187,8 @@ func (rt *Runtime) shutdown() error {
 	rt.ln.Close()
 	rt.stopSweep()
 	<-rt.sweepDone
-	if serr := <-rt.serveCh; serr != nil && !errors.Is(serr, net.ErrClosed) && err == nil {
+	<-rt.served
+	if serr := rt.serveErr; serr != nil && !errors.Is(serr, net.ErrClosed) && err == nil {
 		err = serr
 	}
 	rt.stopAdm()
@@ -178,7 +204,8 @@ func mountAreas(app *App) (*server.Server, error) {
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
 	instrument(app, srv)
-	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log})
+	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log,
+		Quota: cloud.Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)}})
 	if err != nil {
 		return nil, err
 	}
@@ -195,5 +222,20 @@ func mountAreas(app *App) (*server.Server, error) {
 		}
 	}
 	srv.SetHealthCheck(app.Plugins.Unhealthy)
+	srv.AddHealthCheck("storage", func() error { return storageHealth(app.DB.Health()) })
 	return srv, nil
+}
+
+// storageHealth words a storage health error for /healthz.
+func storageHealth(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, storage.ErrDiskFull):
+		return errors.New("free disk space is below limits.disk_free_margin; writes are refused until space returns")
+	case errors.Is(err, storage.ErrEngineFailed):
+		return errors.New("the storage engine failed (see the log); writes are refused until the server restarts")
+	default:
+		return errors.New("recent writes failed; see the log")
+	}
 }

@@ -1,6 +1,9 @@
 package cloud
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -27,11 +30,43 @@ func (c *setEnrollment) Apply(tx *actors.Tx) (any, error) {
 // actor only writes. Tx.PutCloud forces the object's AccountID to the
 // actor's own account.
 type storeObject struct {
-	obj *storage.CloudObject
+	obj   *storage.CloudObject
+	quota Quota
 }
 
-// Apply implements actors.Change.
+// Quota bounds what one account stores: buckets, and bytes over all of them
+// (as stored). Zero fields are no limit.
+type Quota struct {
+	Buckets int
+	Bytes   int64
+}
+
+// The quota refusals of storeObject; nothing is written.
+var (
+	errTooManyBuckets = errors.New("too many buckets")
+	errQuota          = errors.New("cloud quota exceeded")
+)
+
+// Apply implements actors.Change. The quota is checked here, in the
+// account's actor, so that concurrent uploads cannot overshoot it together.
 func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
+	if c.quota.Buckets > 0 || c.quota.Bytes > 0 {
+		sizes, err := tx.DB().CloudSizes(tx.View().ID)
+		if err != nil {
+			return nil, err
+		}
+		old, replacing := sizes[c.obj.Bucket]
+		if !replacing && c.quota.Buckets > 0 && len(sizes) >= c.quota.Buckets {
+			return nil, fmt.Errorf("%w: %d stored, limit %d", errTooManyBuckets, len(sizes), c.quota.Buckets)
+		}
+		var total int64
+		for _, n := range sizes {
+			total += n
+		}
+		if after := total - old + int64(len(c.obj.Data)); c.quota.Bytes > 0 && after > c.quota.Bytes {
+			return nil, fmt.Errorf("%w: %d bytes after this upload, limit %d", errQuota, after, c.quota.Bytes)
+		}
+	}
 	tx.PutCloud(c.obj)
 	return nil, nil
 }

@@ -301,7 +301,7 @@ func TestReplies(t *testing.T) {
 
 func TestMessagesTable(t *testing.T) {
 	seen := map[string]Reason{}
-	for r := ReasonInternal; r <= ReasonNotFound; r++ {
+	for r := ReasonInternal; r <= ReasonOutcomeUnknown; r++ {
 		m, ok := messages[r]
 		if !ok || m == "" {
 			t.Errorf("reason %d has no message", r)
@@ -311,8 +311,8 @@ func TestMessagesTable(t *testing.T) {
 		}
 		seen[m] = r
 	}
-	if len(messages) != int(ReasonNotFound)+1 {
-		t.Errorf("%d messages for %d reasons", len(messages), ReasonNotFound+1)
+	if len(messages) != int(ReasonOutcomeUnknown)+1 {
+		t.Errorf("%d messages for %d reasons", len(messages), ReasonOutcomeUnknown+1)
 	}
 	if Reason(1000).Message() != ReasonInternal.Message() {
 		t.Error("an unknown reason does not read as internal")

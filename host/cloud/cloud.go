@@ -59,6 +59,7 @@ type Deps struct {
 	Sys    *actors.System
 	Login  *login.Service
 	Config config.Cloud
+	Quota  Quota // per-account limits; zero: none
 	Log    *slog.Logger
 }
 
@@ -169,7 +170,7 @@ func (a *Area) enrollment(ctx context.Context, r *wire.Request) server.Response 
 	}
 	res, err := a.d.Sys.Apply(ctx, sess.AccountID, change)
 	if err != nil {
-		return a.failure(fail(ReasonInternal, err))
+		return a.failure(writeFailure(err))
 	}
 	flags, ok := res.(storage.CloudFlags)
 	if !ok {
@@ -239,8 +240,8 @@ func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
 		Stored:     a.now().UTC(),
 		Data:       req.Archive.Data, // owned by the request, stored unchanged
 	}
-	if _, err := a.d.Sys.Apply(ctx, sess.AccountID, &storeObject{obj: obj}); err != nil {
-		return a.failure(fail(ReasonInternal, err))
+	if _, err := a.d.Sys.Apply(ctx, sess.AccountID, &storeObject{obj: obj, quota: a.d.Quota}); err != nil {
+		return a.failure(writeFailure(err))
 	}
 	return server.PHP(a.log, &resultReply{Success: true})
 }

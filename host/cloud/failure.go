@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/honmaster/masterserver/host/failure"
+	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -29,6 +30,10 @@ const (
 	ReasonBadArchive
 	ReasonBadConfig
 	ReasonNotFound
+	ReasonTooManyBuckets
+	ReasonQuota
+	ReasonStorageFull
+	ReasonOutcomeUnknown
 )
 
 // messages is the one table of failure texts. "The specified key does not
@@ -52,6 +57,10 @@ const (
 //	ReasonBadArchive        store                         cloud.zip is damaged, encrypted or uses an unsupported compression method.
 //	ReasonBadConfig         store                         cloud.cfg contains a line the server does not accept.
 //	ReasonNotFound          retrieve                      The specified key does not exist.
+//	ReasonTooManyBuckets    store                         This account stores settings in too many buckets.
+//	ReasonQuota             store                         This account's cloud storage is full.
+//	ReasonStorageFull       enrollment, store             The server cannot save right now; nothing was changed. Please try again later.
+//	ReasonOutcomeUnknown    enrollment, store             The server was too slow to confirm the save; it may or may not have been done. Please check and try again.
 //
 // The status call answers the bare word invalid_request instead of any of
 // these, except ReasonInternal.
@@ -72,6 +81,10 @@ var messages = map[Reason]string{
 	ReasonBadArchive:       "cloud.zip is damaged, encrypted or uses an unsupported compression method.",
 	ReasonBadConfig:        "cloud.cfg contains a line the server does not accept.",
 	ReasonNotFound:         "The specified key does not exist.",
+	ReasonTooManyBuckets:   "This account stores settings in too many buckets.",
+	ReasonQuota:            "This account's cloud storage is full.",
+	ReasonStorageFull:      "The server cannot save right now; nothing was changed. Please try again later.",
+	ReasonOutcomeUnknown:   "The server was too slow to confirm the save; it may or may not have been done. Please check and try again.",
 }
 
 // Message returns the client-facing text of r.
@@ -94,6 +107,23 @@ func fail(r Reason, cause error) error { return failure.New(r, cause) }
 // ReasonOf returns the reason of a cloud error; errors of other kinds are
 // internal.
 func ReasonOf(err error) Reason { return failure.ReasonOf(err, ReasonInternal) }
+
+// writeFailure classifies a failed change: refused by a quota or by storage
+// (nothing written), of unknown outcome (it may still land: never reported
+// as a plain failure), or internal.
+func writeFailure(err error) error {
+	switch {
+	case errors.Is(err, errTooManyBuckets):
+		return fail(ReasonTooManyBuckets, err)
+	case errors.Is(err, errQuota):
+		return fail(ReasonQuota, err)
+	case failure.Uncertain(err):
+		return fail(ReasonOutcomeUnknown, err)
+	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed):
+		return fail(ReasonStorageFull, err)
+	}
+	return fail(ReasonInternal, err)
+}
 
 // requestFailure classifies an error that stopped a request before its
 // handler ran (package wire could not read it).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cloudcfg"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -138,7 +139,7 @@ var OperationDoc = map[string]string{
 	"switch":   "switch_auth to the account's sub-account; the record must name it",
 	"patch":    "patcher.php for wac/x86_64",
 	"board":    "the Plinko board; balances must match the replies so far",
-	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + ticket_amount (an exhausted chest's payout is in user_tickets only)",
+	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + what it paid (ticket_amount, or an exhausted chest's tickets)",
 	"chest":    "viewchest of a random chest",
 	"exchange": "the ticket exchange list; user_tickets must match",
 	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
@@ -285,6 +286,12 @@ func opDrop(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
 	won, ok := arr.Int("ticket_amount")
 	if !ok {
 		return fail("decode", "drop without ticket_amount")
+	}
+	// An exhausted chest answers ticket_amount 0 (the specification's
+	// shape) and pays its tier's tickets into the balance.
+	if exhausted, _ := arr.Bool("products_exhausted"); exhausted {
+		tier, _ := intText(arr, "random_tier")
+		won = int64(sdk.Tier(tier).Tickets())
 	}
 	t, _ := intText(arr, "user_tickets")
 	g, _ := intText(arr, "user_gold")

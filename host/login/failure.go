@@ -19,21 +19,29 @@ const (
 	ReasonNotYourAccount
 	ReasonBusy
 	ReasonTooLarge
+	ReasonTooManyFailures
+	ReasonAddressBusy
+	ReasonOutcomeUnknown
+	ReasonStorageFull
 )
 
 // messages is the one table of failure texts. "Invalid cookie.1" is the
 // original service's recorded text; the others were never recorded.
 var messages = map[Reason]string{
-	ReasonInternal:       "Internal error, please try again.",
-	ReasonInvalidCookie:  "Invalid cookie.1",
-	ReasonUnknownAccount: "Unknown account.",
-	ReasonWrongPassword:  "Incorrect password.",
-	ReasonNoPendingLogin: "No login in progress for this account; please log in again.",
-	ReasonMalformed:      "Malformed login request.",
-	ReasonLoginTooLong:   "Login names are at most 12 characters.",
-	ReasonNotYourAccount: "That account does not belong to you.",
-	ReasonBusy:           "Too many logins in progress, please try again.",
-	ReasonTooLarge:       "Request too large.",
+	ReasonInternal:        "Internal error, please try again.",
+	ReasonInvalidCookie:   "Invalid cookie.1",
+	ReasonUnknownAccount:  "Incorrect login or password.", // never told apart from a wrong password
+	ReasonWrongPassword:   "Incorrect login or password.",
+	ReasonNoPendingLogin:  "No login in progress for this account; please log in again.",
+	ReasonMalformed:       "Malformed login request.",
+	ReasonLoginTooLong:    "Login names are at most 12 characters.",
+	ReasonNotYourAccount:  "That account does not belong to you.",
+	ReasonBusy:            "Too many logins in progress, please try again.",
+	ReasonTooLarge:        "Request too large.",
+	ReasonTooManyFailures: "Too many failed logins from your address; please wait a minute and try again.",
+	ReasonAddressBusy:     "Too many logins in progress from your address, please try again in a minute.",
+	ReasonOutcomeUnknown:  "The server is slow to confirm; your request may or may not have been done. Please check and try again.",
+	ReasonStorageFull:     "The server cannot save right now; nothing was changed. Please try again later.",
 }
 
 // Message returns the client-facing text of r.

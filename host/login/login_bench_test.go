@@ -57,7 +57,7 @@ func BenchmarkLogin(b *testing.B) {
 		}
 		a := cl.AHex()
 		t0 := time.Now()
-		pre, err := s.PreAuth(ctx, "bench", a)
+		pre, err := s.PreAuth(ctx, "bench", a, "127.0.0.1")
 		login += time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
@@ -116,7 +116,7 @@ func TestBenchServiceLogsIn(t *testing.T) {
 	s := newBenchService(t)
 	grp := srp.DefaultGroup()
 	cl, _ := grp.NewClient("bench", "pw", rand.Reader)
-	pre, err := s.PreAuth(context.Background(), "bench", cl.AHex())
+	pre, err := s.PreAuth(context.Background(), "bench", cl.AHex(), "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

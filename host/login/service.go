@@ -7,6 +7,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/storage/cache"
@@ -27,7 +29,15 @@ type Settings struct {
 	CookieLifetime    time.Duration
 	PreAuthLifetime   time.Duration
 	PreAuthMaxPending int
-	Secret            []byte // keys auth_hash and sec_info.hash_code
+	Secret            []byte // keys auth_hash, sec_info.hash_code and the fake salts of unknown logins
+
+	// Limits (zero: the defaults of config's [limits] table).
+	PreAuthPerLogin     int
+	PreAuthPerAddress   int
+	FailedProofsAddress limit.Rate // wrong proofs from one address, all logins
+	FailedProofsLogin   limit.Rate // wrong proofs from one address on one login
+	SessionsPerAccount  int
+	TrackedKeys         int // keys each rate limiter remembers
 
 	ChatHost, CommentingHost string
 	ChatPort, CommentingPort int
@@ -53,6 +63,9 @@ type Service struct {
 	db       *storage.DB
 	set      Settings
 	pending  *pendingSet
+	failAddr *limit.Keyed // wrong proofs by address
+	failPair *limit.Keyed // wrong proofs by login and address
+	sessions *sessionIndex
 	now      func() time.Time
 	rand     io.Reader
 	tooltips encoded // awards_tooltip: constant, encoded once
@@ -72,6 +85,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 	if rnd == nil {
 		rnd = rand.Reader
 	}
+	set = set.withDefaults()
 	size := set.VerifierCacheSize
 	if size == 0 {
 		size = DefaultVerifierCacheSize
@@ -82,7 +96,32 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 			h.Write([]byte(s))
 			return h.Sum32()
 		}),
-		pending: newPendingSet(set.PreAuthMaxPending, set.PreAuthLifetime), tooltips: mustEncode(awardsTooltip())}
+		pending:  newPendingSet(set.PreAuthMaxPending, set.PreAuthPerLogin, set.PreAuthPerAddress, set.PreAuthLifetime),
+		failAddr: limit.New(set.FailedProofsAddress, set.TrackedKeys, now),
+		failPair: limit.New(set.FailedProofsLogin, set.TrackedKeys, now),
+		sessions: newSessionIndex(set.SessionsPerAccount),
+		tooltips: mustEncode(awardsTooltip())}
+}
+
+// withDefaults fills zero settings (tests, tools) with the defaults of
+// config's embedded file.
+func (set Settings) withDefaults() Settings {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&set.PreAuthMaxPending, 100_000)
+	def(&set.PreAuthPerLogin, 8)
+	def(&set.PreAuthPerAddress, 256)
+	def(&set.SessionsPerAccount, 10)
+	if set.PreAuthLifetime <= 0 {
+		set.PreAuthLifetime = time.Minute
+	}
+	if set.CookieLifetime <= 0 {
+		set.CookieLifetime = 24 * time.Hour
+	}
+	return set
 }
 
 func checkLogin(login string) error {
@@ -95,8 +134,12 @@ func checkLogin(login string) error {
 	return nil
 }
 
-// PreAuth starts a handshake: it checks A, draws b and answers salt, salt2, B.
-func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthReply, error) {
+// PreAuth starts a handshake from client address ip: it checks A, draws b
+// and answers salt, salt2, B. A login without an account gets a handshake
+// too, with a fake salt and verifier derived from the login and the server
+// secret (the same on every call), so that pre_auth tells nobody whether an
+// account exists; its srpAuth fails as a wrong password does.
+func (s *Service) PreAuth(ctx context.Context, login, aHex, ip string) (*PreAuthReply, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
@@ -110,8 +153,11 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex string) (*PreAuthRepl
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	if !s.pending.put(login, handshake{server: server, account: v.id}, s.now()) {
-		return nil, fail(ReasonBusy, nil)
+	switch err := s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip}, s.now()); {
+	case errors.Is(err, errAddrFull):
+		return nil, fail(ReasonAddressBusy, err)
+	case err != nil:
+		return nil, fail(ReasonBusy, err)
 	}
 	return &PreAuthReply{Salt: server.SaltHex(), Salt2: v.srp.Salt2, B: server.BHex()}, nil
 }
@@ -121,6 +167,7 @@ type verifierEntry struct {
 	id    storage.AccountID
 	login string
 	srp   storage.SRPVerifier
+	fake  bool // no such account: see fakeVerifier
 }
 
 // verifier returns the SRP values of login, from the cache or storage.
@@ -131,7 +178,7 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 	}
 	id, err := s.db.LoginID(login)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, fail(ReasonUnknownAccount, nil)
+		return s.fakeVerifier(login)
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
@@ -144,35 +191,75 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 	return v, nil
 }
 
-// SRPAuth checks the client's proof against the pending handshake of login
-// and, when it holds, opens a session and answers the 60-entry record.
+// SRPAuth checks the client's proof against the pending handshakes of login
+// (see pendingSet for the rules) and, when one matches, opens a session and
+// answers the 60-entry record. Wrong proofs are limited per address and per
+// login and address; only failures count.
 func (s *Service) SRPAuth(ctx context.Context, login, proof, ip string) (*SessionRecord, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
-	h, ok := s.pending.take(login, s.now())
-	if !ok {
+	if !isHexDigest(proof) {
+		return nil, fail(ReasonMalformed, errors.New("proof is not 64 hex characters"))
+	}
+	pair := login + "\x00" + ip
+	if ok, wait := s.failAddr.Check(ip); !ok {
+		return nil, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))
+	}
+	if ok, wait := s.failPair.Check(pair); !ok {
+		return nil, fail(ReasonTooManyFailures, fmt.Errorf("login %q from %s: retry in %v", login, ip, wait))
+	}
+	hs := s.pending.candidates(login, s.now())
+	if len(hs) == 0 {
 		return nil, fail(ReasonNoPendingLogin, nil)
 	}
-	m2, err := h.server.Verify(proof)
-	if errors.Is(err, srp.ErrBadProof) {
-		return nil, fail(ReasonWrongPassword, nil)
-	} else if err != nil {
-		return nil, fail(ReasonMalformed, err)
+	for _, h := range hs {
+		h.mu.Lock()
+		m2, err := h.server.Try(proof)
+		h.mu.Unlock()
+		switch {
+		case err == nil && !h.fake:
+			s.pending.remove(login, h)
+			rec, err := s.open(ctx, h.account, ip, time.Time{})
+			if err != nil {
+				return nil, err
+			}
+			rec.Proof = m2
+			mute := rec.muteExpiration
+			rec.MuteExpiration = &mute
+			return &rec.SessionRecord, nil
+		case errors.Is(err, srp.ErrBadProof), errors.Is(err, srp.ErrHandshakeUsed):
+			// Someone else's handshake, or consumed meanwhile.
+		default: // a degenerate handshake (u = 0): useless to anyone
+			s.pending.remove(login, h)
+		}
 	}
-	rec, err := s.open(ctx, h.account, ip)
-	if err != nil {
-		return nil, err
+	// One guess per pre_auth: the handshake this address started is spent.
+	if h := s.pending.byAddress(login, ip); h != nil {
+		s.pending.remove(login, h)
 	}
-	rec.Proof = m2
-	mute := rec.muteExpiration
-	rec.MuteExpiration = &mute
-	return &rec.SessionRecord, nil
+	s.failAddr.Charge(ip)
+	s.failPair.Charge(pair)
+	return nil, fail(ReasonWrongPassword, nil)
+}
+
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // SwitchAuth opens a session on another account of the same main account as
 // the session of cookie, and answers the 59-entry record. The old session
-// stays valid.
+// stays valid. The new session expires when the old one does: switching
+// (even to the same account) never extends a login past its absolute
+// lifetime, cookie_lifetime after the password was checked.
 func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip string) (*SessionRecord, error) {
 	sess, err := s.Authenticate(cookie)
 	if err != nil {
@@ -197,7 +284,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)
 	}
-	rec, err := s.open(ctx, target, ip)
+	rec, err := s.open(ctx, target, ip, sess.Expires)
 	if err != nil {
 		return nil, err
 	}
@@ -241,18 +328,25 @@ type opened struct {
 }
 
 // open issues a session for account id (through its actor) and builds the
-// record from the account as the actor held it at that moment.
-func (s *Service) open(ctx context.Context, id storage.AccountID, ip string) (*opened, error) {
+// record from the account as the actor held it at that moment. The session
+// expires cookie_lifetime from now, or at notAfter if that is earlier and
+// not zero. Past sessions_per_account live sessions, the oldest are ended in
+// the same commit.
+func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time) (*opened, error) {
 	var raw [16]byte
 	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
 	now := s.now().UTC()
+	expires := now.Add(s.set.CookieLifetime)
+	if !notAfter.IsZero() && notAfter.Before(expires) {
+		expires = notAfter
+	}
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
-		Created: now, Expires: now.Add(s.set.CookieLifetime)}
-	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess})
+		Created: now, Expires: expires}
+	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess, index: s.sessions, now: now})
 	if err != nil {
-		return nil, fail(ReasonInternal, err)
+		return nil, writeFailure(err)
 	}
 	acct := res.(*storage.Account)
 	idents, err := s.identities(acct)
@@ -345,13 +439,24 @@ func pick(v, fallback string) string {
 
 // issueSession stores a new session of the account and answers a snapshot
 // of the account taken in the same step.
-type issueSession struct{ session *storage.Session }
+type issueSession struct {
+	session *storage.Session
+	index   *sessionIndex
+	now     time.Time
+}
 
 func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
 	a := tx.View()
 	c.session.SuperID = a.SuperID
 	if err := tx.PutSession(c.session); err != nil {
 		return nil, err
+	}
+	// The actor runs one change of this account at a time, so the index's
+	// entry for the account is read and updated without a race.
+	for _, old := range c.index.add(c.session, c.now) {
+		if err := tx.DeleteSession(old); err != nil {
+			return nil, err
+		}
 	}
 	// This change never calls tx.Account(), so the working copy is the
 	// change's own and is not adopted by the actor: it may leave without

@@ -19,6 +19,8 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	err := s.db.EachSession(func(sess *storage.Session) error {
 		if !sess.Valid(now) {
 			expired[sess.AccountID] = append(expired[sess.AccountID], sess)
+		} else {
+			s.sessions.seed(sess) // the index of live sessions starts from storage
 		}
 		return nil
 	})
@@ -39,6 +41,9 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 			continue
 		}
 		n += len(list)
+		for _, sess := range list {
+			s.sessions.remove(sess)
+		}
 	}
 	return n, errors.Join(errs...)
 }

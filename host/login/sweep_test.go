@@ -18,7 +18,7 @@ func TestSweepSessions(t *testing.T) {
 	ctx := context.Background()
 	login := func() string {
 		cl, _ := srp.DefaultGroup().NewClient("bench", "pw", rand.Reader)
-		pre, err := s.PreAuth(ctx, "bench", cl.AHex())
+		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "127.0.0.1")
 		if err != nil {
 			t.Fatal(err)
 		}

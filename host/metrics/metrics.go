@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -137,8 +138,8 @@ func (m *Metrics) observePlugin(area sdk.Area, method string, start time.Time, e
 	m.pluginLatency.WithLabelValues(string(area), method).Observe(time.Since(start).Seconds())
 }
 
-// Caller wraps the caller of an area's plugin so that its decisions are
-// counted and timed (method = the decision's full name). nil stays nil.
+// Caller wraps an area's plugin caller so that every decision it asks for
+// is counted and timed, whatever the area (method = the decision's name).
 func (m *Metrics) Caller(area sdk.Area, c sdk.Caller) sdk.Caller {
 	if c == nil {
 		return nil
@@ -155,7 +156,7 @@ type caller struct {
 func (c caller) Decide(ctx context.Context, decision string, facts, state []byte) (sdk.RawResult, error) {
 	start := time.Now()
 	r, err := c.c.Decide(ctx, decision, facts, state)
-	c.m.observePlugin(c.area, decision, start, err)
+	c.m.observePlugin(c.area, strings.TrimPrefix(decision, string(c.area)+"."), start, err)
 	return r, err
 }
 

@@ -24,16 +24,23 @@ const (
 // are counted by why they failed. A reason missing here counts as
 // "refused".
 var loginOutcomes = map[login.Reason]string{
-	login.ReasonInternal:       OutcomeError,
-	login.ReasonInvalidCookie:  "invalid_cookie",
-	login.ReasonUnknownAccount: "unknown_account",
-	login.ReasonWrongPassword:  "wrong_password",
-	login.ReasonNoPendingLogin: "no_pending_login",
-	login.ReasonMalformed:      "malformed",
-	login.ReasonLoginTooLong:   "login_too_long",
-	login.ReasonNotYourAccount: "not_your_account",
-	login.ReasonBusy:           "busy",
-	login.ReasonTooLarge:       "too_large",
+	login.ReasonInternal:      OutcomeError,
+	login.ReasonInvalidCookie: "invalid_cookie",
+	// An unknown account answers exactly as a wrong password does (so that
+	// nobody can probe which logins exist); read from the reply, the two are
+	// one outcome.
+	login.ReasonUnknownAccount:  "wrong_password",
+	login.ReasonWrongPassword:   "wrong_password",
+	login.ReasonNoPendingLogin:  "no_pending_login",
+	login.ReasonMalformed:       "malformed",
+	login.ReasonLoginTooLong:    "login_too_long",
+	login.ReasonNotYourAccount:  "not_your_account",
+	login.ReasonBusy:            "busy",
+	login.ReasonTooLarge:        "too_large",
+	login.ReasonTooManyFailures: "too_many_failures",
+	login.ReasonAddressBusy:     "address_busy",
+	login.ReasonOutcomeUnknown:  "outcome_unknown",
+	login.ReasonStorageFull:     "storage_full",
 }
 
 // loginByBody maps each login failure body to its outcome.

@@ -3,6 +3,7 @@ package plinko
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -221,7 +222,9 @@ func TestStatusOf(t *testing.T) {
 		{sdk.ErrUnavailable, StatusDeciderUnavailable},
 		{errors.Join(errors.New("supervisor"), sdk.ErrInvalidDecision), StatusDeciderUnavailable},
 		{ErrBadCurrency, StatusBadCurrency},
-		{actors.ErrTimeout, StatusInternal},
+		{actors.ErrTimeout, StatusOutcomeUnknown},
+		{fmt.Errorf("x: %w", storage.ErrCommitUncertain), StatusOutcomeUnknown},
+		{fmt.Errorf("x: %w", storage.ErrDiskFull), StatusStorageFull},
 		{errors.New("disk on fire"), StatusInternal},
 	}
 	for _, tt := range tests {

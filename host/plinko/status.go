@@ -8,6 +8,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Status is the status_code of a Plinko or exchange reply. The casino calls
@@ -30,6 +31,8 @@ const (
 	StatusInternal           Status = 8  // storage or actor failure
 	StatusUnknownItem        Status = 9  // purchase id not in the exchange
 	StatusAlreadyOwned       Status = 10 // purchase of an item the account owns
+	StatusOutcomeUnknown     Status = 11 // the commit outlasted the reply: it may have happened; check the balance
+	StatusStorageFull        Status = 12 // storage refuses writes (disk below its margin): nothing happened
 	StatusExchangeOK         Status = 51 // exchange call succeeded
 )
 
@@ -62,7 +65,12 @@ var statusTable = []struct {
 	{ErrBadRequest, StatusBadRequest},
 	{ErrUnknownItem, StatusUnknownItem},
 	{ErrAlreadyOwned, StatusAlreadyOwned},
-	{actors.ErrTimeout, StatusInternal},
+	// A drop or purchase whose commit outlasted the wait may still land: it
+	// is never reported as a plain failure (issue 9, honest replies).
+	{actors.ErrTimeout, StatusOutcomeUnknown},
+	{storage.ErrCommitUncertain, StatusOutcomeUnknown},
+	{storage.ErrDiskFull, StatusStorageFull},
+	{storage.ErrEngineFailed, StatusStorageFull},
 	{context.DeadlineExceeded, StatusInternal},
 }
 

@@ -57,7 +57,7 @@ func (s *Server) preAuth(ctx context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.loginFail(err)
 	}
-	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A))
+	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A, r.RemoteIP))
 }
 
 func (s *Server) srpAuth(ctx context.Context, r *wire.Request) Response {
@@ -74,4 +74,28 @@ func (s *Server) switchAuth(ctx context.Context, r *wire.Request) Response {
 		return s.loginFail(err)
 	}
 	return s.loginReply(s.login.SwitchAuth(ctx, req.Login, req.AccountID, req.Cookie, r.RemoteIP))
+}
+
+type logoutRequest struct {
+	Cookie string `form:"cookie,required"`
+}
+
+// logoutReply is what the original service answered to f=logout (as
+// independent clients record it): a:2:{i:0;b:1;s:12:"client_disco";s:2:"OK";}
+type logoutReply struct {
+	OK          bool   `php:"0"`
+	ClientDisco string `php:"client_disco"`
+}
+
+// logout ends the session of cookie. Failures (an unknown or expired cookie
+// ...) answer the login failure shape.
+func (s *Server) logout(ctx context.Context, r *wire.Request) Response {
+	var req logoutRequest
+	if err := r.Decode(&req); err != nil {
+		return s.loginFail(err)
+	}
+	if err := s.login.Logout(ctx, req.Cookie); err != nil {
+		return s.loginFail(err)
+	}
+	return phpReply(s.log, logoutReply{OK: true, ClientDisco: "OK"})
 }

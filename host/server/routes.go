@@ -14,6 +14,7 @@ const (
 	FuncPreAuth    = "pre_auth"
 	FuncSRPAuth    = "srpAuth"
 	FuncSwitchAuth = "switch_auth"
+	FuncLogout     = "logout"
 )
 
 // route is one entry of the table: how to serve it and how to fail on it.
@@ -49,6 +50,7 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 		FuncPreAuth:    loginRoute(s.preAuth),
 		FuncSRPAuth:    loginRoute(s.srpAuth),
 		FuncSwitchAuth: loginRoute(s.switchAuth),
+		FuncLogout:     loginRoute(s.logout),
 	}
 	return paths, funcs
 }

@@ -40,6 +40,8 @@ type Server struct {
 	healthCheck func() []string
 	srv         *fasthttp.Server
 	conns       connTracker
+	checks      healthChecks       // health.go
+	regs        registrations      // portal.go
 	observe     func(*RequestInfo) // metrics, see SetObserver
 }
 
@@ -117,8 +119,11 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
 	s.ready.Store(true)
-	return s.srv.Serve(countingListener{ln})
+	err := s.srv.Serve(countingListener{guarded})
+	s.ready.Store(false) // whatever ended serving, /healthz no longer says ok
+	return err
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by ctx),
@@ -155,6 +160,10 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	if path == PathHealth {
 		s.health(ctx)
 		s.observed(path, "", true, "health", ctx.Response.StatusCode(), nil, start)
+		return
+	}
+	if err := checkFraming(&ctx.Request.Header); err != nil {
+		s.refuseFraming(ctx, err)
 		return
 	}
 	var resp Response
@@ -249,6 +258,10 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 // fasthttpError answers a request fasthttp could not read, in the failure
 // shape of the route it was meant for.
 func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
+	if s.paths == nil {
+		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
+		return
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() && len(ctx.Request.Header.RawHeaders()) == 0 {
 		// A connection that sent no request before its read timeout gets no
@@ -287,6 +300,11 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 			ctx.SetBodyString("unhealthy: " + strings.Join(bad, ", ") + "\n")
 			return
 		}
+	}
+	if msg := s.checks.failing(); msg != "" {
+		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		ctx.SetBodyString(msg)
+		return
 	}
 	ctx.SetBodyString("ok\n")
 }

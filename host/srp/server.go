@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -101,14 +102,34 @@ func (s *Server) Form() ProofForm { return s.form }
 // built in the form that matched. Only the first call does any work; later
 // calls return ErrHandshakeUsed. A wrong or malformed M1 gives ErrBadProof.
 func (s *Server) Verify(m1Hex string) (m2Hex string, err error) {
+	return s.verify(m1Hex, false)
+}
+
+// Try is Verify for a server that keeps several handshakes of one login and
+// cannot tell which one a proof was meant for: a proof that matches consumes
+// the handshake as Verify does, but a wrong or malformed one leaves it
+// usable, so that a third party's bogus proof cannot cancel another client's
+// login. Each Try costs two modular exponentiations; the caller bounds how
+// many wrong proofs it tries.
+func (s *Server) Try(m1Hex string) (m2Hex string, err error) {
+	return s.verify(m1Hex, true)
+}
+
+func (s *Server) verify(m1Hex string, keepOnMismatch bool) (m2Hex string, err error) {
 	if s.used {
 		return "", ErrHandshakeUsed
 	}
 	s.used = true
-	// b is needed by this call only; dropping it means a Server kept by
-	// mistake cannot answer again (math/big gives no guarantee that the old
-	// words are wiped from memory).
-	defer s.b.SetInt64(0)
+	defer func() {
+		if keepOnMismatch && errors.Is(err, ErrBadProof) {
+			s.used = false
+			return
+		}
+		// b is needed by this call only; dropping it means a Server kept by
+		// mistake cannot answer again (math/big gives no guarantee that the
+		// old words are wiped from memory).
+		s.b.SetInt64(0)
+	}()
 
 	var m1 [sha256.Size]byte
 	if !decodeDigest(m1Hex, &m1) {

@@ -25,16 +25,46 @@ const (
 // the verifier v = g^x mod N as PAD(v). The output depends only on the bytes
 // read from rnd (use crypto/rand.Reader outside tests).
 func (g *Group) NewVerifier(login, password string, rnd io.Reader) (salt []byte, salt2 string, verifier []byte, err error) {
+	salt, salt2, err = drawSalts(rnd)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return salt, salt2, g.Verifier(login, salt, g.PasswordSecret(password, salt2)), nil
+}
+
+// FakeVerifier returns credentials for a login that has no account, drawn
+// from rnd exactly as NewVerifier draws real ones (pass a reader seeded from
+// a server secret and the login, so that the answer is the same on every
+// pre_auth). The verifier is a uniform value in [1, N) rather than g^x, so
+// that making one costs no modular exponentiation: pre_auth for an unknown
+// login takes the time of a known one. No password matches it.
+func (g *Group) FakeVerifier(rnd io.Reader) (salt []byte, salt2 string, verifier []byte, err error) {
+	salt, salt2, err = drawSalts(rnd)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	buf := make([]byte, padLen+8) // 64 extra bits make the reduction's bias negligible
+	if _, err := io.ReadFull(rnd, buf); err != nil {
+		return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+	}
+	v := new(big.Int).SetBytes(buf)
+	v.Mod(v, new(big.Int).Sub(g.n, big.NewInt(1)))
+	v.Add(v, big.NewInt(1))
+	return salt, salt2, v.FillBytes(make([]byte, padLen)), nil
+}
+
+// drawSalts draws a salt and a salt2 as NewVerifier describes.
+func drawSalts(rnd io.Reader) (salt []byte, salt2 string, err error) {
 	salt = make([]byte, saltLen)
 	if _, err := io.ReadFull(rnd, salt); err != nil {
-		return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+		return nil, "", fmt.Errorf("%w: %w", ErrRandomSource, err)
 	}
 	for tries := 0; salt[0] == 0; tries++ {
 		if tries == maxRedraws {
-			return nil, "", nil, fmt.Errorf("%w: only zero bytes", ErrRandomSource)
+			return nil, "", fmt.Errorf("%w: only zero bytes", ErrRandomSource)
 		}
 		if _, err := io.ReadFull(rnd, salt[:1]); err != nil {
-			return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+			return nil, "", fmt.Errorf("%w: %w", ErrRandomSource, err)
 		}
 	}
 
@@ -42,11 +72,11 @@ func (g *Group) NewVerifier(login, password string, rnd io.Reader) (salt []byte,
 	var buf [salt2Len]byte
 	for tries := 0; len(s2) < salt2Len; tries++ {
 		if tries == maxRedraws {
-			return nil, "", nil, fmt.Errorf("%w: salt2 draws rejected", ErrRandomSource)
+			return nil, "", fmt.Errorf("%w: salt2 draws rejected", ErrRandomSource)
 		}
 		want := buf[:salt2Len-len(s2)]
 		if _, err := io.ReadFull(rnd, want); err != nil {
-			return nil, "", nil, fmt.Errorf("%w: %w", ErrRandomSource, err)
+			return nil, "", fmt.Errorf("%w: %w", ErrRandomSource, err)
 		}
 		for _, c := range want {
 			if int(c) < salt2Limit {
@@ -54,8 +84,7 @@ func (g *Group) NewVerifier(login, password string, rnd io.Reader) (salt []byte,
 			}
 		}
 	}
-	salt2 = string(s2)
-	return salt, salt2, g.Verifier(login, salt, g.PasswordSecret(password, salt2)), nil
+	return salt, string(s2), nil
 }
 
 // Verifier returns PAD(v) with v = g^x mod N and x = H(s ‖ H(I ‖ ":" ‖ p)),

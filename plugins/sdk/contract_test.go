@@ -125,26 +125,39 @@ func TestDecideBatching(t *testing.T) {
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
-	for i := range n {
+	call := func(i int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			st := []byte{byte(i)}
-			res, err := PlinkoDrop.Decide(context.Background(), c, Call[DropFacts]{Facts: goodFacts, State: st})
+			// A patient caller: the held batch must not hit batchTimeout.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts, State: st})
 			if err == nil && (len(res.State) != 1 || res.State[0] != byte(i)) {
 				err = fmt.Errorf("call %d got state %v", i, res.State)
 			}
 			errs <- err
 		}()
+
 	}
-	// Wait until the first call is in and the rest are queued behind it.
-	deadline := time.Now().Add(10 * time.Second)
-	for calls.Load() == 0 || queueLen(c) < n-1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("calls did not queue: %d in, %d queued", calls.Load(), queueLen(c))
+	wait := func(what string, cond func() bool) {
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
+			}
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(time.Millisecond)
 	}
+	// The first call goes alone and is held in the plugin; the others then
+	// queue behind it and must go together in the next batch.
+	call(0)
+	wait("first call never reached the plugin", func() bool { return calls.Load() == 1 })
+	for i := 1; i < n; i++ {
+		call(i)
+	}
+	wait("calls did not queue", func() bool { return queueLen(c) == n-1 })
 	close(release)
 	wg.Wait()
 	close(errs)

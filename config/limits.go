@@ -1,0 +1,79 @@
+package config
+
+import "time"
+
+// Limits is the [limits] table: every limit that protects the server from
+// hostile clients and failing disks (SECURITY.md explains each).
+type Limits struct {
+	// Listener.
+	MaxConnections           int `toml:"max_connections"`
+	MaxConnectionsPerAddress int `toml:"max_connections_per_address"`
+
+	// Login.
+	PreAuthPerLogin     int  `toml:"pre_auth_per_login"`
+	PreAuthPerAddress   int  `toml:"pre_auth_per_address"`
+	FailedProofsAddress Rate `toml:"failed_proofs_per_address"`
+	FailedProofsLogin   Rate `toml:"failed_proofs_per_login_address"`
+	SessionsPerAccount  int  `toml:"sessions_per_account"`
+	TrackedKeys         int  `toml:"tracked_keys"`
+
+	// Registration.
+	RegistrationsPerAddress Rate `toml:"registrations_per_address"`
+	MaxEmailLength          int  `toml:"max_email_length"`
+
+	// Cloud.
+	CloudBuckets int      `toml:"cloud_buckets_per_account"`
+	CloudBytes   ByteSize `toml:"cloud_bytes_per_account"`
+
+	// Storage.
+	DiskFreeMargin ByteSize `toml:"disk_free_margin"`
+}
+
+// Rate is a token bucket: burst requests at once, then one more every
+// "every". In TOML: { burst = 20, every = "3s" }. A burst of 0 turns the
+// limit off.
+type Rate struct {
+	Burst int      `toml:"burst"`
+	Every Duration `toml:"every"`
+}
+
+// Per returns the rate's refill interval.
+func (r Rate) Per() time.Duration { return r.Every.Duration }
+
+func (c *Config) validateLimits(ps *problems) {
+	l := c.Limits
+	atLeast := func(key string, v, lo int) {
+		if v < lo {
+			ps.add("limits."+key, "must be >= %d, got %d", lo, v)
+		}
+	}
+	atLeast("max_connections", l.MaxConnections, 1)
+	atLeast("max_connections_per_address", l.MaxConnectionsPerAddress, 1)
+	if l.MaxConnectionsPerAddress > l.MaxConnections && l.MaxConnections > 0 {
+		ps.add("limits.max_connections_per_address", "%d exceeds limits.max_connections (%d)", l.MaxConnectionsPerAddress, l.MaxConnections)
+	}
+	atLeast("pre_auth_per_login", l.PreAuthPerLogin, 1)
+	atLeast("pre_auth_per_address", l.PreAuthPerAddress, 1)
+	atLeast("sessions_per_account", l.SessionsPerAccount, 1)
+	atLeast("tracked_keys", l.TrackedKeys, 1000)
+	atLeast("max_email_length", l.MaxEmailLength, 6)
+	atLeast("cloud_buckets_per_account", l.CloudBuckets, 1)
+	if l.CloudBytes < c.Cloud.MaxUpload {
+		ps.add("limits.cloud_bytes_per_account", "%s is below cloud.max_upload (%s); one upload of the allowed size would not fit", l.CloudBytes, c.Cloud.MaxUpload)
+	}
+	if l.DiskFreeMargin < 0 {
+		ps.add("limits.disk_free_margin", "must be >= 0")
+	}
+	for key, r := range map[string]Rate{
+		"failed_proofs_per_address":       l.FailedProofsAddress,
+		"failed_proofs_per_login_address": l.FailedProofsLogin,
+		"registrations_per_address":       l.RegistrationsPerAddress,
+	} {
+		if r.Burst < 0 {
+			ps.add("limits."+key+".burst", "must be >= 0 (0 turns the limit off)")
+		}
+		if r.Burst > 0 && r.Every.Duration <= 0 {
+			ps.add("limits."+key+".every", "must be > 0")
+		}
+	}
+}

@@ -1,0 +1,171 @@
+// Package limit provides the one rate limiter the host uses against hostile
+// clients: a token bucket per key (a client address, a login and address
+// pair ...) in a map of bounded size.
+//
+// Each key starts with Burst tokens and gets one back every Every, up to
+// Burst. Allow spends a token when one is left; Check and Charge split that
+// in two, so that a caller can refuse early and charge only failures (a
+// wrong password costs a token, a right one does not).
+//
+// Memory is bounded by maxKeys: when the map is full, keys whose bucket is
+// full again (they carry no information) are dropped first; if none is, a
+// random 1/64 of the keys is. An attacker who floods the map with fresh keys
+// can therefore at worst make some other key's bucket refill early, never
+// grow memory.
+package limit
+
+import (
+	"sync"
+	"time"
+)
+
+// Rate is a token-bucket rate: Burst tokens at most, one back every Every.
+// The zero Rate (Burst 0) allows nothing; a Keyed built from it is Off.
+type Rate struct {
+	Burst int
+	Every time.Duration
+}
+
+// Keyed is a set of token buckets by key. The zero value is not usable; use
+// New. A nil *Keyed allows everything.
+type Keyed struct {
+	rate    Rate
+	maxKeys int
+	now     func() time.Time
+
+	mu sync.Mutex
+	m  map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time // when tokens was last brought up to date
+}
+
+// DefaultMaxKeys bounds a limiter's map when New is given 0.
+const DefaultMaxKeys = 100_000
+
+// New returns a limiter at rate r keeping at most maxKeys keys (0:
+// DefaultMaxKeys). now may be nil (wall clock). A rate with Burst <= 0 or
+// Every <= 0 returns nil: no limit.
+func New(r Rate, maxKeys int, now func() time.Time) *Keyed {
+	if r.Burst <= 0 || r.Every <= 0 {
+		return nil
+	}
+	if maxKeys <= 0 {
+		maxKeys = DefaultMaxKeys
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Keyed{rate: r, maxKeys: maxKeys, now: now, m: map[string]*bucket{}}
+}
+
+// refill brings b up to date at now.
+func (k *Keyed) refill(b *bucket, now time.Time) {
+	if el := now.Sub(b.at); el > 0 {
+		b.tokens = min(float64(k.rate.Burst), b.tokens+float64(el)/float64(k.rate.Every))
+		b.at = now
+	}
+}
+
+// Check reports whether key has a token left, without spending it. When it
+// has none, wait is how long until it has one.
+func (k *Keyed) Check(key string) (ok bool, wait time.Duration) {
+	if k == nil {
+		return true, 0
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b, found := k.m[key]
+	if !found {
+		return true, 0
+	}
+	k.refill(b, now)
+	if b.tokens >= 1 {
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) * float64(k.rate.Every))
+}
+
+// Charge spends a token of key (going below zero is allowed: repeated
+// failures push the next token further away — the back-off).
+func (k *Keyed) Charge(key string) {
+	if k == nil {
+		return
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.get(key, now)
+	k.refill(b, now)
+	// Never more than one bucket's worth in debt: the wait stays bounded
+	// by Burst×Every however long a client keeps failing.
+	b.tokens = max(b.tokens-1, -float64(k.rate.Burst))
+}
+
+// Allow spends a token of key when one is left and reports whether it did.
+// When it did not, wait is how long until one is back.
+func (k *Keyed) Allow(key string) (ok bool, wait time.Duration) {
+	if k == nil {
+		return true, 0
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.get(key, now)
+	k.refill(b, now)
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) * float64(k.rate.Every))
+}
+
+// Len returns how many keys are tracked.
+func (k *Keyed) Len() int {
+	if k == nil {
+		return 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.m)
+}
+
+// get returns key's bucket, creating it full, evicting when the map is full.
+// k.mu is held.
+func (k *Keyed) get(key string, now time.Time) *bucket {
+	if b, ok := k.m[key]; ok {
+		return b
+	}
+	if len(k.m) >= k.maxKeys {
+		k.evict(now)
+	}
+	b := &bucket{tokens: float64(k.rate.Burst), at: now}
+	k.m[key] = b
+	return b
+}
+
+// evict drops every full bucket; if that frees nothing, it drops a random
+// 1/64 of the keys (map order is random), so that a flood of fresh keys costs
+// one scan per maxKeys/64 insertions, not one per insertion.
+func (k *Keyed) evict(now time.Time) {
+	for key, b := range k.m {
+		k.refill(b, now)
+		if b.tokens >= float64(k.rate.Burst) {
+			delete(k.m, key)
+		}
+	}
+	if len(k.m) < k.maxKeys {
+		return
+	}
+	drop := k.maxKeys/64 + 1
+	for key := range k.m {
+		if drop == 0 {
+			break
+		}
+		delete(k.m, key)
+		drop--
+	}
+}

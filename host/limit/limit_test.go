@@ -1,0 +1,63 @@
+package limit
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestKeyed(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	k := New(Rate{Burst: 3, Every: time.Second}, 10, func() time.Time { return clock })
+	for i := range 3 {
+		if ok, _ := k.Allow("a"); !ok {
+			t.Fatalf("token %d refused", i)
+		}
+	}
+	ok, wait := k.Allow("a")
+	if ok || wait != time.Second {
+		t.Fatalf("4th: ok=%v wait=%v; want refused, 1s", ok, wait)
+	}
+	if ok, _ := k.Allow("b"); !ok {
+		t.Error("another key shares a's bucket")
+	}
+	clock = clock.Add(time.Second)
+	if ok, _ := k.Allow("a"); !ok {
+		t.Error("no token back after Every")
+	}
+
+	// Check does not spend; Charge does, and goes into debt (back-off).
+	if ok, _ := k.Check("c"); !ok {
+		t.Error("fresh key refused by Check")
+	}
+	for range 5 {
+		k.Charge("c")
+	}
+	ok, wait = k.Check("c")
+	if ok || wait != 3*time.Second {
+		t.Errorf("after 5 charges on burst 3: ok=%v wait=%v; want refused, 3s", ok, wait)
+	}
+	if k.Len() != 3 {
+		t.Errorf("Len = %d, want 3", k.Len())
+	}
+}
+
+func TestKeyedBoundedMemory(t *testing.T) {
+	k := New(Rate{Burst: 2, Every: time.Hour}, 100, nil)
+	for i := range 10_000 {
+		k.Allow(strconv.Itoa(i))
+		if k.Len() > 100 {
+			t.Fatalf("after %d keys the map holds %d, bound 100", i+1, k.Len())
+		}
+	}
+}
+
+func TestNilAndOff(t *testing.T) {
+	var k *Keyed
+	if ok, _ := k.Allow("x"); !ok {
+		t.Error("nil limiter refused")
+	}
+	if New(Rate{}, 0, nil) != nil {
+		t.Error("zero rate is not off")
+	}
+}

@@ -1,0 +1,250 @@
+package login
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// newHardService is a login service over in-memory storage with the
+// accounts "bench" and "other" (password "pw"), with edit applied to its
+// settings.
+func newHardService(t *testing.T, edit func(*Settings)) *Service {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actors.New(db, actors.Options{})
+	t.Cleanup(func() { sys.Shutdown(); db.Close() })
+	grp := srp.DefaultGroup()
+	for _, login := range []string{"bench", "other"} {
+		salt, salt2, v, err := grp.NewVerifier(login, "pw", rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sys.CreateAccount(context.Background(), &actors.NewAccount{Login: login,
+			Account: storage.Account{Nickname: login, SRP: storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := Settings{CookieLifetime: time.Hour, PreAuthLifetime: time.Minute, Secret: []byte("test-secret-test-secret"), KeyVersion: "0001"}
+	if edit != nil {
+		edit(&set)
+	}
+	return New(grp, sys, set, nil, nil)
+}
+
+// try logs in as login with password from ip and returns the session
+// record or the error.
+func try(t *testing.T, s *Service, login, password, ip string) (*SessionRecord, error) {
+	t.Helper()
+	cl, err := srp.DefaultGroup().NewClient(login, password, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := s.PreAuth(context.Background(), login, cl.AHex(), ip)
+	if err != nil {
+		return nil, err
+	}
+	m1, err := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.SRPAuth(context.Background(), login, m1, ip)
+}
+
+// A stranger's pre_auth and bogus srpAuth, interleaved with every step of
+// the player's login, never stop it (finding 2 of issue 9: they used to
+// replace and consume the player's handshake).
+func TestThirdPartyCannotCancelHandshake(t *testing.T) {
+	s := newHardService(t, nil)
+	ctx := context.Background()
+	attacker := func() {
+		cl, _ := srp.DefaultGroup().NewClient("bench", "guess", rand.Reader)
+		if _, err := s.PreAuth(ctx, "bench", cl.AHex(), "203.0.113.9"); err != nil {
+			t.Fatalf("attacker pre_auth: %v", err)
+		}
+		bogus := "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+		if _, err := s.SRPAuth(ctx, "bench", bogus, "203.0.113.9"); ReasonOf(err) != ReasonWrongPassword {
+			t.Fatalf("attacker srpAuth: %v", err)
+		}
+	}
+	for i := range 10 {
+		cl, _ := srp.DefaultGroup().NewClient("bench", "pw", rand.Reader)
+		attacker()
+		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "198.51.100.7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		attacker()
+		attacker()
+		m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+		rec, err := s.SRPAuth(ctx, "bench", m1, "198.51.100.7")
+		if err != nil {
+			t.Fatalf("round %d: the player's login failed: %v", i, err)
+		}
+		if err := cl.VerifyServer(rec.Proof); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPendingHandshakeLimits(t *testing.T) {
+	s := newHardService(t, func(set *Settings) { set.PreAuthPerLogin = 3; set.PreAuthPerAddress = 2 })
+	ctx := context.Background()
+	a := func() string { cl, _ := srp.DefaultGroup().NewClient("x", "y", rand.Reader); return cl.AHex() }
+	// One address, one login: its second pre_auth replaces its first.
+	for range 5 {
+		if _, err := s.PreAuth(ctx, "bench", a(), "192.0.2.1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.pending.len(); n != 1 {
+		t.Errorf("5 pre_auths from one address on one login: %d pending, want 1", n)
+	}
+	// The per-address cap over logins.
+	if _, err := s.PreAuth(ctx, "other", a(), "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PreAuth(ctx, "nosuchlogin", a(), "192.0.2.1"); ReasonOf(err) != ReasonAddressBusy {
+		t.Errorf("3rd login from an address capped at 2: %v, want %v", err, ReasonAddressBusy)
+	}
+	// The per-login cap drops the oldest.
+	for _, ip := range []string{"192.0.2.2", "192.0.2.3", "192.0.2.4"} {
+		if _, err := s.PreAuth(ctx, "bench", a(), ip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.pending.candidates("bench", time.Now())); n != 3 {
+		t.Errorf("bench has %d handshakes, cap 3", n)
+	}
+	if s.pending.byAddress("bench", "192.0.2.1") != nil {
+		t.Error("the oldest handshake was not the one dropped")
+	}
+}
+
+func TestFailedProofLimits(t *testing.T) {
+	s := newHardService(t, func(set *Settings) {
+		set.FailedProofsLogin = limit.Rate{Burst: 3, Every: time.Hour}
+		set.FailedProofsAddress = limit.Rate{Burst: 5, Every: time.Hour}
+	})
+	for i := range 3 {
+		if _, err := try(t, s, "bench", "wrong", "192.0.2.1"); ReasonOf(err) != ReasonWrongPassword {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	// The 4th guess on that login from that address is refused before any
+	// proof is checked, even with the right password.
+	if _, err := try(t, s, "bench", "pw", "192.0.2.1"); ReasonOf(err) != ReasonTooManyFailures {
+		t.Fatalf("after 3 failures: %v, want %v", err, ReasonTooManyFailures)
+	}
+	// The player, from their own address, is not locked out by it.
+	if _, err := try(t, s, "bench", "pw", "198.51.100.7"); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	// The per-address limit covers every login.
+	for range 2 {
+		try(t, s, "other", "wrong", "192.0.2.1")
+	}
+	if _, err := try(t, s, "other", "pw", "192.0.2.1"); ReasonOf(err) != ReasonTooManyFailures {
+		t.Fatalf("after 5 failures from one address: %v, want %v", err, ReasonTooManyFailures)
+	}
+}
+
+// Unknown account and wrong password get the same replies (finding 6).
+func TestUnknownLoginLooksLikeWrongPassword(t *testing.T) {
+	s := newHardService(t, nil)
+	ctx := context.Background()
+	cl, _ := srp.DefaultGroup().NewClient("ghost", "pw", rand.Reader)
+	p1, err := s.PreAuth(ctx, "ghost", cl.AHex(), "192.0.2.1")
+	if err != nil {
+		t.Fatalf("pre_auth of an unknown login: %v (it must look like a known one)", err)
+	}
+	p2, err := s.PreAuth(ctx, "ghost", cl.AHex(), "192.0.2.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known, _ := s.PreAuth(ctx, "bench", cl.AHex(), "192.0.2.1")
+	if p1.Salt != p2.Salt || p1.Salt2 != p2.Salt2 {
+		t.Error("the fake salt changes between calls; a real one does not")
+	}
+	if len(p1.Salt) != len(known.Salt) || len(p1.Salt2) != len(known.Salt2) || len(p1.B) != len(known.B) {
+		t.Errorf("fake reply differs in shape: %d/%d/%d vs %d/%d/%d",
+			len(p1.Salt), len(p1.Salt2), len(p1.B), len(known.Salt), len(known.Salt2), len(known.B))
+	}
+	m1, _ := cl.Proof(p2.Salt, p2.Salt2, p2.B)
+	_, errUnknown := s.SRPAuth(ctx, "ghost", m1, "192.0.2.2")
+	_, errWrong := try(t, s, "bench", "wrong", "192.0.2.3")
+	if Failure(errUnknown).Auth != Failure(errWrong).Auth {
+		t.Errorf("unknown account %q, wrong password %q: told apart", Failure(errUnknown).Auth, Failure(errWrong).Auth)
+	}
+}
+
+func TestSessionsPerAccountAndLogout(t *testing.T) {
+	s := newHardService(t, func(set *Settings) { set.SessionsPerAccount = 3 })
+	var cookies []string
+	for range 5 {
+		rec, err := try(t, s, "bench", "pw", "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookies = append(cookies, rec.Cookie)
+		time.Sleep(time.Millisecond) // distinct creation times
+	}
+	live := 0
+	for i, c := range cookies {
+		_, err := s.Authenticate(c)
+		if err == nil {
+			live++
+		}
+		if i < 2 && err == nil {
+			t.Errorf("session %d of 5 still live with a limit of 3", i)
+		}
+	}
+	if live != 3 {
+		t.Errorf("%d live sessions, want 3", live)
+	}
+	if err := s.Logout(context.Background(), cookies[4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(cookies[4]); !errors.Is(err, ErrInvalidCookie) {
+		t.Errorf("cookie after logout: %v", err)
+	}
+	if err := s.Logout(context.Background(), cookies[4]); !errors.Is(err, ErrInvalidCookie) {
+		t.Errorf("second logout: %v, want invalid cookie", err)
+	}
+}
+
+// switch_auth cannot renew a login forever (finding 3).
+func TestSwitchAuthKeepsExpiry(t *testing.T) {
+	s := newHardService(t, nil)
+	rec, err := try(t, s, "bench", "pw", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := s.Authenticate(rec.Cookie)
+	cookie := rec.Cookie
+	for range 3 {
+		time.Sleep(5 * time.Millisecond)
+		sw, err := s.SwitchAuth(context.Background(), "bench", rec.AccountID, cookie, "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookie = sw.Cookie
+	}
+	last, err := s.Authenticate(cookie)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Expires.After(first.Expires) {
+		t.Errorf("switch_auth extended the login from %v to %v", first.Expires, last.Expires)
+	}
+}
