@@ -35,6 +35,7 @@ type Config struct {
 	Patches    []Patch           `toml:"patch"`
 	Cloud      Cloud             `toml:"cloud"`
 	Plinko     Plinko            `toml:"plinko"`
+	Reports    Reports           `toml:"reports"`
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
 	Limits     Limits            `toml:"limits"`  // limits.go
 }
@@ -156,6 +157,15 @@ type Plinko struct {
 	TicketCost int   `toml:"ticket_cost"`
 	GoldCost   int   `toml:"gold_cost"`
 	Board      []int `toml:"board"` // tier of each UI slot, a permutation of 1..6
+}
+
+// Reports is the [reports] table: player reports and their limits.
+type Reports struct {
+	Disabled     bool `toml:"disabled"`
+	PerDay       int  `toml:"per_day"`
+	PerReportee  int  `toml:"per_reportee"`
+	MaxTextRunes int  `toml:"max_text_runes"`
+	MaxPriority  int  `toml:"max_priority"`
 }
 
 // Plugin is one [plugins.<area>] table.

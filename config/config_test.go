@@ -67,6 +67,7 @@ func wantDefaults() *Config {
 			BucketPattern: `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`, CfgStrictness: CfgLenient,
 		},
 		Plinko:  Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
+		Reports: Reports{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10},
 		Plugins: map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
 		Limits:  wantLimits(),
 	}
@@ -340,6 +341,11 @@ func TestValidateSingle(t *testing.T) {
 		{"empty env value", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "K=") }, ""},
 		{"env without key", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "=v") }, "plugins.plinko.env[0]"},
 		{"long secret", func(c *Config) { c.Login.AuthHashSecret = "0123456789abcdef" }, ""},
+		{"reports disabled", func(c *Config) { c.Reports.Disabled = true }, ""},
+		{"reports per_day 0", func(c *Config) { c.Reports.PerDay = 0 }, "reports.per_day"},
+		{"reports per_reportee negative", func(c *Config) { c.Reports.PerReportee = -1 }, "reports.per_reportee"},
+		{"reports text too long", func(c *Config) { c.Reports.MaxTextRunes = 5000 }, "reports.max_text_runes"},
+		{"reports priority 0", func(c *Config) { c.Reports.MaxPriority = 0 }, "reports.max_priority"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,6 +48,7 @@ func (c *Config) Validate() error {
 	c.validatePatches(&ps)
 	c.validateCloud(&ps)
 	c.validatePlinko(&ps)
+	c.validateReports(&ps)
 	c.validatePlugins(&ps)
 	c.validateLimits(&ps)
 	return ps.err()
@@ -210,6 +211,19 @@ func (c *Config) validatePlinko(ps *problems) {
 	sorted := slices.Sorted(slices.Values(p.Board))
 	if !slices.Equal(sorted, []int{1, 2, 3, 4, 5, 6}) {
 		ps.add("plinko.board", "must list each tier 1..6 exactly once (6 slots), got %v", p.Board)
+	}
+}
+
+func (c *Config) validateReports(ps *problems) {
+	r := c.Reports
+	for _, f := range []struct {
+		key   string
+		v, hi int
+	}{{"reports.per_day", r.PerDay, 10000}, {"reports.per_reportee", r.PerReportee, 10000},
+		{"reports.max_text_runes", r.MaxTextRunes, 1000}, {"reports.max_priority", r.MaxPriority, 1000}} {
+		if f.v < 1 || f.v > f.hi {
+			ps.add(f.key, "must be 1..%d, got %d", f.hi, f.v)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
 	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
+	bundledreports "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
@@ -22,6 +23,7 @@ import (
 // of routes all derive from it.
 var areaTable = []areaRow{
 	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
+	{area: sdk.AreaReports, bundled: bundledreports.Plugin, routes: reportsRoutes},
 }
 
 type areaRow struct {

@@ -50,7 +50,7 @@ func try(t *testing.T, s *Service, login, password, ip string) (*SessionRecord, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	pre, err := s.PreAuth(context.Background(), login, cl.AHex(), ip)
+	pre, err := s.PreAuth(context.Background(), login, cl.AHex(), ip, "")
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func try(t *testing.T, s *Service, login, password, ip string) (*SessionRecord, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.SRPAuth(context.Background(), login, m1, ip)
+	return s.SRPAuth(context.Background(), login, m1, ip, "")
 }
 
 // A stranger's pre_auth and bogus srpAuth, interleaved with every step of
@@ -69,25 +69,25 @@ func TestThirdPartyCannotCancelHandshake(t *testing.T) {
 	ctx := context.Background()
 	attacker := func() {
 		cl, _ := srp.DefaultGroup().NewClient("bench", "guess", rand.Reader)
-		if _, err := s.PreAuth(ctx, "bench", cl.AHex(), "203.0.113.9"); err != nil {
+		if _, err := s.PreAuth(ctx, "bench", cl.AHex(), "203.0.113.9", ""); err != nil {
 			t.Fatalf("attacker pre_auth: %v", err)
 		}
 		bogus := "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
-		if _, err := s.SRPAuth(ctx, "bench", bogus, "203.0.113.9"); ReasonOf(err) != ReasonWrongPassword {
+		if _, err := s.SRPAuth(ctx, "bench", bogus, "203.0.113.9", ""); ReasonOf(err) != ReasonWrongPassword {
 			t.Fatalf("attacker srpAuth: %v", err)
 		}
 	}
 	for i := range 10 {
 		cl, _ := srp.DefaultGroup().NewClient("bench", "pw", rand.Reader)
 		attacker()
-		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "198.51.100.7")
+		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "198.51.100.7", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		attacker()
 		attacker()
 		m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
-		rec, err := s.SRPAuth(ctx, "bench", m1, "198.51.100.7")
+		rec, err := s.SRPAuth(ctx, "bench", m1, "198.51.100.7", "")
 		if err != nil {
 			t.Fatalf("round %d: the player's login failed: %v", i, err)
 		}
@@ -103,7 +103,7 @@ func TestPendingHandshakeLimits(t *testing.T) {
 	a := func() string { cl, _ := srp.DefaultGroup().NewClient("x", "y", rand.Reader); return cl.AHex() }
 	// One address, one login: its second pre_auth replaces its first.
 	for range 5 {
-		if _, err := s.PreAuth(ctx, "bench", a(), "192.0.2.1"); err != nil {
+		if _, err := s.PreAuth(ctx, "bench", a(), "192.0.2.1", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -111,15 +111,15 @@ func TestPendingHandshakeLimits(t *testing.T) {
 		t.Errorf("5 pre_auths from one address on one login: %d pending, want 1", n)
 	}
 	// The per-address cap over logins.
-	if _, err := s.PreAuth(ctx, "other", a(), "192.0.2.1"); err != nil {
+	if _, err := s.PreAuth(ctx, "other", a(), "192.0.2.1", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PreAuth(ctx, "nosuchlogin", a(), "192.0.2.1"); ReasonOf(err) != ReasonAddressBusy {
+	if _, err := s.PreAuth(ctx, "nosuchlogin", a(), "192.0.2.1", ""); ReasonOf(err) != ReasonAddressBusy {
 		t.Errorf("3rd login from an address capped at 2: %v, want %v", err, ReasonAddressBusy)
 	}
 	// The per-login cap drops the oldest.
 	for _, ip := range []string{"192.0.2.2", "192.0.2.3", "192.0.2.4"} {
-		if _, err := s.PreAuth(ctx, "bench", a(), ip); err != nil {
+		if _, err := s.PreAuth(ctx, "bench", a(), ip, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -164,15 +164,15 @@ func TestUnknownLoginLooksLikeWrongPassword(t *testing.T) {
 	s := newHardService(t, nil)
 	ctx := context.Background()
 	cl, _ := srp.DefaultGroup().NewClient("ghost", "pw", rand.Reader)
-	p1, err := s.PreAuth(ctx, "ghost", cl.AHex(), "192.0.2.1")
+	p1, err := s.PreAuth(ctx, "ghost", cl.AHex(), "192.0.2.1", "")
 	if err != nil {
 		t.Fatalf("pre_auth of an unknown login: %v (it must look like a known one)", err)
 	}
-	p2, err := s.PreAuth(ctx, "ghost", cl.AHex(), "192.0.2.2")
+	p2, err := s.PreAuth(ctx, "ghost", cl.AHex(), "192.0.2.2", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, _ := s.PreAuth(ctx, "bench", cl.AHex(), "192.0.2.1")
+	known, _ := s.PreAuth(ctx, "bench", cl.AHex(), "192.0.2.1", "")
 	if p1.Salt != p2.Salt || p1.Salt2 != p2.Salt2 {
 		t.Error("the fake salt changes between calls; a real one does not")
 	}
@@ -181,7 +181,7 @@ func TestUnknownLoginLooksLikeWrongPassword(t *testing.T) {
 			len(p1.Salt), len(p1.Salt2), len(p1.B), len(known.Salt), len(known.Salt2), len(known.B))
 	}
 	m1, _ := cl.Proof(p2.Salt, p2.Salt2, p2.B)
-	_, errUnknown := s.SRPAuth(ctx, "ghost", m1, "192.0.2.2")
+	_, errUnknown := s.SRPAuth(ctx, "ghost", m1, "192.0.2.2", "")
 	_, errWrong := try(t, s, "bench", "wrong", "192.0.2.3")
 	if Failure(errUnknown).Auth != Failure(errWrong).Auth {
 		t.Errorf("unknown account %q, wrong password %q: told apart", Failure(errUnknown).Auth, Failure(errWrong).Auth)

@@ -57,7 +57,7 @@ func BenchmarkLogin(b *testing.B) {
 		}
 		a := cl.AHex()
 		t0 := time.Now()
-		pre, err := s.PreAuth(ctx, "bench", a, "127.0.0.1")
+		pre, err := s.PreAuth(ctx, "bench", a, "127.0.0.1", "")
 		login += time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
@@ -67,7 +67,7 @@ func BenchmarkLogin(b *testing.B) {
 			b.Fatal(err)
 		}
 		t0 = time.Now()
-		rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1")
+		rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1", "")
 		if err == nil {
 			_, err = wire.Marshal(rec)
 		}
@@ -116,12 +116,12 @@ func TestBenchServiceLogsIn(t *testing.T) {
 	s := newBenchService(t)
 	grp := srp.DefaultGroup()
 	cl, _ := grp.NewClient("bench", "pw", rand.Reader)
-	pre, err := s.PreAuth(context.Background(), "bench", cl.AHex(), "127.0.0.1")
+	pre, err := s.PreAuth(context.Background(), "bench", cl.AHex(), "127.0.0.1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
-	rec, err := s.SRPAuth(context.Background(), "bench", m1, "127.0.0.1")
+	rec, err := s.SRPAuth(context.Background(), "bench", m1, "127.0.0.1", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ type handshake struct {
 	account storage.AccountID
 	fake    bool   // started for a login without an account: no proof matches
 	addr    string // client address of the pre_auth
+	sysInfo string // pre_auth's SysInfo, for the session hook
 	expires time.Time
 }
 

@@ -74,6 +74,7 @@ type Service struct {
 	// change), so the cache cannot go stale. It is bounded (least recently
 	// used evicted), so logins ever seen do not pile up in memory.
 	verifiers *cache.LRU[string, *verifierEntry]
+	hook      SessionHook // see SetSessionHook
 }
 
 // New returns a login service. now and rnd may be nil (wall clock,
@@ -138,8 +139,10 @@ func checkLogin(login string) error {
 // and answers salt, salt2, B. A login without an account gets a handshake
 // too, with a fake salt and verifier derived from the login and the server
 // secret (the same on every call), so that pre_auth tells nobody whether an
-// account exists; its srpAuth fails as a wrong password does.
-func (s *Service) PreAuth(ctx context.Context, login, aHex, ip string) (*PreAuthReply, error) {
+// account exists; its srpAuth fails as a wrong password does. sysInfo is the
+// client's SysInfo, kept with the handshake for the session hook (never
+// logged).
+func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) (*PreAuthReply, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
@@ -153,7 +156,7 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex, ip string) (*PreAuth
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	switch err := s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip}, s.now()); {
+	switch err := s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip, sysInfo: sysInfo}, s.now()); {
 	case errors.Is(err, errAddrFull):
 		return nil, fail(ReasonAddressBusy, err)
 	case err != nil:
@@ -194,8 +197,9 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 // SRPAuth checks the client's proof against the pending handshakes of login
 // (see pendingSet for the rules) and, when one matches, opens a session and
 // answers the 60-entry record. Wrong proofs are limited per address and per
-// login and address; only failures count.
-func (s *Service) SRPAuth(ctx context.Context, login, proof, ip string) (*SessionRecord, error) {
+// login and address; only failures count. sysInfo is the client's SysInfo
+// of srpAuth (never logged).
+func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string) (*SessionRecord, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
@@ -220,7 +224,7 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip string) (*Sessio
 		switch {
 		case err == nil && !h.fake:
 			s.pending.remove(login, h)
-			rec, err := s.open(ctx, h.account, ip, time.Time{})
+			rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: sysInfo})
 			if err != nil {
 				return nil, err
 			}
@@ -284,7 +288,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)
 	}
-	rec, err := s.open(ctx, target, ip, sess.Expires)
+	rec, err := s.open(ctx, target, ip, sess.Expires, ClientInfo{})
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +336,7 @@ type opened struct {
 // expires cookie_lifetime from now, or at notAfter if that is earlier and
 // not zero. Past sessions_per_account live sessions, the oldest are ended in
 // the same commit.
-func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time) (*opened, error) {
+func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo) (*opened, error) {
 	var raw [16]byte
 	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
 		return nil, fail(ReasonInternal, err)
@@ -344,16 +348,21 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 	}
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: expires}
-	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess, index: s.sessions, now: now})
+	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess, index: s.sessions, hook: s.hook, client: client, now: now})
 	if err != nil {
 		return nil, writeFailure(err)
 	}
-	acct := res.(*storage.Account)
+	issued := res.(*issued)
+	acct := issued.acct
 	idents, err := s.identities(acct)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	return s.record(acct, sess, idents, now), nil
+	rec := s.record(acct, sess, idents, now)
+	if issued.fields.SuspID != "" {
+		rec.SuspID = issued.fields.SuspID
+	}
+	return rec, nil
 }
 
 // identities lists [nickname, account id] of the main account and each of its
@@ -442,7 +451,15 @@ func pick(v, fallback string) string {
 type issueSession struct {
 	session *storage.Session
 	index   *sessionIndex
+	hook    SessionHook
+	client  ClientInfo
 	now     time.Time
+}
+
+// issued is the reply of issueSession.
+type issued struct {
+	acct   *storage.Account
+	fields RecordFields
 }
 
 func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
@@ -458,8 +475,16 @@ func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
 			return nil, err
 		}
 	}
+	out := &issued{acct: a}
+	if c.hook != nil {
+		f, err := c.hook(tx, c.client, c.now)
+		if err != nil {
+			return nil, err
+		}
+		out.fields = f
+	}
 	// This change never calls tx.Account(), so the working copy is the
 	// change's own and is not adopted by the actor: it may leave without
 	// another copy.
-	return a, nil
+	return out, nil
 }

@@ -18,12 +18,12 @@ func TestSweepSessions(t *testing.T) {
 	ctx := context.Background()
 	login := func() string {
 		cl, _ := srp.DefaultGroup().NewClient("bench", "pw", rand.Reader)
-		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "127.0.0.1")
+		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "127.0.0.1", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
-		rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1")
+		rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1", "")
 		if err != nil {
 			t.Fatal(err)
 		}

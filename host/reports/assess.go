@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -73,6 +74,10 @@ func Assess(b Batch, drafts []Draft, decide Decider) []Outcome {
 	for i, d := range drafts {
 		f := FactsFor(b, recent, d, lim)
 		dec, err := decide(f)
+		if errors.Is(err, ErrBadDecision) {
+			out[i].Err = err
+			continue
+		}
 		if err != nil {
 			out[i].Err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 			continue
@@ -123,16 +128,8 @@ func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
 // refused one names a known refusal and has no priority. Errors match
 // ErrBadDecision; the host never repairs a decision.
 func CheckDecision(d rules.Decision, lim rules.Limits) error {
-	lim = lim.WithDefaults()
-	switch {
-	case d.Accept && d.Refusal != rules.RefusalNone:
-		return fmt.Errorf("%w: accepted with refusal %v", ErrBadDecision, d.Refusal)
-	case d.Accept && (d.Priority < 1 || d.Priority > lim.MaxPriority):
-		return fmt.Errorf("%w: priority %d outside 1..%d", ErrBadDecision, d.Priority, lim.MaxPriority)
-	case !d.Accept && (d.Refusal == rules.RefusalNone || !d.Refusal.Valid()):
-		return fmt.Errorf("%w: refused with refusal %v", ErrBadDecision, d.Refusal)
-	case !d.Accept && d.Priority != 0:
-		return fmt.Errorf("%w: refused with priority %d", ErrBadDecision, d.Priority)
+	if err := d.Validate(lim); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadDecision, err)
 	}
 	return nil
 }

@@ -1,4 +1,7 @@
 // Package reports provides the player reports area on the host side: the
+// served area (Area: routes, the Backend over the accounts' actors, the
+// login service and the reports plugin, the login hook, and the
+// moderation commands' reads and writes; records.go lists the records),
 // domain model of stored reports and of an account's moderation state,
 // request parsing for both report paths and the reporting status, the
 // replies, the handlers (written against a small Backend interface), the
@@ -73,7 +76,9 @@
 //
 // The reporter is the session's account (cookie); account_id or
 // reporter_id must be that account, or the request is refused. The
-// reportee must exist (Backend.LookupPlayer, by nickname). The plugin's
+// reportee must exist (Backend.LookupPlayer: by login, which is the
+// nickname unless an operator gave the account another one; the store has
+// no nickname index yet). The plugin's
 // rule (rules.Decide) then refuses a report of oneself or of one's own
 // sub-account, and a reporter over Limits.PerDay (20) reports, or over
 // Limits.PerReportee (2) reports against one player, in the last 24 hours
@@ -114,8 +119,9 @@
 // once (ErrAlreadyResolved); other open reports of the same player stay
 // open.
 //
-// The moderator recorded with a resolution is the name the command is
-// given (phase 2: the operating-system user who ran it, else "admin").
+// The moderator recorded with a resolution is the command's --by NAME,
+// else "admin" (the command may run inside the server, whose user is not
+// the operator's).
 //
 // # Moderation
 //

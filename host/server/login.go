@@ -57,7 +57,7 @@ func (s *Server) preAuth(ctx context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.loginFail(err)
 	}
-	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A, r.RemoteIP))
+	return s.loginReply(s.login.PreAuth(ctx, req.Login, req.A, r.RemoteIP, req.SysInfo))
 }
 
 func (s *Server) srpAuth(ctx context.Context, r *wire.Request) Response {
@@ -65,7 +65,7 @@ func (s *Server) srpAuth(ctx context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.loginFail(err)
 	}
-	return s.loginReply(s.login.SRPAuth(ctx, req.Login, req.Proof, r.RemoteIP))
+	return s.loginReply(s.login.SRPAuth(ctx, req.Login, req.Proof, r.RemoteIP, req.SysInfo))
 }
 
 func (s *Server) switchAuth(ctx context.Context, r *wire.Request) Response {

@@ -11,9 +11,10 @@
 // reports against the reportee, and the configured Limits) and gets back
 // whether to accept it and at which priority. Decide is pure: it keeps no
 // state and reads no clock, so the same facts always give the same
-// decision. Phase 2 carries Facts and Decision over the plugin contract
-// unchanged; the host checks every decision against these tables before
-// applying it.
+// decision. Facts and Decision are the contract's types
+// (sdk.ReportFacts, sdk.ReportDecision of decision sdk.ReportsAssess);
+// Plugin serves Decide over it. The host checks every decision against
+// these tables before applying it.
 //
 // # Reason codes
 //

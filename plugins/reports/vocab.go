@@ -3,128 +3,42 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// Reason is why a player was reported, stored as its meaning, never as the
-// raw code of the path it came by. Its numeric value is the specification's
-// code (the /rap/report2.php code), which is also what a stored record and
-// a plugin see.
-type Reason uint8
+// Reason is why a player was reported (the contract's sdk.ReportReason):
+// stored as its meaning, never as the raw code of the path it came by.
+type Reason = sdk.ReportReason
 
 // Reasons, in the specification's order.
 const (
-	ReasonChatAbuse     Reason = 1 // Chat Abuse
-	ReasonFeeding       Reason = 2 // Feeding / Stat Manipulation
-	ReasonImpersonation Reason = 3 // Impersonating Staff
-	ReasonAbilityAbuse  Reason = 4 // Ability / Item Abuse
-	ReasonBadNickname   Reason = 5 // Bad Nickname / Clan Name
-	ReasonAFK           Reason = 6 // Refusal to Participate / Avoiding AFK
+	ReasonChatAbuse     = sdk.ReasonChatAbuse
+	ReasonFeeding       = sdk.ReasonFeeding
+	ReasonImpersonation = sdk.ReasonImpersonation
+	ReasonAbilityAbuse  = sdk.ReasonAbilityAbuse
+	ReasonBadNickname   = sdk.ReasonBadNickname
+	ReasonAFK           = sdk.ReasonAFK
 )
 
-// CodeSet names a way of numbering reasons on the wire.
-type CodeSet uint8
+// CodeSet names a way of numbering reasons on the wire (sdk.ReportCodeSet).
+type CodeSet = sdk.ReportCodeSet
 
-// The two numberings of the stock client (protocol-notes §6): the client's
-// own codes have 5 = AFK and 6 = Bad Nickname; it sends them unchanged to
-// /master/report/report and swaps 5 and 6 for /rap/report2.php, so the
-// specification's table holds for report2.php only.
+// The two numberings of the stock client (see sdk.ReportCodeSet).
 const (
-	CodesReport2 CodeSet = iota // /rap/report2.php: the specification's table
-	CodesMaster                 // /master/report/report: 5 and 6 swapped
+	CodesReport2 = sdk.CodesReport2
+	CodesMaster  = sdk.CodesMaster
 )
 
-// reasonTable is the one table of reasons: name (CLI, logs), title (what a
-// player or moderator reads) and the wire code per CodeSet.
-var reasonTable = []struct {
-	reason  Reason
-	name    string
-	title   string
-	report2 int
-	master  int
-}{
-	{ReasonChatAbuse, "chat_abuse", "Chat Abuse", 1, 1},
-	{ReasonFeeding, "feeding", "Feeding / Stat Manipulation", 2, 2},
-	{ReasonImpersonation, "impersonating_staff", "Impersonating Staff", 3, 3},
-	{ReasonAbilityAbuse, "ability_abuse", "Ability / Item Abuse", 4, 4},
-	{ReasonBadNickname, "bad_nickname", "Bad Nickname / Clan Name", 5, 6},
-	{ReasonAFK, "afk", "Refusal to Participate / Avoiding AFK", 6, 5},
-}
-
-// Reasons returns every known reason in table order.
-func Reasons() []Reason {
-	out := make([]Reason, len(reasonTable))
-	for i, row := range reasonTable {
-		out[i] = row.reason
-	}
-	return out
-}
-
-// Valid reports whether r is in the table.
-func (r Reason) Valid() bool {
-	for _, row := range reasonTable {
-		if row.reason == r {
-			return true
-		}
-	}
-	return false
-}
-
-// String is the reason's short name ("chat_abuse"), or "reason(N)".
-func (r Reason) String() string {
-	for _, row := range reasonTable {
-		if row.reason == r {
-			return row.name
-		}
-	}
-	return fmt.Sprintf("reason(%d)", uint8(r))
-}
-
-// Title is the reason as players read it ("Chat Abuse"); "" when unknown.
-func (r Reason) Title() string {
-	for _, row := range reasonTable {
-		if row.reason == r {
-			return row.title
-		}
-	}
-	return ""
-}
-
-// Code is r's wire code in set cs; 0 when r or cs is unknown.
-func (r Reason) Code(cs CodeSet) int {
-	for _, row := range reasonTable {
-		if row.reason == r {
-			switch cs {
-			case CodesReport2:
-				return row.report2
-			case CodesMaster:
-				return row.master
-			}
-		}
-	}
-	return 0
-}
+// Reasons lists every reason in the specification's order.
+func Reasons() []Reason { return sdk.ReportReasons() }
 
 // ReasonFromCode maps a wire code of set cs to its reason.
-func ReasonFromCode(cs CodeSet, code int) (Reason, bool) {
-	for _, row := range reasonTable {
-		if (cs == CodesReport2 && row.report2 == code) || (cs == CodesMaster && row.master == code) {
-			return row.reason, true
-		}
-	}
-	return 0, false
-}
+func ReasonFromCode(cs CodeSet, code int) (Reason, bool) { return sdk.ReportReasonFromCode(cs, code) }
 
 // ParseReason reads a reason's short name, case-insensitively.
-func ParseReason(name string) (Reason, bool) {
-	for _, row := range reasonTable {
-		if strings.EqualFold(row.name, name) {
-			return row.reason, true
-		}
-	}
-	return 0, false
-}
+func ParseReason(name string) (Reason, bool) { return sdk.ParseReportReason(name) }
 
-// Status is where a stored report stands in moderation.
 type Status uint8
 
 // Statuses. A report is open until a moderator resolves it; the resolution's

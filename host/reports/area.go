@@ -1,0 +1,475 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/server"
+	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// areaName is the area's name in routes, logs and plugin state: the
+// registry's.
+var areaName = string(sdk.AreaReports)
+
+// maxRecent bounds how many of a reporter's latest reports one submission
+// reads to count those in the window: the limits refuse long before.
+const maxRecent = 1000
+
+// ErrUnknownReport: no report has the given ID.
+var ErrUnknownReport = errors.New("no such report")
+
+// Deps are what the served area needs.
+type Deps struct {
+	Sys     *actors.System
+	Login   *login.Service
+	Decider sdk.Caller // the area's supervisor in a server; a *sdk.Plugin in tests
+	Config  Config
+	Now     func() time.Time // nil: time.Now
+	Log     *slog.Logger
+}
+
+// Area serves the reports endpoints over the accounts' actors, the login
+// service and the reports plugin. It implements Backend.
+type Area struct {
+	d   Deps
+	h   *Handlers
+	log *slog.Logger
+}
+
+var _ Backend = (*Area)(nil)
+
+// New builds the area.
+func New(d Deps) (*Area, error) {
+	switch {
+	case d.Sys == nil || d.Login == nil:
+		return nil, errors.New("reports: Sys and Login are required")
+	case d.Decider == nil:
+		return nil, errors.New("reports: no decider (is the reports plugin running?)")
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	d.Config.Limits = d.Config.Limits.WithDefaults()
+	a := &Area{d: d, log: d.Log.With("area", areaName)}
+	a.h = NewHandlers(a, d.Config, d.Now, d.Log)
+	return a, nil
+}
+
+// Routes are the five paths the area serves (PathUnusedRap is not one).
+// /rap/report2.php belongs to the site URL and is served on this listener.
+func (a *Area) Routes() []server.Route {
+	php := func(v any) server.Response { return server.PHP(a.log, v) }
+	route := func(path string, h func(context.Context, *wire.Request) any, fail any) server.Route {
+		return server.Route{Path: path, Area: areaName,
+			Handler: func(ctx context.Context, r *wire.Request) server.Response { return php(h(ctx, r)) },
+			Fail: func(err error) server.Response {
+				a.h.refused(path, fmt.Errorf("%w: %w", ErrBadRequest, err))
+				return php(fail)
+			}}
+	}
+	failed := ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(ErrBadRequest)}
+	return []server.Route{
+		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}),
+		route(PathReport, func(ctx context.Context, r *wire.Request) any { return a.h.Report(ctx, r) }, failed),
+		route(PathReportInfo, func(ctx context.Context, r *wire.Request) any { return a.h.ReportInfo(ctx, r) }, InfoReply{}),
+		route(PathPlayerList, func(ctx context.Context, r *wire.Request) any { return a.h.PlayerList(ctx, r) }, PlayerList{}),
+		route(PathMatchList, func(ctx context.Context, r *wire.Request) any { return a.h.MatchList(ctx, r) }, MatchList{}),
+	}
+}
+
+// --- Backend ---
+
+// Authenticate implements Backend.
+func (a *Area) Authenticate(_ context.Context, cookie string) (Account, error) {
+	sess, err := a.d.Login.Authenticate(cookie)
+	if errors.Is(err, login.ErrInvalidCookie) {
+		return Account{}, fmt.Errorf("%w: %w", ErrBadCookie, err)
+	} else if err != nil {
+		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	acct, err := a.d.Sys.DB().AccountProfile(sess.AccountID)
+	if err != nil {
+		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return accountOf(acct), nil
+}
+
+func accountOf(a *storage.Account) Account {
+	return Account{ID: a.ID, Owner: a.SuperID, Nickname: a.Nickname}
+}
+
+// LookupPlayer implements Backend. A player is found by login, which is
+// the nickname unless the operator gave the account another one (the
+// store has no nickname index yet); the name must then also be the
+// account's nickname, ignoring case.
+func (a *Area) LookupPlayer(_ context.Context, nickname string) (Account, error) {
+	db := a.d.Sys.DB()
+	id, err := db.LoginID(nickname)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Account{}, fmt.Errorf("%w: %q", ErrUnknownPlayer, nickname)
+	} else if err != nil {
+		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	acct, err := db.AccountProfile(id)
+	if err != nil {
+		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return accountOf(acct), nil
+}
+
+// Submit implements Backend: one change in the reporter's actor.
+func (a *Area) Submit(ctx context.Context, reporter Account, drafts []Draft) ([]Outcome, error) {
+	res, err := a.d.Sys.Apply(ctx, reporter.ID, &submitChange{ctx: ctx, decider: a.d.Decider,
+		reporter: reporter, drafts: drafts, now: a.d.Now(), limits: a.d.Config.Limits})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return res.([]Outcome), nil
+}
+
+// ReportingStatus implements Backend: one change in the account's actor,
+// which clears a pending popup.
+func (a *Area) ReportingStatus(ctx context.Context, id storage.AccountID) (Moderation, error) {
+	res, err := a.d.Sys.Apply(ctx, id, statusChange{})
+	if err != nil {
+		return Moderation{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return res.(Moderation), nil
+}
+
+// submitChange judges and files the drafts of one request in the
+// reporter's actor: it reads the reporter's own records (last sequence,
+// reports in the window, latest SysInfo) and the reportees' index, asks the
+// plugin once per draft (Assess), and writes every accepted report with
+// its queue and reportee index entries, the reporter's new last sequence
+// and the plugin's state, in one commit. A plugin error or a decision
+// that fails the contract's check refuses that draft only; nothing is
+// altered.
+type submitChange struct {
+	ctx      context.Context
+	decider  sdk.Caller
+	reporter Account
+	drafts   []Draft
+	now      time.Time
+	limits   rules.Limits
+}
+
+func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
+	db := tx.DB()
+	me, err := getOr(reporterRecords, db, tx.ID(), "")
+	if err != nil {
+		return nil, err
+	}
+	since := c.now.Add(-Window)
+	var recent []Report
+	for seq := me.LastSeq; seq >= 1 && len(recent) < maxRecent; seq-- {
+		r, err := reportRecords.Get(db, tx.ID(), seqKey(seq))
+		if err != nil {
+			return nil, err
+		}
+		if !r.Received.After(since) {
+			break
+		}
+		recent = append(recent, *r)
+	}
+	si, err := getOr(sysInfoRecords, db, tx.ID(), "")
+	if err != nil {
+		return nil, err
+	}
+	state, err := tx.PluginState(areaName)
+	if err != nil {
+		return nil, err
+	}
+	newState := state
+	others := map[storage.AccountID]int{}
+	var scanErr error
+	b := Batch{Reporter: c.reporter, SysInfo: si.String(), Now: c.now, Recent: recent, LastSeq: me.LastSeq,
+		Limits: c.limits,
+		OtherReporters: func(reportee storage.AccountID) int {
+			if n, ok := others[reportee]; ok {
+				return n
+			}
+			n, err := otherReporters(db, reportee, tx.ID())
+			if err != nil && scanErr == nil {
+				scanErr = err
+			}
+			others[reportee] = n
+			return n
+		}}
+	decide := func(f rules.Facts) (rules.Decision, error) {
+		res, err := sdk.ReportsAssess.Decide(c.ctx, c.decider, sdk.Call[rules.Facts]{Facts: f, State: newState})
+		if errors.Is(err, sdk.ErrInvalidDecision) {
+			return rules.Decision{}, fmt.Errorf("%w: %w", ErrBadDecision, err)
+		} else if err != nil {
+			return rules.Decision{}, err
+		}
+		newState = res.State
+		return res.Decision, nil
+	}
+	outs := Assess(b, c.drafts, decide)
+	if scanErr != nil {
+		return nil, scanErr
+	}
+	if err := c.ctx.Err(); err != nil {
+		// The asker has gone: committing now would hide a write behind an
+		// error reply.
+		return nil, err
+	}
+	last := me.LastSeq
+	for i := range outs {
+		if !outs[i].Accepted() {
+			continue
+		}
+		r := outs[i].Report
+		if err := reportRecords.Put(tx, seqKey(r.ID.Seq), &r); err != nil {
+			return nil, err
+		}
+		if err := queueIndex.Put(tx, queueKey(&r), &indexValue{Reportee: r.Reportee.ID}); err != nil {
+			return nil, err
+		}
+		if err := reporteeIndex.Put(tx, reporteeKey(r.Reportee.ID, r.ID.Seq), &indexValue{}); err != nil {
+			return nil, err
+		}
+		last = r.ID.Seq
+	}
+	if last != me.LastSeq {
+		if err := reporterRecords.Put(tx, "", &reporterState{LastSeq: last}); err != nil {
+			return nil, err
+		}
+	}
+	if !bytes.Equal(newState, state) {
+		tx.SetPluginState(areaName, newState)
+	}
+	return outs, nil
+}
+
+// otherReporters counts the distinct accounts other than self with an
+// open report against reportee.
+func otherReporters(db *storage.DB, reportee, self storage.AccountID) (int, error) {
+	var entries []IndexEntry
+	err := reporteeIndex.Each(db, storage.KeyUint32(uint32(reportee)), func(key string, writer storage.AccountID, _ *indexValue) error {
+		seq, err := seqOfReporteeKey(key)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, IndexEntry{Report: ReportID{Reporter: writer, Seq: seq}, Reportee: reportee})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	res, err := resolutionsOf(db, reportee)
+	if err != nil {
+		return 0, err
+	}
+	return OtherReporters(entries, func(id ReportID) bool { _, ok := res[id]; return ok }, self), nil
+}
+
+func seqOfReporteeKey(key string) (uint32, error) {
+	if len(key) != 8 {
+		return 0, fmt.Errorf("%w: reportee index key of %d bytes", storage.ErrCorrupt, len(key))
+	}
+	k := []byte(key[4:])
+	return uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3]), nil
+}
+
+// statusChange answers the account's moderation state and clears a
+// pending popup, so it shows once.
+type statusChange struct{}
+
+func (statusChange) Apply(tx *actors.Tx) (any, error) {
+	m, err := getOr(moderationRecords, tx.DB(), tx.ID(), "")
+	if err != nil {
+		return nil, err
+	}
+	if m.PopupPending {
+		shown := m.Shown()
+		if err := moderationRecords.Put(tx, "", &shown); err != nil {
+			return nil, err
+		}
+	}
+	return *m, nil
+}
+
+// SessionHook is the login service's hook for this area: in the commit
+// that opens a session it keeps the client's latest SysInfo (only when it
+// changed; never logged) and answers susp_id from the account's
+// moderation state at the session's time. A suspended account still logs
+// in (see the package doc).
+func SessionHook(tx *actors.Tx, c login.ClientInfo, now time.Time) (login.RecordFields, error) {
+	db := tx.DB()
+	if c.PreAuthSysInfo != "" || c.SysInfo != "" {
+		old, err := getOr(sysInfoRecords, db, tx.ID(), "")
+		if err != nil {
+			return login.RecordFields{}, err
+		}
+		si := sysInfo{PreAuth: cut(c.PreAuthSysInfo, maxSysInfoBytes), SRPAuth: cut(c.SysInfo, maxSysInfoBytes)}
+		if si.PreAuth == "" {
+			si.PreAuth = old.PreAuth
+		}
+		if si != *old {
+			if err := sysInfoRecords.Put(tx, "", &si); err != nil {
+				return login.RecordFields{}, err
+			}
+		}
+	}
+	m, err := getOr(moderationRecords, db, tx.ID(), "")
+	if err != nil {
+		return login.RecordFields{}, err
+	}
+	suspID, _ := m.SessionFields(tx.View().Standing, now)
+	return login.RecordFields{SuspID: suspID}, nil
+}
+
+// cut bounds untrusted text to n bytes, at a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	clean, _ := CleanText(s[:n], n)
+	return clean
+}
+
+// --- moderation (operator commands) ---
+
+// Load reads one report, joined with its resolution.
+func Load(db *storage.DB, id ReportID) (*Report, error) {
+	r, err := reportRecords.Get(db, id.Reporter, seqKey(id.Seq))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownReport, id)
+	} else if err != nil {
+		return nil, err
+	}
+	res, err := resolutionRecords.Get(db, r.Reportee.ID, idKey(id))
+	switch {
+	case err == nil:
+		r.Resolution = res
+	case !errors.Is(err, storage.ErrNotFound):
+		return nil, err
+	}
+	return r, nil
+}
+
+// List reads the reports the filter selects, in the queue's order
+// (Sort). Every report is in the queue index, written with it.
+func List(db *storage.DB, f ListFilter) ([]Report, error) {
+	var rs []Report
+	resolutions := map[storage.AccountID]map[ReportID]Resolution{}
+	err := queueIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
+		if len(key) != 12 {
+			return fmt.Errorf("%w: queue key of %d bytes", storage.ErrCorrupt, len(key))
+		}
+		k := []byte(key[8:])
+		seq := uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3])
+		r, err := reportRecords.Get(db, writer, seqKey(seq))
+		if err != nil {
+			return err
+		}
+		res, ok := resolutions[r.Reportee.ID]
+		if !ok {
+			if res, err = resolutionsOf(db, r.Reportee.ID); err != nil {
+				return err
+			}
+			resolutions[r.Reportee.ID] = res
+		}
+		if x, ok := res[r.ID]; ok {
+			r.Resolution = &x
+		}
+		if f.Match(r) {
+			rs = append(rs, *r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	Sort(rs)
+	return rs, nil
+}
+
+// ModerationOf reads an account's moderation state.
+func ModerationOf(db *storage.DB, id storage.AccountID) (Moderation, error) {
+	m, err := getOr(moderationRecords, db, id, "")
+	if err != nil {
+		return Moderation{}, err
+	}
+	return *m, nil
+}
+
+// Resolve records a moderator's verdict on a report through the
+// reportee's actor: the resolution and the reportee's new moderation state
+// in one commit. A report is resolved once (ErrAlreadyResolved).
+func Resolve(ctx context.Context, sys *actors.System, args ResolveArgs, moderator string, now time.Time) (*Report, Moderation, error) {
+	r, err := Load(sys.DB(), args.ID)
+	if err != nil {
+		return nil, Moderation{}, err
+	}
+	res := args.Resolution(moderator, now)
+	out, err := sys.Apply(ctx, r.Reportee.ID, &resolveChange{report: r, res: res})
+	if err != nil {
+		return nil, Moderation{}, err
+	}
+	r.Resolution = &res
+	return r, out.(Moderation), nil
+}
+
+// resolveChange runs in the reportee's actor.
+type resolveChange struct {
+	report *Report
+	res    Resolution
+}
+
+func (c *resolveChange) Apply(tx *actors.Tx) (any, error) {
+	db := tx.DB()
+	if old, err := resolutionRecords.Get(db, tx.ID(), idKey(c.report.ID)); err == nil {
+		r := *c.report
+		r.Resolution = old
+		return nil, CheckResolvable(&r)
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	m, err := getOr(moderationRecords, db, tx.ID(), "")
+	if err != nil {
+		return nil, err
+	}
+	next := m.Apply(c.res, c.report.Reason, c.res.Time)
+	if err := resolutionRecords.Put(tx, idKey(c.report.ID), &c.res); err != nil {
+		return nil, err
+	}
+	if next != *m {
+		if err := moderationRecords.Put(tx, "", &next); err != nil {
+			return nil, err
+		}
+	}
+	return next, nil
+}
+
+// Show writes one report and its reportee's moderation state at now.
+func Show(db *storage.DB, id ReportID, now time.Time, w io.Writer) error {
+	r, err := Load(db, id)
+	if err != nil {
+		return err
+	}
+	m, err := ModerationOf(db, r.Reportee.ID)
+	if err != nil {
+		return err
+	}
+	return FormatShow(w, r, &m, now)
+}

@@ -1,0 +1,20 @@
+package reports
+
+import (
+	"context"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// Plugin is the bundled reports plugin: Decide served as decision
+// reports.assess. It keeps no state (the counts it needs come in the facts).
+func Plugin() *sdk.Plugin {
+	p := &sdk.Plugin{Name: "bundled", Version: "1"}
+	sdk.Handle(p, sdk.ReportsAssess, func(_ context.Context, c sdk.Call[Facts]) (sdk.Result[Decision], error) {
+		return sdk.Result[Decision]{Decision: Decide(c.Facts)}, nil
+	})
+	return p
+}
+
+// Serve serves the bundled plugin (a plugin binary's main).
+func Serve() { sdk.Serve(Plugin()) }

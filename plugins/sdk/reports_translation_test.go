@@ -1,0 +1,55 @@
+package sdk
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+)
+
+func TestReportFactsRoundTrip(t *testing.T) {
+	tests := []ReportFacts{
+		{},
+		{Reporter: 1, Reportee: math.MaxUint32, SameOwner: true, Reason: ReasonAFK, TextLen: 210, Match: "123456",
+			ReporterRecentCount: 19, ReporterToReporteeCount: 1, DistinctReportersOfReportee: 4, Limits: DefaultReportLimits},
+		// Converters keep invalid values; Validate judges them.
+		{Reason: 9, TextLen: -1},
+	}
+	for _, f := range tests {
+		got, err := reportFactsFromProto(reportFactsToProto(f))
+		if err != nil {
+			t.Fatalf("%+v: %v", f, err)
+		}
+		if got != f {
+			t.Errorf("round trip %+v = %+v", f, got)
+		}
+	}
+	if _, err := reportFactsFromProto(&pb.ReportFacts{Reason: 300}); !errors.Is(err, ErrInvalidFacts) {
+		t.Errorf("reason 300: %v, want ErrInvalidFacts", err)
+	}
+}
+
+func TestReportDecisionRoundTrip(t *testing.T) {
+	for _, d := range []ReportDecision{{}, {Accept: true, Priority: 10}, {Refusal: RefusalDailyLimit}} {
+		got, err := reportDecisionFromProto(reportDecisionToProto(d))
+		if err != nil || got != d {
+			t.Errorf("round trip %+v = %+v, %v", d, got, err)
+		}
+	}
+	if _, err := reportDecisionFromProto(&pb.ReportDecision{Refusal: 256}); !errors.Is(err, ErrInvalidDecision) {
+		t.Errorf("refusal 256: %v, want ErrInvalidDecision", err)
+	}
+}
+
+func TestReportFactsValidate(t *testing.T) {
+	ok := ReportFacts{Reporter: 1, Reportee: 2, Reason: ReasonChatAbuse}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("valid facts: %v", err)
+	}
+	for _, f := range []ReportFacts{{Reason: 0}, {Reason: 7}, {Reason: ReasonAFK, TextLen: -1}, {Reason: ReasonAFK, ReporterRecentCount: -2}} {
+		if err := f.Validate(); !errors.Is(err, ErrInvalidFacts) {
+			t.Errorf("%+v: %v, want ErrInvalidFacts", f, err)
+		}
+	}
+}
