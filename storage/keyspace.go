@@ -144,6 +144,26 @@ func (k *AccountKeyspace[V]) Each(db *DB, id AccountID, prefix string, fn func(k
 	})
 }
 
+// EachAll calls fn, in (account, key) order, for every record of every
+// account until fn errs: a scan of the whole keyspace, for rebuilding a
+// value derived from all accounts' records at start (for example a guide's
+// vote counts). It reads storage directly, not through the actors.
+func (k *AccountKeyspace[V]) EachAll(db *DB, fn func(id AccountID, key string, v V) error) error {
+	p := []byte(prefixAcctKS + k.name + "/")
+	n := len(p)
+	return db.scan(p, func(key, b []byte) error {
+		if len(key) < n+4 {
+			return fmt.Errorf("storage: %s: %w: key of %d bytes", k.name, ErrCorrupt, len(key))
+		}
+		id, _ := decodeID(key[n : n+4])
+		v, err := k.codec.Decode(b)
+		if err != nil {
+			return fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key[n+4:], err)
+		}
+		return fn(id, string(key[n+4:]), v)
+	})
+}
+
 // Put writes the record key of the writer's account.
 func (k *AccountKeyspace[V]) Put(w AccountWriter, key string, v V) error {
 	aw := w.AccountWrites()

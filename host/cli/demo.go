@@ -45,6 +45,9 @@ func seedDemo(ctx context.Context, app *App, out io.Writer) error {
 	} else if err != nil {
 		return err
 	}
+	if err := seedDemoGuides(ctx, app); err != nil {
+		return err
+	}
 	fmt.Fprintln(out, "demo accounts (login / password):")
 	for _, d := range demoAccounts {
 		kind := "main account"

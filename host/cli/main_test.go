@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/plugins/examples/guidesrank"
 	"github.com/honmaster/masterserver/plugins/examples/pity"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // pluginRoleEnv makes the test binary serve an example plugin, so tests can
@@ -16,8 +18,15 @@ const pluginRoleEnv = "CLI_TEST_PLUGIN"
 // server under test re-executes it to run the bundled plugins (and, with
 // pluginRoleEnv set, the example plugins run as external ones).
 func TestMain(m *testing.M) {
-	if os.Getenv(pluginRoleEnv) == "pity" {
+	switch os.Getenv(pluginRoleEnv) {
+	case "pity":
 		pity.Serve()
+		return
+	case "guidesrank":
+		guidesrank.Serve()
+		return
+	case "guidesstrict":
+		sdk.Serve(strictGuidesPlugin())
 		return
 	}
 	clitest.Main(m)

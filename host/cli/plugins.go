@@ -10,6 +10,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
+	bundledguides "github.com/honmaster/masterserver/plugins/guides"
 	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
 	bundledreports "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -23,6 +24,7 @@ import (
 // of routes all derive from it.
 var areaTable = []areaRow{
 	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
+	{area: sdk.AreaGuides, bundled: bundledguides.Plugin, routes: guidesRoutes},
 	{area: sdk.AreaReports, bundled: bundledreports.Plugin, routes: reportsRoutes},
 }
 

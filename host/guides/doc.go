@@ -83,6 +83,26 @@
 // default merger name pinned in their options, and a new one would refuse
 // to open them.
 //
+// # Storage and serving
+//
+// Service (NewService, Routes) is the area in a server; store.go has the
+// records. Guide content, premium and hidden marks and imported counts are
+// global records written only by the global writer (Import, Seed,
+// Moderate: one System.UpdateGlobal commit each); requests read them from
+// an in-memory catalog reloaded when System.GlobalVersion moves. An
+// account's default per hero, favorites and votes are its own records,
+// written only by its actor (flagChange, voteChange); the default is keyed
+// by hero, so a new default overwrites the old in the same commit. A vote
+// asks the plugin (sdk.GuidesVote) inside the actor and commits its record
+// with the plugin's state; the tally moves after the commit (deltas of
+// one account's successive votes commute, so their order does not matter).
+// A list is a read: it runs outside the actor on committed records and
+// asks the plugin (sdk.GuidesRank) with the account's stored plugin state,
+// refusing a result that changes it. Each hero's candidates (visible
+// guides with counts) are cached per catalog version and tally generation.
+// Counts are rebuilt at start by one scan of all accounts' vote records
+// (storage AccountKeyspace.EachAll).
+//
 // # Import
 //
 // ParseImport reads either format, told apart by the first byte of the

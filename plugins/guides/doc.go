@@ -1,6 +1,7 @@
-// Package guides provides the hero guides area's plugin rules: the plain Go
-// facts and decisions that cross the plugin contract, and the bundled
-// plugin's pure rules over them.
+// Package guides provides the hero guides area's bundled plugin (Plugin,
+// RulesPlugin) and its pure rules over the contract's plain Go facts and
+// decisions (defined with the decisions sdk.GuidesRank and sdk.GuidesVote
+// in plugins/sdk/guides.go, named here by aliases).
 //
 // The host keeps every guide, flag, vote and count; a guides plugin only
 // decides:
@@ -19,5 +20,5 @@
 //		return guides.VoteDecision{Counts: f.Author == 0 || f.Author != f.Account}
 //	}
 //
-// Nothing here knows gRPC or storage; the contract carries these types.
+// Nothing here knows storage or the host; the SDK carries these types.
 package guides

@@ -1,121 +1,44 @@
 package guides
 
 import (
-	"errors"
-	"fmt"
 	"slices"
-	"time"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// GuideID is a guide's id (gid on the wire).
-type GuideID uint32
-
-// AccountID is an account's id; 0 means "no account" (a guide whose author
-// is not an account of this server).
-type AccountID uint32
+// The contract's types, defined with the guides decisions in plugins/sdk
+// (guides.go) and named here as the rules use them.
+type (
+	GuideID      = sdk.GuideID
+	AccountID    = sdk.GuideAccount
+	Vote         = sdk.GuideVote
+	Candidate    = sdk.GuideCandidate
+	RankFacts    = sdk.GuideRankFacts
+	RankDecision = sdk.GuideRankDecision
+	VoteFacts    = sdk.GuideVoteFacts
+	VoteDecision = sdk.GuideVoteDecision
+)
 
 // MaxList is the most guides one list reply carries (the specification's
 // limit) and so the longest order a ranking may return.
-const MaxList = 20
-
-// Vote is an account's vote on a guide.
-type Vote uint8
+const MaxList = sdk.MaxGuideList
 
 // Votes. The zero value is "not voted".
 const (
-	VoteNone Vote = iota
-	VoteDown
-	VoteUp
+	VoteNone = sdk.GuideVoteNone
+	VoteDown = sdk.GuideVoteDown
+	VoteUp   = sdk.GuideVoteUp
 )
 
-// Valid reports whether v is one of the three votes.
-func (v Vote) Valid() bool { return v <= VoteUp }
-
-func (v Vote) String() string {
-	switch v {
-	case VoteNone:
-		return "none"
-	case VoteDown:
-		return "down"
-	case VoteUp:
-		return "up"
-	}
-	return fmt.Sprintf("Vote(%d)", uint8(v))
-}
-
-// Candidate is one visible guide of the hero, with what a ranking may use.
-// Up and Down are the guide's full counts (imported plus players' votes).
-type Candidate struct {
-	Gid     GuideID
-	Up      uint32
-	Down    uint32
-	Premium bool
-	Author  AccountID // 0: not an account of this server
-	Edited  time.Time // last-edited date
-}
-
-// RankFacts are what the host gives a ranking for one list request: the
-// requesting account, the hero, the account's flags and every visible guide
-// of the hero (hidden guides are never candidates).
-type RankFacts struct {
-	Account    AccountID
-	Hero       string    // hero CLI name, e.g. "Hero_Pyromancer"
-	Default    GuideID   // the account's default guide for the hero; 0: none
-	Favorites  []GuideID // the account's favorite guides among the candidates
-	Candidates []Candidate
-}
-
-// RankDecision is a ranking's answer: the gids to list, in order. It may
-// leave candidates out (an operator's plugin may filter), but holds at most
-// MaxList gids, each a candidate, none twice (see ValidateRank).
-type RankDecision struct {
-	Order []GuideID
-}
-
-// VoteFacts are what the host gives the vote rule for one guide_vote.
-type VoteFacts struct {
-	Account  AccountID
-	Gid      GuideID
-	Author   AccountID // the guide's author account; 0: none
-	Previous Vote      // the account's vote before this one
-	New      Vote      // VoteUp or VoteDown
-}
-
-// VoteDecision is the vote rule's answer. Counts false refuses the vote:
-// the host stores nothing and answers a failure.
-type VoteDecision struct {
-	Counts bool
-}
-
-// Errors of ValidateRank, matched with errors.Is.
-var (
-	// ErrBadDecision: a ranking returned an order the host must refuse.
-	ErrBadDecision = errors.New("guides: bad ranking decision")
-)
+// ErrBadDecision: a ranking returned an order the host must refuse; it is
+// the contract's sdk.ErrInvalidDecision (matched with errors.Is).
+var ErrBadDecision = sdk.ErrInvalidDecision
 
 // ValidateRank checks a ranking's decision against its facts: at most
 // MaxList gids, each one of the candidates, none twice. The host refuses a
-// decision that fails it (it never repairs one).
-func ValidateRank(f RankFacts, d RankDecision) error {
-	if len(d.Order) > MaxList {
-		return fmt.Errorf("%w: %d guides, at most %d", ErrBadDecision, len(d.Order), MaxList)
-	}
-	known := make(map[GuideID]bool, len(f.Candidates))
-	for _, c := range f.Candidates {
-		known[c.Gid] = false
-	}
-	for i, g := range d.Order {
-		seen, ok := known[g]
-		switch {
-		case !ok:
-			return fmt.Errorf("%w: entry %d: gid %d is not a candidate", ErrBadDecision, i, g)
-		case seen:
-			return fmt.Errorf("%w: entry %d: gid %d listed twice", ErrBadDecision, i, g)
-		}
-		known[g] = true
-	}
-	return nil
-}
+// decision that fails it (it never repairs one). It is the contract's
+// check (sdk.ValidateGuideRank), run on every decision the host receives.
+func ValidateRank(f RankFacts, d RankDecision) error { return sdk.ValidateGuideRank(f, d) }
 
 // Rank is the bundled ranking, the specification's order with favorites
 // placed:

@@ -15,6 +15,12 @@ import (
 // maxBatch bounds one DecideBatch call.
 const maxBatch = 512
 
+// maxBatchBytes bounds the facts and state bytes of one DecideBatch call
+// (a lone larger call still goes, alone), well below gRPC's default 4 MiB
+// message limit: 256 calls of 25 KB facts (a guide list of a hero with
+// 1,000 guides) would otherwise make one batch the plugin refuses whole.
+const maxBatchBytes = 1 << 20
+
 // batchTimeout bounds a DecideBatch call whose callers set no deadline.
 const batchTimeout = 5 * time.Second
 
@@ -68,7 +74,14 @@ func (b *batcher) submit(ctx context.Context, req *pb.DecideRequest) (RawResult,
 func (b *batcher) run() {
 	for {
 		b.mu.Lock()
-		n := min(len(b.queue), maxBatch)
+		n, size := 0, 0
+		for n < len(b.queue) && n < maxBatch {
+			size += len(b.queue[n].req.GetFacts()) + len(b.queue[n].req.GetState())
+			if n > 0 && size > maxBatchBytes {
+				break
+			}
+			n++
+		}
 		batch := b.queue[:n:n]
 		b.queue = b.queue[n:]
 		if n == 0 {

@@ -24,11 +24,11 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 	cmd := exec.Command("protoc", "--proto_path=proto",
 		"--go_out="+out, "--go_opt=paths=source_relative",
 		"--go-grpc_out="+out, "--go-grpc_opt=paths=source_relative",
-		"proto/plugin.proto", "proto/plinko.proto", "proto/reports.proto")
+		"proto/plugin.proto", "proto/plinko.proto", "proto/guides.proto", "proto/reports.proto")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("protoc: %v\n%s", err, b)
 	}
-	for _, name := range []string{"plugin.pb.go", "plugin_grpc.pb.go", "plinko.pb.go", "reports.pb.go"} {
+	for _, name := range []string{"plugin.pb.go", "plugin_grpc.pb.go", "plinko.pb.go", "guides.pb.go", "reports.pb.go"} {
 		want, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)

@@ -112,3 +112,25 @@ func TestHostKilledLeavesNoOrphan(t *testing.T) {
 		})
 	}
 }
+
+// processStopped reports whether every thread of pid is stopped (state T).
+// kill(SIGSTOP) returns before the threads stop: a thread already running
+// may still answer a request, so tests wait for this before relying on it.
+func processStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) || (s[i+2] != 'T' && s[i+2] != 't') {
+			return false
+		}
+	}
+	return true
+}

@@ -249,6 +249,7 @@ func TestSupervisorRestartsHungPlugin(t *testing.T) {
 	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	eventually(t, 5*time.Second, "plugin stopped", func() bool { return processStopped(old) })
 	if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
 		t.Fatalf("drop on a stopped plugin: err = %v, want ErrUnavailable", err)
 	}

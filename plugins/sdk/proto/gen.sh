@@ -15,4 +15,4 @@ export PATH
 protoc --proto_path=proto \
 	--go_out=internal/pb --go_opt=paths=source_relative \
 	--go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative \
-	proto/plugin.proto proto/plinko.proto proto/reports.proto
+	proto/plugin.proto proto/plinko.proto proto/guides.proto proto/reports.proto

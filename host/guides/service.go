@@ -1,0 +1,340 @@
+package guides
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/guides/internal/guidespb"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// Deps are what the served guides area needs.
+type Deps struct {
+	Sys     *actors.System
+	Login   *login.Service
+	Decider sdk.Caller // the area's supervisor in a server; a *sdk.Plugin in tests
+	Log     *slog.Logger
+}
+
+// Service is the guides area over the host: guides and imported counts in
+// global records, each account's marks in its own records written by its
+// actor, the players' counts in a Tally rebuilt at start, and the ranking
+// and vote rule asked of the area's plugin. It implements Backend.
+type Service struct {
+	d     Deps
+	tally *Tally
+	cat   *catalogCache
+	area  *Area
+	cands sync.Map // hero -> *heroCandidates
+}
+
+// heroCandidates are a hero's ranking candidates (visible guides with full
+// counts, in gid order) as of one catalog version and tally generation:
+// shared, read-only, rebuilt when either moves. A list request then only
+// adds the account's own default and favorites.
+type heroCandidates struct {
+	catVersion, tallyGen uint64
+	cands                *sdk.SharedGuideCandidates // encoded once for the plugin
+}
+
+func (s *Service) candidates(cat *catalog, hero string) (*sdk.SharedGuideCandidates, error) {
+	gen := s.tally.Generation() // before reading any count
+	if v, ok := s.cands.Load(hero); ok {
+		if hc := v.(*heroCandidates); hc.catVersion == cat.version && hc.tallyGen == gen {
+			return hc.cands, nil
+		}
+	}
+	shared, err := sdk.ShareGuideCandidates(RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally).Candidates)
+	if err != nil {
+		return nil, Fail(ReasonInternal, err)
+	}
+	s.cands.Store(hero, &heroCandidates{catVersion: cat.version, tallyGen: gen, cands: shared})
+	return shared, nil
+}
+
+var _ Backend = (*Service)(nil)
+
+// NewService builds the area, rebuilding the players' counts from every
+// account's vote records. Call it before serving.
+func NewService(d Deps) (*Service, error) {
+	switch {
+	case d.Sys == nil || d.Login == nil:
+		return nil, errors.New("guides: Sys and Login are required")
+	case d.Decider == nil:
+		return nil, errors.New("guides: no decider (is the guides plugin running?)")
+	}
+	t, err := LoadTally(d.Sys.DB())
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{d: d, tally: t, cat: &catalogCache{sys: d.Sys}}
+	s.area = New(AuthFunc(s.authenticate), s, d.Log)
+	return s, nil
+}
+
+// Tally is the service's players' counts.
+func (s *Service) Tally() *Tally { return s.tally }
+
+// Routes are the seven functions on /client_requester.php.
+func (s *Service) Routes() []server.Route {
+	fs := s.area.Functions()
+	out := make([]server.Route, len(fs))
+	for i, f := range fs {
+		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail}
+	}
+	return out
+}
+
+// authenticate maps a cookie to its account through the login service: an
+// unknown or expired cookie is invalid_cookie.
+func (s *Service) authenticate(cookie string) (storage.AccountID, error) {
+	sess, err := s.d.Login.Authenticate(cookie)
+	if err != nil {
+		if login.ReasonOf(err) == login.ReasonInvalidCookie {
+			return 0, Fail(ReasonInvalidCookie, err)
+		}
+		return 0, Fail(ReasonInternal, err)
+	}
+	return sess.AccountID, nil
+}
+
+func (s *Service) visible(gid GuideID) (*Guide, *catalog, error) {
+	cat, err := s.cat.get()
+	if err != nil {
+		return nil, nil, err
+	}
+	g := cat.byGid[gid]
+	if g == nil || g.Hidden {
+		return nil, nil, Fail(ReasonNotFound, fmt.Errorf("gid %d", gid))
+	}
+	return g, cat, nil
+}
+
+// marks reads acct's default for hero and its favorites (committed
+// records: every change commits before its reply).
+func (s *Service) marks(acct storage.AccountID, hero string) (*Marks, error) {
+	db := s.d.Sys.DB()
+	m := &Marks{}
+	if d, err := defaultKS.Get(db, acct, hero); err == nil {
+		m.Defaults = map[string]GuideID{hero: GuideID(d.GetGid())}
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, Fail(ReasonInternal, err)
+	}
+	err := favoriteKS.Each(db, acct, "", func(_ string, f *guidespb.Mark) error {
+		if m.Favorites == nil {
+			m.Favorites = map[GuideID]bool{}
+		}
+		m.Favorites[GuideID(f.GetGid())] = true
+		return nil
+	})
+	if err != nil {
+		return nil, Fail(ReasonInternal, err)
+	}
+	return m, nil
+}
+
+// List ranks hero's visible guides for acct through the plugin. A list is
+// a read: it runs outside the account's actor on committed records, gives
+// the plugin its stored state for the account and refuses a result that
+// changes it; a decision that fails the contract's check is refused
+// (guides_unavailable), never repaired.
+func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string) ([]ListEntry, error) {
+	cat, err := s.cat.get()
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.marks(acct, hero)
+	if err != nil {
+		return nil, err
+	}
+	state, err := s.d.Sys.DB().PluginState(acct, string(sdk.AreaGuides))
+	if err != nil {
+		return nil, Fail(ReasonInternal, err)
+	}
+	shared, err := s.candidates(cat, hero)
+	if err != nil {
+		return nil, err
+	}
+	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero}.WithShared(shared)
+	if d := m.Defaults[hero]; d != 0 && visibleFor(cat, d, hero) {
+		f.Default = d
+	}
+	for gid := range m.Favorites {
+		if visibleFor(cat, gid, hero) {
+			f.Favorites = append(f.Favorites, gid)
+		}
+	}
+	slices.Sort(f.Favorites)
+	res, err := sdk.GuidesRank.Decide(ctx, s.d.Decider, sdk.Call[sdk.GuideRankFacts]{Facts: f, State: state})
+	if err != nil {
+		return nil, Fail(ReasonUnavailable, err)
+	}
+	if !bytes.Equal(res.State, state) {
+		return nil, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
+	}
+	return ListEntries(acct, f, res.Decision, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+}
+
+// visibleFor reports whether gid is a visible guide of hero.
+func visibleFor(cat *catalog, gid GuideID, hero string) bool {
+	g := cat.byGid[gid]
+	return g != nil && !g.Hidden && g.Hero == hero
+}
+
+// Guide returns a visible guide with acct's flags and its full counts.
+func (s *Service) Guide(_ context.Context, acct storage.AccountID, gid GuideID) (GuideView, error) {
+	g, _, err := s.visible(gid)
+	if err != nil {
+		return GuideView{}, err
+	}
+	db := s.d.Sys.DB()
+	var fl Flags
+	if d, err := defaultKS.Get(db, acct, g.Hero); err == nil {
+		fl.Default = GuideID(d.GetGid()) == gid
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return GuideView{}, Fail(ReasonInternal, err)
+	}
+	if _, err := favoriteKS.Get(db, acct, gidKey(gid)); err == nil {
+		fl.Favorite = true
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return GuideView{}, Fail(ReasonInternal, err)
+	}
+	if v, err := voteKS.Get(db, acct, gidKey(gid)); err == nil {
+		fl.Vote = Vote(v.GetVote())
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return GuideView{}, Fail(ReasonInternal, err)
+	}
+	return GuideView{Guide: *g, Counts: s.tally.Counts(g), Flags: fl}, nil
+}
+
+// SetFlag sets or removes one of acct's flags through its actor.
+func (s *Service) SetFlag(ctx context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool) error {
+	g, _, err := s.visible(gid)
+	if err != nil {
+		return err
+	}
+	_, err = s.d.Sys.Apply(ctx, acct, &flagChange{gid: gid, hero: g.Hero, flag: flag, on: on})
+	return err
+}
+
+// Vote records acct's vote through its actor, if the plugin counts it, and
+// then moves the guide's counts.
+func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote) error {
+	g, _, err := s.visible(gid)
+	if err != nil {
+		return err
+	}
+	res, err := s.d.Sys.Apply(ctx, acct, &voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, author: g.Author, vote: v})
+	if err != nil {
+		return err
+	}
+	// After the commit: the delta of this account's own record. Deltas of
+	// one account's successive votes commute, so their order between
+	// requests does not matter; a crash before this line is repaired by
+	// the rebuild at start, which counts every committed record.
+	s.tally.Apply(gid, res.(Vote), v)
+	return nil
+}
+
+// flagChange sets or removes one mark of the account, in its actor.
+type flagChange struct {
+	gid  GuideID
+	hero string
+	flag Flag
+	on   bool
+}
+
+func (c *flagChange) Apply(tx *actors.Tx) (any, error) {
+	db, id := tx.DB(), tx.ID()
+	switch c.flag {
+	case FlagDefault:
+		cur, err := defaultKS.Get(db, id, c.hero)
+		has := err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, Fail(ReasonInternal, err)
+		}
+		switch {
+		case c.on && (!has || GuideID(cur.GetGid()) != c.gid):
+			// Keyed by hero: this replaces the hero's previous default
+			// in the same commit.
+			return nil, defaultKS.Put(tx, c.hero, &guidespb.Mark{Gid: uint32(c.gid)})
+		case !c.on && has && GuideID(cur.GetGid()) == c.gid:
+			defaultKS.Delete(tx, c.hero)
+		}
+		return nil, nil
+	case FlagFavorite:
+		_, err := favoriteKS.Get(db, id, gidKey(c.gid))
+		has := err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, Fail(ReasonInternal, err)
+		}
+		switch {
+		case c.on && !has:
+			return nil, favoriteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid)})
+		case !c.on && has:
+			favoriteKS.Delete(tx, gidKey(c.gid))
+		}
+		return nil, nil // already as asked: nothing to write
+	}
+	return nil, Fail(ReasonBadRequest, fmt.Errorf("unknown flag %d", c.flag))
+}
+
+// voteChange asks the plugin whether the vote counts and stores it with
+// the plugin's new state, in the account's actor, in one commit. Its reply
+// is the vote it replaced.
+type voteChange struct {
+	ctx     context.Context // the request's: bounds the plugin call
+	decider sdk.Caller
+	gid     GuideID
+	author  storage.AccountID
+	vote    Vote
+}
+
+func (c *voteChange) Apply(tx *actors.Tx) (any, error) {
+	if c.vote != VoteUp && c.vote != VoteDown {
+		return nil, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
+	}
+	prev := VoteNone
+	if m, err := voteKS.Get(tx.DB(), tx.ID(), gidKey(c.gid)); err == nil {
+		prev = Vote(m.GetVote())
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, Fail(ReasonInternal, err)
+	}
+	area := string(sdk.AreaGuides)
+	state, err := tx.PluginState(area)
+	if err != nil {
+		return nil, Fail(ReasonInternal, err)
+	}
+	facts := sdk.GuideVoteFacts{Account: sdk.GuideAccount(tx.ID()), Gid: c.gid, Author: sdk.GuideAccount(c.author),
+		Previous: prev, New: c.vote}
+	out, err := sdk.GuidesVote.Decide(c.ctx, c.decider, sdk.Call[sdk.GuideVoteFacts]{Facts: facts, State: state})
+	if err != nil {
+		return nil, Fail(ReasonUnavailable, err)
+	}
+	if err := c.ctx.Err(); err != nil {
+		// The asker has gone: committing now would hide a write behind an
+		// error reply.
+		return nil, Fail(ReasonUnavailable, err)
+	}
+	if !out.Decision.Counts {
+		return nil, Fail(ReasonVoteRefused, nil)
+	}
+	if prev != c.vote {
+		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote)}); err != nil {
+			return nil, Fail(ReasonInternal, err)
+		}
+	}
+	if !bytes.Equal(out.State, state) {
+		tx.SetPluginState(area, out.State)
+	}
+	return prev, nil
+}

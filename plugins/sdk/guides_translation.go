@@ -1,0 +1,162 @@
+package sdk
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+)
+
+// Converters between the guides contract and its wire form. fromProto
+// functions check shape (ranges) so a malformed message never becomes a
+// plain Go value; meaning is checked by Validate functions.
+
+func newRankFacts() *pb.RankFacts       { return &pb.RankFacts{} }
+func newRankDecision() *pb.RankDecision { return &pb.RankDecision{} }
+func newVoteFacts() *pb.VoteFacts       { return &pb.VoteFacts{} }
+func newVoteDecision() *pb.VoteDecision { return &pb.VoteDecision{} }
+
+func gidsToProto(gs []GuideID) []uint32 {
+	out := make([]uint32, len(gs))
+	for i, g := range gs {
+		out[i] = uint32(g)
+	}
+	return out
+}
+
+func gidsFromProto(gs []uint32) []GuideID {
+	if len(gs) == 0 {
+		return nil
+	}
+	out := make([]GuideID, len(gs))
+	for i, g := range gs {
+		out[i] = GuideID(g)
+	}
+	return out
+}
+
+// rankFactsCodec is the rank facts' codec: ProtoCodec's, except that facts
+// carrying shared candidates (WithShared) are encoded as their own small
+// fields followed by the candidates' stored bytes. Protobuf decodes
+// concatenated encodings as one message, and the small part never carries
+// the candidates field (empty bytes are not encoded in proto3), so the
+// plugin decodes exactly the facts a full encoding gives.
+func rankFactsCodec() Codec[GuideRankFacts] {
+	c := ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
+	full := c.Marshal
+	c.Marshal = func(f GuideRankFacts) ([]byte, error) {
+		s := f.shared
+		if s == nil || len(s.list) != len(f.Candidates) || (len(s.list) > 0 && &s.list[0] != &f.Candidates[0]) {
+			return full(f)
+		}
+		f.Candidates = nil
+		b, err := full(f)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, s.wire...), nil
+	}
+	return c
+}
+
+// candidateSize is the length of one candidate record in RankFacts.candidates.
+const candidateSize = 25
+
+func appendCandidates(b []byte, cs []GuideCandidate) []byte {
+	b = slices.Grow(b, len(cs)*candidateSize)
+	for _, c := range cs {
+		var edited int64
+		if !c.Edited.IsZero() {
+			edited = c.Edited.Unix()
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(c.Gid))
+		b = binary.LittleEndian.AppendUint32(b, c.Up)
+		b = binary.LittleEndian.AppendUint32(b, c.Down)
+		b = binary.LittleEndian.AppendUint32(b, uint32(c.Author))
+		b = binary.LittleEndian.AppendUint64(b, uint64(edited))
+		var premium byte
+		if c.Premium {
+			premium = 1
+		}
+		b = append(b, premium)
+	}
+	return b
+}
+
+func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
+	return &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
+		Favorites: gidsToProto(f.Favorites), Candidates: appendCandidates(nil, f.Candidates)}
+}
+
+func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
+	f := GuideRankFacts{Account: GuideAccount(m.GetAccount()), Hero: m.GetHero(),
+		Default: GuideID(m.GetDefaultGid()), Favorites: gidsFromProto(m.GetFavorites())}
+	b := m.GetCandidates()
+	if len(b)%candidateSize != 0 {
+		return GuideRankFacts{}, fmt.Errorf("%w: candidates of %d bytes, not a multiple of %d", ErrInvalidFacts, len(b), candidateSize)
+	}
+	if n := len(b) / candidateSize; n > 0 {
+		f.Candidates = make([]GuideCandidate, n)
+	}
+	le := binary.LittleEndian
+	for i := range f.Candidates {
+		r := b[i*candidateSize : (i+1)*candidateSize]
+		if r[24] > 1 {
+			return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: premium byte %d", ErrInvalidFacts, i, r[24])
+		}
+		c := GuideCandidate{Gid: GuideID(le.Uint32(r)), Up: le.Uint32(r[4:]), Down: le.Uint32(r[8:]),
+			Author: GuideAccount(le.Uint32(r[12:])), Premium: r[24] == 1}
+		if s := int64(le.Uint64(r[16:])); s != 0 {
+			c.Edited = time.Unix(s, 0).UTC()
+		}
+		f.Candidates[i] = c
+	}
+	return f, nil
+}
+
+func rankDecisionToProto(d GuideRankDecision) *pb.RankDecision {
+	return &pb.RankDecision{Order: gidsToProto(d.Order)}
+}
+
+func rankDecisionFromProto(m *pb.RankDecision) (GuideRankDecision, error) {
+	if n := len(m.GetOrder()); n > MaxGuideList {
+		return GuideRankDecision{}, fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, n, MaxGuideList)
+	}
+	return GuideRankDecision{Order: gidsFromProto(m.GetOrder())}, nil
+}
+
+func voteFromProto(v pb.Vote) (GuideVote, error) {
+	g := GuideVote(v)
+	if v < 0 || !g.Valid() {
+		return 0, fmt.Errorf("%w: vote %d", ErrInvalidFacts, int32(v))
+	}
+	return g, nil
+}
+
+func voteFactsToProto(f GuideVoteFacts) *pb.VoteFacts {
+	return &pb.VoteFacts{Account: uint32(f.Account), Gid: uint32(f.Gid), Author: uint32(f.Author),
+		Previous: pb.Vote(f.Previous), New: pb.Vote(f.New)}
+}
+
+func voteFactsFromProto(m *pb.VoteFacts) (GuideVoteFacts, error) {
+	prev, err := voteFromProto(m.GetPrevious())
+	if err != nil {
+		return GuideVoteFacts{}, err
+	}
+	next, err := voteFromProto(m.GetNew())
+	if err != nil {
+		return GuideVoteFacts{}, err
+	}
+	return GuideVoteFacts{Account: GuideAccount(m.GetAccount()), Gid: GuideID(m.GetGid()),
+		Author: GuideAccount(m.GetAuthor()), Previous: prev, New: next}, nil
+}
+
+func voteDecisionToProto(d GuideVoteDecision) *pb.VoteDecision {
+	return &pb.VoteDecision{Counts: d.Counts}
+}
+
+func voteDecisionFromProto(m *pb.VoteDecision) (GuideVoteDecision, error) {
+	return GuideVoteDecision{Counts: m.GetCounts()}, nil
+}
