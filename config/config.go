@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 //go:embed defaults.toml
@@ -37,7 +41,10 @@ type Config struct {
 	Plinko     Plinko            `toml:"plinko"`
 	Reports    Reports           `toml:"reports"`
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
-	Limits     Limits            `toml:"limits"`  // limits.go
+	// PluginDefaults is what every area's plugin starts with; Plugins holds
+	// one entry per registered area after Default and Load.
+	PluginDefaults Plugin `toml:"plugin_defaults"`
+	Limits         Limits `toml:"limits"` // limits.go
 }
 
 // Server is the [server] table: the HTTP listener and logging.
@@ -182,9 +189,24 @@ type Plugin struct {
 	Config map[string]any `toml:"config"`
 }
 
-// pluginAreas are the names [plugins.<area>] accepts: the areas meant to run
-// as plugins, including those whose contract the host does not have yet.
-var pluginAreas = []string{"plinko", "guides", "reports"}
+// pluginAreas are the names [plugins.<area>] accepts: the areas registered
+// with the plugin contract (plugins/sdk), the one registry of area names.
+func pluginAreas() []string {
+	areas := sdk.Areas()
+	out := make([]string, len(areas))
+	for i, a := range areas {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// clone returns a copy of p that shares no slice or map with it.
+func (p Plugin) clone() Plugin {
+	p.Args = slices.Clone(p.Args)
+	p.Env = slices.Clone(p.Env)
+	p.Config = maps.Clone(p.Config)
+	return p
+}
 
 // LogLevel is server.log_level.
 type LogLevel string
@@ -258,6 +280,10 @@ func Default() *Config {
 		// The embedded file is part of the source; tests keep it decodable.
 		panic("config: embedded defaults.toml: " + err.Error())
 	}
+	c.Plugins = make(map[string]Plugin)
+	for _, area := range pluginAreas() {
+		c.Plugins[area] = c.PluginDefaults.clone()
+	}
 	return c
 }
 
@@ -296,39 +322,48 @@ func (c *Config) overlay(doc string) error {
 	}
 	plugins := make(map[string]Plugin, len(base.Plugins)+len(c.Plugins))
 	for area, p := range base.Plugins {
-		plugins[area] = p
+		// Keys the file sets in [plugin_defaults] apply to every area...
+		plugins[area] = mergePlugin(p, c.PluginDefaults, func(key string) bool { return md.IsDefined("plugin_defaults", key) })
+	}
+	if !md.IsDefined("plugin_defaults") {
+		c.PluginDefaults = base.PluginDefaults
 	}
 	for area, p := range c.Plugins {
-		merged := plugins[area] // zero for an unknown area; Validate reports it
-		set := func(key string) bool { return md.IsDefined("plugins", area, key) }
-		if set("path") {
-			merged.Path = p.Path
-		}
-		if set("args") {
-			merged.Args = p.Args
-		}
-		if set("env") {
-			merged.Env = p.Env
-		}
-		if set("start_timeout") {
-			merged.StartTimeout = p.StartTimeout
-		}
-		if set("call_timeout") {
-			merged.CallTimeout = p.CallTimeout
-		}
-		if set("ping_interval") {
-			merged.PingInterval = p.PingInterval
-		}
-		if set("ping_timeout") {
-			merged.PingTimeout = p.PingTimeout
-		}
-		if set("config") {
-			merged.Config = p.Config
-		}
-		plugins[area] = merged
+		// ...and those of [plugins.<area>] to that area. An unknown area
+		// starts from zero; Validate reports it.
+		plugins[area] = mergePlugin(plugins[area], p, func(key string) bool { return md.IsDefined("plugins", area, key) })
 	}
 	c.Plugins = plugins
 	return nil
+}
+
+// mergePlugin returns base with the keys set (as told by set) taken from p.
+func mergePlugin(base, p Plugin, set func(key string) bool) Plugin {
+	if set("path") {
+		base.Path = p.Path
+	}
+	if set("args") {
+		base.Args = p.Args
+	}
+	if set("env") {
+		base.Env = p.Env
+	}
+	if set("start_timeout") {
+		base.StartTimeout = p.StartTimeout
+	}
+	if set("call_timeout") {
+		base.CallTimeout = p.CallTimeout
+	}
+	if set("ping_interval") {
+		base.PingInterval = p.PingInterval
+	}
+	if set("ping_timeout") {
+		base.PingTimeout = p.PingTimeout
+	}
+	if set("config") {
+		base.Config = p.Config
+	}
+	return base
 }
 
 // Patch returns the [[patch]] entry for os and arch. The os "linux" is an

@@ -66,10 +66,11 @@ func wantDefaults() *Config {
 			MaxUpload: 512 * KiB, MaxUncompressed: 4 * MiB,
 			BucketPattern: `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`, CfgStrictness: CfgLenient,
 		},
-		Plinko:  Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
-		Reports: Reports{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10},
-		Plugins: map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
-		Limits:  wantLimits(),
+		Plinko:         Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
+		Reports:        Reports{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10},
+		Plugins:        map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
+		PluginDefaults: plugin,
+		Limits:         wantLimits(),
 	}
 }
 
@@ -84,7 +85,11 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("defaults.toml has undecoded keys: %v", u)
 	}
 	want := wantDefaults()
-	if !reflect.DeepEqual(&fromFile, want) {
+	// The file holds [plugin_defaults]; Default gives every registered area
+	// a copy of it.
+	fileWant := *want
+	fileWant.Plugins = nil
+	if !reflect.DeepEqual(&fromFile, &fileWant) {
 		t.Errorf("defaults.toml decodes to\n%+v\nwant\n%+v", fromFile, *want)
 	}
 	got := Default()
@@ -183,6 +188,28 @@ env = ["GUIDES_DB=/var/guides"]
 				p.Path = "/opt/guides"
 				p.Env = []string{"GUIDES_DB=/var/guides"}
 				c.Plugins["guides"] = p
+			},
+		},
+		{
+			name: "plugin_defaults apply to every area, an area's own table wins",
+			file: `
+[plugin_defaults]
+call_timeout = "2s"
+ping_timeout = "9s"
+
+[plugins.reports]
+call_timeout = "7s"
+`,
+			want: func(c *Config) {
+				c.PluginDefaults.CallTimeout = Duration{2 * time.Second}
+				c.PluginDefaults.PingTimeout = Duration{9 * time.Second}
+				for area, p := range c.Plugins {
+					p.CallTimeout, p.PingTimeout = Duration{2 * time.Second}, Duration{9 * time.Second}
+					if area == "reports" {
+						p.CallTimeout = Duration{7 * time.Second}
+					}
+					c.Plugins[area] = p
+				}
 			},
 		},
 	}

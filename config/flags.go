@@ -103,8 +103,8 @@ func bindFlags(fs *flag.FlagSet, shown *Config, apply func(func(*Config))) {
 			if !ok || area == "" {
 				return errors.New("want AREA=PATH, e.g. guides=/usr/lib/hon/guides-plugin")
 			}
-			if !slices.Contains(pluginAreas, area) {
-				return fmt.Errorf("unknown plugin area %q (known: %s)", area, strings.Join(pluginAreas, ", "))
+			if !slices.Contains(pluginAreas(), area) {
+				return fmt.Errorf("unknown plugin area %q (known: %s)", area, strings.Join(pluginAreas(), ", "))
 			}
 			apply(func(c *Config) {
 				if c.Plugins == nil {

@@ -232,8 +232,8 @@ func (c *Config) validatePlugins(ps *problems) {
 	for _, area := range slices.Sorted(maps.Keys(c.Plugins)) {
 		p := c.Plugins[area]
 		key := func(field string) string { return "plugins." + area + "." + field }
-		if !slices.Contains(pluginAreas, area) {
-			ps.add("plugins."+area, "unknown plugin area (known: %s)", strings.Join(pluginAreas, ", "))
+		if !slices.Contains(pluginAreas(), area) {
+			ps.add("plugins."+area, "unknown plugin area (known: %s)", strings.Join(pluginAreas(), ", "))
 			continue
 		}
 		for i, kv := range p.Env {

@@ -96,7 +96,7 @@ func (r Reason) Message() string {
 }
 
 // Area names the cloud area in error texts.
-func (Reason) Area() string { return "cloud" }
+func (Reason) Area() string { return AreaName }
 
 // Error is a cloud call failure with its reason; the cause, if any, is for
 // logs only and never reaches the client.

@@ -5,12 +5,13 @@ import (
 	"log/slog"
 
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
 // areaName is the area's name in routes and logs.
-const areaName = "guides"
+var areaName = string(sdk.AreaGuides)
 
 // Authenticator resolves a session cookie to its account. A cookie that is
 // missing, unknown or expired must give an error matching ErrInvalidCookie

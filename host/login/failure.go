@@ -48,7 +48,10 @@ var messages = map[Reason]string{
 func (r Reason) Message() string { return messages[r] }
 
 // Area names the login area in error texts.
-func (Reason) Area() string { return "login" }
+func (Reason) Area() string { return AreaName }
+
+// AreaName names the login area in routes, metrics and error texts.
+const AreaName = "login"
 
 // Error is a login failure with its reason; the cause, if any, is for logs.
 type Error = failure.Error[Reason]

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // Outcomes of a request. Most failures of this protocol are HTTP 200 with
@@ -75,14 +77,14 @@ func Outcome(area string, status int, body []byte) string {
 		return OutcomeClientError
 	}
 	switch area {
-	case "login":
+	case login.AreaName:
 		if bytes.HasPrefix(body, authPrefix) {
 			if name, ok := loginByBody[string(body)]; ok {
 				return name
 			}
 			return OutcomeRefused
 		}
-	case "plinko":
+	case string(sdk.AreaPlinko):
 		if code, ok := statusCode(body); ok {
 			switch code {
 			case 1, 51:
@@ -92,13 +94,13 @@ func Outcome(area string, status int, body []byte) string {
 			}
 			return OutcomeRefused
 		}
-	case "guides":
+	case string(sdk.AreaGuides):
 		// Every guide failure is the no_guides_found shape with success 0;
 		// "no guides found" itself is an answer, not a refusal.
 		if bytes.Contains(body, guidesFailed) && !bytes.Contains(body, noGuides) {
 			return OutcomeRefused
 		}
-	case "cloud":
+	case cloud.AreaName:
 		if bytes.Contains(body, successFalse) || bytes.Equal(body, invalidStatus) {
 			return OutcomeRefused
 		}

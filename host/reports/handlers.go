@@ -64,7 +64,7 @@ func NewHandlers(b Backend, cfg Config, now func() time.Time, log *slog.Logger) 
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
-	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", "reports")}
+	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", areaName)}
 }
 
 // Report2 serves /rap/report2.php: several reports in one request, each

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/honmaster/masterserver/host/login"
+
 // Paths served by the host. Every path and function name the client uses is
 // named here and nowhere else.
 const (
@@ -7,6 +9,13 @@ const (
 	PathPatcher         = "/patcher/patcher.php"
 	PathRegister        = "/portal/register"
 	PathHealth          = "/healthz"
+)
+
+// Areas the host serves itself (the login area is login.AreaName; plugin
+// areas are named by their registration in plugins/sdk).
+const (
+	AreaPatch  = "patch"
+	AreaPortal = "portal"
 )
 
 // Functions of /client_requester.php, selected by f.
@@ -41,10 +50,10 @@ type Route struct {
 // builtinRoutes builds the host's own table of paths and of
 // client_requester functions; areas add theirs with Mount.
 func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route) {
-	loginRoute := func(h Handler) route { return route{area: "login", handler: h, fail: s.loginFail} }
+	loginRoute := func(h Handler) route { return route{area: login.AreaName, handler: h, fail: s.loginFail} }
 	paths = map[string]route{
-		PathPatcher:  {area: "patch", handler: s.patchInfo, fail: s.genericFail},
-		PathRegister: {area: "portal", handler: s.register, fail: s.registerFail},
+		PathPatcher:  {area: AreaPatch, handler: s.patchInfo, fail: s.genericFail},
+		PathRegister: {area: AreaPortal, handler: s.register, fail: s.registerFail},
 	}
 	funcs = map[string]route{
 		FuncPreAuth:    loginRoute(s.preAuth),
