@@ -88,7 +88,7 @@ func (sh *shard) Receive(ctx actor.Context) {
 		c := sh.children[id]
 		delete(sh.children, id)
 		sh.sys.live.Add(-1)
-		if c != nil && c.stopping {
+		if c != nil && c.stopping && !sh.stopping {
 			sh.sys.passivations.Add(1)
 		}
 		if c != nil && len(c.held) > 0 {

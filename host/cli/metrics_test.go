@@ -140,7 +140,7 @@ func TestMetricsCountTraffic(t *testing.T) {
 	if got := delta("honmaster_actor_mailbox_wait_seconds_count"); got < 2 {
 		t.Errorf("mailbox waits counted: %v, want >= 2", got)
 	}
-	for _, series := range []string{`honmaster_actors_live`, `honmaster_plugin_up{area="plinko"}`, `honmaster_pebble_disk_space_bytes`} {
+	for _, series := range []string{`honmaster_actors_live`, `honmaster_sessions_cached`, `honmaster_plugin_up{area="plinko"}`, `honmaster_pebble_disk_space_bytes`} {
 		if after[series] < 1 {
 			t.Errorf("%s = %v, want >= 1", series, after[series])
 		}

@@ -26,10 +26,11 @@ func instrument(app *App, srv *server.Server) {
 	app.Sys.SetMailboxObserver(m.ObserveMailboxWait)
 	app.DB.SetCommitObserver(m.ObserveCommit)
 	m.Watch(metrics.Sources{
-		LiveActors:   app.Sys.Live,
-		Passivations: app.Sys.Passivations,
-		Engine:       app.DB.EngineStats,
-		Plugins:      app.Plugins.statuses,
+		LiveActors:     app.Sys.Live,
+		CachedSessions: app.Sys.CachedSessions,
+		Passivations:   app.Sys.Passivations,
+		Engine:         app.DB.EngineStats,
+		Plugins:        app.Plugins.statuses,
 	})
 }
 

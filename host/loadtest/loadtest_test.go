@@ -38,7 +38,7 @@ func options(t *testing.T, ts *clitest.Server, mix string) loadtest.Options {
 // the server's own counters.
 func TestEveryOperation(t *testing.T) {
 	ts := clitest.StartDemo(t, nil)
-	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1")
+	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1,guides=1")
 	o.Accounts, o.Concurrency, o.Requests = 4, 4, 240
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {

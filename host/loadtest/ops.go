@@ -120,6 +120,7 @@ var operations = map[string]operation{
 	"purchase": {requests: 1, do: opPurchase, needsOperator: true, why: "granting tickets", spends: true},
 	"cloud":    {requests: 3, do: opCloud},
 	"store":    {requests: 1, do: opStore},
+	"guides":   {requests: 1, do: opGuides},
 }
 
 // OperationNames lists the operations a mix may name.
@@ -145,6 +146,7 @@ var OperationDoc = map[string]string{
 	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
 	"cloud":    "store a settings archive unique to the account, status, retrieve: the bytes must be the stored ones",
 	"store":    "store a settings archive alone (one durable mutation; the check at the end retrieves it)",
+	"guides":   "a hero's guide list (get_guide_list_filtered); success, or the no_guides_found answer for a hero without guides",
 }
 
 // post sends a form and decodes the PHP reply; wantStatus is the HTTP
@@ -472,6 +474,24 @@ func retrieveCheck(ctx context.Context, c *client.Client, a *account) error {
 	}
 	if !bytes.Equal(r.Body, a.stored) {
 		return fail("cloud_mismatch", "retrieved %d bytes, not the %d stored", len(r.Body), len(a.stored))
+	}
+	return nil
+}
+
+// guideHeroes are the heroes whose guide lists the guides operation reads.
+var guideHeroes = []string{"Hero_Pyromancer", "Hero_Devourer", "Hero_Hammerstorm", "Hero_Legionnaire"}
+
+func opGuides(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
+	arr, _, err := post(ctx, e.c, "/client_requester.php", url.Values{"f": {"get_guide_list_filtered"}, "account": {a.id},
+		"cookie": {a.sess.Cookie}, "hosttime": {"1"}, "hero": {guideHeroes[rng.IntN(len(guideHeroes))]}}, 200)
+	if err != nil {
+		return err
+	}
+	if n, _ := arr.Int("success"); n == 1 {
+		return nil
+	}
+	if msg, _ := arr.String("errors"); msg != "no_guides_found" {
+		return fail("refused:"+msg, "guide list: %s", msg)
 	}
 	return nil
 }

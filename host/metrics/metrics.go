@@ -69,7 +69,7 @@ func New() *Metrics {
 	m.commitErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "storage_commit_errors_total",
 		Help: "Commits that failed."})
 	m.pluginCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "plugin_calls_total",
-		Help: "Calls into plugins, by area, method and outcome (ok, unavailable, invalid, failed)."}, []string{"area", "method", "outcome"})
+		Help: "Plugin decisions, by area, method (the decision) and outcome (ok, unavailable, invalid, timeout, failed)."}, []string{"area", "method", "outcome"})
 	m.pluginLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "plugin_call_duration_seconds",
 		Help: "Duration of calls into plugins as the host sees them (batching included), by area and method.", Buckets: latencyBuckets}, []string{"area", "method"})
 	r.MustRegister(m.requests, m.requestLatency, m.logins, m.sessions, m.mailboxWait, m.commitLatency, m.commitOps,
@@ -124,6 +124,8 @@ func pluginOutcome(err error) string {
 		return "unavailable"
 	case errors.Is(err, sdk.ErrInvalidDecision), errors.Is(err, sdk.ErrInvalidFacts):
 		return "invalid"
+	case errors.Is(err, sdk.ErrPluginFailed):
+		return "failed"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	}
@@ -161,10 +163,12 @@ func (c caller) Decide(ctx context.Context, decision string, facts, state []byte
 // Sources are the counters other parts keep themselves, read at scrape
 // time. Nil fields are left out.
 type Sources struct {
-	LiveActors   func() int64
-	Passivations func() int64
-	Engine       func() storage.EngineStats
-	Plugins      func() []PluginStatus
+	LiveActors func() int64
+	// CachedSessions is the number of sessions held in memory.
+	CachedSessions func() int
+	Passivations   func() int64
+	Engine         func() storage.EngineStats
+	Plugins        func() []PluginStatus
 }
 
 // PluginStatus is what the collector reads from one plugin supervisor.
@@ -181,6 +185,7 @@ func (m *Metrics) Watch(src Sources) {
 
 var (
 	descLive         = prometheus.NewDesc(Namespace+"_actors_live", "Account actors alive now.", nil, nil)
+	descSessions     = prometheus.NewDesc(Namespace+"_sessions_cached", "Sessions held in memory (the session cache in front of storage).", nil, nil)
 	descPassivations = prometheus.NewDesc(Namespace+"_actors_passivated_total", "Account actors stopped for being idle.", nil, nil)
 	descPluginUp     = prometheus.NewDesc(Namespace+"_plugin_up", "1 when the area's plugin is running and passed its health check.", []string{"area"}, nil)
 	descRestarts     = prometheus.NewDesc(Namespace+"_plugin_restarts_total", "Restarts of the area's plugin after it died.", []string{"area"}, nil)
@@ -233,6 +238,7 @@ type sourceCollector struct{ src Sources }
 func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descLive
 	ch <- descPassivations
+	ch <- descSessions
 	ch <- descPluginUp
 	ch <- descRestarts
 	for _, e := range engineMetrics {
@@ -243,6 +249,9 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.src.LiveActors != nil {
 		ch <- prometheus.MustNewConstMetric(descLive, prometheus.GaugeValue, float64(c.src.LiveActors()))
+	}
+	if c.src.CachedSessions != nil {
+		ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(c.src.CachedSessions()))
 	}
 	if c.src.Passivations != nil {
 		ch <- prometheus.MustNewConstMetric(descPassivations, prometheus.CounterValue, float64(c.src.Passivations()))

@@ -62,6 +62,8 @@ var (
 	statusKey     = []byte(`s:11:"status_code";`)
 	successFalse  = []byte(`s:7:"success";b:0;`)
 	invalidStatus = []byte("invalid_request")
+	guidesFailed  = []byte(`s:7:"success";i:0;`)
+	noGuides      = []byte(`s:6:"errors";s:15:"no_guides_found";`)
 )
 
 // Outcome classifies a reply of area with HTTP status and body.
@@ -90,6 +92,12 @@ func Outcome(area string, status int, body []byte) string {
 			case 5, 8:
 				return OutcomeError
 			}
+			return OutcomeRefused
+		}
+	case string(sdk.AreaGuides):
+		// Every guide failure is the no_guides_found shape with success 0;
+		// "no guides found" itself is an answer, not a refusal.
+		if bytes.Contains(body, guidesFailed) && !bytes.Contains(body, noGuides) {
 			return OutcomeRefused
 		}
 	case cloud.AreaName:

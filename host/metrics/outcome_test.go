@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/failure"
@@ -34,6 +36,9 @@ func TestOutcome(t *testing.T) {
 		{"cloud status word", "cloud", 200, `invalid_request`, OutcomeRefused},
 		{"cloud ok", "cloud", 200, `a:2:{s:7:"success";b:1;s:8:"messages";s:0:"";}`, OutcomeOK},
 		{"cloud retrieve (zip)", "cloud", 200, "PK\x03\x04...", OutcomeOK},
+		{"guide list", "guides", 200, `a:2:{s:6:"errors";s:0:"";s:7:"success";i:1;}`, OutcomeOK},
+		{"no guides found", "guides", 200, `a:2:{s:6:"errors";s:15:"no_guides_found";s:7:"success";i:0;}`, OutcomeOK},
+		{"guides bad cookie", "guides", 200, `a:2:{s:6:"errors";s:14:"invalid_cookie";s:7:"success";i:0;}`, OutcomeRefused},
 		{"generic error", "patch", 200, `a:1:{s:5:"error";s:3:"bad";}`, OutcomeError},
 		{"not found", "unknown", 404, `a:1:{s:5:"error";s:3:"bad";}`, OutcomeNotFound},
 		{"too large", "portal", 413, `{}`, OutcomeClientError},
@@ -62,6 +67,20 @@ func TestEveryLoginReasonNamed(t *testing.T) {
 		body, _ := loginFailureBody(r)
 		if got := Outcome("login", 200, body); got != name {
 			t.Errorf("reason %d: Outcome = %q, want %q", r, got, name)
+		}
+	}
+}
+
+// TestGuidesGoldenReplies classifies the guides area's recorded failure
+// replies (its golden fixtures).
+func TestGuidesGoldenReplies(t *testing.T) {
+	for file, want := range map[string]string{"no_guides_found.golden": OutcomeOK, "invalid_cookie.golden": OutcomeRefused, "wrong_account.golden": OutcomeRefused} {
+		body, err := os.ReadFile(filepath.Join("..", "guides", "testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Outcome("guides", 200, body); got != want {
+			t.Errorf("%s: Outcome = %q, want %q", file, got, want)
 		}
 	}
 }
