@@ -87,7 +87,7 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 		maxEmail = 254
 	}
 	if !strings.Contains(c.Email, "@") || len(c.Email) > maxEmail {
-		return nil, ErrBadEmail
+		return nil, emailError{max: maxEmail}
 	}
 	if c.Nickname == "" {
 		c.Nickname = c.Login

@@ -1,6 +1,9 @@
 package accounts
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // RuleMessage words the rule a new account broke, for a player (the
 // registration page) or an operator (account create): "" when err is not
@@ -13,7 +16,21 @@ func RuleMessage(err error) string {
 	case errors.Is(err, ErrBadPassword):
 		return "a password is 1 to 128 characters"
 	case errors.Is(err, ErrBadEmail):
-		return "an e-mail address must contain '@'"
+		max := 254
+		var ee emailError
+		if errors.As(err, &ee) {
+			max = ee.max
+		}
+		return fmt.Sprintf("an e-mail address must contain '@' and be at most %d bytes", max)
 	}
 	return ""
 }
+
+// emailError is ErrBadEmail with the length limit in force.
+type emailError struct{ max int }
+
+func (e emailError) Error() string {
+	return fmt.Sprintf("accounts: e-mail must contain '@' and be at most %d bytes", e.max)
+}
+
+func (e emailError) Is(target error) bool { return target == ErrBadEmail }
