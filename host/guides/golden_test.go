@@ -1,17 +1,12 @@
 package guides
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/wire"
+	"github.com/honmaster/masterserver/wire/wiretest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the reply types")
@@ -38,11 +33,7 @@ var (
 
 // goldenCases are every reply shape of the area, pinned in
 // testdata/<name>.golden with the keys PHP must see, in order.
-func goldenCases() []struct {
-	name string
-	v    any
-	keys []string
-} {
+func goldenCases() []wiretest.Case {
 	const ht = "1620573527"
 	view := func(v Vote, def, fav bool) GuideView {
 		return GuideView{Guide: sampleGuide, Counts: Counts{Up: 98, Down: 2}, Flags: Flags{Default: def, Favorite: fav, Vote: v}}
@@ -55,107 +46,26 @@ func goldenCases() []struct {
 		{Gid: 14, Edited: time.Date(2020, 1, 1, 0, 5, 0, 0, time.UTC), AuthorName: "Zoë", Name: "日本語のガイド",
 			Counts: Counts{}},
 	}
-	return []struct {
-		name string
-		v    any
-		keys []string
-	}{
-		{"list", listReply{status: ok, GuideList: FormatList(entries), HostTime: ht}, listKeys},
-		{"list_empty", listReply{status: ok, HostTime: ht}, listKeys},
-		{"guide_not_voted", newGuideReply(view(VoteNone, false, false), ht), guideKeys22},
-		{"guide_voted_up", newGuideReply(view(VoteUp, true, true), ht), guideKeys23},
-		{"guide_voted_down", newGuideReply(view(VoteDown, false, true), ht), guideKeys23},
-		{"default_set", setReply{status: ok, Set: 1, HostTime: ht}, setKeys},
-		{"default_remove", setReply{status: ok, Set: 0, HostTime: ht}, setKeys},
-		{"vote_up", voteReply{status: ok, Vote: 1, HostTime: ht}, voteKeys},
-		{"vote_down", voteReply{status: ok, Vote: 0, HostTime: ht}, voteKeys},
-		{"no_guides_found", failReply{status: status{Errors: ReasonNotFound.Message()}, HostTime: ht}, failKeys},
-		{"invalid_cookie", failReply{status: status{Errors: ReasonInvalidCookie.Message()}, HostTime: ht}, failKeys},
-		{"wrong_account", failReply{status: status{Errors: ReasonWrongAccount.Message()}, HostTime: ht}, failKeys},
-		{"hosttime_verbatim", voteReply{status: ok, Vote: 1, HostTime: " 0012.50\x00é"}, voteKeys},
+	return []wiretest.Case{
+		{Name: "list", Value: listReply{status: ok, GuideList: FormatList(entries), HostTime: ht}, Keys: listKeys},
+		{Name: "list_empty", Value: listReply{status: ok, HostTime: ht}, Keys: listKeys},
+		{Name: "guide_not_voted", Value: newGuideReply(view(VoteNone, false, false), ht), Keys: guideKeys22},
+		{Name: "guide_voted_up", Value: newGuideReply(view(VoteUp, true, true), ht), Keys: guideKeys23},
+		{Name: "guide_voted_down", Value: newGuideReply(view(VoteDown, false, true), ht), Keys: guideKeys23},
+		{Name: "default_set", Value: setReply{status: ok, Set: 1, HostTime: ht}, Keys: setKeys},
+		{Name: "default_remove", Value: setReply{status: ok, Set: 0, HostTime: ht}, Keys: setKeys},
+		{Name: "vote_up", Value: voteReply{status: ok, Vote: 1, HostTime: ht}, Keys: voteKeys},
+		{Name: "vote_down", Value: voteReply{status: ok, Vote: 0, HostTime: ht}, Keys: voteKeys},
+		{Name: "no_guides_found", Value: failReply{status: status{Errors: ReasonNotFound.Message()}, HostTime: ht}, Keys: failKeys},
+		{Name: "invalid_cookie", Value: failReply{status: status{Errors: ReasonInvalidCookie.Message()}, HostTime: ht}, Keys: failKeys},
+		{Name: "wrong_account", Value: failReply{status: status{Errors: ReasonWrongAccount.Message()}, HostTime: ht}, Keys: failKeys},
+		{Name: "hosttime_verbatim", Value: voteReply{status: ok, Vote: 1, HostTime: " 0012.50\x00é"}, Keys: voteKeys},
 	}
 }
 
-func goldenPath(name string) string { return filepath.Join("testdata", name+".golden") }
-
+// TestGolden checks every reply shape against its fixture, and with real
+// PHP (wiretest): unserialize accepts it, serialize gives it back byte for
+// byte, and PHP sees the reply's keys in order.
 func TestGolden(t *testing.T) {
-	names := map[string]bool{}
-	for _, tc := range goldenCases() {
-		names[tc.name+".golden"] = true
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := wire.Marshal(tc.v)
-			if err != nil {
-				t.Fatalf("Marshal: %v", err)
-			}
-			path := goldenPath(tc.name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./host/guides -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("reply differs from %s\n got %s\nwant %s", path, got, want)
-			}
-			v, err := wire.Unmarshal(want)
-			if err != nil {
-				t.Fatalf("Unmarshal(%s): %v", path, err)
-			}
-			arr, isArr := v.(*wire.Array)
-			if !isArr || arr.Len() != len(tc.keys) {
-				t.Fatalf("%s: %d entries, want %d", path, arr.Len(), len(tc.keys))
-			}
-		})
-	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.golden"))
-	for _, f := range files {
-		if !names[filepath.Base(f)] {
-			t.Errorf("%s has no case in goldenCases; delete it or add the case", f)
-		}
-	}
-}
-
-// TestGoldenPHP checks every fixture with real PHP, as wire's golden test
-// does: unserialize must accept it, serialize must give it back byte for
-// byte, and the keys must be the reply's, in order.
-func TestGoldenPHP(t *testing.T) {
-	php, err := exec.LookPath("php")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("php not installed, but CI=true: CI must install php-cli to check the golden fixtures")
-		}
-		t.Skip("php not installed: golden fixtures not checked by PHP")
-	}
-	const script = `
-$x = file_get_contents($argv[1]);
-$v = unserialize($x, ["allowed_classes" => false]);
-if (!is_array($v)) { fwrite(STDERR, "not an array\n"); exit(2); }
-if (serialize($v) !== $x) { fwrite(STDERR, "serialize(unserialize(x)) differs\n"); exit(3); }
-echo json_encode(array_map("strval", array_keys($v)));
-`
-	args := []string{"-n", "-d", "serialize_precision=-1", "-d", "display_errors=stderr", "-d", "error_reporting=-1", "-r", script}
-	for _, tc := range goldenCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			path := goldenPath(tc.name)
-			out, err := exec.Command(php, append(args, path)...).Output()
-			if err != nil {
-				var stderr []byte
-				if ee, ok := err.(*exec.ExitError); ok {
-					stderr = ee.Stderr
-				}
-				t.Fatalf("php rejects %s: %v\n%s", path, err, stderr)
-			}
-			var keys []string
-			if err := json.Unmarshal(out, &keys); err != nil {
-				t.Fatalf("php printed %q: %v", out, err)
-			}
-			if !slices.Equal(keys, tc.keys) {
-				t.Fatalf("PHP sees keys\n%v\nwant\n%v", keys, tc.keys)
-			}
-		})
-	}
+	wiretest.Golden(t, "testdata", *update, goldenCases())
 }

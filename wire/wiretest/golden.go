@@ -8,19 +8,24 @@ package wiretest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/honmaster/masterserver/wire"
 )
 
 // Case is one reply value and the name of its fixture, dir/<Name>.golden.
+// Keys, when set, are the top-level keys PHP must see, in order (integer
+// keys written as decimal text).
 type Case struct {
 	Name  string
 	Value any
+	Keys  []string
 }
 
 // Golden checks every case against dir/<name>.golden; with update it first
@@ -64,7 +69,16 @@ func Golden(t *testing.T, dir string, update bool, cases []Case) {
 			if re, err := wire.Marshal(v); err != nil || !bytes.Equal(re, want) {
 				t.Fatalf("Marshal(Unmarshal(%s)) = %s, %v", path, re, err)
 			}
-			PHPRoundTrip(t, path)
+			if tc.Keys != nil {
+				arr, ok := v.(*wire.Array)
+				if !ok || arr.Len() != len(tc.Keys) {
+					t.Fatalf("%s: not an array of %d entries", path, len(tc.Keys))
+				}
+			}
+			keys := PHPRoundTrip(t, path)
+			if tc.Keys != nil && keys != nil && !slices.Equal(keys, tc.Keys) {
+				t.Fatalf("PHP sees keys\n%v\nwant\n%v", keys, tc.Keys)
+			}
 		})
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.golden"))
@@ -92,11 +106,15 @@ if ($y !== $x) {
 	var_dump($v);
 	exit(3);
 }
+if (is_array($v)) {
+	echo json_encode(array_map("strval", array_keys($v)));
+}
 `
 
 // PHPRoundTrip checks that real PHP unserializes the file at path and
-// serializes it back to the same bytes.
-func PHPRoundTrip(t *testing.T, path string) {
+// serializes it back to the same bytes, and returns the top-level keys PHP
+// sees when the value is an array (nil otherwise).
+func PHPRoundTrip(t *testing.T, path string) []string {
 	t.Helper()
 	php, err := exec.LookPath("php")
 	if err != nil {
@@ -105,16 +123,30 @@ func PHPRoundTrip(t *testing.T, path string) {
 		}
 		t.Skip("php not installed: golden fixtures not checked by PHP")
 	}
-	if err := checkPHP(php, path); err != nil {
+	keys, err := checkPHP(php, path)
+	if err != nil {
 		t.Fatal(err)
 	}
+	return keys
 }
 
-// checkPHP runs the round trip with the php binary at php.
-func checkPHP(php, path string) error {
+// checkPHP runs the round trip with the php binary at php and returns the
+// array's keys as PHP printed them.
+func checkPHP(php, path string) ([]string, error) {
 	args := append(append([]string{}, phpArgs...), "-r", phpRoundTrip, path)
-	if out, err := exec.Command(php, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("php rejects %s: %v\n%s", path, err, out)
+	cmd := exec.Command(php, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("php rejects %s: %v\n%s%s", path, err, out, stderr.Bytes())
 	}
-	return nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	var keys []string
+	if err := json.Unmarshal(out, &keys); err != nil {
+		return nil, fmt.Errorf("php printed %q for %s: %v", out, path, err)
+	}
+	return keys, nil
 }

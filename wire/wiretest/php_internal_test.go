@@ -25,7 +25,7 @@ func TestCheckPHP(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := checkPHP(php, path); (err == nil) != tc.ok {
+		if _, err := checkPHP(php, path); (err == nil) != tc.ok {
 			t.Errorf("%s: checkPHP = %v, want ok %v", name, err, tc.ok)
 		}
 	}
