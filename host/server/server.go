@@ -40,8 +40,8 @@ type Server struct {
 	healthCheck func() []string
 	srv         *fasthttp.Server
 	conns       connTracker
-	checks      healthChecks  // health.go
-	regs        registrations // portal.go
+	checks      healthChecks       // health.go
+	regs        registrations      // portal.go
 	observe     func(*RequestInfo) // metrics, see SetObserver
 }
 

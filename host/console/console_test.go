@@ -1,0 +1,300 @@
+package console_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/console"
+	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
+)
+
+type env struct {
+	srv *httptest.Server
+	sys *actors.System
+	acc *accounts.Service
+}
+
+func newEnv(t *testing.T, d console.Deps) *env {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actors.New(db, actors.Options{})
+	t.Cleanup(func() { sys.Shutdown(); db.Close() })
+	g := srp.DefaultGroup()
+	acc := &accounts.Service{Group: g, Sys: sys}
+	d.Sys, d.Group, d.Accounts, d.Metrics = sys, g, acc, metrics.New()
+	d.Login = login.New(g, sys, login.Settings{Secret: []byte("test secret")}, nil, nil)
+	c, err := console.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	c.Mount(mux.Handle)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	for _, l := range []string{"admin", "player"} {
+		if _, err := acc.Create(ctx, accounts.Create{Login: l, Password: l + "-pw"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := console.SetOperator(ctx, sys, "admin", true); err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, sys: sys, acc: acc}
+}
+
+func client(t *testing.T) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 30 * time.Second}
+}
+
+var csrfRe = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+func get(t *testing.T, c *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func post(t *testing.T, c *http.Client, u string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfRe.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no csrf field in page:\n%s", page)
+	}
+	return m[1]
+}
+
+// signIn signs c in and returns the dashboard's page and status.
+func (e *env) signIn(t *testing.T, c *http.Client, login, password string) (int, string) {
+	t.Helper()
+	_, page := get(t, c, e.srv.URL+"/console/signin")
+	return post(t, c, e.srv.URL+"/console/signin", url.Values{"csrf": {csrfOf(t, page)}, "login": {login}, "password": {password}})
+}
+
+func TestSignIn(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	tests := []struct {
+		name, login, password string
+		want                  int
+	}{
+		{"operator", "admin", "admin-pw", http.StatusOK},
+		{"wrong password", "admin", "nope", http.StatusUnauthorized},
+		{"not an operator", "player", "player-pw", http.StatusUnauthorized},
+		{"no such account", "ghost", "x", http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := client(t)
+			status, page := e.signIn(t, c, tt.login, tt.password)
+			if status != tt.want {
+				t.Fatalf("status %d, want %d:\n%s", status, tt.want, page)
+			}
+			status, page = get(t, c, e.srv.URL+"/console/")
+			signedIn := strings.Contains(page, "Players online")
+			if signedIn != (tt.want == http.StatusOK) {
+				t.Fatalf("dashboard reachable = %v after sign-in status %d (%d)", signedIn, tt.want, status)
+			}
+		})
+	}
+}
+
+func TestCookieFlags(t *testing.T) {
+	e := newEnv(t, console.Deps{SecureCookies: true})
+	resp, err := http.Get(e.srv.URL + "/console/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cs := resp.Cookies()
+	if len(cs) == 0 {
+		t.Fatal("no cookie set")
+	}
+	for _, ck := range cs {
+		if !ck.HttpOnly || !ck.Secure || ck.SameSite != http.SameSiteStrictMode {
+			t.Errorf("cookie %s: HttpOnly %v Secure %v SameSite %v", ck.Name, ck.HttpOnly, ck.Secure, ck.SameSite)
+		}
+	}
+}
+
+func TestCSRF(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatalf("sign-in: %d", status)
+	}
+	_, page := get(t, c, e.srv.URL+"/console/account?login=player")
+	token := csrfOf(t, page)
+	tests := []struct {
+		name  string
+		token string
+		want  int
+	}{
+		{"no token", "", http.StatusForbidden},
+		{"wrong token", strings.Repeat("0", 64), http.StatusForbidden},
+		{"session token", token, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			form := url.Values{"login": {"player"}, "tickets": {"10"}}
+			if tt.token != "" {
+				form.Set("csrf", tt.token)
+			}
+			before, _ := e.sys.DB().LoginID("player")
+			a0, _ := e.sys.Account(context.Background(), before)
+			status, _ := post(t, c, e.srv.URL+"/console/account/grant", form)
+			if status != tt.want {
+				t.Fatalf("status %d, want %d", status, tt.want)
+			}
+			a1, _ := e.sys.Account(context.Background(), before)
+			if granted := a1.Tickets - a0.Tickets; (granted == 10) != (tt.want == http.StatusOK) {
+				t.Fatalf("tickets changed by %d with status %d", granted, status)
+			}
+		})
+	}
+	// The sign-in form refuses a POST without its own token too.
+	status, _ := post(t, client(t), e.srv.URL+"/console/signin", url.Values{"login": {"admin"}, "password": {"admin-pw"}})
+	if status != http.StatusForbidden {
+		t.Fatalf("sign-in without token: %d, want 403", status)
+	}
+}
+
+func TestSignInLimit(t *testing.T) {
+	e := newEnv(t, console.Deps{SignInPerLogin: limit.Rate{Burst: 3, Every: time.Hour}, SignInPerAddress: limit.Rate{Burst: 100, Every: time.Hour}})
+	c := client(t)
+	for i := 0; i < 3; i++ {
+		if status, _ := e.signIn(t, c, "admin", "wrong"); status != http.StatusUnauthorized {
+			t.Fatalf("try %d: %d, want 401", i, status)
+		}
+	}
+	// The right password is refused too while the login is limited.
+	status, page := e.signIn(t, c, "admin", "admin-pw")
+	if status != http.StatusTooManyRequests || !strings.Contains(page, "too many failed sign-ins") {
+		t.Fatalf("after the limit: %d, want 429:\n%s", status, page)
+	}
+	// Another login from the same address is not limited by admin's failures.
+	if status, _ := e.signIn(t, client(t), "player", "wrong"); status != http.StatusUnauthorized {
+		t.Fatalf("other login: %d, want 401", status)
+	}
+}
+
+func TestSignInLimitPerAddress(t *testing.T) {
+	e := newEnv(t, console.Deps{SignInPerAddress: limit.Rate{Burst: 2, Every: time.Hour}})
+	c := client(t)
+	for _, l := range []string{"a1", "a2"} {
+		if status, _ := e.signIn(t, c, l, "x"); status != http.StatusUnauthorized {
+			t.Fatalf("%s: %d", l, status)
+		}
+	}
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusTooManyRequests {
+		t.Fatalf("after the address limit: %d, want 429", status)
+	}
+}
+
+func TestAccountActions(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatal("sign-in failed")
+	}
+	_, page := get(t, c, e.srv.URL+"/console/accounts?q=PLAY")
+	if !strings.Contains(page, `login=player"`) || strings.Contains(page, `login=admin"`) {
+		t.Fatalf("search for PLAY:\n%s", page)
+	}
+	_, page = get(t, c, e.srv.URL+"/console/account?login=player")
+	tok := csrfOf(t, page)
+	acct := func() *storage.Account {
+		id, _ := e.sys.DB().LoginID("player")
+		a, err := e.sys.Account(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/grant", url.Values{"csrf": {tok}, "login": {"player"}, "gold": {"5"}, "upgrades": {"aa.Hero_X.Alt1"}})
+	if a := acct(); a.Gold != 5 || len(a.Upgrades) != 1 || !strings.Contains(page, "granted") {
+		t.Fatalf("grant: gold %d upgrades %v", a.Gold, a.Upgrades)
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/grant", url.Values{"csrf": {tok}, "login": {"player"}, "gold": {"-50"}})
+	if a := acct(); a.Gold != 5 || !strings.Contains(page, "grant refused") || strings.Contains(page, "accounts:") {
+		t.Fatalf("negative grant: gold %d:\n%s", a.Gold, page)
+	}
+	post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"1"}})
+	if a := acct(); a.SuspID == 0 {
+		t.Fatal("not suspended")
+	}
+	_, page = get(t, c, e.srv.URL+"/console/account?login=player")
+	if !strings.Contains(page, "<th>susp_id</th><td>1</td>") {
+		t.Fatalf("record does not show the suspension:\n%s", page)
+	}
+	post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"0"}})
+	if a := acct(); a.SuspID != 0 {
+		t.Fatal("still suspended")
+	}
+	post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"}, "sub_login": {"player2"}, "password": {"pw"}})
+	if id, err := e.sys.DB().LoginID("player2"); err != nil {
+		t.Fatal(err)
+	} else if a, _ := e.sys.Account(context.Background(), id); a.SuperID != acct().ID {
+		t.Fatalf("sub-account super %d", a.SuperID)
+	}
+	// Password reset: the operator's own, then sign in with the new one.
+	post(t, c, e.srv.URL+"/console/account/password", url.Values{"csrf": {tok}, "login": {"admin"}, "password": {"new-pw"}})
+	if status, _ := e.signIn(t, client(t), "admin", "admin-pw"); status != http.StatusUnauthorized {
+		t.Fatalf("old password still works: %d", status)
+	}
+	if status, _ := e.signIn(t, client(t), "admin", "new-pw"); status != http.StatusOK {
+		t.Fatalf("new password refused: %d", status)
+	}
+}
+
+func TestSignedOutRedirects(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, p := range []string{"/console/", "/console/accounts", "/console/plinko", "/console/cloud"} {
+		resp, err := c.Get(e.srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/signin" {
+			t.Errorf("%s: %d %s", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if status, _ := post(t, c, e.srv.URL+"/console/account/grant", url.Values{"login": {"player"}, "tickets": {"1"}}); status != http.StatusForbidden {
+		t.Errorf("signed-out POST: %d", status)
+	}
+}

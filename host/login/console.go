@@ -1,0 +1,29 @@
+package login
+
+import (
+	"context"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// ForgetVerifier drops login's cached pre_auth credentials; call it after
+// the account's verifier changed (an operator's password reset), so that the
+// next pre_auth reads the new one.
+func (s *Service) ForgetVerifier(login string) { s.verifiers.Remove(login) }
+
+// Preview builds the session record account id would get at its next login,
+// as the client decodes it, for the operator console. It opens no session:
+// the cookie, IP and the values derived from them are placeholders.
+func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRecord, error) {
+	acct, err := s.sys.Account(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	idents, err := s.identities(acct)
+	if err != nil {
+		return nil, err
+	}
+	sess := &storage.Session{Cookie: "(issued at login)", AccountID: id, IP: "(client address)"}
+	r := s.record(acct, sess, idents, s.now().UTC())
+	return &r.SessionRecord, nil
+}
