@@ -62,8 +62,8 @@ type System struct {
 	// published holds the state of every live account actor (AccountID ->
 	// *storage.Account, read-only), replaced after each change it commits
 	// and removed when it is passivated.
-	published sync.Map
-	done      chan struct{}
+	published    sync.Map
+	done         chan struct{}
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
 }
