@@ -370,20 +370,21 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	loginName, password := r.PostFormValue("login"), r.PostFormValue("password")
 	addr := clientAddr(r)
+	// again shows the form once more with msg, under a fresh form token.
 	again := func(msg string, status int) {
 		tok := newToken()
 		http.SetCookie(w, c.cookie(preCookie, tok, 600))
+		r.URL.RawQuery = "error=" + urlQuery(msg)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
 		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
-		_ = msg
 	}
 	okA, waitA := c.byAddr.Check(addr)
 	okL, waitL := c.byLogin.Check(loginName)
 	if !okA || !okL {
 		wait := max(waitA, waitL).Round(time.Second)
-		r.URL.RawQuery = "error=" + urlQuery(fmt.Sprintf("too many failed sign-ins; try again in %s", wait))
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-		again("", http.StatusTooManyRequests)
+		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
 		return
 	}
 	s, err := c.check(r.Context(), loginName, password)
@@ -394,8 +395,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 			c.d.Log.Error("console sign-in", "err", err)
 		}
 		c.d.Log.Info("console sign-in refused", "login", loginName, "addr", addr)
-		r.URL.RawQuery = "error=" + urlQuery(ErrSignIn.Error())
-		again("", http.StatusUnauthorized)
+		again(ErrSignIn.Error(), http.StatusUnauthorized)
 		return
 	}
 	tok := newToken()

@@ -1,8 +1,13 @@
 package console_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"html/template"
 	"io"
+	"mime/multipart"
+	"os"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -18,14 +23,18 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
 
 type env struct {
-	srv *httptest.Server
-	sys *actors.System
-	acc *accounts.Service
+	srv     *httptest.Server
+	sys     *actors.System
+	acc     *accounts.Service
+	metrics *metrics.Metrics
+	console *console.Console
 }
 
 func newEnv(t *testing.T, d console.Deps) *env {
@@ -57,7 +66,7 @@ func newEnv(t *testing.T, d console.Deps) *env {
 	if err := console.SetOperator(ctx, sys, "admin", true); err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, sys: sys, acc: acc}
+	return &env{srv: srv, sys: sys, acc: acc, metrics: d.Metrics, console: c}
 }
 
 func client(t *testing.T) *http.Client {
@@ -296,5 +305,90 @@ func TestSignedOutRedirects(t *testing.T) {
 	}
 	if status, _ := post(t, c, e.srv.URL+"/console/account/grant", url.Values{"login": {"player"}, "tickets": {"1"}}); status != http.StatusForbidden {
 		t.Errorf("signed-out POST: %d", status)
+	}
+}
+
+func TestPlinkoImportAndChart(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatal("sign-in failed")
+	}
+	_, page := get(t, c, e.srv.URL+"/console/plinko")
+	if !strings.Contains(page, `id="no-catalog"`) {
+		t.Fatalf("no catalog yet, page says otherwise:\n%s", page)
+	}
+	tok := csrfOf(t, page)
+	upload := func(body string) string {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("csrf", tok)
+		fw, _ := mw.CreateFormFile("catalog", "catalog.json")
+		io.WriteString(fw, body)
+		mw.Close()
+		resp, err := c.Post(e.srv.URL+"/console/plinko/import", mw.FormDataContentType(), &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	page = upload(`{"format": 1, "chests": [{"tier": 9}]}`)
+	if !strings.Contains(page, `id="error"`) || strings.Contains(page, "plinko:") {
+		t.Fatalf("bad catalog: want an error without package prefix:\n%s", page)
+	}
+	catalog, err := os.ReadFile("../plinko/testdata/catalog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page = upload(string(catalog))
+	if !strings.Contains(page, "catalog imported") || !strings.Contains(page, "Hero_Stormherald.Alt1") {
+		t.Fatalf("import:\n%s", page)
+	}
+	// Observed distribution from the drop metrics.
+	for i := 0; i < 3; i++ {
+		e.metrics.ObserveDrop(plinko.Drop{Tier: sdk.TierBronze, Currency: sdk.CurrencyTickets, Cost: 66})
+	}
+	e.metrics.ObserveDrop(plinko.Drop{Tier: sdk.Tier(6), Currency: sdk.CurrencyGold, Cost: 54, TicketsOut: 30})
+	_, page = get(t, c, e.srv.URL+"/console/plinko")
+	if n := strings.Count(page, "<rect class=\"cfg\" x="); n != 6 {
+		t.Errorf("%d configured bars, want 6", n)
+	}
+	for _, want := range []string{"75.0% (3)", "25.0% (1)", `<span id="total-drops">4</span>`, "Tickets paid in: 198 · paid out: 30"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("plinko page lacks %q", want)
+		}
+	}
+}
+
+func TestExtensionPage(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	e.console.AddPage(console.Page{Path: "/console/reports", Title: "Reports", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.console.Render(w, r, "Reports", template.HTML("<form method=post>"+string(console.CSRFField(r))+"</form><p id=op>"+template.HTMLEscapeString(console.Operator(r))+"</p>"))
+	})})
+	c := client(t)
+	if _, page := get(t, c, e.srv.URL+"/console/reports"); !strings.Contains(page, `id="signin"`) {
+		t.Fatalf("signed out: want the sign-in page:\n%s", page)
+	}
+	e.signIn(t, c, "admin", "admin-pw")
+	_, page := get(t, c, e.srv.URL+"/console/reports")
+	if !strings.Contains(page, "<p id=op>admin</p>") || !strings.Contains(page, `href="/console/reports"`) || !strings.Contains(page, `name="csrf"`) {
+		t.Fatalf("extension page:\n%s", page)
+	}
+	if status, _ := post(t, c, e.srv.URL+"/console/reports", url.Values{}); status != http.StatusForbidden {
+		t.Fatalf("extension POST without token: %d", status)
+	}
+}
+
+func TestDashboard(t *testing.T) {
+	e := newEnv(t, console.Deps{Health: func() error { return errors.New("free disk space is below the margin") }})
+	c := client(t)
+	e.signIn(t, c, "admin", "admin-pw")
+	_, page := get(t, c, e.srv.URL+"/console/")
+	for _, want := range []string{`<b id="storage">failing</b>free disk space is below the margin`, `<b id="online">0</b>`, "no plugins"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("dashboard lacks %q:\n%s", want, page)
+		}
 	}
 }
