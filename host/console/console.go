@@ -75,8 +75,9 @@ type Deps struct {
 	// Odds are the configured Plinko odds shown against the observed ones
 	// (zero: sdk.DefaultOdds, the bundled plugin's).
 	Odds sdk.Odds
-	// SecureCookies sets the Secure flag on cookies (serve the console over
-	// TLS, e.g. behind a reverse proxy, when it leaves the loopback).
+	// SecureCookies sets the Secure flag on cookies even on plain HTTP (the
+	// console reached through a TLS reverse proxy); a request that came
+	// over TLS gets it anyway.
 	SecureCookies bool
 	// SignInPerAddress and SignInPerLogin bound failed sign-ins (zero Burst:
 	// 5 tries, one more per minute).
@@ -222,9 +223,12 @@ func newToken() string {
 	return hex.EncodeToString(b)
 }
 
-func (c *Console) cookie(name, value string, maxAge int) *http.Cookie {
+// cookie makes a console cookie: HttpOnly, SameSite=Strict, and Secure
+// when the request came over TLS or Deps.SecureCookies says the console is
+// reached through a TLS proxy.
+func (c *Console) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: Prefix, MaxAge: maxAge, HttpOnly: true,
-		Secure: c.d.SecureCookies, SameSite: http.SameSiteStrictMode}
+		Secure: c.d.SecureCookies || r.TLS != nil, SameSite: http.SameSiteStrictMode}
 }
 
 // current returns the request's console session, if it has a live one.
@@ -349,7 +353,7 @@ type signInData struct {
 
 func (c *Console) signInForm(w http.ResponseWriter, r *http.Request) {
 	tok := newToken()
-	http.SetCookie(w, c.cookie(preCookie, tok, 600))
+	http.SetCookie(w, c.cookie(r, preCookie, tok, 600))
 	c.render(w, r, "signin", "Sign in", signInData{Token: tok}, "")
 }
 
@@ -373,7 +377,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	// again shows the form once more with msg, under a fresh form token.
 	again := func(msg string, status int) {
 		tok := newToken()
-		http.SetCookie(w, c.cookie(preCookie, tok, 600))
+		http.SetCookie(w, c.cookie(r, preCookie, tok, 600))
 		r.URL.RawQuery = "error=" + urlQuery(msg)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
@@ -405,8 +409,8 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	c.sessions[sha256.Sum256([]byte(tok))] = s
 	c.mu.Unlock()
-	http.SetCookie(w, c.cookie(preCookie, "", -1))
-	http.SetCookie(w, c.cookie(sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
+	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
+	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
 	c.d.Log.Info("console sign-in", "login", loginName, "addr", addr)
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)
 }
@@ -473,7 +477,7 @@ func (c *Console) signOut(w http.ResponseWriter, r *http.Request) {
 		delete(c.sessions, sha256.Sum256([]byte(ck.Value)))
 		c.mu.Unlock()
 	}
-	http.SetCookie(w, c.cookie(sessionCookie, "", -1))
+	http.SetCookie(w, c.cookie(r, sessionCookie, "", -1))
 	http.Redirect(w, r, "/console/signin", http.StatusSeeOther)
 }
 

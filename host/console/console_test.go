@@ -392,3 +392,25 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 }
+
+func TestCookieSecureOverTLS(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	tls := httptest.NewTLSServer(e.srv.Config.Handler)
+	t.Cleanup(tls.Close)
+	for _, tc := range []struct {
+		url    string
+		client *http.Client
+		secure bool
+	}{{e.srv.URL, http.DefaultClient, false}, {tls.URL, tls.Client(), true}} {
+		resp, err := tc.client.Get(tc.url + "/console/signin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		for _, ck := range resp.Cookies() {
+			if ck.Secure != tc.secure || !ck.HttpOnly {
+				t.Errorf("%s: cookie %s Secure %v HttpOnly %v, want Secure %v", tc.url, ck.Name, ck.Secure, ck.HttpOnly, tc.secure)
+			}
+		}
+	}
+}
