@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
 )
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
@@ -298,7 +298,7 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.d.Login != nil {
 		if rec, err := c.d.Login.Preview(ctx, id); err == nil {
-			d.Record = fields(reflect.ValueOf(*rec))
+			d.Record = recordFields(rec)
 		}
 	}
 	if sizes, err := db.CloudSizes(id); err == nil {
@@ -310,34 +310,73 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "account", "Account "+a.Login, d, "")
 }
 
-// fields lists a reply struct's fields by their wire (php tag) names.
-func fields(v reflect.Value) []field {
+// recordFields encodes the record as the client receives it (PHP
+// serialization) and decodes it again, so the view shows exactly the keys
+// and values the client reads.
+func recordFields(rec any) []field {
+	b, err := wire.Marshal(rec)
+	if err != nil {
+		return []field{{"(error)", err.Error()}}
+	}
+	v, err := wire.Unmarshal(b)
+	if err != nil {
+		return []field{{"(error)", err.Error()}}
+	}
+	a, ok := v.(*wire.Array)
+	if !ok {
+		return []field{{"(record)", phpText(v)}}
+	}
 	var out []field
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
+	for k, v := range a.All() {
+		val := phpText(v)
+		if len(val) > 600 {
+			val = val[:600] + " …"
 		}
-		name := strings.Split(f.Tag.Get("php"), ",")[0]
-		fv := v.Field(i)
-		if f.Anonymous && fv.Kind() == reflect.Struct {
-			out = append(out, fields(fv)...)
-			continue
-		}
-		if name == "" || name == "-" {
-			name = f.Name
-		}
-		for fv.Kind() == reflect.Pointer && !fv.IsNil() {
-			fv = fv.Elem()
-		}
-		val := fmt.Sprintf("%+v", fv.Interface())
-		if len(val) > 400 {
-			val = val[:400] + " …"
-		}
-		out = append(out, field{name, val})
+		out = append(out, field{fmt.Sprint(k), val})
 	}
 	return out
+}
+
+// phpText writes a decoded PHP value compactly: lists as [a, b], maps as
+// {k: v}, null as null.
+func phpText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case *wire.Array:
+		var sb strings.Builder
+		list := true
+		i := int64(0)
+		for k := range x.All() {
+			if n, ok := k.(int64); !ok || n != i {
+				list = false
+				break
+			}
+			i++
+		}
+		open, close := "{", "}"
+		if list {
+			open, close = "[", "]"
+		}
+		sb.WriteString(open)
+		first := true
+		for k, e := range x.All() {
+			if !first {
+				sb.WriteString(", ")
+			}
+			first = false
+			if !list {
+				fmt.Fprintf(&sb, "%v: ", k)
+			}
+			sb.WriteString(phpText(e))
+		}
+		sb.WriteString(close)
+		return sb.String()
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
 }
 
 func (c *Console) accountURL(loginName string) string {
