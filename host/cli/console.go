@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/limit"
 
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/operator"
@@ -13,12 +17,23 @@ import (
 func mountConsole(op *operator.Server, app *App) error {
 	c, err := console.New(console.Deps{Sys: app.Sys, Group: app.Group, Accounts: app.Accounts, Login: app.Login,
 		Metrics: app.Metrics, Plugins: app.Plugins.statuses, Log: app.Log,
-		Health: func() error { return storageHealth(app.DB.Health()) }})
+		Health:           func() error { return storageHealth(app.DB.Health()) },
+		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
+		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin)})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
 	c.Mount(op.Handle)
 	return nil
+}
+
+// consoleRate turns a config rate into the console's: burst 0 turns the
+// limit off (the console reads a zero Rate as "the default").
+func consoleRate(r config.Rate) limit.Rate {
+	if r.Burst == 0 {
+		return limit.Rate{Burst: 0, Every: time.Minute}
+	}
+	return limitRate(r)
 }
 
 func opAccountRole(ctx context.Context, app *App, args []string, out io.Writer) error {

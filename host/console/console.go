@@ -79,8 +79,9 @@ type Deps struct {
 	// console reached through a TLS reverse proxy); a request that came
 	// over TLS gets it anyway.
 	SecureCookies bool
-	// SignInPerAddress and SignInPerLogin bound failed sign-ins (zero Burst:
-	// 5 tries, one more per minute).
+	// SignInPerAddress and SignInPerLogin bound failed sign-ins. The zero
+	// Rate means the default (10 per address, 5 per login, one more per
+	// minute); Burst 0 with Every > 0 turns the limit off.
 	SignInPerAddress, SignInPerLogin limit.Rate
 	// SessionLifetime is how long a console session lasts (0: 8h).
 	SessionLifetime time.Duration
@@ -136,12 +137,11 @@ func New(d Deps) (*Console, error) {
 	if d.Odds == (sdk.Odds{}) {
 		d.Odds = sdk.DefaultOdds
 	}
-	def := limit.Rate{Burst: 5, Every: time.Minute}
-	if d.SignInPerAddress.Burst == 0 {
-		d.SignInPerAddress = def
+	if d.SignInPerAddress == (limit.Rate{}) {
+		d.SignInPerAddress = limit.Rate{Burst: 10, Every: time.Minute}
 	}
-	if d.SignInPerLogin.Burst == 0 {
-		d.SignInPerLogin = def
+	if d.SignInPerLogin == (limit.Rate{}) {
+		d.SignInPerLogin = limit.Rate{Burst: 5, Every: time.Minute}
 	}
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
 		byAddr: limit.New(d.SignInPerAddress, 0, d.Now), byLogin: limit.New(d.SignInPerLogin, 0, d.Now)}
