@@ -3,6 +3,7 @@ package console_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"html/template"
 	"io"
@@ -35,6 +36,31 @@ type env struct {
 	acc     *accounts.Service
 	metrics *metrics.Metrics
 	console *console.Console
+	login   *login.Service
+}
+
+// gameLogin logs in as the game client does (pre_auth, srpAuth) and returns
+// the session cookie.
+func (e *env) gameLogin(t *testing.T, name, password string) string {
+	t.Helper()
+	ctx := context.Background()
+	cl, err := srp.DefaultGroup().NewClient(name, password, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := e.login.PreAuth(ctx, name, cl.AHex(), "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, err := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := e.login.SRPAuth(ctx, name, m1, "192.0.2.1")
+	if err != nil {
+		t.Fatalf("game login %s: %v", name, err)
+	}
+	return rec.Cookie
 }
 
 func newEnv(t *testing.T, d console.Deps) *env {
@@ -66,7 +92,7 @@ func newEnv(t *testing.T, d console.Deps) *env {
 	if err := console.SetOperator(ctx, sys, "admin", true); err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, sys: sys, acc: acc, metrics: d.Metrics, console: c}
+	return &env{srv: srv, sys: sys, acc: acc, metrics: d.Metrics, console: c, login: d.Login}
 }
 
 func client(t *testing.T) *http.Client {
@@ -279,8 +305,20 @@ func TestAccountActions(t *testing.T) {
 	} else if a, _ := e.sys.Account(context.Background(), id); a.SuperID != acct().ID {
 		t.Fatalf("sub-account super %d", a.SuperID)
 	}
-	// Password reset: the operator's own, then sign in with the new one.
-	post(t, c, e.srv.URL+"/console/account/password", url.Values{"csrf": {tok}, "login": {"admin"}, "password": {"new-pw"}})
+	// Password reset: the operator's own, then sign in with the new one. The
+	// account's game session ends; the game login takes the new password.
+	cookie := e.gameLogin(t, "admin", "admin-pw")
+	if _, err := e.login.Authenticate(cookie); err != nil {
+		t.Fatalf("game session before reset: %v", err)
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/password", url.Values{"csrf": {tok}, "login": {"admin"}, "password": {"new-pw"}})
+	if !strings.Contains(page, "password reset; 1 game sessions ended") {
+		t.Fatalf("reset notice:\n%s", page)
+	}
+	if _, err := e.login.Authenticate(cookie); err == nil {
+		t.Fatal("game session survived the password reset")
+	}
+	e.gameLogin(t, "admin", "new-pw")
 	if status, _ := e.signIn(t, client(t), "admin", "admin-pw"); status != http.StatusUnauthorized {
 		t.Fatalf("old password still works: %d", status)
 	}

@@ -473,11 +473,17 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = c.d.Sys.Apply(ctx, id, setVerifier{storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}})
 	}
+	notice := "password reset"
 	if err == nil && c.d.Login != nil {
 		c.d.Login.ForgetVerifier(a.Login)
+		// The old password's sessions end: a reset is often for a stolen one.
+		var n int
+		if n, err = c.d.Login.EndSessions(ctx, id); err == nil {
+			notice = fmt.Sprintf("password reset; %d game sessions ended", n)
+		}
 	}
 	c.d.Log.Info("console password reset", "operator", Operator(r), "login", loginName)
-	back(w, r, to, "password reset", err)
+	back(w, r, to, notice, err)
 }
 
 func (c *Console) createSub(w http.ResponseWriter, r *http.Request) {

@@ -27,3 +27,28 @@ func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRe
 	r := s.record(acct, sess, idents, s.now().UTC())
 	return &r.SessionRecord, nil
 }
+
+// EndSessions ends every stored session of account id (an operator reset
+// its password) in one commit through the account's actor, and returns how
+// many it ended. A session issued while it runs survives; it was opened with
+// the credentials in force at that moment.
+func (s *Service) EndSessions(ctx context.Context, id storage.AccountID) (int, error) {
+	var list []*storage.Session
+	err := s.db.EachSession(func(sess *storage.Session) error {
+		if sess.AccountID == id {
+			c := *sess
+			list = append(list, &c)
+		}
+		return nil
+	})
+	if err != nil || len(list) == 0 {
+		return 0, err
+	}
+	if _, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list}); err != nil {
+		return 0, writeFailure(err)
+	}
+	s.sessions.mu.Lock()
+	delete(s.sessions.m, id)
+	s.sessions.mu.Unlock()
+	return len(list), nil
+}
