@@ -27,6 +27,10 @@ type Limits struct {
 
 	// Storage.
 	DiskFreeMargin ByteSize `toml:"disk_free_margin"`
+
+	// Web console sign-in (failures only).
+	ConsoleSignInAddress Rate `toml:"console_signin_per_address"`
+	ConsoleSignInLogin   Rate `toml:"console_signin_per_login"`
 }
 
 // Rate is a token bucket: burst requests at once, then one more every
@@ -68,6 +72,8 @@ func (c *Config) validateLimits(ps *problems) {
 		"failed_proofs_per_address":       l.FailedProofsAddress,
 		"failed_proofs_per_login_address": l.FailedProofsLogin,
 		"registrations_per_address":       l.RegistrationsPerAddress,
+		"console_signin_per_address":      l.ConsoleSignInAddress,
+		"console_signin_per_login":        l.ConsoleSignInLogin,
 	} {
 		if r.Burst < 0 {
 			ps.add("limits."+key+".burst", "must be >= 0 (0 turns the limit off)")

@@ -15,7 +15,9 @@ func wantLimits() Limits {
 		RegistrationsPerAddress: Rate{Burst: 300, Every: Duration{30 * time.Second}},
 		MaxEmailLength:          254,
 		CloudBuckets:            4, CloudBytes: 2 * MiB,
-		DiskFreeMargin: 256 * MiB,
+		DiskFreeMargin:       256 * MiB,
+		ConsoleSignInAddress: Rate{Burst: 10, Every: Duration{time.Minute}},
+		ConsoleSignInLogin:   Rate{Burst: 5, Every: Duration{time.Minute}},
 	}
 }
 

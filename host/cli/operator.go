@@ -59,6 +59,9 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	op := operator.New(token, app.Log)
 	op.Handle("GET /metrics", app.Metrics.Handler())
 	mountOperatorAPI(op, app)
+	if err := mountConsole(op, app); err != nil {
+		return nil, nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, nil, fmt.Errorf("operator listener: %w", err)

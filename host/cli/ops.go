@@ -42,6 +42,7 @@ var ops = []op{
 	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]", run: opAccountCreate, mayInit: true},
 	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", run: opAccountGrant},
 	{name: "account show", usage: "--login L", run: opAccountShow},
+	{name: "account role", usage: "--login L --operator[=false]", run: opAccountRole},
 	{name: "backup", usage: "--to DIR", run: opBackup},
 	{name: "plugins", run: opPlugins},
 	{name: "products import", usage: "FILE (JSON catalog, see README)", run: opProductsImport, pathArgs: true},

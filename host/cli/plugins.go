@@ -49,7 +49,8 @@ func bundledPlugin(area sdk.Area) func() *sdk.Plugin {
 }
 
 func plinkoRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
-	a, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: app.Cfg.Plinko, Log: app.Log})
+	a, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: app.Cfg.Plinko, Log: app.Log,
+		OnDrop: app.Metrics.ObserveDrop})
 	if err != nil {
 		return nil, err
 	}

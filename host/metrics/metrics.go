@@ -43,6 +43,7 @@ type Metrics struct {
 	commitErrors   prometheus.Counter
 	pluginCalls    *prometheus.CounterVec
 	pluginLatency  *prometheus.HistogramVec
+	plk            plinkoMetrics
 }
 
 // New returns the metrics registered on a fresh registry, with the Go
@@ -75,6 +76,7 @@ func New() *Metrics {
 	r.MustRegister(m.requests, m.requestLatency, m.logins, m.sessions, m.mailboxWait, m.commitLatency, m.commitOps,
 		m.commitBytes, m.commitErrors, m.pluginCalls, m.pluginLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.plinko()
 	return m
 }
 

@@ -41,6 +41,17 @@ type Deps struct {
 	Decider sdk.Caller // the area's supervisor in a server; a *sdk.Plugin in tests
 	Config  config.Plinko
 	Log     *slog.Logger
+	// OnDrop, when set, is told of every completed drop (the console's
+	// observed tier distribution and ticket economy).
+	OnDrop func(Drop)
+}
+
+// Drop is one completed drop as OnDrop sees it.
+type Drop struct {
+	Tier       sdk.Tier
+	Currency   sdk.Currency
+	Cost       int64 // paid, in Currency
+	TicketsOut int64 // tickets paid back (ticket tier or exhausted chest)
 }
 
 // Area serves the Plinko and ticket exchange endpoints.
@@ -240,6 +251,9 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 		return a.dropFail(err, nil)
 	}
 	out := res.(*dropResult)
+	if a.d.OnDrop != nil {
+		a.d.OnDrop(Drop{Tier: out.Tier, Currency: cur, Cost: a.cost(cur), TicketsOut: out.Tickets})
+	}
 	reply := dropReply{
 		UserTickets: itoa(out.After.Tickets), UserGold: itoa(out.After.Gold),
 		StatusCode: StatusOK.String(), RandomTier: strconv.Itoa(int(out.Tier)),

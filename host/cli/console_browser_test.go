@@ -1,0 +1,241 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// chromiumPath is Debian's chromium (apt-get install chromium); .ci/run
+// installs it.
+const chromiumPath = "/usr/bin/chromium"
+
+// screenshotsEnv names the directory where the browser test keeps a PNG of
+// each console page (default: the test's temporary directory).
+const screenshotsEnv = "CONSOLE_SCREENSHOTS"
+
+// browser starts a headless Chromium with a fresh profile, or skips the
+// test when it is not installed (fails under CI=true: CI installs it).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is required under CI: %v", err)
+		}
+		t.Skipf("chromium not installed (%v); apt-get install chromium", err)
+	}
+	profile := t.TempDir()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// TestConsoleInBrowser drives the web console in headless Chromium as an
+// operator would: sign in, find an account, grant tickets and an upgrade and
+// see them in the player's next game login, suspend the account and see
+// susp_id in the next login's record, import a catalog and see the chart.
+func TestConsoleInBrowser(t *testing.T) {
+	ctx := browser(t)
+	shots := os.Getenv(screenshotsEnv)
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("console screenshots in %s", shots)
+
+	ts := clitest.Start(t, nil)
+	ts.Host(t, "account", "create", "--login", "boss", "--password", "boss-pw")
+	ts.Host(t, "account", "create", "--login", "player", "--password", "player-pw", "--nickname", "Fluffy")
+	ts.Host(t, "account", "role", "--login", "boss", "--operator")
+	base := "http://" + ts.Runtime.OperatorAddr.String() + "/console/"
+
+	// Sign in.
+	do(t, ctx, "sign-in page", chromedp.Navigate(base+"signin"), chromedp.WaitVisible(chromedp.CSS("#login")))
+	screenshot(t, ctx, shots, "signin")
+	do(t, ctx, "sign in",
+		chromedp.SendKeys(chromedp.CSS("#login"), "boss"),
+		chromedp.SendKeys(chromedp.CSS("#password"), "boss-pw"),
+		chromedp.Click(chromedp.CSS("#signin")),
+		chromedp.WaitVisible(chromedp.CSS("#online")))
+	if got := text(t, ctx, "#storage"); got != "healthy" {
+		t.Errorf("dashboard storage = %q", got)
+	}
+	if got := text(t, ctx, "#plugins"); !strings.Contains(got, "plinko") || !strings.Contains(got, "running") {
+		t.Errorf("dashboard plugins = %q", got)
+	}
+	screenshot(t, ctx, shots, "dashboard")
+
+	// Find the account by nickname and grant tickets and an upgrade.
+	do(t, ctx, "search",
+		chromedp.Navigate(base+"accounts"),
+		chromedp.SendKeys(chromedp.CSS("#q"), "fluff"),
+		chromedp.Click(chromedp.CSS("#search")),
+		chromedp.WaitVisible(chromedp.CSS("#results")))
+	if got := text(t, ctx, "#results"); !strings.Contains(got, "player") || strings.Contains(got, "boss") {
+		t.Fatalf("search results = %q", got)
+	}
+	screenshot(t, ctx, shots, "accounts")
+	do(t, ctx, "open account", chromedp.Click(chromedp.CSS(`#results a[href*="login=player"]`)), chromedp.WaitVisible(chromedp.CSS("#grant-tickets")))
+	do(t, ctx, "grant",
+		chromedp.SendKeys(chromedp.CSS("#grant-tickets"), "500"),
+		chromedp.SendKeys(chromedp.CSS(`input[name="upgrades"]`), "aa.Hero_Pyromancer.Alt2"),
+		chromedp.Click(chromedp.CSS("#grant")),
+		chromedp.WaitVisible(chromedp.CSS("#notice")))
+	if got := text(t, ctx, "#balances"); !strings.Contains(got, "tickets 500") {
+		t.Fatalf("balances after grant = %q", got)
+	}
+	screenshot(t, ctx, shots, "account")
+
+	// The player's next game login sees them: the upgrade in the session
+	// record, the tickets on the Plinko board.
+	cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := ts.Client.Login(cctx, "player", "player-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ups, _ := sess.Record.Get("my_upgrades"); !strings.Contains(phpString(ups), "aa.Hero_Pyromancer.Alt2") {
+		t.Errorf("my_upgrades after grant = %v", phpString(ups))
+	}
+	r, err := ts.Client.PostForm(cctx, plinko.PathBoard, url.Values{"cookie": {sess.Cookie}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := r.PHP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := board.String("user_tickets"); got != "500" {
+		t.Errorf("board user_tickets = %q, want 500", got)
+	}
+
+	// Suspend: the next login's record says so.
+	do(t, ctx, "suspend", chromedp.Click(chromedp.CSS("#suspend")), chromedp.WaitVisible(chromedp.CSS("#unsuspend")))
+	if got := text(t, ctx, "#status"); !strings.Contains(got, "suspended") {
+		t.Errorf("status after suspend = %q", got)
+	}
+	sess2, err := ts.Client.Login(cctx, "player", "player-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := sess2.Record.String("susp_id"); got != "1" {
+		t.Errorf("susp_id at next login = %q, want 1", got)
+	}
+
+	// Import a catalog and see it and the chart; a drop shows in the
+	// observed distribution.
+	catalog, err := filepath.Abs("../plinko/testdata/catalog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "plinko page", chromedp.Navigate(base+"plinko"), chromedp.WaitVisible(chromedp.CSS("#no-catalog")))
+	do(t, ctx, "import",
+		chromedp.SetUploadFiles(chromedp.CSS("#catalog"), []string{catalog}),
+		chromedp.Click(chromedp.CSS("#import")),
+		chromedp.WaitVisible(chromedp.CSS("#exchange")))
+	if got := text(t, ctx, "#notice"); !strings.Contains(got, "catalog imported") {
+		t.Errorf("import notice = %q", got)
+	}
+	if _, err := ts.Client.PostForm(cctx, plinko.PathDrop, url.Values{"cookie": {sess2.Cookie}, "currency": {"tickets"}}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "reload plinko", chromedp.Navigate(base+"plinko"), chromedp.WaitVisible(chromedp.CSS("#chart")))
+	bars, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("#chart rect")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bars) != 12 {
+		t.Errorf("chart has %d bars, want 12 (configured and observed, 6 tiers)", len(bars))
+	}
+	if got := text(t, ctx, "#total-drops"); got != "1" {
+		t.Errorf("observed drops = %q, want 1", got)
+	}
+	screenshot(t, ctx, shots, "plinko")
+
+	// The dashboard counts the player's logins and session.
+	do(t, ctx, "dashboard again", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#online")))
+	if got := text(t, ctx, "#online"); got != "1" {
+		t.Errorf("players online = %q, want 1", got)
+	}
+	if got := text(t, ctx, "#logins"); got == "0.0" {
+		t.Errorf("logins/min = %q after two logins", got)
+	}
+
+	do(t, ctx, "cloud page", chromedp.Navigate(base+"cloud?login=player"), chromedp.WaitVisible(chromedp.CSS("main")))
+	screenshot(t, ctx, shots, "cloud")
+}
+
+// phpString flattens a decoded PHP value for a contains check.
+func phpString(v any) string {
+	var sb strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		if a, ok := v.(*wire.Array); ok {
+			for _, e := range a.All() {
+				walk(e)
+				sb.WriteByte(' ')
+			}
+			return
+		}
+		fmt.Fprint(&sb, v)
+	}
+	walk(v)
+	return sb.String()
+}

@@ -1,0 +1,489 @@
+// Package console is the operator's web console, served on the operator
+// listener under /console/: server-rendered pages (html/template, assets
+// embedded, no JavaScript needed) for signing in, the dashboard, accounts,
+// Plinko and cloud settings.
+//
+// Sign-in is for accounts an operator command gave the operator role
+// (`host account role --login L --operator`). The password is checked against
+// the account's stored SRP verifier (v = g^x mod N is recomputed from the
+// submitted password and compared in constant time); no password or hash of
+// one is stored by the console. Console sessions live in memory (a restart
+// signs everyone out), their cookie is HttpOnly, SameSite=Strict and Secure
+// when Deps.SecureCookies is set; every POST carries the session's CSRF
+// token. Failed sign-ins are limited per client address and per login with
+// host/limit's token buckets.
+//
+// Other areas add their pages with Console.AddPage (see Page): they appear in
+// the navigation, behind the same sign-in and CSRF check, and render with
+// Console.Render.
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+)
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+// Prefix is where the console is mounted on the operator listener.
+const Prefix = "/console/"
+
+// Cookie names.
+const (
+	sessionCookie = "honmaster_console"
+	preCookie     = "honmaster_console_signin" // CSRF token of the sign-in form
+)
+
+// Deps are what the console reads and writes through. Every write goes
+// through the same services (and so the accounts' actors) as the operator
+// commands.
+type Deps struct {
+	Sys      *actors.System
+	Group    *srp.Group
+	Accounts *accounts.Service
+	Login    *login.Service
+	Metrics  *metrics.Metrics
+	// Plugins lists the plugin states (nil: none shown).
+	Plugins func() []metrics.PluginStatus
+	// Health is the storage health, worded for operators (nil: healthy).
+	Health func() error
+	// Odds are the configured Plinko odds shown against the observed ones
+	// (zero: sdk.DefaultOdds, the bundled plugin's).
+	Odds sdk.Odds
+	// SecureCookies sets the Secure flag on cookies even on plain HTTP (the
+	// console reached through a TLS reverse proxy); a request that came
+	// over TLS gets it anyway.
+	SecureCookies bool
+	// SignInPerAddress and SignInPerLogin bound failed sign-ins. The zero
+	// Rate means the default (10 per address, 5 per login, one more per
+	// minute); Burst 0 with Every > 0 turns the limit off.
+	SignInPerAddress, SignInPerLogin limit.Rate
+	// SessionLifetime is how long a console session lasts (0: 8h).
+	SessionLifetime time.Duration
+	Log             *slog.Logger
+	Now             func() time.Time
+}
+
+// Page is a console page another area adds (reports, guides). Handler runs
+// only for a signed-in operator, after the CSRF check of a POST; it renders
+// with Console.Render so the page has the console's layout and navigation.
+type Page struct {
+	Path    string // under Prefix, e.g. "/console/reports"
+	Title   string // navigation label
+	Handler http.Handler
+}
+
+// Console serves the web console.
+type Console struct {
+	d        Deps
+	pages    map[string]*template.Template
+	mu       sync.Mutex
+	sessions map[[32]byte]*session // by SHA-256 of the cookie
+	extra    []Page
+	byAddr   *limit.Keyed
+	byLogin  *limit.Keyed
+	rates    rateSampler
+	mux      *http.ServeMux
+}
+
+type session struct {
+	login   string
+	id      storage.AccountID
+	csrf    string
+	expires time.Time
+}
+
+type ctxKey struct{}
+
+// maxSessions bounds the console sessions kept in memory.
+const maxSessions = 1024
+
+// New returns a console.
+func New(d Deps) (*Console, error) {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.SessionLifetime == 0 {
+		d.SessionLifetime = 8 * time.Hour
+	}
+	if d.Odds == (sdk.Odds{}) {
+		d.Odds = sdk.DefaultOdds
+	}
+	if d.SignInPerAddress == (limit.Rate{}) {
+		d.SignInPerAddress = limit.Rate{Burst: 10, Every: time.Minute}
+	}
+	if d.SignInPerLogin == (limit.Rate{}) {
+		d.SignInPerLogin = limit.Rate{Burst: 5, Every: time.Minute}
+	}
+	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
+		byAddr: limit.New(d.SignInPerAddress, 0, d.Now), byLogin: limit.New(d.SignInPerLogin, 0, d.Now)}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(assets, n)
+		if err != nil {
+			return nil, err
+		}
+		c.pages[name] = t
+	}
+	c.rates.add(d.Now(), c.counters())
+	c.routes()
+	return c, nil
+}
+
+var funcs = template.FuncMap{
+	"join": strings.Join,
+}
+
+// AddPage adds an area's page to the console (before Mount).
+func (c *Console) AddPage(p Page) {
+	c.extra = append(c.extra, p)
+	c.mux.Handle(p.Path, c.auth(p.Handler))
+}
+
+// Mount mounts the console on a mux (the operator listener's Handle).
+func (c *Console) Mount(handle func(pattern string, h http.Handler)) {
+	handle(Prefix, c)
+}
+
+// ServeHTTP serves the console's pages.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	c.mux.ServeHTTP(w, r)
+}
+
+func (c *Console) routes() {
+	m := http.NewServeMux()
+	c.mux = m
+	static, _ := fs.Sub(assets, "static")
+	m.Handle("GET /console/static/", http.StripPrefix("/console/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /console/signin", c.signInForm)
+	m.HandleFunc("POST /console/signin", c.signIn)
+	m.Handle("POST /console/signout", c.auth(http.HandlerFunc(c.signOut)))
+	m.Handle("GET /console/{$}", c.auth(http.HandlerFunc(c.dashboard)))
+	m.Handle("GET /console/accounts", c.auth(http.HandlerFunc(c.accountsPage)))
+	m.Handle("GET /console/account", c.auth(http.HandlerFunc(c.accountPage)))
+	m.Handle("POST /console/account/grant", c.auth(http.HandlerFunc(c.grant)))
+	m.Handle("POST /console/account/suspend", c.auth(http.HandlerFunc(c.suspend)))
+	m.Handle("POST /console/account/password", c.auth(http.HandlerFunc(c.resetPassword)))
+	m.Handle("POST /console/account/subaccount", c.auth(http.HandlerFunc(c.createSub)))
+	m.Handle("GET /console/plinko", c.auth(http.HandlerFunc(c.plinkoPage)))
+	m.Handle("POST /console/plinko/import", c.auth(http.HandlerFunc(c.plinkoImport)))
+	m.Handle("GET /console/cloud", c.auth(http.HandlerFunc(c.cloudPage)))
+}
+
+// newToken returns 32 random bytes as hex.
+func newToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return hex.EncodeToString(b)
+}
+
+// cookie makes a console cookie: HttpOnly, SameSite=Strict, and Secure
+// when the request came over TLS or Deps.SecureCookies says the console is
+// reached through a TLS proxy.
+func (c *Console) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: Prefix, MaxAge: maxAge, HttpOnly: true,
+		Secure: c.d.SecureCookies || r.TLS != nil, SameSite: http.SameSiteStrictMode}
+}
+
+// current returns the request's console session, if it has a live one.
+func (c *Console) current(r *http.Request) *session {
+	ck, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return nil
+	}
+	key := sha256.Sum256([]byte(ck.Value))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sessions[key]
+	if s == nil {
+		return nil
+	}
+	if !c.d.Now().Before(s.expires) {
+		delete(c.sessions, key)
+		return nil
+	}
+	return s
+}
+
+// auth lets signed-in operators through and checks the CSRF token of every
+// POST; others are sent to the sign-in page (GET) or refused (403).
+func (c *Console) auth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := c.current(r)
+		if s == nil {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/console/signin", http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "sign in first", http.StatusForbidden)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+			if err := r.ParseMultipartForm(maxUpload); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+				http.Error(w, "malformed form", http.StatusBadRequest)
+				return
+			}
+			if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.csrf)) != 1 {
+				http.Error(w, "missing or wrong form token (reload the page)", http.StatusForbidden)
+				return
+			}
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, s)))
+	})
+}
+
+// maxUpload bounds a POST body (a catalog file).
+const maxUpload = 4 << 20
+
+// CSRFField is the hidden form field a page's POST forms must carry.
+func CSRFField(r *http.Request) template.HTML {
+	s, _ := r.Context().Value(ctxKey{}).(*session)
+	if s == nil {
+		return ""
+	}
+	return template.HTML(`<input type="hidden" name="csrf" value="` + template.HTMLEscapeString(s.csrf) + `">`)
+}
+
+// Operator returns the login of the signed-in operator of a page request.
+func Operator(r *http.Request) string {
+	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
+		return s.login
+	}
+	return ""
+}
+
+// view is what every page template gets.
+type view struct {
+	Title    string
+	Operator string
+	CSRF     string
+	Nav      []Page
+	Notice   string
+	Error    string
+	Body     template.HTML
+	Data     any
+}
+
+// Render writes an area page (Page.Handler) with the console's layout: body
+// is the page's own HTML (escape what it holds; use CSRFField in forms).
+func (c *Console) Render(w http.ResponseWriter, r *http.Request, title string, body template.HTML) {
+	c.render(w, r, "extra", title, nil, body)
+}
+
+func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title string, data any, body template.HTML) {
+	v := view{Title: title, Data: data, Body: body, Nav: c.extra,
+		Notice: r.URL.Query().Get("notice"), Error: r.URL.Query().Get("error")}
+	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
+		v.Operator, v.CSRF = s.login, s.csrf
+	}
+	t := c.pages[page]
+	var sb strings.Builder
+	if err := t.ExecuteTemplate(&sb, "layout.html", v); err != nil {
+		c.d.Log.Error("console page", "page", page, "err", err)
+		http.Error(w, "page failed; see the log", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, sb.String())
+}
+
+// clientAddr is the request's remote IP (the operator listener is direct,
+// no proxy header is trusted).
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// Sign-in.
+
+type signInData struct {
+	Token string
+	Login string
+}
+
+func (c *Console) signInForm(w http.ResponseWriter, r *http.Request) {
+	tok := newToken()
+	http.SetCookie(w, c.cookie(r, preCookie, tok, 600))
+	c.render(w, r, "signin", "Sign in", signInData{Token: tok}, "")
+}
+
+// ErrSignIn is the one answer to any failed sign-in (wrong password, no
+// such account, no operator role), so that it tells an attacker nothing.
+var ErrSignIn = errors.New("wrong login or password, or the account is not an operator")
+
+func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "malformed form", http.StatusBadRequest)
+		return
+	}
+	pre, err := r.Cookie(preCookie)
+	if err != nil || pre.Value == "" || subtle.ConstantTimeCompare([]byte(pre.Value), []byte(r.PostFormValue("csrf"))) != 1 {
+		http.Error(w, "missing or wrong form token (reload the sign-in page)", http.StatusForbidden)
+		return
+	}
+	loginName, password := r.PostFormValue("login"), r.PostFormValue("password")
+	addr := clientAddr(r)
+	// again shows the form once more with msg, under a fresh form token.
+	again := func(msg string, status int) {
+		tok := newToken()
+		http.SetCookie(w, c.cookie(r, preCookie, tok, 600))
+		r.URL.RawQuery = "error=" + urlQuery(msg)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
+	}
+	okA, waitA := c.byAddr.Check(addr)
+	okL, waitL := c.byLogin.Check(loginName)
+	if !okA || !okL {
+		wait := max(waitA, waitL).Round(time.Second)
+		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
+		return
+	}
+	s, err := c.check(r.Context(), loginName, password)
+	if err != nil {
+		c.byAddr.Charge(addr)
+		c.byLogin.Charge(loginName)
+		if !errors.Is(err, ErrSignIn) {
+			c.d.Log.Error("console sign-in", "err", err)
+		}
+		c.d.Log.Info("console sign-in refused", "login", loginName, "addr", addr)
+		again(ErrSignIn.Error(), http.StatusUnauthorized)
+		return
+	}
+	tok := newToken()
+	c.mu.Lock()
+	if len(c.sessions) >= maxSessions {
+		c.evictLocked()
+	}
+	c.sessions[sha256.Sum256([]byte(tok))] = s
+	c.mu.Unlock()
+	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
+	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
+	c.d.Log.Info("console sign-in", "login", loginName, "addr", addr)
+	http.Redirect(w, r, Prefix, http.StatusSeeOther)
+}
+
+// evictLocked drops expired sessions, or the one expiring first.
+func (c *Console) evictLocked() {
+	now := c.d.Now()
+	var first [32]byte
+	var at time.Time
+	for k, s := range c.sessions {
+		if !now.Before(s.expires) {
+			delete(c.sessions, k)
+			continue
+		}
+		if at.IsZero() || s.expires.Before(at) {
+			first, at = k, s.expires
+		}
+	}
+	if len(c.sessions) >= maxSessions {
+		delete(c.sessions, first)
+	}
+}
+
+// dummySalt makes the check of an unknown login cost the same exponentiation
+// as a known one.
+var dummySalt = make([]byte, 256)
+
+// check verifies loginName's password against its stored SRP verifier and
+// its operator role.
+func (c *Console) check(ctx context.Context, loginName, password string) (*session, error) {
+	id, err := c.d.Sys.DB().LoginID(loginName)
+	if errors.Is(err, storage.ErrNotFound) || loginName == "" {
+		c.d.Group.Verifier(loginName, dummySalt, c.d.Group.PasswordSecret(password, "dummy"))
+		return nil, ErrSignIn
+	}
+	if err != nil {
+		return nil, err
+	}
+	a, err := c.d.Sys.Account(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	got := c.d.Group.Verifier(a.Login, a.SRP.Salt, c.d.Group.PasswordSecret(password, a.SRP.Salt2))
+	want := make([]byte, len(got))
+	if len(a.SRP.Verifier) <= len(want) {
+		copy(want[len(want)-len(a.SRP.Verifier):], a.SRP.Verifier)
+	}
+	if subtle.ConstantTimeCompare(got, want) != 1 {
+		return nil, ErrSignIn
+	}
+	op, err := IsOperator(c.d.Sys.DB(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !op {
+		return nil, ErrSignIn
+	}
+	return &session{login: a.Login, id: id, csrf: newToken(), expires: c.d.Now().Add(c.d.SessionLifetime)}, nil
+}
+
+func (c *Console) signOut(w http.ResponseWriter, r *http.Request) {
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		c.mu.Lock()
+		delete(c.sessions, sha256.Sum256([]byte(ck.Value)))
+		c.mu.Unlock()
+	}
+	http.SetCookie(w, c.cookie(r, sessionCookie, "", -1))
+	http.Redirect(w, r, "/console/signin", http.StatusSeeOther)
+}
+
+// sortedAreas is a helper for stable output.
+func sortedAreas(p []metrics.PluginStatus) []metrics.PluginStatus {
+	out := append([]metrics.PluginStatus(nil), p...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Area < out[j].Area })
+	return out
+}

@@ -1,0 +1,454 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"html/template"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/console"
+	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+)
+
+type env struct {
+	srv     *httptest.Server
+	sys     *actors.System
+	acc     *accounts.Service
+	metrics *metrics.Metrics
+	console *console.Console
+	login   *login.Service
+}
+
+// gameLogin logs in as the game client does (pre_auth, srpAuth) and returns
+// the session cookie.
+func (e *env) gameLogin(t *testing.T, name, password string) string {
+	t.Helper()
+	ctx := context.Background()
+	cl, err := srp.DefaultGroup().NewClient(name, password, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := e.login.PreAuth(ctx, name, cl.AHex(), "192.0.2.1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, err := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := e.login.SRPAuth(ctx, name, m1, "192.0.2.1", "")
+	if err != nil {
+		t.Fatalf("game login %s: %v", name, err)
+	}
+	return rec.Cookie
+}
+
+func newEnv(t *testing.T, d console.Deps) *env {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actors.New(db, actors.Options{})
+	t.Cleanup(func() { sys.Shutdown(); db.Close() })
+	g := srp.DefaultGroup()
+	acc := &accounts.Service{Group: g, Sys: sys}
+	d.Sys, d.Group, d.Accounts, d.Metrics = sys, g, acc, metrics.New()
+	d.Login = login.New(g, sys, login.Settings{Secret: []byte("test secret")}, nil, nil)
+	c, err := console.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	c.Mount(mux.Handle)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	for _, l := range []string{"admin", "player"} {
+		if _, err := acc.Create(ctx, accounts.Create{Login: l, Password: l + "-pw"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := console.SetOperator(ctx, sys, "admin", true); err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, sys: sys, acc: acc, metrics: d.Metrics, console: c, login: d.Login}
+}
+
+func client(t *testing.T) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 30 * time.Second}
+}
+
+var csrfRe = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+func get(t *testing.T, c *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func post(t *testing.T, c *http.Client, u string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := c.PostForm(u, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfRe.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no csrf field in page:\n%s", page)
+	}
+	return m[1]
+}
+
+// signIn signs c in and returns the dashboard's page and status.
+func (e *env) signIn(t *testing.T, c *http.Client, login, password string) (int, string) {
+	t.Helper()
+	_, page := get(t, c, e.srv.URL+"/console/signin")
+	return post(t, c, e.srv.URL+"/console/signin", url.Values{"csrf": {csrfOf(t, page)}, "login": {login}, "password": {password}})
+}
+
+func TestSignIn(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	tests := []struct {
+		name, login, password string
+		want                  int
+	}{
+		{"operator", "admin", "admin-pw", http.StatusOK},
+		{"wrong password", "admin", "nope", http.StatusUnauthorized},
+		{"not an operator", "player", "player-pw", http.StatusUnauthorized},
+		{"no such account", "ghost", "x", http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := client(t)
+			status, page := e.signIn(t, c, tt.login, tt.password)
+			if status != tt.want {
+				t.Fatalf("status %d, want %d:\n%s", status, tt.want, page)
+			}
+			status, page = get(t, c, e.srv.URL+"/console/")
+			signedIn := strings.Contains(page, "Players online")
+			if signedIn != (tt.want == http.StatusOK) {
+				t.Fatalf("dashboard reachable = %v after sign-in status %d (%d)", signedIn, tt.want, status)
+			}
+		})
+	}
+}
+
+func TestCookieFlags(t *testing.T) {
+	e := newEnv(t, console.Deps{SecureCookies: true})
+	resp, err := http.Get(e.srv.URL + "/console/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cs := resp.Cookies()
+	if len(cs) == 0 {
+		t.Fatal("no cookie set")
+	}
+	for _, ck := range cs {
+		if !ck.HttpOnly || !ck.Secure || ck.SameSite != http.SameSiteStrictMode {
+			t.Errorf("cookie %s: HttpOnly %v Secure %v SameSite %v", ck.Name, ck.HttpOnly, ck.Secure, ck.SameSite)
+		}
+	}
+}
+
+func TestCSRF(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatalf("sign-in: %d", status)
+	}
+	_, page := get(t, c, e.srv.URL+"/console/account?login=player")
+	token := csrfOf(t, page)
+	tests := []struct {
+		name  string
+		token string
+		want  int
+	}{
+		{"no token", "", http.StatusForbidden},
+		{"wrong token", strings.Repeat("0", 64), http.StatusForbidden},
+		{"session token", token, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			form := url.Values{"login": {"player"}, "tickets": {"10"}}
+			if tt.token != "" {
+				form.Set("csrf", tt.token)
+			}
+			before, _ := e.sys.DB().LoginID("player")
+			a0, _ := e.sys.Account(context.Background(), before)
+			status, _ := post(t, c, e.srv.URL+"/console/account/grant", form)
+			if status != tt.want {
+				t.Fatalf("status %d, want %d", status, tt.want)
+			}
+			a1, _ := e.sys.Account(context.Background(), before)
+			if granted := a1.Tickets - a0.Tickets; (granted == 10) != (tt.want == http.StatusOK) {
+				t.Fatalf("tickets changed by %d with status %d", granted, status)
+			}
+		})
+	}
+	// The sign-in form refuses a POST without its own token too.
+	status, _ := post(t, client(t), e.srv.URL+"/console/signin", url.Values{"login": {"admin"}, "password": {"admin-pw"}})
+	if status != http.StatusForbidden {
+		t.Fatalf("sign-in without token: %d, want 403", status)
+	}
+}
+
+func TestSignInLimit(t *testing.T) {
+	e := newEnv(t, console.Deps{SignInPerLogin: limit.Rate{Burst: 3, Every: time.Hour}, SignInPerAddress: limit.Rate{Burst: 100, Every: time.Hour}})
+	c := client(t)
+	for i := 0; i < 3; i++ {
+		if status, _ := e.signIn(t, c, "admin", "wrong"); status != http.StatusUnauthorized {
+			t.Fatalf("try %d: %d, want 401", i, status)
+		}
+	}
+	// The right password is refused too while the login is limited.
+	status, page := e.signIn(t, c, "admin", "admin-pw")
+	if status != http.StatusTooManyRequests || !strings.Contains(page, "too many failed sign-ins") {
+		t.Fatalf("after the limit: %d, want 429:\n%s", status, page)
+	}
+	// Another login from the same address is not limited by admin's failures.
+	if status, _ := e.signIn(t, client(t), "player", "wrong"); status != http.StatusUnauthorized {
+		t.Fatalf("other login: %d, want 401", status)
+	}
+}
+
+func TestSignInLimitPerAddress(t *testing.T) {
+	e := newEnv(t, console.Deps{SignInPerAddress: limit.Rate{Burst: 2, Every: time.Hour}})
+	c := client(t)
+	for _, l := range []string{"a1", "a2"} {
+		if status, _ := e.signIn(t, c, l, "x"); status != http.StatusUnauthorized {
+			t.Fatalf("%s: %d", l, status)
+		}
+	}
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusTooManyRequests {
+		t.Fatalf("after the address limit: %d, want 429", status)
+	}
+}
+
+func TestAccountActions(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatal("sign-in failed")
+	}
+	_, page := get(t, c, e.srv.URL+"/console/accounts?q=PLAY")
+	if !strings.Contains(page, `login=player"`) || strings.Contains(page, `login=admin"`) {
+		t.Fatalf("search for PLAY:\n%s", page)
+	}
+	_, page = get(t, c, e.srv.URL+"/console/account?login=player")
+	tok := csrfOf(t, page)
+	acct := func() *storage.Account {
+		id, _ := e.sys.DB().LoginID("player")
+		a, err := e.sys.Account(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/grant", url.Values{"csrf": {tok}, "login": {"player"}, "gold": {"5"}, "upgrades": {"aa.Hero_X.Alt1"}})
+	if a := acct(); a.Gold != 5 || len(a.Upgrades) != 1 || !strings.Contains(page, "granted") {
+		t.Fatalf("grant: gold %d upgrades %v", a.Gold, a.Upgrades)
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/grant", url.Values{"csrf": {tok}, "login": {"player"}, "gold": {"-50"}})
+	if a := acct(); a.Gold != 5 || !strings.Contains(page, "grant refused") || strings.Contains(page, "accounts:") {
+		t.Fatalf("negative grant: gold %d:\n%s", a.Gold, page)
+	}
+	post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"1"}})
+	if a := acct(); a.SuspID == 0 {
+		t.Fatal("not suspended")
+	}
+	_, page = get(t, c, e.srv.URL+"/console/account?login=player")
+	if !strings.Contains(page, "<th>susp_id</th><td>1</td>") {
+		t.Fatalf("record does not show the suspension:\n%s", page)
+	}
+	post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"0"}})
+	if a := acct(); a.SuspID != 0 {
+		t.Fatal("still suspended")
+	}
+	post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"}, "sub_login": {"player2"}, "password": {"pw"}})
+	if id, err := e.sys.DB().LoginID("player2"); err != nil {
+		t.Fatal(err)
+	} else if a, _ := e.sys.Account(context.Background(), id); a.SuperID != acct().ID {
+		t.Fatalf("sub-account super %d", a.SuperID)
+	}
+	// Password reset: the operator's own, then sign in with the new one. The
+	// account's game session ends; the game login takes the new password.
+	cookie := e.gameLogin(t, "admin", "admin-pw")
+	if _, err := e.login.Authenticate(cookie); err != nil {
+		t.Fatalf("game session before reset: %v", err)
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/password", url.Values{"csrf": {tok}, "login": {"admin"}, "password": {"new-pw"}})
+	if !strings.Contains(page, "password reset; 1 game sessions ended") {
+		t.Fatalf("reset notice:\n%s", page)
+	}
+	if _, err := e.login.Authenticate(cookie); err == nil {
+		t.Fatal("game session survived the password reset")
+	}
+	e.gameLogin(t, "admin", "new-pw")
+	if status, _ := e.signIn(t, client(t), "admin", "admin-pw"); status != http.StatusUnauthorized {
+		t.Fatalf("old password still works: %d", status)
+	}
+	if status, _ := e.signIn(t, client(t), "admin", "new-pw"); status != http.StatusOK {
+		t.Fatalf("new password refused: %d", status)
+	}
+}
+
+func TestSignedOutRedirects(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, p := range []string{"/console/", "/console/accounts", "/console/plinko", "/console/cloud"} {
+		resp, err := c.Get(e.srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/signin" {
+			t.Errorf("%s: %d %s", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if status, _ := post(t, c, e.srv.URL+"/console/account/grant", url.Values{"login": {"player"}, "tickets": {"1"}}); status != http.StatusForbidden {
+		t.Errorf("signed-out POST: %d", status)
+	}
+}
+
+func TestPlinkoImportAndChart(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatal("sign-in failed")
+	}
+	_, page := get(t, c, e.srv.URL+"/console/plinko")
+	if !strings.Contains(page, `id="no-catalog"`) {
+		t.Fatalf("no catalog yet, page says otherwise:\n%s", page)
+	}
+	tok := csrfOf(t, page)
+	upload := func(body string) string {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("csrf", tok)
+		fw, _ := mw.CreateFormFile("catalog", "catalog.json")
+		io.WriteString(fw, body)
+		mw.Close()
+		resp, err := c.Post(e.srv.URL+"/console/plinko/import", mw.FormDataContentType(), &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	page = upload(`{"format": 1, "chests": [{"tier": 9}]}`)
+	if !strings.Contains(page, `id="error"`) || strings.Contains(page, "plinko:") {
+		t.Fatalf("bad catalog: want an error without package prefix:\n%s", page)
+	}
+	catalog, err := os.ReadFile("../plinko/testdata/catalog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page = upload(string(catalog))
+	if !strings.Contains(page, "catalog imported") || !strings.Contains(page, "Hero_Stormherald.Alt1") {
+		t.Fatalf("import:\n%s", page)
+	}
+	// Observed distribution from the drop metrics.
+	for i := 0; i < 3; i++ {
+		e.metrics.ObserveDrop(plinko.Drop{Tier: sdk.TierBronze, Currency: sdk.CurrencyTickets, Cost: 66})
+	}
+	e.metrics.ObserveDrop(plinko.Drop{Tier: sdk.Tier(6), Currency: sdk.CurrencyGold, Cost: 54, TicketsOut: 30})
+	_, page = get(t, c, e.srv.URL+"/console/plinko")
+	if n := strings.Count(page, "<rect class=\"cfg\" x="); n != 6 {
+		t.Errorf("%d configured bars, want 6", n)
+	}
+	for _, want := range []string{"75.0% (3)", "25.0% (1)", `<span id="total-drops">4</span>`, "Tickets paid in: 198 · paid out: 30"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("plinko page lacks %q", want)
+		}
+	}
+}
+
+func TestExtensionPage(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	e.console.AddPage(console.Page{Path: "/console/reports", Title: "Reports", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.console.Render(w, r, "Reports", template.HTML("<form method=post>"+string(console.CSRFField(r))+"</form><p id=op>"+template.HTMLEscapeString(console.Operator(r))+"</p>"))
+	})})
+	c := client(t)
+	if _, page := get(t, c, e.srv.URL+"/console/reports"); !strings.Contains(page, `id="signin"`) {
+		t.Fatalf("signed out: want the sign-in page:\n%s", page)
+	}
+	e.signIn(t, c, "admin", "admin-pw")
+	_, page := get(t, c, e.srv.URL+"/console/reports")
+	if !strings.Contains(page, "<p id=op>admin</p>") || !strings.Contains(page, `href="/console/reports"`) || !strings.Contains(page, `name="csrf"`) {
+		t.Fatalf("extension page:\n%s", page)
+	}
+	if status, _ := post(t, c, e.srv.URL+"/console/reports", url.Values{}); status != http.StatusForbidden {
+		t.Fatalf("extension POST without token: %d", status)
+	}
+}
+
+func TestDashboard(t *testing.T) {
+	e := newEnv(t, console.Deps{Health: func() error { return errors.New("free disk space is below the margin") }})
+	c := client(t)
+	e.signIn(t, c, "admin", "admin-pw")
+	_, page := get(t, c, e.srv.URL+"/console/")
+	for _, want := range []string{`<b id="storage">failing</b>free disk space is below the margin`, `<b id="online">0</b>`, "no plugins"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("dashboard lacks %q:\n%s", want, page)
+		}
+	}
+}
+
+func TestCookieSecureOverTLS(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	tls := httptest.NewTLSServer(e.srv.Config.Handler)
+	t.Cleanup(tls.Close)
+	for _, tc := range []struct {
+		url    string
+		client *http.Client
+		secure bool
+	}{{e.srv.URL, http.DefaultClient, false}, {tls.URL, tls.Client(), true}} {
+		resp, err := tc.client.Get(tc.url + "/console/signin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		for _, ck := range resp.Cookies() {
+			if ck.Secure != tc.secure || !ck.HttpOnly {
+				t.Errorf("%s: cookie %s Secure %v HttpOnly %v, want Secure %v", tc.url, ck.Name, ck.Secure, ck.HttpOnly, tc.secure)
+			}
+		}
+	}
+}

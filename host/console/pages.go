@@ -1,0 +1,594 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// pageTimeout bounds one page's work.
+const pageTimeout = 10 * time.Second
+
+// operatorError words err for the operator: no package prefixes.
+func operatorError(err error) string {
+	switch {
+	case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
+		return "no such account"
+	case errors.Is(err, accounts.ErrBadGrant):
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		return "grant refused: " + msg
+	}
+	msg := err.Error()
+	for _, p := range []string{"accounts: ", "plinko: ", "storage: ", "actors: ", "cloud: ", "host: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return msg
+}
+
+func back(w http.ResponseWriter, r *http.Request, to string, notice string, err error) {
+	q := "notice=" + urlQuery(notice)
+	if err != nil {
+		q = "error=" + urlQuery(operatorError(err))
+	}
+	sep := "?"
+	if strings.Contains(to, "?") {
+		sep = "&"
+	}
+	http.Redirect(w, r, to+sep+q, http.StatusSeeOther)
+}
+
+// Dashboard.
+
+// counters are the cumulative counts the dashboard turns into rates.
+type counters struct{ logins, drops float64 }
+
+func (c *Console) gather() map[string]*dto.MetricFamily {
+	out := map[string]*dto.MetricFamily{}
+	if c.d.Metrics == nil {
+		return out
+	}
+	fams, err := c.d.Metrics.Registry.Gather()
+	if err != nil {
+		c.d.Log.Warn("console metrics", "err", err)
+	}
+	for _, f := range fams {
+		out[f.GetName()] = f
+	}
+	return out
+}
+
+// sum adds the counters of family name whose label lab (when not "") is val.
+func sum(fams map[string]*dto.MetricFamily, name, lab, val string) float64 {
+	var t float64
+	f := fams[name]
+	if f == nil {
+		return 0
+	}
+	for _, m := range f.GetMetric() {
+		if lab != "" {
+			ok := false
+			for _, l := range m.GetLabel() {
+				if l.GetName() == lab && l.GetValue() == val {
+					ok = true
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
+		t += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+	}
+	return t
+}
+
+func (c *Console) counters() counters {
+	f := c.gather()
+	return counters{logins: sum(f, "honmaster_logins_total", "outcome", "ok"), drops: sum(f, "honmaster_plinko_drops_total", "", "")}
+}
+
+// rateSampler keeps recent samples of the counters; a rate is taken over the
+// last five minutes (or since the console started, when younger).
+type rateSampler struct {
+	mu      sync.Mutex
+	samples []sample
+}
+
+type sample struct {
+	at time.Time
+	c  counters
+}
+
+func (s *rateSampler) add(now time.Time, c counters) (perMin counters, window time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.samples); n == 0 || now.Sub(s.samples[n-1].at) >= 10*time.Second {
+		s.samples = append(s.samples, sample{now, c})
+	}
+	for len(s.samples) > 2 && now.Sub(s.samples[1].at) >= 5*time.Minute {
+		s.samples = s.samples[1:]
+	}
+	old := s.samples[0]
+	window = now.Sub(old.at)
+	mins := window.Minutes()
+	if mins < 1 {
+		mins = 1 // young console: counts so far, per minute at most
+	}
+	return counters{logins: (c.logins - old.c.logins) / mins, drops: (c.drops - old.c.drops) / mins}, window
+}
+
+type dashboardData struct {
+	Online          int
+	LoginsPerMin    string
+	DropsPerMin     string
+	Window          string
+	Plugins         []pluginRow
+	Storage         string
+	StorageOK       bool
+	LiveActors      float64
+	CommitErrors    float64
+	TicketsIn       float64
+	TicketsOut      float64
+	SessionsCreated float64
+}
+
+type pluginRow struct {
+	Area     string
+	State    string
+	Restarts int
+}
+
+// onlineScanLimit bounds the session scan of the dashboard.
+const onlineScanLimit = 1_000_000
+
+var errStop = errors.New("stop")
+
+func (c *Console) online() int {
+	now := c.d.Now()
+	seen := map[storage.AccountID]bool{}
+	n := 0
+	_ = c.d.Sys.DB().EachSession(func(s *storage.Session) error {
+		if n++; n > onlineScanLimit {
+			return errStop
+		}
+		if s.Expires.After(now) {
+			seen[s.AccountID] = true
+		}
+		return nil
+	})
+	return len(seen)
+}
+
+func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
+	fams := c.gather()
+	cur := counters{logins: sum(fams, "honmaster_logins_total", "outcome", "ok"), drops: sum(fams, "honmaster_plinko_drops_total", "", "")}
+	rate, window := c.rates.add(c.d.Now(), cur)
+	d := dashboardData{Online: c.online(), LoginsPerMin: strconv.FormatFloat(rate.logins, 'f', 1, 64),
+		DropsPerMin: strconv.FormatFloat(rate.drops, 'f', 1, 64), Window: window.Round(time.Second).String(),
+		StorageOK: true, Storage: "healthy",
+		LiveActors: sum(fams, "honmaster_actors_live", "", ""), CommitErrors: sum(fams, "honmaster_storage_commit_errors_total", "", ""),
+		TicketsIn: sum(fams, "honmaster_plinko_tickets_total", "direction", "in"), TicketsOut: sum(fams, "honmaster_plinko_tickets_total", "direction", "out"),
+		SessionsCreated: sum(fams, "honmaster_sessions_created_total", "", "")}
+	if c.d.Health != nil {
+		if err := c.d.Health(); err != nil {
+			d.StorageOK, d.Storage = false, err.Error()
+		}
+	}
+	if c.d.Plugins != nil {
+		for _, p := range sortedAreas(c.d.Plugins()) {
+			st := "running"
+			if !p.Running {
+				st = "down (restarting)"
+			}
+			d.Plugins = append(d.Plugins, pluginRow{Area: p.Area, State: st, Restarts: p.Restarts})
+		}
+	}
+	c.render(w, r, "dashboard", "Dashboard", d, "")
+}
+
+// Accounts.
+
+type accountRow struct {
+	ID                       storage.AccountID
+	Login, Nickname          string
+	Gold, Silver, Tickets    int64
+	Suspended, Sub, Operator bool
+}
+
+// searchLimit bounds the rows of a search.
+const searchLimit = 50
+
+func (c *Console) accountsPage(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	var rows []accountRow
+	if q != "" {
+		needle := strings.ToLower(q)
+		err := c.d.Sys.DB().EachAccount(func(a *storage.Account) error {
+			if strings.Contains(strings.ToLower(a.Login), needle) || strings.Contains(strings.ToLower(a.Nickname), needle) {
+				rows = append(rows, c.row(a))
+				if len(rows) == searchLimit {
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
+		}
+	}
+	c.render(w, r, "accounts", "Accounts", struct {
+		Q    string
+		Rows []accountRow
+		More bool
+	}{q, rows, len(rows) == searchLimit}, "")
+}
+
+func (c *Console) row(a *storage.Account) accountRow {
+	op, _ := IsOperator(c.d.Sys.DB(), a.ID)
+	return accountRow{ID: a.ID, Login: a.Login, Nickname: a.Nickname, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets,
+		Suspended: a.SuspID != 0, Sub: a.SuperID != a.ID, Operator: op}
+}
+
+type field struct {
+	Name, Value string
+}
+
+type accountData struct {
+	Row      accountRow
+	Email    string
+	SuperID  storage.AccountID
+	Subs     []accountRow
+	Upgrades []string
+	Record   []field
+	Buckets  []string
+}
+
+func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	loginName := r.URL.Query().Get("login")
+	db := c.d.Sys.DB()
+	id, err := db.LoginID(loginName)
+	if err != nil {
+		back(w, r, "/console/accounts", "", fmt.Errorf("%q: %w", loginName, err))
+		return
+	}
+	a, err := c.d.Sys.Account(ctx, id)
+	if err != nil {
+		back(w, r, "/console/accounts", "", err)
+		return
+	}
+	d := accountData{Row: c.row(a), Email: a.Email, SuperID: a.SuperID}
+	for _, u := range a.Upgrades {
+		d.Upgrades = append(d.Upgrades, u.ID)
+	}
+	sort.Strings(d.Upgrades)
+	if subs, err := db.SubAccounts(a.SuperID); err == nil {
+		for _, s := range append([]storage.AccountID{a.SuperID}, subs...) {
+			if s == a.ID {
+				continue
+			}
+			if sa, err := db.Account(s); err == nil {
+				d.Subs = append(d.Subs, c.row(sa))
+			}
+		}
+	}
+	if c.d.Login != nil {
+		if rec, err := c.d.Login.Preview(ctx, id); err == nil {
+			d.Record = recordFields(rec)
+		}
+	}
+	if sizes, err := db.CloudSizes(id); err == nil {
+		for b := range sizes {
+			d.Buckets = append(d.Buckets, b)
+		}
+		sort.Strings(d.Buckets)
+	}
+	c.render(w, r, "account", "Account "+a.Login, d, "")
+}
+
+// recordFields encodes the record as the client receives it (PHP
+// serialization) and decodes it again, so the view shows exactly the keys
+// and values the client reads.
+func recordFields(rec any) []field {
+	b, err := wire.Marshal(rec)
+	if err != nil {
+		return []field{{"(error)", err.Error()}}
+	}
+	v, err := wire.Unmarshal(b)
+	if err != nil {
+		return []field{{"(error)", err.Error()}}
+	}
+	a, ok := v.(*wire.Array)
+	if !ok {
+		return []field{{"(record)", phpText(v)}}
+	}
+	var out []field
+	for k, v := range a.All() {
+		val := phpText(v)
+		if len(val) > 600 {
+			val = val[:600] + " …"
+		}
+		out = append(out, field{fmt.Sprint(k), val})
+	}
+	return out
+}
+
+// phpText writes a decoded PHP value compactly: lists as [a, b], maps as
+// {k: v}, null as null.
+func phpText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case *wire.Array:
+		var sb strings.Builder
+		list := true
+		i := int64(0)
+		for k := range x.All() {
+			if n, ok := k.(int64); !ok || n != i {
+				list = false
+				break
+			}
+			i++
+		}
+		open, close := "{", "}"
+		if list {
+			open, close = "[", "]"
+		}
+		sb.WriteString(open)
+		first := true
+		for k, e := range x.All() {
+			if !first {
+				sb.WriteString(", ")
+			}
+			first = false
+			if !list {
+				fmt.Fprintf(&sb, "%v: ", k)
+			}
+			sb.WriteString(phpText(e))
+		}
+		sb.WriteString(close)
+		return sb.String()
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func (c *Console) accountURL(loginName string) string {
+	return "/console/account?login=" + urlQuery(loginName)
+}
+
+func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	loginName := r.PostFormValue("login")
+	var g accounts.Grant
+	for _, f := range []struct {
+		name string
+		to   *int64
+	}{{"gold", &g.Gold}, {"silver", &g.Silver}, {"tickets", &g.Tickets}} {
+		if v := strings.TrimSpace(r.PostFormValue(f.name)); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				back(w, r, c.accountURL(loginName), "", fmt.Errorf("%s must be a whole number", f.name))
+				return
+			}
+			*f.to = n
+		}
+	}
+	for _, u := range strings.Fields(r.PostFormValue("upgrades")) {
+		g.Upgrades = append(g.Upgrades, u)
+	}
+	a, err := c.d.Accounts.GrantTo(ctx, loginName, &g)
+	if err != nil {
+		back(w, r, c.accountURL(loginName), "", err)
+		return
+	}
+	c.d.Log.Info("console grant", "operator", Operator(r), "login", loginName, "gold", g.Gold, "silver", g.Silver, "tickets", g.Tickets, "upgrades", g.Upgrades)
+	back(w, r, c.accountURL(loginName), fmt.Sprintf("granted; balances now gold %d, silver %d, tickets %d", a.Gold, a.Silver, a.Tickets), nil)
+}
+
+// setSuspension sets the account's susp_id (0: not suspended), which the
+// client reads from its session record.
+type setSuspension struct{ id int }
+
+func (s setSuspension) Apply(tx *actors.Tx) (any, error) {
+	tx.Account().SuspID = s.id
+	return nil, nil
+}
+
+func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	loginName := r.PostFormValue("login")
+	susp := 0
+	if r.PostFormValue("suspend") == "1" {
+		susp = 1
+	}
+	id, err := c.d.Sys.DB().LoginID(loginName)
+	if err == nil {
+		_, err = c.d.Sys.Apply(ctx, id, setSuspension{susp})
+	}
+	msg := "account unsuspended"
+	if susp != 0 {
+		msg = "account suspended"
+	}
+	c.d.Log.Info("console "+msg, "operator", Operator(r), "login", loginName)
+	back(w, r, c.accountURL(loginName), msg, err)
+}
+
+// setVerifier replaces the account's SRP credentials.
+type setVerifier struct{ v storage.SRPVerifier }
+
+func (s setVerifier) Apply(tx *actors.Tx) (any, error) {
+	tx.Account().SRP = s.v
+	return nil, nil
+}
+
+func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	loginName, pw := r.PostFormValue("login"), r.PostFormValue("password")
+	to := c.accountURL(loginName)
+	if pw == "" || len(pw) > 128 {
+		back(w, r, to, "", accounts.ErrBadPassword)
+		return
+	}
+	id, err := c.d.Sys.DB().LoginID(loginName)
+	if err != nil {
+		back(w, r, to, "", err)
+		return
+	}
+	a, err := c.d.Sys.Account(ctx, id)
+	if err != nil {
+		back(w, r, to, "", err)
+		return
+	}
+	salt, salt2, v, err := c.d.Group.NewVerifier(a.Login, pw, rand.Reader)
+	if err == nil {
+		_, err = c.d.Sys.Apply(ctx, id, setVerifier{storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}})
+	}
+	notice := "password reset"
+	if err == nil && c.d.Login != nil {
+		c.d.Login.ForgetVerifier(a.Login)
+		// The old password's sessions end: a reset is often for a stolen one.
+		var n int
+		if n, err = c.d.Login.EndSessions(ctx, id); err == nil {
+			notice = fmt.Sprintf("password reset; %d game sessions ended", n)
+		}
+	}
+	c.d.Log.Info("console password reset", "operator", Operator(r), "login", loginName)
+	back(w, r, to, notice, err)
+}
+
+func (c *Console) createSub(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	parent := r.PostFormValue("login")
+	sub := accounts.Create{Login: r.PostFormValue("sub_login"), Password: r.PostFormValue("password"),
+		Nickname: r.PostFormValue("nickname"), Parent: parent}
+	a, err := c.d.Accounts.Create(ctx, sub)
+	notice := ""
+	if err == nil {
+		notice = fmt.Sprintf("sub-account %s created (id %d)", a.Login, a.ID)
+	}
+	back(w, r, c.accountURL(parent), notice, err)
+}
+
+// Plinko.
+
+type tierRow struct {
+	Tier                      string
+	Configured, Observed      float64
+	Drops                     float64
+	CfgX, ObsX, Y, CfgW, ObsW int
+	CfgLabel, ObsLabel        string
+}
+
+type plinkoData struct {
+	Chests     [4][]plinko.Product
+	ChestNames [4]string
+	Exchange   []plinko.ExchangeItem
+	HasCatalog bool
+	Tiers      []tierRow
+	TotalDrops float64
+	TicketsIn  float64
+	TicketsOut float64
+	Output     string
+	Height     int
+}
+
+func (c *Console) plinkoPage(w http.ResponseWriter, r *http.Request) {
+	d := plinkoData{ChestNames: [4]string{"Diamond", "Gold", "Silver", "Bronze"}}
+	if cat, err := plinko.StoredCatalog(c.d.Sys.DB()); err == nil {
+		d.Chests, d.Exchange, d.HasCatalog = cat.Chests, cat.Exchange, true
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
+	}
+	fams := c.gather()
+	var counts [sdk.NumTiers]float64
+	for t := 1; t <= sdk.NumTiers; t++ {
+		counts[t-1] = sum(fams, "honmaster_plinko_drops_total", "tier", strconv.Itoa(t))
+		d.TotalDrops += counts[t-1]
+	}
+	d.TicketsIn = sum(fams, "honmaster_plinko_tickets_total", "direction", "in")
+	d.TicketsOut = sum(fams, "honmaster_plinko_tickets_total", "direction", "out")
+	const barMax = 300 // px for 100%
+	for t := 1; t <= sdk.NumTiers; t++ {
+		row := tierRow{Tier: sdk.Tier(t).String(), Configured: c.d.Odds.Of(sdk.Tier(t)) * 100, Drops: counts[t-1]}
+		if d.TotalDrops > 0 {
+			row.Observed = counts[t-1] / d.TotalDrops * 100
+		}
+		row.Y = 10 + (t-1)*40
+		row.CfgX, row.ObsX = 130, 130
+		row.CfgW = int(row.Configured / 100 * barMax)
+		row.ObsW = int(row.Observed / 100 * barMax)
+		row.CfgLabel = strconv.FormatFloat(row.Configured, 'f', 1, 64) + "%"
+		row.ObsLabel = strconv.FormatFloat(row.Observed, 'f', 1, 64) + "%"
+		d.Tiers = append(d.Tiers, row)
+	}
+	d.Height = 20 + sdk.NumTiers*40
+	c.render(w, r, "plinko", "Plinko", d, "")
+}
+
+func (c *Console) plinkoImport(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	f, _, err := r.FormFile("catalog")
+	if err != nil {
+		back(w, r, "/console/plinko", "", errors.New("choose a catalog file (JSON) to import"))
+		return
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if err := plinko.ImportCatalog(ctx, c.d.Sys, f, &out); err != nil {
+		back(w, r, "/console/plinko", "", err)
+		return
+	}
+	c.d.Log.Info("console catalog import", "operator", Operator(r))
+	back(w, r, "/console/plinko", strings.TrimSpace(out.String()), nil)
+}
+
+// Cloud.
+
+func (c *Console) cloudPage(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	loginName, bucket := r.URL.Query().Get("login"), r.URL.Query().Get("bucket")
+	if bucket == "" {
+		bucket = "hon-game-configs"
+	}
+	var out bytes.Buffer
+	if loginName != "" {
+		if err := cloud.Show(ctx, c.d.Sys.DB(), loginName, bucket, &out); err != nil {
+			r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
+			out.Reset()
+		}
+	}
+	c.render(w, r, "cloud", "Cloud settings", struct{ Login, Bucket, Text string }{loginName, bucket, out.String()}, "")
+}
