@@ -335,6 +335,11 @@ func SessionHook(tx *actors.Tx, c login.ClientInfo, now time.Time) (login.Record
 		return login.RecordFields{}, err
 	}
 	suspID, _ := m.SessionFields(tx.View().Standing, now)
+	if !m.Suspended(now) {
+		// No suspension from a report: the account's own susp_id stands
+		// (an operator's open-ended suspension from the web console).
+		return login.RecordFields{}, nil
+	}
 	return login.RecordFields{SuspID: suspID}, nil
 }
 
