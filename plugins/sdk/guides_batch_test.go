@@ -28,7 +28,7 @@ func TestLargeFactsBatchesSplit(t *testing.T) {
 	const n = 120 // 6 MB queued: more than one 4 MiB message
 	var wg sync.WaitGroup
 	var failed atomic.Int32
-	for range n {
+	call := func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -41,13 +41,24 @@ func TestLargeFactsBatchesSplit(t *testing.T) {
 			}
 		}()
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for calls.Load() == 0 || queueLen(c) < n-1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("calls did not queue: %d in, %d queued", calls.Load(), queueLen(c))
+	wait := func(what string, cond func() bool) {
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
+			}
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(time.Millisecond)
 	}
+	// The first call goes alone and is held in the plugin; the others then
+	// queue behind it (a first batch with several calls would depend on how
+	// fast the goroutines start).
+	call()
+	wait("first call never reached the plugin", func() bool { return calls.Load() == 1 })
+	for range n - 1 {
+		call()
+	}
+	wait("calls did not queue", func() bool { return queueLen(c) == n-1 })
 	close(release)
 	wg.Wait()
 	if k := failed.Load(); k > 0 {
