@@ -165,6 +165,9 @@ func (a *account) apply(c Change) (reply any, err error) {
 			a.sys.sessions.Remove(sw.key)
 		}
 	}
+	if tx.del != nil {
+		a.deleted(tx.del) // delete.go
+	}
 	return reply, nil
 }
 

@@ -40,6 +40,7 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
+	del      *deletion // set by the deletion change (delete.go)
 }
 
 // sessionWrite is a session put (s non-nil) or delete, applied to the

@@ -66,6 +66,7 @@ type System struct {
 	done         chan struct{}
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
+	deleteHooks  deleteHooks // see OnDelete (delete.go)
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.

@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// AccountRecords are the keys of every record of one account, found by
+// DB.AccountRecords: what deleting the account removes. Storage knows no
+// area: it finds an area's records by the key families of keys.go and by
+// the keyspaces present on disk (x/, i/, pluginstate/), whatever declared
+// them, so a keyspace added later is covered without a change here.
+type AccountRecords struct {
+	ID    AccountID
+	Login string
+	// Sessions are the keys (Session.Key) of the account's sessions, so
+	// that the caller can drop them from a session cache too.
+	Sessions [][32]byte
+	// SubAccounts are the account's sub-accounts (of a main account). They
+	// are not part of Keys: each is deleted through its own actor first.
+	SubAccounts []AccountID
+	// Counts is the number of keys per family or keyspace ("profile",
+	// "sessions", "x/guides.vote", "i/reports.queue", "pluginstate/guides"...).
+	Counts map[string]int
+
+	keys [][]byte
+}
+
+// Len is the number of records.
+func (r *AccountRecords) Len() int { return len(r.keys) }
+
+func (r *AccountRecords) add(family string, key []byte) {
+	r.keys = append(r.keys, append([]byte(nil), key...))
+	r.Counts[family]++
+}
+
+// AccountRecords finds every record of account id:
+//
+//   - its profile, lists and owned upgrades (a/, b/, o/), its login (l/),
+//     its entry in its main account's sub-account index (u/<super><id>), its
+//     cloud archives (c/);
+//   - its sessions (s/, found by a scan of every session: O(sessions));
+//   - its records in every per-account keyspace (x/<name>/<id>...);
+//   - the entries it wrote in every index keyspace (i/<name>/...<id>: a scan
+//     of the indexes). Entries other accounts wrote about it (a report
+//     against it) are theirs and are not included;
+//   - its plugin state of every area (pluginstate/<area>/<id>).
+//
+// Global records (g/) and metadata (m/) belong to no account. It reads
+// storage directly: call it inside the account's actor (the deletion
+// change), where no other write of the account can interleave.
+func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
+	a, err := db.AccountProfile(id)
+	if err != nil {
+		return nil, err
+	}
+	r := &AccountRecords{ID: id, Login: a.Login, Counts: map[string]int{}}
+	for _, k := range []struct {
+		family string
+		key    []byte
+	}{{"profile", accountKey(id)}, {"lists", listsKey(id)}} {
+		if _, err := db.get(k.key); err == nil {
+			r.add(k.family, k.key)
+		} else if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	if lid, err := db.LoginID(a.Login); err == nil && lid == id {
+		r.add("login", loginKey(a.Login))
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if a.SuperID != 0 && a.SuperID != id {
+		if _, err := db.get(subKey(a.SuperID, id)); err == nil {
+			r.add("sub_index", subKey(a.SuperID, id))
+		} else if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	if r.SubAccounts, err = db.SubAccounts(id); err != nil {
+		return nil, err
+	}
+	for _, p := range []struct {
+		family string
+		prefix []byte
+	}{{"upgrades", ownedPrefix(id)}, {"cloud", cloudPrefix(id)}} {
+		if err := db.scan(p.prefix, func(k, _ []byte) error { r.add(p.family, k); return nil }); err != nil {
+			return nil, err
+		}
+	}
+	err = db.EachSession(func(s *Session) error {
+		if s.AccountID == id {
+			r.Sessions = append(r.Sessions, s.Hash)
+			r.add("sessions", sessionKey(s.Hash))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Per-account keyspaces: x/<name>/<id:4><key>, for every name on disk.
+	err = db.eachSubPrefix([]byte(prefixAcctKS), func(ks []byte) error {
+		p := appendID(append([]byte(nil), ks...), id)
+		return db.scan(p, func(k, _ []byte) error { r.add(string(ks[:len(ks)-1]), k); return nil })
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Index keyspaces: i/<name>/<key><writer:4>; the account's own entries.
+	idBytes := appendID(nil, id)
+	err = db.scan([]byte(prefixIndex), func(k, _ []byte) error {
+		if len(k) > 4 && bytes.Equal(k[len(k)-4:], idBytes) {
+			name, _, _ := bytes.Cut(k[len(prefixIndex):], []byte("/"))
+			r.add(prefixIndex+string(name), k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Plugin state: pluginstate/<area>/<id:4>, for every area on disk.
+	err = db.eachSubPrefix([]byte(prefixPluginState), func(area []byte) error {
+		k := appendID(append([]byte(nil), area...), id)
+		if _, err := db.get(k); err == nil {
+			r.add(string(area[:len(area)-1]), k)
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// eachSubPrefix calls fn with every distinct "<p><name>/" present under
+// prefix p (names hold no '/'), seeking past each name's records rather
+// than reading them.
+func (db *DB) eachSubPrefix(p []byte, fn func(sub []byte) error) error {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return err
+	}
+	var subs [][]byte
+	for ok := it.First(); ok; {
+		rest := it.Key()[len(p):]
+		i := bytes.IndexByte(rest, '/')
+		if i < 0 {
+			it.Close()
+			return fmt.Errorf("%w: key %q without a keyspace name", ErrCorrupt, it.Key())
+		}
+		sub := append(append([]byte(nil), p...), rest[:i+1]...)
+		subs = append(subs, sub)
+		end := prefixEnd(sub)
+		if end == nil {
+			break
+		}
+		ok = it.SeekGE(end)
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	for _, s := range subs {
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteAccountRecords deletes every record r lists, in this batch.
+func (b *Batch) DeleteAccountRecords(r *AccountRecords) {
+	for _, k := range r.keys {
+		b.del(k)
+	}
+}

@@ -1,0 +1,111 @@
+package storage
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+var (
+	delKS    = NewAccountKeyspace[string]("test.del", rawCodec{})
+	delKS2   = NewAccountKeyspace[string]("test.del.more", rawCodec{})
+	delIndex = NewIndexKeyspace[string]("test.delindex", rawCodec{})
+)
+
+// allKeys lists every key of the database.
+func allKeys(t *testing.T, db *DB) []string {
+	t.Helper()
+	var out []string
+	if err := db.scan(nil, func(k, _ []byte) error { out = append(out, string(k)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// writeAccount gives account a records in every key family.
+func writeAccount(t *testing.T, db *DB, a *Account, other AccountID, cookie string) {
+	t.Helper()
+	b := db.NewBatch()
+	b.PutAccount(a, nil)
+	b.PutUpgrades(a.ID, 0, a.Upgrades)
+	b.PutLogin(a.Login, a.ID)
+	if a.SuperID != a.ID {
+		b.PutSubAccount(a.SuperID, a.ID)
+	}
+	b.PutSession(&Session{Cookie: cookie, AccountID: a.ID, SuperID: a.SuperID, Expires: time.Now().Add(time.Hour)})
+	b.PutCloud(&CloudObject{AccountID: a.ID, Bucket: "hon-game-configs", Data: []byte("zip")})
+	w := batchWriter{b, a.ID}
+	for _, k := range []string{"a", "b"} {
+		if err := delKS.Put(w, k, "v"); err != nil {
+			t.Fatal(err)
+		}
+		if err := delKS2.Put(w, k, "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An entry it writes about the other account, and one about itself.
+	if err := delIndex.Put(w, KeyUint32(uint32(other)), "about other"); err != nil {
+		t.Fatal(err)
+	}
+	if err := delIndex.Put(w, KeyUint32(uint32(a.ID)), "about self"); err != nil {
+		t.Fatal(err)
+	}
+	b.PutPluginState(a.ID, "guides", []byte{1})
+	b.PutPluginState(a.ID, "plinko", []byte{2})
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccountRecords: deleting what AccountRecords finds leaves exactly
+// the keys the database held before the account was written: nothing of
+// it remains, nothing of another account goes (not even the index entry
+// the other account wrote about it).
+func TestAccountRecords(t *testing.T) {
+	db := openMem(t)
+	keep := sampleAccount(1, "keep")
+	writeAccount(t, db, keep, 2, "00000000000000000000000000000001")
+	before := allKeys(t, db)
+
+	main := sampleAccount(2, "gone")
+	writeAccount(t, db, main, 1, "00000000000000000000000000000002")
+	sub := sampleAccount(3, "gonesub")
+	sub.SuperID = 2
+	writeAccount(t, db, sub, 1, "00000000000000000000000000000003")
+
+	r, err := db.AccountRecords(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.SubAccounts, []AccountID{3}) || r.Login != "gone" || len(r.Sessions) != 1 {
+		t.Fatalf("records of 2: subs %v login %q sessions %d", r.SubAccounts, r.Login, len(r.Sessions))
+	}
+	for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "upgrades": 1, "sessions": 1, "cloud": 1,
+		"x/test.del": 2, "x/test.del.more": 2, "i/test.delindex": 2, "pluginstate/guides": 1, "pluginstate/plinko": 1} {
+		if r.Counts[fam] != want {
+			t.Errorf("%s: %d records, want %d (all: %v)", fam, r.Counts[fam], want, r.Counts)
+		}
+	}
+	// The sub-account first, as the actors do, then the main account.
+	for _, id := range []AccountID{3, 2} {
+		r, err := db.AccountRecords(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == 3 && r.Counts["sub_index"] != 1 {
+			t.Errorf("sub-account index entry not found: %v", r.Counts)
+		}
+		b := db.NewBatch()
+		b.DeleteAccountRecords(r)
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := allKeys(t, db)
+	if !slices.Equal(before, after) {
+		t.Errorf("keys after deletion differ from before the account:\nbefore %q\nafter  %q", before, after)
+	}
+	if _, err := db.AccountRecords(2); err == nil {
+		t.Error("AccountRecords of a deleted account succeeded")
+	}
+}
