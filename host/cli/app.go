@@ -12,11 +12,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
@@ -38,6 +40,10 @@ type App struct {
 
 	// Metrics are the server's metrics (fed only while serving).
 	Metrics *metrics.Metrics
+
+	// guideTally is the guides area's live vote counts while it serves
+	// (operator API; operator_accounts.go).
+	guideTally atomic.Pointer[guides.Tally]
 }
 
 // dbDirName is the database directory inside the data directory.

@@ -19,6 +19,7 @@ func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	app.guideTally.Store(s.Tally())
 	return s.Routes(), nil
 }
 

@@ -32,6 +32,7 @@ func instrument(app *App, srv *server.Server) {
 		Engine:         app.DB.EngineStats,
 		Plugins:        app.Plugins.statuses,
 	})
+	m.WatchSessions(app.Login.LiveSessions)
 }
 
 // statuses are the plugin states for metrics.
@@ -59,6 +60,7 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	op := operator.New(token, app.Log)
 	op.Handle("GET /metrics", app.Metrics.Handler())
 	mountOperatorAPI(op, app)
+	mountAccountAPI(op, app) // operator_accounts.go: delete an account, guides' counts
 	if err := mountConsole(op, app); err != nil {
 		return nil, nil, err
 	}

@@ -77,6 +77,7 @@ func NewService(d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{d: d, tally: t, cat: &catalogCache{sys: d.Sys}}
+	d.Sys.OnDelete(s.dropVotes) // a deleted account's votes leave the counts (delete.go)
 	s.area = New(AuthFunc(s.authenticate), s, d.Log)
 	return s, nil
 }

@@ -91,7 +91,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 	if size == 0 {
 		size = DefaultVerifierCacheSize
 	}
-	return &Service{group: group, sys: sys, db: sys.DB(), set: set, now: now, rand: rnd,
+	s := &Service{group: group, sys: sys, db: sys.DB(), set: set, now: now, rand: rnd,
 		verifiers: cache.New[string, *verifierEntry](size, func(s string) uint32 {
 			h := fnv.New32a()
 			h.Write([]byte(s))
@@ -102,6 +102,8 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		failPair: limit.New(set.FailedProofsLogin, set.TrackedKeys, now),
 		sessions: newSessionIndex(set.SessionsPerAccount),
 		tooltips: mustEncode(awardsTooltip())}
+	sys.OnDelete(s.forgetAccount) // forget.go
+	return s
 }
 
 // withDefaults fills zero settings (tests, tools) with the defaults of

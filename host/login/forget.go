@@ -1,0 +1,53 @@
+package login
+
+import (
+	"github.com/honmaster/masterserver/actors"
+)
+
+// forgetAccount is the service's actors.DeleteHook: once a deleted
+// account's commit succeeded, its cached pre_auth credentials and its
+// indexed sessions go, so that its login, registered again, is checked
+// against the new account's verifier.
+func (s *Service) forgetAccount(tx *actors.Tx) (func(), error) {
+	id, login := tx.ID(), tx.View().Login
+	return func() {
+		s.verifiers.Remove(login)
+		s.sessions.mu.Lock()
+		delete(s.sessions.m, id)
+		s.sessions.mu.Unlock()
+	}, nil
+}
+
+// LiveSessions counts the sessions that have not expired (the sessions
+// gauge of /metrics): the index of every account's sessions, filled at
+// start from storage (SweepSessions) and kept as sessions are issued and
+// ended.
+func (s *Service) LiveSessions() int {
+	now := s.now()
+	s.sessions.mu.Lock()
+	defer s.sessions.mu.Unlock()
+	n := 0
+	for _, list := range s.sessions.m {
+		for _, sess := range list {
+			if sess.Valid(now) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Forget removes login from the look-alike index once its account was
+// deleted, so that the login can be registered again. An index not
+// loaded yet needs nothing: it will be filled from storage.
+func (n *Names) Forget(login string) {
+	sk := Skeleton(login)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.done {
+		return
+	}
+	if n.m[sk]--; n.m[sk] <= 0 {
+		delete(n.m, sk)
+	}
+}
