@@ -44,6 +44,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Int64Var(&o.Gold, "gold", 0, "gold granted to each account when the mix spends it (default 100000)")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")
 	fs.StringVar(&htmlFile, "html", "", "also write the report as a self-contained HTML page to this file")
+	fs.BoolVar(&o.KeepAccounts, "keep-accounts", false, "leave the test accounts on the server (default: deleted at the end through the operator API)")
 	if err := parse(fs, args); errors.Is(err, flag.ErrHelp) {
 		loadTestUsage(stdout, fs)
 		return flag.ErrHelp // the usage was printed

@@ -3,6 +3,7 @@ package loadtest_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,8 +39,9 @@ func options(t *testing.T, ts *clitest.Server, mix string) loadtest.Options {
 // the server's own counters.
 func TestEveryOperation(t *testing.T) {
 	ts := clitest.StartDemo(t, nil)
-	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1,guides=1")
-	o.Accounts, o.Concurrency, o.Requests = 4, 4, 240
+	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1,guides=1,"+
+		"guide=1,guideflag=1,vote=3,report=1,reportinfo=1")
+	o.Accounts, o.Concurrency, o.Requests = 4, 4, 360
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +50,8 @@ func TestEveryOperation(t *testing.T) {
 	rep.WriteText(&b)
 	t.Log("\n" + b.String())
 	ok, errs := rep.Total()
-	if ok+errs != 240 || errs != 0 {
-		t.Errorf("ok %d + errors %d, want 240 + 0", ok, errs)
+	if ok+errs != 360 || errs != 0 {
+		t.Errorf("ok %d + errors %d, want 360 + 0", ok, errs)
 	}
 	for name := range o.Mix {
 		op := rep.Op(name)
@@ -58,8 +60,30 @@ func TestEveryOperation(t *testing.T) {
 		}
 	}
 	c := rep.Consistency
-	if !c.OK() || c.BalancesChecked != 4 || c.CloudChecked == 0 || c.Uncertain != 0 {
+	if !c.OK() || c.BalancesChecked != 4 || c.CloudChecked == 0 || c.Uncertain != 0 || c.VotesChecked == 0 || c.VotesUncertain != 0 ||
+		!c.VotesRestoredChecked {
 		t.Errorf("consistency: %s", c.Summary())
+	}
+	// Every account (and its sub-account) was removed, and nothing of
+	// them is left: their logins are unknown.
+	if cl := rep.Cleanup; cl.Registered != 4 || cl.Removed != 4 || cl.Failed != 0 || cl.Records == 0 {
+		t.Errorf("cleanup: %+v", cl)
+	}
+	for i := 0; i < 4; i++ {
+		login := rep.LoginPrefix + strconv.Itoa(i)
+		if _, err := ts.Client.Login(context.Background(), login, "x"); err == nil {
+			t.Errorf("%s still logs in", login)
+		}
+		req, _ := http.NewRequest(http.MethodGet, o.Operator+"/operator/v1/account?login="+login, nil)
+		req.Header.Set("Authorization", "Bearer "+o.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("operator API GET account %s: HTTP %d, want 404", login, resp.StatusCode)
+		}
 	}
 	if rep.Server == nil {
 		t.Fatal("no server counters")
@@ -71,6 +95,8 @@ func TestEveryOperation(t *testing.T) {
 		`honmaster_http_requests_total{outcome="ok",route="/master/storage/store"}`:              rep.Op("cloud").OK + rep.Op("store").OK,
 		`honmaster_http_requests_total{outcome="ok",route="client_requester.php?f=switch_auth"}`: rep.Op("switch").OK,
 		`honmaster_logins_total{outcome="ok"}`:                                                   rep.Op("login").OK,
+		`honmaster_http_requests_total{outcome="ok",route="client_requester.php?f=guide_vote"}`:  rep.Op("vote").OK,
+		`honmaster_http_requests_total{outcome="ok",route="client_requester.php?f=get_guide"}`:   rep.Op("guide").OK,
 	} {
 		if got := rep.Server.Delta[series]; int64(got) != want {
 			t.Errorf("server %s moved by %v, report says %d", series, got, want)
@@ -80,6 +106,18 @@ func TestEveryOperation(t *testing.T) {
 	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`] +
 		rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange"}`]; int64(got) != rep.Op("purchase").OK+rep.Op("exchange").OK {
 		t.Errorf("server exchange and purchase requests %v, report says %d + %d", got, rep.Op("purchase").OK, rep.Op("exchange").OK)
+	}
+	// A report past the limits asks for the reporting status instead.
+	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`] +
+		rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/reportinforequest"}`]; int64(got) != rep.Op("report").OK+rep.Op("reportinfo").OK {
+		t.Errorf("server report and reportinfo requests %v, report says %d + %d", got, rep.Op("report").OK, rep.Op("reportinfo").OK)
+	}
+	var flags float64
+	for _, f := range []string{"guide_default_set", "guide_default_remove", "guide_favorite_set", "guide_favorite_remove"} {
+		flags += rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="client_requester.php?f=`+f+`"}`]
+	}
+	if int64(flags) != rep.Op("guideflag").OK {
+		t.Errorf("server flag requests %v, report says %d", flags, rep.Op("guideflag").OK)
 	}
 	if ratio := rep.Op("drop").Ratio; ratio <= 0 {
 		t.Errorf("drop ratio to noop %v", ratio)

@@ -12,25 +12,29 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/cloudcfg"
+	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/wire"
 )
 
-// Paths the load tester calls. It talks only to the target and the
-// operator listener it is given.
+// Paths the load tester calls, from the areas' own constants. It talks
+// only to the target and the operator listener it is given.
 const (
 	pathNoop      = "/loadtest/noop" // not served: answered 404 by the full HTTP stack
-	pathRegister  = "/portal/register"
-	pathPatch     = "/patcher/patcher.php"
-	pathBoard     = "/master/casino/"
-	pathDrop      = "/master/casino/drop/"
-	pathViewChest = "/master/casino/viewchest/"
-	pathExchange  = "/master/ticketexchange"
-	pathPurchase  = "/master/ticketexchange/purchase/"
-	pathStore     = "/master/storage/store"
-	pathStatus    = "/master/storage/status"
-	pathRetrieve  = "/master/storage/retrieve"
+	pathRegister  = server.PathRegister
+	pathPatch     = server.PathPatcher
+	pathBoard     = plinko.PathBoard
+	pathDrop      = plinko.PathDrop
+	pathViewChest = plinko.PathViewChest
+	pathExchange  = plinko.PathExchange
+	pathPurchase  = plinko.PathPurchase
+	pathStore     = cloud.PathStore
+	pathStatus    = cloud.PathStatus
+	pathRetrieve  = cloud.PathRetrieve
 	cloudBucket   = "hon-game-configs"
 )
 
@@ -83,6 +87,10 @@ type account struct {
 	// uncertain: a mutation's reply was lost (transport error or timeout);
 	// the account is left out of the consistency check.
 	uncertain bool
+
+	index   int         // position in the run's accounts (env.logins)
+	marks   *guideMarks // guide flags and votes as the replies said (ops_guides.go)
+	reports int         // reports filed (ops_reports.go)
 }
 
 // env is what operations share.
@@ -91,6 +99,10 @@ type env struct {
 	ticketCost, goldCost int64
 	exchange             []exchangeItem
 	run                  string
+
+	logins []string    // every test account's login, by index
+	guides []guideRef  // guides of the demo heroes, found at provisioning
+	voted  votedGuides // guides the run voted on
 }
 
 type exchangeItem struct {
@@ -104,6 +116,7 @@ type operation struct {
 	needsOperator bool
 	why           string
 	spends        bool // needs tickets and gold granted
+	guides        bool // needs the guides found at provisioning
 	do            func(ctx context.Context, e *env, a *account, rng *rand.Rand) error
 }
 
@@ -121,6 +134,12 @@ var operations = map[string]operation{
 	"cloud":    {requests: 3, do: opCloud},
 	"store":    {requests: 1, do: opStore},
 	"guides":   {requests: 1, do: opGuides},
+	// ops_guides.go, ops_reports.go
+	"guide":      {requests: 1, do: opGuide, guides: true},
+	"guideflag":  {requests: 1, do: opGuideFlag, guides: true},
+	"vote":       {requests: 1, do: opVote, guides: true},
+	"report":     {requests: 1, do: opReport},
+	"reportinfo": {requests: 1, do: opReportInfo},
 }
 
 // OperationNames lists the operations a mix may name.
@@ -147,6 +166,14 @@ var OperationDoc = map[string]string{
 	"cloud":    "store a settings archive unique to the account, status, retrieve: the bytes must be the stored ones",
 	"store":    "store a settings archive alone (one durable mutation; the check at the end retrieves it)",
 	"guides":   "a hero's guide list (get_guide_list_filtered); success, or the no_guides_found answer for a hero without guides",
+	"guide":    "get_guide of a guide of the demo heroes: the guide asked for, with the account's default, favorite and vote as its replies left them",
+	"guideflag": "sets or removes (whichever changes it) the account's default or favorite mark on a guide (guide_default_set/remove, " +
+		"guide_favorite_set/remove); set must say which",
+	"vote": "guide_vote on a guide: the opposite of the account's last vote on it (both counts move), else up or down at random; " +
+		"the check at the end compares the server's counts (operator API) with the accounts' final votes",
+	"report": "files a report (/master/report/report) against another test account, within the server's default limits " +
+		"(20 a day, 2 per reportee); past them asks reportinforequest instead. It must be accepted (report_success 1)",
+	"reportinfo": "reportinforequest (the reporting status the client asks at login): success, status 0",
 }
 
 // post sends a form and decodes the PHP reply; wantStatus is the HTTP
@@ -482,7 +509,7 @@ func retrieveCheck(ctx context.Context, c *client.Client, a *account) error {
 var guideHeroes = []string{"Hero_Pyromancer", "Hero_Devourer", "Hero_Hammerstorm", "Hero_Legionnaire"}
 
 func opGuides(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
-	arr, _, err := post(ctx, e.c, "/client_requester.php", url.Values{"f": {"get_guide_list_filtered"}, "account": {a.id},
+	arr, _, err := post(ctx, e.c, server.PathClientRequester, url.Values{"f": {string(guides.FuncList)}, "account": {a.id},
 		"cookie": {a.sess.Cookie}, "hosttime": {"1"}, "hero": {guideHeroes[rng.IntN(len(guideHeroes))]}}, 200)
 	if err != nil {
 		return err

@@ -51,6 +51,10 @@ type Options struct {
 	Progress io.Writer
 	// Log receives provisioning steps (nil: silent).
 	Log io.Writer
+	// KeepAccounts leaves the test accounts on the server at the end;
+	// otherwise they are deleted through the operator API (when there is
+	// one) with everything they wrote.
+	KeepAccounts bool
 }
 
 // Mix is the weight of each operation.

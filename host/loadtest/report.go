@@ -35,6 +35,7 @@ type Report struct {
 	Timeline    []SecondReport  `json:"timeline"`
 	Consistency Consistency     `json:"consistency"`
 	Server      *ServerCounters `json:"server,omitempty"`
+	Cleanup     Cleanup         `json:"cleanup"`
 }
 
 // OpReport is one operation's figures.
@@ -203,6 +204,7 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, m := range c.Mismatches {
 		fmt.Fprintf(w, "  %s\n", m)
 	}
+	fmt.Fprintf(w, "accounts: %s\n", r.Cleanup.Summary())
 	if s := r.Server; s != nil {
 		fmt.Fprintln(w, "server counters (after - before):")
 		for _, l := range s.Lines() {
@@ -239,11 +241,25 @@ type Consistency struct {
 	Uncertain  int      `json:"uncertain"`
 	Mismatches []string `json:"mismatches,omitempty"` // the first few
 	Skipped    string   `json:"skipped,omitempty"`    // why balances were not checked
+
+	// VotesChecked guides voted on had their counts compared with the
+	// counts before the run plus the accounts' final votes; VotesOK
+	// matched. VotesUncertain guides were left out (a vote's reply was
+	// lost). See ops_guides.go.
+	VotesChecked   int `json:"votes_checked"`
+	VotesOK        int `json:"votes_ok"`
+	VotesUncertain int `json:"votes_uncertain"`
+	// VotesRestoredChecked: once the test accounts were removed, the
+	// counts of the guides voted on were compared with those before the
+	// run; VotesRestoredOK: they were equal.
+	VotesRestoredChecked bool `json:"votes_restored_checked"`
+	VotesRestoredOK      bool `json:"votes_restored_ok"`
 }
 
 // OK reports whether nothing disagreed.
 func (c *Consistency) OK() bool {
-	return c.BalancesOK == c.BalancesChecked && c.CloudOK == c.CloudChecked
+	return c.BalancesOK == c.BalancesChecked && c.CloudOK == c.CloudChecked && c.VotesOK == c.VotesChecked &&
+		(!c.VotesRestoredChecked || c.VotesRestoredOK)
 }
 
 // Summary is one line.
@@ -254,6 +270,12 @@ func (c *Consistency) Summary() string {
 	}
 	s := fmt.Sprintf("%s: balances %d/%d, cloud files %d/%d, %d accounts left out (a reply lost)",
 		verdict, c.BalancesOK, c.BalancesChecked, c.CloudOK, c.CloudChecked, c.Uncertain)
+	if c.VotesChecked+c.VotesUncertain > 0 {
+		s += fmt.Sprintf(", guide votes %d/%d (%d guides left out)", c.VotesOK, c.VotesChecked, c.VotesUncertain)
+	}
+	if c.VotesRestoredChecked {
+		s += fmt.Sprintf(", votes gone with the accounts: %t", c.VotesRestoredOK)
+	}
 	if c.Skipped != "" {
 		s += "; " + c.Skipped
 	}
@@ -336,7 +358,8 @@ var counterPrefixes = []string{
 	"honmaster_actor_mailbox_wait_seconds_sum", "honmaster_actor_mailbox_wait_seconds_count",
 }
 
-var gaugeNames = []string{"process_resident_memory_bytes", "honmaster_actors_live", "go_goroutines", "honmaster_pebble_disk_space_bytes"}
+var gaugeNames = []string{"process_resident_memory_bytes", "honmaster_actors_live", "go_goroutines", "honmaster_pebble_disk_space_bytes",
+	"honmaster_sessions_live"}
 
 func serverCounters(before, after map[string]float64) *ServerCounters {
 	s := &ServerCounters{Delta: map[string]float64{}, After: map[string]float64{}}

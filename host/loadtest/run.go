@@ -45,10 +45,25 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		opc = &opClient{base: strings.TrimRight(o.Operator, "/"), token: o.Token, http: &http.Client{Timeout: requestTimeout}}
 	}
 	e := &env{c: c, run: randomTag()}
+	e.logins = make([]string, o.Accounts)
+	for i := range e.logins {
+		e.logins[i] = LoginPrefix + e.run + strconv.FormatInt(int64(i), 36)
+	}
 	logf("provisioning %d accounts (logins %s%s...)", o.Accounts, LoginPrefix, e.run)
-	accts, err := provision(ctx, o, e, opc)
+	reg := &registered{}
+	accts, err := provision(ctx, o, e, opc, reg)
 	if err != nil {
+		if cl := cleanup(ctx, o, opc, reg); cl.Registered > 0 {
+			return nil, fmt.Errorf("%w (%s)", err, cl.Summary())
+		}
 		return nil, err
+	}
+	votes := o.Mix["vote"] > 0
+	var votesBefore map[uint32]guideCounts
+	if votes && opc != nil {
+		if votesBefore, err = opc.guideCounts(ctx); err != nil {
+			return nil, fmt.Errorf("guide counts before the run: %w", err)
+		}
 	}
 	rep := &Report{Target: o.Target, Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
 		Sequential: o.Sequential, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
@@ -94,12 +109,44 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.fill(rec)
 	logf("checking consistency")
 	rep.Consistency = consistency(ctx, e, opc, accts)
+	if votes {
+		if votesBefore == nil {
+			rep.Consistency.Skipped = strings.TrimPrefix(rep.Consistency.Skipped+"; no operator listener to read guide counts from", "; ")
+		} else if after, err := opc.guideCounts(ctx); err != nil {
+			rep.Consistency.mismatch("guide counts after the run: %v", err)
+			rep.Consistency.VotesChecked++ // counted as a mismatch
+		} else {
+			checkVotes(&rep.Consistency, votesBefore, after, e.voted.set, accts)
+		}
+	}
 	if opc != nil {
 		if after, err := opc.scrape(ctx); err == nil && before != nil {
 			rep.Server = serverCounters(before, after)
 		}
 	}
+	logf("removing the test accounts")
+	rep.Cleanup = cleanup(ctx, o, opc, reg)
+	if votes && votesBefore != nil && rep.Cleanup.Kept == "" && rep.Cleanup.Failed == 0 {
+		if after, err := opc.guideCounts(ctx); err == nil {
+			checkVotesRestored(&rep.Consistency, votesBefore, after, e.voted.set)
+		}
+	}
 	return rep, nil
+}
+
+// cleanup removes the accounts the run registered, unless told to keep
+// them or there is no operator API to remove them with.
+func cleanup(ctx context.Context, o Options, opc *opClient, reg *registered) Cleanup {
+	logins := reg.list()
+	switch {
+	case len(logins) == 0:
+		return Cleanup{}
+	case o.KeepAccounts:
+		return Cleanup{Registered: len(logins), Kept: "as asked"}
+	case opc == nil:
+		return Cleanup{Registered: len(logins), Kept: "no operator listener to remove them with"}
+	}
+	return removeAccounts(ctx, opc, logins)
 }
 
 // newClient returns a client whose keep-alive pool holds a connection per
@@ -216,15 +263,16 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 }
 
 // provision registers, grants, creates sub-accounts and logs in.
-func provision(ctx context.Context, o Options, e *env, opc *opClient) ([]*account, error) {
-	spends, subs := false, false
+func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *registered) ([]*account, error) {
+	spends, subs, wantGuides := false, false, false
 	for name := range o.Mix {
 		spends = spends || operations[name].spends
 		subs = subs || name == "switch"
+		wantGuides = wantGuides || operations[name].guides
 	}
 	accts := make([]*account, o.Accounts)
 	err := forEach(ctx, o.Accounts, 16, func(i int) error {
-		a := &account{login: LoginPrefix + e.run + strconv.FormatInt(int64(i), 36), password: "load-" + e.run, owned: map[string]bool{}}
+		a := &account{login: e.logins[i], password: "load-" + e.run, owned: map[string]bool{}, index: i, marks: newGuideMarks()}
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
 		r, err := e.c.PostForm(reqCtx, pathRegister, url.Values{"login": {a.login}, "password": {a.password}})
@@ -237,6 +285,7 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient) ([]*accoun
 		if r.Status != 200 {
 			return fmt.Errorf("register %s: HTTP %d %s", a.login, r.Status, r.Body)
 		}
+		reg.add(a.login)
 		if spends {
 			j, err := opc.grant(reqCtx, a.login, o.Tickets, o.Gold)
 			if err != nil {
@@ -272,6 +321,15 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient) ([]*accoun
 		}
 		e.ticketCost, _ = intText(arr, "ticket_cost")
 		e.goldCost, _ = intText(arr, "gold_cost")
+	}
+	if wantGuides {
+		if e.guides, err = findGuides(reqCtx, e, accts[0]); err != nil {
+			return nil, fmt.Errorf("guide lists: %w", err)
+		}
+		if len(e.guides) == 0 {
+			return nil, fmt.Errorf("the server lists no guide for %s: the guide operations need some (serve --demo seeds them; or host guides import)",
+				strings.Join(guideHeroes, ", "))
+		}
 	}
 	if o.Mix["purchase"] > 0 {
 		if e.exchange, err = exchangeList(reqCtx, e.c, accts[0].sess.Cookie); err != nil {

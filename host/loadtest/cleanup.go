@@ -1,0 +1,134 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Cleanup tells what became of the run's test accounts.
+type Cleanup struct {
+	// Registered is the number of test accounts the run registered (each
+	// with its sub-account, when the mix switches).
+	Registered int `json:"registered"`
+	// Removed accounts were deleted through the operator API (a main
+	// account's sub-account goes with it and is not counted again).
+	Removed int `json:"removed"`
+	// Records is the number of records the server deleted with them.
+	Records int `json:"records"`
+	Failed  int `json:"failed"`
+	// Kept says why the accounts were left (--keep-accounts, no operator
+	// listener); they can be found by their login prefix.
+	Kept string `json:"kept,omitempty"`
+	// FirstError is the first failed deletion's error.
+	FirstError string `json:"first_error,omitempty"`
+}
+
+// Summary is one line.
+func (c *Cleanup) Summary() string {
+	if c.Kept != "" {
+		return fmt.Sprintf("%d test accounts kept (%s)", c.Registered, c.Kept)
+	}
+	s := fmt.Sprintf("%d of %d test accounts removed (%d records)", c.Removed, c.Registered, c.Records)
+	if c.Failed > 0 {
+		s += fmt.Sprintf(", %d failed (first: %s)", c.Failed, c.FirstError)
+	}
+	return s
+}
+
+// registered remembers the logins the run registered, so that they can
+// be removed whatever happens after (provisioning failing half way too).
+type registered struct {
+	mu     sync.Mutex
+	logins []string
+}
+
+func (r *registered) add(login string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logins = append(r.logins, login)
+}
+
+func (r *registered) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.logins...)
+}
+
+// deletedJSON is the operator API's answer to a deletion.
+type deletedJSON struct {
+	Accounts []struct {
+		ID    uint32 `json:"id"`
+		Login string `json:"login"`
+	} `json:"accounts"`
+	Records int `json:"records"`
+}
+
+// removeAccounts deletes the run's accounts through the operator API
+// (DELETE /operator/v1/account, which takes a main account's sub-accounts
+// with it), a few at a time.
+func removeAccounts(ctx context.Context, opc *opClient, logins []string) Cleanup {
+	c := Cleanup{Registered: len(logins)}
+	var removed, records, failed atomic.Int64
+	var once sync.Once
+	_ = forEach(ctx, len(logins), 8, func(i int) error {
+		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+		var d deletedJSON
+		if err := opc.callJSON(reqCtx, http.MethodDelete, "/operator/v1/account", url.Values{"login": {logins[i]}}, &d); err != nil {
+			failed.Add(1)
+			once.Do(func() { c.FirstError = err.Error() })
+			return nil // go on with the others
+		}
+		removed.Add(1)
+		records.Add(int64(d.Records))
+		return nil
+	})
+	c.Removed, c.Records, c.Failed = int(removed.Load()), int(records.Load()), int(failed.Load())
+	if missed := len(logins) - c.Removed - c.Failed; missed > 0 { // ctx ended
+		c.Failed += missed
+		if c.FirstError == "" {
+			c.FirstError = "interrupted"
+		}
+	}
+	return c
+}
+
+// callJSON sends a request to the operator API and decodes its JSON
+// answer into out.
+func (c *opClient) callJSON(ctx context.Context, method, path string, form url.Values, out any) error {
+	var body io.Reader
+	u := c.base + path
+	if method == http.MethodPost {
+		body = strings.NewReader(form.Encode())
+	} else if len(form) > 0 {
+		u += "?" + form.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("operator API: %w", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("operator API %s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("operator API %s: %w", path, err)
+	}
+	return nil
+}
