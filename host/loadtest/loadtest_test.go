@@ -71,7 +71,7 @@ func TestEveryOperation(t *testing.T) {
 	}
 	for i := 0; i < 4; i++ {
 		login := rep.LoginPrefix + strconv.Itoa(i)
-		if _, err := ts.Client.Login(context.Background(), login, "x"); err == nil {
+		if _, err := ts.Client.Login(context.Background(), login, "load-"+strings.TrimPrefix(rep.LoginPrefix, loadtest.LoginPrefix)); err == nil {
 			t.Errorf("%s still logs in", login)
 		}
 		req, _ := http.NewRequest(http.MethodGet, o.Operator+"/operator/v1/account?login="+login, nil)
@@ -128,12 +128,12 @@ func TestEveryOperation(t *testing.T) {
 	}
 }
 
-// pluginPID reads the plinko plugin's PID from "host plugins".
-func pluginPID(t *testing.T, ts *clitest.Server) int {
+// pluginPID reads the PID of area's plugin from "host plugins".
+func pluginPID(t *testing.T, ts *clitest.Server, area string) int {
 	t.Helper()
 	for _, line := range strings.Split(ts.Host(t, "plugins"), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 4 && f[0] == "plinko" && f[3] == "running" {
+		if len(f) >= 4 && f[0] == area && f[3] == "running" {
 			pid, _ := strconv.Atoi(f[2])
 			return pid
 		}
@@ -155,15 +155,8 @@ func TestPluginKilledMidRun(t *testing.T) {
 		defer close(done)
 		for i := 0; i < 2; i++ {
 			time.Sleep(700 * time.Millisecond)
-			pid := pluginPID(t, ts)
-			if pid == 0 || syscall.Kill(pid, syscall.SIGKILL) != nil {
-				continue
-			}
-			kills++
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if p := pluginPID(t, ts); p != 0 && p != pid {
-					break
-				}
+			if killPlugin(t, ts, "plinko") {
+				kills++
 			}
 		}
 	}()
@@ -190,6 +183,84 @@ func TestPluginKilledMidRun(t *testing.T) {
 	}
 	if got := rep.Server.Delta[`honmaster_plugin_restarts_total{area="plinko"}`]; got < 1 {
 		t.Errorf("server restarts moved by %v", got)
+	}
+}
+
+// killPlugin kills area's plugin and waits (bounded) for its restart.
+func killPlugin(t *testing.T, ts *clitest.Server, area string) bool {
+	pid := pluginPID(t, ts, area)
+	if pid == 0 || syscall.Kill(pid, syscall.SIGKILL) != nil {
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if p := pluginPID(t, ts, area); p != 0 && p != pid {
+			break
+		}
+	}
+	return true
+}
+
+// TestGuidesPluginKilledMidRun kills the guides plugin while an open-loop
+// run votes: the votes it costs are counted by kind, and a refused vote
+// counts nowhere, so the vote check still holds and removing the accounts
+// takes every counted vote back out.
+func TestGuidesPluginKilledMidRun(t *testing.T) {
+	ts := clitest.StartDemo(t, nil)
+	o := options(t, ts, "vote=3,guide=1")
+	o.Accounts, o.Concurrency, o.Requests, o.Rate = 6, 6, 600, 200 // three seconds of schedule
+	done := make(chan struct{})
+	kills := 0
+	go func() {
+		defer close(done)
+		for i := 0; i < 2; i++ {
+			time.Sleep(700 * time.Millisecond)
+			if killPlugin(t, ts, "guides") {
+				kills++
+			}
+		}
+	}()
+	rep, err := loadtest.Run(context.Background(), o)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Log("\n" + b.String())
+	if kills == 0 {
+		t.Fatal("the plugin was never killed")
+	}
+	vote := rep.Op("vote")
+	if vote == nil || vote.Errors == 0 || vote.Kinds["refused:guides_unavailable"] == 0 {
+		t.Errorf("no vote failed as guides_unavailable: %+v", vote)
+	}
+	if ok, errs := rep.Total(); ok+errs+rep.Unsent != 600 {
+		t.Errorf("ok %d + errors %d + unsent %d != 600", ok, errs, rep.Unsent)
+	}
+	if c := rep.Consistency; !c.OK() || c.VotesChecked == 0 || !c.VotesRestoredChecked {
+		t.Errorf("consistency: %s", c.Summary())
+	}
+	if rep.Cleanup.Removed != 6 {
+		t.Errorf("cleanup: %s", rep.Cleanup.Summary())
+	}
+}
+
+// TestKeepAccounts: --keep-accounts leaves the accounts, which still log
+// in.
+func TestKeepAccounts(t *testing.T) {
+	ts := clitest.Start(t, nil)
+	o := options(t, ts, "patch=1")
+	o.Accounts, o.Concurrency, o.Requests, o.KeepAccounts = 2, 2, 4, true
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl := rep.Cleanup; cl.Registered != 2 || cl.Removed != 0 || cl.Kept == "" {
+		t.Errorf("cleanup: %+v", cl)
+	}
+	// The tester's password is "load-" and the run tag.
+	if _, err := ts.Client.Login(context.Background(), rep.LoginPrefix+"0", "load-"+strings.TrimPrefix(rep.LoginPrefix, loadtest.LoginPrefix)); err != nil {
+		t.Errorf("kept account does not log in: %v", err)
 	}
 }
 
