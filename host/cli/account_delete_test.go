@@ -214,3 +214,46 @@ func TestSessionsLiveGauge(t *testing.T) {
 		t.Errorf("after a logout: %v, want %v", got, before+1)
 	}
 }
+
+// TestDeleteAccountReports: the reports a deleted account filed go with
+// it; a report filed against it stays its reporter's, in the queue.
+func TestDeleteAccountReports(t *testing.T) {
+	ts := start(t, nil)
+	ctx := context.Background()
+	token := operatorToken(t, ts)
+	sess := map[string]*client.Session{}
+	for _, l := range []string{"ann", "ben"} {
+		ts.Host(t, "account", "create", "--login", l, "--password", "pw")
+		s, err := ts.Client.Login(ctx, l, "pw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess[l] = s
+	}
+	for _, r := range [][2]string{{"ann", "ben"}, {"ben", "ann"}} {
+		s := sess[r[0]]
+		resp, err := ts.Client.PostForm(ctx, "/master/report/report", url.Values{"reporter_id": {s.AccountID}, "cookie": {s.Cookie},
+			"reportee_name": {r[1]}, "reason_type": {"5"}, "report_description": {"afk"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if arr, err := resp.PHP(); err != nil {
+			t.Fatal(err)
+		} else if n, _ := arr.Int("report_success"); n != 1 {
+			t.Fatalf("%s reports %s: %s", r[0], r[1], resp.Body)
+		}
+	}
+	if out := ts.Host(t, "reports", "list", "--status", "any"); !strings.HasSuffix(out, "2 report(s)") {
+		t.Fatalf("before:\n%s", out)
+	}
+	if code, body := operatorCall(t, ts, http.MethodDelete, "/operator/v1/account?login=ann", nil, token); code != 200 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	out := ts.Host(t, "reports", "list", "--status", "any")
+	if !strings.HasSuffix(out, "1 report(s)") || !strings.Contains(out, sess["ben"].AccountID+"-1") {
+		t.Errorf("after deleting ann, want only ben's report:\n%s", out)
+	}
+	if code, _, _ := ts.Run("reports", "resolve", sess["ben"].AccountID+"-1", "--action", "warn"); code == 0 {
+		t.Error("resolving a report against a deleted account succeeded")
+	}
+}
