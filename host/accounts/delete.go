@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Removed tells what Delete removed.
@@ -46,16 +47,30 @@ func (s *Service) Delete(ctx context.Context, login string) (*Removed, error) {
 		return nil, err
 	}
 	out := &Removed{}
-	for _, sub := range append(subs, id) {
-		d, err := s.Sys.DeleteAccount(ctx, sub)
+	if err := s.deleteAll(ctx, out, append(subs, id)); err != nil {
+		return out, err
+	}
+	// A sub-account created while the main account was being deleted (the
+	// registry checked the parent just before its deletion committed)
+	// would be left without one: delete any that appeared.
+	late, err := db.SubAccounts(id)
+	if err != nil {
+		return out, err
+	}
+	return out, s.deleteAll(ctx, out, late)
+}
+
+func (s *Service) deleteAll(ctx context.Context, out *Removed, ids []storage.AccountID) error {
+	for _, id := range ids {
+		d, err := s.Sys.DeleteAccount(ctx, id)
 		if err != nil {
-			return out, fmt.Errorf("delete account %d: %w", sub, err)
+			return fmt.Errorf("delete account %d: %w", id, err)
 		}
 		out.Accounts = append(out.Accounts, *d)
 		out.Records += d.Records
 		s.forgetName(d.Login)
 	}
-	return out, nil
+	return nil
 }
 
 // forgetName drops a deleted login from the look-alike index.

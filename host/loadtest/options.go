@@ -6,8 +6,10 @@
 // hidden), checks every reply with wire/, and reports per operation counts,
 // errors by kind, throughput, HDR-histogram latency percentiles, the
 // ratio to a no-op ceiling measured in the same run, the server's own
-// counters before and after, and a consistency check of the balances and
-// cloud files the replies reported.
+// counters before and after, and a consistency check of the balances,
+// cloud files and guide votes the replies reported. At the end it deletes
+// the accounts it registered through the operator API (unless told to keep
+// them).
 package loadtest
 
 import (
