@@ -166,6 +166,9 @@ func New(d Deps) (*Console, error) {
 	}
 	c.rates.add(d.Now(), c.counters())
 	c.routes()
+	if d.Sys != nil {
+		d.Sys.OnDelete(c.forgetAccount) // forget.go
+	}
 	return c, nil
 }
 
