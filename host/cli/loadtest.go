@@ -129,6 +129,6 @@ func loadTestUsage(w io.Writer, fs *flag.FlagSet) {
 	printFlags(w, fs)
 	fmt.Fprintln(w, "\noperations:")
 	for _, n := range loadtest.OperationNames() {
-		fmt.Fprintf(w, "  %-9s %s\n", n, loadtest.OperationDoc[n])
+		fmt.Fprintf(w, "  %-10s %s\n", n, loadtest.OperationDoc[n])
 	}
 }

@@ -146,8 +146,15 @@ func cleanup(ctx context.Context, o Options, opc *opClient, reg *registered) Cle
 	case opc == nil:
 		return Cleanup{Registered: len(logins), Kept: "no operator listener to remove them with"}
 	}
+	// Removed even when the run was interrupted (its context cancelled),
+	// within a bound of its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
 	return removeAccounts(ctx, opc, logins)
 }
+
+// cleanupTimeout bounds the removal of a run's accounts.
+const cleanupTimeout = 5 * time.Minute
 
 // newClient returns a client whose keep-alive pool holds a connection per
 // concurrent request, so that connections are reused rather than closed
