@@ -1,7 +1,12 @@
 package storage
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -107,5 +112,56 @@ func TestAccountRecords(t *testing.T) {
 	}
 	if _, err := db.AccountRecords(2); err == nil {
 		t.Error("AccountRecords of a deleted account succeeded")
+	}
+}
+
+// TestAccountRecordsKnowEveryPrefix fails when a key prefix is added to
+// storage without deciding whether AccountRecords must find records under
+// it: deleting an account would otherwise leave them behind.
+func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
+	known := map[string]string{ // prefix constant -> how AccountRecords treats it
+		"prefixAccount":     "profile",
+		"prefixLists":       "lists",
+		"prefixOwned":       "upgrades",
+		"prefixLogin":       "login",
+		"prefixSub":         "sub-account index entry",
+		"prefixSession":     "sessions (scan)",
+		"prefixCloud":       "cloud archives",
+		"prefixAcctKS":      "every per-account keyspace on disk",
+		"prefixGlobKS":      "global: no account's",
+		"prefixMeta":        "metadata: no account's",
+		"prefixIndex":       "entries the account wrote (scan)",
+		"prefixPluginState": "every area's plugin state on disk",
+	}
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range g.Specs {
+					for _, n := range spec.(*ast.ValueSpec).Names {
+						if !strings.HasPrefix(n.Name, "prefix") {
+							continue
+						}
+						seen++
+						if _, ok := known[n.Name]; !ok {
+							t.Errorf("key prefix %s is new: make AccountRecords find an account's records under it (account_delete.go), "+
+								"or list it here as holding none", n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	if seen < len(known)-2 {
+		t.Errorf("found %d prefix constants, expected about %d: is the parse broken?", seen, len(known))
 	}
 }
