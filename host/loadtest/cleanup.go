@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,9 +15,11 @@ import (
 
 // Cleanup tells what became of the run's test accounts.
 type Cleanup struct {
-	// Registered is the number of test accounts the run registered (each
-	// with its sub-account, when the mix switches).
+	// Registered is the number of test accounts the run registered or
+	// tried to (each with its sub-account, when the mix switches).
 	Registered int `json:"registered"`
+	// Absent accounts were not on the server (a registration that failed).
+	Absent int `json:"absent,omitempty"`
 	// Removed accounts were deleted through the operator API (a main
 	// account's sub-account goes with it and is not counted again).
 	Removed int `json:"removed"`
@@ -36,6 +39,9 @@ func (c *Cleanup) Summary() string {
 		return fmt.Sprintf("%d test accounts kept (%s)", c.Registered, c.Kept)
 	}
 	s := fmt.Sprintf("%d of %d test accounts removed (%d records)", c.Removed, c.Registered, c.Records)
+	if c.Absent > 0 {
+		s += fmt.Sprintf(", %d never created", c.Absent)
+	}
 	if c.Failed > 0 {
 		s += fmt.Sprintf(", %d failed (first: %s)", c.Failed, c.FirstError)
 	}
@@ -75,13 +81,19 @@ type deletedJSON struct {
 // with it), a few at a time.
 func removeAccounts(ctx context.Context, opc *opClient, logins []string) Cleanup {
 	c := Cleanup{Registered: len(logins)}
-	var removed, records, failed atomic.Int64
+	var removed, records, failed, absent atomic.Int64
 	var once sync.Once
 	_ = forEach(ctx, len(logins), 8, func(i int) error {
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
 		var d deletedJSON
-		if err := opc.callJSON(reqCtx, http.MethodDelete, "/operator/v1/account", url.Values{"login": {logins[i]}}, &d); err != nil {
+		err := opc.callJSON(reqCtx, http.MethodDelete, "/operator/v1/account", url.Values{"login": {logins[i]}}, &d)
+		var se *statusError
+		if errors.As(err, &se) && se.status == http.StatusNotFound {
+			absent.Add(1)
+			return nil
+		}
+		if err != nil {
 			failed.Add(1)
 			once.Do(func() { c.FirstError = err.Error() })
 			return nil // go on with the others
@@ -90,8 +102,8 @@ func removeAccounts(ctx context.Context, opc *opClient, logins []string) Cleanup
 		records.Add(int64(d.Records))
 		return nil
 	})
-	c.Removed, c.Records, c.Failed = int(removed.Load()), int(records.Load()), int(failed.Load())
-	if missed := len(logins) - c.Removed - c.Failed; missed > 0 { // ctx ended
+	c.Removed, c.Records, c.Failed, c.Absent = int(removed.Load()), int(records.Load()), int(failed.Load()), int(absent.Load())
+	if missed := len(logins) - c.Removed - c.Failed - c.Absent; missed > 0 { // ctx ended
 		c.Failed += missed
 		if c.FirstError == "" {
 			c.FirstError = "interrupted"
@@ -99,6 +111,14 @@ func removeAccounts(ctx context.Context, opc *opClient, logins []string) Cleanup
 	}
 	return c
 }
+
+// statusError is an operator API answer other than 200.
+type statusError struct {
+	status int
+	msg    string
+}
+
+func (e *statusError) Error() string { return e.msg }
 
 // callJSON sends a request to the operator API and decodes its JSON
 // answer into out.
@@ -125,7 +145,7 @@ func (c *opClient) callJSON(ctx context.Context, method, path string, form url.V
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("operator API %s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
+		return &statusError{status: resp.StatusCode, msg: fmt.Sprintf("operator API %s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))}
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("operator API %s: %w", path, err)

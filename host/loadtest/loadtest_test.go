@@ -264,6 +264,41 @@ func TestKeepAccounts(t *testing.T) {
 	}
 }
 
+// TestProvisioningFailureRemovesAccounts: when provisioning fails after
+// registering accounts (guide operations on a server without guides), the
+// accounts it registered are removed before the error is returned.
+func TestProvisioningFailureRemovesAccounts(t *testing.T) {
+	ts := clitest.Start(t, nil) // no demo seed: no guides
+	o := options(t, ts, "vote=1")
+	o.Accounts, o.Concurrency, o.Requests = 3, 3, 3
+	_, err := loadtest.Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "lists no guide") || !strings.Contains(err.Error(), "3 of 3 test accounts removed") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := scrapeGauge(t, o.Operator, "honmaster_sessions_live"); n != 0 {
+		t.Errorf("sessions_live %v after the accounts were removed, want 0", n)
+	}
+}
+
+// scrapeGauge reads one series of the operator listener's /metrics.
+func scrapeGauge(t *testing.T, operatorURL, series string) float64 {
+	t.Helper()
+	resp, err := http.Get(operatorURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	m, err := loadtest.ParseMetrics(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := m[series]
+	if !ok {
+		t.Fatalf("no %s in /metrics", series)
+	}
+	return v
+}
+
 func TestParseMix(t *testing.T) {
 	for _, tt := range []struct {
 		in   string

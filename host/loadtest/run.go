@@ -62,7 +62,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	var votesBefore map[uint32]guideCounts
 	if votes && opc != nil {
 		if votesBefore, err = opc.guideCounts(ctx); err != nil {
-			return nil, fmt.Errorf("guide counts before the run: %w", err)
+			cl := cleanup(ctx, o, opc, reg)
+			return nil, fmt.Errorf("guide counts before the run: %w (%s)", err, cl.Summary())
 		}
 	}
 	rep := &Report{Target: o.Target, Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
@@ -282,6 +283,9 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 		a := &account{login: e.logins[i], password: "load-" + e.run, owned: map[string]bool{}, index: i, marks: newGuideMarks()}
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
+		// Remembered before asking: a registration whose reply is lost
+		// may still have created the account.
+		reg.add(a.login)
 		r, err := e.c.PostForm(reqCtx, pathRegister, url.Values{"login": {a.login}, "password": {a.password}})
 		if err != nil {
 			return fmt.Errorf("register %s: %w", a.login, err)
@@ -292,7 +296,6 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 		if r.Status != 200 {
 			return fmt.Errorf("register %s: HTTP %d %s", a.login, r.Status, r.Body)
 		}
-		reg.add(a.login)
 		if spends {
 			j, err := opc.grant(reqCtx, a.login, o.Tickets, o.Gold)
 			if err != nil {
