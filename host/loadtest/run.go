@@ -23,8 +23,8 @@ import (
 const requestTimeout = 30 * time.Second
 
 // LoginPrefix starts the login of every test account, followed by a
-// three-character run tag: an operator can find (and, once the server can
-// delete accounts, remove) a run's accounts by it.
+// three-character run tag: an operator can find a run's accounts by it
+// (the tester removes them at the end unless told to keep them).
 const LoginPrefix = "lt"
 
 // Run provisions the accounts, drives the mix, checks consistency and
