@@ -104,12 +104,6 @@ func (b *Batch) PutSession(s *Session) { b.setPB(sessionKey(s.Key()), toSession(
 // DeleteSession removes the session stored under key (Session.Key).
 func (b *Batch) DeleteSession(key [32]byte) { b.del(sessionKey(key)) }
 
-// PutCloud writes (or replaces) a settings archive.
-func (b *Batch) PutCloud(o *CloudObject) {
-	v, err := encodeCloud(o)
-	b.set(cloudKey(o.AccountID, o.Bucket), v, err)
-}
-
 // PutMeta writes a metadata value.
 func (b *Batch) PutMeta(name string, value []byte) {
 	b.set(metaKey(name), value, nil)

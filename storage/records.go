@@ -275,12 +275,3 @@ func (s *Session) Key() [32]byte {
 
 // Valid reports whether the session can still be used at time now.
 func (s *Session) Valid(now time.Time) bool { return now.Before(s.Expires) }
-
-// CloudObject is one stored settings archive, per account and bucket.
-type CloudObject struct {
-	AccountID  AccountID
-	Bucket     string
-	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
-	Stored     time.Time
-	Data       []byte // the zip archive, byte for byte as uploaded
-}
