@@ -73,8 +73,8 @@ func New(d Deps) (*Area, error) {
 // /rap/report2.php belongs to the site URL and is served on this listener.
 func (a *Area) Routes() []server.Route {
 	php := func(v any) server.Response { return server.PHP(a.log, v) }
-	route := func(path string, h func(context.Context, *wire.Request) any, fail any) server.Route {
-		return server.Route{Path: path, Area: areaName,
+	route := func(path string, h func(context.Context, *wire.Request) any, fail any, doc server.Doc) server.Route {
+		return server.Route{Path: path, Area: areaName, Doc: doc,
 			Handler: func(ctx context.Context, r *wire.Request) server.Response { return php(h(ctx, r)) },
 			Fail: func(err error) server.Response {
 				a.h.refused(path, fmt.Errorf("%w: %w", ErrBadRequest, err))
@@ -83,11 +83,39 @@ func (a *Area) Routes() []server.Route {
 	}
 	failed := ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(ErrBadRequest)}
 	return []server.Route{
-		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}),
-		route(PathReport, func(ctx context.Context, r *wire.Request) any { return a.h.Report(ctx, r) }, failed),
-		route(PathReportInfo, func(ctx context.Context, r *wire.Request) any { return a.h.ReportInfo(ctx, r) }, InfoReply{}),
-		route(PathPlayerList, func(ctx context.Context, r *wire.Request) any { return a.h.PlayerList(ctx, r) }, PlayerList{}),
-		route(PathMatchList, func(ctx context.Context, r *wire.Request) any { return a.h.MatchList(ctx, r) }, MatchList{}),
+		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}, server.Doc{
+			Summary: "Files one to ten player reports at once (the site URL's report form; served on the game listener).",
+			Form:    report2Form{},
+			Reply: "PHP array `[\"true\", \"<n>\"]` when n >= 1 reports were accepted, `[\"false\"]` when none was (the client ignores the body). " +
+				"A missing account_id or cookie, or arrays of different lengths, refuse the whole request; otherwise each report is judged alone (unknown player, bad type, " +
+				"self-report, limits, the plugin's refusal) and the accepted ones are stored in one commit.",
+		}),
+		route(PathReport, func(ctx context.Context, r *wire.Request) any { return a.h.Report(ctx, r) }, failed, server.Doc{
+			Summary:    "Files one player report from the in-game report dialog.",
+			Form:       masterReportForm{},
+			ReplyValue: ReportReply{},
+			Reply: "Accepted: `success` b:1, `report_success` 1, `report_enabled` true. Refused or failed: `success` the string \"false\", " +
+				"`report_success` 2 and `message`, the reason in words (host/reports/errors.go). Reporting disabled: `success` b:1, " +
+				"`report_success` 3, `report_enabled` false. The two extras follow. Every field but `report_description` and `match_id` must be sent.",
+		}),
+		route(PathReportInfo, func(ctx context.Context, r *wire.Request) any { return a.h.ReportInfo(ctx, r) }, InfoReply{}, server.Doc{
+			Summary:    "The account's reporting status: a running warning or suspension, shown once as a popup.",
+			Form:       infoForm{},
+			ReplyValue: InfoReply{},
+			Reply: "`status` 0 normal, 1 warning, 2 suspended; `reason` the reason's title and the moderator's note; `guiltyLevel` the warnings " +
+				"and suspensions ever received; `endDate` `YYYY-MM-DD hh:mm:ss` UTC or \"\"; `forcePopup` true once per warning or suspension. " +
+				"A missing field or a bad session: `success` false with the other keys zero.",
+		}),
+		route(PathPlayerList, func(ctx context.Context, r *wire.Request) any { return a.h.PlayerList(ctx, r) }, PlayerList{}, server.Doc{
+			Summary: "The players of a match, for the site's report form. The server keeps no match data.",
+			Reply: "Positional PHP array: index 0 is 1 when players were found, else 0; index 1+s the nickname in slot s (0-9), 11+s the slot id s. " +
+				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
+		}),
+		route(PathMatchList, func(ctx context.Context, r *wire.Request) any { return a.h.MatchList(ctx, r) }, MatchList{}, server.Doc{
+			Summary: "A player's recent matches, for the site's report form. The server keeps no match data.",
+			Reply: "Positional PHP array: index 0 is 1 when matches follow, else 0, then one match id per index. " +
+				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
+		}),
 	}
 }
 
