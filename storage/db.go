@@ -259,7 +259,7 @@ func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
 	}
 	a := &Account{}
 	fromProfile(&p, a)
-	st := &Stored{profile: pv}
+	st := &Stored{profile: pv, nickname: a.Nickname}
 	lv, err := db.get(listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):
