@@ -140,23 +140,39 @@ func accountOf(a *storage.Account) Account {
 	return Account{ID: a.ID, Owner: a.SuperID, Nickname: a.Nickname}
 }
 
-// LookupPlayer implements Backend. A player is found by login, which is
-// the nickname unless the operator gave the account another one (the
-// store has no nickname index yet); the name must then also be the
-// account's nickname, ignoring case.
+// LookupPlayer implements Backend. A player is found by nickname (the
+// storage's nickname index, not the login, which an operator may have made
+// differ): the account spelling it exactly, else the one account spelling
+// it in another case. A nickname several accounts share (in the same
+// spelling, or only in other cases) names no one player: it is refused as
+// unknown rather than filed against the wrong account.
 func (a *Area) LookupPlayer(_ context.Context, nickname string) (Account, error) {
 	db := a.d.Sys.DB()
-	id, err := db.LoginID(nickname)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Account{}, fmt.Errorf("%w: %q", ErrUnknownPlayer, nickname)
-	} else if err != nil {
-		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	acct, err := db.AccountProfile(id)
+	ids, err := db.NicknameAccounts(nickname)
 	if err != nil {
 		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return accountOf(acct), nil
+	var exact, folded []*storage.Account
+	for _, id := range ids {
+		acct, err := db.AccountProfile(id)
+		if err != nil {
+			return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		if acct.Nickname == nickname {
+			exact = append(exact, acct)
+		} else {
+			folded = append(folded, acct)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return accountOf(exact[0]), nil
+	case len(exact) == 0 && len(folded) == 1:
+		return accountOf(folded[0]), nil
+	case len(exact)+len(folded) == 0:
+		return Account{}, fmt.Errorf("%w: %q", ErrUnknownPlayer, nickname)
+	}
+	return Account{}, fmt.Errorf("%w: %q is the nickname of %d accounts", ErrUnknownPlayer, nickname, len(ids))
 }
 
 // Submit implements Backend: one change in the reporter's actor.
