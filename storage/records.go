@@ -164,7 +164,11 @@ func (a *Account) Clone() *Account {
 	return &c
 }
 
-// CloudFlags are the account's cloud-settings enrollment switches.
+// CloudFlags are the account's cloud-settings enrollment switches. They
+// are part of the profile, not of host/cloud's keyspace, because the
+// session record every login serves carries them (use_cloud,
+// cloud_storage_info), like the balances: the login reads one record.
+// host/cloud's own records (the archives) live in its keyspace.
 type CloudFlags struct {
 	UseCloud   bool
 	AutoUpload bool
