@@ -34,8 +34,10 @@ import (
 // Records are protobuf (host/reports/proto/reports_records.proto) behind
 // storage's protobuf format byte (2), like every other record. Records
 // written by earlier versions are JSON behind the format byte 1: they still
-// read (the format byte tells), and are never rewritten, since reports are
-// written once.
+// read (the format byte tells), with no migration. A record that changes
+// (the reporter's counter, the moderation state, the SysInfo) is written
+// back as protobuf; reports and resolutions, written once, stay as they
+// are.
 var (
 	reportRecords     = storage.NewAccountKeyspace[*Report]("reports.report", reportCodec)
 	reporterRecords   = storage.NewAccountKeyspace[*reporterState]("reports.reporter", reporterCodec)
