@@ -7,7 +7,7 @@ import (
 )
 
 // A Change is one mutation of one account, described by the area that wants
-// it (login, cloud, plinko ...). The account actor calls Apply with a Tx on a
+// it (an area, or the login service). The account actor calls Apply with a Tx on a
 // working copy of the account; when Apply returns nil the actor commits
 // everything written to the Tx as one synced batch, adopts the working copy
 // and answers Apply's reply. When Apply errs nothing is written and the
@@ -98,8 +98,7 @@ func (t *Tx) AddUpgrade(u storage.Upgrade) bool {
 	return true
 }
 
-// DB gives read access to storage (for example the account's stored cloud
-// archive, or an area's keyspace); writes go through the Tx. Reads see the
+// DB gives read access to storage (for example an area's keyspace); writes go through the Tx. Reads see the
 // database as of before this change.
 func (t *Tx) DB() *storage.DB { return t.db }
 
@@ -127,13 +126,6 @@ func (t *Tx) DeleteSession(s *storage.Session) error {
 	t.batch.DeleteSession(key)
 	t.sessions = append(t.sessions, sessionWrite{key: key})
 	return nil
-}
-
-// PutCloud stores a settings archive of this account; the object's AccountID
-// is forced to the Tx's account.
-func (t *Tx) PutCloud(o *storage.CloudObject) {
-	o.AccountID = t.id
-	t.batch.PutCloud(o)
 }
 
 var _ storage.AccountWriter = (*Tx)(nil)

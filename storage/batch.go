@@ -50,13 +50,18 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 
 // Stored is what an account's actor keeps of the records it last wrote (or
 // loaded), so that a change writes only the records it altered.
-type Stored struct{ profile, lists []byte }
+type Stored struct {
+	profile, lists []byte
+	nickname       string // as indexed (nicknameIndex)
+}
 
 // PutAccount writes the profile and lists records of a that differ from
 // prev (all of them when prev is nil) and returns what is stored once the
-// batch commits. Owned upgrades are separate records (PutUpgrades).
+// batch commits. Owned upgrades are separate records (PutUpgrades). The
+// nickname index follows the profile: its entry is written when prev is
+// nil or the nickname changed.
 func (b *Batch) PutAccount(a *Account, prev *Stored) *Stored {
-	next := &Stored{}
+	next := &Stored{nickname: a.Nickname}
 	var err error
 	if next.profile, err = encodePB(toProfile(a)); err != nil {
 		b.set(accountKey(a.ID), nil, err)
@@ -71,6 +76,12 @@ func (b *Batch) PutAccount(a *Account, prev *Stored) *Stored {
 	}
 	if prev == nil || !bytes.Equal(prev.lists, next.lists) {
 		b.set(listsKey(a.ID), next.lists, nil)
+	}
+	switch {
+	case prev == nil:
+		b.putNickname(a.ID, "", a.Nickname)
+	case prev.nickname != a.Nickname:
+		b.putNickname(a.ID, prev.nickname, a.Nickname)
 	}
 	return next
 }
@@ -103,12 +114,6 @@ func (b *Batch) PutSession(s *Session) { b.setPB(sessionKey(s.Key()), toSession(
 
 // DeleteSession removes the session stored under key (Session.Key).
 func (b *Batch) DeleteSession(key [32]byte) { b.del(sessionKey(key)) }
-
-// PutCloud writes (or replaces) a settings archive.
-func (b *Batch) PutCloud(o *CloudObject) {
-	v, err := encodeCloud(o)
-	b.set(cloudKey(o.AccountID, o.Bucket), v, err)
-}
 
 // PutMeta writes a metadata value.
 func (b *Batch) PutMeta(name string, value []byte) {

@@ -183,6 +183,23 @@ func (db *DB) get(key []byte) ([]byte, error) {
 	return out, closer.Close()
 }
 
+// view calls fn with the value of key, valid only during the call (no
+// copy: a keyspace's codec decodes from it).
+func (db *DB) view(key []byte, fn func([]byte) error) error {
+	v, closer, err := db.pdb.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	err = fn(v)
+	if cerr := closer.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Account reads one account with all its records.
 func (db *DB) Account(id AccountID) (*Account, error) {
 	a, _, err := db.LoadAccount(id)
@@ -242,7 +259,7 @@ func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
 	}
 	a := &Account{}
 	fromProfile(&p, a)
-	st := &Stored{profile: pv}
+	st := &Stored{profile: pv, nickname: a.Nickname}
 	lv, err := db.get(listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -313,16 +330,6 @@ func (db *DB) SessionByKey(key [32]byte) (*Session, error) {
 		return nil, fmt.Errorf("storage: session: %w", err)
 	}
 	return fromSession(&p, key), nil
-}
-
-// Cloud reads the settings archive of an account's bucket. With withData
-// false only the metadata is decoded (status requests).
-func (db *DB) Cloud(id AccountID, bucket string, withData bool) (*CloudObject, error) {
-	b, err := db.get(cloudKey(id, bucket))
-	if err != nil {
-		return nil, fmt.Errorf("storage: cloud %d/%q: %w", id, bucket, err)
-	}
-	return decodeCloud(b, withData)
 }
 
 // Meta reads a metadata value by name.

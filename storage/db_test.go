@@ -35,8 +35,6 @@ func TestRecordsRoundTrip(t *testing.T) {
 	sub.SuperID = 1
 	sess := &Session{Cookie: "0123456789abcdef0123456789abcdef", AccountID: 2, SuperID: 1, IP: "127.0.0.1",
 		Created: time.Unix(1700000000, 0).UTC(), Expires: time.Unix(1700086400, 0).UTC()}
-	cloud := &CloudObject{AccountID: 1, Bucket: "hon-game-configs", ModifyTime: "2024-01-02 03:04:05",
-		Stored: time.Unix(1700000001, 5).UTC(), Data: []byte("PK\x03\x04 zip bytes \x00\xff")}
 
 	b := db.NewBatch()
 	b.PutAccount(main, nil)
@@ -48,7 +46,6 @@ func TestRecordsRoundTrip(t *testing.T) {
 	b.PutSubAccount(1, 2)
 	b.SetNextAccountID(3)
 	b.PutSession(sess)
-	b.PutCloud(cloud)
 	if err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -77,17 +74,6 @@ func TestRecordsRoundTrip(t *testing.T) {
 	sess.Hash = SessionHash(sess.Cookie)
 	if s, err := db.Session(sess.Cookie); err != nil || !reflect.DeepEqual(s, sess) {
 		t.Errorf("Session = %+v, %v", s, err)
-	}
-	full, err := db.Cloud(1, "hon-game-configs", true)
-	if err != nil || !bytes.Equal(full.Data, cloud.Data) || full.ModifyTime != cloud.ModifyTime || !full.Stored.Equal(cloud.Stored) {
-		t.Errorf("Cloud = %+v, %v", full, err)
-	}
-	meta, _ := db.Cloud(1, "hon-game-configs", false)
-	if meta.Data != nil || meta.Bucket != "hon-game-configs" {
-		t.Errorf("Cloud without data = %+v", meta)
-	}
-	if _, err := db.Cloud(2, "hon-game-configs", true); !errors.Is(err, ErrNotFound) {
-		t.Errorf("other account's cloud: err = %v, want ErrNotFound", err)
 	}
 
 	var seen []AccountID
@@ -123,7 +109,6 @@ func TestCorruptValue(t *testing.T) {
 	b := db.NewBatch()
 	b.set(accountKey(5), []byte{formatV2, 0xff, 0xff}, nil)
 	b.set(sessionKey(SessionHash("x")), []byte{formatV2, '['}, nil)
-	b.set(cloudKey(5, "b"), []byte{formatV1, 200}, nil)
 	if err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +117,6 @@ func TestCorruptValue(t *testing.T) {
 	}
 	if _, err := db.Session("x"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("Session err = %v, want ErrCorrupt", err)
-	}
-	if _, err := db.Cloud(5, "b", true); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("Cloud err = %v, want ErrCorrupt", err)
 	}
 }
 

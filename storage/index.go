@@ -5,12 +5,10 @@ import (
 	"fmt"
 )
 
-// prefixIndex holds the records of account-owned index keyspaces:
+// prefixIndex holds the records of account-owned index keyspaces (see
+// keys.go):
 //
 //	i/<keyspace>/<key><writer id:4>
-//
-// (Kept here rather than in keys.go's list while storage is reworked on
-// another branch; it belongs there.)
 const prefixIndex = "i/"
 
 // IndexKeyspace is an index shared by all accounts whose every entry is

@@ -15,9 +15,12 @@ import (
 //	l/<login>                   AccountID of a login (4 bytes)
 //	u/<super:4><id:4>           sub-account index entry (empty value)
 //	s/<sha256(cookie):32>       Session (pb.Session); the cookie itself is never stored
-//	c/<id:4><bucket>            CloudObject (uvarint meta length, meta JSON, zip bytes)
+//	c/<id:4><key>               taken by an area's keyspace declared at a fixed
+//	                            prefix (NewAccountKeyspaceAt): host/cloud's archives,
+//	                            stored there since schema version 1
 //	x/<keyspace>/<id:4><key>    a record of a per-account keyspace an area declared
 //	g/<keyspace>/<key>          a record of a global keyspace an area declared
+//	i/<keyspace>/<key><id:4>    an entry of an index keyspace, owned by account id (index.go)
 //	m/<name>                    metadata (next account id, schema version, secrets)
 //
 // Every value written by version 2 starts with the format byte 2 (a
@@ -29,11 +32,18 @@ const (
 	prefixLogin   = "l/"
 	prefixSub     = "u/"
 	prefixSession = "s/"
-	prefixCloud   = "c/"
 	prefixAcctKS  = "x/"
 	prefixGlobKS  = "g/"
 	prefixMeta    = "m/"
 )
+
+// ownPrefixes are the one-letter prefixes storage uses itself: no keyspace
+// may be declared at one of them (NewAccountKeyspaceAt). pluginstate/ is
+// longer and never shares a "<byte>/" start.
+var ownPrefixes = map[string]bool{
+	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
+	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
+}
 
 // Metadata names kept under the m/ prefix.
 const (
@@ -60,10 +70,6 @@ func subKey(super, id AccountID) []byte {
 func subPrefix(super AccountID) []byte { return appendID([]byte(prefixSub), super) }
 func sessionKey(hash [32]byte) []byte  { return append([]byte(prefixSession), hash[:]...) }
 func metaKey(name string) []byte       { return append([]byte(prefixMeta), name...) }
-func cloudPrefix(id AccountID) []byte  { return appendID([]byte(prefixCloud), id) }
-func cloudKey(id AccountID, bucket string) []byte {
-	return append(cloudPrefix(id), bucket...)
-}
 
 func appendID(b []byte, id AccountID) []byte { return binary.BigEndian.AppendUint32(b, uint32(id)) }
 

@@ -11,7 +11,8 @@ import (
 
 // A Codec turns a record into bytes and back. Proto is the codec of choice
 // (compact, schema evolution); an area may bring its own for a record that
-// is not a message.
+// is not a message. Decode must not keep b (or a part of it) after it
+// returns: storage hands it its own buffers, without a copy.
 type Codec[V any] interface {
 	Encode(V) ([]byte, error)
 	Decode([]byte) (V, error)
@@ -96,6 +97,7 @@ func (w *GlobalWrites) Touched() []string {
 // package level with NewAccountKeyspace.
 type AccountKeyspace[V any] struct {
 	name  string
+	base  string // the key prefix before the account id
 	codec Codec[V]
 }
 
@@ -104,27 +106,51 @@ type AccountKeyspace[V any] struct {
 // Declaring a name twice panics.
 func NewAccountKeyspace[V any](name string, c Codec[V]) *AccountKeyspace[V] {
 	declare("x", name)
-	return &AccountKeyspace[V]{name: name, codec: c}
+	return &AccountKeyspace[V]{name: name, base: prefixAcctKS + name + "/", codec: c}
+}
+
+// fixedPrefix is the form of the key prefix NewAccountKeyspaceAt takes.
+var fixedPrefix = regexp.MustCompile(`^[a-z]/$`)
+
+// NewAccountKeyspaceAt declares a per-account keyspace whose records are
+// stored under a fixed one-letter prefix, <prefix><id:4><key>, instead of
+// x/<name>/: for an area's records that were stored before keyspaces
+// existed and keep their keys, so that no data directory needs migrating.
+// New keyspaces use NewAccountKeyspace. The prefix ("c/") must be none of
+// those storage uses (keys.go) nor another keyspace's; otherwise, or when
+// the name is declared twice, it panics.
+func NewAccountKeyspaceAt[V any](name, prefix string, c Codec[V]) *AccountKeyspace[V] {
+	declare("x", name)
+	if !fixedPrefix.MatchString(prefix) || ownPrefixes[prefix] {
+		panic(fmt.Sprintf("storage: keyspace %q: prefix %q is not free (want %s, none of keys.go's)", name, prefix, fixedPrefix))
+	}
+	keyspacesMu.Lock()
+	defer keyspacesMu.Unlock()
+	if keyspaces["/"+prefix] {
+		panic(fmt.Sprintf("storage: keyspace %q: prefix %q declared twice", name, prefix))
+	}
+	keyspaces["/"+prefix] = true
+	return &AccountKeyspace[V]{name: name, base: prefix, codec: c}
 }
 
 // Name is the keyspace's name.
 func (k *AccountKeyspace[V]) Name() string { return k.name }
 
 func (k *AccountKeyspace[V]) prefix(id AccountID) []byte {
-	return appendID([]byte(prefixAcctKS+k.name+"/"), id)
+	return appendID([]byte(k.base), id)
 }
 
 // Get reads the record key of account id; ErrNotFound when there is none.
 // (Inside a Change, reads see the database as of the change's start, not
 // the change's own writes.)
 func (k *AccountKeyspace[V]) Get(db *DB, id AccountID, key string) (V, error) {
-	var zero V
-	b, err := db.get(append(k.prefix(id), key...))
+	var v V
+	err := db.view(append(k.prefix(id), key...), func(b []byte) (err error) {
+		v, err = k.codec.Decode(b)
+		return err
+	})
 	if err != nil {
-		return zero, fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key, err)
-	}
-	v, err := k.codec.Decode(b)
-	if err != nil {
+		var zero V
 		return zero, fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key, err)
 	}
 	return v, nil
@@ -149,7 +175,7 @@ func (k *AccountKeyspace[V]) Each(db *DB, id AccountID, prefix string, fn func(k
 // value derived from all accounts' records at start (for example a guide's
 // vote counts). It reads storage directly, not through the actors.
 func (k *AccountKeyspace[V]) EachAll(db *DB, fn func(id AccountID, key string, v V) error) error {
-	p := []byte(prefixAcctKS + k.name + "/")
+	p := []byte(k.base)
 	n := len(p)
 	return db.scan(p, func(key, b []byte) error {
 		if len(key) < n+4 {
@@ -162,6 +188,15 @@ func (k *AccountKeyspace[V]) EachAll(db *DB, fn func(id AccountID, key string, v
 		}
 		return fn(id, string(key[n+4:]), v)
 	})
+}
+
+// EachSize calls fn, in key order, with the key and stored size in bytes
+// of every record of account id until fn errs, decoding nothing (for
+// quotas).
+func (k *AccountKeyspace[V]) EachSize(db *DB, id AccountID, fn func(key string, size int) error) error {
+	p := k.prefix(id)
+	n := len(p)
+	return db.scan(p, func(key, b []byte) error { return fn(string(key[n:]), len(b)) })
 }
 
 // Put writes the record key of the writer's account.
@@ -205,13 +240,13 @@ func (k *GlobalKeyspace[V]) key(key string) []byte {
 
 // Get reads the record key; ErrNotFound when there is none.
 func (k *GlobalKeyspace[V]) Get(db *DB, key string) (V, error) {
-	var zero V
-	b, err := db.get(k.key(key))
+	var v V
+	err := db.view(k.key(key), func(b []byte) (err error) {
+		v, err = k.codec.Decode(b)
+		return err
+	})
 	if err != nil {
-		return zero, fmt.Errorf("storage: %s %q: %w", k.name, key, err)
-	}
-	v, err := k.codec.Decode(b)
-	if err != nil {
+		var zero V
 		return zero, fmt.Errorf("storage: %s %q: %w", k.name, key, err)
 	}
 	return v, nil

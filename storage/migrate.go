@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/honmaster/masterserver/storage/internal/pb"
 )
 
 // SchemaVersion is the layout this code reads and writes, kept in the
@@ -16,7 +18,13 @@ import (
 //	   m/plinko_catalog. (No version key was written.)
 //	2  protobuf records per concern (keys.go), sessions by cookie hash,
 //	   area keyspaces x/ and g/.
-const SchemaVersion = 2
+//	3  the nickname index (nickname.go), built in place from the profiles
+//	   (migrateNicknames); nothing else changed.
+//
+// A version 1 directory is copied into the current layout (migrateCopy
+// writes through the current code, nickname index included); a version 2
+// one gets the nickname index in place.
+const SchemaVersion = 3
 
 // v1CatalogKey and its new home: the one area record schema version 1 kept
 // in the metadata space. Version 2 keeps it in the global keyspace
@@ -162,6 +170,41 @@ func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
 	return n, os.RemoveAll(dir + oldSuffix)
 }
 
+// migrateNicknames writes the nickname index entry of every account of a
+// schema version 2 database, in place, then records version 3. Each chunk
+// commits on its own: a crash leaves version 2 with some entries written,
+// and the next open writes them all again (the same keys, empty values).
+func migrateNicknames(db *DB) (int, error) {
+	n := 0
+	b := db.NewBatch()
+	err := db.scan([]byte(prefixAccount), func(k, v []byte) error {
+		id, err := decodeID(k[len(prefixAccount):])
+		if err != nil {
+			return err
+		}
+		var p pb.Profile
+		if err := decodePB(v, &p); err != nil {
+			return fmt.Errorf("account %d: %w", id, err)
+		}
+		b.putNickname(id, "", p.Nickname)
+		n++
+		if b.pb.Count() < migrateChunk {
+			return nil
+		}
+		if err := db.Commit(b); err != nil {
+			return err
+		}
+		b = db.NewBatch()
+		return nil
+	})
+	if err != nil {
+		b.Discard()
+		return n, err
+	}
+	b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, SchemaVersion))
+	return n, db.Commit(b)
+}
+
 // upgrade brings an open database to SchemaVersion and returns the database
 // to use (a new one when it was migrated).
 func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
@@ -171,6 +214,18 @@ func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	if v == SchemaVersion {
+		return db, nil
+	}
+	if v == 2 {
+		start := time.Now()
+		n, err := migrateNicknames(db)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("storage: migrate %s to schema %d: %w", dir, SchemaVersion, err)
+		}
+		if opts.Logger != nil {
+			opts.Logger.Info("storage: data directory migrated", "from", v, "to", SchemaVersion, "accounts", n, "took", time.Since(start))
+		}
 		return db, nil
 	}
 	if opts.InMemory {

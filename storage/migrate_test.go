@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,6 +42,10 @@ func (rawText) Encode(s string) ([]byte, error) { return []byte(s), nil }
 func (rawText) Decode(b []byte) (string, error) { return string(b), nil }
 
 var movedCatalog = NewGlobalKeyspace[string]("plinko.catalog", rawText{})
+
+// keptCloud reads host/cloud's archives, which keep their schema version 1
+// keys and values (host/cloud declares them with NewAccountKeyspaceAt).
+var keptCloud = NewAccountKeyspaceAt[string]("cloud.archive", "c/", rawText{})
 
 // TestMigrateV1Fixture opens a data directory written by schema version 1
 // (testdata/v1, made by testdata/genfixture.go with that version's code)
@@ -91,6 +96,11 @@ func TestMigrateV1Fixture(t *testing.T) {
 				t.Fatalf("account 3 upgrade %d = %s: order lost", i, u.ID)
 			}
 		}
+		for nick, want := range map[string][]AccountID{"thesoul": {1}, "soul2": {2}, "Friend": {3}, "SouL": nil} {
+			if ids, err := db.NicknameAccounts(nick); err != nil || !reflect.DeepEqual(ids, want) {
+				t.Errorf("NicknameAccounts(%q) = %v, %v; want %v", nick, ids, err, want)
+			}
+		}
 		if subs, err := db.SubAccounts(1); err != nil || !reflect.DeepEqual(subs, []AccountID{2}) {
 			t.Errorf("SubAccounts(1) = %v, %v", subs, err)
 		}
@@ -109,10 +119,10 @@ func TestMigrateV1Fixture(t *testing.T) {
 		if err := db.EachSession(func(*Session) error { n++; return nil }); err != nil || n != 2 {
 			t.Errorf("EachSession saw %d, %v", n, err)
 		}
-		o, err := db.Cloud(1, "hon-game-configs", true)
-		if err != nil || !bytes.Equal(o.Data, []byte("PK\x03\x04 zip bytes \x00\xff")) || o.ModifyTime != "2024-01-02 03:04:05" ||
-			!o.Stored.Equal(time.Unix(1700000001, 5)) {
-			t.Errorf("cloud = %+v, %v", o, err)
+		o, err := keptCloud.Get(db, 1, "hon-game-configs")
+		if err != nil || len(o) < 2 || o[0] != formatV1 || !strings.HasSuffix(o, "PK\x03\x04 zip bytes \x00\xff") ||
+			!strings.Contains(o, `"ModifyTime":"2024-01-02 03:04:05"`) {
+			t.Errorf("cloud = %q, %v", o, err)
 		}
 		if v, err := db.Meta("auth_hash_secret"); err != nil || string(v) != "0123456789abcdef0123456789abcdef" {
 			t.Errorf("secret = %q, %v", v, err)
@@ -272,4 +282,62 @@ func TestMigrationResumes(t *testing.T) {
 			t.Fatalf("session after resume: %+v, %v", s, err)
 		}
 	})
+}
+
+// TestMigrateV2Nicknames opens a schema version 2 database (accounts
+// without nickname index entries) and checks that the index is built once,
+// in place, with everything else untouched.
+func TestMigrateV2Nicknames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	db, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nicks := map[AccountID]string{1: "Alice", 2: "Bob", 3: "bob", 4: ""}
+	b := db.NewBatch()
+	for id, nick := range nicks {
+		a := sampleAccount(id, fmt.Sprintf("login%d", id))
+		a.Nickname = nick
+		b.PutAccount(a, nil)
+		b.PutLogin(a.Login, id)
+	}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	// Make it what version 2 wrote: no index entries, schema 2.
+	b = db.NewBatch()
+	for id, nick := range nicks {
+		nicknameIndex.Delete(indexWriter{b.ForAccount(id)}, nicknameKey(nick))
+	}
+	b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, 2))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := db.NicknameAccounts("bob"); ids != nil {
+		t.Fatalf("index entries left before the migration: %v", ids)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for round := 0; round < 2; round++ { // the second open finds version 3
+		db, err := Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for nick, want := range map[string][]AccountID{"alice": {1}, "BOB": {2, 3}, "": nil, "login1": nil} {
+			if ids, err := db.NicknameAccounts(nick); err != nil || !reflect.DeepEqual(ids, want) {
+				t.Errorf("round %d: NicknameAccounts(%q) = %v, %v; want %v", round, nick, ids, err, want)
+			}
+		}
+		if a, err := db.Account(2); err != nil || a.Nickname != "Bob" || a.Gold != 100 {
+			t.Errorf("round %d: account 2 = %+v, %v", round, a, err)
+		}
+		if v, err := db.Meta(metaSchema); err != nil || binary.BigEndian.Uint32(v) != 3 {
+			t.Errorf("round %d: schema %x, %v", round, v, err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -164,7 +164,11 @@ func (a *Account) Clone() *Account {
 	return &c
 }
 
-// CloudFlags are the account's cloud-settings enrollment switches.
+// CloudFlags are the account's cloud-settings enrollment switches. They
+// are part of the profile, not of host/cloud's keyspace, because the
+// session record every login serves carries them (use_cloud,
+// cloud_storage_info), like the balances: the login reads one record.
+// host/cloud's own records (the archives) live in its keyspace.
 type CloudFlags struct {
 	UseCloud   bool
 	AutoUpload bool
@@ -275,12 +279,3 @@ func (s *Session) Key() [32]byte {
 
 // Valid reports whether the session can still be used at time now.
 func (s *Session) Valid(now time.Time) bool { return now.Before(s.Expires) }
-
-// CloudObject is one stored settings archive, per account and bucket.
-type CloudObject struct {
-	AccountID  AccountID
-	Bucket     string
-	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
-	Stored     time.Time
-	Data       []byte // the zip archive, byte for byte as uploaded
-}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/storage"
 )
 
 // setEnrollment sets the account's cloud switches. Its reply is the
@@ -27,10 +26,10 @@ func (c *setEnrollment) Apply(tx *actors.Tx) (any, error) {
 
 // storeObject writes (or replaces) one settings archive of the account. The
 // archive was validated by the handler before the change was sent: the
-// actor only writes. Tx.PutCloud forces the object's AccountID to the
-// actor's own account.
+// actor only writes, into its own account's keyspace (the object's
+// AccountID is set to that account).
 type storeObject struct {
-	obj   *storage.CloudObject
+	obj   *Archive
 	quota Quota
 }
 
@@ -51,7 +50,7 @@ var (
 // account's actor, so that concurrent uploads cannot overshoot it together.
 func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 	if c.quota.Buckets > 0 || c.quota.Bytes > 0 {
-		sizes, err := tx.DB().CloudSizes(tx.View().ID)
+		sizes, err := Sizes(tx.DB(), tx.ID())
 		if err != nil {
 			return nil, err
 		}
@@ -67,8 +66,8 @@ func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 			return nil, fmt.Errorf("%w: %d bytes after this upload, limit %d", errQuota, after, c.quota.Bytes)
 		}
 	}
-	tx.PutCloud(c.obj)
-	return nil, nil
+	c.obj.AccountID = tx.ID()
+	return nil, archives.Put(tx, c.obj.Bucket, c.obj)
 }
 
 var (

@@ -85,14 +85,14 @@ func TestStoreObject(t *testing.T) {
 
 	put := func(t *testing.T, id, claimed storage.AccountID, bucket, modified string, data []byte) {
 		t.Helper()
-		obj := &storage.CloudObject{AccountID: claimed, Bucket: bucket, ModifyTime: modified, Stored: stored, Data: data}
+		obj := &Archive{AccountID: claimed, Bucket: bucket, ModifyTime: modified, Stored: stored, Data: data}
 		if _, err := sys.Apply(ctx, id, &storeObject{obj: obj}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	expect := func(t *testing.T, id storage.AccountID, bucket, modified string, data []byte) {
 		t.Helper()
-		o, err := db.Cloud(id, bucket, true)
+		o, err := archive(db, id, bucket)
 		if err != nil {
 			t.Fatalf("account %d bucket %q: %v", id, bucket, err)
 		}
@@ -111,7 +111,7 @@ func TestStoreObject(t *testing.T) {
 	// An object naming another account is written under the actor's own.
 	put(t, a.ID, b.ID, DefaultBucket, "2024-01-03 00:00:00", []byte("v3"))
 	expect(t, a.ID, DefaultBucket, "2024-01-03 00:00:00", []byte("v3"))
-	if _, err := db.Cloud(b.ID, DefaultBucket, false); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := archive(db, b.ID, DefaultBucket); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("victim's bucket: %v, want ErrNotFound", err)
 	}
 

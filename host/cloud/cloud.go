@@ -245,7 +245,7 @@ func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
 	if err := a.checkUpload(req.Archive.Data); err != nil {
 		return a.failure(err)
 	}
-	obj := &storage.CloudObject{
+	obj := &Archive{
 		AccountID:  sess.AccountID,
 		Bucket:     req.Bucket,
 		ModifyTime: req.ModifyTime,
@@ -267,7 +267,7 @@ func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.failure(err)
 	}
-	obj, err := a.db.Cloud(sess.AccountID, req.Bucket, true)
+	obj, err := archive(a.db, sess.AccountID, req.Bucket)
 	if errors.Is(err, storage.ErrNotFound) {
 		return a.failure(fail(ReasonNotFound, nil))
 	} else if err != nil {
@@ -358,8 +358,8 @@ func (a *Area) checkUpload(data []byte) error {
 }
 
 // meta reads the metadata of a stored archive; nil when there is none.
-func (a *Area) meta(id storage.AccountID, bucket string) (*storage.CloudObject, error) {
-	obj, err := a.db.Cloud(id, bucket, false)
+func (a *Area) meta(id storage.AccountID, bucket string) (*Archive, error) {
+	obj, err := archive(a.db, id, bucket)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
 	} else if err != nil {
@@ -396,7 +396,7 @@ func (a *Area) statusInternal(err error) server.Response {
 }
 
 // info builds the info record; obj may be nil (file_modify_time null).
-func info(id storage.AccountID, flags storage.CloudFlags, obj *storage.CloudObject) *infoRecord {
+func info(id storage.AccountID, flags storage.CloudFlags, obj *Archive) *infoRecord {
 	rec := &infoRecord{AccountID: accountID(id), UseCloud: wireFlag(flags.UseCloud), AutoUpload: wireFlag(flags.AutoUpload)}
 	if obj != nil {
 		t := obj.ModifyTime

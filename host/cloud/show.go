@@ -48,7 +48,7 @@ func Show(ctx context.Context, db *storage.DB, loginName, bucket string, out io.
 	} else if err != nil {
 		return err
 	}
-	obj, err := db.Cloud(id, bucket, true)
+	obj, err := archive(db, id, bucket)
 	if errors.Is(err, storage.ErrNotFound) {
 		return fmt.Errorf("%w: account %q has no settings in bucket %s", ErrNothingStored, loginName, printable(bucket))
 	} else if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/host/cloudcfg"
-	"github.com/honmaster/masterserver/storage"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of golden files in testdata")
@@ -38,7 +37,7 @@ func TestShowGolden(t *testing.T) {
 	ctx := context.Background()
 	acct := createAccount(t, sys, "Shown")
 	archive := storedZip(t, cfg)
-	obj := &storage.CloudObject{Bucket: DefaultBucket, ModifyTime: "2024-05-06 07:08:09",
+	obj := &Archive{Bucket: DefaultBucket, ModifyTime: "2024-05-06 07:08:09",
 		Stored: time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC), Data: archive}
 	if _, err := sys.Apply(ctx, acct.ID, &storeObject{obj: obj}); err != nil {
 		t.Fatal(err)
@@ -101,7 +100,7 @@ func TestShowErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sys.Apply(ctx, acct.ID, &storeObject{obj: &storage.CloudObject{Bucket: "b1", ModifyTime: "2024-01-01 00:00:00", Data: archive}}); err != nil {
+	if _, err := sys.Apply(ctx, acct.ID, &storeObject{obj: &Archive{Bucket: "b1", ModifyTime: "2024-01-01 00:00:00", Data: archive}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

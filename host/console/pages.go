@@ -301,7 +301,7 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 			d.Record = recordFields(rec)
 		}
 	}
-	if sizes, err := db.CloudSizes(id); err == nil {
+	if sizes, err := cloud.Sizes(db, id); err == nil {
 		for b := range sizes {
 			d.Buckets = append(d.Buckets, b)
 		}

@@ -73,8 +73,8 @@ func New(d Deps) (*Area, error) {
 // /rap/report2.php belongs to the site URL and is served on this listener.
 func (a *Area) Routes() []server.Route {
 	php := func(v any) server.Response { return server.PHP(a.log, v) }
-	route := func(path string, h func(context.Context, *wire.Request) any, fail any) server.Route {
-		return server.Route{Path: path, Area: areaName,
+	route := func(path string, h func(context.Context, *wire.Request) any, fail any, doc server.Doc) server.Route {
+		return server.Route{Path: path, Area: areaName, Doc: doc,
 			Handler: func(ctx context.Context, r *wire.Request) server.Response { return php(h(ctx, r)) },
 			Fail: func(err error) server.Response {
 				a.h.refused(path, fmt.Errorf("%w: %w", ErrBadRequest, err))
@@ -83,11 +83,39 @@ func (a *Area) Routes() []server.Route {
 	}
 	failed := ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(ErrBadRequest)}
 	return []server.Route{
-		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}),
-		route(PathReport, func(ctx context.Context, r *wire.Request) any { return a.h.Report(ctx, r) }, failed),
-		route(PathReportInfo, func(ctx context.Context, r *wire.Request) any { return a.h.ReportInfo(ctx, r) }, InfoReply{}),
-		route(PathPlayerList, func(ctx context.Context, r *wire.Request) any { return a.h.PlayerList(ctx, r) }, PlayerList{}),
-		route(PathMatchList, func(ctx context.Context, r *wire.Request) any { return a.h.MatchList(ctx, r) }, MatchList{}),
+		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}, server.Doc{
+			Summary: "Files one to ten player reports at once (the site URL's report form; served on the game listener).",
+			Form:    report2Form{},
+			Reply: "PHP array `[\"true\", \"<n>\"]` when n >= 1 reports were accepted, `[\"false\"]` when none was (the client ignores the body). " +
+				"A missing account_id or cookie, or arrays of different lengths, refuse the whole request; otherwise each report is judged alone (unknown player, bad type, " +
+				"self-report, limits, the plugin's refusal) and the accepted ones are stored in one commit.",
+		}),
+		route(PathReport, func(ctx context.Context, r *wire.Request) any { return a.h.Report(ctx, r) }, failed, server.Doc{
+			Summary:    "Files one player report from the in-game report dialog.",
+			Form:       masterReportForm{},
+			ReplyValue: ReportReply{},
+			Reply: "Accepted: `success` b:1, `report_success` 1, `report_enabled` true. Refused or failed: `success` the string \"false\", " +
+				"`report_success` 2 and `message`, the reason in words (host/reports/errors.go). Reporting disabled: `success` b:1, " +
+				"`report_success` 3, `report_enabled` false. The two extras follow. Every field but `report_description` and `match_id` must be sent.",
+		}),
+		route(PathReportInfo, func(ctx context.Context, r *wire.Request) any { return a.h.ReportInfo(ctx, r) }, InfoReply{}, server.Doc{
+			Summary:    "The account's reporting status: a running warning or suspension, shown once as a popup.",
+			Form:       infoForm{},
+			ReplyValue: InfoReply{},
+			Reply: "`status` 0 normal, 1 warning, 2 suspended; `reason` the reason's title and the moderator's note; `guiltyLevel` the warnings " +
+				"and suspensions ever received; `endDate` `YYYY-MM-DD hh:mm:ss` UTC or \"\"; `forcePopup` true once per warning or suspension. " +
+				"A missing field or a bad session: `success` false with the other keys zero.",
+		}),
+		route(PathPlayerList, func(ctx context.Context, r *wire.Request) any { return a.h.PlayerList(ctx, r) }, PlayerList{}, server.Doc{
+			Summary: "The players of a match, for the site's report form. The server keeps no match data.",
+			Reply: "Positional PHP array: index 0 is 1 when players were found, else 0; index 1+s the nickname in slot s (0-9), 11+s the slot id s. " +
+				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
+		}),
+		route(PathMatchList, func(ctx context.Context, r *wire.Request) any { return a.h.MatchList(ctx, r) }, MatchList{}, server.Doc{
+			Summary: "A player's recent matches, for the site's report form. The server keeps no match data.",
+			Reply: "Positional PHP array: index 0 is 1 when matches follow, else 0, then one match id per index. " +
+				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
+		}),
 	}
 }
 
@@ -112,23 +140,39 @@ func accountOf(a *storage.Account) Account {
 	return Account{ID: a.ID, Owner: a.SuperID, Nickname: a.Nickname}
 }
 
-// LookupPlayer implements Backend. A player is found by login, which is
-// the nickname unless the operator gave the account another one (the
-// store has no nickname index yet); the name must then also be the
-// account's nickname, ignoring case.
+// LookupPlayer implements Backend. A player is found by nickname (the
+// storage's nickname index, not the login, which an operator may have made
+// differ): the account spelling it exactly, else the one account spelling
+// it in another case. A nickname several accounts share (in the same
+// spelling, or only in other cases) names no one player: it is refused as
+// unknown rather than filed against the wrong account.
 func (a *Area) LookupPlayer(_ context.Context, nickname string) (Account, error) {
 	db := a.d.Sys.DB()
-	id, err := db.LoginID(nickname)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Account{}, fmt.Errorf("%w: %q", ErrUnknownPlayer, nickname)
-	} else if err != nil {
-		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	acct, err := db.AccountProfile(id)
+	ids, err := db.NicknameAccounts(nickname)
 	if err != nil {
 		return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return accountOf(acct), nil
+	var exact, folded []*storage.Account
+	for _, id := range ids {
+		acct, err := db.AccountProfile(id)
+		if err != nil {
+			return Account{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		if acct.Nickname == nickname {
+			exact = append(exact, acct)
+		} else {
+			folded = append(folded, acct)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return accountOf(exact[0]), nil
+	case len(exact) == 0 && len(folded) == 1:
+		return accountOf(folded[0]), nil
+	case len(exact)+len(folded) == 0:
+		return Account{}, fmt.Errorf("%w: %q", ErrUnknownPlayer, nickname)
+	}
+	return Account{}, fmt.Errorf("%w: %q is the nickname of %d accounts", ErrUnknownPlayer, nickname, len(ids))
 }
 
 // Submit implements Backend: one change in the reporter's actor.

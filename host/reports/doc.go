@@ -76,9 +76,10 @@
 //
 // The reporter is the session's account (cookie); account_id or
 // reporter_id must be that account, or the request is refused. The
-// reportee must exist (Backend.LookupPlayer: by login, which is the
-// nickname unless an operator gave the account another one; the store has
-// no nickname index yet). The plugin's
+// reportee must exist (Backend.LookupPlayer: by nickname, through the
+// storage's nickname index, the exact spelling first, then a unique match
+// in another case; a nickname several accounts share is refused as
+// unknown). The plugin's
 // rule (rules.Decide) then refuses a report of oneself or of one's own
 // sub-account, and a reporter over Limits.PerDay (20) reports, or over
 // Limits.PerReportee (2) reports against one player, in the last 24 hours

@@ -379,3 +379,26 @@ func TestReportsPluginSwap(t *testing.T) {
 		t.Errorf("strictreports' priority not applied:\n%s", out)
 	}
 }
+
+// TestReportsByNicknameEndToEnd: a player whose operator-set nickname is
+// not its login is reported by that nickname over both paths, and the
+// reports list under that account.
+func TestReportsByNicknameEndToEnd(t *testing.T) {
+	s := startE2E(t, nil)
+	s.account("Reporter")
+	s.Host(t, "account", "create", "--login", "secret_login", "--password", "pw", "--nickname", "ShownName")
+	rep := s.login("Reporter")
+	if ok, rs := s.masterReport(rep.AccountID, rep.Cookie, "ShownName", "1", "spam'"); ok != "1" || rs != 1 {
+		t.Fatalf("report by nickname: success %q, report_success %d", ok, rs)
+	}
+	if ok, rs := s.masterReport(rep.AccountID, rep.Cookie, "secret_login", "1", "spam'"); ok != "false" || rs != 2 {
+		t.Errorf("report by login: success %q, report_success %d; want refused", ok, rs)
+	}
+	if got := s.report2(rep, [5]string{"ShownName", "2", "feeding", "9", "3"}); len(got) != 2 || got[0] != "true" || got[1] != "1" {
+		t.Errorf("report2 by nickname: %v", got)
+	}
+	out := s.Host(t, "reports", "list", "--reportee", "shownname")
+	if got := countLine(out); got != "2 report(s)" {
+		t.Errorf("reports against the account:\n%s", out)
+	}
+}

@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/honmaster/masterserver/host/reports/internal/reportspb"
+	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -26,18 +31,21 @@ import (
 // three exist or none. A report's status is derived by joining it with its
 // resolution (Join); nothing is read-modify-written by two writers.
 //
-// Records are JSON behind a format byte (1): they are small, written once
-// and read by moderators and at login, and JSON keeps them readable with
-// the standard library alone. A later format byte can move them to
-// protobuf without a migration of the others.
+// Records are protobuf (host/reports/proto/reports_records.proto) behind
+// storage's protobuf format byte (2), like every other record. Records
+// written by earlier versions are JSON behind the format byte 1: they still
+// read (the format byte tells), with no migration. A record that changes
+// (the reporter's counter, the moderation state, the SysInfo) is written
+// back as protobuf; reports and resolutions, written once, stay as they
+// are.
 var (
-	reportRecords     = storage.NewAccountKeyspace[*Report]("reports.report", jsonCodec[Report]{})
-	reporterRecords   = storage.NewAccountKeyspace[*reporterState]("reports.reporter", jsonCodec[reporterState]{})
-	sysInfoRecords    = storage.NewAccountKeyspace[*sysInfo]("reports.sysinfo", jsonCodec[sysInfo]{})
-	resolutionRecords = storage.NewAccountKeyspace[*Resolution]("reports.resolution", jsonCodec[Resolution]{})
-	moderationRecords = storage.NewAccountKeyspace[*Moderation]("reports.moderation", jsonCodec[Moderation]{})
-	queueIndex        = storage.NewIndexKeyspace[*indexValue]("reports.queue", jsonCodec[indexValue]{})
-	reporteeIndex     = storage.NewIndexKeyspace[*indexValue]("reports.by_reportee", jsonCodec[indexValue]{})
+	reportRecords     = storage.NewAccountKeyspace[*Report]("reports.report", reportCodec)
+	reporterRecords   = storage.NewAccountKeyspace[*reporterState]("reports.reporter", reporterCodec)
+	sysInfoRecords    = storage.NewAccountKeyspace[*sysInfo]("reports.sysinfo", sysInfoCodec)
+	resolutionRecords = storage.NewAccountKeyspace[*Resolution]("reports.resolution", resolutionCodec)
+	moderationRecords = storage.NewAccountKeyspace[*Moderation]("reports.moderation", moderationCodec)
+	queueIndex        = storage.NewIndexKeyspace[*indexValue]("reports.queue", indexCodec)
+	reporteeIndex     = storage.NewIndexKeyspace[*indexValue]("reports.by_reportee", indexCodec)
 )
 
 // reporterState is a reporter's own counter.
@@ -82,29 +90,110 @@ func reporteeKey(reportee storage.AccountID, seq uint32) string {
 	return storage.KeyUint32(uint32(reportee)) + storage.KeyUint32(seq)
 }
 
-// jsonCodec stores *T as a format byte and JSON.
-type jsonCodec[T any] struct{}
+// recordCodec stores *T as its protobuf message M (storage.Proto: format
+// byte 2) and reads both that and the JSON of earlier versions (format
+// byte 1).
+type recordCodec[T any, M proto.Message] struct {
+	to   func(*T) M
+	from func(M) *T
+}
 
-const recordFormat = 1
+// jsonFormat is the format byte of the JSON records of earlier versions.
+const jsonFormat = 1
 
-func (jsonCodec[T]) Encode(v *T) ([]byte, error) {
-	b, err := json.Marshal(v)
+func (c recordCodec[T, M]) Encode(v *T) ([]byte, error) { return storage.Proto[M]().Encode(c.to(v)) }
+
+func (c recordCodec[T, M]) Decode(b []byte) (*T, error) {
+	if len(b) > 0 && b[0] == jsonFormat {
+		v := new(T)
+		if err := json.Unmarshal(b[1:], v); err != nil {
+			return nil, fmt.Errorf("%w: %v", storage.ErrCorrupt, err)
+		}
+		return v, nil
+	}
+	m, err := storage.Proto[M]().Decode(b)
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte{recordFormat}, b...), nil
+	return c.from(m), nil
 }
 
-func (jsonCodec[T]) Decode(b []byte) (*T, error) {
-	if len(b) == 0 || b[0] != recordFormat {
-		return nil, fmt.Errorf("%w: unknown report record format", storage.ErrCorrupt)
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
 	}
-	v := new(T)
-	if err := json.Unmarshal(b[1:], v); err != nil {
-		return nil, fmt.Errorf("%w: %v", storage.ErrCorrupt, err)
-	}
-	return v, nil
+	return t.UnixNano()
 }
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func toAccountPB(a Account) *reportspb.Account {
+	return &reportspb.Account{Id: uint32(a.ID), Owner: uint32(a.Owner), Nickname: a.Nickname}
+}
+
+func fromAccountPB(a *reportspb.Account) Account {
+	return Account{ID: storage.AccountID(a.GetId()), Owner: storage.AccountID(a.GetOwner()), Nickname: a.GetNickname()}
+}
+
+// The codecs of the records. A report's Resolution is not part of its
+// record (it is the reportee's resolutionRecords).
+var (
+	reportCodec = recordCodec[Report, *reportspb.Report]{
+		to: func(r *Report) *reportspb.Report {
+			return &reportspb.Report{ReporterId: uint32(r.ID.Reporter), Seq: r.ID.Seq, Reporter: toAccountPB(r.Reporter),
+				Source: uint32(r.Source), Reportee: toAccountPB(r.Reportee), Reason: uint32(r.Reason), Text: r.Text,
+				RawText: r.RawText, Truncated: r.Truncated, Match: r.Match, Minute: int64(r.Minute),
+				ReceivedUnixNano: nanos(r.Received), SysInfo: r.SysInfo, Priority: int64(r.Priority)}
+		},
+		from: func(m *reportspb.Report) *Report {
+			return &Report{ID: ReportID{Reporter: storage.AccountID(m.ReporterId), Seq: m.Seq}, Reporter: fromAccountPB(m.Reporter),
+				Draft: Draft{Source: Source(m.Source), Reportee: fromAccountPB(m.Reportee), Reason: rules.Reason(m.Reason),
+					Text: m.Text, RawText: m.RawText, Truncated: m.Truncated, Match: m.Match, Minute: int(m.Minute)},
+				Received: fromNanos(m.ReceivedUnixNano), SysInfo: m.SysInfo, Priority: int(m.Priority)}
+		},
+	}
+	reporterCodec = recordCodec[reporterState, *reportspb.ReporterState]{
+		to:   func(s *reporterState) *reportspb.ReporterState { return &reportspb.ReporterState{LastSeq: s.LastSeq} },
+		from: func(m *reportspb.ReporterState) *reporterState { return &reporterState{LastSeq: m.LastSeq} },
+	}
+	sysInfoCodec = recordCodec[sysInfo, *reportspb.SysInfo]{
+		to:   func(s *sysInfo) *reportspb.SysInfo { return &reportspb.SysInfo{PreAuth: s.PreAuth, SrpAuth: s.SRPAuth} },
+		from: func(m *reportspb.SysInfo) *sysInfo { return &sysInfo{PreAuth: m.PreAuth, SRPAuth: m.SrpAuth} },
+	}
+	resolutionCodec = recordCodec[Resolution, *reportspb.Resolution]{
+		to: func(r *Resolution) *reportspb.Resolution {
+			return &reportspb.Resolution{ReportReporter: uint32(r.Report.Reporter), ReportSeq: r.Report.Seq,
+				Action: uint32(r.Action), Days: int64(r.Days), Note: r.Note, Moderator: r.Moderator, TimeUnixNano: nanos(r.Time)}
+		},
+		from: func(m *reportspb.Resolution) *Resolution {
+			return &Resolution{Report: ReportID{Reporter: storage.AccountID(m.ReportReporter), Seq: m.ReportSeq},
+				Action: rules.Action(m.Action), Days: int(m.Days), Note: m.Note, Moderator: m.Moderator, Time: fromNanos(m.TimeUnixNano)}
+		},
+	}
+	moderationCodec = recordCodec[Moderation, *reportspb.Moderation]{
+		to: func(v *Moderation) *reportspb.Moderation {
+			return &reportspb.Moderation{Standing: uint32(v.Standing), Reason: uint32(v.Reason), Note: v.Note,
+				ReportReporter: uint32(v.Report.Reporter), ReportSeq: v.Report.Seq, SinceUnixNano: nanos(v.Since),
+				UntilUnixNano: nanos(v.Until), PopupPending: v.PopupPending, GuiltyLevel: int64(v.GuiltyLevel),
+				Suspensions: int64(v.Suspensions)}
+		},
+		from: func(m *reportspb.Moderation) *Moderation {
+			return &Moderation{Standing: rules.Standing(m.Standing), Reason: rules.Reason(m.Reason), Note: m.Note,
+				Report: ReportID{Reporter: storage.AccountID(m.ReportReporter), Seq: m.ReportSeq}, Since: fromNanos(m.SinceUnixNano),
+				Until: fromNanos(m.UntilUnixNano), PopupPending: m.PopupPending, GuiltyLevel: int(m.GuiltyLevel),
+				Suspensions: int(m.Suspensions)}
+		},
+	}
+	indexCodec = recordCodec[indexValue, *reportspb.IndexEntry]{
+		to:   func(v *indexValue) *reportspb.IndexEntry { return &reportspb.IndexEntry{Reportee: uint32(v.Reportee)} },
+		from: func(m *reportspb.IndexEntry) *indexValue { return &indexValue{Reportee: storage.AccountID(m.Reportee)} },
+	}
+)
 
 // getOr reads a record, treating "none" as the zero value.
 func getOr[T any](ks *storage.AccountKeyspace[*T], db *storage.DB, id storage.AccountID, key string) (*T, error) {

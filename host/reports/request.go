@@ -66,13 +66,13 @@ type InfoRequest struct {
 }
 
 type report2Form struct {
-	AccountID string   `form:"account_id"`
-	Cookie    string   `form:"cookie"`
-	Names     []string `form:"offenderName[]"`
-	Matches   []string `form:"match_id[]"`
-	Types     []string `form:"type[]"`
-	Bodies    []string `form:"body[]"`
-	Times     []string `form:"time[]"`
+	AccountID string   `form:"account_id" doc:"the reporter's account id; must be the session's"`
+	Cookie    string   `form:"cookie" doc:"session cookie"`
+	Names     []string `form:"offenderName[]" doc:"one value per report: the reported player's nickname (1 to 10 values)"`
+	Matches   []string `form:"match_id[]" doc:"per report: the match id, kept as sent (optional as a whole)"`
+	Types     []string `form:"type[]" doc:"per report: reason code 1-6 of the specification's table, 5 Bad Nickname, 6 AFK"`
+	Bodies    []string `form:"body[]" doc:"per report: the description, cut to reports.max_text_runes characters, 210 by default (optional as a whole)"`
+	Times     []string `form:"time[]" doc:"per report: the minute of the match (optional as a whole)"`
 }
 
 // ParseReport2 reads a /rap/report2.php form. offenderName[] and type[]
@@ -123,12 +123,12 @@ func ParseReport2(r *wire.Request, maxTextRunes int) (Report2Request, error) {
 }
 
 type masterReportForm struct {
-	ReporterID  string `form:"reporter_id"`
-	Cookie      string `form:"cookie"`
-	Name        string `form:"reportee_name"`
-	Reason      string `form:"reason_type"`
-	Description string `form:"report_description"`
-	Match       string `form:"match_id"`
+	ReporterID  string `form:"reporter_id" doc:"the reporter's account id; must be the session's"`
+	Cookie      string `form:"cookie" doc:"session cookie"`
+	Name        string `form:"reportee_name" doc:"the reported player's nickname"`
+	Reason      string `form:"reason_type" doc:"reason code 1-6 of the client's table, 5 AFK, 6 Bad Nickname"`
+	Description string `form:"report_description" doc:"the description; the client's \\' escaping and trailing ' are undone, then cut to reports.max_text_runes characters (210 by default)"`
+	Match       string `form:"match_id" doc:"the match id, kept as sent (optional)"`
 }
 
 // ParseMasterReport reads a /master/report/report form. The description's
@@ -151,8 +151,8 @@ func ParseMasterReport(r *wire.Request, maxTextRunes int) (MasterReportRequest, 
 }
 
 type infoForm struct {
-	AccountID string `form:"account_id"`
-	Cookie    string `form:"cookie"`
+	AccountID string `form:"account_id" doc:"the account asking; must be the session's"`
+	Cookie    string `form:"cookie" doc:"session cookie"`
 }
 
 // ParseInfoRequest reads a /master/report/reportinforequest form. Errors
