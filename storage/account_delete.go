@@ -41,7 +41,7 @@ func (r *AccountRecords) add(family string, key []byte) {
 //
 //   - its profile, lists and owned upgrades (a/, b/, o/), its login (l/),
 //     its entry in its main account's sub-account index (u/<super><id>), its
-//     cloud archives (c/);
+//     records in keyspaces at a fixed one-letter prefix (c/: cloud archives);
 //   - its sessions (s/, found by a scan of every session: O(sessions));
 //   - its records in every per-account keyspace (x/<name>/<id>...);
 //   - the entries it wrote in every index keyspace (i/<name>/...<id>: a scan
@@ -86,8 +86,22 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 	for _, p := range []struct {
 		family string
 		prefix []byte
-	}{{"upgrades", ownedPrefix(id)}, {"cloud", cloudPrefix(id)}} {
+	}{{"upgrades", ownedPrefix(id)}} {
 		if err := db.scan(p.prefix, func(k, _ []byte) error { r.add(p.family, k); return nil }); err != nil {
+			return nil, err
+		}
+	}
+	// Keyspaces at a fixed one-letter prefix (NewAccountKeyspaceAt):
+	// <letter>/<id:4><key>. Every letter storage does not use itself is
+	// looked at, declared in this process or not, so that no area's
+	// records outlive the account because its package was not linked.
+	for c := byte('a'); c <= 'z'; c++ {
+		prefix := string([]byte{c, '/'})
+		if ownPrefixes[prefix] {
+			continue
+		}
+		family := fixedKeyspaceName(prefix)
+		if err := db.scan(appendID([]byte(prefix), id), func(k, _ []byte) error { r.add(family, k); return nil }); err != nil {
 			return nil, err
 		}
 	}

@@ -15,6 +15,7 @@ var (
 	delKS    = NewAccountKeyspace[string]("test.del", rawCodec{})
 	delKS2   = NewAccountKeyspace[string]("test.del.more", rawCodec{})
 	delIndex = NewIndexKeyspace[string]("test.delindex", rawCodec{})
+	delAt    = NewAccountKeyspaceAt[string]("test.delat", "q/", rawCodec{})
 )
 
 // allKeys lists every key of the database.
@@ -38,8 +39,10 @@ func writeAccount(t *testing.T, db *DB, a *Account, other AccountID, cookie stri
 		b.PutSubAccount(a.SuperID, a.ID)
 	}
 	b.PutSession(&Session{Cookie: cookie, AccountID: a.ID, SuperID: a.SuperID, Expires: time.Now().Add(time.Hour)})
-	b.PutCloud(&CloudObject{AccountID: a.ID, Bucket: "hon-game-configs", Data: []byte("zip")})
 	w := batchWriter{b, a.ID}
+	if err := delAt.Put(w, "hon-game-configs", "zip"); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"a", "b"} {
 		if err := delKS.Put(w, k, "v"); err != nil {
 			t.Fatal(err)
@@ -85,7 +88,7 @@ func TestAccountRecords(t *testing.T) {
 	if !slices.Equal(r.SubAccounts, []AccountID{3}) || r.Login != "gone" || len(r.Sessions) != 1 {
 		t.Fatalf("records of 2: subs %v login %q sessions %d", r.SubAccounts, r.Login, len(r.Sessions))
 	}
-	for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "upgrades": 1, "sessions": 1, "cloud": 1,
+	for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
 		"x/test.del": 2, "x/test.del.more": 2, "i/test.delindex": 2, "pluginstate/guides": 1, "pluginstate/plinko": 1} {
 		if r.Counts[fam] != want {
 			t.Errorf("%s: %d records, want %d (all: %v)", fam, r.Counts[fam], want, r.Counts)
@@ -126,7 +129,6 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 		"prefixLogin":       "login",
 		"prefixSub":         "sub-account index entry",
 		"prefixSession":     "sessions (scan)",
-		"prefixCloud":       "cloud archives",
 		"prefixAcctKS":      "every per-account keyspace on disk",
 		"prefixGlobKS":      "global: no account's",
 		"prefixMeta":        "metadata: no account's",

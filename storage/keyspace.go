@@ -130,7 +130,22 @@ func NewAccountKeyspaceAt[V any](name, prefix string, c Codec[V]) *AccountKeyspa
 		panic(fmt.Sprintf("storage: keyspace %q: prefix %q declared twice", name, prefix))
 	}
 	keyspaces["/"+prefix] = true
+	fixedNames[prefix] = name
 	return &AccountKeyspace[V]{name: name, base: prefix, codec: c}
+}
+
+// fixedNames maps NewAccountKeyspaceAt's prefixes to their keyspace names.
+var fixedNames = map[string]string{}
+
+// fixedKeyspaceName is the name of the keyspace declared at prefix, or the
+// prefix itself when none is declared in this process.
+func fixedKeyspaceName(prefix string) string {
+	keyspacesMu.Lock()
+	defer keyspacesMu.Unlock()
+	if n, ok := fixedNames[prefix]; ok {
+		return n
+	}
+	return prefix
 }
 
 // Name is the keyspace's name.
