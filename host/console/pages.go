@@ -272,12 +272,12 @@ type accountData struct {
 	DirectSuspID int
 	Reasons      []option
 	MaxDays      int
-	Email    string
-	SuperID  storage.AccountID
-	Subs     []accountRow
-	Upgrades []string
-	Record   []field
-	Buckets  []string
+	Email        string
+	SuperID      storage.AccountID
+	Subs         []accountRow
+	Upgrades     []string
+	Record       []field
+	Buckets      []string
 }
 
 func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
