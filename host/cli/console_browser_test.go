@@ -239,6 +239,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// A player registers on the game listener's page and logs in.
 	game := "http://" + ts.Runtime.Addr.String()
 	do(t, ctx, "registration page", chromedp.Navigate(game+"/register"), chromedp.WaitVisible(chromedp.CSS("#login")))
+	screenshot(t, ctx, shots, "register-form")
 	do(t, ctx, "register",
 		chromedp.SendKeys(chromedp.CSS("#login"), "offender"),
 		chromedp.SendKeys(chromedp.CSS("#password"), "offender-pw"),
