@@ -15,7 +15,7 @@ const (
 	PathRegister        = "/portal/register"
 	// PathRegisterPage is the registration page for people (a form).
 	PathRegisterPage = "/register"
-	PathHealth          = "/healthz"
+	PathHealth       = "/healthz"
 	// PathFront is the server's front page, the default icb_url.
 	PathFront = "/"
 )
