@@ -13,12 +13,13 @@ const (
 	PathClientRequester = "/client_requester.php"
 	PathPatcher         = "/patcher/patcher.php"
 	PathRegister        = "/portal/register"
-	// PathRegisterPage is the registration page for people (a form).
-	PathRegisterPage = "/register"
-	PathHealth       = "/healthz"
+	PathHealth          = "/healthz"
 	// PathFront is the server's front page, the default icb_url.
 	PathFront = "/"
 )
+
+// PathRegisterPage is the registration page for people (a form; portal.go).
+const PathRegisterPage = "/register"
 
 // Areas the host serves itself (the login area is login.AreaName; plugin
 // areas are named by their registration in plugins/sdk).
