@@ -358,7 +358,7 @@ func TestSignedOutRedirects(t *testing.T) {
 	e := newEnv(t, console.Deps{})
 	c := client(t)
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	for _, p := range []string{"/console/", "/console/accounts", "/console/plinko", "/console/cloud"} {
+	for _, p := range []string{"/console/", "/console/accounts", "/console/plinko", "/console/cloud", "/console/reports", "/console/report?id=1-1", "/console/guides"} {
 		resp, err := c.Get(e.srv.URL + p)
 		if err != nil {
 			t.Fatal(err)
@@ -368,8 +368,10 @@ func TestSignedOutRedirects(t *testing.T) {
 			t.Errorf("%s: %d %s", p, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
-	if status, _ := post(t, c, e.srv.URL+"/console/account/grant", url.Values{"login": {"player"}, "tickets": {"1"}}); status != http.StatusForbidden {
-		t.Errorf("signed-out POST: %d", status)
+	for _, p := range []string{"/console/account/grant", "/console/account/suspend", "/console/report/resolve", "/console/guides/moderate", "/console/guides/import"} {
+		if status, _ := post(t, c, e.srv.URL+p, url.Values{"login": {"player"}, "tickets": {"1"}, "id": {"1-1"}, "gid": {"1"}}); status != http.StatusForbidden {
+			t.Errorf("signed-out POST %s: %d", p, status)
+		}
 	}
 }
 
