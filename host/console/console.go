@@ -97,7 +97,7 @@ type Deps struct {
 	Now             func() time.Time
 }
 
-// Page is a console page another area adds (reports, guides). Handler runs
+// Page is a console page another area adds (a plugin area of its own). Handler runs
 // only for a signed-in operator, after the CSRF check of a POST; it renders
 // with Console.Render so the page has the console's layout and navigation.
 type Page struct {
