@@ -101,6 +101,12 @@ func TestReportsPage(t *testing.T) {
 	if page := resolve(url.Values{"csrf": {tok}, "action": {"suspend"}}); !strings.Contains(page, "suspend needs days 1..3650") || strings.Contains(page, "--") {
 		t.Errorf("suspend without days:\n%s", page)
 	}
+	if page := resolve(url.Values{"csrf": {tok}, "action": {"warn"}, "days": {"two"}}); !strings.Contains(page, "days must be a whole number") {
+		t.Errorf("warn for two days:\n%s", page)
+	}
+	if page := resolve(url.Values{"csrf": {tok}, "action": {"ban"}}); !strings.Contains(page, "action must be dismiss, warn or suspend") {
+		t.Errorf("unknown action:\n%s", page)
+	}
 	page = resolve(url.Values{"csrf": {tok}, "action": {"suspend"}, "days": {"3"}, "note": {"second offence"}})
 	if !strings.Contains(page, "is now suspended until") || !strings.Contains(page, `id="resolution">suspend 3 day(s) by admin`) ||
 		strings.Contains(page, `id="resolve"`) {

@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -228,6 +229,10 @@ func (c *Console) resolveReport(w http.ResponseWriter, r *http.Request) {
 	// "host reports resolve ID --action A --days N --note T".
 	args := []string{idText, "--action=" + r.PostFormValue("action"), "--note=" + r.PostFormValue("note")}
 	if days := strings.TrimSpace(r.PostFormValue("days")); days != "" {
+		if _, err := strconv.Atoi(days); err != nil {
+			back(w, r, to, "", fmt.Errorf("days must be a whole number, 0..%d", reports.MaxResolveDays))
+			return
+		}
 		args = append(args, "--days="+days)
 	}
 	ra, err := reports.ParseResolveArgs(args)
