@@ -43,6 +43,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	case "version":
 		err = runVersion(args[1:], stdout)
+	case "player":
+		err = runPlayer(ctx, args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		err = runHelp(ctx, args[1:], stdout)
 	default:
@@ -99,6 +101,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
 	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	fmt.Fprintln(w, "  version")
+	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
 	for _, o := range ops {
 		fmt.Fprintf(w, "  %s %s\n", o.name, o.usage)
@@ -132,7 +135,7 @@ func runHelp(ctx context.Context, words []string, stdout io.Writer) error {
 	case len(words) == 0:
 		usage(stdout)
 		return nil
-	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin":
+	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player":
 		Main(ctx, []string{words[0], "--help"}, stdout, io.Discard)
 		return nil
 	}

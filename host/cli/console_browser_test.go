@@ -89,7 +89,11 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 // TestConsoleInBrowser drives the web console in headless Chromium as an
 // operator would: sign in, find an account, grant tickets and an upgrade and
 // see them in the player's next game login, suspend the account and see
-// susp_id in the next login's record, import a catalog and see the chart.
+// susp_id in the next login's record, import a catalog and see the chart;
+// then a player registers on the game listener's page, another reports
+// them, the operator resolves the report with a suspension and the
+// offender's next login carries it; last, a guides file is imported and a
+// guide hidden. One browser session throughout.
 func TestConsoleInBrowser(t *testing.T) {
 	ctx := browser(t)
 	shots := os.Getenv(screenshotsEnv)
@@ -220,6 +224,122 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	do(t, ctx, "cloud page", chromedp.Navigate(base+"cloud?login=player"), chromedp.WaitVisible(chromedp.CSS("main")))
 	screenshot(t, ctx, shots, "cloud")
+
+	// Unsuspend the player: the console's suspension is a timed one in the
+	// moderation record; lifting it clears the next login's susp_id.
+	do(t, ctx, "account again", chromedp.Navigate(base+"account?login=player"), chromedp.WaitVisible(chromedp.CSS("#unsuspend")))
+	if got := text(t, ctx, "#standing"); !strings.Contains(got, "suspended until") || !strings.Contains(got, "set by an operator") {
+		t.Errorf("standing while suspended = %q", got)
+	}
+	do(t, ctx, "unsuspend", chromedp.Click(chromedp.CSS("#unsuspend")), chromedp.WaitVisible(chromedp.CSS("#notice")))
+	if got := text(t, ctx, "#notice"); got != "suspension lifted" {
+		t.Errorf("unsuspend notice = %q", got)
+	}
+
+	// A player registers on the game listener's page and logs in.
+	game := "http://" + ts.Runtime.Addr.String()
+	do(t, ctx, "registration page", chromedp.Navigate(game+"/register"), chromedp.WaitVisible(chromedp.CSS("#login")))
+	screenshot(t, ctx, shots, "register-form")
+	do(t, ctx, "register",
+		chromedp.SendKeys(chromedp.CSS("#login"), "offender"),
+		chromedp.SendKeys(chromedp.CSS("#password"), "offender-pw"),
+		chromedp.SendKeys(chromedp.CSS("#password2"), "offender-pw"),
+		chromedp.Click(chromedp.CSS("#register")),
+		chromedp.WaitVisible(chromedp.CSS("#created")))
+	screenshot(t, ctx, shots, "register")
+	do(t, ctx, "register taken", chromedp.Navigate(game+"/register"), chromedp.WaitVisible(chromedp.CSS("#login")),
+		chromedp.SendKeys(chromedp.CSS("#login"), "offender"),
+		chromedp.SendKeys(chromedp.CSS("#password"), "x"),
+		chromedp.SendKeys(chromedp.CSS("#password2"), "x"),
+		chromedp.Click(chromedp.CSS("#register")),
+		chromedp.WaitVisible(chromedp.CSS("#error")))
+	if got := text(t, ctx, "#error"); got != "this login is already taken" {
+		t.Errorf("registration of a taken login = %q", got)
+	}
+	off, err := ts.Client.Login(cctx, "offender", "offender-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := off.Record.String("susp_id"); got != "0" {
+		t.Errorf("offender's susp_id before = %q", got)
+	}
+
+	// Another player reports them from the game.
+	rep, err := ts.Client.Login(cctx, "player", "player-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := ts.Client.PostForm(cctx, "/master/report/report", url.Values{"reporter_id": {rep.AccountID}, "cookie": {rep.Cookie},
+		"reportee_name": {"offender"}, "reason_type": {"1"}, "report_description": {"insulted my mother"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := rr.PHP(); err != nil {
+		t.Fatal(err)
+	} else if n, _ := a.Int("report_success"); n != 1 {
+		t.Fatalf("report: report_success %d", n)
+	}
+
+	// The operator finds it in the queue and resolves it with a suspension.
+	do(t, ctx, "reports page", chromedp.Navigate(base+"reports"), chromedp.WaitVisible(chromedp.CSS("#queue")))
+	if got := text(t, ctx, "#queue"); !strings.Contains(got, "offender") || !strings.Contains(got, "insulted my mother") {
+		t.Fatalf("queue = %q", got)
+	}
+	do(t, ctx, "filter by reportee",
+		chromedp.SendKeys(chromedp.CSS("#f-reportee"), "OFFEND"),
+		chromedp.Click(chromedp.CSS("#filter")),
+		// The filtered page: its field carries the value as an attribute.
+		chromedp.WaitVisible(chromedp.CSS(`#f-reportee[value="OFFEND"]`)))
+	if got := text(t, ctx, "#count"); !strings.HasPrefix(got, "1 report(s)") {
+		t.Errorf("filtered count = %q", got)
+	}
+	screenshot(t, ctx, shots, "reports")
+	do(t, ctx, "open report", chromedp.Click(chromedp.CSS(`#queue a[href*="report?id="]`)), chromedp.WaitVisible(chromedp.CSS("#resolve")))
+	screenshot(t, ctx, shots, "report")
+	do(t, ctx, "resolve",
+		chromedp.SetValue(chromedp.CSS("#action"), "suspend"),
+		chromedp.SendKeys(chromedp.CSS("#days"), "3"),
+		chromedp.SendKeys(chromedp.CSS("#note"), "mind your language"),
+		chromedp.Click(chromedp.CSS("#resolve")),
+		chromedp.WaitVisible(chromedp.CSS("#resolution")))
+	if got := text(t, ctx, "#resolution"); !strings.HasPrefix(got, "suspend 3 day(s) by boss") {
+		t.Errorf("resolution = %q", got)
+	}
+	if got := text(t, ctx, "#report-status"); got != "suspended" {
+		t.Errorf("report status = %q", got)
+	}
+	screenshot(t, ctx, shots, "report-resolved")
+
+	// The offender's next game login carries the suspension.
+	off, err = ts.Client.Login(cctx, "offender", "offender-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := off.Record.String("susp_id"); got != "1" {
+		t.Errorf("offender's susp_id at next login = %q, want 1", got)
+	}
+
+	// Guides: import a file and see the hero's list; hide one guide.
+	guidesFile, err := filepath.Abs("../guides/testdata/import_own.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "guides page", chromedp.Navigate(base+"guides"), chromedp.WaitVisible(chromedp.CSS("#heroes")))
+	do(t, ctx, "guides import",
+		chromedp.SetUploadFiles(chromedp.CSS("#guides-file"), []string{guidesFile}),
+		chromedp.Click(chromedp.CSS("#guides-import")),
+		chromedp.WaitVisible(chromedp.CSS("#guides")))
+	if got := text(t, ctx, "#notice"); got != "imported 3 guides: 3 added, 0 updated" {
+		t.Errorf("guides import notice = %q", got)
+	}
+	if got := text(t, ctx, "#guide-415077"); !strings.Contains(got, "Parallax's complete mid lane guide") || !strings.Contains(got, "98/2") {
+		t.Errorf("guide row = %q", got)
+	}
+	do(t, ctx, "hide guide", chromedp.Click(chromedp.CSS("#guide-415077 button.hide")), chromedp.WaitVisible(chromedp.CSS("#guide-415077 button.unhide")))
+	if got := text(t, ctx, "#guide-415077 td.hidden"); got != "yes" {
+		t.Errorf("hidden column after hide = %q", got)
+	}
+	screenshot(t, ctx, shots, "guides")
 }
 
 // phpString flattens a decoded PHP value for a contains check.

@@ -46,10 +46,22 @@ func runHost(t *testing.T, bin string, args ...string) string {
 	return string(out)
 }
 
+// serveArgs are the arguments of a test's "serve" on data: free ports for
+// both listeners, so that a server running on the machine's default ports
+// (8080, 8081) does not stop the test.
+func serveArgs(t *testing.T, data string) []string {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "ports.toml")
+	if err := os.WriteFile(cfg, []byte("[operator]\nlisten = \"127.0.0.1:0\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"serve", "--config", cfg, "--data", data, "--listen", "127.0.0.1:0"}
+}
+
 // startHost starts "host serve" and waits until /healthz answers 200.
 func startHost(t *testing.T, bin, data string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, serveArgs(t, data)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

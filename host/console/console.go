@@ -1,7 +1,15 @@
 // Package console is the operator's web console, served on the operator
 // listener under /console/: server-rendered pages (html/template, assets
 // embedded, no JavaScript needed) for signing in, the dashboard, accounts,
-// Plinko and cloud settings.
+// Plinko, cloud settings, the reports' moderation queue and hero guides.
+//
+// Every write goes through the function its operator command uses
+// (accounts.GrantTo, plinko.ImportCatalog, reports.Resolve, guides.Import,
+// guides.Moderate, ...), so the console and the commands cannot disagree.
+// Suspensions are one notion: the account page's suspend is
+// reports.Suspend, a timed suspension in the account's moderation state
+// like a report's, and unsuspend is reports.Lift, which ends it (and a
+// susp_id set directly on the account by an older console).
 //
 // Sign-in is for accounts an operator command gave the operator role
 // (`host account role --login L --operator`). The password is checked against
@@ -89,7 +97,7 @@ type Deps struct {
 	Now             func() time.Time
 }
 
-// Page is a console page another area adds (reports, guides). Handler runs
+// Page is a console page another area adds (a plugin area of its own). Handler runs
 // only for a signed-in operator, after the CSRF check of a POST; it renders
 // with Console.Render so the page has the console's layout and navigation.
 type Page struct {
@@ -215,6 +223,12 @@ func (c *Console) routes() {
 	m.Handle("GET /console/plinko", c.auth(http.HandlerFunc(c.plinkoPage)))
 	m.Handle("POST /console/plinko/import", c.auth(http.HandlerFunc(c.plinkoImport)))
 	m.Handle("GET /console/cloud", c.auth(http.HandlerFunc(c.cloudPage)))
+	m.Handle("GET /console/reports", c.auth(http.HandlerFunc(c.reportsPage)))
+	m.Handle("GET /console/report", c.auth(http.HandlerFunc(c.reportPage)))
+	m.Handle("POST /console/report/resolve", c.auth(http.HandlerFunc(c.resolveReport)))
+	m.Handle("GET /console/guides", c.auth(http.HandlerFunc(c.guidesPage)))
+	m.Handle("POST /console/guides/import", c.auth(http.HandlerFunc(c.guidesImport)))
+	m.Handle("POST /console/guides/moderate", c.auth(http.HandlerFunc(c.guidesModerate)))
 }
 
 // newToken returns 32 random bytes as hex.

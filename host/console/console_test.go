@@ -25,6 +25,7 @@ import (
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
@@ -43,6 +44,12 @@ type env struct {
 // the session cookie.
 func (e *env) gameLogin(t *testing.T, name, password string) string {
 	t.Helper()
+	return e.gameRecord(t, name, password).Cookie
+}
+
+// gameRecord logs in as the game client does and returns the session record.
+func (e *env) gameRecord(t *testing.T, name, password string) *login.SessionRecord {
+	t.Helper()
 	ctx := context.Background()
 	cl, err := srp.DefaultGroup().NewClient(name, password, rand.Reader)
 	if err != nil {
@@ -60,7 +67,7 @@ func (e *env) gameLogin(t *testing.T, name, password string) string {
 	if err != nil {
 		t.Fatalf("game login %s: %v", name, err)
 	}
-	return rec.Cookie
+	return rec
 }
 
 func newEnv(t *testing.T, d console.Deps) *env {
@@ -75,6 +82,7 @@ func newEnv(t *testing.T, d console.Deps) *env {
 	acc := &accounts.Service{Group: g, Sys: sys}
 	d.Sys, d.Group, d.Accounts, d.Metrics = sys, g, acc, metrics.New()
 	d.Login = login.New(g, sys, login.Settings{Secret: []byte("test secret")}, nil, nil)
+	d.Login.SetSessionHook(reports.SessionHook)
 	c, err := console.New(d)
 	if err != nil {
 		t.Fatal(err)
@@ -287,17 +295,36 @@ func TestAccountActions(t *testing.T) {
 	if a := acct(); a.Gold != 5 || !strings.Contains(page, "grant refused") || strings.Contains(page, "accounts:") {
 		t.Fatalf("negative grant: gold %d:\n%s", a.Gold, page)
 	}
-	post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"1"}})
-	if a := acct(); a.SuspID == 0 {
-		t.Fatal("not suspended")
+	// Suspend: a timed suspension in the moderation record, as a report's.
+	_, page = post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"1"},
+		"days": {"0"}, "reason": {"afk"}})
+	if !strings.Contains(page, "a suspension needs 1..3650 days") || strings.Contains(page, "reports:") {
+		t.Fatalf("suspend for 0 days:\n%s", page)
 	}
-	_, page = get(t, c, e.srv.URL+"/console/account?login=player")
-	if !strings.Contains(page, "<th>susp_id</th><td>1</td>") {
+	_, page = post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"1"},
+		"days": {"2"}, "reason": {"afk"}, "note": {"left 3 games"}})
+	if !strings.Contains(page, "account suspended until") || !strings.Contains(page, "<th>susp_id</th><td>1</td>") ||
+		!strings.Contains(page, "(set by an operator, Refusal to Participate / Avoiding AFK: left 3 games)") {
 		t.Fatalf("record does not show the suspension:\n%s", page)
 	}
-	post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"0"}})
 	if a := acct(); a.SuspID != 0 {
+		t.Fatalf("the account's own susp_id was set: %d", a.SuspID)
+	}
+	if m, _ := reports.ModerationOf(e.sys.DB(), acct().ID); !m.Suspended(time.Now()) {
+		t.Fatal("not suspended in the moderation record")
+	}
+	if rec := e.gameRecord(t, "player", "player-pw"); rec.SuspID != "1" {
+		t.Fatalf("susp_id at the next game login = %q, want 1", rec.SuspID)
+	}
+	_, page = post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"0"}})
+	if !strings.Contains(page, "suspension lifted") || !strings.Contains(page, "<th>susp_id</th><td>0</td>") {
+		t.Fatalf("after unsuspend:\n%s", page)
+	}
+	if m, _ := reports.ModerationOf(e.sys.DB(), acct().ID); m.Suspended(time.Now()) {
 		t.Fatal("still suspended")
+	}
+	if rec := e.gameRecord(t, "player", "player-pw"); rec.SuspID != "0" {
+		t.Fatalf("susp_id after unsuspend = %q, want 0", rec.SuspID)
 	}
 	post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"}, "sub_login": {"player2"}, "password": {"pw"}})
 	if id, err := e.sys.DB().LoginID("player2"); err != nil {
@@ -331,7 +358,7 @@ func TestSignedOutRedirects(t *testing.T) {
 	e := newEnv(t, console.Deps{})
 	c := client(t)
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	for _, p := range []string{"/console/", "/console/accounts", "/console/plinko", "/console/cloud"} {
+	for _, p := range []string{"/console/", "/console/accounts", "/console/plinko", "/console/cloud", "/console/reports", "/console/report?id=1-1", "/console/guides"} {
 		resp, err := c.Get(e.srv.URL + p)
 		if err != nil {
 			t.Fatal(err)
@@ -341,8 +368,10 @@ func TestSignedOutRedirects(t *testing.T) {
 			t.Errorf("%s: %d %s", p, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
-	if status, _ := post(t, c, e.srv.URL+"/console/account/grant", url.Values{"login": {"player"}, "tickets": {"1"}}); status != http.StatusForbidden {
-		t.Errorf("signed-out POST: %d", status)
+	for _, p := range []string{"/console/account/grant", "/console/account/suspend", "/console/report/resolve", "/console/guides/moderate", "/console/guides/import"} {
+		if status, _ := post(t, c, e.srv.URL+p, url.Values{"login": {"player"}, "tickets": {"1"}, "id": {"1-1"}, "gid": {"1"}}); status != http.StatusForbidden {
+			t.Errorf("signed-out POST %s: %d", p, status)
+		}
 	}
 }
 
@@ -402,19 +431,19 @@ func TestPlinkoImportAndChart(t *testing.T) {
 
 func TestExtensionPage(t *testing.T) {
 	e := newEnv(t, console.Deps{})
-	e.console.AddPage(console.Page{Path: "/console/reports", Title: "Reports", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e.console.Render(w, r, "Reports", template.HTML("<form method=post>"+string(console.CSRFField(r))+"</form><p id=op>"+template.HTMLEscapeString(console.Operator(r))+"</p>"))
+	e.console.AddPage(console.Page{Path: "/console/extra", Title: "Extra", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.console.Render(w, r, "Extra", template.HTML("<form method=post>"+string(console.CSRFField(r))+"</form><p id=op>"+template.HTMLEscapeString(console.Operator(r))+"</p>"))
 	})})
 	c := client(t)
-	if _, page := get(t, c, e.srv.URL+"/console/reports"); !strings.Contains(page, `id="signin"`) {
+	if _, page := get(t, c, e.srv.URL+"/console/extra"); !strings.Contains(page, `id="signin"`) {
 		t.Fatalf("signed out: want the sign-in page:\n%s", page)
 	}
 	e.signIn(t, c, "admin", "admin-pw")
-	_, page := get(t, c, e.srv.URL+"/console/reports")
-	if !strings.Contains(page, "<p id=op>admin</p>") || !strings.Contains(page, `href="/console/reports"`) || !strings.Contains(page, `name="csrf"`) {
+	_, page := get(t, c, e.srv.URL+"/console/extra")
+	if !strings.Contains(page, "<p id=op>admin</p>") || !strings.Contains(page, `href="/console/extra"`) || !strings.Contains(page, `name="csrf"`) {
 		t.Fatalf("extension page:\n%s", page)
 	}
-	if status, _ := post(t, c, e.srv.URL+"/console/reports", url.Values{}); status != http.StatusForbidden {
+	if status, _ := post(t, c, e.srv.URL+"/console/extra", url.Values{}); status != http.StatusForbidden {
 		t.Fatalf("extension POST without token: %d", status)
 	}
 }

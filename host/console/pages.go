@@ -20,6 +20,8 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/host/reports"
+	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -35,6 +37,10 @@ func operatorError(err error) string {
 	switch {
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
 		return "no such account"
+	case errors.Is(err, reports.ErrUsage):
+		// The command's wording of a form field: "--days" is "days".
+		msg := strings.TrimPrefix(err.Error(), reports.ErrUsage.Error()+": ")
+		return strings.NewReplacer("--action", "action", "--days", "days", "--note", "note", "host reports list", "the queue").Replace(msg)
 	case errors.Is(err, accounts.ErrBadGrant):
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
@@ -43,7 +49,7 @@ func operatorError(err error) string {
 		return "grant refused: " + msg
 	}
 	msg := err.Error()
-	for _, p := range []string{"accounts: ", "plinko: ", "storage: ", "actors: ", "cloud: ", "host: "} {
+	for _, p := range []string{"accounts: ", "plinko: ", "storage: ", "actors: ", "cloud: ", "host: ", "reports: ", "guides: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
 	return msg
@@ -247,9 +253,11 @@ func (c *Console) accountsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) row(a *storage.Account) accountRow {
-	op, _ := IsOperator(c.d.Sys.DB(), a.ID)
+	db := c.d.Sys.DB()
+	op, _ := IsOperator(db, a.ID)
+	m, _ := reports.ModerationOf(db, a.ID)
 	return accountRow{ID: a.ID, Login: a.Login, Nickname: a.Nickname, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets,
-		Suspended: a.SuspID != 0, Sub: a.SuperID != a.ID, Operator: op}
+		Suspended: a.SuspID != 0 || m.Suspended(c.d.Now()), Sub: a.SuperID != a.ID, Operator: op}
 }
 
 type field struct {
@@ -257,13 +265,19 @@ type field struct {
 }
 
 type accountData struct {
-	Row      accountRow
-	Email    string
-	SuperID  storage.AccountID
-	Subs     []accountRow
-	Upgrades []string
-	Record   []field
-	Buckets  []string
+	Row accountRow
+	// Standing is the moderation state (reports' and the console's timed
+	// suspensions); DirectSuspID a susp_id set directly on the account.
+	Standing     string
+	DirectSuspID int
+	Reasons      []option
+	MaxDays      int
+	Email        string
+	SuperID      storage.AccountID
+	Subs         []accountRow
+	Upgrades     []string
+	Record       []field
+	Buckets      []string
 }
 
 func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
@@ -281,7 +295,15 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/console/accounts", "", err)
 		return
 	}
-	d := accountData{Row: c.row(a), Email: a.Email, SuperID: a.SuperID}
+	d := accountData{Row: c.row(a), Email: a.Email, SuperID: a.SuperID, DirectSuspID: a.SuspID, Reasons: reasonOptions(),
+		MaxDays: reports.MaxResolveDays}
+	m, err := reports.ModerationOf(db, id)
+	if err != nil {
+		back(w, r, "/console/accounts", "", err)
+		return
+	}
+	now := c.d.Now()
+	d.Standing = standingText(m, now)
 	for _, u := range a.Upgrades {
 		d.Upgrades = append(d.Upgrades, u.ID)
 	}
@@ -298,6 +320,10 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.d.Login != nil {
 		if rec, err := c.d.Login.Preview(ctx, id); err == nil {
+			if m.Suspended(now) {
+				// What reports.SessionHook answers at login.
+				rec.SuspID, _ = m.SessionFields(a.Standing, now)
+			}
 			d.Record = recordFields(rec)
 		}
 	}
@@ -413,33 +439,47 @@ func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
 	back(w, r, c.accountURL(loginName), fmt.Sprintf("granted; balances now gold %d, silver %d, tickets %d", a.Gold, a.Silver, a.Tickets), nil)
 }
 
-// setSuspension sets the account's susp_id (0: not suspended), which the
-// client reads from its session record.
-type setSuspension struct{ id int }
-
-func (s setSuspension) Apply(tx *actors.Tx) (any, error) {
-	tx.Account().SuspID = s.id
-	return nil, nil
-}
-
+// suspend suspends an account (suspend=1: days, reason, note) with
+// reports.Suspend, a timed suspension in the account's moderation state
+// (the state report resolutions write), or lifts every suspension it has
+// (suspend=0) with reports.Lift.
 func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
 	defer cancel()
 	loginName := r.PostFormValue("login")
-	susp := 0
-	if r.PostFormValue("suspend") == "1" {
-		susp = 1
-	}
+	to := c.accountURL(loginName)
 	id, err := c.d.Sys.DB().LoginID(loginName)
-	if err == nil {
-		_, err = c.d.Sys.Apply(ctx, id, setSuspension{susp})
+	if err != nil {
+		back(w, r, to, "", err)
+		return
 	}
-	msg := "account unsuspended"
-	if susp != 0 {
-		msg = "account suspended"
+	now := c.d.Now()
+	if r.PostFormValue("suspend") != "1" {
+		l, err := reports.Lift(ctx, c.d.Sys, id, now)
+		msg := "account was not suspended"
+		if l.Moderation || l.Direct {
+			msg = "suspension lifted"
+		}
+		if err == nil {
+			c.d.Log.Info("console unsuspend", "operator", Operator(r), "login", loginName, "lifted", l.Moderation, "direct", l.Direct)
+		}
+		back(w, r, to, msg, err)
+		return
 	}
-	c.d.Log.Info("console "+msg, "operator", Operator(r), "login", loginName)
-	back(w, r, c.accountURL(loginName), msg, err)
+	days, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("days")))
+	if err != nil {
+		back(w, r, to, "", fmt.Errorf("days must be a whole number, 1..%d", reports.MaxResolveDays))
+		return
+	}
+	reason, _ := rules.ParseReason(r.PostFormValue("reason"))
+	m, err := reports.Suspend(ctx, c.d.Sys, reports.SuspendArgs{Account: id, Reason: reason, Days: days, Note: r.PostFormValue("note")},
+		Operator(r), now)
+	if err != nil {
+		back(w, r, to, "", err)
+		return
+	}
+	c.d.Log.Info("console suspend", "operator", Operator(r), "login", loginName, "days", days, "until", m.Until)
+	back(w, r, to, "account suspended until "+m.Until.UTC().Format(timeLayout), nil)
 }
 
 // setVerifier replaces the account's SRP credentials.

@@ -380,8 +380,9 @@ func SessionHook(tx *actors.Tx, c login.ClientInfo, now time.Time) (login.Record
 	}
 	suspID, _ := m.SessionFields(tx.View().Standing, now)
 	if !m.Suspended(now) {
-		// No suspension from a report: the account's own susp_id stands
-		// (an operator's open-ended suspension from the web console).
+		// No timed suspension (a report's or an operator's, see Suspend):
+		// the account's own susp_id stands (set directly, open-ended, by
+		// older consoles; Lift clears it).
 		return login.RecordFields{}, nil
 	}
 	return login.RecordFields{SuspID: suspID}, nil

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -62,6 +66,13 @@ var registerErrors = []struct {
 }
 
 func (s *Server) registerFail(err error) Response {
+	status, msg := registerOutcome(err)
+	return jsonReply(status, registerReply{Error: msg})
+}
+
+// registerOutcome is the status and the sentence a player reads for a
+// failed registration (the JSON reply's error, the page's message).
+func registerOutcome(err error) (status int, msg string) {
 	if failure.Uncertain(err) {
 		err = fmt.Errorf("%w: %w", errRegisterUnknown, err)
 	}
@@ -71,14 +82,14 @@ func (s *Server) registerFail(err error) Response {
 			if msg == "" {
 				msg = publicMessage(err)
 			}
-			return jsonReply(e.status, registerReply{Error: msg})
+			return e.status, msg
 		}
 	}
 	var fe *wire.FieldError
 	if errors.As(err, &fe) {
-		return jsonReply(fasthttp.StatusBadRequest, registerReply{Error: publicMessage(err)})
+		return fasthttp.StatusBadRequest, publicMessage(err)
 	}
-	return jsonReply(fasthttp.StatusInternalServerError, registerReply{Error: "internal error"})
+	return fasthttp.StatusInternalServerError, "internal error"
 }
 
 var (
@@ -104,27 +115,154 @@ func (s *Server) registerLimit() *limit.Keyed {
 }
 
 // register creates an account from the portal form (on by default; the
-// load tester and a web page use it).
+// load tester and scripts use it) and answers JSON. A bare GET (a person
+// who typed the address) is sent to the registration page.
 func (s *Server) register(ctx context.Context, r *wire.Request) Response {
-	if !s.cfg.Portal.RegisterEnabled {
-		return s.registerFail(errRegisterOff)
+	if r.Method == fasthttp.MethodGet && len(r.Form) == 0 && len(r.Query) == 0 {
+		return Response{Status: fasthttp.StatusSeeOther, Header: [][2]string{{"Location", PathRegisterPage}}}
 	}
 	var req registerRequest
 	if err := r.Decode(&req); err != nil {
+		if !s.cfg.Portal.RegisterEnabled {
+			return s.registerFail(errRegisterOff)
+		}
 		return s.registerFail(fmt.Errorf("%w: %w", errBadRequest, err))
 	}
-	if ok, wait := s.registerLimit().Allow(r.RemoteIP); !ok {
-		resp := s.registerFail(errRegisterRate)
-		resp.Header = append(resp.Header, [2]string{"Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds())))})
+	acct, wait, err := s.createAccount(ctx, req, r.RemoteIP)
+	if err != nil {
+		resp := s.registerFail(err)
+		if wait > 0 {
+			resp.Header = append(resp.Header, [2]string{"Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds())))})
+		}
 		return resp
 	}
-	acct, err := s.accounts.Create(ctx, accounts.Create{Login: req.Login, Password: req.Password, Email: req.Email})
+	return jsonReply(fasthttp.StatusOK, registerReply{AccountID: uint32(acct.ID), Login: acct.Login})
+}
+
+// createAccount is registration itself, for the JSON path and the page:
+// the switch, the per-address limit (wait is how long until the next one
+// is allowed, when refused by it), then accounts.Create.
+func (s *Server) createAccount(ctx context.Context, req registerRequest, ip string) (acct *storage.Account, wait time.Duration, err error) {
+	if !s.cfg.Portal.RegisterEnabled {
+		return nil, 0, errRegisterOff
+	}
+	if ok, wait := s.registerLimit().Allow(ip); !ok {
+		return nil, max(wait, time.Second), errRegisterRate
+	}
+	acct, err = s.accounts.Create(ctx, accounts.Create{Login: req.Login, Password: req.Password, Email: req.Email})
 	if err != nil {
 		if !errors.Is(err, accounts.ErrBadLogin) && !errors.Is(err, accounts.ErrBadPassword) && !errors.Is(err, accounts.ErrBadEmail) &&
-			!errors.Is(err, actors.ErrLoginTaken) && !errors.Is(err, login.ErrLoginLookalike) {
+			!errors.Is(err, actors.ErrLoginTaken) && !errors.Is(err, login.ErrLoginLookalike) &&
+			!errors.Is(err, login.ErrLoginNotNormal) && !errors.Is(err, login.ErrLoginMixedScripts) {
 			s.log.Error("register", "err", err)
 		}
-		return s.registerFail(err)
+		return nil, 0, err
 	}
-	return jsonReply(fasthttp.StatusOK, registerReply{AccountID: uint32(acct.ID), Login: acct.Login})
+	return acct, 0, nil
+}
+
+// The registration page (GET and POST PathRegisterPage): a form for
+// people, on the game listener, with the same switch, limits and wording
+// as /portal/register. It needs no JavaScript and no cookie: there is no
+// session to protect, so no CSRF token (a forged POST could only create an
+// account whose password the forger chose, which the per-address limit
+// bounds like any other).
+
+type registerPage struct {
+	Enabled       bool
+	Login, Email  string
+	Error         string
+	Created       string
+	PasswordRunes int
+}
+
+var registerPageTemplate = template.Must(template.New("register").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Create an account · Heroes of Newerth</title>
+<style>body{font-family:system-ui,sans-serif;background:#14161a;color:#e6e2d6;max-width:32em;margin:2em auto;padding:0 1em}
+h1{color:#f0c060}label{display:block;margin:.8em 0 .2em}input{font:inherit;width:100%;box-sizing:border-box;padding:.3em}
+button{font:inherit;background:#b8862b;border:0;padding:.4em 1.2em;margin-top:1em;cursor:pointer}
+.error{background:#4a1d1d;border-left:4px solid #c44;padding:.5em}.ok{background:#1d3a1d;border-left:4px solid #4c4;padding:.5em}
+small{color:#aaa}</style></head><body>
+<h1>Create an account</h1>
+{{if .Created}}<p class="ok" id="created">Account <b>{{.Created}}</b> created. Log in from the game client with this login and password.</p>
+{{else if not .Enabled}}<p class="error" id="error">Registration is disabled on this server.</p>
+{{else}}{{if .Error}}<p class="error" id="error">{{.Error}}</p>{{end}}
+<form method="post" action="/register">
+<label for="login">Login</label><input id="login" name="login" value="{{.Login}}" required maxlength="12" autocomplete="username" autofocus>
+<small>1 to 12 letters, digits, '_' or '-'. It is also your name in the game.</small>
+<label for="password">Password</label><input id="password" name="password" type="password" required maxlength="128" autocomplete="new-password">
+<label for="password2">Password again</label><input id="password2" name="password2" type="password" required maxlength="128" autocomplete="new-password">
+<label for="email">E-mail (optional)</label><input id="email" name="email" type="email" value="{{.Email}}" autocomplete="email">
+<button id="register">Create account</button>
+</form>{{end}}
+</body></html>
+`))
+
+func (s *Server) renderRegisterPage(status int, p registerPage) Response {
+	p.Enabled = s.cfg.Portal.RegisterEnabled
+	var b bytes.Buffer
+	if err := registerPageTemplate.Execute(&b, p); err != nil {
+		s.log.Error("registration page", "err", err)
+		return Text("text/plain; charset=utf-8", "internal error\n")
+	}
+	return Response{Status: status, ContentType: "text/html; charset=utf-8", Body: b.Bytes(),
+		Header: [][2]string{{"Cache-Control", "no-store"}, {"X-Frame-Options", "DENY"}, {"X-Content-Type-Options", "nosniff"}}}
+}
+
+// registerPageHandler serves the page: the form on GET, the outcome on
+// POST (the form again with the reason when refused, with the status of
+// the JSON path).
+func (s *Server) registerPageHandler(ctx context.Context, r *wire.Request) Response {
+	if r.Method != fasthttp.MethodPost {
+		status := fasthttp.StatusOK
+		if !s.cfg.Portal.RegisterEnabled {
+			status = fasthttp.StatusForbidden
+		}
+		return s.renderRegisterPage(status, registerPage{})
+	}
+	req := registerRequest{Login: strings.TrimSpace(r.Form.Get("login")), Password: r.Form.Get("password"),
+		Email: strings.TrimSpace(r.Form.Get("email"))}
+	again := registerPage{Login: req.Login, Email: req.Email}
+	switch {
+	case !s.cfg.Portal.RegisterEnabled:
+		return s.renderRegisterPage(fasthttp.StatusForbidden, again)
+	case req.Login == "":
+		again.Error = "choose a login"
+		return s.renderRegisterPage(fasthttp.StatusBadRequest, again)
+	case req.Password == "":
+		again.Error = "choose a password"
+		return s.renderRegisterPage(fasthttp.StatusBadRequest, again)
+	case r.Form.Get("password2") != req.Password:
+		again.Error = "the two passwords differ"
+		return s.renderRegisterPage(fasthttp.StatusBadRequest, again)
+	}
+	acct, wait, err := s.createAccount(ctx, req, r.RemoteIP)
+	if err != nil {
+		status, msg := registerOutcome(err)
+		again.Error = msg
+		resp := s.renderRegisterPage(status, again)
+		if wait > 0 {
+			resp.Header = append(resp.Header, [2]string{"Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds())))})
+		}
+		return resp
+	}
+	return s.renderRegisterPage(fasthttp.StatusOK, registerPage{Created: acct.Login})
+}
+
+// registerPageFail answers a request the page could not read (too large,
+// malformed) with the page and a sentence.
+func (s *Server) registerPageFail(err error) Response {
+	status, msg := registerOutcome(err)
+	return s.renderRegisterPage(status, registerPage{Error: msg})
+}
+
+// registerPageForm documents the page's POST fields (the endpoint
+// reference); the handler reads them itself, to word a missing field for
+// a person.
+type registerPageForm struct {
+	Login     string `form:"login,required"`
+	Password  string `form:"password,required"`
+	Password2 string `form:"password2,required"`
+	Email     string `form:"email"`
 }

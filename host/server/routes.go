@@ -18,6 +18,9 @@ const (
 	PathFront = "/"
 )
 
+// PathRegisterPage is the registration page for people (a form; portal.go).
+const PathRegisterPage = "/register"
+
 // Areas the host serves itself (the login area is login.AreaName; plugin
 // areas are named by their registration in plugins/sdk).
 const (
@@ -75,6 +78,11 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 			Form:    registerRequest{},
 			Reply:   "JSON. 200 `{\"account_id\":N,\"login\":\"L\"}`; 400 (a rule broken, a field missing), 403 (registration off), 409 (login taken), 500: `{\"error\":\"sentence\"}`.",
 		}},
+		PathRegisterPage: {area: AreaPortal, handler: s.registerPageHandler, fail: s.registerPageFail, doc: Doc{
+			Summary: "The registration page for people: GET shows the form, POST creates the account (the same switch, limits and messages as /portal/register).",
+			Form:    registerPageForm{},
+			Reply:   "HTML. 200 with the form or \"Account L created\"; on a refusal the form again with the sentence, and the status of /portal/register (400, 403, 409, 429 with Retry-After, 503).",
+		}},
 		PathFront: {area: AreaFront, handler: s.front, fail: s.genericFail, doc: Doc{
 			Summary: "The server's front page (the default client.icb_url).",
 			Reply:   "200, a short HTML page.",
@@ -108,5 +116,9 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 // front answers the front page: the default icb_url of the login record
 // (the client's in-game browser) points here, so it must not be a 404.
 func (s *Server) front(context.Context, *wire.Request) Response {
-	return Text("text/html; charset=utf-8", "<!doctype html><title>honmaster</title><p>This is a Heroes of Newerth master server (honmaster).</p>\n")
+	page := "<!doctype html><title>honmaster</title><p>This is a Heroes of Newerth master server (honmaster).</p>\n"
+	if s.cfg.Portal.RegisterEnabled {
+		page += "<p><a href=\"" + PathRegisterPage + "\">Create an account</a></p>\n"
+	}
+	return Text("text/html; charset=utf-8", page)
 }
