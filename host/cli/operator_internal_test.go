@@ -101,18 +101,18 @@ func TestVersion(t *testing.T) {
 // does not exist, or a database in a directory that has none; each says so
 // and fails. account create --init does create one.
 func TestMissingDataDir(t *testing.T) {
-	// Every command of the table, as it comes: the directory is checked
-	// before the command's own arguments.
+	// Every command of the table, with valid arguments (a command-line
+	// mistake is reported before the directory is looked at).
 	var commands [][]string
 	for _, o := range ops {
-		cmd := strings.Fields(o.name)
-		switch o.name {
-		case "backup":
-			cmd = append(cmd, "--to", filepath.Join(t.TempDir(), "backup"))
-		case "account create":
-			cmd = append(cmd, "--login", "x", "--password", "p")
+		args, ok := sampleArgs[o.name]
+		if !ok {
+			t.Fatalf("no sample arguments for %q", o.name)
 		}
-		commands = append(commands, cmd)
+		if o.name == "backup" {
+			args = []string{"--to", filepath.Join(t.TempDir(), "backup")}
+		}
+		commands = append(commands, append(strings.Fields(o.name), args...))
 	}
 	for _, cmd := range commands {
 		var words []string
