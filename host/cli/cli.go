@@ -68,6 +68,9 @@ func report(err error, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", Name, explain(err))
+	if errors.Is(err, errConfig) {
+		return 2
+	}
 	if errors.Is(err, errUsage) {
 		fmt.Fprintf(stderr, "Run '%s help' for the commands, '%s COMMAND --help' for one command's flags.\n", Name, Name)
 		return 2
@@ -297,6 +300,10 @@ func opHelp(o *op, w io.Writer) {
 	}
 }
 
+// errConfig marks a configuration mistake (exit status 2, without the
+// pointer to the usage text).
+var errConfig = errors.New("configuration")
+
 // configError words a failure of config.FromArgs: problems are listed by
 // Main (every one at once); an unreadable file is said so; anything else is
 // a flag mistake.
@@ -306,7 +313,7 @@ func configError(err error) error {
 	case len(config.Problems(err)) > 0:
 		return err
 	case errors.As(err, &fe):
-		return &opError{cause: err, msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
+		return &opError{cause: errors.Join(errConfig, err), msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
 	}
 	return fmt.Errorf("%w: %w", errUsage, err)
 }

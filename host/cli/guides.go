@@ -212,7 +212,7 @@ func needGid(gid uint32) error {
 // guideOpError names an unknown gid plainly for the operator.
 func guideOpError(gid guides.GuideID, err error) error {
 	if guides.ReasonOf(err) == guides.ReasonNotFound {
-		return &opError{cause: err, msg: fmt.Sprintf("no guide has the gid %d (see '%s guides list')", gid, Name)}
+		return &opError{cause: err, msg: fmt.Sprintf("no guide with gid %d (see '%s guides list')", gid, Name)}
 	}
 	return err
 }

@@ -95,11 +95,11 @@ func explainRaw(err error) string {
 
 // internalPrefix matches "name: " where name is a package of this module
 // (or a library) whose errors carry it: text for logs, not for operators.
-var internalPrefix = regexp.MustCompile(`\b(?:storage|actors|wire|host|cli|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*`)
+var internalPrefix = regexp.MustCompile(`(^|[\s("'])(?:storage|actors|wire|host|cli|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*`)
 
 // stripInternal removes internal package prefixes from text.
 func stripInternal(text string) string {
-	return internalPrefix.ReplaceAllString(text, "")
+	return internalPrefix.ReplaceAllString(text, "$1")
 }
 
 // detail returns what err says after its sentinel's own text: the

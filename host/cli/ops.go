@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -144,7 +145,37 @@ func parseWithArgs(fs *flag.FlagSet, args []string) error {
 	case errors.Is(err, flag.ErrHelp):
 		return &helpError{fs: fs}
 	}
-	return fmt.Errorf("%w: %w", errUsage, err)
+	return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: flagMessage(err.Error())})
+}
+
+var (
+	flagUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	flagNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	flagBadValue  = regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-+([^:]*): (.*)$`)
+)
+
+// flagMessage rewords the flag package's parse errors with the flags
+// spelt as the usage text spells them ("--tickets").
+func flagMessage(text string) string {
+	if m := flagUndefined.FindStringSubmatch(text); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	if m := flagNoValue.FindStringSubmatch(text); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	if m := flagBadValue.FindStringSubmatch(text); m != nil {
+		reason := "not a valid value"
+		switch {
+		case m[1] != "":
+			reason = "want true or false"
+		case strings.Contains(m[4], "out of range"):
+			reason = "out of range"
+		case strings.Contains(m[4], "parse error"):
+			reason = "not a number"
+		}
+		return fmt.Sprintf("--%s %s: %s", m[3], m[2], reason)
+	}
+	return text
 }
 
 // checked validates r and returns it, or the validation error.

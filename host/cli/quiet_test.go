@@ -38,7 +38,7 @@ func (l *lockedBuffer) String() string {
 func TestSIGTERMToGroupIsQuiet(t *testing.T) {
 	bin := buildHost(t)
 	data := t.TempDir()
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--config", loopbackConfig(t))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
