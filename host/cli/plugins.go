@@ -133,7 +133,12 @@ func (a *App) startPlugins(ctx context.Context) error {
 		s := supervisor.New(src, supervisor.Options{Logger: a.Log.With("plugin", string(area))})
 		if err := s.Start(ctx); err != nil {
 			a.Plugins.Stop()
-			return fmt.Errorf("plugin %s: %w", area, err)
+			how := "the bundled plugin"
+			if pc.Path != "" {
+				how = fmt.Sprintf("plugins.%s.path or --plugin %s=PATH", area, area)
+			}
+			return &opError{cause: err, msg: fmt.Sprintf("the %s plugin did not start, so the server did not either: %s (check %s)",
+				area, stripInternal(err.Error()), how)}
 		}
 		a.Plugins.sups[area] = s // the supervisor logged "plugin running"
 	}
