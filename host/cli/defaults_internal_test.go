@@ -35,7 +35,7 @@ func TestDefaultsFilePathsServed(t *testing.T) {
 	}
 	eps := srv.Endpoints()
 	operatorPaths := []string{"/metrics", "/debug/", "/operator/", "/console/"}
-	named := regexp.MustCompile(`(?:^|[\s("'` + "`" + `])(/[a-z0-9_]+[a-z0-9_./]*)`).FindAllStringSubmatch(string(text), -1)
+	named := regexp.MustCompile(`(?:^|[\s("'`+"`"+`])(/[a-z0-9_]+[a-z0-9_./]*)`).FindAllStringSubmatch(string(text), -1)
 	checked := 0
 	for _, m := range named {
 		p := strings.TrimRight(m[1], ".")
