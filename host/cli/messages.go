@@ -178,8 +178,8 @@ func openError(dir string, err error) error {
 	case errors.Is(err, os.ErrPermission):
 		return &opError{cause: err, msg: fmt.Sprintf("cannot open the data directory %s: permission denied (run the command as the user the server runs as)", dir)}
 	case isLocked(err):
-		return &opError{cause: err, msg: fmt.Sprintf("the database in %s is in use by another process, but no server answers on its admin socket "+
-			"(a server starting or stopping, or another command): retry in a moment", dir)}
+		return &opError{cause: err, msg: fmt.Sprintf("the database in %s is in use by another process (a server running, starting or "+
+			"stopping on it, or another command): stop it, or retry in a moment", dir)}
 	}
 	return &opError{cause: err, msg: fmt.Sprintf("cannot open the database in %s: %s", dir, stripInternal(unwrapPath(err)))}
 }
@@ -187,5 +187,19 @@ func openError(dir string, err error) error {
 // isLocked reports whether err is the database's lock held by another
 // process.
 func isLocked(err error) bool {
-	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "lock")
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
+}
+
+// listenError words a listener that cannot start: which setting, which
+// address, and the usual cause.
+func listenError(setting, addr string, err error) error {
+	msg := fmt.Sprintf("cannot listen on %s (%s): %s", addr, setting, stripInternal(err.Error()))
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		msg = fmt.Sprintf("cannot listen on %s (%s): the address is in use (another server, or another copy of this one, runs there); "+
+			"stop it or choose another address", addr, setting)
+	case errors.Is(err, syscall.EACCES):
+		msg = fmt.Sprintf("cannot listen on %s (%s): permission denied (ports below 1024 need privileges); choose a port above 1023", addr, setting)
+	}
+	return &opError{cause: err, msg: msg}
 }

@@ -64,7 +64,7 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return nil, nil, fmt.Errorf("operator listener: %w", err)
+		return nil, nil, listenError("operator.listen", cfg.Listen, err)
 	}
 	go func() {
 		if err := op.Serve(ln); err != nil {
