@@ -11,27 +11,41 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
 // AdminSocketName is the admin socket's file name inside the data directory.
 const AdminSocketName = "admin.sock"
 
-// adminRequest is one operator command sent to a running server.
+// AdminProtocol is the version of the admin socket's protocol. 1 carried
+// the command line's words; 2 carries one typed Request per operation. A
+// command and a server of different versions refuse each other with a
+// sentence saying which one is older.
+const AdminProtocol = 2
+
+// adminRequest is one operator operation sent to a running server: Op names
+// the Request type (the command, "account grant") and Request is that
+// Request as JSON.
 type adminRequest struct {
-	Args []string `json:"args"`
+	Protocol int             `json:"protocol"`
+	Op       string          `json:"op"`
+	Request  json.RawMessage `json:"request"`
 }
 
-// adminReply is the command's output and error text.
+// adminReply is the operation's output and error text. Protocol is the
+// server's (absent, so 0, from a server of protocol 1).
 type adminReply struct {
-	Output string `json:"output"`
-	Error  string `json:"error,omitempty"`
-	Usage  bool   `json:"usage,omitempty"`
+	Protocol int    `json:"protocol"`
+	Output   string `json:"output"`
+	Error    string `json:"error,omitempty"`
+	Usage    bool   `json:"usage,omitempty"`
 }
 
 // adminTimeout bounds one admin command.
 const adminTimeout = 60 * time.Second
+
+// maxAdminRequest bounds the bytes of one request.
+const maxAdminRequest = 1 << 20
 
 // serveAdmin answers operator commands on the socket until ctx ends. The
 // socket is created with owner-only permissions.
@@ -57,54 +71,139 @@ func serveAdmin(ctx context.Context, app *App, path string) (stop func(), err er
 	return func() { ln.Close(); os.Remove(path) }, nil
 }
 
+// errBadAdminRequest: the admin socket got something that is not a request
+// of this protocol.
+var errBadAdminRequest = errors.New("bad admin request")
+
+// decodeAdmin reads one request: the envelope, then the typed Request its
+// Op names. Both are decoded strictly (an unknown field is refused), the
+// Request is validated, and a request of another protocol version is
+// refused with a sentence for the operator.
+func decodeAdmin(r io.Reader) (Request, error) {
+	var raw json.RawMessage
+	if err := json.NewDecoder(io.LimitReader(r, maxAdminRequest)).Decode(&raw); err != nil {
+		return nil, badAdminRequest("not JSON", err)
+	}
+	var version struct {
+		Protocol int `json:"protocol"`
+	}
+	if err := json.Unmarshal(raw, &version); err != nil {
+		return nil, badAdminRequest("no protocol version", err)
+	}
+	switch {
+	case version.Protocol < AdminProtocol:
+		return nil, &opError{cause: errBadAdminRequest, msg: fmt.Sprintf("this %s command is older than the running server "+
+			"(admin protocol %d, the server speaks %d): run the command with the server's own %s binary", Name, version.Protocol, AdminProtocol, Name)}
+	case version.Protocol > AdminProtocol:
+		return nil, &opError{cause: errBadAdminRequest, msg: fmt.Sprintf("the running server is older than this %s command "+
+			"(admin protocol %d, the command speaks %d): run the command with the server's own %s binary, or restart the server with this one",
+			Name, AdminProtocol, version.Protocol, Name)}
+	}
+	var env adminRequest
+	if err := strictJSON(raw, &env); err != nil {
+		return nil, badAdminRequest("not a request", err)
+	}
+	o := opNamed(env.Op)
+	if o == nil {
+		return nil, fmt.Errorf("%w: unknown operation %q", errUsage, env.Op)
+	}
+	req := o.empty()
+	if err := strictJSON(env.Request, req); err != nil {
+		return nil, fmt.Errorf("%w: %s request: %w", errUsage, env.Op, err)
+	}
+	if req.Op() != env.Op {
+		return nil, fmt.Errorf("%w: the request is a %q request, not %q", errUsage, req.Op(), env.Op)
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// badAdminRequest is a request the server cannot read.
+func badAdminRequest(what string, err error) error {
+	return &opError{cause: errors.Join(errBadAdminRequest, err), msg: fmt.Sprintf("the server could not read the command (%s: %v)", what, stripInternal(err.Error()))}
+}
+
+// strictJSON decodes one JSON value into v, refusing unknown fields and
+// anything after the value.
+func strictJSON(data []byte, v any) error {
+	if len(data) == 0 {
+		return errors.New("empty request")
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("data after the request")
+	}
+	return nil
+}
+
 func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(adminTimeout))
-	var req adminRequest
-	if err := json.NewDecoder(bufio.NewReader(io.LimitReader(conn, 1<<20))).Decode(&req); err != nil {
-		json.NewEncoder(conn).Encode(adminReply{Error: "bad admin request: " + err.Error()})
-		return
-	}
-	o, args := findOp(req.Args)
+	reply := adminReply{Protocol: AdminProtocol}
 	var out bytes.Buffer
-	var reply adminReply
-	if o == nil {
-		reply.Error, reply.Usage = fmt.Sprintf("unknown command %q", req.Args), true
-	} else {
+	req, err := decodeAdmin(bufio.NewReader(conn))
+	if err == nil {
 		c, cancel := context.WithTimeout(ctx, adminTimeout)
-		err := o.run(c, app, args, &out)
+		err = req.Run(c, app, &out)
 		cancel()
-		if err != nil {
-			// Worded for the operator here, since only the text travels.
-			reply.Error, reply.Usage = explain(err), errors.Is(err, errUsage)
-			if errors.Is(err, errUsage) {
-				reply.Error = detail(err, errUsage) // the client adds it back
-			}
-		}
+	}
+	if err != nil {
+		// Worded for the operator here, since only the text travels.
+		reply.Error, reply.Usage = explain(err), errors.Is(err, errUsage)
 	}
 	reply.Output = out.String()
-	app.Log.Info("admin command", "args", redact(req.Args), "err", reply.Error)
+	if req != nil {
+		app.Log.Info("admin command", "op", req.Op(), "request", req, "err", reply.Error)
+	} else {
+		app.Log.Warn("admin request refused", "err", err)
+	}
 	json.NewEncoder(conn).Encode(reply)
 }
 
 // errNoServer means no server answers on the data directory's socket.
 var errNoServer = errors.New("no running server")
 
-// runRemote sends a command to the server running on dataDir. It returns
+// errAdminProtocol: the command and the running server speak different
+// versions of the admin protocol.
+var errAdminProtocol = errors.New("admin protocol mismatch")
+
+// runRemote sends req to the server running on dataDir. It returns
 // errNoServer when there is none, so the caller opens the directory itself.
-func runRemote(dataDir string, words []string, out io.Writer) error {
+func runRemote(dataDir string, req Request, out io.Writer) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
 	conn, err := net.DialTimeout("unix", filepath.Join(dataDir, AdminSocketName), 2*time.Second)
 	if err != nil {
 		return errNoServer
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(adminTimeout + 5*time.Second))
-	if err := json.NewEncoder(conn).Encode(adminRequest{Args: words}); err != nil {
-		return err
+	if err := json.NewEncoder(conn).Encode(adminRequest{Protocol: AdminProtocol, Op: req.Op(), Request: body}); err != nil {
+		return &opError{cause: err, msg: fmt.Sprintf("cannot send the command to the server running on %s: %v", dataDir, err)}
 	}
 	var reply adminReply
 	if err := json.NewDecoder(conn).Decode(&reply); err != nil {
-		return fmt.Errorf("admin socket reply: %w", err)
+		return &opError{cause: err, msg: fmt.Sprintf("the server running on %s sent no answer (it may be stopping; "+
+			"the command may or may not have been applied): %v", dataDir, err)}
+	}
+	if reply.Protocol < AdminProtocol {
+		// A server of protocol 1 answers a request it cannot read with an
+		// error and no protocol; one of a later version says so itself.
+		return &opError{cause: errAdminProtocol, msg: fmt.Sprintf("the server running on %s is older than this %s command "+
+			"(admin protocol %d, the command speaks %d): run the command with the server's own %s binary, or restart the server with this one",
+			dataDir, Name, reply.Protocol, AdminProtocol, Name)}
+	}
+	if reply.Protocol > AdminProtocol {
+		return &opError{cause: errAdminProtocol, msg: fmt.Sprintf("this %s command is older than the server running on %s "+
+			"(admin protocol %d, the server speaks %d): run the command with the server's own %s binary", Name, dataDir, AdminProtocol, reply.Protocol, Name)}
 	}
 	io.WriteString(out, reply.Output)
 	switch {
@@ -113,26 +212,10 @@ func runRemote(dataDir string, words []string, out io.Writer) error {
 	case reply.Usage:
 		return fmt.Errorf("%w: %s", errUsage, reply.Error)
 	default:
-		return errors.New(reply.Error)
+		return &opError{cause: errRemote, msg: reply.Error}
 	}
 }
 
-// secretFlags are flags whose values never reach a log.
-var secretFlags = map[string]bool{"--password": true, "-password": true}
-
-// redact returns args with the values of secret flags replaced.
-func redact(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		name, _, hasValue := strings.Cut(a, "=")
-		switch {
-		case secretFlags[name] && hasValue:
-			out[i] = name + "=REDACTED"
-		case i > 0 && secretFlags[args[i-1]] && !strings.Contains(args[i-1], "="):
-			out[i] = "REDACTED"
-		default:
-			out[i] = a
-		}
-	}
-	return out
-}
+// errRemote is a failure the running server reported (its text is already
+// worded for the operator).
+var errRemote = errors.New("the server refused the command")

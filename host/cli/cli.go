@@ -70,6 +70,9 @@ func report(err error, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", Name, explain(err))
+	if errors.Is(err, errConfig) {
+		return 2
+	}
 	if errors.Is(err, errUsage) {
 		fmt.Fprintf(stderr, "Run '%s help' for the commands, '%s COMMAND --help' for one command's flags.\n", Name, Name)
 		return 2
@@ -150,10 +153,6 @@ var globalFlags = map[string]bool{"--data": true, "-data": true, "--config": tru
 // does not exist (only ops with mayInit accept them).
 var initFlags = map[string]bool{"--init": true, "-init": true}
 
-// pathFlags are operation flags naming paths: they are made absolute before
-// the command may travel to a server with another working directory.
-var pathFlags = map[string]bool{"--to": true, "-to": true}
-
 // splitArgs separates the command words, the global flags and the
 // operation's own flags.
 func splitArgs(args []string) (words, global, rest []string, init bool, err error) {
@@ -169,23 +168,15 @@ func splitArgs(args []string) (words, global, rest []string, init bool, err erro
 			init = true
 			continue
 		}
-		if globalFlags[name] || pathFlags[name] {
+		if globalFlags[name] {
 			if !hasValue {
 				if i+1 >= len(args) {
-					return nil, nil, nil, false, fmt.Errorf("%w: %s needs a value", errUsage, name)
+					return nil, nil, nil, false, usageError("%s needs a value", name)
 				}
 				i++
 				value = args[i]
 			}
-			if globalFlags[name] {
-				global = append(global, name, value)
-				continue
-			}
-			abs, err := filepath.Abs(value)
-			if err != nil {
-				return nil, nil, nil, false, err
-			}
-			rest = append(rest, name, abs)
+			global = append(global, name, value)
 			continue
 		}
 		rest = append(rest, a)
@@ -203,30 +194,24 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return groupHelp(words, wantsHelp(rest), stdout)
 	}
 	if wantsHelp(rest) {
-		opHelp(ctx, o, stdout)
+		opHelp(o, stdout)
 		return flag.ErrHelp
 	}
 	if init && !o.mayInit {
-		return fmt.Errorf("%w: --init is only for account create", errUsage)
+		return usageError("--init is only for account create")
+	}
+	// The command line is parsed once, into the operation's typed request,
+	// and checked before anything is opened.
+	req, err := o.parse(append(extra, rest...))
+	if err != nil {
+		return err
 	}
 	fs := newFlags(o.name, stderr)
 	cfg, err := config.FromArgs(fs, global)
 	if err != nil {
 		return configError(err)
 	}
-	opArgs := append(extra, rest...)
-	if o.pathArgs {
-		for i, a := range opArgs {
-			if !strings.HasPrefix(a, "-") {
-				abs, err := filepath.Abs(a)
-				if err != nil {
-					return err
-				}
-				opArgs[i] = abs
-			}
-		}
-	}
-	err = runRemote(cfg.Storage.DataDir, append(strings.Fields(o.name), opArgs...), stdout)
+	err = runRemote(cfg.Storage.DataDir, req, stdout)
 	if !errors.Is(err, errNoServer) {
 		return err
 	}
@@ -240,10 +225,10 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := newLogger(cfg, stderr, slog.LevelWarn)
 	app, err := OpenApp(cfg, log)
 	if err != nil {
-		return err
+		return openError(cfg.Storage.DataDir, err)
 	}
 	defer app.Close()
-	return o.run(ctx, app, opArgs, stdout)
+	return req.Run(ctx, app, stdout)
 }
 
 // errNoDataDir: an operator command was pointed at a directory that does
@@ -300,18 +285,13 @@ func groupHelp(words []string, help bool, stdout io.Writer) error {
 	return flag.ErrHelp
 }
 
-// opHelp prints an operator command's usage and flags. The flags are the
-// ones the command's run function defines: it is run with only --help (and
-// no App), which every command answers from its flag parsing before it
-// touches the App.
-func opHelp(ctx context.Context, o *op, w io.Writer) {
+// opHelp prints an operator command's usage and flags: the flags its
+// parse function defines (it answers --help from them).
+func opHelp(o *op, w io.Writer) {
 	fmt.Fprintf(w, "usage: %s %s [--data DIR] [--config FILE] %s\n", Name, o.name, o.usage)
 	var he *helpError
-	func() {
-		defer func() { _ = recover() }() // a command that needs its App first: usage line only
-		err := o.run(ctx, nil, []string{"--help"}, io.Discard)
-		errors.As(err, &he)
-	}()
+	_, err := o.parse([]string{"--help"})
+	errors.As(err, &he)
 	fmt.Fprintln(w, "\nflags:")
 	fmt.Fprintln(w, "  --data DIR\n    \tdata directory (storage.data_dir); the server's admin socket is in it")
 	fmt.Fprintln(w, "  --config FILE\n    \tTOML configuration file over the built-in defaults")
@@ -323,6 +303,10 @@ func opHelp(ctx context.Context, o *op, w io.Writer) {
 	}
 }
 
+// errConfig marks a configuration mistake (exit status 2, without the
+// pointer to the usage text).
+var errConfig = errors.New("configuration")
+
 // configError words a failure of config.FromArgs: problems are listed by
 // Main (every one at once); an unreadable file is said so; anything else is
 // a flag mistake.
@@ -332,7 +316,7 @@ func configError(err error) error {
 	case len(config.Problems(err)) > 0:
 		return err
 	case errors.As(err, &fe):
-		return &opError{cause: err, msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
+		return &opError{cause: errors.Join(errConfig, err), msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
 	}
 	return fmt.Errorf("%w: %w", errUsage, err)
 }

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/honmaster/masterserver/config"
@@ -34,27 +32,4 @@ func consoleRate(r config.Rate) limit.Rate {
 		return limit.Rate{Burst: 0, Every: time.Minute}
 	}
 	return limitRate(r)
-}
-
-func opAccountRole(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("account role", out)
-	var loginName string
-	var isOp bool
-	fs.StringVar(&loginName, "login", "", "login of the account")
-	fs.BoolVar(&isOp, "operator", false, "give the operator role (web console sign-in); --operator=false takes it away")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if loginName == "" {
-		return fmt.Errorf("%w: --login is required", errUsage)
-	}
-	if err := console.SetOperator(ctx, app.Sys, loginName, isOp); err != nil {
-		return err
-	}
-	if isOp {
-		fmt.Fprintf(out, "%s is an operator (may sign in to the web console)\n", loginName)
-	} else {
-		fmt.Fprintf(out, "%s is not an operator\n", loginName)
-	}
-	return nil
 }

@@ -26,6 +26,18 @@ func buildHost(t *testing.T) string {
 	return bin
 }
 
+// loopbackConfig writes a configuration file that puts the operator
+// listener on a free loopback port: the default port may be taken by
+// another server on the machine (another test binary, a developer's).
+func loopbackConfig(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "loopback.toml")
+	if err := os.WriteFile(file, []byte("[operator]\nlisten = \"127.0.0.1:0\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 func runGo(t *testing.T, args ...string) {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
@@ -51,11 +63,7 @@ func runHost(t *testing.T, bin string, args ...string) string {
 // (8080, 8081) does not stop the test.
 func serveArgs(t *testing.T, data string) []string {
 	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "ports.toml")
-	if err := os.WriteFile(cfg, []byte("[operator]\nlisten = \"127.0.0.1:0\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"serve", "--config", cfg, "--data", data, "--listen", "127.0.0.1:0"}
+	return []string{"serve", "--config", loopbackConfig(t), "--data", data, "--listen", "127.0.0.1:0"}
 }
 
 // startHost starts "host serve" and waits until /healthz answers 200.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,11 +26,16 @@ func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 
 func init() {
 	ops = append(ops,
-		op{name: "guides import", usage: "FILE (own JSON array or captured get_guide replies, see README)", run: opGuidesImport, pathArgs: true},
-		op{name: "guides list", usage: "[--hero Hero_X] (guides with flags and counts; all heroes without --hero)", run: opGuidesList},
-		op{name: "guides hide", usage: "--gid N", run: opGuidesHide(true)},
-		op{name: "guides unhide", usage: "--gid N", run: opGuidesHide(false)},
-		op{name: "guides premium", usage: "--gid N [--off]", run: opGuidesPremium},
+		op{name: "guides import", usage: "FILE (own JSON array or captured get_guide replies, see README)",
+			parse: parseGuidesImport, empty: func() Request { return new(GuidesImportRequest) }},
+		op{name: "guides list", usage: "[--hero Hero_X] (guides with flags and counts; all heroes without --hero)",
+			parse: parseGuidesList, empty: func() Request { return new(GuidesListRequest) }},
+		op{name: "guides hide", usage: "--gid N",
+			parse: parseGuideHide(true), empty: func() Request { return &GuideHideRequest{Hidden: true} }},
+		op{name: "guides unhide", usage: "--gid N",
+			parse: parseGuideHide(false), empty: func() Request { return &GuideHideRequest{} }},
+		op{name: "guides premium", usage: "--gid N [--off]",
+			parse: parseGuidePremium, empty: func() Request { return new(GuidePremiumRequest) }},
 	)
 }
 
@@ -39,34 +45,51 @@ func seedDemoGuides(ctx context.Context, app *App) error {
 	return err
 }
 
-func opGuidesImport(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("guides import", out)
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: guides import FILE", errUsage)
-	}
-	data, err := os.ReadFile(fs.Arg(0))
+// GuidesImportRequest imports the guides of File (an absolute path, read
+// by whichever process runs the request).
+type GuidesImportRequest struct {
+	File string `json:"file"`
+}
+
+func (*GuidesImportRequest) Op() string { return "guides import" }
+
+func (r *GuidesImportRequest) Validate() error { return needFile("guides import", r.File) }
+
+func (r *GuidesImportRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	data, err := os.ReadFile(r.File)
 	if err != nil {
-		return err
+		return &opError{cause: err, msg: fmt.Sprintf("cannot read the guide file: %v", unwrapPath(err))}
 	}
 	res, err := guides.Import(ctx, app.Sys, data)
-	if err != nil {
-		return fmt.Errorf("import %s: %w", fs.Arg(0), err)
+	if errors.Is(err, guides.ErrImport) {
+		return &opError{cause: err, msg: fmt.Sprintf("guide file %s is not valid, nothing imported:\n%s", r.File, err)}
+	} else if err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "imported %d guides: %d added, %d updated\n", res.Added+res.Updated, res.Added, res.Updated)
 	return nil
 }
 
-func opGuidesList(_ context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("guides list", out)
-	var hero string
-	fs.StringVar(&hero, "hero", "", "hero CLI name, e.g. Hero_Pyromancer")
-	if err := parse(fs, args); err != nil {
-		return err
+func parseGuidesImport(args []string) (Request, error) {
+	file, err := fileArg("guides import", args)
+	if err != nil {
+		return nil, err
 	}
-	gs, err := guides.LoadGuides(app.DB, hero)
+	return checked(&GuidesImportRequest{File: file})
+}
+
+// GuidesListRequest lists the guides of Hero (every hero's when empty),
+// with their flags and counts.
+type GuidesListRequest struct {
+	Hero string `json:"hero,omitempty"`
+}
+
+func (*GuidesListRequest) Op() string { return "guides list" }
+
+func (*GuidesListRequest) Validate() error { return nil }
+
+func (r *GuidesListRequest) Run(_ context.Context, app *App, out io.Writer) error {
+	gs, err := guides.LoadGuides(app.DB, r.Hero)
 	if err != nil {
 		return err
 	}
@@ -81,49 +104,83 @@ func opGuidesList(_ context.Context, app *App, args []string, out io.Writer) err
 	return guides.WriteGuideTable(out, gs, t)
 }
 
+func parseGuidesList(args []string) (Request, error) {
+	fs := newFlags("guides list", nil)
+	var r GuidesListRequest
+	fs.StringVar(&r.Hero, "hero", "", "hero CLI name, e.g. Hero_Pyromancer")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return checked(&r)
+}
+
 // gidFlag parses --gid.
-func gidFlag(s string) (guides.GuideID, error) {
+func gidFlag(s string) (uint32, error) {
+	if s == "" {
+		return 0, usageError("--gid is required (see '%s guides list')", Name)
+	}
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil || n == 0 {
-		return 0, fmt.Errorf("%w: --gid %q: want a guide id", errUsage, s)
+		return 0, usageError("--gid %q: want a guide id (a number from '%s guides list')", s, Name)
 	}
-	return guides.GuideID(n), nil
+	return uint32(n), nil
 }
 
-func opGuidesHide(hide bool) func(context.Context, *App, []string, io.Writer) error {
-	name := map[bool]string{true: "guides hide", false: "guides unhide"}[hide]
-	return func(ctx context.Context, app *App, args []string, out io.Writer) error {
-		fs := newFlags(name, out)
-		gidText := fs.String("gid", "", "guide id")
-		if err := parse(fs, args); err != nil {
-			return err
-		}
-		gid, err := gidFlag(*gidText)
-		if err != nil {
-			return err
-		}
-		g, err := guides.Moderate(ctx, app.Sys, gid, &hide, nil)
-		if err != nil {
-			return guideOpError(gid, err)
-		}
-		fmt.Fprintf(out, "guide %d (%s, %q): hidden=%t\n", g.Gid, g.Hero, g.Name, g.Hidden)
-		return nil
-	}
+// GuideHideRequest hides the guide Gid from players (Hidden) or shows it
+// again: the commands "guides hide" and "guides unhide".
+type GuideHideRequest struct {
+	Gid    uint32 `json:"gid"`
+	Hidden bool   `json:"hidden"`
 }
 
-func opGuidesPremium(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("guides premium", out)
-	gidText := fs.String("gid", "", "guide id")
-	off := fs.Bool("off", false, "remove the premium mark")
-	if err := parse(fs, args); err != nil {
-		return err
+func (r *GuideHideRequest) Op() string {
+	if r.Hidden {
+		return "guides hide"
 	}
-	gid, err := gidFlag(*gidText)
+	return "guides unhide"
+}
+
+func (r *GuideHideRequest) Validate() error { return needGid(r.Gid) }
+
+func (r *GuideHideRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	gid := guides.GuideID(r.Gid)
+	g, err := guides.Moderate(ctx, app.Sys, gid, &r.Hidden, nil)
 	if err != nil {
-		return err
+		return guideOpError(gid, err)
 	}
-	on := !*off
-	g, err := guides.Moderate(ctx, app.Sys, gid, nil, &on)
+	fmt.Fprintf(out, "guide %d (%s, %q): hidden=%t\n", g.Gid, g.Hero, g.Name, g.Hidden)
+	return nil
+}
+
+func parseGuideHide(hide bool) func([]string) (Request, error) {
+	return func(args []string) (Request, error) {
+		r := &GuideHideRequest{Hidden: hide}
+		fs := newFlags(r.Op(), nil)
+		gidText := fs.String("gid", "", "guide id (see guides list)")
+		if err := parse(fs, args); err != nil {
+			return nil, err
+		}
+		var err error
+		if r.Gid, err = gidFlag(*gidText); err != nil {
+			return nil, err
+		}
+		return checked(r)
+	}
+}
+
+// GuidePremiumRequest marks the guide Gid premium, or not.
+type GuidePremiumRequest struct {
+	Gid     uint32 `json:"gid"`
+	Premium bool   `json:"premium"`
+}
+
+func (*GuidePremiumRequest) Op() string { return "guides premium" }
+
+func (r *GuidePremiumRequest) Validate() error { return needGid(r.Gid) }
+
+func (r *GuidePremiumRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	gid := guides.GuideID(r.Gid)
+	g, err := guides.Moderate(ctx, app.Sys, gid, nil, &r.Premium)
 	if err != nil {
 		return guideOpError(gid, err)
 	}
@@ -131,10 +188,32 @@ func opGuidesPremium(ctx context.Context, app *App, args []string, out io.Writer
 	return nil
 }
 
+func parseGuidePremium(args []string) (Request, error) {
+	fs := newFlags("guides premium", nil)
+	gidText := fs.String("gid", "", "guide id (see guides list)")
+	off := fs.Bool("off", false, "remove the premium mark")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	r := &GuidePremiumRequest{Premium: !*off}
+	var err error
+	if r.Gid, err = gidFlag(*gidText); err != nil {
+		return nil, err
+	}
+	return checked(r)
+}
+
+func needGid(gid uint32) error {
+	if gid == 0 {
+		return usageError("--gid is required (see '%s guides list')", Name)
+	}
+	return nil
+}
+
 // guideOpError names an unknown gid plainly for the operator.
 func guideOpError(gid guides.GuideID, err error) error {
 	if guides.ReasonOf(err) == guides.ReasonNotFound {
-		return fmt.Errorf("no guide with gid %d", gid)
+		return &opError{cause: err, msg: fmt.Sprintf("no guide with gid %d (see '%s guides list')", gid, Name)}
 	}
 	return err
 }

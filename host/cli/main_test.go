@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	case "guidesstrict":
 		sdk.Serve(strictGuidesPlugin())
 		return
+	case "holddb":
+		holdDataDir()
+		return
 	}
 	clitest.Main(m)
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
@@ -52,10 +54,23 @@ func explainCreate(err error, c accounts.Create) error {
 }
 
 // explain returns the text of err for the operator: an opError's own
-// sentence, or a sentence for the failures every command can meet.
+// sentence, or a sentence for the failures every command can meet. A
+// failure nothing here words is shown with the internal package names
+// taken out (they stay in the logs).
 func explain(err error) string {
+	return stripInternal(explainRaw(err))
+}
+
+func explainRaw(err error) string {
 	var oe *opError
 	switch {
+	case errors.Is(err, errUsage):
+		// A command-line mistake: its own words (Main adds where to get
+		// help). A mistake inside is already worded.
+		if errors.As(err, &oe) {
+			return oe.msg
+		}
+		return detail(err, errUsage)
 	case errors.As(err, &oe):
 		return oe.msg
 	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired):
@@ -66,8 +81,25 @@ func explain(err error) string {
 		return "the data directory was written by a newer version of " + Name + "; run that version"
 	case errors.Is(err, storage.ErrCorrupt):
 		return "the database holds a damaged record; restore the latest backup"
+	case errors.Is(err, storage.ErrDiskFull):
+		return "the disk holding the data directory is nearly full, so writes are refused and nothing changed; free some space (see storage health in the logs)"
+	case errors.Is(err, storage.ErrCommitUncertain):
+		return "the write failed on disk and may or may not have been stored; check, then retry (see the server's log)"
+	case errors.Is(err, storage.ErrEngineFailed):
+		return "the storage engine failed; restart the server (see its log)"
+	case errors.Is(err, actors.ErrNoAccount), errors.Is(err, storage.ErrNotFound):
+		return "no such account or record"
 	}
-	return err.Error()
+	return "the command failed: " + err.Error()
+}
+
+// internalPrefix matches "name: " where name is a package of this module
+// (or a library) whose errors carry it: text for logs, not for operators.
+var internalPrefix = regexp.MustCompile(`(^|[\s("'])(?:storage|actors|wire|host|cli|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*`)
+
+// stripInternal removes internal package prefixes from text.
+func stripInternal(text string) string {
+	return internalPrefix.ReplaceAllString(text, "$1")
 }
 
 // detail returns what err says after its sentinel's own text: the
@@ -136,4 +168,38 @@ func versionString() string {
 		out += ", " + when
 	}
 	return out + ") " + info.GoVersion
+}
+
+// openError words a failure to open the data directory offline.
+func openError(dir string, err error) error {
+	switch {
+	case errors.Is(err, storage.ErrNewerSchema), errors.Is(err, storage.ErrCorrupt):
+		return err // explain words these
+	case errors.Is(err, os.ErrPermission):
+		return &opError{cause: err, msg: fmt.Sprintf("cannot open the data directory %s: permission denied (run the command as the user the server runs as)", dir)}
+	case isLocked(err):
+		return &opError{cause: err, msg: fmt.Sprintf("the database in %s is in use by another process (a server running, starting or "+
+			"stopping on it, or another command): stop it, or retry in a moment", dir)}
+	}
+	return &opError{cause: err, msg: fmt.Sprintf("cannot open the database in %s: %s", dir, stripInternal(unwrapPath(err)))}
+}
+
+// isLocked reports whether err is the database's lock held by another
+// process.
+func isLocked(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
+}
+
+// listenError words a listener that cannot start: which setting, which
+// address, and the usual cause.
+func listenError(setting, addr string, err error) error {
+	msg := fmt.Sprintf("cannot listen on %s (%s): %s", addr, setting, stripInternal(err.Error()))
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		msg = fmt.Sprintf("cannot listen on %s (%s): the address is in use (another server, or another copy of this one, runs there); "+
+			"stop it or choose another address", addr, setting)
+	case errors.Is(err, syscall.EACCES):
+		msg = fmt.Sprintf("cannot listen on %s (%s): permission denied (ports below 1024 need privileges); choose a port above 1023", addr, setting)
+	}
+	return &opError{cause: err, msg: msg}
 }

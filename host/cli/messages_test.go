@@ -110,12 +110,15 @@ func TestDerivedURLsAnswer(t *testing.T) {
 	if !strings.Contains(string(r.Body), `"https://hon.example.org/patches/"`) {
 		t.Errorf("patch reply %s", r.Body)
 	}
-	front, err := ts.Client.HTTP.Get(ts.Client.Base + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	front.Body.Close()
-	if front.StatusCode != 200 {
-		t.Errorf("front page (default icb_url): status %d", front.StatusCode)
+	// Both derived URLs, on this server's address, answer.
+	for _, path := range []string{"/", "/patches/"} {
+		r, err := ts.Client.HTTP.Get(ts.Client.Base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != 200 {
+			t.Errorf("%s (a default URL): status %d", path, r.StatusCode)
+		}
 	}
 }

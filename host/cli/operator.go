@@ -66,7 +66,7 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return nil, nil, fmt.Errorf("operator listener: %w", err)
+		return nil, nil, listenError("operator.listen", cfg.Listen, err)
 	}
 	go func() {
 		if err := op.Serve(ln); err != nil {
@@ -161,14 +161,8 @@ func apiHandler(f func(ctx context.Context, r *http.Request) (any, error)) http.
 		defer cancel()
 		v, err := f(ctx, r)
 		if err != nil {
-			status := http.StatusInternalServerError
-			switch {
-			case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
-				status = http.StatusNotFound
-			case errors.Is(err, errUsage), errors.Is(err, accounts.ErrBadGrant), errors.Is(err, accounts.ErrBadLogin):
-				status = http.StatusBadRequest
-			}
-			writeJSON(w, status, map[string]string{"error": err.Error()})
+			status, msg := apiError(r, err)
+			writeJSON(w, status, map[string]string{"error": msg})
 			return
 		}
 		writeJSON(w, http.StatusOK, v)
@@ -179,4 +173,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// apiError is the status and the sentence (worded as for the commands,
+// without internal package names) of a failed operator API call.
+func apiError(r *http.Request, err error) (int, string) {
+	login := r.FormValue("login")
+	switch {
+	case errors.Is(err, actors.ErrLoginTaken):
+		return http.StatusConflict, explain(explainCreate(err, accounts.Create{Login: login}))
+	case errors.Is(err, actors.ErrBadParent): // wraps the parent's not found
+		return http.StatusBadRequest, explain(explainCreate(err, accounts.Create{Parent: r.FormValue("parent")}))
+	case isUnknownAccount(err):
+		return http.StatusNotFound, explain(unknownLogin(login, err))
+	case errors.Is(err, accounts.ErrBadGrant):
+		return http.StatusBadRequest, "grant refused, nothing changed: " + detail(err, accounts.ErrBadGrant)
+	case accounts.RuleMessage(err) != "":
+		return http.StatusBadRequest, accounts.RuleMessage(err)
+	case errors.Is(err, errUsage):
+		return http.StatusBadRequest, explain(err)
+	}
+	return http.StatusInternalServerError, explain(err)
 }

@@ -61,6 +61,9 @@ func TestHelpEverywhere(t *testing.T) {
 			if n := strings.Count(out, "usage: "+Name); n != 1 {
 				t.Errorf("usage printed %d times:\n%s", n, out)
 			}
+			if strings.Contains(out, "help requested") || strings.Contains(out, "unknown command") {
+				t.Errorf("help says %q", out)
+			}
 		})
 	}
 }
@@ -101,18 +104,18 @@ func TestVersion(t *testing.T) {
 // does not exist, or a database in a directory that has none; each says so
 // and fails. account create --init does create one.
 func TestMissingDataDir(t *testing.T) {
-	// Every command of the table, as it comes: the directory is checked
-	// before the command's own arguments.
+	// Every command of the table, with valid arguments (a command-line
+	// mistake is reported before the directory is looked at).
 	var commands [][]string
 	for _, o := range ops {
-		cmd := strings.Fields(o.name)
-		switch o.name {
-		case "backup":
-			cmd = append(cmd, "--to", filepath.Join(t.TempDir(), "backup"))
-		case "account create":
-			cmd = append(cmd, "--login", "x", "--password", "p")
+		args, ok := sampleArgs[o.name]
+		if !ok {
+			t.Fatalf("no sample arguments for %q", o.name)
 		}
-		commands = append(commands, cmd)
+		if o.name == "backup" {
+			args = []string{"--to", filepath.Join(t.TempDir(), "backup")}
+		}
+		commands = append(commands, append(strings.Fields(o.name), args...))
 	}
 	for _, cmd := range commands {
 		var words []string
@@ -223,4 +226,25 @@ func TestPluginForAreaNotServed(t *testing.T) {
 	if err := checkPluginFlags(cfg); err == nil {
 		t.Error("plugins path in the file accepted")
 	}
+}
+
+// TestPluginFlagHonoured: --plugin AREA=PATH is used, not silently
+// ignored: a path that does not exist stops the start with a sentence that
+// names the area, the path and the flag.
+func TestPluginFlagHonoured(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "loopback.toml")
+	if err := os.WriteFile(conf, []byte("[operator]\nlisten = \"127.0.0.1:0\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-plugin")
+	code, _, errOut := run("serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--config", conf, "--plugin", "guides="+missing)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"the guides plugin did not start", missing, "--plugin guides=PATH"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q: %q", want, errOut)
+		}
+	}
+	assertNoPrefix(t, "stderr", errOut)
 }

@@ -6,90 +6,77 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
 
-// op is an operator command. Its run function parses its own arguments and
-// writes its output; it runs in the CLI process (server stopped) or inside
-// the server (over the admin socket) with the same arguments, so the output
-// is the same either way.
+// Request is one operator operation with its arguments parsed and typed:
+// GrantRequest, BackupRequest ... An operator command parses its command
+// line once into its Request (checked by Validate, so a mistake is reported
+// before anything is opened). With the server stopped the command runs it
+// itself (Run over the App it opens); with the server running it sends it,
+// as JSON named by Op, over the admin socket, and the server decodes it
+// strictly, validates it again and runs the same Run: one code path, the
+// same output either way.
+type Request interface {
+	// Op is the operation's name on the command line and on the admin
+	// socket ("account grant").
+	Op() string
+	// Validate checks the values (as the command line and the socket may
+	// both carry them); its errors wrap errUsage.
+	Validate() error
+	// Run does the operation against app and writes its output to out.
+	Run(ctx context.Context, app *App, out io.Writer) error
+}
+
+// op is an operator command: its name and usage, how its command line is
+// parsed into its Request, and an empty Request to decode from the admin
+// socket.
 type op struct {
-	name  string // words after "host", e.g. "account create"
+	name  string // the command words, e.g. "account create"; the Request's Op
 	usage string
-	// pathArgs: positional arguments are file paths, made absolute before
-	// the command may travel to a server with another working directory.
-	pathArgs bool
 	// mayInit: the command accepts --init, which creates the data
 	// directory when it does not exist (every other command refuses a
 	// missing one).
 	mayInit bool
-	// run parses args (with newFlags and parse, before it touches app: it is
-	// called with a nil app and --help to print the command's flags), then
-	// does the work.
-	run func(ctx context.Context, app *App, args []string, out io.Writer) error
+	// parse reads the command's flags and arguments into its Request and
+	// validates it. Given --help it returns a *helpError carrying the flag
+	// set, from which the help text is printed.
+	parse func(args []string) (Request, error)
+	// empty returns a zero Request of the operation's type, for the admin
+	// socket to decode into.
+	empty func() Request
 }
 
-// ops is the table of operator commands.
+// ops is the table of operator commands. Areas add theirs in init.
 var ops = []op{
-	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]", run: opAccountCreate, mayInit: true},
-	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]", run: opAccountGrant},
-	{name: "account show", usage: "--login L", run: opAccountShow},
-	{name: "account role", usage: "--login L --operator[=false]", run: opAccountRole},
-	{name: "backup", usage: "--to DIR", run: opBackup},
-	{name: "plugins", run: opPlugins},
-	{name: "products import", usage: "FILE (JSON catalog, see README)", run: opProductsImport, pathArgs: true},
-	{name: "cloud show", usage: "--login L [--bucket B]", run: opCloudShow},
-}
-
-func opProductsImport(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("products import", out)
-	if err := parseWithArgs(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: products import FILE", errUsage)
-	}
-	f, err := os.Open(fs.Arg(0))
-	if err != nil {
-		return &opError{cause: err, msg: fmt.Sprintf("cannot read the catalog: %v", unwrapPath(err))}
-	}
-	defer f.Close()
-	if err := plinko.ImportCatalog(ctx, app.Sys, f, out); err != nil {
-		if errors.Is(err, plinko.ErrCatalog) {
-			return &opError{cause: err, msg: fmt.Sprintf("catalog %s is not valid: %s", fs.Arg(0), detail(err, plinko.ErrCatalog))}
-		}
-		return err
-	}
-	return nil
-}
-
-func opCloudShow(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("cloud show", out)
-	var loginName, bucket string
-	fs.StringVar(&loginName, "login", "", "login of the account")
-	fs.StringVar(&bucket, "bucket", "hon-game-configs", "settings bucket")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if loginName == "" {
-		return fmt.Errorf("%w: --login is required", errUsage)
-	}
-	err := cloud.Show(ctx, app.DB, loginName, bucket, out)
-	switch {
-	case errors.Is(err, cloud.ErrUnknownLogin):
-		return unknownLogin(loginName, err)
-	case errors.Is(err, cloud.ErrNothingStored):
-		return &opError{cause: err, msg: fmt.Sprintf("account %q has no settings stored in bucket %q", loginName, bucket)}
-	}
-	return err
+	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]", mayInit: true,
+		parse: parseCreateAccount, empty: func() Request { return new(CreateAccountRequest) }},
+	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]",
+		parse: parseGrant, empty: func() Request { return new(GrantRequest) }},
+	{name: "account show", usage: "--login L",
+		parse: parseShowAccount, empty: func() Request { return new(ShowAccountRequest) }},
+	{name: "account role", usage: "--login L --operator[=false]",
+		parse: parseRole, empty: func() Request { return new(RoleRequest) }},
+	{name: "backup", usage: "--to DIR",
+		parse: parseBackup, empty: func() Request { return new(BackupRequest) }},
+	{name: "plugins",
+		parse: parsePlugins, empty: func() Request { return new(PluginsRequest) }},
+	{name: "products import", usage: "FILE (JSON catalog, see README)",
+		parse: parseImportProducts, empty: func() Request { return new(ImportProductsRequest) }},
+	{name: "cloud show", usage: "--login L [--bucket B]",
+		parse: parseCloudShow, empty: func() Request { return new(CloudShowRequest) }},
 }
 
 func findOp(words []string) (*op, []string) {
@@ -102,8 +89,23 @@ func findOp(words []string) (*op, []string) {
 	return nil, nil
 }
 
+// opNamed returns the operator command whose Request has the Op name.
+func opNamed(name string) *op {
+	for i := range ops {
+		if ops[i].name == name {
+			return &ops[i]
+		}
+	}
+	return nil
+}
+
 // errUsage marks a command-line mistake (exit status 2).
 var errUsage = errors.New("usage")
+
+// usageError is a command-line mistake worded for the operator.
+func usageError(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, a...)...)
+}
 
 // newFlags returns a command's flag set. It prints nothing itself: a
 // parse error is returned (and printed once, by Main), and --help is
@@ -128,7 +130,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return usageError("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }
@@ -143,7 +145,66 @@ func parseWithArgs(fs *flag.FlagSet, args []string) error {
 	case errors.Is(err, flag.ErrHelp):
 		return &helpError{fs: fs}
 	}
-	return fmt.Errorf("%w: %w", errUsage, err)
+	return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: flagMessage(err.Error())})
+}
+
+var (
+	flagUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	flagNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	flagBadValue  = regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-+([^:]*): (.*)$`)
+)
+
+// flagMessage rewords the flag package's parse errors with the flags
+// spelt as the usage text spells them ("--tickets").
+func flagMessage(text string) string {
+	if m := flagUndefined.FindStringSubmatch(text); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	if m := flagNoValue.FindStringSubmatch(text); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	if m := flagBadValue.FindStringSubmatch(text); m != nil {
+		reason := "not a valid value"
+		switch {
+		case m[1] != "":
+			reason = "want true or false"
+		case strings.Contains(m[4], "out of range"):
+			reason = "out of range"
+		case strings.Contains(m[4], "parse error"):
+			reason = "not a number"
+		}
+		return fmt.Sprintf("--%s %s: %s", m[3], m[2], reason)
+	}
+	return text
+}
+
+// checked validates r and returns it, or the validation error.
+func checked(r Request) (Request, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// needLogin is the check of a required --login.
+func needLogin(login string) error {
+	if login == "" {
+		return usageError("--login is required")
+	}
+	return nil
+}
+
+// absPath makes a path given on the command line absolute: the request may
+// run in a server with another working directory.
+func absPath(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", &opError{cause: err, msg: fmt.Sprintf("cannot resolve the path %s: %v", p, err)}
+	}
+	return abs, nil
 }
 
 // listFlag collects a repeatable string flag.
@@ -152,17 +213,34 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-func opAccountCreate(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("account create", out)
-	var c accounts.Create
-	fs.StringVar(&c.Login, "login", "", "login (at most 12 characters, case-sensitive)")
-	fs.StringVar(&c.Password, "password", "", "password")
-	fs.StringVar(&c.Email, "email", "", "e-mail")
-	fs.StringVar(&c.Nickname, "nickname", "", "display name (default: the login)")
-	fs.StringVar(&c.Parent, "parent", "", "login of the main account, to create a sub-account")
-	if err := parse(fs, args); err != nil {
+// CreateAccountRequest creates an account (or a sub-account of Parent).
+type CreateAccountRequest struct {
+	Login    string `json:"login"`
+	Password string `json:"password"`
+	Email    string `json:"email,omitempty"`
+	Nickname string `json:"nickname,omitempty"`
+	Parent   string `json:"parent,omitempty"`
+}
+
+func (*CreateAccountRequest) Op() string { return "account create" }
+
+func (r *CreateAccountRequest) Validate() error {
+	if err := needLogin(r.Login); err != nil {
 		return err
 	}
+	if r.Password == "" {
+		return usageError("--password is required")
+	}
+	return nil
+}
+
+// LogValue keeps the password out of logs.
+func (r *CreateAccountRequest) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("login", r.Login), slog.String("parent", r.Parent))
+}
+
+func (r *CreateAccountRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	c := accounts.Create{Login: r.Login, Password: r.Password, Email: r.Email, Nickname: r.Nickname, Parent: r.Parent}
 	acct, err := app.Accounts.Create(ctx, c)
 	if err != nil {
 		return explainCreate(err, c)
@@ -171,27 +249,39 @@ func opAccountCreate(ctx context.Context, app *App, args []string, out io.Writer
 	return nil
 }
 
-func opAccountGrant(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("account grant", out)
-	var g accounts.Grant
-	var loginName string
-	var ups listFlag
-	fs.StringVar(&loginName, "login", "", "login of the account")
-	fs.Int64Var(&g.Gold, "gold", 0, "gold coins to add (negative to remove)")
-	fs.Int64Var(&g.Silver, "silver", 0, "silver coins to add")
-	fs.Int64Var(&g.Tickets, "tickets", 0, "plinko tickets to add")
-	fs.Var(&ups, "upgrade", "upgrade `ID` to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
+func parseCreateAccount(args []string) (Request, error) {
+	fs := newFlags("account create", nil)
+	var r CreateAccountRequest
+	fs.StringVar(&r.Login, "login", "", "login (at most 12 characters, case-sensitive)")
+	fs.StringVar(&r.Password, "password", "", "password")
+	fs.StringVar(&r.Email, "email", "", "e-mail")
+	fs.StringVar(&r.Nickname, "nickname", "", "display name (default: the login)")
+	fs.StringVar(&r.Parent, "parent", "", "login of the main account, to create a sub-account")
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if loginName == "" {
-		return fmt.Errorf("%w: --login is required", errUsage)
-	}
-	g.Upgrades = ups
-	acct, err := app.Accounts.GrantTo(ctx, loginName, &g)
+	return checked(&r)
+}
+
+// GrantRequest adds (or, negative, removes) currency and grants upgrades.
+type GrantRequest struct {
+	Login    string   `json:"login"`
+	Gold     int64    `json:"gold,omitempty"`
+	Silver   int64    `json:"silver,omitempty"`
+	Tickets  int64    `json:"tickets,omitempty"`
+	Upgrades []string `json:"upgrades,omitempty"`
+}
+
+func (*GrantRequest) Op() string { return "account grant" }
+
+func (r *GrantRequest) Validate() error { return needLogin(r.Login) }
+
+func (r *GrantRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	g := accounts.Grant{Gold: r.Gold, Silver: r.Silver, Tickets: r.Tickets, Upgrades: r.Upgrades}
+	acct, err := app.Accounts.GrantTo(ctx, r.Login, &g)
 	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return unknownLogin(loginName, err)
+	case isUnknownAccount(err):
+		return unknownLogin(r.Login, err)
 	case errors.Is(err, accounts.ErrBadGrant):
 		return &opError{cause: err, msg: "grant refused, nothing changed: " + detail(err, accounts.ErrBadGrant)}
 	case err != nil:
@@ -201,24 +291,42 @@ func opAccountGrant(ctx context.Context, app *App, args []string, out io.Writer)
 	return nil
 }
 
-func opAccountShow(ctx context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("account show", out)
-	var loginName string
-	fs.StringVar(&loginName, "login", "", "login of the account")
+func parseGrant(args []string) (Request, error) {
+	fs := newFlags("account grant", nil)
+	var r GrantRequest
+	var ups listFlag
+	fs.StringVar(&r.Login, "login", "", "login of the account")
+	fs.Int64Var(&r.Gold, "gold", 0, "gold coins to add (negative to remove)")
+	fs.Int64Var(&r.Silver, "silver", 0, "silver coins to add")
+	fs.Int64Var(&r.Tickets, "tickets", 0, "plinko tickets to add")
+	fs.Var(&ups, "upgrade", "upgrade `ID` to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if loginName == "" {
-		return fmt.Errorf("%w: --login is required", errUsage)
-	}
-	id, err := app.DB.LoginID(loginName)
-	if errors.Is(err, storage.ErrNotFound) {
-		return unknownLogin(loginName, err)
+	r.Upgrades = ups
+	return checked(&r)
+}
+
+// ShowAccountRequest shows an account, its balances and sub-accounts.
+type ShowAccountRequest struct {
+	Login string `json:"login"`
+}
+
+func (*ShowAccountRequest) Op() string { return "account show" }
+
+func (r *ShowAccountRequest) Validate() error { return needLogin(r.Login) }
+
+func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	id, err := app.DB.LoginID(r.Login)
+	if isUnknownAccount(err) {
+		return unknownLogin(r.Login, err)
 	} else if err != nil {
 		return err
 	}
 	acct, err := app.Sys.Account(ctx, id)
-	if err != nil {
+	if isUnknownAccount(err) {
+		return unknownLogin(r.Login, err)
+	} else if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "account %d %q nickname %q email %q super %d\n", acct.ID, acct.Login, acct.Nickname, acct.Email, acct.SuperID)
@@ -233,6 +341,16 @@ func opAccountShow(ctx context.Context, app *App, args []string, out io.Writer) 
 	return nil
 }
 
+func parseShowAccount(args []string) (Request, error) {
+	fs := newFlags("account show", nil)
+	var r ShowAccountRequest
+	fs.StringVar(&r.Login, "login", "", "login of the account")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return checked(&r)
+}
+
 func printBalances(out io.Writer, a *storage.Account) {
 	fmt.Fprintf(out, "gold %d silver %d tickets %d\n", a.Gold, a.Silver, a.Tickets)
 	ids := make([]string, 0, len(a.Upgrades))
@@ -243,25 +361,183 @@ func printBalances(out io.Writer, a *storage.Account) {
 	fmt.Fprintf(out, "upgrades %d: %s\n", len(ids), strings.Join(ids, " "))
 }
 
-func opBackup(_ context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("backup", out)
-	var to string
-	fs.StringVar(&to, "to", "", "directory to create with a consistent copy of the database")
-	if err := parse(fs, args); err != nil {
+// RoleRequest gives or takes away the operator role (web console sign-in).
+type RoleRequest struct {
+	Login    string `json:"login"`
+	Operator bool   `json:"operator"`
+}
+
+func (*RoleRequest) Op() string { return "account role" }
+
+func (r *RoleRequest) Validate() error { return needLogin(r.Login) }
+
+func (r *RoleRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	if err := console.SetOperator(ctx, app.Sys, r.Login, r.Operator); err != nil {
+		if isUnknownAccount(err) {
+			return unknownLogin(r.Login, err)
+		}
 		return err
 	}
-	if to == "" {
-		return fmt.Errorf("%w: --to is required", errUsage)
+	if r.Operator {
+		fmt.Fprintf(out, "%s is an operator (may sign in to the web console)\n", r.Login)
+	} else {
+		fmt.Fprintf(out, "%s is not an operator\n", r.Login)
 	}
-	if !filepath.IsAbs(to) {
-		return fmt.Errorf("%w: --to must be absolute here", errUsage)
-	}
-	if err := app.DB.Checkpoint(to); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return &opError{cause: err, msg: fmt.Sprintf("backup not written: %s already exists (give a new directory)", to)}
-		}
-		return &opError{cause: err, msg: fmt.Sprintf("backup to %s failed: %v", to, unwrapPath(err))}
-	}
-	fmt.Fprintf(out, "backup written to %s\n", to)
 	return nil
+}
+
+func parseRole(args []string) (Request, error) {
+	fs := newFlags("account role", nil)
+	var r RoleRequest
+	fs.StringVar(&r.Login, "login", "", "login of the account")
+	fs.BoolVar(&r.Operator, "operator", false, "give the operator role (web console sign-in); --operator=false takes it away")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return checked(&r)
+}
+
+// BackupRequest writes a consistent copy of the database into To, a
+// directory that must not exist yet (an absolute path).
+type BackupRequest struct {
+	To string `json:"to"`
+}
+
+func (*BackupRequest) Op() string { return "backup" }
+
+func (r *BackupRequest) Validate() error {
+	switch {
+	case r.To == "":
+		return usageError("--to is required")
+	case !filepath.IsAbs(r.To):
+		return usageError("--to %s must be an absolute path", r.To)
+	}
+	return nil
+}
+
+func (r *BackupRequest) Run(_ context.Context, app *App, out io.Writer) error {
+	if err := app.DB.Checkpoint(r.To); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return &opError{cause: err, msg: fmt.Sprintf("backup not written: %s already exists (give a new directory)", r.To)}
+		}
+		return &opError{cause: err, msg: fmt.Sprintf("backup to %s failed: %v", r.To, unwrapPath(err))}
+	}
+	fmt.Fprintf(out, "backup written to %s\n", r.To)
+	return nil
+}
+
+func parseBackup(args []string) (Request, error) {
+	fs := newFlags("backup", nil)
+	var r BackupRequest
+	fs.StringVar(&r.To, "to", "", "directory to create with a consistent copy of the database")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.To, err = absPath(r.To); err != nil {
+		return nil, err
+	}
+	return checked(&r)
+}
+
+// ImportProductsRequest imports the Plinko catalog in File (an absolute
+// path, read by whichever process runs the request).
+type ImportProductsRequest struct {
+	File string `json:"file"`
+}
+
+func (*ImportProductsRequest) Op() string { return "products import" }
+
+func (r *ImportProductsRequest) Validate() error { return needFile("products import", r.File) }
+
+// needFile checks the FILE argument of an import.
+func needFile(cmd, file string) error {
+	switch {
+	case file == "":
+		return usageError("%s FILE: the file is missing", cmd)
+	case !filepath.IsAbs(file):
+		return usageError("%s: %s must be an absolute path", cmd, file)
+	}
+	return nil
+}
+
+func (r *ImportProductsRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	f, err := os.Open(r.File)
+	if err != nil {
+		return &opError{cause: err, msg: fmt.Sprintf("cannot read the catalog: %v", unwrapPath(err))}
+	}
+	defer f.Close()
+	if err := plinko.ImportCatalog(ctx, app.Sys, f, out); err != nil {
+		if errors.Is(err, plinko.ErrCatalog) {
+			return &opError{cause: err, msg: fmt.Sprintf("catalog %s is not valid, nothing imported: %s", r.File, detail(err, plinko.ErrCatalog))}
+		}
+		return err
+	}
+	return nil
+}
+
+func parseImportProducts(args []string) (Request, error) {
+	file, err := fileArg("products import", args)
+	if err != nil {
+		return nil, err
+	}
+	return checked(&ImportProductsRequest{File: file})
+}
+
+// fileArg parses the one FILE argument of an import command, made
+// absolute.
+func fileArg(cmd string, args []string) (string, error) {
+	fs := newFlags(cmd, nil)
+	if err := parseWithArgs(fs, args); err != nil {
+		return "", err
+	}
+	if fs.NArg() != 1 {
+		return "", usageError("%s FILE: give one file", cmd)
+	}
+	return absPath(fs.Arg(0))
+}
+
+// CloudShowRequest shows an account's cloud settings in Bucket.
+type CloudShowRequest struct {
+	Login  string `json:"login"`
+	Bucket string `json:"bucket"`
+}
+
+func (*CloudShowRequest) Op() string { return "cloud show" }
+
+func (r *CloudShowRequest) Validate() error {
+	if err := needLogin(r.Login); err != nil {
+		return err
+	}
+	if r.Bucket == "" {
+		return usageError("--bucket must not be empty")
+	}
+	return nil
+}
+
+func (r *CloudShowRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	err := cloud.Show(ctx, app.DB, r.Login, r.Bucket, out)
+	switch {
+	case errors.Is(err, cloud.ErrUnknownLogin) || isUnknownAccount(err):
+		return unknownLogin(r.Login, err)
+	case errors.Is(err, cloud.ErrNothingStored):
+		return &opError{cause: err, msg: fmt.Sprintf("account %q has no settings stored in bucket %q", r.Login, r.Bucket)}
+	}
+	return err
+}
+
+func parseCloudShow(args []string) (Request, error) {
+	fs := newFlags("cloud show", nil)
+	var r CloudShowRequest
+	fs.StringVar(&r.Login, "login", "", "login of the account")
+	fs.StringVar(&r.Bucket, "bucket", "hon-game-configs", "settings bucket")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return checked(&r)
+}
+
+// isUnknownAccount reports whether err says the account does not exist.
+func isUnknownAccount(err error) bool {
+	return errors.Is(err, storage.ErrNotFound) || errors.Is(err, actors.ErrNoAccount)
 }

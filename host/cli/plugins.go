@@ -133,7 +133,12 @@ func (a *App) startPlugins(ctx context.Context) error {
 		s := supervisor.New(src, supervisor.Options{Logger: a.Log.With("plugin", string(area))})
 		if err := s.Start(ctx); err != nil {
 			a.Plugins.Stop()
-			return fmt.Errorf("plugin %s: %w", area, err)
+			how := "the bundled plugin"
+			if pc.Path != "" {
+				how = fmt.Sprintf("plugins.%s.path or --plugin %s=PATH", area, area)
+			}
+			return &opError{cause: err, msg: fmt.Sprintf("the %s plugin did not start, so the server did not either: %s (check %s)",
+				area, stripInternal(err.Error()), how)}
 		}
 		a.Plugins.sups[area] = s // the supervisor logged "plugin running"
 	}
@@ -165,13 +170,22 @@ func checkPluginFlags(cfg *config.Config) error {
 		"(it serves %s); remove --plugin %s=... or plugins.%s.path", strings.Join(bad, ", "), strings.Join(served, ", "), bad[0], bad[0])}
 }
 
-// opPlugins lists the plugin areas, where each plugin comes from, its
+// PluginsRequest lists the plugin areas, where each plugin comes from, its
 // protocol version and its status.
-func opPlugins(_ context.Context, app *App, args []string, out io.Writer) error {
-	fs := newFlags("plugins", out)
-	if err := parse(fs, args); err != nil {
-		return err
+type PluginsRequest struct{}
+
+func (*PluginsRequest) Op() string { return "plugins" }
+
+func (*PluginsRequest) Validate() error { return nil }
+
+func parsePlugins(args []string) (Request, error) {
+	if err := parse(newFlags("plugins", nil), args); err != nil {
+		return nil, err
 	}
+	return &PluginsRequest{}, nil
+}
+
+func (*PluginsRequest) Run(_ context.Context, app *App, out io.Writer) error {
 	fmt.Fprintf(out, "%-8s %-9s %-8s %-11s %-8s %-20s %-20s %s\n", "AREA", "PROTOCOL", "PID", "STATE", "RESTARTS", "PLUGIN", "SOURCE", "LAST ERROR")
 	for _, row := range areaTable {
 		area := row.area

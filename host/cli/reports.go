@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +20,12 @@ import (
 // runs: a resolution is written by the reportee's actor.
 func init() {
 	ops = append(ops,
-		op{name: "reports list", usage: "[--status open|dismissed|warned|suspended|any] [--reportee NAME]", run: opReportsList},
-		op{name: "reports show", usage: "ID", run: opReportsShow},
-		op{name: "reports resolve", usage: "ID --action dismiss|warn|suspend [--days N] [--note T] [--by MODERATOR]", run: opReportsResolve},
+		op{name: "reports list", usage: "[--status open|dismissed|warned|suspended|any] [--reportee NAME]",
+			parse: parseReportsList, empty: func() Request { return new(ReportsListRequest) }},
+		op{name: "reports show", usage: "ID",
+			parse: parseReportShow, empty: func() Request { return new(ReportShowRequest) }},
+		op{name: "reports resolve", usage: "ID --action dismiss|warn|suspend [--days N] [--note T] [--by MODERATOR]",
+			parse: parseResolveReport, empty: func() Request { return new(ResolveReportRequest) }},
 	)
 }
 
@@ -41,16 +45,49 @@ func reportsRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 
 // reportsUsage turns the area's usage errors into the CLI's.
 func reportsUsage(err error) error {
-	if errors.Is(err, reports.ErrUsage) || errors.Is(err, reports.ErrBadReportID) {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	switch {
+	case errors.Is(err, reports.ErrUsage):
+		return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: detail(err, reports.ErrUsage)})
+	case errors.Is(err, reports.ErrBadReportID):
+		return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: "report ID " + detail(err, reports.ErrBadReportID)})
 	}
 	return err
 }
 
-func opReportsList(_ context.Context, app *App, args []string, out io.Writer) error {
-	f, err := reports.ParseListArgs(args)
+// reportError words the failures of a command on one report.
+func reportError(id string, err error) error {
+	switch {
+	case errors.Is(err, reports.ErrUnknownReport):
+		return &opError{cause: err, msg: fmt.Sprintf("no report has the ID %s (see '%s reports list --status any')", id, Name)}
+	case errors.Is(err, reports.ErrAlreadyResolved):
+		return &opError{cause: err, msg: fmt.Sprintf("report %s is already resolved, nothing changed: %s (a report is resolved once)",
+			id, detail(err, reports.ErrAlreadyResolved))}
+	}
+	return err
+}
+
+// ReportsListRequest lists the reports of a status ("any": all) and,
+// when Reportee is set, against one player (by nickname).
+type ReportsListRequest struct {
+	Status   string `json:"status"`
+	Reportee string `json:"reportee,omitempty"`
+}
+
+func (*ReportsListRequest) Op() string { return "reports list" }
+
+// filter is the area's filter of the request; the area's parser holds the
+// rules.
+func (r *ReportsListRequest) filter() (reports.ListFilter, error) {
+	f, err := reports.ParseListArgs([]string{"--status", r.Status, "--reportee", r.Reportee})
+	return f, reportsUsage(err)
+}
+
+func (r *ReportsListRequest) Validate() error { _, err := r.filter(); return err }
+
+func (r *ReportsListRequest) Run(_ context.Context, app *App, out io.Writer) error {
+	f, err := r.filter()
 	if err != nil {
-		return reportsUsage(err)
+		return err
 	}
 	rs, err := reports.List(app.DB, f)
 	if err != nil {
@@ -59,47 +96,112 @@ func opReportsList(_ context.Context, app *App, args []string, out io.Writer) er
 	return reports.FormatList(out, rs)
 }
 
-func opReportsShow(_ context.Context, app *App, args []string, out io.Writer) error {
-	if len(args) != 1 {
-		return fmt.Errorf("%w: reports show ID", errUsage)
+func parseReportsList(args []string) (Request, error) {
+	fs := newFlags("reports list", nil)
+	var r ReportsListRequest
+	fs.StringVar(&r.Status, "status", "open", "open, dismissed, warned, suspended or any")
+	fs.StringVar(&r.Reportee, "reportee", "", "nickname of the reported player")
+	if err := parse(fs, args); err != nil {
+		return nil, err
 	}
-	id, err := reports.ParseReportID(args[0])
-	if err != nil {
-		return reportsUsage(err)
-	}
-	return reports.Show(app.DB, id, time.Now(), out)
+	return checked(&r)
 }
 
-// opReportsResolve records a verdict. The moderator recorded with it is
-// --by NAME, "admin" when not given (the command may run inside the server,
-// whose user is not the operator's).
-func opReportsResolve(ctx context.Context, app *App, args []string, out io.Writer) error {
-	by := "admin"
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--by" || a == "-by":
-			if i+1 >= len(args) {
-				return fmt.Errorf("%w: --by needs a name", errUsage)
-			}
-			by, i = args[i+1], i+1
-		case strings.HasPrefix(a, "--by=") || strings.HasPrefix(a, "-by="):
-			by = a[strings.Index(a, "=")+1:]
-		default:
-			rest = append(rest, a)
-		}
+// ReportShowRequest shows one report and its reportee's moderation state.
+type ReportShowRequest struct {
+	ID string `json:"id"`
+}
+
+func (*ReportShowRequest) Op() string { return "reports show" }
+
+func (r *ReportShowRequest) Validate() error {
+	if r.ID == "" {
+		return usageError("reports show ID: the report ID is missing (see '%s reports list')", Name)
 	}
-	if by, _ = reports.CleanText(by, 64); by == "" {
-		return fmt.Errorf("%w: --by needs a name", errUsage)
-	}
-	ra, err := reports.ParseResolveArgs(rest)
+	_, err := reports.ParseReportID(r.ID)
+	return reportsUsage(err)
+}
+
+func (r *ReportShowRequest) Run(_ context.Context, app *App, out io.Writer) error {
+	id, err := reports.ParseReportID(r.ID)
 	if err != nil {
 		return reportsUsage(err)
 	}
-	now := time.Now()
-	r, m, err := reports.Resolve(ctx, app.Sys, ra, by, now)
+	return reportError(r.ID, reports.Show(app.DB, id, time.Now(), out))
+}
+
+func parseReportShow(args []string) (Request, error) {
+	fs := newFlags("reports show", nil)
+	if err := parseWithArgs(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 1 {
+		return nil, usageError("reports show takes one report ID")
+	}
+	return checked(&ReportShowRequest{ID: fs.Arg(0)})
+}
+
+// ResolveReportRequest records a moderator's verdict on a report. By is
+// the moderator recorded with it ("admin" unless given: the request may
+// run inside the server, whose user is not the operator's).
+type ResolveReportRequest struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+	Days   int    `json:"days,omitempty"`
+	Note   string `json:"note,omitempty"`
+	By     string `json:"by"`
+}
+
+func (*ResolveReportRequest) Op() string { return "reports resolve" }
+
+// args are the area's arguments of the request; the area's parser holds
+// the rules (days per action, note length).
+func (r *ResolveReportRequest) args() (reports.ResolveArgs, string, error) {
+	by, _ := reports.CleanText(r.By, 64)
+	if by == "" {
+		return reports.ResolveArgs{}, "", usageError("--by needs a name")
+	}
+	if r.ID == "" {
+		return reports.ResolveArgs{}, "", usageError("reports resolve ID: the report ID is missing (see '%s reports list')", Name)
+	}
+	ra, err := reports.ParseResolveArgs([]string{r.ID, "--action", r.Action, "--days", strconv.Itoa(r.Days), "--note", r.Note})
+	return ra, by, reportsUsage(err)
+}
+
+func (r *ResolveReportRequest) Validate() error { _, _, err := r.args(); return err }
+
+func (r *ResolveReportRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	ra, by, err := r.args()
 	if err != nil {
 		return err
 	}
-	return reports.FormatResolved(out, r, m, now)
+	now := time.Now()
+	rep, m, err := reports.Resolve(ctx, app.Sys, ra, by, now)
+	if err != nil {
+		return reportError(r.ID, err)
+	}
+	return reports.FormatResolved(out, rep, m, now)
+}
+
+func parseResolveReport(args []string) (Request, error) {
+	fs := newFlags("reports resolve", nil)
+	var r ResolveReportRequest
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		r.ID, args = args[0], args[1:]
+	}
+	fs.StringVar(&r.Action, "action", "", "dismiss, warn or suspend")
+	fs.IntVar(&r.Days, "days", 0, fmt.Sprintf("days of the suspension (1..%d) or warning (0: the default)", reports.MaxResolveDays))
+	fs.StringVar(&r.Note, "note", "", fmt.Sprintf("moderator's note (at most %d characters)", reports.MaxNoteRunes))
+	fs.StringVar(&r.By, "by", "admin", "moderator's name recorded with the verdict")
+	if err := parseWithArgs(fs, args); err != nil {
+		return nil, err
+	}
+	rest := fs.Args()
+	if r.ID == "" && len(rest) > 0 {
+		r.ID, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		return nil, usageError("unexpected argument %q", rest[0])
+	}
+	return checked(&r)
 }

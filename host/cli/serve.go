@@ -127,7 +127,7 @@ func (rt *Runtime) sweepSessions() {
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer) (*Runtime, error) {
 	app, err := OpenApp(cfg, log)
 	if err != nil {
-		return nil, err
+		return nil, openError(cfg.Storage.DataDir, err)
 	}
 	if demo {
 		if err := seedDemo(ctx, app, stdout); err != nil {
@@ -147,7 +147,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		app.Close()
-		return nil, err
+		return nil, listenError("server.listen, --listen", cfg.Server.Listen, err)
 	}
 	stopAdm, err := serveAdmin(context.WithoutCancel(ctx), app, filepath.Join(cfg.Storage.DataDir, AdminSocketName))
 	if err != nil {

@@ -16,6 +16,9 @@ const (
 	PathHealth          = "/healthz"
 	// PathFront is the server's front page, the default icb_url.
 	PathFront = "/"
+	// PathPatches is the default base URL of the patch files ([[patch]]
+	// url): this server serves none, and says so there rather than 404.
+	PathPatches = "/patches/"
 )
 
 // PathRegisterPage is the registration page for people (a form; portal.go).
@@ -87,6 +90,10 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 			Summary: "The server's front page (the default client.icb_url).",
 			Reply:   "200, a short HTML page.",
 		}},
+		PathPatches: {area: AreaPatch, handler: s.patches, fail: s.genericFail, doc: Doc{
+			Summary: "The default base URL of the patch files ([[patch]] url): this server serves no patch files.",
+			Reply:   "200, a short HTML page saying so (the files under it are 404: set [[patch]] url to a patch mirror).",
+		}},
 	}
 	funcs = map[string]route{
 		FuncPreAuth: loginRoute(s.preAuth, Doc{
@@ -111,6 +118,14 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 		}),
 	}
 	return paths, funcs
+}
+
+// patches answers the default patch base URL: the patch reply points the
+// client here unless [[patch]] url names a mirror, so it must not be a 404.
+// With version equal to latest_version the client fetches nothing from it.
+func (s *Server) patches(context.Context, *wire.Request) Response {
+	return Text("text/html; charset=utf-8", "<!doctype html><title>honmaster patches</title><p>This server serves no patch files. "+
+		"Its operator sets the [[patch]] url setting to a patch mirror.</p>\n")
 }
 
 // front answers the front page: the default icb_url of the login record
