@@ -66,6 +66,9 @@ type System struct {
 	done         chan struct{}
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
+	// accountProps spawns every account actor (one Props for all: a Props
+	// per actor would stay with it as long as it lives).
+	accountProps *actor.Props
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -80,6 +83,8 @@ func New(db *storage.DB, opts Options) *System {
 		sessions: cache.New[[32]byte, *storage.Session](opts.SessionCacheSize, func(k [32]byte) uint32 {
 			return uint32(k[0]) | uint32(k[1])<<8
 		})}
+	s.accountProps = actor.PropsFromProducer(func() actor.Actor { return &account{sys: s} },
+		actor.WithMailbox(actor.UnboundedLockfree()))
 	for i := 0; i < opts.Shards; i++ {
 		props := actor.PropsFromProducer(func() actor.Actor { return newShard(s) })
 		pid, err := as.Root.SpawnNamed(props, "shard-"+strconv.Itoa(i))
