@@ -165,7 +165,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		a.publish()
 	}
 	for _, sw := range tx.sessions {
-		if sw.s != nil {
+		if sw.put {
 			a.sys.sessions.Set(sw.key, sw.s)
 		} else {
 			a.sys.sessions.Remove(sw.key)
