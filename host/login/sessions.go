@@ -36,6 +36,10 @@ type indexedSession struct {
 	created, expires int64 // Unix nanoseconds
 }
 
+// Valid reports whether the session can still be used at time now (as
+// storage.Session.Valid).
+func (s indexedSession) Valid(now time.Time) bool { return now.UnixNano() < s.expires }
+
 func newSessionIndex(max int) *sessionIndex {
 	return &sessionIndex{max: max, m: map[storage.AccountID][]indexedSession{}}
 }
@@ -48,7 +52,6 @@ func indexed(sess *storage.Session) indexedSession {
 // ones, and the oldest past the limit.
 func (x *sessionIndex) add(sess *storage.Session, now time.Time) (end []*storage.Session) {
 	n := indexed(sess)
-	at := now.UnixNano()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	list := x.m[sess.AccountID]
@@ -60,7 +63,7 @@ func (x *sessionIndex) add(sess *storage.Session, now time.Time) (end []*storage
 	for _, old := range list {
 		switch {
 		case old.key == n.key:
-		case at >= old.expires: // !Valid(now)
+		case !old.Valid(now):
 			ending(old)
 		default:
 			kept = append(kept, old)
