@@ -23,7 +23,7 @@ type Options struct {
 	AskTimeout  time.Duration // upper bound of one request (default 5s)
 	Shards      int           // number of shard actors (default 32)
 	// SessionCacheSize bounds the sessions kept in memory in front of
-	// storage (default 100000; about 250 bytes each).
+	// storage (default 100000; about 170 bytes each).
 	SessionCacheSize int
 	Logger           *slog.Logger // nil discards
 }
@@ -386,6 +386,17 @@ func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.A
 		return v.(*storage.Account), nil
 	}
 	return s.Account(ctx, id) // passivated in between: a private copy
+}
+
+// Published returns the state of account id if its actor is live (as
+// Snapshot, shared and strictly read-only), else nil: unlike Snapshot it
+// never loads the account. For reads that can fall back to storage
+// themselves (pre_auth's verifier) without keeping an account in memory.
+func (s *System) Published(id storage.AccountID) *storage.Account {
+	if v, ok := s.published.Load(id); ok {
+		return v.(*storage.Account)
+	}
+	return nil
 }
 
 // Read runs fn on the account's current state inside its actor and returns
