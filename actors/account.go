@@ -25,8 +25,9 @@ type account struct {
 }
 
 func (a *account) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+	switch m := a.sys.unstamp(ctx.Message()).(type) {
 	case *actor.Started:
+		a.id = accountOfPID(ctx.Self())
 		a.load()
 	case *getAccount:
 		a.reloadIfFailed()
@@ -60,7 +61,12 @@ func (a *account) Receive(ctx actor.Context) {
 		ctx.Respond(&changed{Reply: reply})
 	case *actor.Stopping:
 		a.sys.published.Delete(a.id) // passivated: its memory goes
-	case *actor.Stopped, *actor.Restarting:
+	case *actor.Stopped:
+		// Sent by the actor itself instead of a watch (which would cost the
+		// actor a watcher set): protoactor has already removed it from its
+		// registry, so the shard may spawn a successor under the same name.
+		ctx.Send(a.sys.shardOf(a.id), &stopped{id: a.id, pid: ctx.Self()})
+	case *actor.Restarting:
 	default:
 		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))
 		if ctx.Sender() != nil {
@@ -159,7 +165,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		a.publish()
 	}
 	for _, sw := range tx.sessions {
-		if sw.s != nil {
+		if sw.put {
 			a.sys.sessions.Set(sw.key, sw.s)
 		} else {
 			a.sys.sessions.Remove(sw.key)

@@ -47,7 +47,8 @@ type Tx struct {
 // session cache once the change commits.
 type sessionWrite struct {
 	key [32]byte
-	s   *storage.Session
+	put bool
+	s   cachedSession // as written (a later edit of the caller's Session changes neither)
 }
 
 // ID is the account the Tx writes.
@@ -112,8 +113,7 @@ func (t *Tx) PutSession(s *storage.Session) error {
 		return fmt.Errorf("%w: session of account %d written by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
 	t.batch.PutSession(s)
-	c := *s
-	t.sessions = append(t.sessions, sessionWrite{key: s.Key(), s: &c})
+	t.sessions = append(t.sessions, sessionWrite{key: s.Key(), put: true, s: compactSession(s)})
 	return nil
 }
 

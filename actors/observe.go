@@ -2,8 +2,6 @@ package actors
 
 import (
 	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // SetMailboxObserver makes the system report, for every request to an
@@ -27,16 +25,17 @@ type stamped struct {
 	Sent time.Time
 }
 
-// unstamp is the receiver middleware of account actors: it reports the
-// mailbox wait of a stamped request and hands the actor the request itself.
-func (s *System) unstamp(next actor.ReceiverFunc) actor.ReceiverFunc {
-	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
-		if st, ok := env.Message.(*stamped); ok {
-			if f := s.onMailbox.Load(); f != nil && !st.Sent.IsZero() {
-				(*f)(time.Since(st.Sent))
-			}
-			env = &actor.MessageEnvelope{Header: env.Header, Message: st.Msg, Sender: env.Sender}
-		}
-		next(c, env)
+// unstamp reports the mailbox wait of a stamped request and returns the
+// request itself. The account actor calls it first thing (a receiver
+// middleware would do the same, but makes protoactor allocate its context
+// extras for every actor: memory that each live account would pay).
+func (s *System) unstamp(msg any) any {
+	st, ok := msg.(*stamped)
+	if !ok {
+		return msg
 	}
+	if f := s.onMailbox.Load(); f != nil && !st.Sent.IsZero() {
+		(*f)(time.Since(st.Sent))
+	}
+	return st.Msg
 }

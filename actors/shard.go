@@ -1,12 +1,21 @@
 package actors
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/honmaster/masterserver/storage"
 )
+
+// stopped tells a shard that the actor pid of account id has stopped.
+type stopped struct {
+	id  storage.AccountID
+	pid *actor.PID
+}
 
 // pending is a request held while its account actor stops.
 type pending struct {
@@ -26,13 +35,12 @@ type child struct {
 type shard struct {
 	sys      *System
 	children map[storage.AccountID]*child
-	byPID    map[string]storage.AccountID
 	stopping bool       // the shard is draining or stopping: spawn nothing more
 	drainer  *actor.PID // asked for the drain; answered once no account actor is left
 }
 
 func newShard(s *System) *shard {
-	return &shard{sys: s, children: map[storage.AccountID]*child{}, byPID: map[string]storage.AccountID{}}
+	return &shard{sys: s, children: map[storage.AccountID]*child{}}
 }
 
 func (sh *shard) Receive(ctx actor.Context) {
@@ -46,7 +54,13 @@ func (sh *shard) Receive(ctx actor.Context) {
 			return
 		}
 		if c == nil {
-			c = sh.spawn(ctx, m.ID)
+			var err error
+			if c, err = sh.spawn(m.ID); err != nil {
+				if ctx.Sender() != nil {
+					ctx.Respond(&failure{Err: err})
+				}
+				return
+			}
 		}
 		msg := &stamped{Msg: m.Msg, Sent: m.Sent}
 		if c.stopping {
@@ -78,31 +92,29 @@ func (sh *shard) Receive(ctx actor.Context) {
 			}
 		}
 		sh.drained(ctx)
-	case *actor.Terminated:
+	case *stopped:
 		defer sh.drained(ctx)
-		id, ok := sh.byPID[m.Who.Id]
-		if !ok {
+		c := sh.children[m.id]
+		if c == nil || c.pid != m.pid { // the same *PID as spawn returned
 			return
 		}
-		delete(sh.byPID, m.Who.Id)
-		c := sh.children[id]
-		delete(sh.children, id)
+		delete(sh.children, m.id)
 		sh.sys.live.Add(-1)
-		if c != nil && c.stopping && !sh.stopping {
+		if c.stopping && !sh.stopping {
 			sh.sys.passivations.Add(1)
 		}
-		if c != nil && len(c.held) > 0 {
+		if len(c.held) > 0 {
 			if sh.stopping {
 				// A successor spawned now would outlive the shard (and the
 				// database): tell the held requests the system stopped.
-				for _, p := range c.held {
-					if p.sender != nil {
-						ctx.Send(p.sender, &failure{Err: ErrStopped})
-					}
-				}
+				sh.fail(ctx, c.held, ErrStopped)
 				return
 			}
-			next := sh.spawn(ctx, id)
+			next, err := sh.spawn(m.id)
+			if err != nil {
+				sh.fail(ctx, c.held, err)
+				return
+			}
 			for _, p := range c.held {
 				ctx.RequestWithCustomSender(next.pid, p.msg, p.sender)
 			}
@@ -115,21 +127,51 @@ func (sh *shard) Receive(ctx actor.Context) {
 	}
 }
 
-func (sh *shard) spawn(ctx actor.Context, id storage.AccountID) *child {
-	// Account actors are spawned from the root, not as the shard's children,
-	// and watched: protoactor's PIDSet.Remove (the parent's children set)
-	// leaves the vacated slot holding the last PID, whose cached process keeps
-	// a stopped actor (mailbox, context, account state) reachable from the
-	// parent. The shard's own maps are the only references it keeps.
-	props := actor.PropsFromProducer(func() actor.Actor { return &account{sys: sh.sys, id: id} },
-		actor.WithReceiverMiddleware(sh.sys.unstamp))
-	pid := sh.sys.as.Root.Spawn(props)
-	ctx.Watch(pid)
+// spawn starts the actor of account id. All account actors share one Props
+// and are named after their account (the actor reads its id from its
+// name); a name is free again once its actor has stopped, which the actor
+// tells its shard itself (see account.Receive).
+//
+// Account actors are spawned from the root, not as the shard's children,
+// and not watched: protoactor's PIDSet.Remove (the parent's children set)
+// leaves the vacated slot holding the last PID, whose cached process keeps
+// a stopped actor (mailbox, context, account state) reachable from the
+// parent; and a watch, like a receiver middleware, makes protoactor give
+// every actor a context extras with its sets (about 1 KiB per live
+// account). The shard's map is the only reference it keeps.
+func (sh *shard) spawn(id storage.AccountID) (*child, error) {
+	pid, err := sh.sys.as.Root.SpawnNamed(sh.sys.accountProps, pidName(id))
+	if err != nil {
+		return nil, fmt.Errorf("%w: account %d: %w", ErrStopped, id, err)
+	}
 	c := &child{pid: pid, lastUse: time.Now()}
 	sh.children[id] = c
-	sh.byPID[pid.Id] = id
 	sh.sys.live.Add(1)
-	return c
+	return c, nil
+}
+
+// fail answers held requests with err.
+func (sh *shard) fail(ctx actor.Context, held []pending, err error) {
+	for _, p := range held {
+		if p.sender != nil {
+			ctx.Send(p.sender, &failure{Err: err})
+		}
+	}
+}
+
+// pidPrefix starts the name of every account actor: "acct/" and the
+// account id in decimal.
+const pidPrefix = "acct/"
+
+func pidName(id storage.AccountID) string { return pidPrefix + strconv.FormatUint(uint64(id), 10) }
+
+// accountOfPID is the account an account actor serves, from its name.
+func accountOfPID(pid *actor.PID) storage.AccountID {
+	n, err := strconv.ParseUint(strings.TrimPrefix(pid.Id, pidPrefix), 10, 32)
+	if err != nil {
+		panic(fmt.Sprintf("actors: account actor with a foreign name %q", pid.Id)) // only spawn names them
+	}
+	return storage.AccountID(n)
 }
 
 // drained answers the drain request once no account actor is left.

@@ -23,7 +23,7 @@ type Options struct {
 	AskTimeout  time.Duration // upper bound of one request (default 5s)
 	Shards      int           // number of shard actors (default 32)
 	// SessionCacheSize bounds the sessions kept in memory in front of
-	// storage (default 100000; about 250 bytes each).
+	// storage (default 100000; about 170 bytes each).
 	SessionCacheSize int
 	Logger           *slog.Logger // nil discards
 }
@@ -58,7 +58,7 @@ type System struct {
 	// versions counts the writes of each global keyspace by this process
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
 	versions sync.Map
-	sessions *cache.LRU[[32]byte, *storage.Session]
+	sessions *cache.LRU[[32]byte, cachedSession]
 	// published holds the state of every live account actor (AccountID ->
 	// *storage.Account, read-only), replaced after each change it commits
 	// and removed when it is passivated.
@@ -67,6 +67,9 @@ type System struct {
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
 	deleteHooks  deleteHooks // see OnDelete (delete.go)
+	// accountProps spawns every account actor (one Props for all: a Props
+	// per actor would stay with it as long as it lives).
+	accountProps *actor.Props
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -78,9 +81,11 @@ func New(db *storage.DB, opts Options) *System {
 	logger := opts.Logger.With("component", "actors")
 	as := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 	s := &System{db: db, opts: opts, as: as, done: make(chan struct{}),
-		sessions: cache.New[[32]byte, *storage.Session](opts.SessionCacheSize, func(k [32]byte) uint32 {
+		sessions: cache.New[[32]byte, cachedSession](opts.SessionCacheSize, func(k [32]byte) uint32 {
 			return uint32(k[0]) | uint32(k[1])<<8
 		})}
+	s.accountProps = actor.PropsFromProducer(func() actor.Actor { return &account{sys: s} },
+		actor.WithMailbox(actor.UnboundedLockfree()))
 	for i := 0; i < opts.Shards; i++ {
 		props := actor.PropsFromProducer(func() actor.Actor { return newShard(s) })
 		pid, err := as.Root.SpawnNamed(props, "shard-"+strconv.Itoa(i))
@@ -312,20 +317,52 @@ func (s *System) version(name string) *atomic.Uint64 {
 // session is never stale. storage.ErrNotFound when there is none.
 func (s *System) Session(cookie string) (*storage.Session, error) {
 	key := storage.SessionHash(cookie)
-	if sess, ok := s.sessions.Get(key); ok {
-		c := *sess
-		c.Cookie = cookie
-		return &c, nil
+	if c, ok := s.sessions.Get(key); ok {
+		return c.session(cookie, key), nil
 	}
 	gen := s.sessions.Gen(key)
 	sess, err := s.db.SessionByKey(key)
 	if err != nil {
 		return nil, err
 	}
-	s.sessions.Fill(key, sess, gen)
-	c := *sess
-	c.Cookie = cookie
-	return &c, nil
+	s.sessions.Fill(key, compactSession(sess), gen)
+	sess.Cookie = cookie
+	return sess, nil
+}
+
+// cachedSession is what the session cache keeps of a session: its fields
+// without the cookie or its hash (the cache's key), times as Unix
+// nanoseconds (48 bytes instead of a Session's 128 and its cookie).
+type cachedSession struct {
+	account, super   storage.AccountID
+	created, expires int64
+	ip               string
+}
+
+func compactSession(s *storage.Session) cachedSession {
+	return cachedSession{account: s.AccountID, super: s.SuperID, created: unixNanos(s.Created),
+		expires: unixNanos(s.Expires), ip: s.IP}
+}
+
+func (c cachedSession) session(cookie string, key [32]byte) *storage.Session {
+	return &storage.Session{Cookie: cookie, Hash: key, AccountID: c.account, SuperID: c.super, IP: c.ip,
+		Created: fromUnixNanos(c.created), Expires: fromUnixNanos(c.expires)}
+}
+
+// unixNanos and fromUnixNanos round-trip a time as storage does (the zero
+// time is 0; times are UTC).
+func unixNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
 }
 
 // CachedSessions is the number of sessions held in memory.
@@ -350,6 +387,17 @@ func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.A
 		return v.(*storage.Account), nil
 	}
 	return s.Account(ctx, id) // passivated in between: a private copy
+}
+
+// Published returns the state of account id if its actor is live (as
+// Snapshot, shared and strictly read-only), else nil: unlike Snapshot it
+// never loads the account. For reads that can fall back to storage
+// themselves (pre_auth's verifier) without keeping an account in memory.
+func (s *System) Published(id storage.AccountID) *storage.Account {
+	if v, ok := s.published.Load(id); ok {
+		return v.(*storage.Account)
+	}
+	return nil
 }
 
 // Read runs fn on the account's current state inside its actor and returns

@@ -67,6 +67,9 @@ type Server struct {
 	// PublicURL is the base URL clients reach the server at; "" derives it
 	// from Listen (see Config.PublicURL).
 	PublicURL string `toml:"public_url"`
+	// MemoryLimit is the Go runtime's soft memory limit (GOMEMLIMIT, when
+	// set, wins).
+	MemoryLimit MemoryLimit `toml:"memory_limit"`
 }
 
 // Storage is the [storage] table.

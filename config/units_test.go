@@ -147,3 +147,40 @@ func TestUnitsInTOML(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryLimit(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    MemoryLimit
+		wantErr bool
+	}{
+		{"auto", MemoryLimit{Auto: true}, false},
+		{"AUTO", MemoryLimit{Auto: true}, false},
+		{"off", MemoryLimit{}, false},
+		{"0", MemoryLimit{}, false},
+		{"900MiB", MemoryLimit{Bytes: 900 * MiB}, false},
+		{"2GiB", MemoryLimit{Bytes: 2 * GiB}, false},
+		{"lots", MemoryLimit{}, true},
+		{"-1MiB", MemoryLimit{}, true},
+	}
+	for _, tt := range tests {
+		var m MemoryLimit
+		err := m.UnmarshalText([]byte(tt.in))
+		if (err != nil) != tt.wantErr || m != tt.want {
+			t.Errorf("%q: %+v, %v; want %+v (error %v)", tt.in, m, err, tt.want, tt.wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		var back MemoryLimit
+		if b, _ := m.MarshalText(); back.UnmarshalText(b) != nil || back != m {
+			t.Errorf("%q: %s does not read back", tt.in, b)
+		}
+	}
+	c := Default()
+	c.Server.MemoryLimit = MemoryLimit{Bytes: 10 * MiB}
+	if err := c.Validate(); err == nil {
+		t.Error("a 10MiB limit validated")
+	}
+}

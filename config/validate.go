@@ -70,6 +70,9 @@ func (c *Config) validateServer(ps *problems) {
 	positive(ps, "server.shutdown_timeout", s.ShutdownTimeout)
 	oneOf(ps, "server.log_level", s.LogLevel, LogDebug, LogInfo, LogWarn, LogError)
 	oneOf(ps, "server.log_format", s.LogFormat, LogText, LogJSON)
+	if m := s.MemoryLimit; !m.Auto && m.Bytes != 0 && m.Bytes < MinMemoryLimit {
+		ps.add("server.memory_limit", "must be \"auto\", \"off\" or at least %s, got %s", MinMemoryLimit, m.Bytes)
+	}
 	if s.PublicURL != "" {
 		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 			u.RawQuery != "" || u.Fragment != "" {

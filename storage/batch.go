@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -49,41 +48,36 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 }
 
 // Stored is what an account's actor keeps of the records it last wrote (or
-// loaded), so that a change writes only the records it altered.
-type Stored struct {
-	profile, lists []byte
-	nickname       string // as indexed (nicknameIndex)
-}
+// loaded), so that a change writes only the records it altered: the decoded
+// account those records hold (the actor's own state, which it never edits
+// once adopted), not their encodings, which would cost a live account about
+// as much memory again.
+type Stored struct{ acct *Account }
 
 // PutAccount writes the profile and lists records of a that differ from
 // prev (all of them when prev is nil) and returns what is stored once the
-// batch commits. Owned upgrades are separate records (PutUpgrades). The
-// nickname index follows the profile: its entry is written when prev is
-// nil or the nickname changed.
+// batch commits. Owned upgrades are separate records (PutUpgrades). a must
+// not be edited afterwards if the result is passed to a later PutAccount.
+// The nickname index follows the profile: its entry is written when prev
+// is nil or the nickname changed.
 func (b *Batch) PutAccount(a *Account, prev *Stored) *Stored {
-	next := &Stored{nickname: a.Nickname}
-	var err error
-	if next.profile, err = encodePB(toProfile(a)); err != nil {
-		b.set(accountKey(a.ID), nil, err)
-		return prev
+	fresh := prev == nil || prev.acct == nil
+	if fresh || !sameProfile(prev.acct, a) {
+		b.setPB(accountKey(a.ID), toProfile(a))
 	}
-	if next.lists, err = encodePB(toLists(a)); err != nil {
-		b.set(listsKey(a.ID), nil, err)
-		return prev
-	}
-	if prev == nil || !bytes.Equal(prev.profile, next.profile) {
-		b.set(accountKey(a.ID), next.profile, nil)
-	}
-	if prev == nil || !bytes.Equal(prev.lists, next.lists) {
-		b.set(listsKey(a.ID), next.lists, nil)
+	if fresh || !sameLists(prev.acct, a) {
+		b.setPB(listsKey(a.ID), toLists(a))
 	}
 	switch {
-	case prev == nil:
+	case fresh:
 		b.putNickname(a.ID, "", a.Nickname)
-	case prev.nickname != a.Nickname:
-		b.putNickname(a.ID, prev.nickname, a.Nickname)
+	case prev.acct.Nickname != a.Nickname:
+		b.putNickname(a.ID, prev.acct.Nickname, a.Nickname)
 	}
-	return next
+	if b.err != nil {
+		return prev
+	}
+	return &Stored{acct: a}
 }
 
 // PutUpgrades writes owned upgrades of account id, one record each; first is

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -80,6 +82,31 @@ func fromProfile(p *pb.Profile, a *Account) {
 		Points: p.Points, MMPoints: p.MmPoints, DiceTokens: p.DiceTokens, SeasonLevel: int(p.SeasonLevel),
 		CreepLevel: int(p.CreepLevel), MuteExpiration: p.MuteExpiration, Cloud: CloudFlags{UseCloud: p.UseCloud, AutoUpload: p.AutoUpload},
 	}
+}
+
+// sameProfile reports whether a and b encode to the same profile record
+// (toProfile), without encoding either: every field toProfile writes is
+// compared here (TestSameRecordsCoverEveryField keeps the two in step).
+func sameProfile(a, b *Account) bool {
+	return a.ID == b.ID && a.SuperID == b.SuperID && a.Login == b.Login && a.Nickname == b.Nickname &&
+		a.Email == b.Email && a.AccountType == b.AccountType && a.Trial == b.Trial && a.SuspID == b.SuspID &&
+		a.Standing == b.Standing && a.IsNew == b.IsNew && nanos(a.Created) == nanos(b.Created) &&
+		bytes.Equal(a.SRP.Salt, b.SRP.Salt) && a.SRP.Salt2 == b.SRP.Salt2 && bytes.Equal(a.SRP.Verifier, b.SRP.Verifier) &&
+		a.Stats == b.Stats && a.FreeHeroes == b.FreeHeroes && a.Gold == b.Gold && a.Silver == b.Silver &&
+		a.Tickets == b.Tickets && a.GameTokens == b.GameTokens && a.Points == b.Points && a.MMPoints == b.MMPoints &&
+		a.DiceTokens == b.DiceTokens && a.SeasonLevel == b.SeasonLevel && a.CreepLevel == b.CreepLevel &&
+		a.MuteExpiration == b.MuteExpiration && a.Cloud == b.Cloud
+}
+
+// sameLists reports whether a and b encode to the same lists record
+// (toLists), without encoding either.
+func sameLists(a, b *Account) bool {
+	return slices.Equal(a.SelectedUpgrades, b.SelectedUpgrades) && slices.Equal(a.Chatrooms, b.Chatrooms) &&
+		slices.Equal(a.Buddies, b.Buddies) && slices.Equal(a.Ignored, b.Ignored) && slices.Equal(a.Banned, b.Banned) &&
+		slices.EqualFunc(a.Notifications, b.Notifications, func(x, y Notification) bool {
+			return x.ID == y.ID && x.Sender == y.Sender && x.Code == y.Code && x.Type == y.Type &&
+				x.Template == y.Template && nanos(x.Date) == nanos(y.Date)
+		})
 }
 
 func toLists(a *Account) *pb.Lists {

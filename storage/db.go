@@ -259,7 +259,7 @@ func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
 	}
 	a := &Account{}
 	fromProfile(&p, a)
-	st := &Stored{profile: pv, nickname: a.Nickname}
+	st := &Stored{acct: a}
 	lv, err := db.get(listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -271,7 +271,6 @@ func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
 			return nil, nil, fmt.Errorf("storage: account %d lists: %w", id, err)
 		}
 		fromLists(&l, a)
-		st.lists = lv
 	}
 	return a, st, nil
 }

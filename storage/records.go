@@ -97,15 +97,19 @@ type OwnedIndex struct {
 	n int
 }
 
-// NewOwnedIndex indexes us.
+// NewOwnedIndex indexes us. (Its map is made on the first upgrade: many
+// live accounts own none.)
 func NewOwnedIndex(us []Upgrade) *OwnedIndex {
-	x := &OwnedIndex{m: make(map[string]struct{}, len(us))}
+	x := &OwnedIndex{}
 	x.Add(us...)
 	return x
 }
 
 // Add indexes upgrades appended after the indexed ones.
 func (x *OwnedIndex) Add(us ...Upgrade) {
+	if x.m == nil && len(us) > 0 {
+		x.m = make(map[string]struct{}, len(us))
+	}
 	for _, u := range us {
 		x.m[u.ID] = struct{}{}
 	}

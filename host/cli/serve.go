@@ -41,6 +41,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(cfg, stderr, slog.LevelDebug)
+	applyMemoryLimit(cfg, log) // memlimit.go
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 

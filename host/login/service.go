@@ -47,13 +47,13 @@ type Settings struct {
 	MinRankedLevel           int
 	CampaignSeason           int
 	Chatrooms                []string
-	// VerifierCacheSize bounds the accounts whose SRP verifier is kept in
+	// VerifierCacheSize bounds the logins whose account id is kept in
 	// memory for pre_auth (0: DefaultVerifierCacheSize; negative: none).
 	VerifierCacheSize int
 }
 
 // DefaultVerifierCacheSize is the default bound of the verifier cache
-// (about 0.7 KB per entry).
+// (about 120 bytes per entry).
 const DefaultVerifierCacheSize = 20_000
 
 // Service runs the login calls.
@@ -69,11 +69,13 @@ type Service struct {
 	now      func() time.Time
 	rand     io.Reader
 	tooltips encoded // awards_tooltip: constant, encoded once
-	// verifiers caches what pre_auth needs of an account by login. These
-	// values never change once an account exists (there is no password
-	// change), so the cache cannot go stale. It is bounded (least recently
-	// used evicted), so logins ever seen do not pile up in memory.
-	verifiers *cache.LRU[string, *verifierEntry]
+	// verifiers caches the account id of a login for pre_auth (its SRP
+	// values come from the account's live actor, or storage). A login's id
+	// never changes while its account exists, so the cache cannot go stale.
+	// It is bounded (least recently used evicted), so logins ever seen do
+	// not pile up in memory; it keeps no verifier, which a live account's
+	// actor already holds.
+	verifiers *cache.LRU[string, storage.AccountID]
 	hook      SessionHook // see SetSessionHook
 }
 
@@ -92,7 +94,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		size = DefaultVerifierCacheSize
 	}
 	s := &Service{group: group, sys: sys, db: sys.DB(), set: set, now: now, rand: rnd,
-		verifiers: cache.New[string, *verifierEntry](size, func(s string) uint32 {
+		verifiers: cache.New[string, storage.AccountID](size, func(s string) uint32 {
 			h := fnv.New32a()
 			h.Write([]byte(s))
 			return h.Sum32()
@@ -175,25 +177,31 @@ type verifierEntry struct {
 	fake  bool // no such account: see fakeVerifier
 }
 
-// verifier returns the SRP values of login, from the cache or storage.
-// Unknown logins are not cached (the account may be created any moment).
+// verifier returns the SRP values of login: the account id from the cache
+// or storage, the salt and verifier from the account's live actor (shared,
+// no copy) or else storage (not cached: the actor, live once the player
+// logs in, holds them). Unknown logins are not cached (the account may be
+// created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
-	if v, ok := s.verifiers.Get(login); ok {
-		return v, nil
+	id, ok := s.verifiers.Get(login)
+	if !ok {
+		var err error
+		id, err = s.db.LoginID(login)
+		if errors.Is(err, storage.ErrNotFound) {
+			return s.fakeVerifier(login)
+		} else if err != nil {
+			return nil, fail(ReasonInternal, err)
+		}
+		s.verifiers.Set(login, id)
 	}
-	id, err := s.db.LoginID(login)
-	if errors.Is(err, storage.ErrNotFound) {
-		return s.fakeVerifier(login)
-	} else if err != nil {
-		return nil, fail(ReasonInternal, err)
+	acct := s.sys.Published(id)
+	if acct == nil {
+		var err error
+		if acct, err = s.db.AccountProfile(id); err != nil {
+			return nil, fail(ReasonInternal, err)
+		}
 	}
-	acct, err := s.db.AccountProfile(id)
-	if err != nil {
-		return nil, fail(ReasonInternal, err)
-	}
-	v := &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}
-	s.verifiers.Set(login, v)
-	return v, nil
+	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
 }
 
 // SRPAuth checks the client's proof against the pending handshakes of login

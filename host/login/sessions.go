@@ -1,6 +1,7 @@
 package login
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -20,61 +21,87 @@ import (
 // SweepSessions (at start), and lives at the service level so that it
 // follows wherever sessions are stored. After a failed commit it may hold a
 // session that was never stored; ending that one later is harmless.
+//
+// Sessions are known by their key (the SHA-256 of the cookie, which is what
+// storage keeps, so a session seeded from storage and one just issued
+// compare alike) and kept compact: 48 bytes each.
 type sessionIndex struct {
 	max int
 	mu  sync.Mutex
-	m   map[storage.AccountID][]*storage.Session
+	m   map[storage.AccountID][]indexedSession
 }
 
+type indexedSession struct {
+	key              [32]byte
+	created, expires int64 // Unix nanoseconds
+}
+
+// Valid reports whether the session can still be used at time now (as
+// storage.Session.Valid).
+func (s indexedSession) Valid(now time.Time) bool { return now.UnixNano() < s.expires }
+
 func newSessionIndex(max int) *sessionIndex {
-	return &sessionIndex{max: max, m: map[storage.AccountID][]*storage.Session{}}
+	return &sessionIndex{max: max, m: map[storage.AccountID][]indexedSession{}}
+}
+
+func indexed(sess *storage.Session) indexedSession {
+	return indexedSession{key: sess.Key(), created: sess.Created.UnixNano(), expires: sess.Expires.UnixNano()}
 }
 
 // add records sess and returns the sessions of its account to end: expired
 // ones, and the oldest past the limit.
 func (x *sessionIndex) add(sess *storage.Session, now time.Time) (end []*storage.Session) {
+	n := indexed(sess)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	list := x.m[sess.AccountID]
+	ending := func(old indexedSession) {
+		end = append(end, &storage.Session{Hash: old.key, AccountID: sess.AccountID,
+			Created: time.Unix(0, old.created).UTC(), Expires: time.Unix(0, old.expires).UTC()})
+	}
 	kept := list[:0]
 	for _, old := range list {
 		switch {
-		case old.Cookie == sess.Cookie:
+		case old.key == n.key:
 		case !old.Valid(now):
-			end = append(end, old)
+			ending(old)
 		default:
 			kept = append(kept, old)
 		}
 	}
-	kept = append(kept, sess)
-	slices.SortStableFunc(kept, func(a, b *storage.Session) int { return a.Created.Compare(b.Created) })
+	kept = append(kept, n)
+	slices.SortStableFunc(kept, func(a, b indexedSession) int { return cmp.Compare(a.created, b.created) })
 	if over := len(kept) - x.max; over > 0 {
-		end = append(end, kept[:over]...)
+		for _, old := range kept[:over] {
+			ending(old)
+		}
 		kept = slices.Delete(kept, 0, over)
 	}
-	x.m[sess.AccountID] = kept
+	x.m[sess.AccountID] = slices.Clip(kept)
 	return end
 }
 
 // seed records a stored session without ending any (SweepSessions); a
 // session already indexed is left alone.
 func (x *sessionIndex) seed(sess *storage.Session) {
+	n := indexed(sess)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	list := x.m[sess.AccountID]
-	if slices.ContainsFunc(list, func(s *storage.Session) bool { return s.Cookie == sess.Cookie }) {
+	if slices.ContainsFunc(list, func(s indexedSession) bool { return s.key == n.key }) {
 		return
 	}
-	list = append(list, sess)
-	slices.SortStableFunc(list, func(a, b *storage.Session) int { return a.Created.Compare(b.Created) })
+	list = append(list, n)
+	slices.SortStableFunc(list, func(a, b indexedSession) int { return cmp.Compare(a.created, b.created) })
 	x.m[sess.AccountID] = list
 }
 
 // remove forgets a session (logout, sweep).
 func (x *sessionIndex) remove(sess *storage.Session) {
+	key := sess.Key()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	list := slices.DeleteFunc(x.m[sess.AccountID], func(s *storage.Session) bool { return s.Cookie == sess.Cookie })
+	list := slices.DeleteFunc(x.m[sess.AccountID], func(s indexedSession) bool { return s.key == key })
 	if len(list) == 0 {
 		delete(x.m, sess.AccountID)
 	} else {

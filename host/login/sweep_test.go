@@ -48,3 +48,50 @@ func TestSweepSessions(t *testing.T) {
 		t.Errorf("second sweep deleted %d", n)
 	}
 }
+
+// TestSweepSeedsEverySession: after a restart the index of live sessions
+// starts from storage, where sessions have no cookie (only its hash). Every
+// stored session of an account must be seeded (it once kept only the first:
+// seeded sessions were told apart by their empty cookies), so that the
+// per-account limit still ends the oldest one.
+func TestSweepSeedsEverySession(t *testing.T) {
+	s := newBenchService(t)
+	s.set.SessionsPerAccount = 3
+	s.sessions = newSessionIndex(3)
+	clock := time.Now()
+	s.now = func() time.Time { return clock }
+	ctx := context.Background()
+	login := func(s *Service) string {
+		cl, _ := srp.DefaultGroup().NewClient("bench", "pw", rand.Reader)
+		pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "127.0.0.1", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+		rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock = clock.Add(time.Second)
+		return rec.Cookie
+	}
+	first := login(s)
+	login(s)
+	login(s)
+	// A restarted service: same storage, empty index.
+	restarted := New(s.group, s.sys, s.set, s.now, nil)
+	if n, err := restarted.SweepSessions(ctx); err != nil || n != 0 {
+		t.Fatalf("SweepSessions = %d, %v", n, err)
+	}
+	sess, err := restarted.Authenticate(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := restarted.sessions.count(sess.AccountID); n != 3 {
+		t.Fatalf("%d sessions seeded, want 3", n)
+	}
+	login(restarted) // the fourth: the oldest ends
+	if _, err := restarted.Authenticate(first); err == nil {
+		t.Error("the oldest session survived a login past the limit")
+	}
+}

@@ -2,15 +2,17 @@
 // a value read from storage before an invalidation is never cached after it.
 package cache
 
-import (
-	"container/list"
-	"sync"
-)
+import "sync"
 
 const shards = 16
 
 // LRU holds at most about Size entries (split over shards); the least
 // recently used entry of a full shard is evicted.
+//
+// Values are stored inline in the entries of an intrusive list (one
+// allocation per entry, no container/list element nor boxed value): with
+// a small value type, an entry costs its key and value plus two pointers,
+// and its slot in the shard's map.
 type LRU[K comparable, V any] struct {
 	shard [shards]lruShard[K, V]
 	hash  func(K) uint32
@@ -20,13 +22,14 @@ type lruShard[K comparable, V any] struct {
 	mu    sync.Mutex
 	max   int
 	gen   uint64 // bumped by every Set and Remove
-	items map[K]*list.Element
-	order list.List // front: most recently used
+	items map[K]*node[K, V]
+	head  node[K, V] // sentinel: head.next is the most recently used
 }
 
-type entry[K comparable, V any] struct {
-	k K
-	v V
+type node[K comparable, V any] struct {
+	k          K
+	v          V
+	prev, next *node[K, V]
 }
 
 // New returns a cache of about size entries (at least one per shard);
@@ -38,8 +41,10 @@ func New[K comparable, V any](size int, hash func(K) uint32) *LRU[K, V] {
 		per = max(1, size/shards)
 	}
 	for i := range c.shard {
-		c.shard[i].max = per
-		c.shard[i].items = map[K]*list.Element{}
+		s := &c.shard[i]
+		s.max = per
+		s.items = map[K]*node[K, V]{}
+		s.head.prev, s.head.next = &s.head, &s.head
 	}
 	return c
 }
@@ -51,9 +56,9 @@ func (c *LRU[K, V]) Get(k K) (V, bool) {
 	s := c.of(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.items[k]; ok {
-		s.order.MoveToFront(e)
-		return e.Value.(*entry[K, V]).v, true
+	if n, ok := s.items[k]; ok {
+		s.toFront(n)
+		return n.v, true
 	}
 	var zero V
 	return zero, false
@@ -94,8 +99,8 @@ func (c *LRU[K, V]) Remove(k K) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
-	if e, ok := s.items[k]; ok {
-		s.order.Remove(e)
+	if n, ok := s.items[k]; ok {
+		unlink(n)
 		delete(s.items, k)
 	}
 }
@@ -112,19 +117,41 @@ func (c *LRU[K, V]) Len() int {
 	return n
 }
 
+func unlink[K comparable, V any](n *node[K, V]) {
+	n.prev.next, n.next.prev = n.next, n.prev
+	n.prev, n.next = nil, nil
+}
+
+// toFront makes n the most recently used. s.mu is held.
+func (s *lruShard[K, V]) toFront(n *node[K, V]) {
+	if s.head.next == n {
+		return
+	}
+	unlink(n)
+	s.pushFront(n)
+}
+
+func (s *lruShard[K, V]) pushFront(n *node[K, V]) {
+	n.prev, n.next = &s.head, s.head.next
+	s.head.next.prev = n
+	s.head.next = n
+}
+
 func (s *lruShard[K, V]) put(k K, v V) {
 	if s.max == 0 {
 		return
 	}
-	if e, ok := s.items[k]; ok {
-		e.Value.(*entry[K, V]).v = v
-		s.order.MoveToFront(e)
+	if n, ok := s.items[k]; ok {
+		n.v = v
+		s.toFront(n)
 		return
 	}
 	for len(s.items) >= s.max {
-		last := s.order.Back()
-		s.order.Remove(last)
-		delete(s.items, last.Value.(*entry[K, V]).k)
+		last := s.head.prev
+		unlink(last)
+		delete(s.items, last.k)
 	}
-	s.items[k] = s.order.PushFront(&entry[K, V]{k, v})
+	n := &node[K, V]{k: k, v: v}
+	s.pushFront(n)
+	s.items[k] = n
 }

@@ -45,3 +45,29 @@ func TestDisabled(t *testing.T) {
 		t.Fatal("size 0 cached")
 	}
 }
+
+func TestGetRefreshesAndRemoveUnlinks(t *testing.T) {
+	c := New[string, int](2*shards, func(string) uint32 { return 0 }) // one shard of 2
+	c.Set("a", 1)
+	c.Set("b", 2)
+	c.Get("a") // a is now the most recent: b goes first
+	c.Set("c", 3)
+	if _, ok := c.Get("b"); ok {
+		t.Error("b kept although least recently used")
+	}
+	for _, k := range []string{"a", "c"} {
+		if _, ok := c.Get(k); !ok {
+			t.Errorf("%s evicted", k)
+		}
+	}
+	c.Remove("a")
+	c.Set("d", 4)
+	c.Set("d", 5) // replace in place
+	if v, ok := c.Get("d"); !ok || v != 5 || c.Len() != 2 {
+		t.Fatalf("d = %v %v, len %d", v, ok, c.Len())
+	}
+	c.Set("e", 6) // evicts c (d was used after it)
+	if _, ok := c.Get("c"); ok || c.Len() != 2 {
+		t.Errorf("c kept (len %d)", c.Len())
+	}
+}

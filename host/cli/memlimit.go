@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/honmaster/masterserver/config"
+)
+
+// applyMemoryLimit sets the Go runtime's soft memory limit from
+// server.memory_limit (see config/defaults.toml). GOMEMLIMIT, when set,
+// wins: the runtime has applied it already. Only serve calls it: the limit
+// is the whole process's.
+func applyMemoryLimit(cfg *config.Config, log *slog.Logger) {
+	if v := os.Getenv("GOMEMLIMIT"); v != "" {
+		log.Info("memory limit from GOMEMLIMIT", "GOMEMLIMIT", v)
+		return
+	}
+	limit, why := memoryLimit(cfg, cgroupMemoryMax)
+	if limit <= 0 {
+		log.Debug("no memory limit", "why", why)
+		return
+	}
+	debug.SetMemoryLimit(limit)
+	log.Info("memory limit", "limit", config.ByteSize(limit).String(), "from", why)
+}
+
+// memoryLimit computes the limit (0: none) and says where it comes from.
+// cgroupMax reads the process's cgroup memory limit (0: none).
+func memoryLimit(cfg *config.Config, cgroupMax func() int64) (int64, string) {
+	m := cfg.Server.MemoryLimit
+	if !m.Auto {
+		if m.Bytes == 0 {
+			return 0, "server.memory_limit is off"
+		}
+		return int64(m.Bytes), "server.memory_limit"
+	}
+	cg := cgroupMax()
+	if cg <= 0 {
+		return 0, "server.memory_limit is auto and no cgroup memory limit applies"
+	}
+	// Pebble's block cache and memtables are allocated outside the Go heap;
+	// the plugin processes and the kernel's own share come out of the 20%.
+	limit := cg/10*8 - int64(cfg.Storage.CacheSize) - 2*int64(cfg.Storage.MemTableSize)
+	limit = max(limit, cg/4, int64(config.MinMemoryLimit))
+	return limit, "server.memory_limit auto: 80% of the cgroup limit " + config.ByteSize(cg).String() +
+		" less storage.cache_size and two storage.memtable_size"
+}
+
+// cgroupMemoryMax reads the memory limit of the process's cgroup (v2
+// memory.max, else v1 memory.limit_in_bytes) as mounted at /sys/fs/cgroup,
+// which inside a container is the container's own. 0 when there is none.
+func cgroupMemoryMax() int64 {
+	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		return parseCgroupMax(string(b))
+	}
+	return 0
+}
+
+// parseCgroupMax reads a cgroup memory limit: "max" (v2) or a value of
+// 2^62 or more (v1's "unlimited") is none.
+func parseCgroupMax(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 || n >= 1<<62 {
+		return 0
+	}
+	return n
+}
