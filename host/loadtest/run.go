@@ -224,7 +224,9 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient) ([]*accoun
 	}
 	accts := make([]*account, o.Accounts)
 	err := forEach(ctx, o.Accounts, 16, func(i int) error {
-		a := &account{login: LoginPrefix + e.run + strconv.FormatInt(int64(i), 36), password: "load-" + e.run, owned: map[string]bool{}}
+		// Decimal, not base 36: the server refuses look-alike logins ("1" and
+		// "i" read alike), and distinct decimal suffixes never look alike.
+		a := &account{login: LoginPrefix + e.run + strconv.Itoa(i), password: "load-" + e.run, owned: map[string]bool{}}
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
 		r, err := e.c.PostForm(reqCtx, pathRegister, url.Values{"login": {a.login}, "password": {a.password}})
