@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -129,8 +130,8 @@ func readEntry(f *zip.File, bound int64) ([]byte, error) {
 	}
 	var rd io.Reader = raw
 	if f.Method == zip.Deflate {
-		fr := flate.NewReader(raw)
-		defer fr.Close()
+		fr := getInflater(raw)
+		defer putInflater(fr)
 		rd = fr
 	}
 
@@ -138,7 +139,9 @@ func readEntry(f *zip.File, bound int64) ([]byte, error) {
 	// buffer from it; a lying header only costs a regrowth up to bound+1.
 	buf := bytes.NewBuffer(make([]byte, 0, int(f.UncompressedSize64)+1))
 	sum := crc32.NewIEEE()
-	n, err := io.Copy(io.MultiWriter(buf, sum), io.LimitReader(rd, bound+1))
+	cb := getCopyBuf()
+	defer copyBufs.Put(cb)
+	n, err := io.CopyBuffer(io.MultiWriter(buf, sum), io.LimitReader(rd, bound+1), *cb)
 	if n > bound {
 		return nil, fmt.Errorf("%w: %s inflates past %d bytes", ErrTooLarge, ConfigName, bound)
 	}
@@ -170,7 +173,9 @@ func sameAsZipReader(f *zip.File, want []byte) error {
 	defer rc.Close()
 	cw := &compareWriter{want: want}
 	// want is the whole entry, so one more byte than that is a mismatch.
-	if _, err := io.Copy(cw, io.LimitReader(rc, int64(len(want))+1)); err != nil {
+	cb := getCopyBuf()
+	defer copyBufs.Put(cb)
+	if _, err := io.CopyBuffer(cw, io.LimitReader(rc, int64(len(want))+1), *cb); err != nil {
 		return err
 	}
 	if len(cw.want) != 0 {
@@ -214,4 +219,34 @@ func BuildArchive(cfg []byte) ([]byte, error) {
 		return nil, fmt.Errorf("cloudcfg: build archive: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// Decompressors and copy buffers are pooled: a decompressor holds ~40 KiB of
+// tables and window, io.Copy a 32 KiB buffer, which were allocated and zeroed
+// for every upload (archive/zip pools its own, used by sameAsZipReader).
+var (
+	inflaters sync.Pool // io.ReadCloser implementing flate.Resetter
+	copyBufs  sync.Pool // *[]byte, the buffers of the copies in readEntry
+)
+
+func getCopyBuf() *[]byte {
+	if b, ok := copyBufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 16<<10)
+	return &b
+}
+
+func getInflater(r io.Reader) io.ReadCloser {
+	if fr, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := fr.(flate.Resetter).Reset(r, nil); err == nil {
+			return fr
+		}
+	}
+	return flate.NewReader(r)
+}
+
+func putInflater(fr io.ReadCloser) {
+	fr.Close()
+	inflaters.Put(fr)
 }
