@@ -22,6 +22,8 @@ type account struct {
 	all   []storage.Upgrade
 	index *storage.OwnedIndex
 	err   error // why state is nil
+	// plug caches the plugin states read or committed (see Tx.PluginState).
+	plug pluginStates
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -70,6 +72,7 @@ func (a *account) Receive(ctx actor.Context) {
 }
 
 func (a *account) load() {
+	a.plug = nil
 	acct, stored, err := a.sys.db.LoadAccount(a.id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
@@ -110,7 +113,7 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 func (a *account) apply(c Change) (reply any, err error) {
 	work := a.state.WorkingCopy(a.all, a.index)
 	owned := len(work.Upgrades)
-	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
+	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db, plug: &a.plug}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -138,7 +141,11 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
+		a.plug = nil // a failed commit may have reached the log or not: read again
 		return nil, err
+	}
+	for _, s := range tx.plugSet {
+		a.plug.set(s.area, s.state)
 	}
 	if !tx.dirty {
 		// The copy may leave the actor as the reply (a read-only change may

@@ -40,6 +40,8 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
+	plug     *pluginStates // the actor's known plugin states; nil: read storage
+	plugSet  []pluginState // plugin states this change writes, in order
 }
 
 // sessionWrite is a session put (s non-nil) or delete, applied to the
