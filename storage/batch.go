@@ -50,19 +50,28 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 
 // Stored is what an account's actor keeps of the records it last wrote (or
 // loaded), so that a change writes only the records it altered.
-type Stored struct{ profile, lists []byte }
+type Stored struct {
+	profile, lists []byte
+	// from is the account whose lists the lists record holds; nil when
+	// unknown. It is never edited once stored (the actor's adopted state).
+	from *Account
+}
 
 // PutAccount writes the profile and lists records of a that differ from
 // prev (all of them when prev is nil) and returns what is stored once the
-// batch commits. Owned upgrades are separate records (PutUpgrades).
+// batch commits. Owned upgrades are separate records (PutUpgrades). Lists
+// equal to those prev was written from are not even encoded (most changes
+// touch only balances).
 func (b *Batch) PutAccount(a *Account, prev *Stored) *Stored {
-	next := &Stored{}
+	next := &Stored{from: a}
 	var err error
 	if next.profile, err = encodePB(toProfile(a)); err != nil {
 		b.set(accountKey(a.ID), nil, err)
 		return prev
 	}
-	if next.lists, err = encodePB(toLists(a)); err != nil {
+	if prev != nil && prev.from != nil && sameLists(a, prev.from) {
+		next.lists = prev.lists
+	} else if next.lists, err = encodePB(toLists(a)); err != nil {
 		b.set(listsKey(a.ID), nil, err)
 		return prev
 	}

@@ -242,7 +242,7 @@ func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
 	}
 	a := &Account{}
 	fromProfile(&p, a)
-	st := &Stored{profile: pv}
+	st := &Stored{profile: pv, from: a}
 	lv, err := db.get(listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):
