@@ -60,3 +60,47 @@ func TestPluginStateKeptByActor(t *testing.T) {
 		t.Fatalf("stored state %q, %v; want xxxx", stored, err)
 	}
 }
+
+// memoStep remembers n under "k" (refusing the change with fail) and
+// answers what was remembered before.
+type memoStep struct {
+	n    int
+	fail bool
+}
+
+func (c memoStep) Apply(tx *Tx) (any, error) {
+	before := tx.Memo("k")
+	tx.SetMemo("k", c.n)
+	if tx.Memo("k") != c.n {
+		return nil, errors.New("test: memo set in this change not read back")
+	}
+	if c.fail {
+		return nil, errStep
+	}
+	return before, nil
+}
+
+// A memo is kept only from changes that committed.
+func TestMemoKeptFromCommittedChanges(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "memo", "")
+	steps := []struct {
+		m    memoStep
+		want any
+	}{
+		{memoStep{1, false}, nil}, {memoStep{2, true}, nil}, {memoStep{3, false}, 1}, {memoStep{4, false}, 3},
+	}
+	for i, st := range steps {
+		r, err := s.Apply(ctx, a.ID, st.m)
+		if st.m.fail {
+			if !errors.Is(err, errStep) {
+				t.Fatalf("step %d: %v", i, err)
+			}
+			continue
+		}
+		if err != nil || r != st.want {
+			t.Fatalf("step %d: %v, %v; want %v", i, r, err, st.want)
+		}
+	}
+}

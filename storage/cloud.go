@@ -17,7 +17,7 @@ type cloudMeta struct {
 }
 
 func encodeCloud(o *CloudObject) ([]byte, error) {
-	meta, err := json.Marshal(cloudMeta{o.AccountID, o.Bucket, o.ModifyTime, o.Stored.UnixNano()})
+	meta, err := cloudMetaJSON(o)
 	if err != nil {
 		return nil, err
 	}
@@ -45,4 +45,20 @@ func decodeCloud(b []byte, withData bool) (*CloudObject, error) {
 		o.Data = append([]byte(nil), b[1+w+int(n):]...)
 	}
 	return o, nil
+}
+
+// CloudSize is the size DB.CloudSizes reports for o once stored: its
+// metadata and archive as written by Batch.PutCloud (with o.AccountID as
+// it is then).
+func CloudSize(o *CloudObject) (int64, error) {
+	meta, err := cloudMetaJSON(o)
+	if err != nil {
+		return 0, err
+	}
+	var tmp [binary.MaxVarintLen64]byte
+	return int64(1 + binary.PutUvarint(tmp[:], uint64(len(meta))) + len(meta) + len(o.Data)), nil
+}
+
+func cloudMetaJSON(o *CloudObject) ([]byte, error) {
+	return json.Marshal(cloudMeta{o.AccountID, o.Bucket, o.ModifyTime, o.Stored.UnixNano()})
 }

@@ -3,6 +3,7 @@ package cloud
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/storage"
@@ -47,13 +48,27 @@ var (
 	errQuota          = errors.New("cloud quota exceeded")
 )
 
+// sizesMemo is the actor memo (actors.Tx.Memo) holding the account's
+// stored bucket sizes (a bucketSizes, as storage.DB.CloudSizes reads them),
+// so that a store does not scan the account's archives each time (a third
+// of a store's CPU under load). storeObject is the only writer of cloud
+// records and keeps it current.
+const sizesMemo = "cloud.sizes"
+
+// bucketSizes maps bucket to stored size; never edited once remembered.
+type bucketSizes map[string]int64
+
 // Apply implements actors.Change. The quota is checked here, in the
 // account's actor, so that concurrent uploads cannot overshoot it together.
 func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 	if c.quota.Buckets > 0 || c.quota.Bytes > 0 {
-		sizes, err := tx.DB().CloudSizes(tx.View().ID)
-		if err != nil {
-			return nil, err
+		sizes, _ := tx.Memo(sizesMemo).(bucketSizes)
+		if sizes == nil {
+			read, err := tx.DB().CloudSizes(tx.View().ID)
+			if err != nil {
+				return nil, err
+			}
+			sizes = read
 		}
 		old, replacing := sizes[c.obj.Bucket]
 		if !replacing && c.quota.Buckets > 0 && len(sizes) >= c.quota.Buckets {
@@ -66,6 +81,15 @@ func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 		if after := total - old + int64(len(c.obj.Data)); c.quota.Bytes > 0 && after > c.quota.Bytes {
 			return nil, fmt.Errorf("%w: %d bytes after this upload, limit %d", errQuota, after, c.quota.Bytes)
 		}
+		tx.PutCloud(c.obj)
+		n, err := storage.CloudSize(c.obj) // after PutCloud, which sets AccountID
+		if err != nil {
+			return nil, err
+		}
+		next := maps.Clone(sizes)
+		next[c.obj.Bucket] = n
+		tx.SetMemo(sizesMemo, next)
+		return nil, nil
 	}
 	tx.PutCloud(c.obj)
 	return nil, nil
