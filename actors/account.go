@@ -22,6 +22,10 @@ type account struct {
 	all   []storage.Upgrade
 	index *storage.OwnedIndex
 	err   error // why state is nil
+	// plug caches the plugin states read or committed (see Tx.PluginState).
+	plug pluginStates
+	// memos are the areas' derived facts (see Tx.Memo).
+	memos []memo
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -76,6 +80,7 @@ func (a *account) Receive(ctx actor.Context) {
 }
 
 func (a *account) load() {
+	a.plug, a.memos = nil, nil
 	acct, stored, err := a.sys.db.LoadAccount(a.id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
@@ -116,7 +121,7 @@ func (a *account) read(fn func(*storage.Account) any) (reply any) {
 func (a *account) apply(c Change) (reply any, err error) {
 	work := a.state.WorkingCopy(a.all, a.index)
 	owned := len(work.Upgrades)
-	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db}
+	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db, plug: &a.plug, memos: &a.memos}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -144,8 +149,14 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
+		// A failed commit may have reached the log or not: read again.
+		a.plug, a.memos = nil, nil
 		return nil, err
 	}
+	for _, s := range tx.plugSet {
+		a.plug.set(s.area, s.state)
+	}
+	adoptMemos(&a.memos, tx.memoSet)
 	if !tx.dirty {
 		// The copy may leave the actor as the reply (a read-only change may
 		// return it): detach it from the live index, which the actor goes

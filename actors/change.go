@@ -41,6 +41,10 @@ type Tx struct {
 	dirty    bool
 	sessions []sessionWrite
 	del      *deletion // set by the deletion change (delete.go)
+	plug     *pluginStates // the actor's known plugin states; nil: read storage
+	plugSet  []pluginState // plugin states this change writes, in order
+	memos    *[]memo       // the actor's memos (see Memo)
+	memoSet  []memo        // memos this change sets, kept if it commits
 }
 
 // sessionWrite is a session put (s non-nil) or delete, applied to the

@@ -299,3 +299,60 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("unknown account: %v", err)
 	}
 }
+
+// editLists edits one list of the account (or, with which "", only its
+// balance).
+type editLists struct{ which string }
+
+func (e editLists) Apply(tx *Tx) (any, error) {
+	a := tx.Account()
+	switch e.which {
+	case "buddies":
+		a.Buddies = append(a.Buddies, storage.Buddy{ID: 9, Nickname: "b"})
+	case "buddy status": // an edit in place of an existing entry
+		a.Buddies[0].Status = 3
+	case "selected":
+		a.SelectedUpgrades = append(a.SelectedUpgrades, "cc.x")
+	case "notification":
+		a.Notifications = append(a.Notifications, storage.Notification{ID: 1, Sender: "s", Date: time.Unix(1700000000, 0).UTC()})
+	case "chatrooms":
+		a.Chatrooms = append(a.Chatrooms, "room")
+	case "":
+		a.Tickets++
+	}
+	return nil, nil
+}
+
+// Every edit of a list reaches storage (the lists record is skipped only
+// when its lists are unchanged), including an edit in place of an entry,
+// and a balance-only change leaves the lists record alone.
+func TestListsWrittenOnlyWhenChanged(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "L", "")
+	for _, which := range []string{"buddies", "buddy status", "selected", "notification", "chatrooms", ""} {
+		if _, err := s.Apply(ctx, a.ID, editLists{which}); err != nil {
+			t.Fatalf("%s: %v", which, err)
+		}
+	}
+	got, err := s.DB().Account(a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Buddies) != 1 || got.Buddies[0].Status != 3 || len(got.SelectedUpgrades) != 1 ||
+		len(got.Notifications) != 1 || len(got.Chatrooms) != 1 {
+		t.Fatalf("stored lists %+v %+v %+v %+v", got.Buddies, got.SelectedUpgrades, got.Notifications, got.Chatrooms)
+	}
+	before := s.DB().Stats().WALBytes
+	if _, err := s.Apply(ctx, a.ID, editLists{""}); err != nil {
+		t.Fatal(err)
+	}
+	balanceOnly := s.DB().Stats().WALBytes - before
+	before = s.DB().Stats().WALBytes
+	if _, err := s.Apply(ctx, a.ID, editLists{"chatrooms"}); err != nil {
+		t.Fatal(err)
+	}
+	if withLists := s.DB().Stats().WALBytes - before; withLists <= balanceOnly {
+		t.Errorf("a list edit wrote %d bytes, a balance edit %d: the lists record is missing", withLists, balanceOnly)
+	}
+}

@@ -132,15 +132,16 @@ func (a *Account) WithIndex(x *OwnedIndex) *Account {
 // clipped view) with its index x. An append made by the change writes past
 // the end of all (unseen by anyone, all's length being unchanged) or
 // reallocates: gaining an upgrade costs the same whatever the account owns.
-// A change must not edit an owned upgrade in place.
+// A change must not edit an owned upgrade in place. The SRP salt and
+// verifier are shared too: they are only ever replaced whole (a new
+// SRPVerifier), never edited in place. a itself is not touched (it may be
+// published to readers).
 func (a *Account) WorkingCopy(all []Upgrade, x *OwnedIndex) *Account {
-	up := a.Upgrades
-	a.Upgrades = nil // not copied by Clone
-	c := a.Clone()
-	a.Upgrades = up
+	c := *a
 	c.Upgrades = all
 	c.index = x
-	return c
+	c.copyLists()
+	return &c
 }
 
 // Detach makes a safe to hand out of the goroutine that owns its original:
@@ -159,13 +160,19 @@ func (a *Account) Clone() *Account {
 	c.SRP.Verifier = append([]byte(nil), a.SRP.Verifier...)
 	c.Upgrades = append([]Upgrade(nil), a.Upgrades...)
 	c.index = nil
-	c.SelectedUpgrades = append([]string(nil), a.SelectedUpgrades...)
-	c.Buddies = append([]Buddy(nil), a.Buddies...)
-	c.Ignored = append([]Ignored(nil), a.Ignored...)
-	c.Banned = append([]Banned(nil), a.Banned...)
-	c.Notifications = append([]Notification(nil), a.Notifications...)
-	c.Chatrooms = append([]string(nil), a.Chatrooms...)
+	c.copyLists()
 	return &c
+}
+
+// copyLists gives a its own copies of the lists it shares with the account
+// it was copied from.
+func (a *Account) copyLists() {
+	a.SelectedUpgrades = append([]string(nil), a.SelectedUpgrades...)
+	a.Buddies = append([]Buddy(nil), a.Buddies...)
+	a.Ignored = append([]Ignored(nil), a.Ignored...)
+	a.Banned = append([]Banned(nil), a.Banned...)
+	a.Notifications = append([]Notification(nil), a.Notifications...)
+	a.Chatrooms = append([]string(nil), a.Chatrooms...)
 }
 
 // CloudFlags are the account's cloud-settings enrollment switches. They

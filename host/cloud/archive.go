@@ -40,8 +40,21 @@ type archiveCodec struct{}
 
 const archiveFormat = 1
 
+func (a *Archive) header() ([]byte, error) {
+	return json.Marshal(archiveHeader{a.AccountID, a.Bucket, a.ModifyTime, a.Stored.UnixNano()})
+}
+
+// storedSize is the size of a's record once stored: what Sizes reports.
+func storedSize(a *Archive) (int64, error) {
+	h, err := a.header()
+	if err != nil {
+		return 0, err
+	}
+	return int64(1 + len(binary.AppendUvarint(nil, uint64(len(h)))) + len(h) + len(a.Data)), nil
+}
+
 func (archiveCodec) Encode(a *Archive) ([]byte, error) {
-	h, err := json.Marshal(archiveHeader{a.AccountID, a.Bucket, a.ModifyTime, a.Stored.UnixNano()})
+	h, err := a.header()
 	if err != nil {
 		return nil, err
 	}

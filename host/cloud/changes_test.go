@@ -318,3 +318,66 @@ func TestMessagesTable(t *testing.T) {
 		t.Error("an unknown reason does not read as internal")
 	}
 }
+
+// The quota is checked against sizes the actor remembers from earlier
+// stores (the sizes memo): they must stay what storage reports, so a store
+// that lands exactly on the byte limit passes and one byte more is refused,
+// after replacements that shrank and grew a bucket.
+func TestStoreQuotaFromMemo(t *testing.T) {
+	sys := actorstest.New(t)
+	ctx := context.Background()
+	a := createAccount(t, sys, "Memo")
+	stored := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	obj := func(bucket string, n int) *Archive {
+		return &Archive{Bucket: bucket, ModifyTime: "2024-01-01 00:00:00", Stored: stored, Data: bytes.Repeat([]byte{'z'}, n)}
+	}
+	size := func(bucket string, n int) int64 {
+		o := obj(bucket, n)
+		o.AccountID = a.ID
+		s, err := storedSize(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Room for "b" stored at 200 bytes and an upload of 300 to "a", exactly
+	// (the check counts the stored sizes of the other buckets and the new
+	// upload's archive bytes).
+	q := Quota{Buckets: 2, Bytes: size("b", 200) + 300}
+	steps := []struct {
+		bucket string
+		n      int
+		ok     bool
+	}{
+		{"a", 500, true}, {"a", 100, true}, {"b", 400, true}, {"b", 200, true},
+		{"a", 301, false}, {"a", 300, true}, {"c", 1, false}, {"b", 201, false}, {"b", 150, true}, {"a", 350, true},
+	}
+	for i, st := range steps {
+		_, err := sys.Apply(ctx, a.ID, &storeObject{obj: obj(st.bucket, st.n), quota: q})
+		if st.ok != (err == nil) {
+			t.Fatalf("step %d (%s, %d bytes): err %v, want ok %v", i, st.bucket, st.n, err, st.ok)
+		}
+		sizes, err := Sizes(sys.DB(), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sys.Apply(ctx, a.ID, memoReader{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		memo, _ := r.(bucketSizes)
+		if len(memo) != len(sizes) {
+			t.Fatalf("step %d: memo %v, storage %v", i, memo, sizes)
+		}
+		for k, v := range sizes {
+			if memo[k] != v {
+				t.Fatalf("step %d: memo %v, storage %v", i, memo, sizes)
+			}
+		}
+	}
+}
+
+// memoReader answers the sizes memo.
+type memoReader struct{}
+
+func (memoReader) Apply(tx *actors.Tx) (any, error) { return tx.Memo(sizesMemo), nil }

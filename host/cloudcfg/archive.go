@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -129,8 +130,8 @@ func readEntry(f *zip.File, bound int64) ([]byte, error) {
 	}
 	var rd io.Reader = raw
 	if f.Method == zip.Deflate {
-		fr := flate.NewReader(raw)
-		defer fr.Close()
+		fr := getInflater(raw)
+		defer putInflater(fr)
 		rd = fr
 	}
 
@@ -138,7 +139,9 @@ func readEntry(f *zip.File, bound int64) ([]byte, error) {
 	// buffer from it; a lying header only costs a regrowth up to bound+1.
 	buf := bytes.NewBuffer(make([]byte, 0, int(f.UncompressedSize64)+1))
 	sum := crc32.NewIEEE()
-	n, err := io.Copy(io.MultiWriter(buf, sum), io.LimitReader(rd, bound+1))
+	cb := getCopyBuf()
+	defer copyBufs.Put(cb)
+	n, err := io.CopyBuffer(io.MultiWriter(buf, sum), io.LimitReader(rd, bound+1), *cb)
 	if n > bound {
 		return nil, fmt.Errorf("%w: %s inflates past %d bytes", ErrTooLarge, ConfigName, bound)
 	}
@@ -170,7 +173,9 @@ func sameAsZipReader(f *zip.File, want []byte) error {
 	defer rc.Close()
 	cw := &compareWriter{want: want}
 	// want is the whole entry, so one more byte than that is a mismatch.
-	if _, err := io.Copy(cw, io.LimitReader(rc, int64(len(want))+1)); err != nil {
+	cb := getCopyBuf()
+	defer copyBufs.Put(cb)
+	if _, err := io.CopyBuffer(cw, io.LimitReader(rc, int64(len(want))+1), *cb); err != nil {
 		return err
 	}
 	if len(cw.want) != 0 {
@@ -196,9 +201,15 @@ var archiveTime = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // BuildArchive returns a zip archive holding cfg as a deflated cloud.cfg, the
 // shape the game client uploads. The output depends only on cfg.
+//
+// It deflates at flate.BestSpeed with pooled compressors: archive/zip's own
+// (default level) compressors are pooled too, but resetting one clears
+// ~640 KiB of hash chains, which was a quarter of the load tester's CPU per
+// cloud store; a BestSpeed compressor resets in constant time.
 func BuildArchive(cfg []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zip.Deflate, fastCompressor)
 	w, err := zw.CreateHeader(&zip.FileHeader{
 		Name:     ConfigName,
 		Method:   zip.Deflate,
@@ -214,4 +225,69 @@ func BuildArchive(cfg []byte) ([]byte, error) {
 		return nil, fmt.Errorf("cloudcfg: build archive: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// Decompressors and copy buffers are pooled: a decompressor holds ~40 KiB of
+// tables and window, io.Copy a 32 KiB buffer, which were allocated and zeroed
+// for every upload (archive/zip pools its own, used by sameAsZipReader).
+var (
+	deflaters sync.Pool // *flate.Writer at BestSpeed
+	inflaters sync.Pool // io.ReadCloser implementing flate.Resetter
+	copyBufs  sync.Pool // *[]byte, the buffers of the copies in readEntry
+)
+
+func getCopyBuf() *[]byte {
+	if b, ok := copyBufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 16<<10)
+	return &b
+}
+
+func getInflater(r io.Reader) io.ReadCloser {
+	if fr, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := fr.(flate.Resetter).Reset(r, nil); err == nil {
+			return fr
+		}
+	}
+	return flate.NewReader(r)
+}
+
+func putInflater(fr io.ReadCloser) {
+	fr.Close()
+	inflaters.Put(fr)
+}
+
+// fastCompressor is BuildArchive's zip.Compressor.
+func fastCompressor(w io.Writer) (io.WriteCloser, error) {
+	fw, ok := deflaters.Get().(*flate.Writer)
+	if ok {
+		fw.Reset(w)
+	} else {
+		var err error
+		if fw, err = flate.NewWriter(w, flate.BestSpeed); err != nil {
+			return nil, err
+		}
+	}
+	return &pooledDeflater{w: fw}, nil
+}
+
+// pooledDeflater returns its writer to the pool when closed (once).
+type pooledDeflater struct{ w *flate.Writer }
+
+func (p *pooledDeflater) Write(b []byte) (int, error) {
+	if p.w == nil {
+		return 0, errors.New("cloudcfg: write after close")
+	}
+	return p.w.Write(b)
+}
+
+func (p *pooledDeflater) Close() error {
+	if p.w == nil {
+		return nil
+	}
+	err := p.w.Close()
+	deflaters.Put(p.w)
+	p.w = nil
+	return err
 }

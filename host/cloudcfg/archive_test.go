@@ -315,3 +315,28 @@ func readTestdata(t testing.TB, name string) []byte {
 	}
 	return b
 }
+
+// The archive a client uploads: build it (the load tester does, once per
+// store) and check it (the server does, once per store).
+func BenchmarkBuildArchive(b *testing.B) {
+	cfg := []byte("SetSave \"cl_Rap2Enable\" \"false\" \"1\"\nSetSave \"ui_loadtest\" \"lt-1\" \"1\"\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BuildArchive(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCheckArchive(b *testing.B) {
+	z, err := BuildArchive(readTestdata(b, "sample.cfg"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CheckArchive(z, DefaultLimits); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

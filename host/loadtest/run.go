@@ -47,7 +47,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	e := &env{c: c, run: randomTag()}
 	e.logins = make([]string, o.Accounts)
 	for i := range e.logins {
-		e.logins[i] = LoginPrefix + e.run + strconv.FormatInt(int64(i), 36)
+		// Decimal, not base 36: the server refuses look-alike logins ("1" and
+		// "i" read alike), and distinct decimal suffixes never look alike.
+		e.logins[i] = LoginPrefix + e.run + strconv.Itoa(i)
 	}
 	logf("provisioning %d accounts (logins %s%s...)", o.Accounts, LoginPrefix, e.run)
 	reg := &registered{}

@@ -64,6 +64,10 @@ func (f *benchFixture) setup() error {
 	cfg.Storage.DataDir = dir
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Operator.Listen = "127.0.0.1:0"
+	// The clients' pool holds up to two connections per account, all from
+	// one address: above the default per-address limit, which closed the
+	// excess at once and failed the drops sent on them.
+	cfg.Limits.MaxConnectionsPerAddress = 4 * benchAccounts
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
 	if f.rt, err = cli.Start(ctx, cfg, log, false, io.Discard); err != nil {
