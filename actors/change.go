@@ -40,7 +40,7 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
-	del      *deletion // set by the deletion change (delete.go)
+	del      *deletion     // set by the deletion change (delete.go)
 	plug     *pluginStates // the actor's known plugin states; nil: read storage
 	plugSet  []pluginState // plugin states this change writes, in order
 	memos    *[]memo       // the actor's memos (see Memo)
