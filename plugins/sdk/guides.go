@@ -17,6 +17,13 @@ var AreaGuides = RegisterArea("guides")
 // stored state for the account and refuses a result that changes it. The
 // host checks the order with ValidateGuideRank and refuses it, never
 // repairs it.
+//
+// A ranking must be a function of its facts and state (no clock, no
+// randomness): the host reuses a decision for later lists with the same
+// facts instead of asking again — for the same account, or for every
+// account with the same Default and Favorites when the decision is Shared
+// — while the hero's guides are unchanged, and for a bounded time (the
+// host's guides.rank_staleness) after their counts changed.
 var GuidesRank = NewDecision(DecisionDef[GuideRankFacts, GuideRankDecision]{
 	Area: AreaGuides, Name: "rank", Version: 1,
 	Facts:      rankFactsCodec(),
@@ -144,6 +151,12 @@ func (f GuideRankFacts) Validate() error {
 // most MaxGuideList gids, each a candidate, none twice (ValidateGuideRank).
 type GuideRankDecision struct {
 	Order []GuideID
+	// Shared declares that Order depends only on the facts' Hero,
+	// Candidates, Default and Favorites — not on Account nor on the
+	// plugin's state — so the host may reuse it for every account with the
+	// same default and favorites. False (the zero value, and what a plugin
+	// unaware of the field sends) limits reuse to the same account.
+	Shared bool
 }
 
 // ValidateGuideRank checks a ranking's decision against its facts: at most
