@@ -63,12 +63,18 @@ type RankReuse struct {
 // settings say nothing (config: guides.rank_cache_entries).
 const DefaultRankEntries = 10000
 
-// candSnapshot is a hero's candidates as of one catalog version and tally
-// generation, read at read (the generation is read before any count).
-type candSnapshot struct {
+// rankBasis says which counts a decision was ranked on: the catalog
+// version and tally generation of its candidates, read at read (the
+// generation is read before any count).
+type rankBasis struct {
 	catVersion, gen uint64
 	read            time.Time
-	cands           *sdk.SharedGuideCandidates
+}
+
+// candSnapshot is a hero's candidates as of one basis.
+type candSnapshot struct {
+	rankBasis
+	cands *sdk.SharedGuideCandidates
 }
 
 // rankKey names the facts a decision was made on.
@@ -80,8 +86,12 @@ type rankKey struct {
 	state   string // the account's plugin state (hashed when long); "" when Shared
 }
 
+// rankEntry is a kept decision. It holds its basis, not its candidates:
+// every snapshot of the same catalog version has the same guides, so the
+// current one checks a reused order, and a kept decision never pins a
+// hero's candidates in memory.
 type rankEntry struct {
-	snap     *candSnapshot
+	basis    rankBasis
 	decision sdk.GuideRankDecision
 }
 
@@ -116,10 +126,10 @@ func newRankings(r RankReuse, now func() time.Time) *rankings {
 	return &rankings{reuse: r, now: now, entries: map[rankKey]*rankEntry{}, flights: map[rankKey]*rankFlight{}}
 }
 
-// usable reports whether a decision ranked on snap may serve a list that
+// usable reports whether a decision ranked on b may serve a list that
 // starts at now, with the catalog at catVersion and the tally at gen.
-func (r *rankings) usable(snap *candSnapshot, catVersion, gen uint64, now time.Time) bool {
-	return snap != nil && snap.catVersion == catVersion && (snap.gen == gen || now.Sub(snap.read) < r.reuse.Staleness)
+func (r *rankings) usable(b rankBasis, catVersion, gen uint64, now time.Time) bool {
+	return b.catVersion == catVersion && (b.gen == gen || now.Sub(b.read) < r.reuse.Staleness)
 }
 
 func (r *rankings) len() int {
@@ -168,17 +178,32 @@ func (s *Service) snapshot(cat *catalog, hero string) (*candSnapshot, error) {
 	if err != nil {
 		return nil, Fail(ReasonInternal, err)
 	}
-	sn := &candSnapshot{catVersion: cat.version, gen: gen, read: read, cands: shared}
+	sn := &candSnapshot{rankBasis: rankBasis{catVersion: cat.version, gen: gen, read: read}, cands: shared}
 	s.cands.Store(hero, sn)
 	return sn, nil
 }
 
+// candidatesOf returns hero's candidates as of cat's version, whatever
+// their counts: what a reused decision is checked against.
+func (s *Service) candidatesOf(cat *catalog, hero string) (*sdk.SharedGuideCandidates, error) {
+	if v, ok := s.cands.Load(hero); ok {
+		if sn := v.(*candSnapshot); sn.catVersion == cat.version {
+			return sn.cands, nil
+		}
+	}
+	sn, err := s.snapshot(cat, hero)
+	if err != nil {
+		return nil, err
+	}
+	return sn.cands, nil
+}
+
 // rank returns the plugin's decision for facts f (Account, Hero, Default
 // and Favorites set; candidates are the hero's) with the account's state,
-// and the candidates it was ranked on: a kept decision when one may serve
-// (see above), else one plugin call, shared with concurrent lists of the
-// same facts.
-func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, state []byte) (*candSnapshot, sdk.GuideRankDecision, error) {
+// and candidates of cat's version to check it against: a kept decision
+// when one may serve (see above), else one plugin call, shared with
+// concurrent lists of the same facts.
+func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, state []byte) (*sdk.SharedGuideCandidates, sdk.GuideRankDecision, error) {
 	r := s.ranks
 	acct := storage.AccountID(f.Account)
 	shared := rankKey{hero: f.Hero, def: f.Default, favs: packGids(f.Favorites)}
@@ -195,14 +220,15 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 		}
 		r.mu.Lock()
 		for _, k := range []rankKey{shared, own} {
-			if e := r.entries[k]; e != nil && r.usable(e.snap, cat.version, gen, now) {
+			if e := r.entries[k]; e != nil && r.usable(e.basis, cat.version, gen, now) {
 				r.mu.Unlock()
-				return e.snap, e.decision, nil
+				cands, err := s.candidatesOf(cat, f.Hero)
+				return cands, e.decision, err
 			}
 		}
 		fl := r.flights[flightKey]
 		r.mu.Unlock()
-		if fl != nil && attempt == 0 && r.usable(fl.snap, cat.version, gen, now) {
+		if fl != nil && attempt == 0 && r.usable(fl.snap.rankBasis, cat.version, gen, now) {
 			s.rankJoins.Add(1)
 			select {
 			case <-fl.done:
@@ -210,7 +236,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 				return nil, sdk.GuideRankDecision{}, Fail(ReasonUnavailable, ctx.Err())
 			}
 			if fl.err == nil && servesMe(fl.entry, fl.account, fl.state) {
-				return fl.snap, fl.entry.decision, nil
+				return fl.snap.cands, fl.entry.decision, nil
 			}
 			continue // its facts were not mine, or it failed: ask myself
 		}
@@ -240,7 +266,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 			return nil, sdk.GuideRankDecision{}, fl.err
 		}
 		r.lastShared.Store(fl.entry.decision.Shared)
-		return snap, fl.entry.decision, nil
+		return snap.cands, fl.entry.decision, nil
 	}
 }
 
@@ -256,5 +282,5 @@ func (s *Service) askRank(ctx context.Context, f sdk.GuideRankFacts, state []byt
 	if !bytes.Equal(res.State, state) {
 		return rankEntry{}, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
 	}
-	return rankEntry{snap: snap, decision: res.Decision}, nil
+	return rankEntry{basis: snap.rankBasis, decision: res.Decision}, nil
 }

@@ -76,7 +76,7 @@ func (s *Service) Routes() []server.Route {
 	fs := s.area.Functions()
 	out := make([]server.Route, len(fs))
 	for i, f := range fs {
-		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail}
+		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail, Doc: f.Doc}
 	}
 	return out
 }
@@ -158,11 +158,11 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 		}
 	}
 	slices.Sort(f.Favorites)
-	snap, d, err := s.rank(ctx, cat, f, state)
+	cands, d, err := s.rank(ctx, cat, f, state)
 	if err != nil {
 		return nil, err
 	}
-	return ListEntries(acct, f.WithShared(snap.cands), d, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+	return ListEntries(acct, f.WithShared(cands), d, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
 }
 
 // RankCalls is how many ranking decisions the service has asked of the
