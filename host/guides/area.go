@@ -117,10 +117,10 @@ func (a *Area) Functions() []Function {
 			Reply: "Success: `guide_list`, up to 20 entries separated by backticks, each `gid|date|author|name|is_def/not_def|is_fav/not_fav|rating|is_yours/not_yours|premium 0/1` (name cut to 36 characters, `'` as `\\'`; rating with 2 decimals). A hero without guides: an empty list." + failDoc,
 		}},
 		{FuncGuide, a.guide, server.Doc{
-			Summary: "One guide with the account's flags and its vote counts' rating.",
-			Fields:  fields(server.Field{Name: "hero", Desc: "hero CLI name (not checked: the gid alone names the guide)"}, gidField),
+			Summary:    "One guide with the account's flags and its vote counts' rating.",
+			Fields:     fields(server.Field{Name: "hero", Desc: "hero CLI name (not checked: the gid alone names the guide)"}, gidField),
 			ReplyValue: guideReply{},
-			Reply: "Success: 22 entries; `thumb` is the account's vote (`noVote`, `up`, `down`), and after a vote `vote` (1 up, 0 down) follows it (23 entries). An unknown or hidden gid, and gid 99999: `no_guides_found`." + failDoc,
+			Reply:      "Success: 22 entries; `thumb` is the account's vote (`noVote`, `up`, `down`), and after a vote `vote` (1 up, 0 down) follows it (23 entries). An unknown or hidden gid, and gid 99999: `no_guides_found`." + failDoc,
 		}},
 		{FuncDefaultSet, flag(FuncDefaultSet), flagDoc(FuncDefaultSet)},
 		{FuncDefaultRemove, flag(FuncDefaultRemove), flagDoc(FuncDefaultRemove)},
