@@ -162,7 +162,11 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	if err != nil {
 		return nil, err
 	}
-	return ListEntries(acct, f.WithShared(cands), d, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+	es, err := ListEntries(acct, f.WithShared(cands), d, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+	for i := range es {
+		es[i].head = cat.head(cat.byGid[es[i].Gid])
+	}
+	return es, err
 }
 
 // RankCalls is how many ranking decisions the service has asked of the
