@@ -64,7 +64,7 @@ type rankFixture struct {
 // newRankFixture opens a fresh data directory with gs stored and n
 // accounts, and serves the guides area on rank (in process) with the given
 // staleness of reused rankings.
-func newRankFixture(t *testing.T, staleness time.Duration, rank func(rules.RankFacts) rules.RankDecision, gs []guides.Guide, n int) *rankFixture {
+func newRankFixture(t testing.TB, staleness time.Duration, rank func(rules.RankFacts) rules.RankDecision, gs []guides.Guide, n int) *rankFixture {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Storage.DataDir = t.TempDir()
@@ -313,5 +313,26 @@ func TestListSingleFlight(t *testing.T) {
 	}
 	if n := f.svc.RankCalls(); n != 2 {
 		t.Fatalf("%d plugin calls, want 2 (warm-up and one shared by %d lists)", n, len(f.accts))
+	}
+}
+
+// BenchmarkServiceList1000 is the host's side of a list of a hero with
+// 1,000 guides when the ranking is reused (no HTTP, no plugin call): the
+// account's marks and plugin state read, the kept decision checked, the
+// entries and their text.
+func BenchmarkServiceList1000(b *testing.B) {
+	gs := benchGuideSet()
+	f := newRankFixture(b, time.Second, rules.Rank, gs, 1)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		es, err := f.svc.List(ctx, f.accts[0], benchHero)
+		if err != nil || len(es) != guides.MaxListEntries {
+			b.Fatalf("%d entries, %v", len(es), err)
+		}
+		_ = guides.FormatList(es)
+	}
+	if n := f.svc.RankCalls(); n != 1 {
+		b.Fatalf("%d plugin calls, want 1", n)
 	}
 }

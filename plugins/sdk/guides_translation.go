@@ -47,8 +47,8 @@ func rankFactsCodec() Codec[GuideRankFacts] {
 	c := ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
 	full := c.Marshal
 	c.Marshal = func(f GuideRankFacts) ([]byte, error) {
-		s := f.shared
-		if s == nil || len(s.list) != len(f.Candidates) || (len(s.list) > 0 && &s.list[0] != &f.Candidates[0]) {
+		s := f.sharedCandidates()
+		if s == nil {
 			return full(f)
 		}
 		f.Candidates = nil
