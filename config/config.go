@@ -46,6 +46,7 @@ type Config struct {
 	Cloud      Cloud             `toml:"cloud"`
 	Plinko     Plinko            `toml:"plinko"`
 	Reports    Reports           `toml:"reports"`
+	Guides     Guides            `toml:"guides"`
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
 	// PluginDefaults is what every area's plugin starts with; Plugins holds
 	// one entry per registered area after Default and Load.
@@ -185,6 +186,13 @@ type Reports struct {
 	PerReportee  int  `toml:"per_reportee"`
 	MaxTextRunes int  `toml:"max_text_runes"`
 	MaxPriority  int  `toml:"max_priority"`
+}
+
+// Guides is the [guides] table: reuse of the guides plugin's rankings
+// (host/guides rankings.go).
+type Guides struct {
+	RankStaleness    Duration `toml:"rank_staleness"`
+	RankCacheEntries int      `toml:"rank_cache_entries"`
 }
 
 // Plugin is one [plugins.<area>] table.

@@ -49,6 +49,7 @@ func (c *Config) Validate() error {
 	c.validateCloud(&ps)
 	c.validatePlinko(&ps)
 	c.validateReports(&ps)
+	c.validateGuides(&ps)
 	c.validatePlugins(&ps)
 	c.validateLimits(&ps)
 	return ps.err()
@@ -233,6 +234,15 @@ func (c *Config) validateReports(ps *problems) {
 		if f.v < 1 || f.v > f.hi {
 			ps.add(f.key, "must be 1..%d, got %d", f.hi, f.v)
 		}
+	}
+}
+
+func (c *Config) validateGuides(ps *problems) {
+	if c.Guides.RankStaleness.Duration < 0 {
+		ps.add("guides.rank_staleness", "must be >= 0, got %v", c.Guides.RankStaleness.Duration)
+	}
+	if n := c.Guides.RankCacheEntries; n < 1 || n > 10_000_000 {
+		ps.add("guides.rank_cache_entries", "must be 1..10000000, got %d", n)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // The guides area's routes, operator commands and demo seed.
 
 func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
-	s, err := guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log})
+	s, err := guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log,
+		RankReuse: guides.RankReuse{Staleness: app.Cfg.Guides.RankStaleness.Duration, Entries: app.Cfg.Guides.RankCacheEntries}})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package guides
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/honmaster/masterserver/host/server"
@@ -58,10 +59,48 @@ func New(auth Authenticator, backend Backend, log *slog.Logger) *Area {
 	return &Area{auth: auth, backend: backend, log: log.With("area", areaName)}
 }
 
-// Function is one guide function: its wire name and its handler.
+// Function is one guide function: its wire name, its handler and its
+// entry in the endpoint reference (docs/endpoints.md).
 type Function struct {
 	Name    Func
 	Handler server.Handler
+	Doc     server.Doc
+}
+
+// Request fields and failures every guide function shares, for the
+// endpoint reference.
+var (
+	callerFields = []server.Field{
+		{Name: "account", Required: true, Desc: "the requester's account id; must be the cookie's account (else `wrong_account`)"},
+		{Name: "cookie", Required: true, Desc: "session cookie (else `invalid_cookie`)"},
+		{Name: "hosttime", Desc: "any text, echoed byte for byte in every reply, failures included (the client drops a reply whose hosttime differs)"},
+	}
+	gidField  = server.Field{Name: "gid", Required: true, Desc: "guide id; 99999 (the client's first request of a session) never names a guide"}
+	heroField = server.Field{Name: "hero", Required: true, Desc: "hero CLI name, `Hero_` and letters, digits or underscores, at most 64 characters"}
+)
+
+const failDoc = " Failure (5 entries): `errors` (`no_guides_found`, `invalid_cookie`, `wrong_account`, `bad_request`, " +
+	"`vote_refused`, `guides_unavailable` or `internal_error`), `success` 0, `hosttime`, the two extras; nothing changed."
+
+func fields(extra ...server.Field) []server.Field {
+	return append(append([]server.Field{}, callerFields...), extra...)
+}
+
+func flagDoc(fn Func) server.Doc {
+	what := flagFuncs[fn]
+	verb := map[bool]string{true: "Sets", false: "Removes"}[what.on]
+	d := server.Doc{Fields: fields(gidField), ReplyValue: setReply{},
+		Reply: fmt.Sprintf("Success: `set` %d.", boolInt(what.on)) + failDoc}
+	switch what.flag {
+	case FlagDefault:
+		d.Summary = verb + " the account's default guide for the guide's hero (one per hero: setting another replaces it; the default leads that hero's list)."
+	case FlagFavorite:
+		d.Summary = verb + " a favorite guide of the account (favorites are listed after premium guides)."
+	}
+	if !what.on {
+		d.Summary += " Removing a mark that is not set succeeds."
+	}
+	return d
 }
 
 // Functions is the area's table of functions, all on
@@ -72,13 +111,29 @@ func (a *Area) Functions() []Function {
 		return func(ctx context.Context, r *wire.Request) server.Response { return a.setFlag(ctx, fn, r) }
 	}
 	return []Function{
-		{FuncList, a.list},
-		{FuncGuide, a.guide},
-		{FuncDefaultSet, flag(FuncDefaultSet)},
-		{FuncDefaultRemove, flag(FuncDefaultRemove)},
-		{FuncFavoriteSet, flag(FuncFavoriteSet)},
-		{FuncFavoriteRemove, flag(FuncFavoriteRemove)},
-		{FuncVote, a.vote},
+		{FuncList, a.list, server.Doc{
+			Summary: "A hero's guide list for the account, ranked by the guides plugin: default, premium, favorites, the rest by upvote fraction (bundled ranking).",
+			Fields:  fields(heroField), ReplyValue: listReply{},
+			Reply: "Success: `guide_list`, up to 20 entries separated by backticks, each `gid|date|author|name|is_def/not_def|is_fav/not_fav|rating|is_yours/not_yours|premium 0/1` (name cut to 36 characters, `'` as `\\'`; rating with 2 decimals). A hero without guides: an empty list." + failDoc,
+		}},
+		{FuncGuide, a.guide, server.Doc{
+			Summary:    "One guide with the account's flags and its vote counts' rating.",
+			Fields:     fields(server.Field{Name: "hero", Desc: "hero CLI name (not checked: the gid alone names the guide)"}, gidField),
+			ReplyValue: guideReply{},
+			Reply:      "Success: 22 entries; `thumb` is the account's vote (`noVote`, `up`, `down`), and after a vote `vote` (1 up, 0 down) follows it (23 entries). An unknown or hidden gid, and gid 99999: `no_guides_found`." + failDoc,
+		}},
+		{FuncDefaultSet, flag(FuncDefaultSet), flagDoc(FuncDefaultSet)},
+		{FuncDefaultRemove, flag(FuncDefaultRemove), flagDoc(FuncDefaultRemove)},
+		{FuncFavoriteSet, flag(FuncFavoriteSet), flagDoc(FuncFavoriteSet)},
+		{FuncFavoriteRemove, flag(FuncFavoriteRemove), flagDoc(FuncFavoriteRemove)},
+		{FuncVote, a.vote, server.Doc{
+			Summary: "The account's vote on a guide, if the guides plugin counts it: repeating a vote changes nothing, changing it moves both counts.",
+			Fields: fields(server.Field{Name: "v", Required: true, Desc: "1 up, 0 down"},
+				server.Field{Name: "gid", Desc: "guide id (gid or compendium_guide is required; both must agree)"},
+				server.Field{Name: "compendium_guide", Desc: "guide id, as the client also sends it"}),
+			ReplyValue: voteReply{},
+			Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count: `vote_refused`." + failDoc,
+		}},
 	}
 }
 

@@ -100,6 +100,22 @@
 // asks the plugin (sdk.GuidesRank) with the account's stored plugin state,
 // refusing a result that changes it. Each hero's candidates (visible
 // guides with counts) are cached per catalog version and tally generation.
+//
+// # Reused rankings
+//
+// A ranking is a function of its facts (the contract), so a decision is
+// reused for later lists with the same facts instead of asking the plugin
+// again (rankings.go): keyed by hero, default and favorites, and by the
+// account and its plugin state unless the plugin declares the decision
+// Shared (the bundled ranking does: it never reads the account). A
+// decision is reused only on the catalog version it was ranked on (hide,
+// unhide, premium and import re-rank the next list), and after a vote only
+// within guides.rank_staleness (default 1s) of the moment its counts were
+// read: a vote is in the order of every list that starts later than that
+// after its reply, and the ratings shown are always current. Concurrent
+// lists of the same facts share one plugin call. The host checks every
+// reused order against the current candidates like a fresh one. Flags
+// (is_def, is_fav, is_yours) and ratings are the host's, per request.
 // Counts are rebuilt at start by one scan of all accounts' vote records
 // (storage AccountKeyspace.EachAll).
 //

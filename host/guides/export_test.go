@@ -38,3 +38,6 @@ func (s *Service) CeilingRoutes(listFunc, voteFunc string, list string) []server
 		}},
 	}
 }
+
+// RankJoins is how many lists waited for another list's plugin call.
+func (s *Service) RankJoins() uint64 { return s.rankJoins.Load() }

@@ -79,6 +79,10 @@ type ListEntry struct {
 	Default    bool // the requester's default for the hero
 	Favorite   bool // a favorite of the requester
 	Yours      bool // authored by the requester
+
+	// head, when set, is AppendHead of this entry's guide, computed once
+	// per guide and catalog version (Service.List); "" computes it.
+	head string
 }
 
 func pick(b bool, yes, no string) string {
@@ -93,14 +97,11 @@ func pick(b bool, yes, no string) string {
 // rating, ownership, premium). The author is made list-safe and escaped
 // like the name, but never cut.
 func AppendEntry(dst []byte, e ListEntry) []byte {
-	dst = strconv.AppendUint(dst, uint64(e.Gid), 10)
-	dst = append(dst, '|')
-	dst = e.Edited.UTC().AppendFormat(dst, DateLayout)
-	dst = append(dst, '|')
-	dst = append(dst, EscapeName(listText(e.AuthorName))...)
-	dst = append(dst, '|')
-	dst = append(dst, ListName(e.Name)...)
-	dst = append(dst, '|')
+	if e.head != "" {
+		dst = append(dst, e.head...)
+	} else {
+		dst = appendHead(dst, e.Gid, e.Edited, e.AuthorName, e.Name)
+	}
 	dst = append(dst, pick(e.Default, "is_def", "not_def")...)
 	dst = append(dst, '|')
 	dst = append(dst, pick(e.Favorite, "is_fav", "not_fav")...)
@@ -111,6 +112,19 @@ func AppendEntry(dst []byte, e ListEntry) []byte {
 	dst = append(dst, '|')
 	dst = append(dst, pick(e.Premium, "1", "0")...)
 	return dst
+}
+
+// appendHead appends the fields of an entry that depend on the guide alone
+// (gid, date, author, name), each followed by its pipe.
+func appendHead(dst []byte, gid GuideID, edited time.Time, author, name string) []byte {
+	dst = strconv.AppendUint(dst, uint64(gid), 10)
+	dst = append(dst, '|')
+	dst = edited.UTC().AppendFormat(dst, DateLayout)
+	dst = append(dst, '|')
+	dst = append(dst, EscapeName(listText(author))...)
+	dst = append(dst, '|')
+	dst = append(dst, ListName(name)...)
+	return append(dst, '|')
 }
 
 // FormatList writes guide_list: at most MaxListEntries entries (later ones

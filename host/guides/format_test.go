@@ -118,3 +118,25 @@ func TestFormatList(t *testing.T) {
 		t.Error("empty list is not empty text")
 	}
 }
+
+// A list entry written with its guide's head made once by the catalog is
+// byte for byte the entry written field by field.
+func TestCatalogHeadMatchesEntry(t *testing.T) {
+	cat := &catalog{}
+	for i, g := range []*Guide{
+		{Gid: 1, Name: "Plain", AuthorName: "someone", Edited: time.Date(2021, 5, 9, 15, 18, 47, 0, time.UTC)},
+		{Gid: 415077, Name: "It's a pipe | and a `tick` in a name longer than thirty-six", AuthorName: "O'Brien|x"},
+		{Gid: 3, Name: strings.Repeat("é", 40) + "'", AuthorName: "bad\xffutf8", Edited: time.Date(2020, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600))},
+	} {
+		e := ListEntry{Gid: g.Gid, Edited: g.Edited, AuthorName: g.AuthorName, Name: g.Name, Counts: Counts{Up: 3, Down: 1},
+			Premium: i == 1, Default: i == 0, Favorite: i == 2, Yours: i == 1}
+		want := string(AppendEntry(nil, e))
+		e.head = cat.head(g)
+		if got := string(AppendEntry(nil, e)); got != want {
+			t.Errorf("gid %d: with the catalog's head %q, want %q", g.Gid, got, want)
+		}
+		if again := cat.head(g); again != e.head {
+			t.Errorf("gid %d: head changed: %q then %q", g.Gid, e.head, again)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/guides/internal/guidespb"
@@ -23,6 +25,12 @@ type Deps struct {
 	Login   *login.Service
 	Decider sdk.Caller // the area's supervisor in a server; a *sdk.Plugin in tests
 	Log     *slog.Logger
+	// RankReuse bounds the reuse of the plugin's rankings (rankings.go;
+	// config [guides]). The zero value reuses a ranking only while no
+	// count has changed.
+	RankReuse RankReuse
+	// Now is the clock of RankReuse.Staleness; nil is time.Now.
+	Now func() time.Time
 }
 
 // Service is the guides area over the host: guides and imported counts in
@@ -30,35 +38,14 @@ type Deps struct {
 // actor, the players' counts in a Tally rebuilt at start, and the ranking
 // and vote rule asked of the area's plugin. It implements Backend.
 type Service struct {
-	d     Deps
-	tally *Tally
-	cat   *catalogCache
-	area  *Area
-	cands sync.Map // hero -> *heroCandidates
-}
-
-// heroCandidates are a hero's ranking candidates (visible guides with full
-// counts, in gid order) as of one catalog version and tally generation:
-// shared, read-only, rebuilt when either moves. A list request then only
-// adds the account's own default and favorites.
-type heroCandidates struct {
-	catVersion, tallyGen uint64
-	cands                *sdk.SharedGuideCandidates // encoded once for the plugin
-}
-
-func (s *Service) candidates(cat *catalog, hero string) (*sdk.SharedGuideCandidates, error) {
-	gen := s.tally.Generation() // before reading any count
-	if v, ok := s.cands.Load(hero); ok {
-		if hc := v.(*heroCandidates); hc.catVersion == cat.version && hc.tallyGen == gen {
-			return hc.cands, nil
-		}
-	}
-	shared, err := sdk.ShareGuideCandidates(RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally).Candidates)
-	if err != nil {
-		return nil, Fail(ReasonInternal, err)
-	}
-	s.cands.Store(hero, &heroCandidates{catVersion: cat.version, tallyGen: gen, cands: shared})
-	return shared, nil
+	d         Deps
+	tally     *Tally
+	cat       *catalogCache
+	area      *Area
+	cands     sync.Map // hero -> *candSnapshot: shared, read-only, rebuilt when the catalog or the tally moves
+	ranks     *rankings
+	rankCalls atomic.Uint64 // rank decisions asked of the plugin
+	rankJoins atomic.Uint64 // lists that waited for another list's plugin call
 }
 
 var _ Backend = (*Service)(nil)
@@ -76,7 +63,7 @@ func NewService(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{d: d, tally: t, cat: &catalogCache{sys: d.Sys}}
+	s := &Service{d: d, tally: t, cat: &catalogCache{sys: d.Sys}, ranks: newRankings(d.RankReuse, d.Now)}
 	d.Sys.OnDelete(s.dropVotes) // a deleted account's votes leave the counts (delete.go)
 	s.area = New(AuthFunc(s.authenticate), s, d.Log)
 	return s, nil
@@ -90,7 +77,7 @@ func (s *Service) Routes() []server.Route {
 	fs := s.area.Functions()
 	out := make([]server.Route, len(fs))
 	for i, f := range fs {
-		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail}
+		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail, Doc: f.Doc}
 	}
 	return out
 }
@@ -144,10 +131,11 @@ func (s *Service) marks(acct storage.AccountID, hero string) (*Marks, error) {
 }
 
 // List ranks hero's visible guides for acct through the plugin. A list is
-// a read: it runs outside the account's actor on committed records, gives
-// the plugin its stored state for the account and refuses a result that
-// changes it; a decision that fails the contract's check is refused
-// (guides_unavailable), never repaired.
+// a read: it runs outside the account's actor on committed records and
+// gives the plugin its stored state for the account. The plugin's decision
+// may be one it made earlier on the same facts (rankings.go); either way
+// it is checked against the current candidates and refused
+// (guides_unavailable), never repaired, when it fails the contract.
 func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string) ([]ListEntry, error) {
 	cat, err := s.cat.get()
 	if err != nil {
@@ -161,11 +149,7 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	if err != nil {
 		return nil, Fail(ReasonInternal, err)
 	}
-	shared, err := s.candidates(cat, hero)
-	if err != nil {
-		return nil, err
-	}
-	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero}.WithShared(shared)
+	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero}
 	if d := m.Defaults[hero]; d != 0 && visibleFor(cat, d, hero) {
 		f.Default = d
 	}
@@ -175,15 +159,20 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 		}
 	}
 	slices.Sort(f.Favorites)
-	res, err := sdk.GuidesRank.Decide(ctx, s.d.Decider, sdk.Call[sdk.GuideRankFacts]{Facts: f, State: state})
+	cands, d, err := s.rank(ctx, cat, f, state)
 	if err != nil {
-		return nil, Fail(ReasonUnavailable, err)
+		return nil, err
 	}
-	if !bytes.Equal(res.State, state) {
-		return nil, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
+	es, err := ListEntries(acct, f.WithShared(cands), d, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+	for i := range es {
+		es[i].head = cat.head(cat.byGid[es[i].Gid])
 	}
-	return ListEntries(acct, f, res.Decision, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+	return es, err
 }
+
+// RankCalls is how many ranking decisions the service has asked of the
+// plugin (the others were reused).
+func (s *Service) RankCalls() uint64 { return s.rankCalls.Load() }
 
 // visibleFor reports whether gid is a visible guide of hero.
 func visibleFor(cat *catalog, gid GuideID, hero string) bool {

@@ -207,6 +207,18 @@ type catalog struct {
 	version uint64
 	byGid   map[GuideID]*Guide
 	byHero  map[string][]*Guide // gid order, hidden ones included
+	heads   sync.Map            // GuideID -> string: the guide's list entry head, made when first listed
+}
+
+// head is the list entry fields of g that depend on the guide alone (see
+// appendHead), made once per catalog version.
+func (c *catalog) head(g *Guide) string {
+	if h, ok := c.heads.Load(g.Gid); ok {
+		return h.(string)
+	}
+	h := string(appendHead(nil, g.Gid, g.Edited, g.AuthorName, g.Name))
+	c.heads.Store(g.Gid, h)
+	return h
 }
 
 // catalogCache reloads the guides when the global writer has changed them

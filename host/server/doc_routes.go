@@ -84,13 +84,17 @@ func (d Doc) AllFields() []Field {
 	return append(out, d.Fields...)
 }
 
-// ReplyKeys returns the top-level keys of ReplyValue's type, in wire order
-// (fields without a php tag, such as wire.Extras, are left out).
+// ReplyKeys returns the top-level keys of ReplyValue's type, in wire order:
+// an embedded struct without a php tag contributes its own keys, as on the
+// wire (wire.Extras has none); other fields without a php tag are left out.
 func (d Doc) ReplyKeys() []string {
 	if d.ReplyValue == nil {
 		return nil
 	}
-	t := reflect.TypeOf(d.ReplyValue)
+	return replyKeys(reflect.TypeOf(d.ReplyValue))
+}
+
+func replyKeys(t reflect.Type) []string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -99,7 +103,11 @@ func (d Doc) ReplyKeys() []string {
 	}
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
-		tag, ok := t.Field(i).Tag.Lookup("php")
+		f := t.Field(i)
+		tag, ok := f.Tag.Lookup("php")
+		if !ok && f.Anonymous {
+			out = append(out, replyKeys(f.Type)...)
+		}
 		if !ok || tag == "-" {
 			continue
 		}

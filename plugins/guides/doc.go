@@ -20,5 +20,12 @@
 //		return guides.VoteDecision{Counts: f.Author == 0 || f.Author != f.Account}
 //	}
 //
+// A ranking must be a function of its facts: the host reuses a decision
+// for later lists with the same facts (and, within guides.rank_staleness,
+// after votes moved the counts). A ranking that does not read Account sets
+// RankDecision.Shared, as Rank does, so that one decision serves every
+// account with the same default and favorites; one that ranks per account
+// leaves it false and is reused for that account only.
+//
 // Nothing here knows storage or the host; the SDK carries these types.
 package guides

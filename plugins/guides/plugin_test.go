@@ -32,6 +32,9 @@ func TestPluginOverGRPC(t *testing.T) {
 	if want := Rank(f).Order; !slices.Equal(res.Decision.Order, want) || !slices.Equal(want, []GuideID{4, 2, 3, 1, 5}) {
 		t.Errorf("order %v, want Rank's %v = [4 2 3 1 5]", res.Decision.Order, want)
 	}
+	if !res.Decision.Shared {
+		t.Error("the bundled ranking's decision arrived not Shared: the host could not reuse it across accounts")
+	}
 	if string(res.State) != "s" {
 		t.Errorf("state %q, want the state given back", res.State)
 	}

@@ -53,6 +53,9 @@ func ValidateRank(f RankFacts, d RankDecision) error { return sdk.ValidateGuideR
 // exactly, a guide without votes counting as 0), then more votes first,
 // then the lower gid — a total order, so equal facts give equal lists.
 //
+// The decision is Shared (it does not depend on Account), so the host
+// reuses it for every account with the same default and favorites.
+//
 // Favorites come right after premium guides so that a player always finds
 // the guides they marked within the 20 listed, even low-rated ones, while
 // the first two groups stay where the specification puts them (the client
@@ -102,7 +105,9 @@ func Rank(f RankFacts) RankDecision {
 	for i, r := range best {
 		order[i] = r.c.Gid
 	}
-	return RankDecision{Order: order}
+	// Nothing above reads Account: the order is the same for every
+	// account with this default and these favorites.
+	return RankDecision{Order: order, Shared: true}
 }
 
 // CompareRating orders two guides by rating alone, best first: descending

@@ -17,6 +17,13 @@ var AreaGuides = RegisterArea("guides")
 // stored state for the account and refuses a result that changes it. The
 // host checks the order with ValidateGuideRank and refuses it, never
 // repairs it.
+//
+// A ranking must be a function of its facts and state (no clock, no
+// randomness): the host reuses a decision for later lists with the same
+// facts instead of asking again — for the same account, or for every
+// account with the same Default and Favorites when the decision is Shared
+// — while the hero's guides are unchanged, and for a bounded time (the
+// host's guides.rank_staleness) after their counts changed.
 var GuidesRank = NewDecision(DecisionDef[GuideRankFacts, GuideRankDecision]{
 	Area: AreaGuides, Name: "rank", Version: 1,
 	Facts:      rankFactsCodec(),
@@ -101,8 +108,9 @@ type GuideRankFacts struct {
 // (every list request of the hero until a count or a guide changes). It is
 // immutable: never change the slice given to ShareGuideCandidates.
 type SharedGuideCandidates struct {
-	list []GuideCandidate
-	wire []byte
+	list   []GuideCandidate
+	wire   []byte
+	sorted bool // list is in ascending gid order (checked once)
 }
 
 // ShareGuideCandidates encodes cs once (see SharedGuideCandidates).
@@ -111,11 +119,23 @@ func ShareGuideCandidates(cs []GuideCandidate) (*SharedGuideCandidates, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SharedGuideCandidates{list: cs, wire: b}, nil
+	return &SharedGuideCandidates{list: cs, wire: b, sorted: slices.IsSortedFunc(cs, compareCandidates)}, nil
 }
 
 // List is the shared candidates.
 func (s *SharedGuideCandidates) List() []GuideCandidate { return s.list }
+
+func compareCandidates(a, b GuideCandidate) int { return cmp.Compare(a.Gid, b.Gid) }
+
+// sharedCandidates returns the shared candidates f's Candidates are, or
+// nil when they are not (any more) exactly those.
+func (f GuideRankFacts) sharedCandidates() *SharedGuideCandidates {
+	s := f.shared
+	if s == nil || len(s.list) != len(f.Candidates) || (len(s.list) > 0 && &s.list[0] != &f.Candidates[0]) {
+		return nil
+	}
+	return s
+}
 
 // WithShared returns f with the shared candidates as its Candidates; the
 // facts' encoding then reuses their bytes instead of encoding every
@@ -144,6 +164,12 @@ func (f GuideRankFacts) Validate() error {
 // most MaxGuideList gids, each a candidate, none twice (ValidateGuideRank).
 type GuideRankDecision struct {
 	Order []GuideID
+	// Shared declares that Order depends only on the facts' Hero,
+	// Candidates, Default and Favorites — not on Account nor on the
+	// plugin's state — so the host may reuse it for every account with the
+	// same default and favorites. False (the zero value, and what a plugin
+	// unaware of the field sends) limits reuse to the same account.
+	Shared bool
 }
 
 // ValidateGuideRank checks a ranking's decision against its facts: at most
@@ -153,7 +179,12 @@ func ValidateGuideRank(f GuideRankFacts, d GuideRankDecision) error {
 	if len(d.Order) > MaxGuideList {
 		return fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, len(d.Order), MaxGuideList)
 	}
-	sorted := slices.IsSortedFunc(f.Candidates, func(a, b GuideCandidate) int { return cmp.Compare(a.Gid, b.Gid) })
+	var sorted bool
+	if s := f.sharedCandidates(); s != nil {
+		sorted = s.sorted // checked once for every list of the hero
+	} else {
+		sorted = slices.IsSortedFunc(f.Candidates, compareCandidates)
+	}
 	for i, g := range d.Order {
 		var ok bool
 		if sorted {

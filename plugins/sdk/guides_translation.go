@@ -47,8 +47,8 @@ func rankFactsCodec() Codec[GuideRankFacts] {
 	c := ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
 	full := c.Marshal
 	c.Marshal = func(f GuideRankFacts) ([]byte, error) {
-		s := f.shared
-		if s == nil || len(s.list) != len(f.Candidates) || (len(s.list) > 0 && &s.list[0] != &f.Candidates[0]) {
+		s := f.sharedCandidates()
+		if s == nil {
 			return full(f)
 		}
 		f.Candidates = nil
@@ -117,14 +117,14 @@ func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 }
 
 func rankDecisionToProto(d GuideRankDecision) *pb.RankDecision {
-	return &pb.RankDecision{Order: gidsToProto(d.Order)}
+	return &pb.RankDecision{Order: gidsToProto(d.Order), Shared: d.Shared}
 }
 
 func rankDecisionFromProto(m *pb.RankDecision) (GuideRankDecision, error) {
 	if n := len(m.GetOrder()); n > MaxGuideList {
 		return GuideRankDecision{}, fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, n, MaxGuideList)
 	}
-	return GuideRankDecision{Order: gidsFromProto(m.GetOrder())}, nil
+	return GuideRankDecision{Order: gidsFromProto(m.GetOrder()), Shared: m.GetShared()}, nil
 }
 
 func voteFromProto(v pb.Vote) (GuideVote, error) {

@@ -156,8 +156,13 @@ func (x *RankFacts) GetCandidates() []byte {
 
 // RankDecision is the decision of "guides.rank" (version 1).
 type RankDecision struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Order         []uint32               `protobuf:"varint,1,rep,packed,name=order,proto3" json:"order,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Order []uint32               `protobuf:"varint,1,rep,packed,name=order,proto3" json:"order,omitempty"`
+	// The order depends on the hero's candidates, default and favorites
+	// only, not on the account nor its plugin state: the host may reuse it
+	// for every account with the same default and favorites (see
+	// GuideRankDecision.Shared).
+	Shared        bool `protobuf:"varint,2,opt,name=shared,proto3" json:"shared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -197,6 +202,13 @@ func (x *RankDecision) GetOrder() []uint32 {
 		return x.Order
 	}
 	return nil
+}
+
+func (x *RankDecision) GetShared() bool {
+	if x != nil {
+		return x.Shared
+	}
+	return false
 }
 
 // VoteFacts are the facts of decision "guides.vote" (version 1).
@@ -334,9 +346,10 @@ const file_guides_proto_rawDesc = "" +
 	"\tfavorites\x18\x04 \x03(\rR\tfavorites\x12\x1e\n" +
 	"\n" +
 	"candidates\x18\x05 \x01(\fR\n" +
-	"candidates\"$\n" +
+	"candidates\"<\n" +
 	"\fRankDecision\x12\x14\n" +
-	"\x05order\x18\x01 \x03(\rR\x05order\"\xc1\x01\n" +
+	"\x05order\x18\x01 \x03(\rR\x05order\x12\x16\n" +
+	"\x06shared\x18\x02 \x01(\bR\x06shared\"\xc1\x01\n" +
 	"\tVoteFacts\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\rR\aaccount\x12\x10\n" +
 	"\x03gid\x18\x02 \x01(\rR\x03gid\x12\x16\n" +
