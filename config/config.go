@@ -204,6 +204,9 @@ type Plugin struct {
 	CallTimeout  Duration `toml:"call_timeout"`
 	PingInterval Duration `toml:"ping_interval"`
 	PingTimeout  Duration `toml:"ping_timeout"`
+	// BatchesInFlight is how many batched decision calls may be in flight
+	// to the plugin at once (0: the SDK's default).
+	BatchesInFlight int `toml:"batches_in_flight"`
 	// Config is the [plugins.<area>.config] table, handed as is to the
 	// plugin's Configure; the plugin validates it.
 	Config map[string]any `toml:"config"`
@@ -428,6 +431,9 @@ func mergePlugin(base, p Plugin, set func(key string) bool) Plugin {
 	}
 	if set("ping_interval") {
 		base.PingInterval = p.PingInterval
+	}
+	if set("batches_in_flight") {
+		base.BatchesInFlight = p.BatchesInFlight
 	}
 	if set("ping_timeout") {
 		base.PingTimeout = p.PingTimeout

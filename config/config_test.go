@@ -20,7 +20,7 @@ import (
 func wantDefaults() *Config {
 	plugin := Plugin{Path: "", Args: []string{}, Env: []string{},
 		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second},
-		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}}
+		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}, BatchesInFlight: 2}
 	patch := func(os string) Patch {
 		return Patch{OS: os, Arch: "x86_64", Version: "4.10.1", LatestVersion: "4.10.1",
 			URL: "", URL2: "", // derived from server.public_url
@@ -350,7 +350,7 @@ func TestValidateReportsEverything(t *testing.T) {
 	c.Cloud.CfgStrictness = "paranoid"
 	c.Plinko.Board = []int{1, 1, 2, 3, 4, 5}
 	c.Plinko.GoldCost = 0
-	c.Plugins["guides"] = Plugin{Env: []string{"NOEQUALS"}, StartTimeout: Duration{time.Second}}
+	c.Plugins["guides"] = Plugin{Env: []string{"NOEQUALS"}, StartTimeout: Duration{time.Second}, BatchesInFlight: -1}
 	c.Plugins["chess"] = Plugin{}
 
 	wantKeys := []string{
@@ -362,7 +362,7 @@ func TestValidateReportsEverything(t *testing.T) {
 		"patch[1].os", "patch[3].os", "patch[3].manifest_checksum", "patch[3].manifest_size",
 		"cloud.max_upload", "cloud.bucket_pattern", "cloud.cfg_strictness",
 		"plinko.board", "plinko.gold_cost",
-		"plugins.guides.env[0]", "plugins.guides.call_timeout", "plugins.chess",
+		"plugins.guides.env[0]", "plugins.guides.call_timeout", "plugins.guides.batches_in_flight", "plugins.chess",
 	}
 	err := c.Validate()
 	if err == nil {

@@ -262,6 +262,9 @@ func (c *Config) validatePlugins(ps *problems) {
 		}
 		positive(ps, key("start_timeout"), p.StartTimeout)
 		positive(ps, key("call_timeout"), p.CallTimeout)
+		if p.BatchesInFlight < 0 || p.BatchesInFlight > 64 {
+			ps.add(key("batches_in_flight"), "must be between 1 and 64 (0: the default), got %d", p.BatchesInFlight)
+		}
 		// Zero (a table built in code) means the supervisor's default.
 		for k, d := range map[string]Duration{"ping_interval": p.PingInterval, "ping_timeout": p.PingTimeout} {
 			if d.Duration < 0 {

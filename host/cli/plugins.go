@@ -129,7 +129,8 @@ func (a *App) startPlugins(ctx context.Context) error {
 		pc := a.Cfg.Plugins[string(area)]
 		src := supervisor.Source{Area: area, Path: pc.Path, Args: pc.Args, Env: pc.Env,
 			StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
-			PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config}
+			PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
+			BatchesInFlight: pc.BatchesInFlight}
 		s := supervisor.New(src, supervisor.Options{Logger: a.Log.With("plugin", string(area))})
 		if err := s.Start(ctx); err != nil {
 			a.Plugins.Stop()

@@ -21,22 +21,30 @@ const maxBatch = 512
 // 1,000 guides) would otherwise make one batch the plugin refuses whole.
 const maxBatchBytes = 1 << 20
 
+// DefaultBatchesInFlight is how many DecideBatch calls a client keeps in
+// flight at once unless told otherwise (Client.SetBatchesInFlight).
+const DefaultBatchesInFlight = 2
+
 // batchTimeout bounds a DecideBatch call whose callers set no deadline.
 const batchTimeout = 5 * time.Second
 
 // batcher coalesces concurrent decisions (of any area, from many account
-// actors) into DecideBatch calls, as a database groups commits: one call is
-// in flight at a time; calls that arrive meanwhile wait and go together in
-// the next one. A lone call is sent at once, so batching adds no delay when
-// the host is idle, and under load the cost of a call (two processes, a
-// socket, HTTP/2 framing) is shared.
+// actors) into DecideBatch calls, as a database groups commits: up to
+// inFlight calls are in flight at a time; calls that arrive while all are
+// busy wait and go together in the next one. A lone call is sent at once,
+// so batching adds no delay when the host is idle, and under load the cost
+// of a call (two processes, a socket, HTTP/2 framing) is shared. With more
+// than one call in flight, a decision arriving while a batch is out does
+// not wait for that whole round trip first (the plugin process decides the
+// batches in parallel).
 type batcher struct {
 	c           *Client
 	unsupported atomic.Bool // the plugin answered Unimplemented: call Decide
 
-	mu      sync.Mutex
-	queue   []*queued
-	running bool
+	mu       sync.Mutex
+	queue    []*queued
+	senders  int // goroutines sending batches, at most inFlight
+	inFlight int // 0: DefaultBatchesInFlight
 }
 
 type queued struct {
@@ -55,8 +63,12 @@ func (b *batcher) submit(ctx context.Context, req *pb.DecideRequest) (RawResult,
 	q := &queued{ctx: ctx, req: req, done: make(chan outcome, 1)}
 	b.mu.Lock()
 	b.queue = append(b.queue, q)
-	if !b.running {
-		b.running = true
+	limit := b.inFlight
+	if limit <= 0 {
+		limit = DefaultBatchesInFlight
+	}
+	if b.senders < limit {
+		b.senders++
 		go b.run()
 	}
 	b.mu.Unlock()
@@ -85,7 +97,8 @@ func (b *batcher) run() {
 		batch := b.queue[:n:n]
 		b.queue = b.queue[n:]
 		if n == 0 {
-			b.queue, b.running = nil, false
+			b.queue = nil
+			b.senders--
 			b.mu.Unlock()
 			return
 		}

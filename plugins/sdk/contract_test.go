@@ -122,6 +122,7 @@ func TestDecideBatching(t *testing.T) {
 		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
 	})
 	c := TestClient(t, p)
+	c.SetBatchesInFlight(1) // one held batch: the rest queue behind it
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -209,5 +210,57 @@ func TestStateLimit(t *testing.T) {
 		if (n > MaxStateBytes) != errors.Is(err, ErrInvalidDecision) {
 			t.Errorf("state of %d bytes: err = %v", n, err)
 		}
+	}
+}
+
+// TestBatchesInFlight: with two batches allowed in flight, a second call
+// does not wait for a held first one; a third, arriving while both are
+// out, queues until one returns.
+func TestBatchesInFlight(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+		if calls.Add(1) <= 2 {
+			<-release
+		}
+		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
+	})
+	c := TestClient(t, p)
+	c.SetBatchesInFlight(2)
+	errs := make(chan error, 3)
+	call := func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts})
+			errs <- err
+		}()
+	}
+	wait := func(what string, cond func() bool) {
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	call()
+	wait("first call never reached the plugin", func() bool { return calls.Load() == 1 })
+	call()
+	wait("second call waited for the first", func() bool { return calls.Load() == 2 })
+	call()
+	wait("third call did not queue", func() bool { return queueLen(c) == 1 })
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("%d calls reached the plugin with two in flight, want 2", n)
+	}
+	close(release)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := calls.Load(); n != 3 {
+		t.Fatalf("%d decisions, want 3", n)
 	}
 }

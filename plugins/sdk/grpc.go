@@ -44,6 +44,14 @@ type Client struct {
 	batch batcher
 }
 
+// SetBatchesInFlight sets how many DecideBatch calls may be in flight at
+// once (n <= 0: DefaultBatchesInFlight). Call it before the first Decide.
+func (c *Client) SetBatchesInFlight(n int) {
+	c.batch.mu.Lock()
+	defer c.batch.mu.Unlock()
+	c.batch.inFlight = n
+}
+
 // Info asks the plugin for its name, version and decisions.
 func (c *Client) Info(ctx context.Context) (Info, error) {
 	resp, err := c.rpc.Info(ctx, &pb.InfoRequest{})

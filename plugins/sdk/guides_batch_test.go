@@ -21,6 +21,7 @@ func TestLargeFactsBatchesSplit(t *testing.T) {
 		return Result[GuideRankDecision]{Decision: GuideRankDecision{Order: []GuideID{c.Facts.Candidates[0].Gid}}}, nil
 	})
 	c := TestClient(t, p)
+	c.SetBatchesInFlight(1) // one held batch: the rest queue behind it
 	f := GuideRankFacts{}
 	for i := range 2000 { // 50 KB of facts
 		f.Candidates = append(f.Candidates, GuideCandidate{Gid: GuideID(i + 1), Up: uint32(i)})

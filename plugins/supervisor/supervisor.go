@@ -38,6 +38,9 @@ type Source struct {
 	// is killed and restarted, so a hung (SIGSTOPped, deadlocked) plugin is
 	// replaced within PingInterval+PingTimeout.
 	PingInterval, PingTimeout time.Duration
+	// BatchesInFlight is how many batched decision calls may be in flight
+	// at once (0: sdk.DefaultBatchesInFlight).
+	BatchesInFlight int
 	// Config is the operator's [plugins.<area>.config] table, handed to the
 	// plugin's Configure at start and after every restart.
 	Config map[string]any
@@ -493,6 +496,7 @@ func (s *Supervisor) launch(ctx context.Context) (*instance, error) {
 		stopClient(client, pid)
 		return fail(err)
 	}
+	c.SetBatchesInFlight(s.src.BatchesInFlight)
 	inst := &instance{client: client, rpc: c, pid: pid, version: client.NegotiatedVersion()}
 
 	checkCtx, cancel := context.WithDeadline(ctx, deadline)
