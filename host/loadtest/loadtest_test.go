@@ -149,28 +149,7 @@ func TestPluginKilledMidRun(t *testing.T) {
 	ts := clitest.Start(t, nil)
 	o := options(t, ts, "drop=1")
 	o.Accounts, o.Concurrency, o.Requests, o.Rate = 8, 8, 600, 200 // three seconds of schedule
-	done := make(chan struct{})
-	kills := 0
-	go func() {
-		defer close(done)
-		for i := 0; i < 2; i++ {
-			time.Sleep(700 * time.Millisecond)
-			if killPlugin(t, ts, "plinko") {
-				kills++
-			}
-		}
-	}()
-	rep, err := loadtest.Run(context.Background(), o)
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
-	t.Log("\n" + b.String())
-	if kills == 0 {
-		t.Fatal("the plugin was never killed")
-	}
+	rep := runKillingPlugin(t, ts, "plinko", o)
 	drop := rep.Op("drop")
 	if drop == nil || drop.OK+drop.Errors+rep.Unsent != 600 {
 		t.Fatalf("ok + errors + unsent != 600: %+v, unsent %d", drop, rep.Unsent)
@@ -184,6 +163,35 @@ func TestPluginKilledMidRun(t *testing.T) {
 	if got := rep.Server.Delta[`honmaster_plugin_restarts_total{area="plinko"}`]; got < 1 {
 		t.Errorf("server restarts moved by %v", got)
 	}
+}
+
+// runKillingPlugin runs the load test o while area's plugin is killed
+// twice, 0.7 s apart, and returns its report (logged).
+func runKillingPlugin(t *testing.T, ts *clitest.Server, area string, o loadtest.Options) *loadtest.Report {
+	t.Helper()
+	done := make(chan struct{})
+	kills := 0
+	go func() {
+		defer close(done)
+		for i := 0; i < 2; i++ {
+			time.Sleep(700 * time.Millisecond)
+			if killPlugin(t, ts, area) {
+				kills++
+			}
+		}
+	}()
+	rep, err := loadtest.Run(context.Background(), o)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Log("\n" + b.String())
+	if kills == 0 {
+		t.Fatalf("the %s plugin was never killed", area)
+	}
+	return rep
 }
 
 // killPlugin kills area's plugin and waits (bounded) for its restart.
@@ -208,28 +216,7 @@ func TestGuidesPluginKilledMidRun(t *testing.T) {
 	ts := clitest.StartDemo(t, nil)
 	o := options(t, ts, "vote=3,guide=1")
 	o.Accounts, o.Concurrency, o.Requests, o.Rate = 6, 6, 600, 200 // three seconds of schedule
-	done := make(chan struct{})
-	kills := 0
-	go func() {
-		defer close(done)
-		for i := 0; i < 2; i++ {
-			time.Sleep(700 * time.Millisecond)
-			if killPlugin(t, ts, "guides") {
-				kills++
-			}
-		}
-	}()
-	rep, err := loadtest.Run(context.Background(), o)
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
-	t.Log("\n" + b.String())
-	if kills == 0 {
-		t.Fatal("the plugin was never killed")
-	}
+	rep := runKillingPlugin(t, ts, "guides", o)
 	vote := rep.Op("vote")
 	if vote == nil || vote.Errors == 0 || vote.Kinds["refused:guides_unavailable"] == 0 {
 		t.Errorf("no vote failed as guides_unavailable: %+v", vote)

@@ -142,15 +142,7 @@ func TestDecideBatching(t *testing.T) {
 		}()
 
 	}
-	wait := func(what string, cond func() bool) {
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { waitBatch(t, c, &calls, what, cond) }
 	// The first call goes alone and is held in the plugin; the others then
 	// queue behind it and must go together in the next batch.
 	call(0)
@@ -169,6 +161,19 @@ func TestDecideBatching(t *testing.T) {
 	}
 	if calls.Load() != n {
 		t.Fatalf("%d decisions, want %d", calls.Load(), n)
+	}
+}
+
+// waitBatch waits (bounded) until cond holds, failing the test with what,
+// the calls the plugin received and the calls queued.
+func waitBatch(t *testing.T, c *Client, calls *atomic.Int32, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -236,15 +241,7 @@ func TestBatchesInFlight(t *testing.T) {
 			errs <- err
 		}()
 	}
-	wait := func(what string, cond func() bool) {
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { waitBatch(t, c, &calls, what, cond) }
 	call()
 	wait("first call never reached the plugin", func() bool { return calls.Load() == 1 })
 	call()

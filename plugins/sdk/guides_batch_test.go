@@ -42,15 +42,7 @@ func TestLargeFactsBatchesSplit(t *testing.T) {
 			}
 		}()
 	}
-	wait := func(what string, cond func() bool) {
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d in, %d queued", what, calls.Load(), queueLen(c))
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { waitBatch(t, c, &calls, what, cond) }
 	// The first call goes alone and is held in the plugin; the others then
 	// queue behind it (a first batch with several calls would depend on how
 	// fast the goroutines start).
