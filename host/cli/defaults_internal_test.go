@@ -1,16 +1,11 @@
 package cli
 
 import (
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/honmaster/masterserver/config"
-	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // TestDefaultsFilePathsServed: every game path config/defaults.toml names
@@ -22,18 +17,7 @@ func TestDefaultsFilePathsServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	app, err := OpenApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	srv, err := buildServer(app, func(a sdk.Area) sdk.Caller { return bundledPlugin(a)() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	eps := srv.Endpoints()
+	eps := routeTable(t)
 	operatorPaths := []string{"/metrics", "/debug/", "/operator/", "/console/"}
 	named := regexp.MustCompile(`(?:^|[\s("'`+"`"+`])(/[a-z0-9_]+[a-z0-9_./]*)`).FindAllStringSubmatch(string(text), -1)
 	checked := 0

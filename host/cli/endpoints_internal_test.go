@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -21,19 +22,7 @@ var endpointsDoc = filepath.Join("..", "..", "docs", "endpoints.md")
 // TestEndpointsDoc: docs/endpoints.md is what the route table (every area
 // mounted as serve mounts them) renders; -update-docs rewrites it.
 func TestEndpointsDoc(t *testing.T) {
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	app, err := OpenApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	// The bundled plugins, in process: only the routes are needed.
-	srv, err := buildServer(app, func(a sdk.Area) sdk.Caller { return bundledPlugin(a)() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	eps := srv.Endpoints()
+	eps := routeTable(t)
 	got := renderEndpoints(eps)
 	for _, want := range []string{"/patcher/patcher.php", "/portal/register", "srpAuth", "/master/casino/drop/", "/master/storage/store", "/healthz"} {
 		if !strings.Contains(got, want) {
@@ -50,4 +39,23 @@ func TestEndpointsDoc(t *testing.T) {
 	if err != nil || string(have) != got {
 		t.Errorf("docs/endpoints.md is stale (or missing: %v); run: go generate ./host/cli", err)
 	}
+}
+
+// routeTable is the route table of a server built as serve builds it, every
+// area mounted, with the bundled plugins in process (only the routes are
+// needed).
+func routeTable(t *testing.T) []server.Endpoint {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Storage.DataDir = t.TempDir()
+	app, err := OpenApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	srv, err := buildServer(app, func(a sdk.Area) sdk.Caller { return bundledPlugin(a)() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv.Endpoints()
 }
