@@ -257,3 +257,38 @@ func TestDeleteAccountReports(t *testing.T) {
 		t.Error("resolving a report against a deleted account succeeded")
 	}
 }
+
+// TestDeleteAccountCommand: "account delete" refuses to run without --yes
+// (nothing deleted), deletes the account and its sub-account through the
+// running server's actors with --yes (listing both; neither logs in after),
+// and a second run says no account has the login.
+func TestDeleteAccountCommand(t *testing.T) {
+	ts := clitest.StartDemo(t, nil)
+	ctx := context.Background()
+	ts.Host(t, "account", "create", "--login", "ava", "--password", "pw")
+	ts.Host(t, "account", "create", "--login", "ava2", "--password", "pw", "--parent", "ava")
+
+	code, _, errOut := ts.Run("account", "delete", "--login", "ava")
+	if code != 2 || !strings.Contains(errOut, "add --yes to confirm") {
+		t.Fatalf("without --yes: exit %d, %q", code, errOut)
+	}
+	if _, err := ts.Client.Login(ctx, "ava", "pw"); err != nil {
+		t.Fatalf("refused deletion deleted something: %v", err)
+	}
+
+	out := ts.Host(t, "account", "delete", "--login", "ava", "--yes")
+	lines := strings.Split(out, "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"ava2"`) || !strings.Contains(lines[1], `"ava"`) {
+		t.Fatalf("delete printed %q; want the sub-account, then the account", out)
+	}
+	for _, login := range []string{"ava", "ava2"} {
+		if _, err := ts.Client.Login(ctx, login, "pw"); !errors.Is(err, client.ErrLogin) {
+			t.Errorf("%s logs in after deletion: %v", login, err)
+		}
+	}
+
+	code, _, errOut = ts.Run("account", "delete", "--login", "ava", "--yes")
+	if code == 0 || !strings.Contains(errOut, `no account has the login "ava"`) || strings.Contains(errOut, "storage") {
+		t.Fatalf("second delete: exit %d, %q", code, errOut)
+	}
+}

@@ -69,6 +69,8 @@ var ops = []op{
 		parse: parseShowAccount, empty: func() Request { return new(ShowAccountRequest) }},
 	{name: "account role", usage: "--login L --operator[=false]",
 		parse: parseRole, empty: func() Request { return new(RoleRequest) }},
+	{name: "account delete", usage: "--login L --yes",
+		parse: parseDeleteAccount, empty: func() Request { return new(DeleteAccountRequest) }},
 	{name: "backup", usage: "--to DIR",
 		parse: parseBackup, empty: func() Request { return new(BackupRequest) }},
 	{name: "plugins",
@@ -391,6 +393,57 @@ func parseRole(args []string) (Request, error) {
 	var r RoleRequest
 	fs.StringVar(&r.Login, "login", "", "login of the account")
 	fs.BoolVar(&r.Operator, "operator", false, "give the operator role (web console sign-in); --operator=false takes it away")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return checked(&r)
+}
+
+// DeleteAccountRequest deletes an account, its sub-accounts and every
+// record they wrote (accounts.Service.Delete: what the operator API's
+// DELETE does, through the same actors). It cannot be undone, so Yes must be
+// set: a command line without --yes is refused before anything is read.
+type DeleteAccountRequest struct {
+	Login string `json:"login"`
+	Yes   bool   `json:"yes"`
+}
+
+func (*DeleteAccountRequest) Op() string { return "account delete" }
+
+func (r *DeleteAccountRequest) Validate() error {
+	if err := needLogin(r.Login); err != nil {
+		return err
+	}
+	if !r.Yes {
+		return usageError("deleting %q and its sub-accounts cannot be undone: add --yes to confirm (honmaster backup --to DIR keeps a copy first)", r.Login)
+	}
+	return nil
+}
+
+func (r *DeleteAccountRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	res, err := app.Accounts.Delete(ctx, r.Login)
+	if res != nil {
+		for _, d := range res.Accounts {
+			fmt.Fprintf(out, "deleted account %d %q (%d records)\n", d.ID, d.Login, d.Records)
+		}
+	}
+	switch {
+	case err == nil:
+		return nil
+	case isUnknownAccount(err) && (res == nil || len(res.Accounts) == 0):
+		return unknownLogin(r.Login, err)
+	case res == nil || len(res.Accounts) == 0:
+		return &opError{cause: err, msg: fmt.Sprintf("deleting %q failed; nothing was deleted", r.Login)}
+	default:
+		return &opError{cause: err, msg: fmt.Sprintf("deleting %q stopped part way (the accounts listed above are deleted); run the command again to finish", r.Login)}
+	}
+}
+
+func parseDeleteAccount(args []string) (Request, error) {
+	fs := newFlags("account delete", nil)
+	var r DeleteAccountRequest
+	fs.StringVar(&r.Login, "login", "", "login of the account to delete (its sub-accounts go with it)")
+	fs.BoolVar(&r.Yes, "yes", false, "confirm: the account and everything it stored are deleted for good")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
