@@ -89,6 +89,9 @@ func TestReportsPage(t *testing.T) {
 	if !strings.Contains(page, "flamed &lt;b&gt;all&lt;/b&gt; game") || !strings.Contains(page, `id="resolve"`) {
 		t.Fatalf("detail:\n%s", page)
 	}
+	if !strings.Contains(page, "<th>Match</th><td>not given</td>") {
+		t.Errorf("a report without a match shows its match as:\n%s", page)
+	}
 	tok := csrfOf(t, page)
 	resolve := func(form url.Values) string {
 		form.Set("id", r1.String())
