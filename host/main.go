@@ -1,7 +1,7 @@
-// Command host is the Heroes of Newerth master server: run "host serve" to
+// Command host is the Heroes of Newerth master server: run "honmaster serve" to
 // serve the game client, "host help" for the operator commands. The binary
 // also carries the bundled plugins: the server re-executes it as
-// "host plugin AREA" to run them.
+// "honmaster plugin AREA" to run them.
 package main
 
 import (

@@ -21,7 +21,7 @@ import (
 // errInconsistent fails the command when the consistency check disagreed.
 var errInconsistent = errors.New("load test: the consistency check found a mismatch")
 
-// runLoadTest is the "host loadtest" command: flags to loadtest.Options,
+// runLoadTest is the "honmaster loadtest" command: flags to loadtest.Options,
 // the report to stdout (and to --json / --html files).
 func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("loadtest", stderr)

@@ -24,7 +24,7 @@ import (
 // areaTable is the host's one registration of each plugin area: its
 // contract (sdk.Area, with its decisions), the plugin bundled in the host
 // binary, and how its routes are built around the area's supervisor. Plugin
-// startup, "host plugin <area>", "host plugins", /healthz and the mounting
+// startup, "honmaster plugin <area>", "honmaster plugins", /healthz and the mounting
 // of routes all derive from it.
 var areaTable = []areaRow{
 	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},

@@ -12,7 +12,7 @@
 // susp_id set directly on the account by an older console).
 //
 // Sign-in is for accounts an operator command gave the operator role
-// (`host account role --login L --operator`). The password is checked against
+// (`honmaster account role --login L --operator`). The password is checked against
 // the account's stored SRP verifier (v = g^x mod N is recomputed from the
 // submitted password and compared in constant time); no password or hash of
 // one is stored by the console. Console sessions live in memory (a restart

@@ -13,7 +13,7 @@ import (
 )
 
 // Guides: import, list and moderate hero guides with the functions of the
-// "host guides" commands (guides.Import, guides.LoadGuides with
+// "honmaster guides" commands (guides.Import, guides.LoadGuides with
 // guides.LoadTally, guides.Moderate).
 
 type heroRow struct {

@@ -40,7 +40,7 @@ func operatorError(err error) string {
 	case errors.Is(err, reports.ErrUsage):
 		// The command's wording of a form field: "--days" is "days".
 		msg := strings.TrimPrefix(err.Error(), reports.ErrUsage.Error()+": ")
-		return strings.NewReplacer("--action", "action", "--days", "days", "--note", "note", "host reports list", "the queue").Replace(msg)
+		return strings.NewReplacer("--action", "action", "--days", "days", "--note", "note", "honmaster reports list", "the queue").Replace(msg)
 	case errors.Is(err, accounts.ErrBadGrant):
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {

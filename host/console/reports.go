@@ -15,8 +15,8 @@ import (
 )
 
 // Reports: the moderation queue of host/reports, read with reports.List and
-// resolved with reports.Resolve, the functions of "host reports list" and
-// "host reports resolve"; the form's fields are checked by
+// resolved with reports.Resolve, the functions of "honmaster reports list" and
+// "honmaster reports resolve"; the form's fields are checked by
 // reports.ParseResolveArgs, the command's own parser.
 
 // reportRowsLimit bounds the rows of the queue page.
@@ -226,7 +226,7 @@ func (c *Console) resolveReport(w http.ResponseWriter, r *http.Request) {
 	idText := r.PostFormValue("id")
 	to := "/console/report?id=" + urlQuery(idText)
 	// The command's own parser checks the form: the same rules as
-	// "host reports resolve ID --action A --days N --note T".
+	// "honmaster reports resolve ID --action A --days N --note T".
 	args := []string{idText, "--action=" + r.PostFormValue("action"), "--note=" + r.PostFormValue("note")}
 	if days := strings.TrimSpace(r.PostFormValue("days")); days != "" {
 		if _, err := strconv.Atoi(days); err != nil {

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 )
 
-// WriteGuideTable writes guides for an operator (host guides list): one row
+// WriteGuideTable writes guides for an operator (honmaster guides list): one row
 // per guide in gid order with its flags, imported and players' counts, the
 // rating the list shows, author and whole name.
 func WriteGuideTable(w io.Writer, gs []Guide, t *Tally) error {

@@ -1,4 +1,4 @@
-// Package loadtest is the built-in load tester ("host loadtest"): it
+// Package loadtest is the built-in load tester ("honmaster loadtest"): it
 // provisions test accounts on a server the operator runs, drives a weighted
 // mix of the game's operations in a closed loop (a fixed number of
 // concurrent clients) or an open loop (a fixed arrival rate, latency

@@ -339,7 +339,7 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 			return nil, fmt.Errorf("guide lists: %w", err)
 		}
 		if len(e.guides) == 0 {
-			return nil, fmt.Errorf("the server lists no guide for %s: the guide operations need some (serve --demo seeds them; or host guides import)",
+			return nil, fmt.Errorf("the server lists no guide for %s: the guide operations need some (serve --demo seeds them; or honmaster guides import)",
 				strings.Join(guideHeroes, ", "))
 		}
 	}

@@ -96,7 +96,7 @@
 //
 // The bundled rule gives priority 1 plus one for each other player with an
 // open report against the same reportee, at most Limits.MaxPriority (10).
-// "host reports list" shows the highest priority first, then the oldest.
+// "honmaster reports list" shows the highest priority first, then the oldest.
 //
 // # Decisions
 //

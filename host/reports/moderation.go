@@ -24,7 +24,7 @@ const (
 	MaxNoteRunes   = 500
 )
 
-// ListFilter selects reports for "host reports list".
+// ListFilter selects reports for "honmaster reports list".
 type ListFilter struct {
 	Status   rules.Status // 0: any status
 	Reportee string       // "": any reportee; else the reportee's nickname, matched case-insensitively
@@ -92,7 +92,7 @@ func Sort(rs []Report) {
 	})
 }
 
-// ResolveArgs is a parsed "host reports resolve ID --action A --days N
+// ResolveArgs is a parsed "honmaster reports resolve ID --action A --days N
 // [--note T]".
 type ResolveArgs struct {
 	ID     ReportID
@@ -128,7 +128,7 @@ func ParseResolveArgs(args []string) (ResolveArgs, error) {
 		return ResolveArgs{}, fmt.Errorf("%w: unexpected argument %q", ErrUsage, rest[0])
 	}
 	if idText == "" {
-		return ResolveArgs{}, fmt.Errorf("%w: the report ID is missing (see host reports list)", ErrUsage)
+		return ResolveArgs{}, fmt.Errorf("%w: the report ID is missing (see honmaster reports list)", ErrUsage)
 	}
 	id, err := ParseReportID(idText)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 // Plugin is the bundled guides plugin: Rank and AcceptVote serving the
 // area's two decisions. The host binary carries it and runs it by
-// re-executing itself as "host plugin guides"; configuration can point the
+// re-executing itself as "honmaster plugin guides"; configuration can point the
 // area at an external binary instead ([plugins.guides] path), which calls
 // sdk.Serve with its own *sdk.Plugin.
 func Plugin() *sdk.Plugin {

@@ -4,7 +4,7 @@ import "github.com/honmaster/masterserver/plugins/sdk"
 
 // Serve serves sdk.DefaultPlinko (the spec's proposed odds, crypto/rand) to
 // the host that started this process, then exits the process. Call it only
-// when the host re-executed itself as "host plugin plinko".
+// when the host re-executed itself as "honmaster plugin plinko".
 func Serve() { sdk.Serve(Plugin()) }
 
 // Plugin is the bundled plinko plugin.

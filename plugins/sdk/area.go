@@ -10,7 +10,7 @@ import (
 
 // Area identifies a feature area served by a plugin. Its string value is its
 // one name everywhere: the config section [plugins.<area>], the command
-// "host plugin <area>", logs, /healthz and decision names ("<area>.<name>").
+// "honmaster plugin <area>", logs, /healthz and decision names ("<area>.<name>").
 //
 // An area is declared once, with RegisterArea, next to its types (see
 // plinko.go); everything else derives from the registry.
@@ -103,7 +103,7 @@ func (a Area) ProtocolVersion() int {
 	return ProtocolVersion
 }
 
-// ParseArea returns the area named s (as in "host plugin <s>").
+// ParseArea returns the area named s (as in "honmaster plugin <s>").
 func ParseArea(s string) (Area, error) {
 	a := Area(s)
 	if !a.Known() {

@@ -3,7 +3,7 @@
 // host a stable handle to it.
 //
 // A Supervisor launches the plugin (the host binary itself, re-executed as
-// "host plugin <area>", or an external binary), negotiates the go-plugin
+// "honmaster plugin <area>", or an external binary), negotiates the go-plugin
 // handshake, checks with Info that the plugin serves every decision of the
 // area in the right version, and hands it the operator's configuration
 // (Configure). It then pings the plugin every PingInterval: a plugin that

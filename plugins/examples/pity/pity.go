@@ -13,7 +13,7 @@
 // Run it as an external plugin:
 //
 //	go build -o pity ./plugins/examples/pity/cmd/pity
-//	host serve --plugin plinko=./pity
+//	honmaster serve --plugin plinko=./pity
 //
 // with, in the config file:
 //
@@ -34,7 +34,7 @@ import (
 // DefaultAfter is N when the operator sets none.
 const DefaultAfter = 20
 
-// Name and Version of the plugin, as "host plugins" shows them.
+// Name and Version of the plugin, as "honmaster plugins" shows them.
 const (
 	Name    = "pity"
 	Version = "1.0.0"
