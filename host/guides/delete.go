@@ -20,8 +20,16 @@ func (s *Service) dropVotes(tx *actors.Tx) (func(), error) {
 		return nil, err
 	}
 	return func() {
+		var byGid map[GuideID]*Guide
+		if cat, err := s.cat.get(); err == nil {
+			byGid = cat.byGid
+		}
 		for _, v := range votes {
-			s.tally.Apply(v.Gid, v.Vote, VoteNone)
+			hero := "" // unknown: every hero's generation moves
+			if g := byGid[v.Gid]; g != nil {
+				hero = g.Hero
+			}
+			s.applyVote(hero, v.Gid, v.Vote, VoteNone)
 		}
 	}, nil
 }

@@ -99,7 +99,8 @@
 // A list is a read: it runs outside the actor on committed records and
 // asks the plugin (sdk.GuidesRank) with the account's stored plugin state,
 // refusing a result that changes it. Each hero's candidates (visible
-// guides with counts) are cached per catalog version and tally generation.
+// guides with counts) are cached per catalog version and generation of the hero's counts (a vote
+// moves only its own hero's generation: other heroes keep their rankings).
 //
 // # Reused rankings
 //

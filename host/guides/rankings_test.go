@@ -336,3 +336,41 @@ func BenchmarkServiceList1000(b *testing.B) {
 		b.Fatalf("%d plugin calls, want 1", n)
 	}
 }
+
+// A vote on one hero's guide re-ranks only that hero's lists: another
+// hero's reused ranking stays in use (no plugin call) even after the
+// staleness has passed, while the voted hero's is asked again. The same
+// holds when a voter's account is deleted.
+func TestVoteKeepsOtherHeroesRankings(t *testing.T) {
+	gs := []guides.Guide{rankGuide(1, "Hero_A", 5, 5, false), rankGuide(2, "Hero_A", 6, 4, false),
+		rankGuide(3, "Hero_B", 5, 5, false), rankGuide(4, "Hero_B", 6, 4, false)}
+	f := newRankFixture(t, 0, rules.Rank, gs, 2)
+	lister := f.accts[1]
+	wantGids(t, "A before", f.order(t, lister, "Hero_A"), 2, 1)
+	wantGids(t, "B before", f.order(t, lister, "Hero_B"), 4, 3)
+	calls := f.svc.RankCalls()
+	if err := f.svc.Vote(context.Background(), f.accts[0], 1, guides.VoteUp); err != nil {
+		t.Fatal(err)
+	}
+	wantGids(t, "B after a vote on A", f.order(t, lister, "Hero_B"), 4, 3)
+	if n := f.svc.RankCalls(); n != calls {
+		t.Errorf("a vote on Hero_A re-ranked Hero_B (%d plugin calls, was %d)", n, calls)
+	}
+	f.order(t, lister, "Hero_A")
+	if n := f.svc.RankCalls(); n != calls+1 {
+		t.Errorf("Hero_A after its vote: %d plugin calls, want %d (staleness 0 re-ranks)", n, calls+1)
+	}
+	// Deleting the voter takes its vote out of Hero_A's counts: Hero_A is
+	// re-ranked, Hero_B still is not.
+	if _, err := f.app.Accounts.Delete(context.Background(), "lister0"); err != nil {
+		t.Fatal(err)
+	}
+	f.order(t, lister, "Hero_B")
+	if n := f.svc.RankCalls(); n != calls+1 {
+		t.Errorf("deleting a voter on Hero_A re-ranked Hero_B (%d plugin calls, want %d)", n, calls+1)
+	}
+	f.order(t, lister, "Hero_A")
+	if n := f.svc.RankCalls(); n != calls+2 {
+		t.Errorf("Hero_A after its voter's deletion: %d plugin calls, want %d", n, calls+2)
+	}
+}

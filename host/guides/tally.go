@@ -36,8 +36,7 @@ type VoteScanner interface {
 // them from the records at start, so they are exact after any crash: a vote
 // is counted if and only if its record committed.
 type Tally struct {
-	m   sync.Map      // GuideID -> *atomic.Uint64 (up<<32 | down)
-	gen atomic.Uint64 // moves after every applied change (caches of counts compare it)
+	m sync.Map // GuideID -> *atomic.Uint64 (up<<32 | down)
 }
 
 // NewTally builds the counts from every vote record. Call it before any
@@ -96,13 +95,7 @@ func (t *Tally) Apply(gid GuideID, prev, next Vote) {
 		return
 	}
 	t.word(gid).Add(delta(prev, next))
-	t.gen.Add(1)
 }
-
-// Generation changes after every Apply that changed a count: a value
-// computed from the counts at generation g is current while Generation
-// still returns g (read it before computing).
-func (t *Tally) Generation() uint64 { return t.gen.Load() }
 
 // Derived returns the players' counts of gid (without the imported ones).
 func (t *Tally) Derived(gid GuideID) Counts {
