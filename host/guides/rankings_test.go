@@ -266,11 +266,11 @@ func TestListReusesPerAccountRanking(t *testing.T) {
 
 // Concurrent lists of the same facts share one plugin call.
 func TestListSingleFlight(t *testing.T) {
-	gs := []guides.Guide{rankGuide(1, "Hero_A", 1, 1, false), rankGuide(2, "Hero_A", 2, 1, false)}
+	gs := []guides.Guide{rankGuide(1, "Hero_A", 1, 1, false), rankGuide(2, "Hero_A", 2, 1, false), rankGuide(3, "Hero_B", 1, 1, false)}
 	f := newRankFixture(t, time.Second, rules.Rank, gs, 8)
 	// Learn that the plugin's decisions are Shared (flights are then keyed
 	// without the account), on another hero.
-	wantGids(t, "warm-up", f.order(t, f.accts[0], "Hero_B"))
+	wantGids(t, "warm-up", f.order(t, f.accts[0], "Hero_B"), 3)
 	f.gate.entered, f.gate.release = make(chan struct{}, len(f.accts)), make(chan struct{})
 	var wg sync.WaitGroup
 	orders := make([][]guides.GuideID, len(f.accts))
@@ -373,4 +373,19 @@ func TestVoteKeepsOtherHeroesRankings(t *testing.T) {
 	if n := f.svc.RankCalls(); n != calls+2 {
 		t.Errorf("Hero_A after its voter's deletion: %d plugin calls, want %d", n, calls+2)
 	}
+}
+
+// A list of a hero with no stored guide is empty and asks the plugin
+// nothing: names a client makes up leave no snapshot or ranking behind.
+func TestListUnknownHeroAsksNothing(t *testing.T) {
+	f := newRankFixture(t, time.Second, rules.Rank, []guides.Guide{rankGuide(1, "Hero_A", 5, 5, false)}, 1)
+	for i := range 100 {
+		if got := f.order(t, f.accts[0], fmt.Sprintf("Hero_Made%d", i)); len(got) != 0 {
+			t.Fatalf("unknown hero listed %v", got)
+		}
+	}
+	if n := f.svc.RankCalls(); n != 0 {
+		t.Fatalf("%d plugin calls for heroes with no guide, want 0", n)
+	}
+	wantGids(t, "a stored hero", f.order(t, f.accts[0], "Hero_A"), 1)
 }

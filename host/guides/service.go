@@ -143,6 +143,13 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	if err != nil {
 		return nil, err
 	}
+	if len(cat.byHero[hero]) == 0 {
+		// No guide of this hero is stored: an empty list, without asking
+		// the plugin or keeping anything for the name (a client may send
+		// any number of well-formed hero names; only stored heroes get
+		// candidate snapshots and rankings).
+		return nil, nil
+	}
 	m, err := s.marks(acct, hero)
 	if err != nil {
 		return nil, err
@@ -253,6 +260,8 @@ func (s *Service) applyVote(hero string, gid GuideID, prev, next Vote) {
 	s.heroGenOf(hero).Add(1)
 }
 
+// heroGenOf is hero's generation counter, added on the first vote on one
+// of its guides (heroes of stored guides only).
 func (s *Service) heroGenOf(hero string) *atomic.Uint64 {
 	if g, ok := s.heroGens.Load(hero); ok {
 		return g.(*atomic.Uint64)
@@ -266,8 +275,14 @@ func (s *Service) heroGenOf(hero string) *atomic.Uint64 {
 // those counts at generation g is current while heroGen still returns g
 // (read it before reading any count). Both parts only grow, so their sum
 // changes whenever either does.
+// A hero no vote has touched has no entry and generation 0 (lists name
+// heroes freely: reading never adds one).
 func (s *Service) heroGen(hero string) uint64 {
-	return s.anyGen.Load() + s.heroGenOf(hero).Load()
+	var own uint64
+	if g, ok := s.heroGens.Load(hero); ok {
+		own = g.(*atomic.Uint64).Load()
+	}
+	return s.anyGen.Load() + own
 }
 
 // flagChange sets or removes one mark of the account, in its actor.
