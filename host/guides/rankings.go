@@ -127,15 +127,10 @@ func newRankings(r RankReuse, now func() time.Time) *rankings {
 }
 
 // usable reports whether a decision ranked on b may serve a list that
-// starts at now, with the catalog at catVersion and the tally at gen.
+// starts at now, with the catalog at catVersion and the hero's counts at
+// generation gen.
 func (r *rankings) usable(b rankBasis, catVersion, gen uint64, now time.Time) bool {
 	return b.catVersion == catVersion && (b.gen == gen || now.Sub(b.read) < r.reuse.Staleness)
-}
-
-func (r *rankings) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.entries)
 }
 
 func (r *rankings) store(k rankKey, e *rankEntry) {
