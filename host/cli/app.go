@@ -42,8 +42,19 @@ type App struct {
 	Metrics *metrics.Metrics
 
 	// guideTally is the guides area's live vote counts while it serves
-	// (operator API; operator_accounts.go).
+	// (see GuideTally).
 	guideTally atomic.Pointer[guides.Tally]
+}
+
+// GuideTally is the players' vote counts: the guides area's live ones
+// while it serves, else rebuilt from the vote records (a scan of every
+// account's votes; both agree, see guides.Tally). Operator commands, the
+// operator API and the web console read counts through it.
+func (a *App) GuideTally() (*guides.Tally, error) {
+	if t := a.guideTally.Load(); t != nil {
+		return t, nil
+	}
+	return guides.LoadTally(a.DB)
 }
 
 // dbDirName is the database directory inside the data directory.

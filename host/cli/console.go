@@ -14,7 +14,7 @@ import (
 // mountConsole mounts the web console on the operator listener.
 func mountConsole(op *operator.Server, app *App) error {
 	c, err := console.New(console.Deps{Sys: app.Sys, Group: app.Group, Accounts: app.Accounts, Login: app.Login,
-		Metrics: app.Metrics, Plugins: app.Plugins.statuses, Log: app.Log,
+		Metrics: app.Metrics, Plugins: app.Plugins.statuses, Log: app.Log, GuideTally: app.GuideTally,
 		Health:           func() error { return storageHealth(app.DB.Health()) },
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin)})

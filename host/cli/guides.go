@@ -94,7 +94,7 @@ func (r *GuidesListRequest) Run(_ context.Context, app *App, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	t, err := guides.LoadTally(app.DB)
+	t, err := app.GuideTally()
 	if err != nil {
 		return err
 	}

@@ -93,9 +93,13 @@ func explainRaw(err error) string {
 	return "the command failed: " + err.Error()
 }
 
-// internalPrefix matches "name: " where name is a package of this module
-// (or a library) whose errors carry it: text for logs, not for operators.
-var internalPrefix = regexp.MustCompile(`(^|[\s("'])(?:storage|actors|wire|host|cli|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*`)
+// internalPrefix matches a run of "name: " prefixes, where name is a
+// package of this module (or a library) whose errors carry it: text for
+// logs, not for operators. A prefix counts at the start of the text, after
+// an error chain's ": " or after an opening bracket or quote, so that a run
+// ("storage: actors: ...") goes whole and an ordinary word before a colon
+// mid-sentence ("unknown login: bob") stays.
+var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
 
 // stripInternal removes internal package prefixes from text.
 func stripInternal(text string) string {

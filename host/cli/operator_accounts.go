@@ -66,13 +66,9 @@ func mountAccountAPI(op interface {
 		if err != nil {
 			return nil, err
 		}
-		// The live counts when the area serves, else rebuilt from the
-		// vote records (they agree: see guides.Tally).
-		t := app.guideTally.Load()
-		if t == nil {
-			if t, err = guides.LoadTally(app.DB); err != nil {
-				return nil, err
-			}
+		t, err := app.GuideTally()
+		if err != nil {
+			return nil, err
 		}
 		out := make([]GuideCountsJSON, 0, len(gs))
 		for i := range gs {

@@ -248,3 +248,19 @@ func TestPluginFlagHonoured(t *testing.T) {
 	}
 	assertNoPrefix(t, "stderr", errOut)
 }
+
+// TestStripInternal: a run of package prefixes goes whole, wherever the
+// chain starts; an ordinary word before a colon stays.
+func TestStripInternal(t *testing.T) {
+	for in, want := range map[string]string{
+		"storage: actors: account 5: not found":          "account 5: not found",
+		"the command failed: pebble: storage: disk full": "the command failed: disk full",
+		"cannot open (storage: wire: bad) here":          "cannot open (bad) here",
+		"unknown login: bob":                             "unknown login: bob",
+		"no answer from server: x":                       "no answer from server: x",
+	} {
+		if got := stripInternal(in); got != want {
+			t.Errorf("stripInternal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

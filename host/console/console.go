@@ -47,6 +47,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
@@ -91,6 +92,9 @@ type Deps struct {
 	// Rate means the default (10 per address, 5 per login, one more per
 	// minute); Burst 0 with Every > 0 turns the limit off.
 	SignInPerAddress, SignInPerLogin limit.Rate
+	// GuideTally returns the players' vote counts (nil: rebuilt from the
+	// vote records on each guides page, guides.LoadTally).
+	GuideTally func() (*guides.Tally, error)
 	// SessionLifetime is how long a console session lasts (0: 8h).
 	SessionLifetime time.Duration
 	Log             *slog.Logger

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/honmaster/masterserver/host/guides"
 )
@@ -64,9 +65,9 @@ func (c *Console) guidesPage(w http.ResponseWriter, r *http.Request) {
 	for _, h := range by {
 		d.Heroes = append(d.Heroes, *h)
 	}
-	slices.SortFunc(d.Heroes, func(a, b heroRow) int { return compare(a.Hero, b.Hero) })
+	slices.SortFunc(d.Heroes, func(a, b heroRow) int { return strings.Compare(a.Hero, b.Hero) })
 	if hero != "" {
-		t, err := guides.LoadTally(db)
+		t, err := c.tally()
 		if err != nil {
 			r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
 		} else {
@@ -80,7 +81,6 @@ func (c *Console) guidesPage(w http.ResponseWriter, r *http.Request) {
 					Hidden: g.Hidden, Up: n.Up, Down: n.Down, ImpUp: g.Up, ImpDown: g.Down, Rating: guides.FormatRating(n),
 					Edited: guides.FormatDate(g.Edited)})
 			}
-			slices.SortFunc(d.Rows, func(a, b guideRow) int { return int(a.Gid) - int(b.Gid) })
 		}
 	}
 	title := "Guides"
@@ -88,16 +88,6 @@ func (c *Console) guidesPage(w http.ResponseWriter, r *http.Request) {
 		title = "Guides of " + hero
 	}
 	c.render(w, r, "guides", title, d, "")
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // maxGuidesFile bounds an uploaded guides file (the POST body limit).
@@ -167,4 +157,12 @@ func (c *Console) guidesModerate(w http.ResponseWriter, r *http.Request) {
 	}
 	c.d.Log.Info("console guide changed", "operator", Operator(r), "gid", g.Gid, "hidden", g.Hidden, "premium", g.Premium)
 	back(w, r, to, fmt.Sprintf("guide %d (%q): hidden %t, premium %t", g.Gid, g.Name, g.Hidden, g.Premium), nil)
+}
+
+// tally is the players' vote counts, from Deps.GuideTally.
+func (c *Console) tally() (*guides.Tally, error) {
+	if c.d.GuideTally != nil {
+		return c.d.GuideTally()
+	}
+	return guides.LoadTally(c.d.Sys.DB())
 }
