@@ -95,8 +95,10 @@ func (c *deleteChange) Apply(tx *Tx) (any, error) {
 			d.after = append(d.after, after)
 		}
 	}
-	if tx.dirty {
-		return nil, fmt.Errorf("%w: a delete hook edited the account", ErrBadEdit)
+	if tx.dirty || !tx.batch.Empty() || len(tx.sessions) > 0 || len(tx.plugSet) > 0 || len(tx.memoSet) > 0 {
+		// A hook sees the records; any write of its would outlive the
+		// account (or be deleted with it unseen).
+		return nil, fmt.Errorf("%w: a delete hook wrote to the account", ErrBadEdit)
 	}
 	tx.batch.DeleteAccountRecords(r)
 	for _, k := range r.Sessions {

@@ -111,3 +111,22 @@ func TestDeleteHookRefuses(t *testing.T) {
 		t.Errorf("login after a refused deletion: %v %v", id, err)
 	}
 }
+
+// TestDeleteHookMayNotWrite: a hook that writes through the deletion's Tx
+// (here a plugin state, not the account itself) refuses the deletion; the
+// account stays whole.
+func TestDeleteHookMayNotWrite(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "a", "")
+	s.OnDelete(func(tx *Tx) (func(), error) {
+		tx.SetPluginState("plinko", []byte("left behind"))
+		return nil, nil
+	})
+	if _, err := s.DeleteAccount(ctx, a.ID); !errors.Is(err, ErrBadEdit) {
+		t.Fatalf("err = %v, want ErrBadEdit", err)
+	}
+	if _, err := s.Account(ctx, a.ID); err != nil {
+		t.Errorf("account after a refused deletion: %v", err)
+	}
+}

@@ -172,15 +172,12 @@ func (db *DB) Close() error { return db.pdb.Close() }
 // get copies the value of key, since Pebble's slice is only valid until the
 // closer runs.
 func (db *DB) get(key []byte) ([]byte, error) {
-	v, closer, err := db.pdb.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte(nil), v...)
-	return out, closer.Close()
+	var out []byte
+	err := db.view(key, func(v []byte) error {
+		out = append([]byte(nil), v...)
+		return nil
+	})
+	return out, err
 }
 
 // view calls fn with the value of key, valid only during the call (no

@@ -68,12 +68,17 @@ func (s *Service) deleteAll(ctx context.Context, out *Removed, ids []storage.Acc
 		}
 		out.Accounts = append(out.Accounts, *d)
 		out.Records += d.Records
-		s.forgetName(d.Login)
 	}
 	return nil
 }
 
-// forgetName drops a deleted login from the look-alike index.
-func (s *Service) forgetName(login string) {
-	s.loginNames().Forget(login)
+// ForgetDeleted is the service's actors.DeleteHook (register it with
+// Sys.OnDelete where the service is built, as the host's OpenApp does):
+// once a deleted account's commit succeeded, its login leaves the
+// look-alike index, so that it may be registered again. It runs in the
+// deleting actor, so the index follows the commit even when the caller's
+// reply is lost.
+func (s *Service) ForgetDeleted(tx *actors.Tx) (func(), error) {
+	login := tx.View().Login
+	return func() { s.loginNames().Forget(login) }, nil
 }

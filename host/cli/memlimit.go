@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,10 +52,13 @@ func memoryLimit(cfg *config.Config, cgroupMax func() int64) (int64, string) {
 }
 
 // cgroupMemoryMax reads the memory limit of the process's cgroup (v2
-// memory.max, else v1 memory.limit_in_bytes) as mounted at /sys/fs/cgroup,
+// memory.max, else v1 memory.limit_in_bytes): first of the cgroup
+// /proc/self/cgroup names (a systemd service with MemoryMax= runs in
+// /sys/fs/cgroup/system.slice/NAME.service), then at the mount's root,
 // which inside a container is the container's own. 0 when there is none.
 func cgroupMemoryMax() int64 {
-	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	for _, f := range cgroupMemoryFiles(string(self)) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
@@ -62,6 +66,27 @@ func cgroupMemoryMax() int64 {
 		return parseCgroupMax(string(b))
 	}
 	return 0
+}
+
+// cgroupMemoryFiles lists the files that may hold the process's memory
+// limit, most specific first, from the text of /proc/self/cgroup: the v2
+// line "0::PATH" and the v1 line naming the memory controller
+// ("N:memory:PATH" or "N:cpu,memory:PATH").
+func cgroupMemoryFiles(procSelfCgroup string) []string {
+	var own []string
+	for _, line := range strings.Split(procSelfCgroup, "\n") {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 || parts[2] == "/" || !strings.HasPrefix(parts[2], "/") {
+			continue
+		}
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			own = append(own, "/sys/fs/cgroup"+parts[2]+"/memory.max")
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			own = append(own, "/sys/fs/cgroup/memory"+parts[2]+"/memory.limit_in_bytes")
+		}
+	}
+	return append(own, "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 }
 
 // parseCgroupMax reads a cgroup memory limit: "max" (v2) or a value of

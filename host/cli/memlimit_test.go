@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/honmaster/masterserver/config"
@@ -36,6 +37,24 @@ func TestParseCgroupMax(t *testing.T) {
 	for in, want := range map[string]int64{"max\n": 0, "1073741824\n": 1 << 30, "9223372036854771712": 0, "": 0, "junk": 0} {
 		if got := parseCgroupMax(in); got != want {
 			t.Errorf("parseCgroupMax(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestCgroupMemoryFiles: the limit is looked for in the process's own
+// cgroup first (a systemd service's MemoryMax=), v2 and v1, then at the
+// mount's root (a container).
+func TestCgroupMemoryFiles(t *testing.T) {
+	root := []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+	for in, want := range map[string][]string{
+		"0::/system.slice/honmaster.service\n": append([]string{"/sys/fs/cgroup/system.slice/honmaster.service/memory.max"}, root...),
+		"12:cpu,memory:/system.slice/honmaster.service\n1:name=systemd:/x\n": append(
+			[]string{"/sys/fs/cgroup/memory/system.slice/honmaster.service/memory.limit_in_bytes"}, root...),
+		"0::/\n": root,
+		"":       root,
+	} {
+		if got := cgroupMemoryFiles(in); !slices.Equal(got, want) {
+			t.Errorf("cgroupMemoryFiles(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
