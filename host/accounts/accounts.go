@@ -70,13 +70,16 @@ func CheckLogin(l string) error {
 	return nil
 }
 
+// MaxPasswordRunes is the longest password accepted, in characters.
+const MaxPasswordRunes = 128
+
 // Create makes an account: it derives the SRP verifier (the password itself
 // is never stored) and has the registry write the record.
 func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error) {
 	if err := CheckLogin(c.Login); err != nil {
 		return nil, err
 	}
-	if c.Password == "" || utf8.RuneCountInString(c.Password) > 128 {
+	if c.Password == "" || utf8.RuneCountInString(c.Password) > MaxPasswordRunes {
 		return nil, ErrBadPassword
 	}
 	if c.Email == "" {

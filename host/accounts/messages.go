@@ -14,7 +14,7 @@ func RuleMessage(err error) string {
 	case errors.Is(err, ErrBadLogin):
 		return "a login is 1 to 12 letters, digits, '_' or '-'"
 	case errors.Is(err, ErrBadPassword):
-		return "a password is 1 to 128 characters"
+		return fmt.Sprintf("a password is 1 to %d characters", MaxPasswordRunes)
 	case errors.Is(err, ErrBadEmail):
 		max := 254
 		var ee emailError

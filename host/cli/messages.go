@@ -99,7 +99,7 @@ func explainRaw(err error) string {
 // an error chain's ": " or after an opening bracket or quote, so that a run
 // ("storage: actors: ...") goes whole and an ordinary word before a colon
 // mid-sentence ("unknown login: bob") stays.
-var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
+var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
 
 // stripInternal removes internal package prefixes from text.
 func stripInternal(text string) string {

@@ -48,14 +48,7 @@ func mountAccountAPI(op interface {
 	HandleAPI(string, http.Handler)
 }, app *App) {
 	op.HandleAPI("DELETE "+apiAccountDelete, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
-		res, err := app.Accounts.Delete(ctx, r.FormValue("login"))
-		out := DeletedJSON{Accounts: []DeletedAccountJSON{}}
-		if res != nil {
-			out.Records = res.Records
-			for _, d := range res.Accounts {
-				out.Accounts = append(out.Accounts, DeletedAccountJSON{ID: uint32(d.ID), Login: d.Login, Records: d.Records, Counts: d.Counts})
-			}
-		}
+		out, err := deleteAccount(ctx, app, r.FormValue("login"))
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/honmaster/masterserver/actors"
@@ -421,21 +422,38 @@ func (r *DeleteAccountRequest) Validate() error {
 }
 
 func (r *DeleteAccountRequest) Run(ctx context.Context, app *App, out io.Writer) error {
-	res, err := app.Accounts.Delete(ctx, r.Login)
+	res, err := deleteAccount(ctx, app, r.Login)
+	for _, d := range res.Accounts {
+		fmt.Fprintf(out, "deleted account %d %q (%d records)\n", d.ID, d.Login, d.Records)
+	}
+	return err
+}
+
+// deleteAccount deletes login's account and its sub-accounts
+// (accounts.Service.Delete): what "account delete" and the operator API's
+// DELETE both run. The result lists what was deleted, also when the
+// deletion stopped part way; the error is worded for the operator and says
+// which accounts are gone.
+func deleteAccount(ctx context.Context, app *App, login string) (DeletedJSON, error) {
+	res, err := app.Accounts.Delete(ctx, login)
+	out := DeletedJSON{Accounts: []DeletedAccountJSON{}}
+	var gone []string
 	if res != nil {
+		out.Records = res.Records
 		for _, d := range res.Accounts {
-			fmt.Fprintf(out, "deleted account %d %q (%d records)\n", d.ID, d.Login, d.Records)
+			out.Accounts = append(out.Accounts, DeletedAccountJSON{ID: uint32(d.ID), Login: d.Login, Records: d.Records, Counts: d.Counts})
+			gone = append(gone, strconv.Quote(d.Login))
 		}
 	}
 	switch {
 	case err == nil:
-		return nil
-	case isUnknownAccount(err) && (res == nil || len(res.Accounts) == 0):
-		return unknownLogin(r.Login, err)
-	case res == nil || len(res.Accounts) == 0:
-		return &opError{cause: err, msg: fmt.Sprintf("deleting %q failed; nothing was deleted", r.Login)}
+		return out, nil
+	case isUnknownAccount(err) && len(gone) == 0:
+		return out, unknownLogin(login, err)
+	case len(gone) == 0:
+		return out, &opError{cause: err, msg: fmt.Sprintf("deleting %q failed; nothing was deleted", login)}
 	default:
-		return &opError{cause: err, msg: fmt.Sprintf("deleting %q stopped part way (the accounts listed above are deleted); run the command again to finish", r.Login)}
+		return out, &opError{cause: err, msg: fmt.Sprintf("deleting %q stopped part way (deleted: %s); run it again to finish", login, strings.Join(gone, ", "))}
 	}
 }
 

@@ -84,12 +84,13 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	defer cancel()
 	c := client.New(strings.TrimSuffix(*server, "/"))
 	s, err := c.Login(ctx, *loginName, *password)
-	if errors.Is(err, client.ErrLogin) {
-		msg := err.Error()
-		msg = msg[strings.LastIndex(msg, ": ")+2:]
-		return &opError{cause: err, msg: "login refused: " + msg}
-	} else if err != nil {
-		return &opError{cause: err, msg: fmt.Sprintf("no answer from %s: %v", *server, errors.Unwrap(err))}
+	switch {
+	case errors.Is(err, client.ErrLogin):
+		return &opError{cause: err, msg: "login refused: " + detail(err, client.ErrLogin)}
+	case errors.Is(err, client.ErrServerProof):
+		return &opError{cause: err, msg: fmt.Sprintf("%s accepted the login but its proof is wrong: it is not the server holding this account", *server)}
+	case err != nil:
+		return &opError{cause: err, msg: fmt.Sprintf("no answer from %s: %s", *server, stripInternal(err.Error()))}
 	}
 	if verb == "login" {
 		field := func(k string) string { v, _ := s.Record.String(k); return v }

@@ -132,6 +132,10 @@ type Session struct {
 // server's auth text.
 var ErrLogin = errors.New("client: login refused")
 
+// ErrServerProof is returned when the server accepted the login but its
+// own proof (M2) is wrong: it does not hold this account's verifier.
+var ErrServerProof = errors.New("client: server proof")
+
 // Login runs pre_auth and srpAuth and checks the server's proof M2.
 func (c *Client) Login(ctx context.Context, login, password string) (*Session, error) {
 	cl, err := c.Group.NewClient(login, password, rand.Reader)
@@ -156,7 +160,7 @@ func (c *Client) Login(ctx context.Context, login, password string) (*Session, e
 	}
 	m2, _ := rec.String("proof")
 	if err := cl.VerifyServer(m2); err != nil {
-		return nil, fmt.Errorf("client: server proof: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrServerProof, err)
 	}
 	return sessionOf(login, rec), nil
 }

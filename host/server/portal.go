@@ -132,7 +132,7 @@ func (s *Server) register(ctx context.Context, r *wire.Request) Response {
 	if err != nil {
 		resp := s.registerFail(err)
 		if wait > 0 {
-			resp.Header = append(resp.Header, [2]string{"Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds())))})
+			resp = retryAfter(resp, wait)
 		}
 		return resp
 	}
@@ -151,10 +151,8 @@ func (s *Server) createAccount(ctx context.Context, req registerRequest, ip stri
 	}
 	acct, err = s.accounts.Create(ctx, accounts.Create{Login: req.Login, Password: req.Password, Email: req.Email})
 	if err != nil {
-		if !errors.Is(err, accounts.ErrBadLogin) && !errors.Is(err, accounts.ErrBadPassword) && !errors.Is(err, accounts.ErrBadEmail) &&
-			!errors.Is(err, actors.ErrLoginTaken) && !errors.Is(err, login.ErrLoginLookalike) &&
-			!errors.Is(err, login.ErrLoginNotNormal) && !errors.Is(err, login.ErrLoginMixedScripts) {
-			s.log.Error("register", "err", err)
+		if status, _ := registerOutcome(err); status >= fasthttp.StatusInternalServerError {
+			s.log.Error("register", "err", err) // a refusal the player can fix is not an error of the server
 		}
 		return nil, 0, err
 	}
@@ -169,11 +167,12 @@ func (s *Server) createAccount(ctx context.Context, req registerRequest, ip stri
 // bounds like any other).
 
 type registerPage struct {
-	Enabled       bool
-	Login, Email  string
-	Error         string
-	Created       string
-	PasswordRunes int
+	Enabled      bool
+	Login, Email string
+	Error        string
+	Created      string
+	// MaxLogin and MaxPassword are the lengths accounts.Create accepts.
+	MaxLogin, MaxPassword int
 }
 
 var registerPageTemplate = template.Must(template.New("register").Parse(`<!doctype html>
@@ -189,10 +188,10 @@ small{color:#aaa}</style></head><body>
 {{else if not .Enabled}}<p class="error" id="error">Registration is disabled on this server.</p>
 {{else}}{{if .Error}}<p class="error" id="error">{{.Error}}</p>{{end}}
 <form method="post" action="/register">
-<label for="login">Login</label><input id="login" name="login" value="{{.Login}}" required maxlength="12" autocomplete="username" autofocus>
-<small>1 to 12 letters, digits, '_' or '-'. It is also your name in the game.</small>
-<label for="password">Password</label><input id="password" name="password" type="password" required maxlength="128" autocomplete="new-password">
-<label for="password2">Password again</label><input id="password2" name="password2" type="password" required maxlength="128" autocomplete="new-password">
+<label for="login">Login</label><input id="login" name="login" value="{{.Login}}" required maxlength="{{.MaxLogin}}" autocomplete="username" autofocus>
+<small>1 to {{.MaxLogin}} letters, digits, '_' or '-'. It is also your name in the game.</small>
+<label for="password">Password</label><input id="password" name="password" type="password" required maxlength="{{.MaxPassword}}" autocomplete="new-password">
+<label for="password2">Password again</label><input id="password2" name="password2" type="password" required maxlength="{{.MaxPassword}}" autocomplete="new-password">
 <label for="email">E-mail (optional)</label><input id="email" name="email" type="email" value="{{.Email}}" autocomplete="email">
 <button id="register">Create account</button>
 </form>{{end}}
@@ -201,6 +200,7 @@ small{color:#aaa}</style></head><body>
 
 func (s *Server) renderRegisterPage(status int, p registerPage) Response {
 	p.Enabled = s.cfg.Portal.RegisterEnabled
+	p.MaxLogin, p.MaxPassword = login.MaxLoginLength, accounts.MaxPasswordRunes
 	var b bytes.Buffer
 	if err := registerPageTemplate.Execute(&b, p); err != nil {
 		s.log.Error("registration page", "err", err)
@@ -243,7 +243,7 @@ func (s *Server) registerPageHandler(ctx context.Context, r *wire.Request) Respo
 		again.Error = msg
 		resp := s.renderRegisterPage(status, again)
 		if wait > 0 {
-			resp.Header = append(resp.Header, [2]string{"Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds())))})
+			resp = retryAfter(resp, wait)
 		}
 		return resp
 	}
@@ -265,4 +265,10 @@ type registerPageForm struct {
 	Password  string `form:"password,required"`
 	Password2 string `form:"password2,required"`
 	Email     string `form:"email"`
+}
+
+// retryAfter tells a client refused by a rate limit when to try again.
+func retryAfter(resp Response, wait time.Duration) Response {
+	resp.Header = append(resp.Header, [2]string{"Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds())))})
+	return resp
 }
