@@ -29,9 +29,7 @@ func (s *Service) dropVotes(tx *actors.Tx) (func(), error) {
 			if g := byGid[v.Gid]; g != nil {
 				hero = g.Hero
 			}
-			s.applyVote(hero, v.Gid, v.Vote, VoteNone)
+			s.tally.Apply(hero, v.Gid, v.Vote, VoteNone)
 		}
 	}, nil
 }
-
-var _ actors.DeleteHook = (*Service)(nil).dropVotes

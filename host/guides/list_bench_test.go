@@ -45,7 +45,7 @@ func BenchmarkTallyApplyParallel(b *testing.B) {
 			if prev == VoteUp {
 				next = VoteDown
 			}
-			tally.Apply(1, prev, next)
+			tally.Apply("", 1, prev, next)
 			prev = next
 		}
 	})

@@ -61,7 +61,7 @@ func (m *Marks) SetFlag(g *Guide, flag Flag, on bool) (changed bool, err error) 
 
 // SetVote records v (VoteUp or VoteDown) on gid and returns the vote it
 // replaces; prev == v means nothing changed (a repeated vote). The caller
-// applies Tally.Apply(gid, prev, v) after its commit.
+// applies Tally.Apply(hero, gid, prev, v) after its commit.
 func (m *Marks) SetVote(gid GuideID, v Vote) (prev Vote, err error) {
 	if v != VoteUp && v != VoteDown {
 		return VoteNone, Fail(ReasonBadRequest, fmt.Errorf("vote %v", v))

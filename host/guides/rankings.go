@@ -64,7 +64,7 @@ type RankReuse struct {
 const DefaultRankEntries = 10000
 
 // rankBasis says which counts a decision was ranked on: the catalog
-// version and the generation of its hero's counts (Service.heroGen), read
+// version and the generation of its hero's counts (Tally.Generation), read
 // at read (the generation is read before any count).
 type rankBasis struct {
 	catVersion, gen uint64
@@ -162,7 +162,7 @@ func stateKey(state []byte) string {
 // snapshot returns hero's candidates as of the current catalog version and
 // generation of the hero's counts, building them when either has moved.
 func (s *Service) snapshot(cat *catalog, hero string) (*candSnapshot, error) {
-	gen := s.heroGen(hero) // before reading any count
+	gen := s.tally.Generation(hero) // before reading any count
 	if v, ok := s.cands.Load(hero); ok {
 		if sn := v.(*candSnapshot); sn.catVersion == cat.version && sn.gen == gen {
 			return sn, nil
@@ -208,7 +208,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 		return e.decision.Shared || (account == acct && st == own.state)
 	}
 	for attempt := 0; ; attempt++ {
-		now, gen := r.now(), s.heroGen(f.Hero)
+		now, gen := r.now(), s.tally.Generation(f.Hero)
 		flightKey := own
 		if r.lastShared.Load() {
 			flightKey = shared

@@ -42,9 +42,7 @@ type Service struct {
 	tally     *Tally
 	cat       *catalogCache
 	area      *Area
-	cands     sync.Map      // hero -> *candSnapshot: shared, read-only, rebuilt when the catalog or the hero's counts move
-	heroGens  sync.Map      // hero -> *atomic.Uint64: moves after every vote that changed a count of the hero's guides
-	anyGen    atomic.Uint64 // moves after a count changed whose guide's hero is unknown (every hero's generation moves)
+	cands     sync.Map // hero -> *candSnapshot: shared, read-only, rebuilt when the catalog or the hero's counts move
 	ranks     *rankings
 	rankCalls atomic.Uint64 // rank decisions asked of the plugin
 	rankJoins atomic.Uint64 // lists that waited for another list's plugin call
@@ -240,49 +238,8 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	// one account's successive votes commute, so their order between
 	// requests does not matter; a crash before this line is repaired by
 	// the rebuild at start, which counts every committed record.
-	s.applyVote(g.Hero, gid, res.(Vote), v)
+	s.tally.Apply(g.Hero, gid, res.(Vote), v)
 	return nil
-}
-
-// applyVote moves gid's counts by one account's vote from prev to next,
-// then the generation of the guide's hero. Rankings and candidate snapshots
-// of that hero compare its generation (see heroGen), so a vote re-ranks
-// only its own hero's lists; other heroes keep reusing theirs.
-func (s *Service) applyVote(hero string, gid GuideID, prev, next Vote) {
-	if prev == next {
-		return
-	}
-	s.tally.Apply(gid, prev, next)
-	if hero == "" {
-		s.anyGen.Add(1)
-		return
-	}
-	s.heroGenOf(hero).Add(1)
-}
-
-// heroGenOf is hero's generation counter, added on the first vote on one
-// of its guides (heroes of stored guides only).
-func (s *Service) heroGenOf(hero string) *atomic.Uint64 {
-	if g, ok := s.heroGens.Load(hero); ok {
-		return g.(*atomic.Uint64)
-	}
-	g, _ := s.heroGens.LoadOrStore(hero, new(atomic.Uint64))
-	return g.(*atomic.Uint64)
-}
-
-// heroGen is the generation of hero's counts: it changes after every vote
-// that changed a count of one of the hero's guides. A value computed from
-// those counts at generation g is current while heroGen still returns g
-// (read it before reading any count). Both parts only grow, so their sum
-// changes whenever either does.
-// A hero no vote has touched has no entry and generation 0 (lists name
-// heroes freely: reading never adds one).
-func (s *Service) heroGen(hero string) uint64 {
-	var own uint64
-	if g, ok := s.heroGens.Load(hero); ok {
-		own = g.(*atomic.Uint64).Load()
-	}
-	return s.anyGen.Load() + own
 }
 
 // flagChange sets or removes one mark of the account, in its actor.

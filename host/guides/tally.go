@@ -35,8 +35,15 @@ type VoteScanner interface {
 // it. Memory is the only place the derived counts live; NewTally rebuilds
 // them from the records at start, so they are exact after any crash: a vote
 // is counted if and only if its record committed.
+//
+// Each hero's counts also have a generation (Generation), which moves after
+// every Apply that changed a count of one of the hero's guides: caches of
+// a hero's counts (candidate snapshots, reused rankings) compare it, so a
+// vote invalidates only its own hero's.
 type Tally struct {
-	m sync.Map // GuideID -> *atomic.Uint64 (up<<32 | down)
+	m      sync.Map      // GuideID -> *atomic.Uint64 (up<<32 | down)
+	gens   sync.Map      // hero -> *atomic.Uint64, added by the first Apply on one of its guides
+	anyGen atomic.Uint64 // moves after an Apply whose hero is unknown ("": every hero's generation moves)
 }
 
 // NewTally builds the counts from every vote record. Call it before any
@@ -50,7 +57,7 @@ func NewTally(s VoteScanner) (*Tally, error) {
 		if !r.Vote.Valid() {
 			return fmt.Errorf("vote record of account %d on guide %d: bad vote %d", r.Account, r.Gid, uint8(r.Vote))
 		}
-		t.Apply(r.Gid, VoteNone, r.Vote)
+		t.Apply("", r.Gid, VoteNone, r.Vote) // before any cache: no generation to keep
 		return nil
 	})
 	if err != nil {
@@ -87,14 +94,37 @@ func delta(prev, next Vote) uint64 {
 	return d
 }
 
-// Apply moves one account's vote on gid from prev to next. The account's
-// actor calls it after the commit that stored next, with the vote it
-// replaced; prev == next changes nothing.
-func (t *Tally) Apply(gid GuideID, prev, next Vote) {
+// Apply moves one account's vote on gid, a guide of hero, from prev to
+// next, then hero's generation ("" when the hero is unknown: every hero's
+// moves). The vote's caller applies it once the account's actor committed
+// next, with the vote it replaced; prev == next changes nothing.
+func (t *Tally) Apply(hero string, gid GuideID, prev, next Vote) {
 	if prev == next {
 		return
 	}
 	t.word(gid).Add(delta(prev, next))
+	if hero == "" {
+		t.anyGen.Add(1)
+		return
+	}
+	g, ok := t.gens.Load(hero)
+	if !ok {
+		g, _ = t.gens.LoadOrStore(hero, new(atomic.Uint64))
+	}
+	g.(*atomic.Uint64).Add(1)
+}
+
+// Generation is the generation of hero's counts: a value computed from
+// them at generation g is current while Generation still returns g (read
+// it before reading any count). A hero no vote has touched has no entry
+// and generation 0 (reading adds none: clients name heroes freely). Both
+// parts only grow, so their sum moves whenever either does.
+func (t *Tally) Generation(hero string) uint64 {
+	var own uint64
+	if g, ok := t.gens.Load(hero); ok {
+		own = g.(*atomic.Uint64).Load()
+	}
+	return t.anyGen.Load() + own
 }
 
 // Derived returns the players' counts of gid (without the imported ones).

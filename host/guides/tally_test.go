@@ -47,7 +47,7 @@ func TestTallyConcurrentVoters(t *testing.T) {
 				next := Vote(1 + r.IntN(2))
 				prev := mine[gid]
 				mine[gid] = next // the commit
-				tally.Apply(gid, prev, next)
+				tally.Apply("", gid, prev, next)
 			}
 		}()
 	}
@@ -97,11 +97,11 @@ func TestTallyOneGuide(t *testing.T) {
 				if (a+i)%2 == 1 {
 					next = VoteDown
 				}
-				tally.Apply(7, prev, next)
+				tally.Apply("", 7, prev, next)
 				prev = next
 			}
-			tally.Apply(7, prev, VoteUp) // everyone ends up
-			tally.Apply(7, VoteUp, VoteUp)
+			tally.Apply("", 7, prev, VoteUp) // everyone ends up
+			tally.Apply("", 7, VoteUp, VoteUp)
 		}()
 	}
 	wg.Wait()
