@@ -63,13 +63,12 @@ func guideCall(ctx context.Context, e *env, a *account, f guides.Func, fields ur
 func findGuides(ctx context.Context, e *env, a *account) ([]guideRef, error) {
 	var out []guideRef
 	for _, hero := range guideHeroes {
-		arr, _, err := post(ctx, e.c, server.PathClientRequester, url.Values{"f": {string(guides.FuncList)}, "account": {a.id},
-			"cookie": {a.sess.Cookie}, "hosttime": {"1"}, "hero": {hero}}, 200)
+		arr, err := guideCall(ctx, e, a, guides.FuncList, url.Values{"hero": {hero}})
 		if err != nil {
 			return nil, err
 		}
 		list, _ := arr.String("guide_list")
-		if n, _ := arr.Int("success"); n != 1 || list == "" {
+		if list == "" {
 			continue // no guides for this hero
 		}
 		for _, entry := range strings.Split(list, "`") {
