@@ -253,9 +253,13 @@ func (c *Console) accountsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) row(a *storage.Account) accountRow {
-	db := c.d.Sys.DB()
-	op, _ := IsOperator(db, a.ID)
-	m, _ := reports.ModerationOf(db, a.ID)
+	m, _ := reports.ModerationOf(c.d.Sys.DB(), a.ID)
+	return c.rowOf(a, m)
+}
+
+// rowOf is a's row given its moderation state m, already read.
+func (c *Console) rowOf(a *storage.Account, m reports.Moderation) accountRow {
+	op, _ := IsOperator(c.d.Sys.DB(), a.ID)
 	return accountRow{ID: a.ID, Login: a.Login, Nickname: a.Nickname, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets,
 		Suspended: a.SuspID != 0 || m.Suspended(c.d.Now()), Sub: a.SuperID != a.ID, Operator: op}
 }
@@ -295,13 +299,13 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/console/accounts", "", err)
 		return
 	}
-	d := accountData{Row: c.row(a), Email: a.Email, SuperID: a.SuperID, DirectSuspID: a.SuspID, Reasons: reasonOptions(),
-		MaxDays: reports.MaxResolveDays}
 	m, err := reports.ModerationOf(db, id)
 	if err != nil {
 		back(w, r, "/console/accounts", "", err)
 		return
 	}
+	d := accountData{Row: c.rowOf(a, m), Email: a.Email, SuperID: a.SuperID, DirectSuspID: a.SuspID, Reasons: reasonOptions(),
+		MaxDays: reports.MaxResolveDays}
 	now := c.d.Now()
 	d.Standing = standingText(m, now)
 	for _, u := range a.Upgrades {
@@ -320,9 +324,8 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.d.Login != nil {
 		if rec, err := c.d.Login.Preview(ctx, id); err == nil {
-			if m.Suspended(now) {
-				// What reports.SessionHook answers at login.
-				rec.SuspID, _ = m.SessionFields(a.Standing, now)
+			if f := m.LoginFields(a.Standing, now); f.SuspID != "" {
+				rec.SuspID = f.SuspID
 			}
 			d.Record = recordFields(rec)
 		}

@@ -159,7 +159,7 @@ type person struct {
 
 func (c *Console) person(a reports.Account) person {
 	p := person{Nickname: a.Nickname, ID: a.ID}
-	if acct, err := c.d.Sys.DB().Account(a.ID); err == nil {
+	if acct, err := c.d.Sys.DB().AccountProfile(a.ID); err == nil {
 		p.Login = acct.Login
 	}
 	return p

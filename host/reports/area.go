@@ -378,14 +378,21 @@ func SessionHook(tx *actors.Tx, c login.ClientInfo, now time.Time) (login.Record
 	if err != nil {
 		return login.RecordFields{}, err
 	}
-	suspID, _ := m.SessionFields(tx.View().Standing, now)
+	return m.LoginFields(tx.View().Standing, now), nil
+}
+
+// LoginFields is what the login record shows of m for an account of
+// stored standing base at now (SessionHook's answer; the console's preview
+// of the next login shows the same): the running timed suspension's
+// susp_id. With no timed suspension (a report's or an operator's, see
+// Suspend) it sets nothing: the account's own susp_id stands (set
+// directly, open-ended, by older consoles; Lift clears it).
+func (m Moderation) LoginFields(base int, now time.Time) login.RecordFields {
 	if !m.Suspended(now) {
-		// No timed suspension (a report's or an operator's, see Suspend):
-		// the account's own susp_id stands (set directly, open-ended, by
-		// older consoles; Lift clears it).
-		return login.RecordFields{}, nil
+		return login.RecordFields{}
 	}
-	return login.RecordFields{SuspID: suspID}, nil
+	suspID, _ := m.SessionFields(base, now)
+	return login.RecordFields{SuspID: suspID}
 }
 
 // cut bounds untrusted text to n bytes, at a character boundary.
