@@ -171,6 +171,17 @@ func (k *AccountKeyspace[V]) Get(db *DB, id AccountID, key string) (V, error) {
 	return v, nil
 }
 
+// View calls fn with the stored bytes of the record key of account id,
+// valid only during the call and not decoded: for reading part of a large
+// record (a header) without the codec's whole decode. ErrNotFound when
+// there is none.
+func (k *AccountKeyspace[V]) View(db *DB, id AccountID, key string, fn func(b []byte) error) error {
+	if err := db.view(append(k.prefix(id), key...), fn); err != nil {
+		return fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key, err)
+	}
+	return nil
+}
+
 // Each calls fn, in key order, for every record of account id whose key
 // starts with prefix ("" for all) until fn errs.
 func (k *AccountKeyspace[V]) Each(db *DB, id AccountID, prefix string, fn func(key string, v V) error) error {

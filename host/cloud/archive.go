@@ -66,29 +66,50 @@ func (archiveCodec) Encode(a *Archive) ([]byte, error) {
 }
 
 func (archiveCodec) Decode(b []byte) (*Archive, error) {
+	a, data, err := decodeHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	a.Data = append([]byte(nil), data...)
+	return a, nil
+}
+
+// decodeHeader decodes a stored archive's header into an Archive without
+// Data, and returns the archive bytes that follow it (a slice of b).
+func decodeHeader(b []byte) (*Archive, []byte, error) {
 	if len(b) == 0 || b[0] != archiveFormat {
-		return nil, fmt.Errorf("%w: unknown cloud archive format", storage.ErrCorrupt)
+		return nil, nil, fmt.Errorf("%w: unknown cloud archive format", storage.ErrCorrupt)
 	}
 	n, w := binary.Uvarint(b[1:])
 	if w <= 0 || uint64(len(b)-1-w) < n {
-		return nil, fmt.Errorf("%w: cloud archive header length", storage.ErrCorrupt)
+		return nil, nil, fmt.Errorf("%w: cloud archive header length", storage.ErrCorrupt)
 	}
 	var h archiveHeader
 	if err := json.Unmarshal(b[1+w:1+w+int(n)], &h); err != nil {
-		return nil, fmt.Errorf("%w: cloud archive header: %v", storage.ErrCorrupt, err)
+		return nil, nil, fmt.Errorf("%w: cloud archive header: %v", storage.ErrCorrupt, err)
 	}
 	a := &Archive{AccountID: h.AccountID, Bucket: h.Bucket, ModifyTime: h.ModifyTime}
 	if h.Stored != 0 {
 		a.Stored = time.Unix(0, h.Stored).UTC()
 	}
-	a.Data = append([]byte(nil), b[1+w+int(n):]...)
-	return a, nil
+	return a, b[1+w+int(n):], nil
 }
 
 // archive reads the archive of an account's bucket; storage.ErrNotFound
 // when there is none.
 func archive(db *storage.DB, id storage.AccountID, bucket string) (*Archive, error) {
 	return archives.Get(db, id, bucket)
+}
+
+// archiveMeta reads an archive's header only (Data nil), without copying
+// the archive bytes; storage.ErrNotFound when there is none.
+func archiveMeta(db *storage.DB, id storage.AccountID, bucket string) (*Archive, error) {
+	var a *Archive
+	err := archives.View(db, id, bucket, func(b []byte) (err error) {
+		a, _, err = decodeHeader(b)
+		return err
+	})
+	return a, err
 }
 
 // Sizes returns the stored size in bytes (archive and header) of each

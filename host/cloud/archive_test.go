@@ -26,6 +26,10 @@ func TestArchiveCodec(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(back, a) {
 		t.Fatalf("Decode = %+v, %v", back, err)
 	}
+	meta, data, err := decodeHeader(got)
+	if err != nil || meta.Data != nil || !bytes.Equal(data, a.Data) || meta.ModifyTime != a.ModifyTime || !meta.Stored.Equal(a.Stored) {
+		t.Fatalf("decodeHeader = %+v, %q, %v", meta, data, err)
+	}
 	got[len(got)-1] = 'X' // the decoded archive owns its bytes
 	if back.Data[len(back.Data)-1] != 0xff {
 		t.Error("decoded archive aliases the stored value")

@@ -359,7 +359,7 @@ func (a *Area) checkUpload(data []byte) error {
 
 // meta reads the metadata of a stored archive; nil when there is none.
 func (a *Area) meta(id storage.AccountID, bucket string) (*Archive, error) {
-	obj, err := archive(a.db, id, bucket)
+	obj, err := archiveMeta(a.db, id, bucket)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
 	} else if err != nil {
