@@ -12,10 +12,9 @@ import (
 
 // account is the single writer of one account's state.
 type account struct {
-	sys    *System
-	id     storage.AccountID
-	state  *storage.Account // nil when the account does not exist or failed to load
-	stored *storage.Stored  // the encodings last written or loaded, to skip unchanged records
+	sys   *System
+	id    storage.AccountID
+	state *storage.Account // nil when the account does not exist or failed to load
 	// all is the owned list with its spare capacity (state.Upgrades is the
 	// same list clipped, so that a published state can never be appended
 	// to), index its index.
@@ -81,7 +80,7 @@ func (a *account) Receive(ctx actor.Context) {
 
 func (a *account) load() {
 	a.plug, a.memos = nil, nil
-	acct, stored, err := a.sys.db.LoadAccount(a.id)
+	acct, err := a.sys.db.LoadAccount(a.id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		a.state, a.err = nil, ErrNoAccount
@@ -90,7 +89,7 @@ func (a *account) load() {
 	default:
 		a.all, a.index = acct.Upgrades, storage.NewOwnedIndex(acct.Upgrades)
 		acct.Upgrades = a.all[:len(a.all):len(a.all)]
-		a.state, a.stored, a.err = acct, stored, nil
+		a.state, a.err = acct, nil
 		a.publish()
 	}
 }
@@ -135,7 +134,6 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	// Only a change that asked to edit the record writes and adopts it: the
 	// state in memory and the record on disk never disagree.
-	var stored *storage.Stored
 	var gained []storage.Upgrade
 	if tx.dirty {
 		w := tx.acct
@@ -145,7 +143,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 			return nil, fmt.Errorf("%w: owned upgrades removed", ErrBadEdit)
 		}
 		gained = w.Upgrades[owned:]
-		stored = tx.batch.PutAccount(w, a.stored)
+		tx.batch.PutAccount(w, a.state) // only the records that differ from the stored ones
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
@@ -172,7 +170,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		a.index.Add(gained...)
 		w.Upgrades = a.all[:len(a.all):len(a.all)]
 		w.Detach()
-		a.state, a.stored = w, stored
+		a.state = w
 		a.publish()
 	}
 	for _, sw := range tx.sessions {

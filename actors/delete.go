@@ -111,7 +111,7 @@ func (c *deleteChange) Apply(tx *Tx) (any, error) {
 // deleted drops the actor's state after the deletion committed and runs
 // the hooks' after functions.
 func (a *account) deleted(d *deletion) {
-	a.state, a.stored, a.all, a.index, a.err = nil, nil, nil, nil, ErrNoAccount
+	a.state, a.all, a.index, a.err = nil, nil, nil, ErrNoAccount
 	a.sys.published.Delete(a.id)
 	for _, f := range d.after {
 		f()

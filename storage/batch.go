@@ -47,37 +47,28 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 	b.set(key, v, err)
 }
 
-// Stored is what an account's actor keeps of the records it last wrote (or
-// loaded), so that a change writes only the records it altered: the decoded
-// account those records hold (the actor's own state, which it never edits
-// once adopted), not their encodings, which would cost a live account about
-// as much memory again.
-type Stored struct{ acct *Account }
-
 // PutAccount writes the profile and lists records of a that differ from
-// prev (all of them when prev is nil) and returns what is stored once the
-// batch commits. Owned upgrades are separate records (PutUpgrades). a must
-// not be edited afterwards if the result is passed to a later PutAccount.
-// The nickname index follows the profile: its entry is written when prev
-// is nil or the nickname changed.
-func (b *Batch) PutAccount(a *Account, prev *Stored) *Stored {
-	fresh := prev == nil || prev.acct == nil
-	if fresh || !sameProfile(prev.acct, a) {
+// prev, the account as its records are stored now (nil: none stored yet,
+// all are written), so that a change writes only the records it altered.
+// An account's actor passes its own state, which it never edits once
+// adopted: the decoded records, not their encodings, which would cost a
+// live account about as much memory again. Owned upgrades are separate
+// records (PutUpgrades). The nickname index follows the profile: its entry
+// is written when prev is nil or the nickname changed.
+func (b *Batch) PutAccount(a, prev *Account) {
+	fresh := prev == nil
+	if fresh || !sameProfile(prev, a) {
 		b.setPB(accountKey(a.ID), toProfile(a))
 	}
-	if fresh || !sameLists(prev.acct, a) {
+	if fresh || !sameLists(prev, a) {
 		b.setPB(listsKey(a.ID), toLists(a))
 	}
 	switch {
 	case fresh:
 		b.putNickname(a.ID, "", a.Nickname)
-	case prev.acct.Nickname != a.Nickname:
-		b.putNickname(a.ID, prev.acct.Nickname, a.Nickname)
+	case prev.Nickname != a.Nickname:
+		b.putNickname(a.ID, prev.Nickname, a.Nickname)
 	}
-	if b.err != nil {
-		return prev
-	}
-	return &Stored{acct: a}
 }
 
 // PutUpgrades writes owned upgrades of account id, one record each; first is

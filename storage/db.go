@@ -199,16 +199,15 @@ func (db *DB) view(key []byte, fn func([]byte) error) error {
 
 // Account reads one account with all its records.
 func (db *DB) Account(id AccountID) (*Account, error) {
-	a, _, err := db.LoadAccount(id)
+	a, err := db.LoadAccount(id)
 	return a, err
 }
 
-// LoadAccount reads one account with all its records, and what its actor
-// keeps to write only changed records later.
-func (db *DB) LoadAccount(id AccountID) (*Account, *Stored, error) {
-	a, st, err := db.loadProfile(id)
+// LoadAccount reads one account with all its records.
+func (db *DB) LoadAccount(id AccountID) (*Account, error) {
+	a, err := db.loadProfile(id)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	type seqUpgrade struct {
 		seq uint64
@@ -226,7 +225,7 @@ func (db *DB) LoadAccount(id AccountID) (*Account, *Stored, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("storage: account %d upgrades: %w", id, err)
+		return nil, fmt.Errorf("storage: account %d upgrades: %w", id, err)
 	}
 	sort.Slice(ups, func(i, j int) bool { return ups[i].seq < ups[j].seq })
 	if len(ups) > 0 {
@@ -235,41 +234,39 @@ func (db *DB) LoadAccount(id AccountID) (*Account, *Stored, error) {
 			a.Upgrades[i] = ups[i].u
 		}
 	}
-	return a, st, nil
+	return a, nil
 }
 
 // AccountProfile reads an account without its owned upgrades (Upgrades is
 // nil): what login needs, at a cost independent of what the account owns.
 func (db *DB) AccountProfile(id AccountID) (*Account, error) {
-	a, _, err := db.loadProfile(id)
-	return a, err
+	return db.loadProfile(id)
 }
 
-func (db *DB) loadProfile(id AccountID) (*Account, *Stored, error) {
+func (db *DB) loadProfile(id AccountID) (*Account, error) {
 	pv, err := db.get(accountKey(id))
 	if err != nil {
-		return nil, nil, fmt.Errorf("storage: account %d: %w", id, err)
+		return nil, fmt.Errorf("storage: account %d: %w", id, err)
 	}
 	var p pb.Profile
 	if err := decodePB(pv, &p); err != nil {
-		return nil, nil, fmt.Errorf("storage: account %d: %w", id, err)
+		return nil, fmt.Errorf("storage: account %d: %w", id, err)
 	}
 	a := &Account{}
 	fromProfile(&p, a)
-	st := &Stored{acct: a}
 	lv, err := db.get(listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
-		return nil, nil, fmt.Errorf("storage: account %d lists: %w", id, err)
+		return nil, fmt.Errorf("storage: account %d lists: %w", id, err)
 	default:
 		var l pb.Lists
 		if err := decodePB(lv, &l); err != nil {
-			return nil, nil, fmt.Errorf("storage: account %d lists: %w", id, err)
+			return nil, fmt.Errorf("storage: account %d lists: %w", id, err)
 		}
 		fromLists(&l, a)
 	}
-	return a, st, nil
+	return a, nil
 }
 
 // AccountExists reports whether an account record exists under id.

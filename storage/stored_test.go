@@ -122,13 +122,13 @@ func TestSameRecordsCoverEveryField(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			db := openMem(t)
 			b := db.NewBatch()
-			st := b.PutAccount(base, nil)
+			b.PutAccount(base, nil)
 			if err := db.Commit(b); err != nil {
 				t.Fatal(err)
 			}
 			same := base.Clone()
 			b = db.NewBatch()
-			if b.PutAccount(same, st); !b.Empty() {
+			if b.PutAccount(same, base); !b.Empty() {
 				t.Fatal("an unchanged account wrote a record")
 			}
 			b.Discard()
@@ -138,7 +138,7 @@ func TestSameRecordsCoverEveryField(t *testing.T) {
 				t.Fatal("the test did not change the field")
 			}
 			b = db.NewBatch()
-			b.PutAccount(changed, st)
+			b.PutAccount(changed, base)
 			if err := db.Commit(b); err != nil {
 				t.Fatal(err)
 			}
