@@ -22,9 +22,9 @@ type account struct {
 	index *storage.OwnedIndex
 	err   error // why state is nil
 	// plug caches the plugin states read or committed (see Tx.PluginState).
-	plug pluginStates
+	plug entries[[]byte]
 	// memos are the areas' derived facts (see Tx.Memo).
-	memos []memo
+	memos entries[any]
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -151,10 +151,8 @@ func (a *account) apply(c Change) (reply any, err error) {
 		a.plug, a.memos = nil, nil
 		return nil, err
 	}
-	for _, s := range tx.plugSet {
-		a.plug.set(s.area, s.state)
-	}
-	adoptMemos(&a.memos, tx.memoSet)
+	a.plug.adopt(tx.plugSet)
+	a.memos.adopt(tx.memoSet)
 	if !tx.dirty {
 		// The copy may leave the actor as the reply (a read-only change may
 		// return it): detach it from the live index, which the actor goes

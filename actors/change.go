@@ -40,11 +40,11 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
-	del      *deletion     // set by the deletion change (delete.go)
-	plug     *pluginStates // the actor's known plugin states; nil: read storage
-	plugSet  []pluginState // plugin states this change writes, in order
-	memos    *[]memo       // the actor's memos (see Memo)
-	memoSet  []memo        // memos this change sets, kept if it commits
+	del      *deletion        // set by the deletion change (delete.go)
+	plug     *entries[[]byte] // the actor's known plugin states by area; nil: read storage
+	plugSet  entries[[]byte]  // plugin states this change writes, in order
+	memos    *entries[any]    // the actor's memos (see Memo)
+	memoSet  entries[any]     // memos this change sets, kept if it commits
 }
 
 // sessionWrite is a session put (s non-nil) or delete, applied to the

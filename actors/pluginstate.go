@@ -6,10 +6,8 @@ package actors
 // account is loaded reads storage (a Pebble read per drop was a tenth of a
 // drop's CPU). The slice is the caller's own.
 func (t *Tx) PluginState(area string) ([]byte, error) {
-	for i := len(t.plugSet) - 1; i >= 0; i-- { // set earlier in this change
-		if t.plugSet[i].area == area {
-			return clone(t.plugSet[i].state), nil
-		}
+	if s, ok := t.plugSet.last(area); ok { // set earlier in this change
+		return clone(s), nil
 	}
 	if t.plug != nil {
 		if s, ok := t.plug.get(area); ok {
@@ -32,7 +30,7 @@ func (t *Tx) PluginState(area string) ([]byte, error) {
 func (t *Tx) SetPluginState(area string, state []byte) {
 	state = clone(state)
 	t.batch.PutPluginState(t.id, area, state)
-	t.plugSet = append(t.plugSet, pluginState{area, state})
+	t.plugSet = append(t.plugSet, entry[[]byte]{area, state})
 }
 
 func clone(b []byte) []byte {
@@ -40,34 +38,4 @@ func clone(b []byte) []byte {
 		return nil
 	}
 	return append([]byte(nil), b...)
-}
-
-// pluginState is one area's plugin state as stored (nil: none).
-type pluginState struct {
-	area  string
-	state []byte
-}
-
-// pluginStates are the plugin states an account's actor knows to be the
-// stored ones; an area not listed has not been read yet. A slice, not a
-// map: an account has a state in a few areas at most.
-type pluginStates []pluginState
-
-func (p *pluginStates) get(area string) ([]byte, bool) {
-	for _, s := range *p {
-		if s.area == area {
-			return s.state, true
-		}
-	}
-	return nil, false
-}
-
-func (p *pluginStates) set(area string, state []byte) {
-	for i := range *p {
-		if (*p)[i].area == area {
-			(*p)[i].state = state
-			return
-		}
-	}
-	*p = append(*p, pluginState{area, state})
 }

@@ -1,0 +1,50 @@
+package actors
+
+// entries is what an account's actor keeps by key for the areas: the
+// plugin states it knows to be stored (Tx.PluginState) and the areas'
+// memos (Tx.Memo). A slice, not a map: an account has a few of each.
+type entries[V any] []entry[V]
+
+type entry[V any] struct {
+	key string
+	v   V
+}
+
+func (e entries[V]) get(key string) (V, bool) {
+	for _, x := range e {
+		if x.key == key {
+			return x.v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+func (e *entries[V]) set(key string, v V) {
+	for i := range *e {
+		if (*e)[i].key == key {
+			(*e)[i].v = v
+			return
+		}
+	}
+	*e = append(*e, entry[V]{key, v})
+}
+
+// last is the value a change set last under key (a change's own writes,
+// in order, are read before what the actor keeps).
+func (e entries[V]) last(key string) (V, bool) {
+	for i := len(e) - 1; i >= 0; i-- {
+		if e[i].key == key {
+			return e[i].v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// adopt keeps what a committed change set, in order.
+func (e *entries[V]) adopt(set entries[V]) {
+	for _, x := range set {
+		e.set(x.key, x.v)
+	}
+}
