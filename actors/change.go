@@ -52,7 +52,7 @@ type Tx struct {
 type sessionWrite struct {
 	key [32]byte
 	put bool
-	s   cachedSession // as written (a later edit of the caller's Session changes neither)
+	s   storage.CompactSession // as written (a later edit of the caller's Session changes neither)
 }
 
 // ID is the account the Tx writes.
@@ -117,7 +117,7 @@ func (t *Tx) PutSession(s *storage.Session) error {
 		return fmt.Errorf("%w: session of account %d written by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
 	t.batch.PutSession(s)
-	t.sessions = append(t.sessions, sessionWrite{key: s.Key(), put: true, s: compactSession(s)})
+	t.sessions = append(t.sessions, sessionWrite{key: s.Key(), put: true, s: s.Compact()})
 	return nil
 }
 

@@ -58,7 +58,7 @@ type System struct {
 	// versions counts the writes of each global keyspace by this process
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
 	versions sync.Map
-	sessions *cache.LRU[[32]byte, cachedSession]
+	sessions *cache.LRU[[32]byte, storage.CompactSession]
 	// published holds the state of every live account actor (AccountID ->
 	// *storage.Account, read-only), replaced after each change it commits
 	// and removed when it is passivated.
@@ -81,7 +81,7 @@ func New(db *storage.DB, opts Options) *System {
 	logger := opts.Logger.With("component", "actors")
 	as := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 	s := &System{db: db, opts: opts, as: as, done: make(chan struct{}),
-		sessions: cache.New[[32]byte, cachedSession](opts.SessionCacheSize, func(k [32]byte) uint32 {
+		sessions: cache.New[[32]byte, storage.CompactSession](opts.SessionCacheSize, func(k [32]byte) uint32 {
 			return uint32(k[0]) | uint32(k[1])<<8
 		})}
 	s.accountProps = actor.PropsFromProducer(func() actor.Actor { return &account{sys: s} },
@@ -318,51 +318,16 @@ func (s *System) version(name string) *atomic.Uint64 {
 func (s *System) Session(cookie string) (*storage.Session, error) {
 	key := storage.SessionHash(cookie)
 	if c, ok := s.sessions.Get(key); ok {
-		return c.session(cookie, key), nil
+		return c.Session(cookie, key), nil
 	}
 	gen := s.sessions.Gen(key)
 	sess, err := s.db.SessionByKey(key)
 	if err != nil {
 		return nil, err
 	}
-	s.sessions.Fill(key, compactSession(sess), gen)
+	s.sessions.Fill(key, sess.Compact(), gen)
 	sess.Cookie = cookie
 	return sess, nil
-}
-
-// cachedSession is what the session cache keeps of a session: its fields
-// without the cookie or its hash (the cache's key), times as Unix
-// nanoseconds (48 bytes instead of a Session's 128 and its cookie).
-type cachedSession struct {
-	account, super   storage.AccountID
-	created, expires int64
-	ip               string
-}
-
-func compactSession(s *storage.Session) cachedSession {
-	return cachedSession{account: s.AccountID, super: s.SuperID, created: unixNanos(s.Created),
-		expires: unixNanos(s.Expires), ip: s.IP}
-}
-
-func (c cachedSession) session(cookie string, key [32]byte) *storage.Session {
-	return &storage.Session{Cookie: cookie, Hash: key, AccountID: c.account, SuperID: c.super, IP: c.ip,
-		Created: fromUnixNanos(c.created), Expires: fromUnixNanos(c.expires)}
-}
-
-// unixNanos and fromUnixNanos round-trip a time as storage does (the zero
-// time is 0; times are UTC).
-func unixNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromUnixNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
 }
 
 // CachedSessions is the number of sessions held in memory.

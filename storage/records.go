@@ -279,6 +279,27 @@ type Session struct {
 	Expires   time.Time
 }
 
+// CompactSession is a session as the session cache keeps it: its fields
+// without the cookie or its hash (the cache's key), times as Unix
+// nanoseconds as stored (48 bytes instead of a Session's 128 and its
+// cookie).
+type CompactSession struct {
+	account, super   AccountID
+	created, expires int64
+	ip               string
+}
+
+// Compact is s without its cookie and hash.
+func (s *Session) Compact() CompactSession {
+	return CompactSession{account: s.AccountID, super: s.SuperID, created: nanos(s.Created), expires: nanos(s.Expires), ip: s.IP}
+}
+
+// Session is the session c holds, given its cookie and hash.
+func (c CompactSession) Session(cookie string, hash [32]byte) *Session {
+	return &Session{Cookie: cookie, Hash: hash, AccountID: c.account, SuperID: c.super, IP: c.ip,
+		Created: unixNano(c.created), Expires: unixNano(c.expires)}
+}
+
 // Key returns the session's storage key: the SHA-256 of its cookie (Hash
 // when the cookie is not known).
 func (s *Session) Key() [32]byte {
