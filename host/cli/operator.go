@@ -31,8 +31,8 @@ func instrument(app *App, srv *server.Server) {
 		Passivations:   app.Sys.Passivations,
 		Engine:         app.DB.EngineStats,
 		Plugins:        app.Plugins.statuses,
+		LiveSessions:   app.Login.LiveSessions,
 	})
-	m.WatchSessions(app.Login.LiveSessions)
 }
 
 // statuses are the plugin states for metrics.

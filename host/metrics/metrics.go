@@ -168,9 +168,15 @@ type Sources struct {
 	LiveActors func() int64
 	// CachedSessions is the number of sessions held in memory.
 	CachedSessions func() int
-	Passivations   func() int64
-	Engine         func() storage.EngineStats
-	Plugins        func() []PluginStatus
+	// LiveSessions is the number of sessions that have not expired
+	// (logged-in players, one per client, sub-account switches included):
+	// it falls at a logout, when a login past the per-account limit ends
+	// the oldest session, when an account is deleted, and as sessions
+	// expire.
+	LiveSessions func() int
+	Passivations func() int64
+	Engine       func() storage.EngineStats
+	Plugins      func() []PluginStatus
 }
 
 // PluginStatus is what the collector reads from one plugin supervisor.
@@ -188,6 +194,7 @@ func (m *Metrics) Watch(src Sources) {
 var (
 	descLive         = prometheus.NewDesc(Namespace+"_actors_live", "Account actors alive now.", nil, nil)
 	descSessions     = prometheus.NewDesc(Namespace+"_sessions_cached", "Sessions held in memory (the session cache in front of storage).", nil, nil)
+	descSessionsLive = prometheus.NewDesc(Namespace+"_sessions_live", "Sessions that have not expired.", nil, nil)
 	descPassivations = prometheus.NewDesc(Namespace+"_actors_passivated_total", "Account actors stopped for being idle.", nil, nil)
 	descPluginUp     = prometheus.NewDesc(Namespace+"_plugin_up", "1 when the area's plugin is running and passed its health check.", []string{"area"}, nil)
 	descRestarts     = prometheus.NewDesc(Namespace+"_plugin_restarts_total", "Restarts of the area's plugin after it died.", []string{"area"}, nil)
@@ -241,6 +248,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descLive
 	ch <- descPassivations
 	ch <- descSessions
+	ch <- descSessionsLive
 	ch <- descPluginUp
 	ch <- descRestarts
 	for _, e := range engineMetrics {
@@ -254,6 +262,9 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.CachedSessions != nil {
 		ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(c.src.CachedSessions()))
+	}
+	if c.src.LiveSessions != nil {
+		ch <- prometheus.MustNewConstMetric(descSessionsLive, prometheus.GaugeValue, float64(c.src.LiveSessions()))
 	}
 	if c.src.Passivations != nil {
 		ch <- prometheus.MustNewConstMetric(descPassivations, prometheus.CounterValue, float64(c.src.Passivations()))
