@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -76,11 +77,19 @@ var (
 		{Name: "hosttime", Desc: "any text, echoed byte for byte in every reply, failures included (the client drops a reply whose hosttime differs)"},
 	}
 	gidField  = server.Field{Name: "gid", Required: true, Desc: "guide id; 99999 (the client's first request of a session) never names a guide"}
-	heroField = server.Field{Name: "hero", Required: true, Desc: "hero CLI name, `Hero_` and letters, digits or underscores, at most 64 characters"}
+	heroField = server.Field{Name: "hero", Required: true, Desc: fmt.Sprintf("hero CLI name, `Hero_` and letters, digits or underscores, at most %d characters", MaxHeroLen)}
 )
 
-const failDoc = " Failure (5 entries): `errors` (`no_guides_found`, `invalid_cookie`, `wrong_account`, `bad_request`, " +
-	"`vote_refused`, `guides_unavailable` or `internal_error`), `success` 0, `hosttime`, the two extras; nothing changed."
+// failDoc is every function's failure, with the errors texts of the
+// reasons (reasonText).
+var failDoc = func() string {
+	var texts []string
+	for _, r := range []Reason{ReasonNotFound, ReasonInvalidCookie, ReasonWrongAccount, ReasonBadRequest, ReasonVoteRefused, ReasonUnavailable} {
+		texts = append(texts, "`"+r.Message()+"`")
+	}
+	return " Failure (5 entries): `errors` (" + strings.Join(texts, ", ") + " or `" + ReasonInternal.Message() +
+		"`), `success` 0, `hosttime`, the two extras; nothing changed."
+}()
 
 func fields(extra ...server.Field) []server.Field {
 	return append(append([]server.Field{}, callerFields...), extra...)
@@ -114,7 +123,7 @@ func (a *Area) Functions() []Function {
 		{FuncList, a.list, server.Doc{
 			Summary: "A hero's guide list for the account, ranked by the guides plugin: default, premium, favorites, the rest by upvote fraction (bundled ranking).",
 			Fields:  fields(heroField), ReplyValue: listReply{},
-			Reply: "Success: `guide_list`, up to 20 entries separated by backticks, each `gid|date|author|name|is_def/not_def|is_fav/not_fav|rating|is_yours/not_yours|premium 0/1` (name cut to 36 characters, `'` as `\\'`; rating with 2 decimals). A hero without guides: an empty list." + failDoc,
+			Reply: fmt.Sprintf("Success: `guide_list`, up to %d entries separated by backticks, each `gid|date|author|name|is_def/not_def|is_fav/not_fav|rating|is_yours/not_yours|premium 0/1` (name cut to %d characters, `'` as `\\'`; rating with 2 decimals). A hero without guides: an empty list.", MaxListEntries, ListNameRunes) + failDoc,
 		}},
 		{FuncGuide, a.guide, server.Doc{
 			Summary:    "One guide with the account's flags and its vote counts' rating.",
