@@ -78,13 +78,6 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	return op, ln.Addr(), nil
 }
 
-// Operator API paths. They go through the same services as the operator
-// commands (and so through the accounts' actors).
-const (
-	apiAccount = "/operator/v1/account" // GET ?login=L; POST login, password [, parent]: create
-	apiGrant   = "/operator/v1/grant"   // POST login [, gold, silver, tickets, upgrade...]
-)
-
 // AccountJSON is an account as the operator API shows it.
 type AccountJSON struct {
 	ID       uint32   `json:"id"`
@@ -106,7 +99,7 @@ func accountJSON(a *storage.Account) AccountJSON {
 }
 
 func mountOperatorAPI(op *operator.Server, app *App) {
-	op.HandleAPI("GET "+apiAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("GET "+operator.PathAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
 		id, err := app.DB.LoginID(r.FormValue("login"))
 		if err != nil {
 			return nil, err
@@ -117,7 +110,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+apiAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
 		a, err := app.Accounts.Create(ctx, accounts.Create{Login: r.FormValue("login"), Password: r.FormValue("password"),
 			Email: r.FormValue("email"), Parent: r.FormValue("parent")})
 		if err != nil {
@@ -125,7 +118,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+apiGrant, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathGrant, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
 		var g accounts.Grant
 		for _, f := range []struct {
 			name string

@@ -18,6 +18,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/console"
+	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -434,14 +435,14 @@ func (r *DeleteAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 // DELETE both run. The result lists what was deleted, also when the
 // deletion stopped part way; the error is worded for the operator and says
 // which accounts are gone.
-func deleteAccount(ctx context.Context, app *App, login string) (DeletedJSON, error) {
+func deleteAccount(ctx context.Context, app *App, login string) (operator.Deleted, error) {
 	res, err := app.Accounts.Delete(ctx, login)
-	out := DeletedJSON{Accounts: []DeletedAccountJSON{}}
+	out := operator.Deleted{Accounts: []operator.DeletedAccount{}}
 	var gone []string
 	if res != nil {
 		out.Records = res.Records
 		for _, d := range res.Accounts {
-			out.Accounts = append(out.Accounts, DeletedAccountJSON{ID: uint32(d.ID), Login: d.Login, Records: d.Records, Counts: d.Counts})
+			out.Accounts = append(out.Accounts, operator.DeletedAccount{ID: uint32(d.ID), Login: d.Login, Records: d.Records, Counts: d.Counts})
 			gone = append(gone, strconv.Quote(d.Login))
 		}
 	}

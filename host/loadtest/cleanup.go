@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/honmaster/masterserver/host/operator"
 )
 
 // Cleanup tells what became of the run's test accounts.
@@ -67,15 +69,6 @@ func (r *registered) list() []string {
 	return append([]string(nil), r.logins...)
 }
 
-// deletedJSON is the operator API's answer to a deletion.
-type deletedJSON struct {
-	Accounts []struct {
-		ID    uint32 `json:"id"`
-		Login string `json:"login"`
-	} `json:"accounts"`
-	Records int `json:"records"`
-}
-
 // removeAccounts deletes the run's accounts through the operator API
 // (DELETE /operator/v1/account, which takes a main account's sub-accounts
 // with it), a few at a time.
@@ -86,8 +79,8 @@ func removeAccounts(ctx context.Context, opc *opClient, logins []string) Cleanup
 	_ = forEach(ctx, len(logins), 8, func(i int) error {
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
-		var d deletedJSON
-		err := opc.callJSON(reqCtx, http.MethodDelete, "/operator/v1/account", url.Values{"login": {logins[i]}}, &d)
+		var d operator.Deleted
+		err := opc.callJSON(reqCtx, http.MethodDelete, operator.PathAccount, url.Values{"login": {logins[i]}}, &d)
 		var se *statusError
 		if errors.As(err, &se) && se.status == http.StatusNotFound {
 			absent.Add(1)

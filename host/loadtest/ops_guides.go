@@ -3,12 +3,14 @@ package loadtest
 import (
 	"context"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -210,7 +212,8 @@ func (e *env) noteVoted(gid uint32) {
 	e.voted.set[gid] = true
 }
 
-// guideCounts is the operator API's guide with its counts.
+// guideCounts is a guide's full counts as the consistency check compares
+// them (signed, for differences), from the operator API's GuideCounts.
 type guideCounts struct {
 	Gid  uint32 `json:"gid"`
 	Hero string `json:"hero"`
@@ -220,13 +223,13 @@ type guideCounts struct {
 
 // guideCounts reads every guide's counts through the operator API.
 func (c *opClient) guideCounts(ctx context.Context) (map[uint32]guideCounts, error) {
-	var list []guideCounts
-	if err := c.callJSON(ctx, "GET", "/operator/v1/guides", nil, &list); err != nil {
+	var list []operator.GuideCounts
+	if err := c.callJSON(ctx, http.MethodGet, operator.PathGuides, nil, &list); err != nil {
 		return nil, err
 	}
 	out := make(map[uint32]guideCounts, len(list))
 	for _, g := range list {
-		out[g.Gid] = g
+		out[g.Gid] = guideCounts{Gid: g.Gid, Hero: g.Hero, Up: int64(g.Up), Down: int64(g.Down)}
 	}
 	return out, nil
 }

@@ -3,9 +3,7 @@ package loadtest
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
 	mrand "math/rand/v2"
 	"net/http"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/operator"
 )
 
 // requestTimeout bounds every request of the load tester.
@@ -398,46 +397,22 @@ type accountJSON struct {
 }
 
 func (c *opClient) call(ctx context.Context, method, path string, form url.Values) (*accountJSON, error) {
-	var body io.Reader
-	u := c.base + path
-	if method == http.MethodGet {
-		u += "?" + form.Encode()
-	} else {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("operator API: %w", err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("operator API %s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
-	}
 	var j accountJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return nil, fmt.Errorf("operator API %s: %w", path, err)
+	if err := c.callJSON(ctx, method, path, form, &j); err != nil {
+		return nil, err
 	}
 	return &j, nil
 }
 
 func (c *opClient) grant(ctx context.Context, login string, tickets, gold int64) (*accountJSON, error) {
-	return c.call(ctx, http.MethodPost, "/operator/v1/grant", url.Values{"login": {login},
+	return c.call(ctx, http.MethodPost, operator.PathGrant, url.Values{"login": {login},
 		"tickets": {strconv.FormatInt(tickets, 10)}, "gold": {strconv.FormatInt(gold, 10)}})
 }
 
 func (c *opClient) createSub(ctx context.Context, login, password, parent string) (*accountJSON, error) {
-	return c.call(ctx, http.MethodPost, "/operator/v1/account", url.Values{"login": {login}, "password": {password}, "parent": {parent}})
+	return c.call(ctx, http.MethodPost, operator.PathAccount, url.Values{"login": {login}, "password": {password}, "parent": {parent}})
 }
 
 func (c *opClient) account(ctx context.Context, login string) (*accountJSON, error) {
-	return c.call(ctx, http.MethodGet, "/operator/v1/account", url.Values{"login": {login}})
+	return c.call(ctx, http.MethodGet, operator.PathAccount, url.Values{"login": {login}})
 }
