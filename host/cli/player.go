@@ -98,8 +98,7 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 			s.Login, s.AccountID, field("nickname"), field("susp_id"), field("standing"))
 		return nil
 	}
-	r, err := c.PostForm(ctx, reports.PathReport, url.Values{"reporter_id": {s.AccountID}, "cookie": {s.Cookie},
-		"reportee_name": {*reportee}, "reason_type": {fmt.Sprint(why.Code(rules.CodesMaster))}, "report_description": {*text}})
+	r, err := c.PostForm(ctx, reports.PathReport, reports.MasterReportForm(s.AccountID, s.Cookie, *reportee, why, *text))
 	if err != nil {
 		return &opError{cause: err, msg: fmt.Sprintf("no answer from %s", *server)}
 	}

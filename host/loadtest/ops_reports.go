@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/honmaster/masterserver/host/reports"
+	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -32,8 +33,7 @@ func opReport(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 	// Two reports against each of the next accounts in turn.
 	reportee := e.logins[(a.index+1+a.reports/sdk.DefaultReportLimits.PerReportee)%n]
 	a.reports++
-	arr, _, err := post(ctx, e.c, reports.PathReport, url.Values{"reporter_id": {a.id}, "cookie": {a.sess.Cookie},
-		"reportee_name": {reportee}, "reason_type": {"5"}, "report_description": {"load test " + e.run}}, 200)
+	arr, _, err := post(ctx, e.c, reports.PathReport, reports.MasterReportForm(a.id, a.sess.Cookie, reportee, rules.ReasonAFK, "load test "+e.run), 200)
 	if err != nil {
 		return err
 	}

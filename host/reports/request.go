@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -129,6 +130,14 @@ type masterReportForm struct {
 	Reason      string `form:"reason_type" doc:"reason code 1-6 of the client's table, 5 AFK, 6 Bad Nickname"`
 	Description string `form:"report_description" doc:"the description; the client's \\' escaping and trailing ' are undone, then cut to reports.max_text_runes characters (210 by default)"`
 	Match       string `form:"match_id" doc:"the match id, kept as sent (optional)"`
+}
+
+// MasterReportForm is the form the game client posts to PathReport to
+// report reportee for why with text (the load tester and "honmaster player
+// report" send it).
+func MasterReportForm(reporterID, cookie, reportee string, why rules.Reason, text string) url.Values {
+	return url.Values{"reporter_id": {reporterID}, "cookie": {cookie}, "reportee_name": {reportee},
+		"reason_type": {strconv.Itoa(why.Code(rules.CodesMaster))}, "report_description": {text}}
 }
 
 // ParseMasterReport reads a /master/report/report form. The description's
