@@ -482,7 +482,7 @@ func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.d.Log.Info("console suspend", "operator", Operator(r), "login", loginName, "days", days, "until", m.Until)
-	back(w, r, to, "account suspended until "+m.Until.UTC().Format(timeLayout), nil)
+	back(w, r, to, "account suspended until "+m.Until.UTC().Format(reports.TimeLayout), nil)
 }
 
 // setVerifier replaces the account's SRP credentials.

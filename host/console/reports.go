@@ -115,20 +115,10 @@ func (c *Console) reportsPage(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		d.Rows = append(d.Rows, reportRow{ID: rp.ID.String(), Status: rp.Status().String(), Priority: rp.Priority,
-			Received: rp.Received.UTC().Format(timeLayout), Reporter: rp.Reporter.Nickname, Reportee: rp.Reportee.Nickname,
-			Reason: rp.Reason.Title(), Text: preview(rp.Text, 60)})
+			Received: rp.Received.UTC().Format(reports.TimeLayout), Reporter: rp.Reporter.Nickname, Reportee: rp.Reportee.Nickname,
+			Reason: rp.Reason.Title(), Text: reports.Preview(rp.Text, 60)})
 	}
 	c.render(w, r, "reports", "Reports", d, "")
-}
-
-// timeLayout is how the console shows times (UTC).
-const timeLayout = "2006-01-02 15:04:05Z"
-
-func preview(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }
 
 type reportData struct {
@@ -178,7 +168,7 @@ func (c *Console) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := reportData{ID: rp.ID.String(), Status: rp.Status().String(), Open: rp.Resolution == nil, Priority: rp.Priority,
-		Received: rp.Received.UTC().Format(timeLayout), Via: rp.Source.String(),
+		Received: rp.Received.UTC().Format(reports.TimeLayout), Via: rp.Source.String(),
 		Reporter: c.person(rp.Reporter), Reportee: c.person(rp.Reportee),
 		Reason: rp.Reason.Title(), Match: rp.Match, Minute: rp.Minute, Text: rp.Text, RawText: rp.RawText,
 		Truncated: rp.Truncated, SysInfo: rp.SysInfo, MaxDays: reports.MaxResolveDays,
@@ -187,11 +177,7 @@ func (c *Console) reportPage(w http.ResponseWriter, r *http.Request) {
 		d.Actions = append(d.Actions, option{a.String(), a.String()})
 	}
 	if res := rp.Resolution; res != nil {
-		v := res.Action.String()
-		if res.Days > 0 {
-			v += " " + strconv.Itoa(res.Days) + " day(s)"
-		}
-		d.Resolution = v + " by " + res.Moderator + " at " + res.Time.UTC().Format(timeLayout)
+		d.Resolution = res.Verdict() + " by " + res.Moderator + " at " + res.Time.UTC().Format(reports.TimeLayout)
 		d.Note = res.Note
 	}
 	if m, err := reports.ModerationOf(db, rp.Reportee.ID); err == nil {
@@ -202,10 +188,8 @@ func (c *Console) reportPage(w http.ResponseWriter, r *http.Request) {
 
 // standingText words a moderation state at now.
 func standingText(m reports.Moderation, now time.Time) string {
-	st := m.Effective(now)
-	v := st.String()
-	if st != rules.StandingNormal {
-		v += " until " + m.Until.UTC().Format(timeLayout)
+	v := m.StandingAt(now)
+	if m.Effective(now) != rules.StandingNormal {
 		if m.Report.IsZero() {
 			v += " (set by an operator"
 		} else {

@@ -169,8 +169,8 @@ func CheckResolvable(r *Report) error {
 	return nil
 }
 
-// timeLayout is how commands print times (UTC).
-const timeLayout = "2006-01-02 15:04:05Z"
+// TimeLayout is how the commands and the console show times (UTC).
+const TimeLayout = "2006-01-02 15:04:05Z"
 
 // FormatList writes one line per report, in the given order, and a count.
 // Player-supplied text is quoted, so it cannot forge lines or send escape
@@ -179,8 +179,8 @@ func FormatList(w io.Writer, rs []Report) error {
 	for i := range rs {
 		r := &rs[i]
 		if _, err := fmt.Fprintf(w, "%-12s %-9s p%-2d %s  %s -> %s  %s  %s\n", r.ID, r.Status(), r.Priority,
-			r.Received.UTC().Format(timeLayout), quote(r.Reporter.Nickname), quote(r.Reportee.Nickname),
-			r.Reason, quote(preview(r.Text, 60))); err != nil {
+			r.Received.UTC().Format(TimeLayout), quote(r.Reporter.Nickname), quote(r.Reportee.Nickname),
+			r.Reason, quote(Preview(r.Text, 60))); err != nil {
 			return err
 		}
 	}
@@ -196,7 +196,7 @@ func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 	line("report", r.ID.String())
 	line("status", r.Status().String())
 	line("priority", strconv.Itoa(r.Priority))
-	line("received", r.Received.UTC().Format(timeLayout))
+	line("received", r.Received.UTC().Format(TimeLayout))
 	line("via", r.Source.String())
 	line("reporter", fmt.Sprintf("%s (account %d)", quote(r.Reporter.Nickname), r.Reporter.ID))
 	line("reportee", fmt.Sprintf("%s (account %d)", quote(r.Reportee.Nickname), r.Reportee.ID))
@@ -211,22 +211,13 @@ func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 	line("raw text", quote(r.RawText))
 	line("sysinfo", quote(r.SysInfo))
 	if res := r.Resolution; res != nil {
-		v := res.Action.String()
-		if res.Days > 0 {
-			v += fmt.Sprintf(" %d day(s)", res.Days)
-		}
-		line("resolution", fmt.Sprintf("%s by %s at %s", v, quote(res.Moderator), res.Time.UTC().Format(timeLayout)))
+		line("resolution", fmt.Sprintf("%s by %s at %s", res.Verdict(), quote(res.Moderator), res.Time.UTC().Format(TimeLayout)))
 		if res.Note != "" {
 			line("note", quote(res.Note))
 		}
 	}
 	if m != nil {
-		st := m.Effective(now)
-		v := st.String()
-		if st != rules.StandingNormal {
-			v += " until " + m.Until.UTC().Format(timeLayout)
-		}
-		line("standing", fmt.Sprintf("%s (guilty level %d)", v, m.GuiltyLevel))
+		line("standing", fmt.Sprintf("%s (guilty level %d)", m.StandingAt(now), m.GuiltyLevel))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -234,20 +225,34 @@ func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 
 // FormatResolved writes the one-line confirmation of a resolution.
 func FormatResolved(w io.Writer, r *Report, m Moderation, now time.Time) error {
-	st := m.Effective(now)
-	v := st.String()
-	if st != rules.StandingNormal {
-		v += " until " + m.Until.UTC().Format(timeLayout)
-	}
-	_, err := fmt.Fprintf(w, "report %s %s; %s is now %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), v)
+	_, err := fmt.Fprintf(w, "report %s %s; %s is now %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), m.StandingAt(now))
 	return err
+}
+
+// Verdict is the resolution's action with its days ("suspend 3 day(s)",
+// "dismiss").
+func (res Resolution) Verdict() string {
+	if res.Days > 0 {
+		return fmt.Sprintf("%s %d day(s)", res.Action, res.Days)
+	}
+	return res.Action.String()
+}
+
+// StandingAt is the standing m gives at now, with its end unless normal
+// ("suspended until 2026-11-26 17:54:40Z").
+func (m Moderation) StandingAt(now time.Time) string {
+	st := m.Effective(now)
+	if st == rules.StandingNormal {
+		return st.String()
+	}
+	return st.String() + " until " + m.Until.UTC().Format(TimeLayout)
 }
 
 // quote is strconv.Quote: escapes every control character.
 func quote(s string) string { return strconv.Quote(s) }
 
-// preview cuts s to n runes with an ellipsis.
-func preview(s string, n int) string {
+// Preview cuts s to n runes with an ellipsis.
+func Preview(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
