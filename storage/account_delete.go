@@ -14,7 +14,6 @@ import (
 // the keyspaces present on disk (x/, i/, pluginstate/), whatever declared
 // them, so a keyspace added later is covered without a change here.
 type AccountRecords struct {
-	ID    AccountID
 	Login string
 	// Sessions are the keys (Session.Key) of the account's sessions, so
 	// that the caller can drop them from a session cache too.
@@ -57,16 +56,12 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &AccountRecords{ID: id, Login: a.Login, Counts: map[string]int{}}
-	for _, k := range []struct {
-		family string
-		key    []byte
-	}{{"profile", accountKey(id)}, {"lists", listsKey(id)}} {
-		if _, err := db.get(k.key); err == nil {
-			r.add(k.family, k.key)
-		} else if !errors.Is(err, ErrNotFound) {
-			return nil, err
-		}
+	r := &AccountRecords{Login: a.Login, Counts: map[string]int{}}
+	r.add("profile", accountKey(id)) // read just now
+	if ok, err := db.has(listsKey(id)); err != nil {
+		return nil, err
+	} else if ok {
+		r.add("lists", listsKey(id))
 	}
 	if lid, err := db.LoginID(a.Login); err == nil && lid == id {
 		r.add("login", loginKey(a.Login))
@@ -74,22 +69,17 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 		return nil, err
 	}
 	if a.SuperID != 0 && a.SuperID != id {
-		if _, err := db.get(subKey(a.SuperID, id)); err == nil {
-			r.add("sub_index", subKey(a.SuperID, id))
-		} else if !errors.Is(err, ErrNotFound) {
+		if ok, err := db.has(subKey(a.SuperID, id)); err != nil {
 			return nil, err
+		} else if ok {
+			r.add("sub_index", subKey(a.SuperID, id))
 		}
 	}
 	if r.SubAccounts, err = db.SubAccounts(id); err != nil {
 		return nil, err
 	}
-	for _, p := range []struct {
-		family string
-		prefix []byte
-	}{{"upgrades", ownedPrefix(id)}} {
-		if err := db.scan(p.prefix, func(k, _ []byte) error { r.add(p.family, k); return nil }); err != nil {
-			return nil, err
-		}
+	if err := db.scan(ownedPrefix(id), func(k, _ []byte) error { r.add("upgrades", k); return nil }); err != nil {
+		return nil, err
 	}
 	// Keyspaces at a fixed one-letter prefix (NewAccountKeyspaceAt):
 	// <letter>/<id:4><key>. Every letter storage does not use itself is

@@ -180,6 +180,15 @@ func (db *DB) get(key []byte) ([]byte, error) {
 	return out, err
 }
 
+// has reports whether key holds a value, without copying it.
+func (db *DB) has(key []byte) (bool, error) {
+	err := db.view(key, func([]byte) error { return nil })
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // view calls fn with the value of key, valid only during the call (no
 // copy: a keyspace's codec decodes from it).
 func (db *DB) view(key []byte, fn func([]byte) error) error {
