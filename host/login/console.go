@@ -47,8 +47,6 @@ func (s *Service) EndSessions(ctx context.Context, id storage.AccountID) (int, e
 	if _, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list}); err != nil {
 		return 0, writeFailure(err)
 	}
-	s.sessions.mu.Lock()
-	delete(s.sessions.m, id)
-	s.sessions.mu.Unlock()
+	s.sessions.drop(id)
 	return len(list), nil
 }

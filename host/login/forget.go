@@ -12,9 +12,7 @@ func (s *Service) forgetAccount(tx *actors.Tx) (func(), error) {
 	id, login := tx.ID(), tx.View().Login
 	return func() {
 		s.verifiers.Remove(login)
-		s.sessions.mu.Lock()
-		delete(s.sessions.m, id)
-		s.sessions.mu.Unlock()
+		s.sessions.drop(id)
 	}, nil
 }
 

@@ -110,6 +110,14 @@ func (x *sessionIndex) remove(sess *storage.Session) {
 }
 
 // count returns how many sessions of id are indexed (tests).
+// drop forgets every indexed session of account id (all ended, or the
+// account deleted).
+func (x *sessionIndex) drop(id storage.AccountID) {
+	x.mu.Lock()
+	delete(x.m, id)
+	x.mu.Unlock()
+}
+
 func (x *sessionIndex) count(id storage.AccountID) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
