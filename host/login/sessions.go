@@ -109,7 +109,6 @@ func (x *sessionIndex) remove(sess *storage.Session) {
 	}
 }
 
-// count returns how many sessions of id are indexed (tests).
 // drop forgets every indexed session of account id (all ended, or the
 // account deleted).
 func (x *sessionIndex) drop(id storage.AccountID) {
@@ -118,6 +117,7 @@ func (x *sessionIndex) drop(id storage.AccountID) {
 	x.mu.Unlock()
 }
 
+// count returns how many sessions of id are indexed (tests).
 func (x *sessionIndex) count(id storage.AccountID) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
