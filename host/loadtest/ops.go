@@ -304,7 +304,7 @@ func opDrop(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
 	a.drops++
 	arr, _, err := post(ctx, e.c, pathDrop, url.Values{"cookie": {a.sess.Cookie}, "currency": {currency}}, 200)
 	if err != nil {
-		if kindOf(err) == "transport" || kindOf(err) == "timeout" {
+		if noReply(err) {
 			a.uncertain = true
 		}
 		return err
@@ -410,7 +410,7 @@ func opPurchase(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 	it := choices[rng.IntN(len(choices))]
 	arr, _, err := post(ctx, e.c, pathPurchase, url.Values{"cookie": {a.sess.Cookie}, "id": {it.productID}}, 200)
 	if err != nil {
-		if k := kindOf(err); k == "transport" || k == "timeout" {
+		if noReply(err) {
 			a.uncertain = true
 		}
 		return err
@@ -511,4 +511,19 @@ var guideHeroes = []string{"Hero_Pyromancer", "Hero_Devourer", "Hero_Hammerstorm
 func opGuides(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 	_, err := guideCall(ctx, e, a, guides.FuncList, url.Values{"hero": {guideHeroes[rng.IntN(len(guideHeroes))]}})
 	return err
+}
+
+// noReply reports whether err left no reply to read (the connection
+// failed or timed out): the request may or may not have been applied.
+func noReply(err error) bool {
+	k := kindOf(err)
+	return k == "transport" || k == "timeout"
+}
+
+// noUsableReply is noReply, or a reply that could not be read (an HTTP
+// error status, an undecodable body): the guide marks and votes it was to
+// confirm are then unknown.
+func noUsableReply(err error) bool {
+	k := kindOf(err)
+	return noReply(err) || k == "decode" || strings.HasPrefix(k, "http_")
 }

@@ -145,7 +145,7 @@ func opGuideFlag(ctx context.Context, e *env, a *account, rng *rand.Rand) error 
 	}
 	arr, err := guideCall(ctx, e, a, f, url.Values{"gid": {strconv.FormatUint(uint64(g.gid), 10)}})
 	if err != nil {
-		if k := kindOf(err); k == "transport" || k == "timeout" || k == "decode" || strings.HasPrefix(k, "http_") {
+		if noUsableReply(err) {
 			m.flagsUnknown = true
 		}
 		return err
@@ -184,7 +184,7 @@ func opVote(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 	e.noteVoted(g.gid)
 	arr, err := guideCall(ctx, e, a, guides.FuncVote, url.Values{"gid": {strconv.FormatUint(uint64(g.gid), 10)}, "v": {strconv.Itoa(v)}})
 	if err != nil {
-		if k := kindOf(err); k == "transport" || k == "timeout" || k == "decode" || strings.HasPrefix(k, "http_") {
+		if noUsableReply(err) {
 			m.unknown[g.gid] = true // the vote may or may not have counted
 		}
 		return err
