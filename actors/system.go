@@ -85,7 +85,8 @@ func New(db *storage.DB, opts Options) *System {
 			return uint32(k[0]) | uint32(k[1])<<8
 		})}
 	s.accountProps = actor.PropsFromProducer(func() actor.Actor { return &account{sys: s} },
-		actor.WithMailbox(actor.UnboundedLockfree()))
+		actor.WithMailbox(actor.UnboundedLockfree()),
+		actor.WithDispatcher(newWorkerDispatcher(defaultThroughput, s.done)))
 	for i := 0; i < opts.Shards; i++ {
 		props := actor.PropsFromProducer(func() actor.Actor { return newShard(s) })
 		pid, err := as.Root.SpawnNamed(props, "shard-"+strconv.Itoa(i))
