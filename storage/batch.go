@@ -42,9 +42,29 @@ func (b *Batch) del(key []byte) {
 	}
 }
 
+// setPB encodes m straight into the batch (format byte, then m), with no
+// intermediate buffer: a drop's profile record is encoded on every drop.
 func (b *Batch) setPB(key []byte, m proto.Message) {
-	v, err := encodePB(m)
-	b.set(key, v, err)
+	if b.err != nil {
+		return
+	}
+	size := marshal.Size(m)
+	op := b.pb.SetDeferred(len(key), 1+size)
+	copy(op.Key, key)
+	op.Value[0] = formatV2
+	// Size filled m's size cache; MarshalAppend writes within the space
+	// reserved (its capacity is at least size), never elsewhere.
+	out, err := marshalSized.MarshalAppend(op.Value[1:1], m)
+	if err == nil && (len(out) != size || (size > 0 && &out[0] != &op.Value[1])) {
+		err = fmt.Errorf("encoded %d bytes where %d were reserved", len(out), size)
+	}
+	if err != nil {
+		// The batch holds a half-written record now; b.err keeps it from
+		// ever being committed.
+		b.err = fmt.Errorf("storage: encode %q: %w", key[:2], err)
+		return
+	}
+	b.err = op.Finish()
 }
 
 // PutAccount writes the profile and lists records of a that differ from
@@ -58,7 +78,9 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 func (b *Batch) PutAccount(a, prev *Account) {
 	fresh := prev == nil
 	if fresh || !sameProfile(prev, a) {
-		b.setPB(accountKey(a.ID), toProfile(a))
+		sc := profileOf(a)
+		b.setPB(accountKey(a.ID), &sc.p)
+		sc.release()
 	}
 	if fresh || !sameLists(prev, a) {
 		b.setPB(listsKey(a.ID), toLists(a))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -12,6 +13,9 @@ import (
 )
 
 var marshal = proto.MarshalOptions{Deterministic: true}
+
+// marshalSized marshals a message whose sizes marshal.Size just cached.
+var marshalSized = proto.MarshalOptions{Deterministic: true, UseCachedSize: true}
 
 // encodePB writes the format byte and m.
 func encodePB(m proto.Message) ([]byte, error) {
@@ -38,27 +42,48 @@ func nanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-func toProfile(a *Account) *pb.Profile {
+// profileScratch is the message pair a profile record is encoded from,
+// reused (profileScratches): the profile is encoded on every drop.
+type profileScratch struct {
+	p pb.Profile
+	s pb.Stats
+}
+
+var profileScratches = sync.Pool{New: func() any { return new(profileScratch) }}
+
+// release clears sc (it refers to an account's strings and SRP bytes) and
+// returns it to the pool.
+func (sc *profileScratch) release() {
+	sc.p, sc.s = pb.Profile{}, pb.Stats{}
+	profileScratches.Put(sc)
+}
+
+// profileOf fills a scratch with a's profile record; the caller releases it
+// once encoded.
+func profileOf(a *Account) *profileScratch {
+	sc := profileScratches.Get().(*profileScratch)
 	s := &a.Stats
-	return &pb.Profile{
+	sc.s = pb.Stats{
+		Level: int64(s.Level), LevelExp: int64(s.LevelExp), Discos: int64(s.Discos), PossibleDiscos: int64(s.PossibleDiscos),
+		GamesPlayed: int64(s.GamesPlayed), AccPubSkill: s.AccPubSkill, AccWins: int64(s.AccWins), AccLosses: int64(s.AccLosses),
+		AccGames: int64(s.AccGames), AccDiscos: int64(s.AccDiscos), RnkRating: s.RnkRating, RnkWins: int64(s.RnkWins),
+		RnkLosses: int64(s.RnkLosses), RnkGames: int64(s.RnkGames), RnkDiscos: int64(s.RnkDiscos), CsRating: s.CSRating,
+		CsWins: int64(s.CSWins), CsLosses: int64(s.CSLosses), CsGames: int64(s.CSGames), CsDiscos: int64(s.CSDiscos),
+		MidGames: int64(s.MidGames), MidDiscos: int64(s.MidDiscos), RiftGames: int64(s.RiftGames), RiftDiscos: int64(s.RiftDiscos),
+		CamGames: int64(s.CamGames), CamDiscos: int64(s.CamDiscos), CamCsGames: int64(s.CamCSGames), CamCsDiscos: int64(s.CamCSDiscos),
+		BotGamesWon: int64(s.BotGamesWon), BotGamesValid: s.BotGamesValid,
+	}
+	sc.p = pb.Profile{
 		Id: uint32(a.ID), SuperId: uint32(a.SuperID), Login: a.Login, Nickname: a.Nickname, Email: a.Email,
 		AccountType: int64(a.AccountType), Trial: int64(a.Trial), SuspId: int64(a.SuspID), Standing: int64(a.Standing),
 		IsNew: a.IsNew, CreatedUnixNano: nanos(a.Created),
 		SrpSalt: a.SRP.Salt, SrpSalt2: a.SRP.Salt2, SrpVerifier: a.SRP.Verifier,
-		Stats: &pb.Stats{
-			Level: int64(s.Level), LevelExp: int64(s.LevelExp), Discos: int64(s.Discos), PossibleDiscos: int64(s.PossibleDiscos),
-			GamesPlayed: int64(s.GamesPlayed), AccPubSkill: s.AccPubSkill, AccWins: int64(s.AccWins), AccLosses: int64(s.AccLosses),
-			AccGames: int64(s.AccGames), AccDiscos: int64(s.AccDiscos), RnkRating: s.RnkRating, RnkWins: int64(s.RnkWins),
-			RnkLosses: int64(s.RnkLosses), RnkGames: int64(s.RnkGames), RnkDiscos: int64(s.RnkDiscos), CsRating: s.CSRating,
-			CsWins: int64(s.CSWins), CsLosses: int64(s.CSLosses), CsGames: int64(s.CSGames), CsDiscos: int64(s.CSDiscos),
-			MidGames: int64(s.MidGames), MidDiscos: int64(s.MidDiscos), RiftGames: int64(s.RiftGames), RiftDiscos: int64(s.RiftDiscos),
-			CamGames: int64(s.CamGames), CamDiscos: int64(s.CamDiscos), CamCsGames: int64(s.CamCSGames), CamCsDiscos: int64(s.CamCSDiscos),
-			BotGamesWon: int64(s.BotGamesWon), BotGamesValid: s.BotGamesValid,
-		},
+		Stats: &sc.s,
 		FreeHeroes: a.FreeHeroes, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, GameTokens: a.GameTokens,
 		Points: a.Points, MmPoints: a.MMPoints, DiceTokens: a.DiceTokens, SeasonLevel: int64(a.SeasonLevel),
 		CreepLevel: int64(a.CreepLevel), MuteExpiration: a.MuteExpiration, UseCloud: a.Cloud.UseCloud, AutoUpload: a.Cloud.AutoUpload,
 	}
+	return sc
 }
 
 func fromProfile(p *pb.Profile, a *Account) {

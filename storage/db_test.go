@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -117,6 +118,35 @@ func TestCorruptValue(t *testing.T) {
 	}
 	if _, err := db.Session("x"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("Session err = %v, want ErrCorrupt", err)
+	}
+}
+
+// A record that cannot be encoded (protobuf refuses invalid UTF-8 in a
+// string) fails the whole batch at Commit: nothing of it is written, not
+// even the records encoded before it, nor the half-written record itself.
+func TestUnencodableRecordFailsBatch(t *testing.T) {
+	db := openMem(t)
+	b := db.NewBatch()
+	b.PutLogin("good", 5)
+	b.PutAccount(&Account{ID: 5, Login: "bad\xff"}, nil)
+	b.PutLogin("after", 6)
+	if err := db.Commit(b); err == nil || !strings.Contains(err.Error(), "encode") {
+		t.Fatalf("Commit err = %v, want an encode error", err)
+	}
+	if _, err := db.Account(5); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Account(5) err = %v, want ErrNotFound", err)
+	}
+	if _, err := db.LoginID("good"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("login written before the bad record: err = %v", err)
+	}
+	// A good record after a failed encode in another batch round-trips.
+	ok := db.NewBatch()
+	ok.PutAccount(&Account{ID: 5, Login: "good", Nickname: "Nick", Gold: 7}, nil)
+	if err := db.Commit(ok); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := db.Account(5); err != nil || a.Login != "good" || a.Nickname != "Nick" || a.Gold != 7 {
+		t.Errorf("Account(5) = %+v, %v", a, err)
 	}
 }
 
