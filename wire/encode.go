@@ -49,9 +49,29 @@ const extrasEntries = `s:16:"vested_threshold";i:5;i:0;b:1;`
 
 // Marshal returns the PHP serialize() form of v. See the package
 // documentation for how Go values map to PHP values.
+//
+// The result is allocated once at its exact size: the value is encoded into
+// a reused scratch buffer first, so a reply of a few hundred bytes does not
+// cost the 128-, 256- and 512-byte buffers it would grow through.
 func Marshal(v any) ([]byte, error) {
-	return AppendMarshal(make([]byte, 0, 128), v)
+	sp := scratches.Get().(*[]byte)
+	b, err := AppendMarshal((*sp)[:0], v)
+	var out []byte
+	if err == nil {
+		out = append(make([]byte, 0, len(b)), b...)
+	}
+	if cap(b) <= maxScratch {
+		*sp = b[:0]
+		scratches.Put(sp)
+	}
+	return out, err
 }
+
+// maxScratch bounds the encoding buffers Marshal keeps for reuse, so one
+// large reply does not pin its buffer.
+const maxScratch = 64 << 10
+
+var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // AppendMarshal appends the PHP serialize() form of v to dst and returns the
 // extended buffer. On error the returned buffer is dst with unspecified bytes

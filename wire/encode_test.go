@@ -287,3 +287,25 @@ func TestMarshalNoAllocsForCachedStruct(t *testing.T) {
 		t.Errorf("AppendMarshal of a cached struct allocates %v times per call, want 0", allocs)
 	}
 }
+
+// Marshal allocates its result once, at its exact size, however many times
+// the value outgrows the encoding buffer on the way.
+func TestMarshalAllocatesResultOnce(t *testing.T) {
+	v := &guideSetReply{guideStatus: guideStatus{strings.Repeat("x", 900), 1}, Set: 1, HostTime: "1700000000"}
+	want, err := AppendMarshal(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Marshal(v)
+	if err != nil || string(got) != string(want) || cap(got) != len(want) {
+		t.Fatalf("Marshal = %d bytes (cap %d), %v; want the %d bytes of AppendMarshal at their exact size", len(got), cap(got), err, len(want))
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := Marshal(v); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 1 {
+		t.Errorf("Marshal allocates %v times per call, want 1 (the result)", allocs)
+	}
+}
