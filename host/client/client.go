@@ -1,6 +1,7 @@
 // Package client provides a Go client of the master server's HTTP API, as
 // the game client uses it: SRP login, sub-account switching and plain form or
-// multipart calls. The end-to-end tests and the built-in load tester use it.
+// multipart calls, and bodies built once to be sent many times. The end-to-end
+// tests and the built-in load tester use it.
 package client
 
 import (
@@ -10,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,13 +78,28 @@ type FilePart struct {
 }
 
 // PostMultipart sends a multipart form, as the client does for cloud calls.
+// The body is MultipartBody's.
 func (c *Client) PostMultipart(ctx context.Context, path string, fields url.Values, files ...FilePart) (*Reply, error) {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	for k, vs := range fields {
-		for _, v := range vs {
+	body, contentType, err := MultipartBody(fields, files...)
+	if err != nil {
+		return nil, err
+	}
+	return c.Post(ctx, path, contentType, body)
+}
+
+// MultipartBody builds the body of a multipart form and returns it with its
+// Content-Type (which names the body's boundary): the fields first, in
+// sorted name order (a name's values in the order given), then the files in
+// the order given, each as application/octet-stream. Sent with Post, it is
+// the request PostMultipart sends, so a caller that sends the same form many
+// times can build it once.
+func MultipartBody(fields url.Values, files ...FilePart) (body []byte, contentType string, err error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		for _, v := range fields[k] {
 			if err := w.WriteField(k, v); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
@@ -91,14 +109,22 @@ func (c *Client) PostMultipart(ctx context.Context, path string, fields url.Valu
 		h["Content-Type"] = []string{"application/octet-stream"}
 		p, err := w.CreatePart(h)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		p.Write(f.Data)
+		if _, err := p.Write(f.Data); err != nil {
+			return nil, "", err
+		}
 	}
 	if err := w.Close(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return c.do(ctx, path, w.FormDataContentType(), &body)
+	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+// Post sends body, of the given Content-Type, to path. body is only read,
+// so the same bytes may be sent again, by any number of calls at once.
+func (c *Client) Post(ctx context.Context, path, contentType string, body []byte) (*Reply, error) {
+	return c.do(ctx, path, contentType, bytes.NewReader(body))
 }
 
 func (c *Client) do(ctx context.Context, path, contentType string, body io.Reader) (*Reply, error) {

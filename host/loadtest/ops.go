@@ -82,7 +82,13 @@ type account struct {
 	drops                   int
 	owned                   map[string]bool // product ids the account owns
 
-	stored []byte // the last archive stored
+	// Cloud: the account's two settings archives and their store requests,
+	// built on its first store (cloudRequests); the variant to store next,
+	// always the other one than the archive last acknowledged; that archive;
+	// how many stores were acknowledged.
+	cloud  *cloudRequests
+	next   int
+	stored []byte
 	stores int
 	// uncertain: a mutation's reply was lost (transport error or timeout);
 	// the account is left out of the consistency check.
@@ -163,8 +169,8 @@ var OperationDoc = map[string]string{
 	"chest":    "viewchest of a random chest",
 	"exchange": "the ticket exchange list; user_tickets must match",
 	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
-	"cloud":    "store a settings archive unique to the account, status, retrieve: the bytes must be the stored ones",
-	"store":    "store a settings archive alone (one durable mutation; the check at the end retrieves it)",
+	"cloud":    "store as the store operation does, status, retrieve: the bytes must be the ones stored",
+	"store":    "store alone: the other of the account's two settings archives than it stored last (one durable mutation; the check at the end retrieves it); built once per account with its request body, so a store measures the server, not the tester's zip and multipart encoding",
 	"guides":   "a hero's guide list (get_guide_list_filtered): success with the hosttime echoed (a hero without guides lists empty)",
 	"guide":    "get_guide of a guide of the demo heroes: the guide asked for, with the account's default, favorite and vote as its replies left them",
 	"guideflag": "sets or removes (whichever changes it) the account's default or favorite mark on a guide (guide_default_set/remove, " +
@@ -436,20 +442,66 @@ func opPurchase(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 	return a.checkBalance("purchase tickets_remaining", left, a.tickets)
 }
 
-// archiveFor builds a settings archive unique to the account and store.
-func archiveFor(a *account) ([]byte, error) {
-	cfg := fmt.Sprintf("SetSave \"cl_Rap2Enable\" \"false\" \"1\"\nSetSave \"ui_loadtest\" \"%s-%d\" \"1\"\n", a.login, a.stores)
+// cloudRequests are an account's two settings archives and the store
+// requests that carry them, built once, on the account's first store (the
+// bodies again only when its session cookie changed, after a login
+// operation): a store then costs the tester a request, and measures the
+// server's store, not the tester's zip and multipart encoding. A store sends
+// the other archive than the one last acknowledged, so each one changes what
+// the server keeps, and a store it acknowledged but did not keep leaves the
+// other archive for the check at the end to find.
+type cloudRequests struct {
+	archive     [2][]byte
+	cookie      string // the session cookie the bodies carry
+	body        [2][]byte
+	contentType [2]string
+}
+
+// archiveFor builds the account's settings archive variant (0 or 1): its
+// cfg names the login and the variant, so the two differ from each other and
+// from every other account's.
+func archiveFor(login string, variant int) ([]byte, error) {
+	cfg := fmt.Sprintf("SetSave \"cl_Rap2Enable\" \"false\" \"1\"\nSetSave \"ui_loadtest\" \"%s-%d\" \"1\"\n", login, variant)
 	return cloudcfg.BuildArchive([]byte(cfg))
 }
 
-// store stores a fresh archive for the account.
+// storeRequest returns the body and Content-Type of the account's store of
+// archive variant v, building the archives on the first call and the bodies
+// whenever the session's cookie is not the one they carry.
+func (a *account) storeRequest(v int) (body []byte, contentType string, err error) {
+	if a.cloud == nil {
+		var r cloudRequests
+		for i := range r.archive {
+			if r.archive[i], err = archiveFor(a.login, i); err != nil {
+				return nil, "", err
+			}
+		}
+		a.cloud = &r
+	}
+	r := a.cloud
+	if r.cookie != a.sess.Cookie {
+		var bodies [2][]byte
+		var types [2]string
+		for i, zip := range r.archive {
+			fields := url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}, "file_modify_time": {"2026-01-02 03:04:05"}}
+			if bodies[i], types[i], err = client.MultipartBody(fields, client.FilePart{Field: "cloud.zip", Filename: "cloud.zip", Data: zip}); err != nil {
+				return nil, "", err
+			}
+		}
+		r.body, r.contentType, r.cookie = bodies, types, a.sess.Cookie
+	}
+	return r.body[v], r.contentType[v], nil
+}
+
+// store stores the other of the account's two archives than the one the
+// server last acknowledged (cloudRequests).
 func store(ctx context.Context, e *env, a *account) error {
-	zip, err := archiveFor(a)
+	v := a.next
+	body, contentType, err := a.storeRequest(v)
 	if err != nil {
 		return fail("internal", "%v", err)
 	}
-	fields := url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}, "file_modify_time": {"2026-01-02 03:04:05"}}
-	r, err := e.c.PostMultipart(ctx, pathStore, fields, client.FilePart{Field: "cloud.zip", Filename: "cloud.zip", Data: zip})
+	r, err := e.c.Post(ctx, pathStore, contentType, body)
 	if err != nil {
 		a.uncertain = true
 		return err
@@ -462,7 +514,7 @@ func store(ctx context.Context, e *env, a *account) error {
 		msg, _ := arr.String("messages")
 		return fail("refused:store", "%s", msg)
 	}
-	a.stored, a.stores = zip, a.stores+1
+	a.stored, a.stores, a.next = a.cloud.archive[v], a.stores+1, 1-v
 	return nil
 }
 
