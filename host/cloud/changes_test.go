@@ -185,6 +185,9 @@ func TestCheckBucket(t *testing.T) {
 		// The length bound holds whatever the pattern allows.
 		{`.*`, string(bytes.Repeat([]byte{'a'}, MaxBucketLength)), true},
 		{`.*`, string(bytes.Repeat([]byte{'a'}, MaxBucketLength+1)), false},
+		// So does UTF-8 validity ("." matches an invalid byte as U+FFFD).
+		{`.*`, "caf\u00e9", true},
+		{`.*`, "caf\xe9", false},
 	} {
 		cfg := config.Default().Cloud
 		cfg.BucketPattern = tc.pattern
