@@ -20,6 +20,12 @@ type Archive struct {
 	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
 	Stored     time.Time
 	Data       []byte // the zip archive, byte for byte as uploaded
+
+	// record is the archive's stored form when a store has encoded it
+	// already (storeObject, whose quota keeps the record's size): Encode
+	// then returns it as is, so that a store encodes once. Nil otherwise;
+	// set only when the archive no longer changes.
+	record []byte
 }
 
 // archives holds every account's archives, keyed (account, bucket), written
@@ -85,13 +91,12 @@ func encodeArchive(a *Archive) ([]byte, error) {
 	return append(b, a.Data...), nil
 }
 
-// storedSize is the size of a's record once stored: what Sizes reports.
-func storedSize(a *Archive) (int64, error) {
-	b, err := encodeArchive(a)
-	return int64(len(b)), err
+func (archiveCodec) Encode(a *Archive) ([]byte, error) {
+	if a.record != nil {
+		return a.record, nil
+	}
+	return encodeArchive(a)
 }
-
-func (archiveCodec) Encode(a *Archive) ([]byte, error) { return encodeArchive(a) }
 
 func (archiveCodec) Decode(b []byte) (*Archive, error) {
 	a, data, err := decodeHeader(b)
