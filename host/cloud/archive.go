@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/honmaster/masterserver/host/cloud/internal/cloudpb"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -17,18 +20,41 @@ type Archive struct {
 	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
 	Stored     time.Time
 	Data       []byte // the zip archive, byte for byte as uploaded
+
+	// record is the archive's stored form when a store has encoded it
+	// already (storeObject, whose quota keeps the record's size): Encode
+	// then returns it as is, so that a store encodes once. Nil otherwise;
+	// set only when the archive no longer changes.
+	record []byte
 }
 
 // archives holds every account's archives, keyed (account, bucket), written
-// only by the account's actor (storeObject). They keep the key prefix and
-// value format storage gave them before areas declared their own
-// keyspaces (c/<id:4><bucket>; a format byte 1, the uvarint length of a
-// JSON header, then the archive bytes, unencoded), so data directories
-// written since schema version 1 serve them unchanged, with no migration.
+// only by the account's actor (storeObject). They keep the key prefix
+// storage gave them before areas declared their own keyspaces
+// (c/<id:4><bucket>). A record is a format byte, the uvarint length of a
+// header, the header, then the archive bytes, unencoded (the archive is
+// kept byte for byte, without base64 inflation). The format byte says what
+// the header is:
+//
+//	2  a protobuf ArchiveHeader (proto/cloud_records.proto): what Encode writes
+//	1  a JSON archiveHeader: what earlier versions wrote, since schema version 1
+//
+// Format 1 stays readable so that data directories written by earlier
+// versions serve their archives unchanged, with no migration: a bucket's
+// record is rewritten as format 2 on its next store, and one never stored
+// again stays format 1 and reads as before. Format 2 replaced JSON because
+// encoding/json (reflection and its type cache) was ~6% of the server's CPU
+// under stores.
 var archives = storage.NewAccountKeyspaceAt[*Archive]("cloud.archive", "c/", archiveCodec{})
 
-// archiveHeader is the part of an Archive stored before the raw archive
-// bytes, so that the archive is kept byte for byte without base64 inflation.
+// The record formats (a record's first byte; see archives).
+const (
+	archiveFormatJSON  = 1 // read only
+	archiveFormatProto = 2
+)
+
+// archiveHeader is the JSON header of format 1, as earlier versions wrote
+// it (json.Marshal of this struct); only decoded now.
 type archiveHeader struct {
 	AccountID  storage.AccountID
 	Bucket     string
@@ -38,31 +64,38 @@ type archiveHeader struct {
 
 type archiveCodec struct{}
 
-const archiveFormat = 1
+// headerMarshal encodes a header whose size encodeArchive has just
+// computed (Size caches it in the message), without computing it again.
+var headerMarshal = proto.MarshalOptions{UseCachedSize: true}
 
-func (a *Archive) header() ([]byte, error) {
-	return json.Marshal(archiveHeader{a.AccountID, a.Bucket, a.ModifyTime, a.Stored.UnixNano()})
-}
-
-// storedSize is the size of a's record once stored: what Sizes reports.
-func storedSize(a *Archive) (int64, error) {
-	h, err := a.header()
-	if err != nil {
-		return 0, err
+// encodeArchive returns a's record in format 2, in one buffer allocated at
+// its exact size: the archive bytes are copied once, into the record.
+func encodeArchive(a *Archive) ([]byte, error) {
+	h := &cloudpb.ArchiveHeader{AccountId: uint32(a.AccountID), Bucket: a.Bucket, ModifyTime: a.ModifyTime}
+	if !a.Stored.IsZero() {
+		h.StoredUnixNano = a.Stored.UnixNano()
 	}
-	return int64(1 + len(binary.AppendUvarint(nil, uint64(len(h)))) + len(h) + len(a.Data)), nil
+	n := headerMarshal.Size(h)
+	var length [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(length[:], uint64(n))
+	b := make([]byte, 0, 1+w+n+len(a.Data))
+	b = append(b, archiveFormatProto)
+	b = append(b, length[:w]...)
+	b, err := headerMarshal.MarshalAppend(b, h)
+	if err != nil {
+		return nil, fmt.Errorf("cloud archive header: %w", err)
+	}
+	if len(b) != 1+w+n {
+		return nil, fmt.Errorf("cloud archive header: %d bytes encoded, %d expected", len(b)-1-w, n)
+	}
+	return append(b, a.Data...), nil
 }
 
 func (archiveCodec) Encode(a *Archive) ([]byte, error) {
-	h, err := a.header()
-	if err != nil {
-		return nil, err
+	if a.record != nil {
+		return a.record, nil
 	}
-	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(h)+len(a.Data))
-	b = append(b, archiveFormat)
-	b = binary.AppendUvarint(b, uint64(len(h)))
-	b = append(b, h...)
-	return append(b, a.Data...), nil
+	return encodeArchive(a)
 }
 
 func (archiveCodec) Decode(b []byte) (*Archive, error) {
@@ -74,25 +107,55 @@ func (archiveCodec) Decode(b []byte) (*Archive, error) {
 	return a, nil
 }
 
-// decodeHeader decodes a stored archive's header into an Archive without
-// Data, and returns the archive bytes that follow it (a slice of b).
+// decodeHeader decodes a stored archive's header (either format) into an
+// Archive without Data, and returns the archive bytes that follow it (a
+// slice of b, not a copy).
 func decodeHeader(b []byte) (*Archive, []byte, error) {
-	if len(b) == 0 || b[0] != archiveFormat {
+	if len(b) == 0 || (b[0] != archiveFormatProto && b[0] != archiveFormatJSON) {
 		return nil, nil, fmt.Errorf("%w: unknown cloud archive format", storage.ErrCorrupt)
 	}
 	n, w := binary.Uvarint(b[1:])
 	if w <= 0 || uint64(len(b)-1-w) < n {
 		return nil, nil, fmt.Errorf("%w: cloud archive header length", storage.ErrCorrupt)
 	}
-	var h archiveHeader
-	if err := json.Unmarshal(b[1+w:1+w+int(n)], &h); err != nil {
+	header, data := b[1+w:1+w+int(n)], b[1+w+int(n):]
+	var a *Archive
+	var err error
+	if b[0] == archiveFormatProto {
+		a, err = decodeProtoHeader(header)
+	} else {
+		a, err = decodeJSONHeader(header)
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("%w: cloud archive header: %v", storage.ErrCorrupt, err)
 	}
-	a := &Archive{AccountID: h.AccountID, Bucket: h.Bucket, ModifyTime: h.ModifyTime}
-	if h.Stored != 0 {
-		a.Stored = time.Unix(0, h.Stored).UTC()
+	return a, data, nil
+}
+
+func decodeProtoHeader(b []byte) (*Archive, error) {
+	var h cloudpb.ArchiveHeader
+	if err := proto.Unmarshal(b, &h); err != nil {
+		return nil, err
 	}
-	return a, b[1+w+int(n):], nil
+	return newArchive(storage.AccountID(h.AccountId), h.Bucket, h.ModifyTime, h.StoredUnixNano), nil
+}
+
+func decodeJSONHeader(b []byte) (*Archive, error) {
+	var h archiveHeader
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, err
+	}
+	return newArchive(h.AccountID, h.Bucket, h.ModifyTime, h.Stored), nil
+}
+
+// newArchive is a decoded header's Archive; stored is in unix nanoseconds,
+// 0 for none.
+func newArchive(id storage.AccountID, bucket, modifyTime string, stored int64) *Archive {
+	a := &Archive{AccountID: id, Bucket: bucket, ModifyTime: modifyTime}
+	if stored != 0 {
+		a.Stored = time.Unix(0, stored).UTC()
+	}
+	return a
 }
 
 // archive reads the archive of an account's bucket; storage.ErrNotFound

@@ -185,6 +185,9 @@ func TestCheckBucket(t *testing.T) {
 		// The length bound holds whatever the pattern allows.
 		{`.*`, string(bytes.Repeat([]byte{'a'}, MaxBucketLength)), true},
 		{`.*`, string(bytes.Repeat([]byte{'a'}, MaxBucketLength+1)), false},
+		// So does UTF-8 validity ("." matches an invalid byte as U+FFFD).
+		{`.*`, "caf\u00e9", true},
+		{`.*`, "caf\xe9", false},
 	} {
 		cfg := config.Default().Cloud
 		cfg.BucketPattern = tc.pattern
@@ -334,11 +337,11 @@ func TestStoreQuotaFromMemo(t *testing.T) {
 	size := func(bucket string, n int) int64 {
 		o := obj(bucket, n)
 		o.AccountID = a.ID
-		s, err := storedSize(o)
+		rec, err := encodeArchive(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return int64(len(rec))
 	}
 	// Room for "b" stored at 200 bytes and an upload of 300 to "a", exactly
 	// (the check counts the stored sizes of the other buckets and the new

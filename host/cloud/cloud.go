@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
@@ -36,7 +37,8 @@ const (
 const DefaultBucket = "hon-game-configs"
 
 // MaxBucketLength bounds a bucket name in bytes, whatever the configured
-// pattern allows.
+// pattern allows. A name must also be valid UTF-8, whatever the pattern
+// allows: the stored record's header holds it as text.
 const MaxBucketLength = 255
 
 // ModifyTimeLayout is the time.Parse layout of file_modify_time
@@ -308,7 +310,7 @@ func (a *Area) authenticate(r *wire.Request, cookie string) (*storage.Session, e
 }
 
 func (a *Area) checkBucket(b string) error {
-	if b == "" || len(b) > MaxBucketLength || !a.bucket.MatchString(b) {
+	if b == "" || len(b) > MaxBucketLength || !utf8.ValidString(b) || !a.bucket.MatchString(b) {
 		return fail(ReasonBadBucket, fmt.Errorf("bucket %.64q", b))
 	}
 	return nil
