@@ -48,7 +48,8 @@ var errPartHeaderTooLarge = fmt.Errorf("header block over %d bytes", maxPartHead
 //     followed by a space, tab, CR, LF, "--" or the end of the body (so
 //     "--boundaryX" inside data is data). Data that begins with the
 //     delimiter itself is empty.
-//   - Content-Disposition is read by mime.ParseMediaType: it must be
+//   - Content-Disposition is read as mime.ParseMediaType reads it (the
+//     plain shape directly, anything else by ParseMediaType): it must be
 //     form-data with a non-empty name parameter (quoted strings with
 //     backslash escapes, tokens, and RFC 2231 name*= and filename*=
 //     forms); any other part, and one whose Content-Disposition does not
@@ -150,16 +151,20 @@ func (r *Request) addPart(h partHeader, data []byte, fields *int, lim Limits) er
 	if !h.hasDisposition {
 		return nil
 	}
-	disposition, params, err := mime.ParseMediaType(string(h.disposition))
-	if err != nil || disposition != "form-data" {
-		return nil
+	cd := string(h.disposition)
+	name, filename, ok := formDisposition(cd)
+	if !ok {
+		disposition, params, err := mime.ParseMediaType(cd)
+		if err != nil || disposition != "form-data" {
+			return nil
+		}
+		name, filename = params["name"], params["filename"]
 	}
-	name := params["name"]
 	if name == "" {
 		// Not a form field: PHP ignores such parts too.
 		return nil
 	}
-	if filename := params["filename"]; filename != "" {
+	if filename != "" {
 		if len(r.Files) >= lim.MaxFiles {
 			return fmt.Errorf("%w: more than %d files", ErrMalformed, lim.MaxFiles)
 		}
@@ -180,6 +185,80 @@ func (r *Request) addPart(h partHeader, data []byte, fields *int, lim Limits) er
 	}
 	r.Form[name] = append(r.Form[name], string(data))
 	return nil
+}
+
+// formDisposition reads a Content-Disposition value of the plain shape
+// clients send, form-data with name and filename parameters, tokens or
+// quoted strings without escapes, as mime.ParseMediaType would, without
+// its map and copies: name and filename are substrings of v. It returns
+// ok false for anything else (another type or parameter, an escape, an
+// RFC 2231 form, a repeated parameter, white space other than spaces and
+// tabs, anything that does not parse), which is left to ParseMediaType;
+// FuzzFormDisposition checks that the two agree.
+func formDisposition(v string) (name, filename string, ok bool) {
+	i := skipOWS(v, 0)
+	if len(v)-i < len("form-data") || !equalFoldASCII(v[i:i+len("form-data")], "form-data") {
+		return "", "", false
+	}
+	i = skipOWS(v, i+len("form-data"))
+	var haveName, haveFilename bool
+	for i < len(v) {
+		if v[i] != ';' {
+			return "", "", false
+		}
+		if i = skipOWS(v, i+1); i == len(v) {
+			break // a trailing semicolon
+		}
+		j := i
+		for j < len(v) && isMIMETokenByte(v[j]) {
+			j++
+		}
+		param := v[i:j]
+		if i = skipOWS(v, j); i == len(v) || v[i] != '=' {
+			return "", "", false
+		}
+		i = skipOWS(v, i+1)
+		var value string
+		if i < len(v) && v[i] == '"' {
+			j := strings.IndexAny(v[i+1:], "\"\\\r\n")
+			if j < 0 || v[i+1+j] != '"' {
+				return "", "", false
+			}
+			value, i = v[i+1:i+1+j], i+j+2
+		} else {
+			j := i
+			for j < len(v) && isMIMETokenByte(v[j]) {
+				j++
+			}
+			if j == i {
+				return "", "", false
+			}
+			value, i = v[i:j], j
+		}
+		switch {
+		case !haveName && equalFoldASCII(param, "name"):
+			name, haveName = value, true
+		case !haveFilename && equalFoldASCII(param, "filename"):
+			filename, haveFilename = value, true
+		default:
+			return "", "", false
+		}
+		i = skipOWS(v, i)
+	}
+	return name, filename, true
+}
+
+func skipOWS(s string, i int) int {
+	for i < len(s) && isLWSP(s[i]) {
+		i++
+	}
+	return i
+}
+
+// isMIMETokenByte reports whether c may appear in a token of RFC 2045, as
+// mime.ParseMediaType reads parameters: an RFC 9110 token byte, or { or }.
+func isMIMETokenByte(c byte) bool {
+	return isTokenByte(c) || c == '{' || c == '}'
 }
 
 // multipartScanner walks a multipart body held in memory.
@@ -410,7 +489,7 @@ func isTokenByte(c byte) bool {
 }
 
 // equalFoldASCII reports whether b equals s without regard to ASCII case.
-func equalFoldASCII(b []byte, s string) bool {
+func equalFoldASCII[T string | []byte](b T, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}

@@ -424,3 +424,59 @@ func BenchmarkMultipart(b *testing.B) {
 		})
 	}
 }
+
+// FuzzFormDisposition checks formDisposition against mime.ParseMediaType:
+// whatever it reads, ParseMediaType reads the same, and what it leaves
+// alone ParseMediaType still reads.
+func FuzzFormDisposition(f *testing.F) {
+	for _, s := range []string{
+		`form-data; name="cookie"`,
+		`form-data; name="cloud.zip"; filename="cloud.zip"`,
+		`Form-Data ;name=a;FILENAME = "" ; `,
+		`form-data; name=a;`,
+		`form-data;`,
+		`form-data`,
+		`form-data; name="a\"b"`,
+		`form-data; name="a"; name="a"`,
+		`form-data; name="a"; name="b"`,
+		`form-data; name*=UTF-8''%E2%82%AC`,
+		`form-data; name="é"; filename="a b/c"`,
+		"form-data;\vname=a",
+		"form-data; name=a\u00a0",
+		`attachment; name=a`,
+		`form-data; name=a; size=3`,
+		`form-data; name={a}`,
+		`form-data; name="unterminated`,
+		`form-datax; name=a`,
+		`form-data; ; name=a`,
+		`form-data; name=a b`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		name, filename, ok := formDisposition(v)
+		if !ok {
+			return
+		}
+		typ, params, err := mime.ParseMediaType(v)
+		if err != nil || typ != "form-data" {
+			t.Fatalf("formDisposition(%q) = %q, %q; ParseMediaType: %q, %v", v, name, filename, typ, err)
+		}
+		if params["name"] != name || params["filename"] != filename {
+			t.Fatalf("formDisposition(%q) = %q, %q; ParseMediaType: %q", v, name, filename, params)
+		}
+	})
+}
+
+func TestFormDispositionTakesPlainShapes(t *testing.T) {
+	for _, v := range []string{
+		`form-data; name="cookie"`,
+		`form-data; name="cloud.zip"; filename="cloud.zip"`,
+		`Form-Data ;name=a;FILENAME = "" ; `,
+		`form-data; name="é"; filename="a b/c"`,
+	} {
+		if _, _, ok := formDisposition(v); !ok {
+			t.Errorf("%q left to ParseMediaType", v)
+		}
+	}
+}
