@@ -132,6 +132,8 @@ var multipartCases = []mpCase{
 	{"repeated fields keep their order", "b", "--b\r\nContent-Disposition: form-data; name=\"a[]\"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; name=\"a[]\"\r\n\r\n2\r\n--b\r\nContent-Disposition: form-data; name=\"a[]\"; filename=\"\"\r\n\r\n3\r\n--b--\r\n"},
 	{"quoted-printable kept as sent", "b", "--b\r\nContent-Disposition: form-data; name=a\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\ncaf=C3=A9=\r\n!\r\n--b--\r\n"},
 	{"binary data", "b", "--b\r\nContent-Disposition: form-data; name=f; filename=z\r\n\r\n\x00\r\r\n\n--\r\n-b\r\n--b--\r\n"},
+	{"boundary with a CR", "a\r", "--a\r\r\nContent-Disposition: form-data; name=a\r\n\r\nx\r--a\r\n--a\r--\r\n"},
+	{"boundary starting with dashes", "--", "----\r\nContent-Disposition: form-data; name=a\r\n\r\n-----x\r\n------\r\n"},
 	{"boundary with specials", `a'()+_,-./:=? z`, "--a'()+_,-./:=? z\r\nContent-Disposition: form-data; name=a\r\n\r\nx\r\n--a'()+_,-./:=? z--\r\n"},
 }
 
