@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/url"
 	"strings"
 
@@ -211,53 +210,6 @@ func parseURLEncoded(dst Values, data []byte, fields *int, maxFields int) error 
 		dst[name] = append(dst[name], value)
 	}
 	return nil
-}
-
-// parseMultipart reads a multipart/form-data body. Everything kept is read
-// out of the part readers into fresh memory, so nothing refers to body.
-// Memory stays within a small multiple of the body, which MaxBody bounds.
-func parseMultipart(r *Request, body []byte, boundary string, fields *int, lim Limits) error {
-	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%w: multipart: %v", ErrMalformed, err)
-		}
-		name := part.FormName()
-		if name == "" {
-			// Not a form field (no Content-Disposition name): PHP ignores
-			// such parts too.
-			part.Close()
-			continue
-		}
-		data, err := io.ReadAll(part)
-		part.Close()
-		if err != nil {
-			return fmt.Errorf("%w: multipart part %q: %v", ErrMalformed, name, err)
-		}
-		if filename := part.FileName(); filename != "" {
-			if len(r.Files) >= lim.MaxFiles {
-				return fmt.Errorf("%w: more than %d files", ErrMalformed, lim.MaxFiles)
-			}
-			if _, dup := r.Files[name]; dup {
-				return fmt.Errorf("%w: two file parts named %q", ErrMalformed, name)
-			}
-			r.Files[name] = File{
-				Name:        name,
-				Filename:    filename,
-				ContentType: part.Header.Get("Content-Type"),
-				Data:        data,
-			}
-			continue
-		}
-		if *fields++; *fields > lim.MaxFields {
-			return fmt.Errorf("%w: more than %d fields", ErrMalformed, lim.MaxFields)
-		}
-		r.Form[name] = append(r.Form[name], string(data))
-	}
 }
 
 // String summarises the request for logs without its field values, which
