@@ -78,7 +78,7 @@ func profileOf(a *Account) *profileScratch {
 		AccountType: int64(a.AccountType), Trial: int64(a.Trial), SuspId: int64(a.SuspID), Standing: int64(a.Standing),
 		IsNew: a.IsNew, CreatedUnixNano: nanos(a.Created),
 		SrpSalt: a.SRP.Salt, SrpSalt2: a.SRP.Salt2, SrpVerifier: a.SRP.Verifier,
-		Stats: &sc.s,
+		Stats:      &sc.s,
 		FreeHeroes: a.FreeHeroes, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, GameTokens: a.GameTokens,
 		Points: a.Points, MmPoints: a.MMPoints, DiceTokens: a.DiceTokens, SeasonLevel: int64(a.SeasonLevel),
 		CreepLevel: int64(a.CreepLevel), MuteExpiration: a.MuteExpiration, UseCloud: a.Cloud.UseCloud, AutoUpload: a.Cloud.AutoUpload,
