@@ -3,16 +3,14 @@ package guides_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/guides"
 	rules "github.com/honmaster/masterserver/plugins/guides"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -66,14 +64,7 @@ type rankFixture struct {
 // staleness of reused rankings.
 func newRankFixture(t testing.TB, staleness time.Duration, rank func(rules.RankFacts) rules.RankDecision, gs []guides.Guide, n int) *rankFixture {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := cli.OpenApp(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
+	app, _, log := clitest.OpenApp(t)
 	ctx := context.Background()
 	if _, err := guides.Seed(ctx, app.Sys, gs); err != nil {
 		t.Fatal(err)
@@ -87,6 +78,7 @@ func newRankFixture(t testing.TB, staleness time.Duration, rank func(rules.RankF
 		}
 		f.accts = append(f.accts, a.ID)
 	}
+	var err error
 	f.svc, err = guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: f.gate, Log: log,
 		RankReuse: guides.RankReuse{Staleness: staleness}, Now: f.clock.now})
 	if err != nil {

@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
@@ -33,26 +32,17 @@ type mockServer struct {
 // imported unless empty.
 func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := cli.OpenApp(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, cfg, log := clitest.OpenApp(t)
 	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: cfg.Plinko, Log: log})
 	if err != nil {
-		app.Close()
 		t.Fatal(err)
 	}
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
 	if err := srv.Mount(area.Routes()...); err != nil {
-		app.Close()
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		app.Close()
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -64,7 +54,6 @@ func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer
 			t.Errorf("shutdown: %v", err)
 		}
 		<-done
-		app.Close()
 	})
 	if catalog != "" {
 		importFile(t, app, catalog)

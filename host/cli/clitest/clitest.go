@@ -65,6 +65,23 @@ func start(t testing.TB, mutate func(*config.Config), demo bool) *Server {
 	return s
 }
 
+// OpenApp opens the host's services, without listeners, over a temporary
+// data directory with the default settings, and a logger that discards. The
+// App is closed when the test ends, after any cleanup registered later (a
+// server mounted over it stops first).
+func OpenApp(t testing.TB) (*cli.App, *config.Config, *slog.Logger) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Storage.DataDir = t.TempDir()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	app, err := cli.OpenApp(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	return app, cfg, log
+}
+
 // Run runs an operator command (with --data of this server) through
 // cli.Main, as an operator would, and returns its exit code and output.
 func (s *Server) Run(args ...string) (code int, stdout, stderr string) {
