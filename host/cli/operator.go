@@ -78,19 +78,8 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	return op, ln.Addr(), nil
 }
 
-// AccountJSON is an account as the operator API shows it.
-type AccountJSON struct {
-	ID       uint32   `json:"id"`
-	Login    string   `json:"login"`
-	SuperID  uint32   `json:"super_id"`
-	Gold     int64    `json:"gold"`
-	Silver   int64    `json:"silver"`
-	Tickets  int64    `json:"tickets"`
-	Upgrades []string `json:"upgrades"`
-}
-
-func accountJSON(a *storage.Account) AccountJSON {
-	j := AccountJSON{ID: uint32(a.ID), Login: a.Login, SuperID: uint32(a.SuperID), Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, Upgrades: []string{}}
+func accountJSON(a *storage.Account) operator.Account {
+	j := operator.Account{ID: uint32(a.ID), Login: a.Login, SuperID: uint32(a.SuperID), Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, Upgrades: []string{}}
 	for _, u := range a.Upgrades {
 		j.Upgrades = append(j.Upgrades, u.ID)
 	}

@@ -83,11 +83,11 @@ type account struct {
 	owned                   map[string]bool // product ids the account owns
 
 	// Cloud: the account's two settings archives and their store requests,
-	// built on its first store (cloudRequests); the variant to store next,
-	// always the other one than the archive last acknowledged; that archive;
-	// how many stores were acknowledged.
+	// built on its first store (cloudRequests); the archive last
+	// acknowledged; how many stores were acknowledged (the next store sends
+	// variant stores%2, always the other one than the archive last
+	// acknowledged).
 	cloud  *cloudRequests
-	next   int
 	stored []byte
 	stores int
 	// uncertain: a mutation's reply was lost (transport error or timeout);
@@ -482,8 +482,8 @@ func (a *account) storeRequest(v int) (body []byte, contentType string, err erro
 	if r.cookie != a.sess.Cookie {
 		var bodies [2][]byte
 		var types [2]string
+		fields := url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}, "file_modify_time": {"2026-01-02 03:04:05"}}
 		for i, zip := range r.archive {
-			fields := url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}, "file_modify_time": {"2026-01-02 03:04:05"}}
 			if bodies[i], types[i], err = client.MultipartBody(fields, client.FilePart{Field: "cloud.zip", Filename: "cloud.zip", Data: zip}); err != nil {
 				return nil, "", err
 			}
@@ -496,7 +496,7 @@ func (a *account) storeRequest(v int) (body []byte, contentType string, err erro
 // store stores the other of the account's two archives than the one the
 // server last acknowledged (cloudRequests).
 func store(ctx context.Context, e *env, a *account) error {
-	v := a.next
+	v := a.stores % 2
 	body, contentType, err := a.storeRequest(v)
 	if err != nil {
 		return fail("internal", "%v", err)
@@ -514,7 +514,7 @@ func store(ctx context.Context, e *env, a *account) error {
 		msg, _ := arr.String("messages")
 		return fail("refused:store", "%s", msg)
 	}
-	a.stored, a.stores, a.next = a.cloud.archive[v], a.stores+1, 1-v
+	a.stored, a.stores = a.cloud.archive[v], a.stores+1
 	return nil
 }
 
@@ -567,15 +567,15 @@ func opGuides(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 
 // noReply reports whether err left no reply to read (the connection
 // failed or timed out): the request may or may not have been applied.
-func noReply(err error) bool {
-	k := kindOf(err)
-	return k == "transport" || k == "timeout"
-}
+func noReply(err error) bool { return lostKind(kindOf(err)) }
+
+// lostKind reports whether failures of kind k had no reply at all.
+func lostKind(k string) bool { return k == "transport" || k == "timeout" }
 
 // noUsableReply is noReply, or a reply that could not be read (an HTTP
 // error status, an undecodable body): the guide marks and votes it was to
 // confirm are then unknown.
 func noUsableReply(err error) bool {
 	k := kindOf(err)
-	return noReply(err) || k == "decode" || strings.HasPrefix(k, "http_")
+	return lostKind(k) || k == "decode" || strings.HasPrefix(k, "http_")
 }

@@ -214,12 +214,7 @@ func (e *env) noteVoted(gid uint32) {
 
 // guideCounts is a guide's full counts as the consistency check compares
 // them (signed, for differences), from the operator API's GuideCounts.
-type guideCounts struct {
-	Gid  uint32 `json:"gid"`
-	Hero string `json:"hero"`
-	Up   int64  `json:"up"`
-	Down int64  `json:"down"`
-}
+type guideCounts struct{ Up, Down int64 }
 
 // guideCounts reads every guide's counts through the operator API.
 func (c *opClient) guideCounts(ctx context.Context) (map[uint32]guideCounts, error) {
@@ -229,7 +224,7 @@ func (c *opClient) guideCounts(ctx context.Context) (map[uint32]guideCounts, err
 	}
 	out := make(map[uint32]guideCounts, len(list))
 	for _, g := range list {
-		out[g.Gid] = guideCounts{Gid: g.Gid, Hero: g.Hero, Up: int64(g.Up), Down: int64(g.Down)}
+		out[g.Gid] = guideCounts{Up: int64(g.Up), Down: int64(g.Down)}
 	}
 	return out, nil
 }

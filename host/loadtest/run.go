@@ -388,31 +388,23 @@ type opClient struct {
 	http        *http.Client
 }
 
-// accountJSON is the operator API's account.
-type accountJSON struct {
-	ID      uint32 `json:"id"`
-	Login   string `json:"login"`
-	Gold    int64  `json:"gold"`
-	Tickets int64  `json:"tickets"`
-}
-
-func (c *opClient) call(ctx context.Context, method, path string, form url.Values) (*accountJSON, error) {
-	var j accountJSON
+func (c *opClient) call(ctx context.Context, method, path string, form url.Values) (*operator.Account, error) {
+	var j operator.Account
 	if err := c.callJSON(ctx, method, path, form, &j); err != nil {
 		return nil, err
 	}
 	return &j, nil
 }
 
-func (c *opClient) grant(ctx context.Context, login string, tickets, gold int64) (*accountJSON, error) {
+func (c *opClient) grant(ctx context.Context, login string, tickets, gold int64) (*operator.Account, error) {
 	return c.call(ctx, http.MethodPost, operator.PathGrant, url.Values{"login": {login},
 		"tickets": {strconv.FormatInt(tickets, 10)}, "gold": {strconv.FormatInt(gold, 10)}})
 }
 
-func (c *opClient) createSub(ctx context.Context, login, password, parent string) (*accountJSON, error) {
+func (c *opClient) createSub(ctx context.Context, login, password, parent string) (*operator.Account, error) {
 	return c.call(ctx, http.MethodPost, operator.PathAccount, url.Values{"login": {login}, "password": {password}, "parent": {parent}})
 }
 
-func (c *opClient) account(ctx context.Context, login string) (*accountJSON, error) {
+func (c *opClient) account(ctx context.Context, login string) (*operator.Account, error) {
 	return c.call(ctx, http.MethodGet, operator.PathAccount, url.Values{"login": {login}})
 }

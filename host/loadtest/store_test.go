@@ -177,7 +177,7 @@ func TestStoreAlternates(t *testing.T) {
 	}
 	// The body last sent is the one built for the new cookie, unchanged
 	// since: the same bytes as the account's cached request.
-	v := 1 - a.next
+	v := (a.stores + 1) % 2 // the variant acknowledged last
 	f.mu.Lock()
 	if f.reqBody == nil || !bytes.Equal(f.reqBody, a.cloud.body[v]) || a.cloud.cookie != testCookie2 {
 		t.Errorf("last request body is not the cached one (cookie %q)", a.cloud.cookie)

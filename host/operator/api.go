@@ -5,7 +5,7 @@ package operator
 // them. The API goes through the same services as the operator commands,
 // and so through the accounts' actors.
 const (
-	// PathAccount: GET ?login=L, the account (AccountJSON in host/cli);
+	// PathAccount: GET ?login=L, the account (Account);
 	// POST login, password [, parent], create one; DELETE ?login=L, delete
 	// the account and its sub-accounts (answers Deleted).
 	PathAccount = "/operator/v1/account"
@@ -15,6 +15,18 @@ const (
 	// with its full counts, []GuideCounts in gid order.
 	PathGuides = "/operator/v1/guides"
 )
+
+// Account is an account as the API shows it (the answer to the account
+// and grant requests).
+type Account struct {
+	ID       uint32   `json:"id"`
+	Login    string   `json:"login"`
+	SuperID  uint32   `json:"super_id"`
+	Gold     int64    `json:"gold"`
+	Silver   int64    `json:"silver"`
+	Tickets  int64    `json:"tickets"`
+	Upgrades []string `json:"upgrades"`
+}
 
 // Deleted is the answer to a deletion.
 type Deleted struct {
