@@ -52,9 +52,10 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 	op := b.pb.SetDeferred(len(key), 1+size)
 	copy(op.Key, key)
 	op.Value[0] = formatV2
-	// Size filled m's size cache; MarshalAppend writes within the space
-	// reserved (its capacity is at least size), never elsewhere.
-	out, err := marshalSized.MarshalAppend(op.Value[1:1], m)
+	// Size filled m's size cache. The slice handed to MarshalAppend is
+	// capped at the space reserved, so an encoding that did not fit would
+	// reallocate (and be refused below) instead of writing past it.
+	out, err := marshalSized.MarshalAppend(op.Value[1:1:1+size], m)
 	if err == nil && (len(out) != size || (size > 0 && &out[0] != &op.Value[1])) {
 		err = fmt.Errorf("encoded %d bytes where %d were reserved", len(out), size)
 	}

@@ -110,7 +110,7 @@ func fromProfile(p *pb.Profile, a *Account) {
 }
 
 // sameProfile reports whether a and b encode to the same profile record
-// (toProfile), without encoding either: every field toProfile writes is
+// (profileOf), without encoding either: every field profileOf writes is
 // compared here (TestSameRecordsCoverEveryField keeps the two in step).
 func sameProfile(a, b *Account) bool {
 	return a.ID == b.ID && a.SuperID == b.SuperID && a.Login == b.Login && a.Nickname == b.Nickname &&

@@ -279,13 +279,7 @@ func (db *DB) loadProfile(id AccountID) (*Account, error) {
 }
 
 // AccountExists reports whether an account record exists under id.
-func (db *DB) AccountExists(id AccountID) (bool, error) {
-	_, err := db.get(accountKey(id))
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
+func (db *DB) AccountExists(id AccountID) (bool, error) { return db.has(accountKey(id)) }
 
 // LoginID resolves a login, matched exactly (case-sensitive), to its account.
 func (db *DB) LoginID(login string) (AccountID, error) {

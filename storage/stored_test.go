@@ -103,7 +103,7 @@ func change(v reflect.Value, path []int) {
 // TestSameRecordsCoverEveryField: PutAccount skips a record whose content
 // equals what the account's actor last stored, by comparing decoded fields.
 // A change to any one field of an account must still reach storage: this
-// test fails for a field added to Account (and to toProfile or toLists)
+// test fails for a field added to Account (and to profileOf or toLists)
 // but not to sameProfile or sameLists.
 func TestSameRecordsCoverEveryField(t *testing.T) {
 	base := &Account{}
