@@ -59,6 +59,9 @@ func kindOf(err error) string {
 	if errors.Is(err, client.ErrLogin) {
 		return "refused:login"
 	}
+	if errors.Is(err, client.ErrServerProof) {
+		return "server_proof" // a reply came: the server's M2 was wrong
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timeout"
 	}

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -248,5 +249,14 @@ func TestStoreReplyLost(t *testing.T) {
 	c := consistency(context.Background(), e, nil, []*account{a})
 	if !c.OK() || c.CloudChecked != 0 || c.Uncertain != 1 {
 		t.Errorf("consistency: %s", c.Summary())
+	}
+}
+
+// A wrong server proof got a reply: it is its own kind, not a transport
+// failure (which would leave the account out of the consistency check).
+func TestKindOfServerProof(t *testing.T) {
+	err := fmt.Errorf("login lt1: %w", client.ErrServerProof)
+	if k := kindOf(err); k != "server_proof" || noReply(err) {
+		t.Errorf("kindOf = %q, noReply = %t; want server_proof, false", k, noReply(err))
 	}
 }

@@ -2,12 +2,10 @@ package login
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -79,14 +77,7 @@ func TestSweepSeedsEverySession(t *testing.T) {
 // the client's proof) and returns the new session's cookie.
 func benchLogin(t *testing.T, s *Service) string {
 	t.Helper()
-	ctx := context.Background()
-	cl, _ := srp.DefaultGroup().NewClient("bench", "pw", rand.Reader)
-	pre, err := s.PreAuth(ctx, "bench", cl.AHex(), "127.0.0.1", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
-	rec, err := s.SRPAuth(ctx, "bench", m1, "127.0.0.1", "")
+	rec, err := try(t, s, "bench", "pw", "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
