@@ -20,12 +20,6 @@ type Archive struct {
 	ModifyTime string // client-supplied "YYYY-MM-DD hh:mm:ss"
 	Stored     time.Time
 	Data       []byte // the zip archive, byte for byte as uploaded
-
-	// record is the archive's stored form when a store has encoded it
-	// already (storeObject, whose quota keeps the record's size): Encode
-	// then returns it as is, so that a store encodes once. Nil otherwise;
-	// set only when the archive no longer changes.
-	record []byte
 }
 
 // archives holds every account's archives, keyed (account, bucket), written
@@ -68,13 +62,27 @@ type archiveCodec struct{}
 // computed (Size caches it in the message), without computing it again.
 var headerMarshal = proto.MarshalOptions{UseCachedSize: true}
 
-// encodeArchive returns a's record in format 2, in one buffer allocated at
-// its exact size: the archive bytes are copied once, into the record.
-func encodeArchive(a *Archive) ([]byte, error) {
+// header is a's format-2 header.
+func header(a *Archive) *cloudpb.ArchiveHeader {
 	h := &cloudpb.ArchiveHeader{AccountId: uint32(a.AccountID), Bucket: a.Bucket, ModifyTime: a.ModifyTime}
 	if !a.Stored.IsZero() {
 		h.StoredUnixNano = a.Stored.UnixNano()
 	}
+	return h
+}
+
+// storedSize is the size of a's record once stored (what Sizes reports),
+// computed without encoding it.
+func storedSize(a *Archive) int64 {
+	n := proto.Size(header(a))
+	var length [binary.MaxVarintLen64]byte
+	return int64(1 + binary.PutUvarint(length[:], uint64(n)) + n + len(a.Data))
+}
+
+// encodeArchive returns a's record in format 2, in one buffer allocated at
+// its exact size: the archive bytes are copied once, into the record.
+func encodeArchive(a *Archive) ([]byte, error) {
+	h := header(a)
 	n := headerMarshal.Size(h)
 	var length [binary.MaxVarintLen64]byte
 	w := binary.PutUvarint(length[:], uint64(n))
@@ -91,12 +99,7 @@ func encodeArchive(a *Archive) ([]byte, error) {
 	return append(b, a.Data...), nil
 }
 
-func (archiveCodec) Encode(a *Archive) ([]byte, error) {
-	if a.record != nil {
-		return a.record, nil
-	}
-	return encodeArchive(a)
-}
+func (archiveCodec) Encode(a *Archive) ([]byte, error) { return encodeArchive(a) }
 
 func (archiveCodec) Decode(b []byte) (*Archive, error) {
 	a, data, err := decodeHeader(b)

@@ -83,18 +83,11 @@ func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 	if after := total - old + int64(len(c.obj.Data)); c.quota.Bytes > 0 && after > c.quota.Bytes {
 		return nil, fmt.Errorf("%w: %d bytes after this upload, limit %d", errQuota, after, c.quota.Bytes)
 	}
-	// Encoded once: the record Put writes is the one whose size the memo
-	// keeps (what Sizes would read back).
-	rec, err := encodeArchive(c.obj)
-	if err != nil {
-		return nil, err
-	}
-	c.obj.record = rec
 	if err := archives.Put(tx, c.obj.Bucket, c.obj); err != nil {
 		return nil, err
 	}
 	next := maps.Clone(sizes)
-	next[c.obj.Bucket] = int64(len(rec))
+	next[c.obj.Bucket] = storedSize(c.obj) // what Sizes would read back
 	tx.SetMemo(sizesMemo, next)
 	return nil, nil
 }
