@@ -44,21 +44,10 @@
 // buffers after the handler returns, so nothing in a Request points into
 // them. Request.Decode then fills a struct from form:"name" tags.
 //
-// Multipart bodies are parsed from the body bytes in memory: the
-// delimiters are found by search and only the fields and files kept are
-// copied. The parser accepts what Go's mime/multipart accepts (a fuzz
-// test holds it to that): a preamble and epilogue, transport padding on
-// delimiter lines, bare-LF line ends when the first delimiter line has
-// one, folded part headers with names in any case, and Content-Disposition
-// form-data with name and filename parameters as mime.ParseMediaType reads
-// them (quoted strings, escapes, RFC 2231 forms). Parts without a form
-// name are ignored, as PHP ignores them; a part with a filename is a File.
-// Unlike mime/multipart, it keeps quoted-printable parts as sent (as PHP
-// does), refuses a body that ends inside a part's headers, and bounds a
-// part's header block to 16 KiB. A body without a delimiter, with a part
-// not closed by a delimiter, or with a malformed part header is refused
-// with ErrMalformed. The comment on parseMultipart (multipart.go) has the
-// details.
+// Multipart bodies are parsed from the body bytes in memory, accepting
+// what Go's mime/multipart accepts except quoted-printable decoding (parts
+// are kept as sent, as PHP keeps them); parseMultipart's comment
+// (multipart.go) says exactly what is accepted and refused.
 //
 // # Example
 //

@@ -301,7 +301,7 @@ func (m *multipartScanner) isDelimiter(line []byte, first bool) bool {
 	if !bytes.HasPrefix(line, m.dash) {
 		return false
 	}
-	rest := trimLeftLWSP(line[len(m.dash):])
+	rest := bytes.TrimLeft(line[len(m.dash):], lwsp)
 	if first && len(rest) == 1 && rest[0] == '\n' {
 		m.nl, m.nlDash = m.nl[1:], m.nlDash[1:]
 	}
@@ -314,7 +314,7 @@ func (m *multipartScanner) isClose(line []byte) bool {
 	if !bytes.HasPrefix(line, m.dashDash) {
 		return false
 	}
-	rest := trimLeftLWSP(line[len(m.dashDash):])
+	rest := bytes.TrimLeft(line[len(m.dashDash):], lwsp)
 	return len(rest) == 0 || bytes.Equal(rest, m.nl)
 }
 
@@ -365,10 +365,9 @@ type partHeader struct {
 	hasDisposition, hasContentType bool
 }
 
-var (
-	errHeaderStartsWithSpace = errors.New("header starts with white space")
-	errHeaderNotEnded        = errors.New("header not closed by an empty line")
-)
+var errHeaderNotEnded = errors.New("header not closed by an empty line")
+
+var cr = []byte{'\r'}
 
 // header reads the header block at pos, leaving pos at the part's data.
 func (m *multipartScanner) header() (h partHeader, err error) {
@@ -387,14 +386,14 @@ func (m *multipartScanner) header() (h partHeader, err error) {
 		return 0, errHeaderNotEnded
 	}
 	if m.pos < len(body) && isLWSP(body[m.pos]) {
-		return h, errHeaderStartsWithSpace
+		return h, errors.New("header starts with white space")
 	}
 	for {
 		e, err := lineEnd(m.pos)
 		if err != nil {
 			return h, err
 		}
-		line := trimCR(body[m.pos:e])
+		line := bytes.TrimSuffix(body[m.pos:e], cr)
 		m.pos = e + 1
 		if len(line) == 0 {
 			return h, nil
@@ -402,7 +401,7 @@ func (m *multipartScanner) header() (h partHeader, err error) {
 		if bytes.IndexByte(line, ':') < 0 {
 			return h, fmt.Errorf("header line %q without a colon", truncate(line))
 		}
-		kv := trimLWSP(line)
+		kv := bytes.Trim(line, lwsp)
 		// Continuation lines join with one space.
 		var joined []byte
 		for m.pos < len(body) && isLWSP(body[m.pos]) {
@@ -418,7 +417,7 @@ func (m *multipartScanner) header() (h partHeader, err error) {
 				joined = append(make([]byte, 0, len(kv)+e-i+1), kv...)
 			}
 			joined = append(joined, ' ')
-			joined = append(joined, trimLWSP(trimCR(body[i:e]))...)
+			joined = append(joined, bytes.Trim(bytes.TrimSuffix(body[i:e], cr), lwsp)...)
 			m.pos = e + 1
 		}
 		if joined != nil {
@@ -443,7 +442,7 @@ func (m *multipartScanner) header() (h partHeader, err error) {
 				return h, fmt.Errorf("header %q holds control character %q", truncate(name), c)
 			}
 		}
-		value = trimLeftLWSP(value)
+		value = bytes.TrimLeft(value, lwsp)
 		switch {
 		case !exact:
 		case !h.hasDisposition && equalFoldASCII(name, "Content-Disposition"):
@@ -456,27 +455,8 @@ func (m *multipartScanner) header() (h partHeader, err error) {
 
 func isLWSP(c byte) bool { return c == ' ' || c == '\t' }
 
-func trimLeftLWSP(b []byte) []byte {
-	for len(b) > 0 && isLWSP(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
-func trimLWSP(b []byte) []byte {
-	b = trimLeftLWSP(b)
-	for len(b) > 0 && isLWSP(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-func trimCR(b []byte) []byte {
-	if len(b) > 0 && b[len(b)-1] == '\r' {
-		return b[:len(b)-1]
-	}
-	return b
-}
+// lwsp is linear white space: the cutset of bytes.Trim for header lines.
+const lwsp = " \t"
 
 // isTokenByte reports whether c may appear in a header name (RFC 9110
 // token).

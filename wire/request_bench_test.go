@@ -3,8 +3,6 @@ package wire
 import (
 	"strings"
 	"testing"
-
-	"github.com/valyala/fasthttp"
 )
 
 // cloudStoreBoundary is as long as the boundaries of Go's multipart writer,
@@ -40,14 +38,7 @@ func cloudStoreBody() (contentType string, body []byte) {
 // from the fasthttp request to the owned Request.
 func BenchmarkReadRequestMultipart(b *testing.B) {
 	ct, body := cloudStoreBody()
-	var req fasthttp.Request
-	req.Header.SetMethod("POST")
-	req.SetRequestURI("/master/storage/store")
-	req.Header.SetUserAgent(stockAgent)
-	req.Header.SetContentType(ct)
-	req.SetBody(body)
-	ctx := &fasthttp.RequestCtx{}
-	ctx.Init(&req, clientAddr, nil)
+	ctx := newCtx("POST", "/master/storage/store", ct, body)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
