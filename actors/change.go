@@ -42,7 +42,7 @@ type Tx struct {
 	sessions []sessionWrite
 	del      *deletion        // set by the deletion change (delete.go)
 	plug     *entries[[]byte] // the actor's known plugin states by area; nil: read storage
-	plugSet  entries[[]byte]  // plugin states this change writes, in order
+	plugSet  entries[[]byte]  // plugin states this change writes
 	memos    *entries[any]    // the actor's memos (see Memo)
 	memoSet  entries[any]     // memos this change sets, kept if it commits
 }

@@ -95,7 +95,7 @@ func (c *deleteChange) Apply(tx *Tx) (any, error) {
 			d.after = append(d.after, after)
 		}
 	}
-	if tx.dirty || !tx.batch.Empty() || len(tx.sessions) > 0 || len(tx.plugSet) > 0 || len(tx.memoSet) > 0 {
+	if tx.dirty || !tx.batch.Empty() || len(tx.memoSet) > 0 { // sessions and plugin states are batch writes too
 		// A hook sees the records; any write of its would outlive the
 		// account (or be deleted with it unseen).
 		return nil, fmt.Errorf("%w: a delete hook wrote to the account", ErrBadEdit)

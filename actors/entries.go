@@ -30,19 +30,7 @@ func (e *entries[V]) set(key string, v V) {
 	*e = append(*e, entry[V]{key, v})
 }
 
-// last is the value a change set last under key (a change's own writes,
-// in order, are read before what the actor keeps).
-func (e entries[V]) last(key string) (V, bool) {
-	for i := len(e) - 1; i >= 0; i-- {
-		if e[i].key == key {
-			return e[i].v, true
-		}
-	}
-	var zero V
-	return zero, false
-}
-
-// adopt keeps what a committed change set, in order.
+// adopt keeps what a committed change set.
 func (e *entries[V]) adopt(set entries[V]) {
 	for _, x := range set {
 		e.set(x.key, x.v)

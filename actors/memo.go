@@ -7,7 +7,7 @@ package actors
 // reloaded and when a commit fails, so the area must be able to rebuild it
 // from storage. The value must not be edited once remembered (replace it).
 func (t *Tx) Memo(key string) any {
-	if v, ok := t.memoSet.last(key); ok {
+	if v, ok := t.memoSet.get(key); ok {
 		return v
 	}
 	if t.memos != nil {
@@ -18,4 +18,4 @@ func (t *Tx) Memo(key string) any {
 }
 
 // SetMemo remembers v under key once this change commits (see Memo).
-func (t *Tx) SetMemo(key string, v any) { t.memoSet = append(t.memoSet, entry[any]{key, v}) }
+func (t *Tx) SetMemo(key string, v any) { t.memoSet.set(key, v) }

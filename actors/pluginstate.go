@@ -6,7 +6,7 @@ package actors
 // account is loaded reads storage (a Pebble read per drop was a tenth of a
 // drop's CPU). The slice is the caller's own.
 func (t *Tx) PluginState(area string) ([]byte, error) {
-	if s, ok := t.plugSet.last(area); ok { // set earlier in this change
+	if s, ok := t.plugSet.get(area); ok { // set earlier in this change
 		return clone(s), nil
 	}
 	if t.plug != nil {
@@ -30,7 +30,7 @@ func (t *Tx) PluginState(area string) ([]byte, error) {
 func (t *Tx) SetPluginState(area string, state []byte) {
 	state = clone(state)
 	t.batch.PutPluginState(t.id, area, state)
-	t.plugSet = append(t.plugSet, entry[[]byte]{area, state})
+	t.plugSet.set(area, state)
 }
 
 func clone(b []byte) []byte {
