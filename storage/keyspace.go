@@ -160,13 +160,13 @@ func (k *AccountKeyspace[V]) prefix(id AccountID) []byte {
 // the change's own writes.)
 func (k *AccountKeyspace[V]) Get(db *DB, id AccountID, key string) (V, error) {
 	var v V
-	err := db.view(append(k.prefix(id), key...), func(b []byte) (err error) {
+	err := k.View(db, id, key, func(b []byte) (err error) {
 		v, err = k.codec.Decode(b)
 		return err
 	})
 	if err != nil {
 		var zero V
-		return zero, fmt.Errorf("storage: %s %d/%q: %w", k.name, id, key, err)
+		return zero, err
 	}
 	return v, nil
 }
