@@ -39,5 +39,9 @@ func (s *Service) CeilingRoutes(listFunc, voteFunc string, list string) []server
 	}
 }
 
+// RankCalls is how many ranking decisions the service has asked of the
+// plugin (the others were reused).
+func (s *Service) RankCalls() uint64 { return s.rankCalls.Load() }
+
 // RankJoins is how many lists waited for another list's plugin call.
 func (s *Service) RankJoins() uint64 { return s.rankJoins.Load() }

@@ -177,10 +177,6 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	return es, err
 }
 
-// RankCalls is how many ranking decisions the service has asked of the
-// plugin (the others were reused).
-func (s *Service) RankCalls() uint64 { return s.rankCalls.Load() }
-
 // visibleFor reports whether gid is a visible guide of hero.
 func visibleFor(cat *catalog, gid GuideID, hero string) bool {
 	g := cat.byGid[gid]
