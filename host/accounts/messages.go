@@ -3,6 +3,8 @@ package accounts
 import (
 	"errors"
 	"fmt"
+
+	"github.com/honmaster/masterserver/host/login"
 )
 
 // RuleMessage words the rule a new account broke, for a player (the
@@ -12,7 +14,7 @@ import (
 func RuleMessage(err error) string {
 	switch {
 	case errors.Is(err, ErrBadLogin):
-		return "a login is 1 to 12 letters, digits, '_' or '-'"
+		return fmt.Sprintf("a login is 1 to %d letters, digits, '_' or '-'", login.MaxLoginLength)
 	case errors.Is(err, ErrBadPassword):
 		return fmt.Sprintf("a password is 1 to %d characters", MaxPasswordRunes)
 	case errors.Is(err, ErrBadEmail):
