@@ -42,30 +42,38 @@ func (b *Batch) del(key []byte) {
 	}
 }
 
-// setPB encodes m straight into the batch (format byte, then m), with no
-// intermediate buffer: a drop's profile record is encoded on every drop.
-func (b *Batch) setPB(key []byte, m proto.Message) {
+// setEncoded writes a record of size bytes under key, encoded by enc
+// straight into the batch's own space (no intermediate buffer). enc gets
+// an empty slice capped at size, so an encoding that did not fit would
+// reallocate (and be refused here) instead of writing past it.
+//
+// It returns the encoding's error, which also fails the batch (the
+// half-written record never commits).
+func (b *Batch) setEncoded(key []byte, size int, enc func(dst []byte) ([]byte, error)) error {
 	if b.err != nil {
-		return
+		return nil // the batch failed already; Commit says why
 	}
-	size := marshal.Size(m)
-	op := b.pb.SetDeferred(len(key), 1+size)
+	op := b.pb.SetDeferred(len(key), size)
 	copy(op.Key, key)
-	op.Value[0] = formatV2
-	// Size filled m's size cache. The slice handed to MarshalAppend is
-	// capped at the space reserved, so an encoding that did not fit would
-	// reallocate (and be refused below) instead of writing past it.
-	out, err := marshalSized.MarshalAppend(op.Value[1:1:1+size], m)
-	if err == nil && (len(out) != size || (size > 0 && &out[0] != &op.Value[1])) {
+	out, err := enc(op.Value[:0:size])
+	if err == nil && (len(out) != size || (size > 0 && &out[0] != &op.Value[0])) {
 		err = fmt.Errorf("encoded %d bytes where %d were reserved", len(out), size)
 	}
 	if err != nil {
-		// The batch holds a half-written record now; b.err keeps it from
-		// ever being committed.
 		b.err = fmt.Errorf("storage: encode %q: %w", key[:2], err)
-		return
+		return err
 	}
 	b.err = op.Finish()
+	return nil
+}
+
+// setPB writes m as a record (format byte, then m) straight into the
+// batch: a drop's profile record is encoded on every drop.
+func (b *Batch) setPB(key []byte, m proto.Message) {
+	_ = b.setEncoded(key, 1+marshal.Size(m), func(dst []byte) ([]byte, error) { // an error fails the batch
+		// Size filled m's size cache.
+		return marshalSized.MarshalAppend(append(dst, formatV2), m)
+	})
 }
 
 // PutAccount writes the profile and lists records of a that differ from

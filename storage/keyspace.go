@@ -18,6 +18,16 @@ type Codec[V any] interface {
 	Decode([]byte) (V, error)
 }
 
+// An Appender is a Codec that can tell a value's encoded size and encode
+// it into space it is given: a keyspace's Put then writes the record
+// straight into the batch, with no intermediate buffer (a large record,
+// such as a cloud archive, is copied once). Proto's codec is one.
+type Appender[V any] interface {
+	EncodedSize(V) (int, error)
+	// AppendEncoded appends exactly EncodedSize(v) bytes to dst.
+	AppendEncoded(dst []byte, v V) ([]byte, error)
+}
+
 // Proto is the Codec of a protobuf message type (a pointer such as
 // *mypb.Marks). Values carry the format byte 2 like every record.
 func Proto[V proto.Message]() Codec[V] { return protoCodec[V]{} }
@@ -25,6 +35,14 @@ func Proto[V proto.Message]() Codec[V] { return protoCodec[V]{} }
 type protoCodec[V proto.Message] struct{}
 
 func (protoCodec[V]) Encode(v V) ([]byte, error) { return encodePB(v) }
+
+func (protoCodec[V]) EncodedSize(v V) (int, error) { return 1 + marshal.Size(v), nil }
+
+// AppendEncoded appends v's record; EncodedSize, called first, cached its
+// sizes.
+func (protoCodec[V]) AppendEncoded(dst []byte, v V) ([]byte, error) {
+	return marshalSized.MarshalAppend(append(dst, formatV2), v)
+}
 
 func (protoCodec[V]) Decode(b []byte) (V, error) {
 	var zero V
@@ -228,12 +246,7 @@ func (k *AccountKeyspace[V]) EachSize(db *DB, id AccountID, fn func(key string, 
 // Put writes the record key of the writer's account.
 func (k *AccountKeyspace[V]) Put(w AccountWriter, key string, v V) error {
 	aw := w.AccountWrites()
-	b, err := k.codec.Encode(v)
-	if err != nil {
-		return fmt.Errorf("storage: encode %s: %w", k.name, err)
-	}
-	aw.b.set(append(k.prefix(aw.id), key...), b, nil)
-	return nil
+	return put(aw.b, k.name, k.codec, append(k.prefix(aw.id), key...), v)
 }
 
 // Delete removes the record key of the writer's account.
@@ -294,12 +307,28 @@ func (k *GlobalKeyspace[V]) Each(db *DB, prefix string, fn func(key string, v V)
 // Put writes the record key.
 func (k *GlobalKeyspace[V]) Put(w GlobalWriter, key string, v V) error {
 	gw := w.GlobalWrites()
-	b, err := k.codec.Encode(v)
-	if err != nil {
-		return fmt.Errorf("storage: encode %s: %w", k.name, err)
-	}
 	gw.touched[k.name] = true
-	gw.b.set(k.key(key), b, nil)
+	return put(gw.b, k.name, k.codec, k.key(key), v)
+}
+
+// put encodes v with codec into b under key: straight into the batch when
+// the codec is an Appender.
+func put[V any](b *Batch, name string, codec Codec[V], key []byte, v V) error {
+	if a, ok := codec.(Appender[V]); ok {
+		n, err := a.EncodedSize(v)
+		if err != nil {
+			return fmt.Errorf("storage: encode %s: %w", name, err)
+		}
+		if err := b.setEncoded(key, n, func(dst []byte) ([]byte, error) { return a.AppendEncoded(dst, v) }); err != nil {
+			return fmt.Errorf("storage: encode %s: %w", name, err)
+		}
+		return nil
+	}
+	enc, err := codec.Encode(v)
+	if err != nil {
+		return fmt.Errorf("storage: encode %s: %w", name, err)
+	}
+	b.set(key, enc, nil)
 	return nil
 }
 

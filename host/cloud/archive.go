@@ -58,10 +58,6 @@ type archiveHeader struct {
 
 type archiveCodec struct{}
 
-// headerMarshal encodes a header whose size encodeArchive has just
-// computed (Size caches it in the message), without computing it again.
-var headerMarshal = proto.MarshalOptions{UseCachedSize: true}
-
 // header is a's format-2 header.
 func header(a *Archive) *cloudpb.ArchiveHeader {
 	h := &cloudpb.ArchiveHeader{AccountId: uint32(a.AccountID), Bucket: a.Bucket, ModifyTime: a.ModifyTime}
@@ -73,33 +69,48 @@ func header(a *Archive) *cloudpb.ArchiveHeader {
 
 // storedSize is the size of a's record once stored (what Sizes reports),
 // computed without encoding it.
-func storedSize(a *Archive) int64 {
-	n := proto.Size(header(a))
+func storedSize(a *Archive) int64 { return int64(recordSize(proto.Size(header(a)), a)) }
+
+// recordSize is the size of a's record with a header of n bytes.
+func recordSize(n int, a *Archive) int {
 	var length [binary.MaxVarintLen64]byte
-	return int64(1 + binary.PutUvarint(length[:], uint64(n)) + n + len(a.Data))
+	return 1 + binary.PutUvarint(length[:], uint64(n)) + n + len(a.Data)
 }
 
 // encodeArchive returns a's record in format 2, in one buffer allocated at
-// its exact size: the archive bytes are copied once, into the record.
+// its exact size.
 func encodeArchive(a *Archive) ([]byte, error) {
 	h := header(a)
-	n := headerMarshal.Size(h)
-	var length [binary.MaxVarintLen64]byte
-	w := binary.PutUvarint(length[:], uint64(n))
-	b := make([]byte, 0, 1+w+n+len(a.Data))
-	b = append(b, archiveFormatProto)
-	b = append(b, length[:w]...)
-	b, err := headerMarshal.MarshalAppend(b, h)
-	if err != nil {
-		return nil, fmt.Errorf("cloud archive header: %w", err)
-	}
-	if len(b) != 1+w+n {
-		return nil, fmt.Errorf("cloud archive header: %d bytes encoded, %d expected", len(b)-1-w, n)
-	}
-	return append(b, a.Data...), nil
+	n := proto.Size(h)
+	return appendRecord(make([]byte, 0, recordSize(n, a)), a, h, n)
 }
 
 func (archiveCodec) Encode(a *Archive) ([]byte, error) { return encodeArchive(a) }
+
+// EncodedSize and AppendEncoded make the codec a storage.Appender: a store
+// writes its record straight into the batch, so the archive bytes are
+// copied once, from the request into the batch.
+func (archiveCodec) EncodedSize(a *Archive) (int, error) { return int(storedSize(a)), nil }
+
+func (archiveCodec) AppendEncoded(dst []byte, a *Archive) ([]byte, error) {
+	h := header(a)
+	return appendRecord(dst, a, h, proto.Size(h))
+}
+
+// appendRecord appends a's record, whose header h is n bytes (proto.Size
+// cached it in h).
+func appendRecord(dst []byte, a *Archive, h *cloudpb.ArchiveHeader, n int) ([]byte, error) {
+	dst = binary.AppendUvarint(append(dst, archiveFormatProto), uint64(n))
+	start := len(dst)
+	dst, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(dst, h)
+	if err != nil {
+		return nil, fmt.Errorf("cloud archive header: %w", err)
+	}
+	if len(dst)-start != n {
+		return nil, fmt.Errorf("cloud archive header: %d bytes encoded, %d expected", len(dst)-start, n)
+	}
+	return append(dst, a.Data...), nil
+}
 
 func (archiveCodec) Decode(b []byte) (*Archive, error) {
 	a, data, err := decodeHeader(b)
