@@ -28,40 +28,13 @@ type account struct {
 }
 
 func (a *account) Receive(ctx actor.Context) {
-	switch m := a.sys.unstamp(ctx.Message()).(type) {
+	switch m := ctx.Message().(type) {
+	case *envelope:
+		a.sys.observeMailbox(m)
+		m.respond(a.serve(m.Msg))
 	case *actor.Started:
 		a.id = accountOfPID(ctx.Self())
 		a.load()
-	case *getAccount:
-		a.reloadIfFailed()
-		if a.state == nil {
-			ctx.Respond(&failure{Err: a.err})
-			return
-		}
-		ctx.Respond(&snapshot{Account: a.state.Clone()})
-	case *readAccount:
-		a.reloadIfFailed()
-		if a.state == nil {
-			ctx.Respond(&failure{Err: a.err})
-			return
-		}
-		ctx.Respond(a.read(m.Fn))
-	case *applyChange:
-		if expired(m.Deadline) {
-			ctx.Respond(&failure{Err: ErrExpired})
-			return
-		}
-		a.reloadIfFailed()
-		if a.state == nil {
-			ctx.Respond(&failure{Err: a.err})
-			return
-		}
-		reply, err := a.apply(m.Change)
-		if err != nil {
-			ctx.Respond(&failure{Err: err})
-			return
-		}
-		ctx.Respond(&changed{Reply: reply})
 	case *actor.Stopping:
 		a.sys.published.Delete(a.id) // passivated: its memory goes
 	case *actor.Stopped:
@@ -72,9 +45,39 @@ func (a *account) Receive(ctx actor.Context) {
 	case *actor.Restarting:
 	default:
 		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))
-		if ctx.Sender() != nil {
-			ctx.Respond(&failure{Err: fmt.Errorf("%w: %s", ErrUnexpectedReply, typeName(m))})
+	}
+}
+
+// serve answers one request.
+func (a *account) serve(msg any) any {
+	switch m := msg.(type) {
+	case *getAccount:
+		a.reloadIfFailed()
+		if a.state == nil {
+			return &failure{Err: a.err}
 		}
+		return &snapshot{Account: a.state.Clone()}
+	case *readAccount:
+		a.reloadIfFailed()
+		if a.state == nil {
+			return &failure{Err: a.err}
+		}
+		return a.read(m.Fn)
+	case *applyChange:
+		if expired(m.Deadline) {
+			return &failure{Err: ErrExpired}
+		}
+		a.reloadIfFailed()
+		if a.state == nil {
+			return &failure{Err: a.err}
+		}
+		reply, err := a.apply(m.Change)
+		if err != nil {
+			return &failure{Err: err}
+		}
+		return &changed{Reply: reply}
+	default:
+		return &failure{Err: fmt.Errorf("%w: %s", ErrUnexpectedReply, typeName(m))}
 	}
 }
 

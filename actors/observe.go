@@ -19,23 +19,12 @@ func (s *System) SetMailboxObserver(f func(time.Duration)) {
 // Passivations counts account actors stopped for being idle.
 func (s *System) Passivations() int64 { return s.passivations.Load() }
 
-// stamped is a request forwarded by a shard with the time it was sent.
-type stamped struct {
-	Msg  any
-	Sent time.Time
-}
-
-// unstamp reports the mailbox wait of a stamped request and returns the
-// request itself. The account actor calls it first thing (a receiver
+// observeMailbox reports the mailbox wait of a request an account actor is
+// about to serve. The account actor calls it first thing (a receiver
 // middleware would do the same, but makes protoactor allocate its context
 // extras for every actor: memory that each live account would pay).
-func (s *System) unstamp(msg any) any {
-	st, ok := msg.(*stamped)
-	if !ok {
-		return msg
+func (s *System) observeMailbox(env *envelope) {
+	if f := s.onMailbox.Load(); f != nil && !env.Sent.IsZero() {
+		(*f)(time.Since(env.Sent))
 	}
-	if f := s.onMailbox.Load(); f != nil && !st.Sent.IsZero() {
-		(*f)(time.Since(st.Sent))
-	}
-	return st.Msg
 }

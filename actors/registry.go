@@ -16,17 +16,26 @@ type registry struct{ sys *System }
 
 func (r *registry) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
+	case *envelope:
+		m.respond(r.serve(m.Msg))
+	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	default:
+		ctx.Logger().Warn("registry: unexpected message", "type", typeName(m))
+	}
+}
+
+// serve answers one request.
+func (r *registry) serve(msg any) any {
+	switch m := msg.(type) {
 	case *createAccount:
 		if expired(m.Deadline) {
-			ctx.Respond(&failure{Err: ErrExpired})
-			return
+			return &failure{Err: ErrExpired}
 		}
 		acct, err := r.create(m.Req)
 		if err != nil {
-			ctx.Respond(&failure{Err: err})
-			return
+			return &failure{Err: err}
 		}
-		ctx.Respond(&created{Account: acct})
+		return &created{Account: acct}
 	case *ensureMeta:
 		v, err := r.sys.db.Meta(m.Name)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -35,24 +44,20 @@ func (r *registry) Receive(ctx actor.Context) {
 			v, err = m.Value, r.sys.db.Commit(b)
 		}
 		if err != nil {
-			ctx.Respond(&failure{Err: err})
-			return
+			return &failure{Err: err}
 		}
-		ctx.Respond(&metaValue{Value: v})
+		return &metaValue{Value: v}
 	case *updateGlobal:
 		if expired(m.Deadline) {
-			ctx.Respond(&failure{Err: ErrExpired})
-			return
+			return &failure{Err: ErrExpired}
 		}
 		reply, err := r.updateGlobal(m.Fn)
 		if err != nil {
-			ctx.Respond(&failure{Err: err})
-			return
+			return &failure{Err: err}
 		}
-		ctx.Respond(&changed{Reply: reply})
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+		return &changed{Reply: reply}
 	default:
-		ctx.Logger().Warn("registry: unexpected message", "type", typeName(m))
+		return &failure{Err: fmt.Errorf("%w: %s", ErrUnexpectedReply, typeName(m))}
 	}
 }
 

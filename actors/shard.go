@@ -17,26 +17,20 @@ type stopped struct {
 	pid *actor.PID
 }
 
-// pending is a request held while its account actor stops.
-type pending struct {
-	msg    any
-	sender *actor.PID
-}
-
 // child is a shard's view of one account actor.
 type child struct {
 	pid      *actor.PID
 	lastUse  time.Time
 	stopping bool
-	held     []pending
+	held     []*envelope // requests held while the actor stops
 }
 
 // shard owns the account actors hashed to it.
 type shard struct {
 	sys      *System
 	children map[storage.AccountID]*child
-	stopping bool       // the shard is draining or stopping: spawn nothing more
-	drainer  *actor.PID // asked for the drain; answered once no account actor is left
+	stopping bool      // the shard is draining or stopping: spawn nothing more
+	drainer  *envelope // the drain request; answered once no account actor is left
 }
 
 func newShard(s *System) *shard {
@@ -46,29 +40,28 @@ func newShard(s *System) *shard {
 func (sh *shard) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *envelope:
+		if _, ok := m.Msg.(*drain); ok {
+			sh.drain(ctx, m)
+			return
+		}
 		c := sh.children[m.ID]
 		if c == nil && sh.stopping {
-			if ctx.Sender() != nil {
-				ctx.Respond(&failure{Err: ErrStopped})
-			}
+			m.respond(&failure{Err: ErrStopped})
 			return
 		}
 		if c == nil {
 			var err error
 			if c, err = sh.spawn(m.ID); err != nil {
-				if ctx.Sender() != nil {
-					ctx.Respond(&failure{Err: err})
-				}
+				m.respond(&failure{Err: err})
 				return
 			}
 		}
-		msg := &stamped{Msg: m.Msg, Sent: m.Sent}
 		if c.stopping {
-			c.held = append(c.held, pending{msg, ctx.Sender()})
+			c.held = append(c.held, m)
 			return
 		}
 		c.lastUse = time.Now()
-		ctx.RequestWithCustomSender(c.pid, msg, ctx.Sender())
+		ctx.Send(c.pid, m) // the actor answers the asker itself
 	case *sweep:
 		// The shard sees every request, so it knows who is idle. Poison is
 		// queued behind every request already forwarded, so they are all
@@ -79,21 +72,8 @@ func (sh *shard) Receive(ctx actor.Context) {
 				ctx.Poison(c.pid)
 			}
 		}
-	case *drain:
-		// The account actors are not the shard's children (see spawn), so the
-		// shard stops them itself before it stops: each after the requests
-		// already queued to it.
-		sh.stopping = true
-		sh.drainer = ctx.Sender()
-		for _, c := range sh.children {
-			if !c.stopping {
-				c.stopping = true
-				ctx.Poison(c.pid)
-			}
-		}
-		sh.drained(ctx)
 	case *stopped:
-		defer sh.drained(ctx)
+		defer sh.drained()
 		c := sh.children[m.id]
 		if c == nil || c.pid != m.pid { // the same *PID as spawn returned
 			return
@@ -107,16 +87,16 @@ func (sh *shard) Receive(ctx actor.Context) {
 			if sh.stopping {
 				// A successor spawned now would outlive the shard (and the
 				// database): tell the held requests the system stopped.
-				sh.fail(ctx, c.held, ErrStopped)
+				sh.fail(c.held, ErrStopped)
 				return
 			}
 			next, err := sh.spawn(m.id)
 			if err != nil {
-				sh.fail(ctx, c.held, err)
+				sh.fail(c.held, err)
 				return
 			}
-			for _, p := range c.held {
-				ctx.RequestWithCustomSender(next.pid, p.msg, p.sender)
+			for _, env := range c.held {
+				ctx.Send(next.pid, env)
 			}
 		}
 	case *actor.Stopping:
@@ -151,11 +131,9 @@ func (sh *shard) spawn(id storage.AccountID) (*child, error) {
 }
 
 // fail answers held requests with err.
-func (sh *shard) fail(ctx actor.Context, held []pending, err error) {
-	for _, p := range held {
-		if p.sender != nil {
-			ctx.Send(p.sender, &failure{Err: err})
-		}
+func (sh *shard) fail(held []*envelope, err error) {
+	for _, env := range held {
+		env.respond(&failure{Err: err})
 	}
 }
 
@@ -174,10 +152,26 @@ func accountOfPID(pid *actor.PID) storage.AccountID {
 	return storage.AccountID(n)
 }
 
+// drain stops every account actor of the shard, each after the requests
+// already queued to it, and answers env once they have all stopped. (The
+// account actors are not the shard's children, see spawn, so the shard
+// stops them itself before it stops.)
+func (sh *shard) drain(ctx actor.Context, env *envelope) {
+	sh.stopping = true
+	sh.drainer = env
+	for _, c := range sh.children {
+		if !c.stopping {
+			c.stopping = true
+			ctx.Poison(c.pid)
+		}
+	}
+	sh.drained()
+}
+
 // drained answers the drain request once no account actor is left.
-func (sh *shard) drained(ctx actor.Context) {
+func (sh *shard) drained() {
 	if sh.drainer != nil && len(sh.children) == 0 {
-		ctx.Send(sh.drainer, &done{})
+		sh.drainer.respond(&done{})
 		sh.drainer = nil
 	}
 }

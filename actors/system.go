@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -100,6 +99,7 @@ func New(db *storage.DB, opts Options) *System {
 		panic(fmt.Sprintf("actors: spawn registry: %v", err))
 	}
 	s.registry = reg
+	s.answerDeadLetters()
 	go s.sweeper()
 	return s
 }
@@ -135,7 +135,7 @@ func (s *System) Shutdown() {
 	}
 	close(s.done)
 	for _, pid := range s.shards {
-		_, _ = s.as.Root.RequestFuture(pid, &drain{}, 30*time.Second).Result()
+		_, _ = s.call(pid, &envelope{Msg: &drain{}}, 30*time.Second)
 	}
 	for _, pid := range append([]*actor.PID{s.registry}, s.shards...) {
 		_ = s.as.Root.PoisonFuture(pid).Wait()
@@ -168,14 +168,14 @@ func (s *System) deadline(ctx context.Context) time.Time {
 
 // ask sends a read to pid and waits for the reply until the request's
 // deadline. A failure reply becomes its error.
-func (s *System) ask(ctx context.Context, pid *actor.PID, msg any) (any, error) {
-	return s.askUntil(pid, msg, s.deadline(ctx))
+func (s *System) ask(ctx context.Context, pid *actor.PID, env *envelope) (any, error) {
+	return s.askUntil(pid, env, s.deadline(ctx))
 }
 
-// askUntil sends msg to pid and waits until wait. Mutations pass their
+// askUntil sends env to pid and waits until wait. Mutations pass their
 // deadline plus commitGrace, so that the actor, which refuses them after
 // their deadline, always answers before the asker gives up.
-func (s *System) askUntil(pid *actor.PID, msg any, wait time.Time) (any, error) {
+func (s *System) askUntil(pid *actor.PID, env *envelope, wait time.Time) (any, error) {
 	if s.stopped.Load() {
 		return nil, ErrStopped
 	}
@@ -183,23 +183,43 @@ func (s *System) askUntil(pid *actor.PID, msg any, wait time.Time) (any, error) 
 	if timeout <= 0 {
 		return nil, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
 	}
-	res, err := s.as.Root.RequestFuture(pid, msg, timeout).Result()
-	switch {
-	case errors.Is(err, actor.ErrTimeout):
+	return s.call(pid, env, timeout)
+}
+
+// call sends env to pid and waits at most timeout for its answer. An
+// envelope that cannot be delivered (its actor has stopped) is answered
+// ErrStopped by the dead-letter subscription New makes.
+func (s *System) call(pid *actor.PID, env *envelope, timeout time.Duration) (any, error) {
+	env.reply = make(chan any, 1)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	s.as.Root.Send(pid, env)
+	select {
+	case res := <-env.reply:
+		if f, ok := res.(*failure); ok {
+			return nil, f.Err
+		}
+		return res, nil
+	case <-t.C:
 		return nil, ErrTimeout
-	case errors.Is(err, actor.ErrDeadLetter):
-		return nil, ErrStopped
-	case err != nil:
-		return nil, err
 	}
-	if f, ok := res.(*failure); ok {
-		return nil, f.Err
-	}
-	return res, nil
+}
+
+// answerDeadLetters answers every envelope protoactor could not deliver
+// (sent to an actor that has stopped) with ErrStopped, as its futures
+// answer a dead letter, instead of leaving the asker to its timeout.
+func (s *System) answerDeadLetters() {
+	s.as.EventStream.Subscribe(func(evt any) {
+		if dl, ok := evt.(*actor.DeadLetterEvent); ok {
+			if env, ok := dl.Message.(*envelope); ok {
+				env.respond(&failure{Err: ErrStopped})
+			}
+		}
+	})
 }
 
 // mutate sends a mutation built with its deadline and waits for its reply.
-func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(deadline time.Time) any) (T, error) {
+func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(deadline time.Time) *envelope) (T, error) {
 	var zero T
 	dl := s.deadline(ctx)
 	if !time.Now().Before(dl) {
@@ -217,9 +237,9 @@ func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(de
 }
 
 // askFor asks pid and expects a reply of type T.
-func askFor[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, error) {
+func askFor[T any](ctx context.Context, s *System, pid *actor.PID, env *envelope) (T, error) {
 	var zero T
-	res, err := s.ask(ctx, pid, msg)
+	res, err := s.ask(ctx, pid, env)
 	if err != nil {
 		return zero, err
 	}
@@ -242,7 +262,7 @@ func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Ac
 // Apply runs one Change on an account through its actor and returns the
 // Change's reply once the change is durably committed.
 func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any, error) {
-	ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) any {
+	ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) *envelope {
 		return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: c, Deadline: dl}}
 	})
 	if err != nil {
@@ -262,8 +282,8 @@ type NewAccount struct {
 
 // CreateAccount creates an account through the registry and returns it.
 func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.Account, error) {
-	c, err := mutate[*created](ctx, s, s.registry, func(dl time.Time) any {
-		return &createAccount{Req: req, Deadline: dl}
+	c, err := mutate[*created](ctx, s, s.registry, func(dl time.Time) *envelope {
+		return &envelope{Msg: &createAccount{Req: req, Deadline: dl}}
 	})
 	if err != nil {
 		return nil, err
@@ -277,7 +297,7 @@ func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.A
 // stored value), so a timeout that hides it is harmless — callers must use
 // the returned value, never their own after an error.
 func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]byte, error) {
-	m, err := askFor[*metaValue](ctx, s, s.registry, &ensureMeta{Name: name, Value: value})
+	m, err := askFor[*metaValue](ctx, s, s.registry, &envelope{Msg: &ensureMeta{Name: name, Value: value}})
 	if err != nil {
 		return nil, err
 	}
@@ -289,8 +309,8 @@ func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]b
 // batch before returning fn's reply. When fn errs nothing is written. fn
 // must be quick: global updates run one at a time.
 func (s *System) UpdateGlobal(ctx context.Context, fn func(*GlobalTx) (any, error)) (any, error) {
-	ch, err := mutate[*changed](ctx, s, s.registry, func(dl time.Time) any {
-		return &updateGlobal{Fn: fn, Deadline: dl}
+	ch, err := mutate[*changed](ctx, s, s.registry, func(dl time.Time) *envelope {
+		return &envelope{Msg: &updateGlobal{Fn: fn, Deadline: dl}}
 	})
 	if err != nil {
 		return nil, err
