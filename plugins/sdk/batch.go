@@ -37,74 +37,120 @@ const batchTimeout = 5 * time.Second
 // than one call in flight, a decision arriving while a batch is out does
 // not wait for that whole round trip first (the plugin process decides the
 // batches in parallel).
+//
+// The callers send the batches themselves (leader and followers, as
+// LevelDB's writers queue): a caller that finds fewer than inFlight
+// batches out sends its own call with the queued ones; a leader whose batch
+// has returned hands the turn to the first caller still queued, which was
+// waiting anyway. No goroutine is started per batch, and none has to wake
+// up to send one (a sender goroutine per burst grew a fresh stack in
+// gRPC's stream set-up on every batch).
 type batcher struct {
 	c           *Client
 	unsupported atomic.Bool // the plugin answered Unimplemented: call Decide
 
 	mu       sync.Mutex
 	queue    []*queued
-	senders  int // goroutines sending batches, at most inFlight
+	senders  int // callers sending a batch now, at most inFlight
 	inFlight int // 0: DefaultBatchesInFlight
 }
 
 type queued struct {
 	ctx  context.Context
 	req  *pb.DecideRequest
-	done chan outcome // buffered: the sender never blocks
+	done chan outcome // capacity 1: the turn to send, then the result
 }
 
 type outcome struct {
-	res RawResult
-	err error
+	res  RawResult
+	err  error
+	lead bool // not a result: the caller's turn to send the next batch
 }
 
-// submit queues one call and waits for its result or for ctx.
+// submit sends or queues one call and waits for its result or for ctx.
 func (b *batcher) submit(ctx context.Context, req *pb.DecideRequest) (RawResult, error) {
 	q := &queued{ctx: ctx, req: req, done: make(chan outcome, 1)}
 	b.mu.Lock()
-	b.queue = append(b.queue, q)
 	limit := b.inFlight
 	if limit <= 0 {
 		limit = DefaultBatchesInFlight
 	}
-	if b.senders < limit {
+	lead := b.senders < limit
+	if lead {
 		b.senders++
-		go b.run()
+	} else {
+		b.queue = append(b.queue, q)
 	}
 	b.mu.Unlock()
-	select {
-	case out := <-q.done:
-		return out.res, out.err
-	case <-ctx.Done():
-		// The plugin may still decide it; the host applies nothing it did
-		// not get, so the decision is simply dropped.
-		return RawResult{}, fromStatus(ctx, ctx.Err())
+	if lead {
+		b.lead(q)
+	}
+	for {
+		select {
+		case out := <-q.done:
+			if out.lead {
+				b.lead(q)
+				continue
+			}
+			return out.res, out.err
+		case <-ctx.Done():
+			// The plugin may still decide it; the host applies nothing it did
+			// not get, so the decision is simply dropped. A call already
+			// taken from the queue may have been given the turn: pass it on.
+			if !b.remove(q) {
+				go func() {
+					if out := <-q.done; out.lead {
+						b.lead(q) // q's caller has gone: send skips it
+					}
+				}()
+			}
+			return RawResult{}, fromStatus(ctx, ctx.Err())
+		}
 	}
 }
 
-// run sends batches until the queue is empty, then exits.
-func (b *batcher) run() {
-	for {
-		b.mu.Lock()
-		n, size := 0, 0
-		for n < len(b.queue) && n < maxBatch {
-			size += len(b.queue[n].req.GetFacts()) + len(b.queue[n].req.GetState())
-			if n > 0 && size > maxBatchBytes {
-				break
-			}
-			n++
+// lead sends first with the calls queued (within maxBatch and
+// maxBatchBytes), delivers every result, then hands the turn to the first
+// call still queued, or gives it up when none is.
+func (b *batcher) lead(first *queued) {
+	b.mu.Lock()
+	n, size := 0, len(first.req.GetFacts())+len(first.req.GetState())
+	for n < len(b.queue) && n+1 < maxBatch {
+		size += len(b.queue[n].req.GetFacts()) + len(b.queue[n].req.GetState())
+		if size > maxBatchBytes {
+			break
 		}
-		batch := b.queue[:n:n]
-		b.queue = b.queue[n:]
-		if n == 0 {
-			b.queue = nil
-			b.senders--
-			b.mu.Unlock()
-			return
-		}
-		b.mu.Unlock()
-		b.send(batch)
+		n++
 	}
+	batch := append(make([]*queued, 0, n+1), first)
+	batch = append(batch, b.queue[:n]...)
+	b.queue = b.queue[n:]
+	b.mu.Unlock()
+	b.send(batch)
+	b.mu.Lock()
+	if len(b.queue) == 0 {
+		b.queue = nil
+		b.senders--
+		b.mu.Unlock()
+		return
+	}
+	next := b.queue[0]
+	b.queue = b.queue[1:]
+	b.mu.Unlock()
+	next.done <- outcome{lead: true} // taken from the queue: its only turn
+}
+
+// remove takes q out of the queue; false when it was no longer there.
+func (b *batcher) remove(q *queued) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, x := range b.queue {
+		if x == q {
+			b.queue = append(b.queue[:i], b.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 func (b *batcher) send(batch []*queued) {
@@ -137,7 +183,7 @@ func (b *batcher) send(batch []*queued) {
 		for _, q := range live {
 			go func() {
 				res, err := b.c.decideOne(q.ctx, q.req)
-				q.done <- outcome{res, err}
+				q.done <- outcome{res: res, err: err}
 			}()
 		}
 		return

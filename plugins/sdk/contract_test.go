@@ -261,3 +261,55 @@ func TestBatchesInFlight(t *testing.T) {
 		t.Fatalf("%d decisions, want 3", n)
 	}
 }
+
+// TestBatchTurnSurvivesCallersGivingUp: callers whose context ends while
+// queued, or just after being given the turn to send, never strand the
+// others: every patient caller gets its decision, and once all are done no
+// turn is left taken and nothing is queued.
+func TestBatchTurnSurvivesCallersGivingUp(t *testing.T) {
+	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+		time.Sleep(200 * time.Microsecond) // slow enough for queues to form
+		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
+	})
+	c := TestClient(t, p)
+	c.SetBatchesInFlight(1)
+	const callers, rounds = 16, 40
+	var wg sync.WaitGroup
+	var patientErrs atomic.Int32
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				patient := (i+r)%3 != 0
+				timeout := 20 * time.Second // a stranded turn shows as this error
+				if !patient {
+					timeout = time.Duration(1+(i*r)%400) * time.Microsecond
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				_, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts})
+				cancel()
+				if patient && err != nil {
+					patientErrs.Add(1)
+					t.Errorf("patient caller: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// A turn handed to a caller that had gone is passed on by a goroutine:
+	// give it a bounded moment to finish.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c.batch.mu.Lock()
+		senders, queued := c.batch.senders, len(c.batch.queue)
+		c.batch.mu.Unlock()
+		if senders == 0 && queued == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after every caller returned: %d senders, %d queued, want 0 and 0", senders, queued)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
