@@ -18,6 +18,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/console"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
@@ -435,6 +436,15 @@ func (r *DeleteAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 // DELETE both run. The result lists what was deleted, also when the
 // deletion stopped part way; the error is worded for the operator and says
 // which accounts are gone.
+//
+// Delete deletes the accounts one at a time (the sub-accounts, then the
+// main account), each in its own commit, and stops at the first failure:
+// the accounts in the result are deleted, the ones after the failing one
+// are not, and the failing one is not, unless its failure is uncertain
+// (failure.Uncertain: the asker stopped waiting for its synced commit, or
+// the commit failed on disk), when it may or may not be deleted. So the
+// error says "nothing was deleted" only when that is known; an uncertain
+// failure says the outcome is unknown.
 func deleteAccount(ctx context.Context, app *App, login string) (operator.Deleted, error) {
 	res, err := app.Accounts.Delete(ctx, login)
 	out := operator.Deleted{Accounts: []operator.DeletedAccount{}}
@@ -446,16 +456,24 @@ func deleteAccount(ctx context.Context, app *App, login string) (operator.Delete
 			gone = append(gone, strconv.Quote(d.Login))
 		}
 	}
+	again := fmt.Sprintf("run it again to finish (it deletes what is left, or reports the login %q unknown if nothing is)", login)
 	switch {
 	case err == nil:
 		return out, nil
-	case isUnknownAccount(err) && len(gone) == 0:
+	case len(gone) == 0 && failure.Uncertain(err):
+		return out, &opError{cause: err, msg: fmt.Sprintf("the outcome of deleting %q is unknown: the server did not confirm that the deletion "+
+			"was stored, and it may or may not have been; %s", login, again)}
+	case len(gone) == 0 && isUnknownAccount(err):
 		return out, unknownLogin(login, err)
 	case len(gone) == 0:
 		return out, &opError{cause: err, msg: fmt.Sprintf("deleting %q failed; nothing was deleted", login)}
-	default:
-		return out, &opError{cause: err, msg: fmt.Sprintf("deleting %q stopped part way (deleted: %s); run it again to finish", login, strings.Join(gone, ", "))}
 	}
+	part := fmt.Sprintf("deleting %q stopped part way (deleted: %s)", login, strings.Join(gone, ", "))
+	if failure.Uncertain(err) {
+		return out, &opError{cause: err, msg: fmt.Sprintf("%s, and the outcome of deleting the account it stopped at is unknown: the server "+
+			"did not confirm that its deletion was stored, and it may or may not have been; %s", part, again)}
+	}
+	return out, &opError{cause: err, msg: fmt.Sprintf("%s; %s", part, again)}
 }
 
 func parseDeleteAccount(args []string) (Request, error) {
