@@ -25,7 +25,9 @@ import (
 // the actors' own delete hooks (actors.System.OnDelete), the seam every
 // area uses: a hook that holds an account's deletion past its asker's wait
 // (a stalled synced commit, as on a stalled disk) gives a real uncertain
-// outcome (actors.ErrTimeout; the deletion commits afterwards).
+// outcome (actors.ErrTimeout; the deletion commits afterwards), and a hook
+// whose after function deletes another account gives a deletion racing
+// another request.
 
 // deleteApp opens an App over a fresh data directory.
 func deleteApp(t *testing.T) *App {
@@ -179,5 +181,66 @@ func TestDeleteUncertainPartWay(t *testing.T) {
 	waitCommitted(t, committed)
 	if code, msg := deleteThroughAPI(t, context.Background(), app, "pmain"); code != http.StatusNotFound {
 		t.Errorf("deleting it again after the main account's deletion committed: %d %q, want 404", code, msg)
+	}
+}
+
+// TestDeletePartWayUnknownAccountNot404: a main account with two
+// sub-accounts is being deleted when, right after its first sub-account
+// goes, another request deletes the second one (a sub-account named alone
+// is deleted alone). The deletion stops part way on "no such account";
+// the main account still exists. The operator API must not answer that
+// 404 "no account has the login": it answers 500 saying what was deleted
+// and that an account was already gone, and running it again finishes.
+func TestDeletePartWayUnknownAccountNot404(t *testing.T) {
+	app := deleteApp(t)
+	createAccounts(t, app, accounts.Create{Login: "rmain"},
+		accounts.Create{Login: "rsub1", Parent: "rmain"}, accounts.Create{Login: "rsub2", Parent: "rmain"})
+	var raced atomic.Bool
+	var first atomic.Value
+	app.Sys.OnDelete(func(tx *actors.Tx) (func(), error) {
+		l := tx.View().Login
+		if (l != "rsub1" && l != "rsub2") || !raced.CompareAndSwap(false, true) {
+			return nil, nil
+		}
+		o := "rsub1"
+		if l == "rsub1" {
+			o = "rsub2"
+		}
+		first.Store(l)
+		oid, err := app.DB.LoginID(o)
+		if err != nil {
+			return nil, err
+		}
+		// Once this sub-account's deletion has committed (before its
+		// asker hears of it), the other request deletes the other one.
+		return func() {
+			if _, err := app.Sys.DeleteAccount(context.Background(), oid); err != nil {
+				t.Errorf("the other request deleting %s: %v", o, err)
+			}
+		}, nil
+	})
+
+	code, msg := deleteThroughAPI(t, context.Background(), app, "rmain")
+	if !raced.Load() {
+		t.Fatalf("no race was made: %d %q", code, msg)
+	}
+	assertNoPrefix(t, "part-way deletion", msg)
+	if code != http.StatusInternalServerError { // above all not 404
+		t.Errorf("a part-way deletion stopped by an account already gone: status %d, want 500: %q", code, msg)
+	}
+	if want := `stopped part way (deleted: "` + first.Load().(string) + `")`; !strings.Contains(msg, want) ||
+		strings.Contains(msg, "no account has the login") || !strings.Contains(msg, "already gone") {
+		t.Errorf("a part-way deletion stopped by an account already gone says %q; want %q and that an account was already gone", msg, want)
+	}
+	if _, err := app.DB.LoginID("rmain"); err != nil {
+		t.Fatalf("the main account is gone after the part-way deletion: %v", err)
+	}
+
+	code, msg = deleteThroughAPI(t, context.Background(), app, "rmain")
+	if code != http.StatusOK {
+		t.Errorf("running it again: %d %q, want 200", code, msg)
+	}
+	if _, err := app.DB.LoginID("rmain"); err == nil {
+		t.Error("the main account is left after running it again")
 	}
 }

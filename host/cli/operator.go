@@ -159,9 +159,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // apiError is the status and the sentence (worded as for the commands,
 // without internal package names) of a failed operator API call.
+//
+// A deletion that stopped part way (errDeletedPartWay) is answered 500
+// with its own sentence, which names the accounts deleted, whatever
+// stopped it: some of the deletion happened, so neither 404 (no such
+// account, which its cause may well be: an account deleted meanwhile by
+// another request) nor any other 4xx (the caller's mistake, nothing
+// changed) is true. 500 is what the API answers every failure of the
+// server's own, an uncertain outcome included (its sentence says the
+// outcome is unknown); the caller runs it again to finish.
 func apiError(r *http.Request, err error) (int, string) {
 	login := r.FormValue("login")
 	switch {
+	case errors.Is(err, errDeletedPartWay): // first: its cause may match any case below
+		return http.StatusInternalServerError, explain(err)
 	case errors.Is(err, actors.ErrLoginTaken):
 		return http.StatusConflict, explain(explainCreate(err, accounts.Create{Login: login}))
 	case errors.Is(err, actors.ErrBadParent): // wraps the parent's not found

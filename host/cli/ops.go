@@ -445,6 +445,11 @@ func (r *DeleteAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 // the commit failed on disk), when it may or may not be deleted. So the
 // error says "nothing was deleted" only when that is known; an uncertain
 // failure says the outcome is unknown.
+//
+// A deletion that stopped part way, whatever stopped it, wraps
+// errDeletedPartWay (see apiError): it is never answered as an unknown
+// login, also when what stopped it is an account that was no longer there
+// (deleted meanwhile by another request).
 func deleteAccount(ctx context.Context, app *App, login string) (operator.Deleted, error) {
 	res, err := app.Accounts.Delete(ctx, login)
 	out := operator.Deleted{Accounts: []operator.DeletedAccount{}}
@@ -469,12 +474,21 @@ func deleteAccount(ctx context.Context, app *App, login string) (operator.Delete
 		return out, &opError{cause: err, msg: fmt.Sprintf("deleting %q failed; nothing was deleted", login)}
 	}
 	part := fmt.Sprintf("deleting %q stopped part way (deleted: %s)", login, strings.Join(gone, ", "))
-	if failure.Uncertain(err) {
-		return out, &opError{cause: err, msg: fmt.Sprintf("%s, and the outcome of deleting the account it stopped at is unknown: the server "+
+	cause := errors.Join(errDeletedPartWay, err)
+	switch {
+	case failure.Uncertain(err):
+		return out, &opError{cause: cause, msg: fmt.Sprintf("%s, and the outcome of deleting the account it stopped at is unknown: the server "+
 			"did not confirm that its deletion was stored, and it may or may not have been; %s", part, again)}
+	case isUnknownAccount(err):
+		return out, &opError{cause: cause, msg: fmt.Sprintf("%s: the account it stopped at was already gone (deleted meanwhile by "+
+			"another request); %s", part, again)}
 	}
-	return out, &opError{cause: err, msg: fmt.Sprintf("%s; %s", part, again)}
+	return out, &opError{cause: cause, msg: fmt.Sprintf("%s; %s", part, again)}
 }
+
+// errDeletedPartWay marks a deletion that stopped after deleting some of
+// its accounts (deleteAccount).
+var errDeletedPartWay = errors.New("deletion stopped part way")
 
 func parseDeleteAccount(args []string) (Request, error) {
 	fs := newFlags("account delete", nil)
