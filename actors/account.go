@@ -41,7 +41,7 @@ func (a *account) Receive(ctx actor.Context) {
 		// Sent by the actor itself instead of a watch (which would cost the
 		// actor a watcher set): protoactor has already removed it from its
 		// registry, so the shard may spawn a successor under the same name.
-		ctx.Send(a.sys.shardOf(a.id), &stopped{id: a.id, pid: ctx.Self()})
+		a.sys.shardOf(a.id).stopped(a.id, ctx.Self())
 	case *actor.Restarting:
 	default:
 		ctx.Logger().Warn("account: unexpected message", "account", a.id, "type", typeName(m))

@@ -17,7 +17,7 @@ func TestAskStoppedActorIsAnsweredStopped(t *testing.T) {
 	if err := s.as.Root.PoisonFuture(pid).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.call(pid, &envelope{Msg: &getAccount{}}, time.Hour)
+	res, err := s.call(&pidDestination{root: s.as.Root, pid: pid}, &envelope{Msg: &getAccount{}}, time.Hour)
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("ask of a stopped actor: %v, %v; want ErrStopped", res, err)
 	}
@@ -33,12 +33,12 @@ func TestAskTimeoutAndLateAnswer(t *testing.T) {
 			got <- env
 		}
 	}))
-	if _, err := s.call(pid, &envelope{Msg: &getAccount{}}, time.Millisecond); !errors.Is(err, ErrTimeout) {
+	if _, err := s.call(&pidDestination{root: s.as.Root, pid: pid}, &envelope{Msg: &getAccount{}}, time.Millisecond); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("unanswered ask: %v, want ErrTimeout", err)
 	}
 	env := <-got
-	env.respond(&done{})
-	env.respond(&done{}) // a second answer is dropped, never blocks
+	env.respond(&changed{})
+	env.respond(&changed{}) // a second answer is dropped, never blocks
 	if n := len(env.reply); n != 1 {
 		t.Errorf("reply channel holds %d answers, want the first only", n)
 	}

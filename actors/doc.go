@@ -2,15 +2,18 @@
 // account, spawned on demand and passivated when idle, that applies changes
 // one at a time and commits each as one synced storage batch before replying.
 //
-// Requests reach an account through a fixed set of shard actors. A shard owns
-// the account actors hashed to it, forwards requests to them (the reply goes
-// straight back to the asker), and passivates an idle account by poisoning it
-// and buffering that account's requests until it has stopped. No request is
-// therefore lost to the race between "idle, stopping" and "new request".
-// Account actors are spawned from the root and watched by their shard rather
-// than made its children: protoactor's PIDSet.Remove keeps the last removed
-// child reachable from its parent, which would keep passivated accounts in
-// memory.
+// Requests reach an account through a fixed set of shards: routing tables
+// under a lock (not actors: a request goes straight from its asker to the
+// account's mailbox, and the reply comes back on a channel the request
+// carries). A shard owns the account actors hashed to it, spawns one on its
+// first request, and passivates an idle account by poisoning it and holding
+// that account's requests until it has stopped. Every post to an account
+// actor and the poison are made under the shard's lock, so no request is
+// ever queued behind the poison and lost to the race between "idle,
+// stopping" and "new request". Account actors are spawned from the root
+// rather than made children of another actor: protoactor's PIDSet.Remove
+// keeps the last removed child reachable from its parent, which would keep
+// passivated accounts in memory.
 //
 // Areas describe their mutations as Change values (see Change); the account
 // actor gives them a Tx scoped to that account and commits what they wrote:

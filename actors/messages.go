@@ -6,8 +6,8 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// envelope carries one request to an actor: to a shard, which forwards the
-// same envelope to the account's actor, or to the registry. reply is where
+// envelope carries one request to an actor: through the account's shard
+// to the account's actor, or to the registry. reply is where
 // its one answer goes: System.ask waits on it. (A channel rather than
 // protoactor's futures: a future is a process registered in, looked up in
 // and removed from the actor system's registry, about 6% of a drop's server
@@ -27,14 +27,6 @@ func (e *envelope) respond(v any) {
 	default:
 	}
 }
-
-// sweep makes a shard passivate the account actors idle since before
-// Now minus the idle timeout.
-type sweep struct{ Now time.Time }
-
-// drain makes a shard stop all its account actors and answer done when
-// they have all stopped.
-type drain struct{}
 
 // getAccount asks an account actor for a snapshot of its record.
 type getAccount struct{}
@@ -69,9 +61,6 @@ type updateGlobal struct {
 	Fn       func(*GlobalTx) (any, error)
 	Deadline time.Time
 }
-
-// done is the reply of a request that returns nothing.
-type done struct{}
 
 // metaValue is the reply to ensureMeta.
 type metaValue struct{ Value []byte }

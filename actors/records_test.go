@@ -222,8 +222,8 @@ func TestPassivationReturnsMemory(t *testing.T) {
 		}
 	}
 	waitIdle := func() {
-		for _, pid := range s.shards {
-			s.as.Root.Send(pid, &sweep{Now: time.Now().Add(2 * time.Hour)})
+		for _, sh := range s.shards {
+			sh.sweep(time.Now().Add(2 * time.Hour))
 		}
 		deadline := time.Now().Add(20 * time.Second)
 		for s.Live() != 0 && time.Now().Before(deadline) {

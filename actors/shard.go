@@ -4,18 +4,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/honmaster/masterserver/storage"
 )
-
-// stopped tells a shard that the actor pid of account id has stopped.
-type stopped struct {
-	id  storage.AccountID
-	pid *actor.PID
-}
 
 // child is a shard's view of one account actor.
 type child struct {
@@ -25,99 +20,138 @@ type child struct {
 	held     []*envelope // requests held while the actor stops
 }
 
-// shard owns the account actors hashed to it.
+// shard routes the requests of the accounts hashed to it to their actors:
+// it spawns an account's actor on its first request, passivates idle ones,
+// and holds the requests that arrive while an actor stops until its
+// successor runs. It is a routing table under a lock, not an actor: a
+// request goes straight from its asker to the account's mailbox (a shard
+// actor in between cost every request a mailbox and a goroutine hand-off,
+// about 4% of a drop's server CPU). The lock guards only the table, never
+// an account's state, which its actor alone touches; it is held for a map
+// lookup and a mailbox post. Because every post to an account actor and
+// the poison that stops it are made under the lock, no request is ever
+// queued behind the poison (protoactor drops what a stopped actor's mailbox
+// still holds).
 type shard struct {
-	sys      *System
+	sys *System
+
+	mu       sync.Mutex
 	children map[storage.AccountID]*child
-	stopping bool      // the shard is draining or stopping: spawn nothing more
-	drainer  *envelope // the drain request; answered once no account actor is left
+	stopping bool          // draining or stopped: spawn nothing more
+	drained  chan struct{} // closed once stopping and no account actor is left
 }
 
 func newShard(s *System) *shard {
 	return &shard{sys: s, children: map[storage.AccountID]*child{}}
 }
 
-func (sh *shard) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
-	case *envelope:
-		if _, ok := m.Msg.(*drain); ok {
-			sh.drain(ctx, m)
+// deliver implements destination: it posts env to its account's actor,
+// spawning the actor first if none runs, or holds env while the actor
+// stops.
+func (sh *shard) deliver(env *envelope) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	c := sh.children[env.ID]
+	if c == nil && sh.stopping {
+		env.respond(&failure{Err: ErrStopped})
+		return
+	}
+	if c == nil {
+		var err error
+		if c, err = sh.spawn(env.ID); err != nil {
+			env.respond(&failure{Err: err})
 			return
 		}
-		c := sh.children[m.ID]
-		if c == nil && sh.stopping {
-			m.respond(&failure{Err: ErrStopped})
-			return
+	}
+	if c.stopping {
+		c.held = append(c.held, env)
+		return
+	}
+	c.lastUse = time.Now()
+	sh.sys.as.Root.Send(c.pid, env) // the actor answers the asker itself
+}
+
+// sweep passivates the account actors idle since before now minus the idle
+// timeout. Poison is queued behind every request already posted, so they
+// are all served before the actor stops; later ones are held until then.
+func (sh *shard) sweep(now time.Time) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, c := range sh.children {
+		if !c.stopping && now.Sub(c.lastUse) >= sh.sys.opts.IdleTimeout {
+			c.stopping = true
+			sh.sys.as.Root.Poison(c.pid)
 		}
-		if c == nil {
-			var err error
-			if c, err = sh.spawn(m.ID); err != nil {
-				m.respond(&failure{Err: err})
-				return
-			}
-		}
-		if c.stopping {
-			c.held = append(c.held, m)
-			return
-		}
-		c.lastUse = time.Now()
-		ctx.Send(c.pid, m) // the actor answers the asker itself
-	case *sweep:
-		// The shard sees every request, so it knows who is idle. Poison is
-		// queued behind every request already forwarded, so they are all
-		// served before the actor stops; later ones are held until then.
-		for _, c := range sh.children {
-			if !c.stopping && m.Now.Sub(c.lastUse) >= sh.sys.opts.IdleTimeout {
-				c.stopping = true
-				ctx.Poison(c.pid)
-			}
-		}
-	case *stopped:
-		defer sh.drained()
-		c := sh.children[m.id]
-		if c == nil || c.pid != m.pid { // the same *PID as spawn returned
-			return
-		}
-		delete(sh.children, m.id)
-		sh.sys.live.Add(-1)
-		if c.stopping && !sh.stopping {
-			sh.sys.passivations.Add(1)
-		}
-		if len(c.held) > 0 {
-			if sh.stopping {
-				// A successor spawned now would outlive the shard (and the
-				// database): tell the held requests the system stopped.
-				sh.fail(c.held, ErrStopped)
-				return
-			}
-			next, err := sh.spawn(m.id)
-			if err != nil {
-				sh.fail(c.held, err)
-				return
-			}
-			for _, env := range c.held {
-				ctx.Send(next.pid, env)
-			}
-		}
-	case *actor.Stopping:
-		sh.stopping = true
-	case *actor.Started, *actor.Stopped, *actor.Restarting:
-	default:
-		ctx.Logger().Warn("shard: unexpected message", "type", typeName(m))
 	}
 }
 
-// spawn starts the actor of account id. All account actors share one Props
-// and are named after their account (the actor reads its id from its
-// name); a name is free again once its actor has stopped, which the actor
-// tells its shard itself (see account.Receive).
+// drain stops every account actor of the shard, each after the requests
+// already posted to it, and returns a channel closed once they have all
+// stopped. Requests arriving later are answered ErrStopped.
+func (sh *shard) drain() <-chan struct{} {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.drained == nil {
+		sh.stopping = true
+		sh.drained = make(chan struct{})
+		for _, c := range sh.children {
+			if !c.stopping {
+				c.stopping = true
+				sh.sys.as.Root.Poison(c.pid)
+			}
+		}
+		sh.closeIfDrained()
+	}
+	return sh.drained
+}
+
+// stopped is told by the actor pid of account id, from its Stopped handler
+// (after protoactor removed it from its registry, so a successor may take
+// its name): the actor leaves the table, and the requests held for it go to
+// a successor.
+func (sh *shard) stopped(id storage.AccountID, pid *actor.PID) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	defer sh.closeIfDrained()
+	c := sh.children[id]
+	if c == nil || c.pid != pid { // the same *PID as spawn returned
+		return
+	}
+	delete(sh.children, id)
+	sh.sys.live.Add(-1)
+	if c.stopping && !sh.stopping {
+		sh.sys.passivations.Add(1)
+	}
+	if len(c.held) == 0 {
+		return
+	}
+	if sh.stopping {
+		// A successor spawned now would outlive the system (and the
+		// database): tell the held requests the system stopped.
+		fail(c.held, ErrStopped)
+		return
+	}
+	next, err := sh.spawn(id)
+	if err != nil {
+		fail(c.held, err)
+		return
+	}
+	for _, env := range c.held {
+		sh.sys.as.Root.Send(next.pid, env)
+	}
+}
+
+// spawn starts the actor of account id; sh.mu is held. All account actors
+// share one Props and are named after their account (the actor reads its
+// id from its name); a name is free again once its actor has stopped, which
+// the actor tells its shard itself (see account.Receive).
 //
-// Account actors are spawned from the root, not as the shard's children,
-// and not watched: protoactor's PIDSet.Remove (the parent's children set)
-// leaves the vacated slot holding the last PID, whose cached process keeps
-// a stopped actor (mailbox, context, account state) reachable from the
-// parent; and a watch, like a receiver middleware, makes protoactor give
-// every actor a context extras with its sets (about 1 KiB per live
+// Account actors are spawned from the root, not as children of another
+// actor, and not watched: protoactor's PIDSet.Remove (a parent's children
+// set) leaves the vacated slot holding the last PID, whose cached process
+// keeps a stopped actor (mailbox, context, account state) reachable from
+// the parent; and a watch, like a receiver middleware, makes protoactor
+// give every actor a context extras with its sets (about 1 KiB per live
 // account). The shard's map is the only reference it keeps.
 func (sh *shard) spawn(id storage.AccountID) (*child, error) {
 	pid, err := sh.sys.as.Root.SpawnNamed(sh.sys.accountProps, pidName(id))
@@ -130,8 +164,20 @@ func (sh *shard) spawn(id storage.AccountID) (*child, error) {
 	return c, nil
 }
 
+// closeIfDrained closes drained once the shard stops and no account actor
+// is left; sh.mu is held.
+func (sh *shard) closeIfDrained() {
+	if sh.drained != nil && len(sh.children) == 0 {
+		select {
+		case <-sh.drained:
+		default:
+			close(sh.drained)
+		}
+	}
+}
+
 // fail answers held requests with err.
-func (sh *shard) fail(held []*envelope, err error) {
+func fail(held []*envelope, err error) {
 	for _, env := range held {
 		env.respond(&failure{Err: err})
 	}
@@ -150,28 +196,4 @@ func accountOfPID(pid *actor.PID) storage.AccountID {
 		panic(fmt.Sprintf("actors: account actor with a foreign name %q", pid.Id)) // only spawn names them
 	}
 	return storage.AccountID(n)
-}
-
-// drain stops every account actor of the shard, each after the requests
-// already queued to it, and answers env once they have all stopped. (The
-// account actors are not the shard's children, see spawn, so the shard
-// stops them itself before it stops.)
-func (sh *shard) drain(ctx actor.Context, env *envelope) {
-	sh.stopping = true
-	sh.drainer = env
-	for _, c := range sh.children {
-		if !c.stopping {
-			c.stopping = true
-			ctx.Poison(c.pid)
-		}
-	}
-	sh.drained()
-}
-
-// drained answers the drain request once no account actor is left.
-func (sh *shard) drained() {
-	if sh.drainer != nil && len(sh.children) == 0 {
-		sh.drainer.respond(&done{})
-		sh.drainer = nil
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,8 +49,8 @@ type System struct {
 	db       *storage.DB
 	opts     Options
 	as       *actor.ActorSystem
-	shards   []*actor.PID
-	registry *actor.PID
+	shards   []*shard
+	registry destination
 	stopped  atomic.Bool
 	live     atomic.Int64 // account actors alive now
 	// versions counts the writes of each global keyspace by this process
@@ -87,18 +86,13 @@ func New(db *storage.DB, opts Options) *System {
 		actor.WithMailbox(actor.UnboundedLockfree()),
 		actor.WithDispatcher(newWorkerDispatcher(defaultThroughput, s.done)))
 	for i := 0; i < opts.Shards; i++ {
-		props := actor.PropsFromProducer(func() actor.Actor { return newShard(s) })
-		pid, err := as.Root.SpawnNamed(props, "shard-"+strconv.Itoa(i))
-		if err != nil {
-			panic(fmt.Sprintf("actors: spawn shard: %v", err)) // fresh system: cannot clash
-		}
-		s.shards = append(s.shards, pid)
+		s.shards = append(s.shards, newShard(s))
 	}
 	reg, err := as.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &registry{sys: s} }), "registry")
 	if err != nil {
 		panic(fmt.Sprintf("actors: spawn registry: %v", err))
 	}
-	s.registry = reg
+	s.registry = &pidDestination{root: as.Root, pid: reg}
 	s.answerDeadLetters()
 	go s.sweeper()
 	return s
@@ -115,8 +109,8 @@ func (s *System) sweeper() {
 		case <-s.done:
 			return
 		case now := <-t.C:
-			for _, pid := range s.shards {
-				s.as.Root.Send(pid, &sweep{Now: now})
+			for _, sh := range s.shards {
+				sh.sweep(now)
 			}
 		}
 	}
@@ -134,16 +128,31 @@ func (s *System) Shutdown() {
 		return
 	}
 	close(s.done)
-	for _, pid := range s.shards {
-		_, _ = s.call(pid, &envelope{Msg: &drain{}}, 30*time.Second)
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for _, sh := range s.shards {
+		select {
+		case <-sh.drain():
+		case <-timeout.C:
+		}
 	}
-	for _, pid := range append([]*actor.PID{s.registry}, s.shards...) {
-		_ = s.as.Root.PoisonFuture(pid).Wait()
-	}
+	_ = s.as.Root.PoisonFuture(s.registry.(*pidDestination).pid).Wait()
 	s.as.Shutdown()
 }
 
-func (s *System) shardOf(id storage.AccountID) *actor.PID {
+// destination is where System.call sends an envelope: an account's shard,
+// which posts it to the account's actor, or the registry actor.
+type destination interface{ deliver(*envelope) }
+
+// pidDestination delivers envelopes to one actor.
+type pidDestination struct {
+	root *actor.RootContext
+	pid  *actor.PID
+}
+
+func (d *pidDestination) deliver(env *envelope) { d.root.Send(d.pid, env) }
+
+func (s *System) shardOf(id storage.AccountID) *shard {
 	h := fnv.New32a()
 	var b [4]byte
 	b[0], b[1], b[2], b[3] = byte(id>>24), byte(id>>16), byte(id>>8), byte(id)
@@ -168,14 +177,14 @@ func (s *System) deadline(ctx context.Context) time.Time {
 
 // ask sends a read to pid and waits for the reply until the request's
 // deadline. A failure reply becomes its error.
-func (s *System) ask(ctx context.Context, pid *actor.PID, env *envelope) (any, error) {
-	return s.askUntil(pid, env, s.deadline(ctx))
+func (s *System) ask(ctx context.Context, to destination, env *envelope) (any, error) {
+	return s.askUntil(to, env, s.deadline(ctx))
 }
 
-// askUntil sends env to pid and waits until wait. Mutations pass their
+// askUntil sends env to to and waits until wait. Mutations pass their
 // deadline plus commitGrace, so that the actor, which refuses them after
 // their deadline, always answers before the asker gives up.
-func (s *System) askUntil(pid *actor.PID, env *envelope, wait time.Time) (any, error) {
+func (s *System) askUntil(to destination, env *envelope, wait time.Time) (any, error) {
 	if s.stopped.Load() {
 		return nil, ErrStopped
 	}
@@ -183,17 +192,17 @@ func (s *System) askUntil(pid *actor.PID, env *envelope, wait time.Time) (any, e
 	if timeout <= 0 {
 		return nil, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
 	}
-	return s.call(pid, env, timeout)
+	return s.call(to, env, timeout)
 }
 
-// call sends env to pid and waits at most timeout for its answer. An
+// call sends env to to and waits at most timeout for its answer. An
 // envelope that cannot be delivered (its actor has stopped) is answered
 // ErrStopped by the dead-letter subscription New makes.
-func (s *System) call(pid *actor.PID, env *envelope, timeout time.Duration) (any, error) {
+func (s *System) call(to destination, env *envelope, timeout time.Duration) (any, error) {
 	env.reply = make(chan any, 1)
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	s.as.Root.Send(pid, env)
+	to.deliver(env)
 	select {
 	case res := <-env.reply:
 		if f, ok := res.(*failure); ok {
@@ -219,13 +228,13 @@ func (s *System) answerDeadLetters() {
 }
 
 // mutate sends a mutation built with its deadline and waits for its reply.
-func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(deadline time.Time) *envelope) (T, error) {
+func mutate[T any](ctx context.Context, s *System, to destination, build func(deadline time.Time) *envelope) (T, error) {
 	var zero T
 	dl := s.deadline(ctx)
 	if !time.Now().Before(dl) {
 		return zero, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
 	}
-	res, err := s.askUntil(pid, build(dl), dl.Add(commitGrace))
+	res, err := s.askUntil(to, build(dl), dl.Add(commitGrace))
 	if err != nil {
 		return zero, err
 	}
@@ -236,10 +245,10 @@ func mutate[T any](ctx context.Context, s *System, pid *actor.PID, build func(de
 	return r, nil
 }
 
-// askFor asks pid and expects a reply of type T.
-func askFor[T any](ctx context.Context, s *System, pid *actor.PID, env *envelope) (T, error) {
+// askFor asks to and expects a reply of type T.
+func askFor[T any](ctx context.Context, s *System, to destination, env *envelope) (T, error) {
 	var zero T
-	res, err := s.ask(ctx, pid, env)
+	res, err := s.ask(ctx, to, env)
 	if err != nil {
 		return zero, err
 	}
