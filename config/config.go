@@ -71,6 +71,9 @@ type Server struct {
 	// MemoryLimit is the Go runtime's soft memory limit (GOMEMLIMIT, when
 	// set, wins).
 	MemoryLimit MemoryLimit `toml:"memory_limit"`
+	// GCHeapFloor is the heap size below which the garbage collector does
+	// not run just because the heap doubled (0: Go's default).
+	GCHeapFloor ByteSize `toml:"gc_heap_floor"`
 }
 
 // Storage is the [storage] table.

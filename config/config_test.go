@@ -32,6 +32,7 @@ func wantDefaults() *Config {
 			ReadTimeout: Duration{30 * time.Second}, WriteTimeout: Duration{30 * time.Second},
 			IdleTimeout: Duration{2 * time.Minute}, ShutdownTimeout: Duration{10 * time.Second},
 			LogLevel: LogInfo, LogFormat: LogText, TrustForwardedFor: false, MemoryLimit: MemoryLimit{Auto: true},
+			GCHeapFloor: 64 * MiB,
 		},
 		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10},
 		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},

@@ -74,6 +74,9 @@ func (c *Config) validateServer(ps *problems) {
 	if m := s.MemoryLimit; !m.Auto && m.Bytes != 0 && m.Bytes < MinMemoryLimit {
 		ps.add("server.memory_limit", "must be \"auto\", \"off\" or at least %s, got %s", MinMemoryLimit, m.Bytes)
 	}
+	if s.GCHeapFloor < 0 {
+		ps.add("server.gc_heap_floor", "must be 0 (off) or a size such as \"64MiB\", got %s", s.GCHeapFloor)
+	}
 	if s.PublicURL != "" {
 		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 			u.RawQuery != "" || u.Fragment != "" {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/honmaster/masterserver/host/gcfloor"
 	"github.com/honmaster/masterserver/host/loadtest"
 	"github.com/honmaster/masterserver/host/operator"
 )
@@ -23,6 +24,10 @@ var errInconsistent = errors.New("load test: the consistency check found a misma
 
 // runLoadTest is the "honmaster loadtest" command: flags to loadtest.Options,
 // the report to stdout (and to --json / --html files).
+// loadTestGCHeapFloor is the load tester's heap floor (package gcfloor);
+// GOGC, when set, wins.
+const loadTestGCHeapFloor = 64 << 20
+
 func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("loadtest", stderr)
 	var o loadtest.Options
@@ -64,6 +69,9 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	o.Mix = m
+	// The tester shares the machine with what it measures: its own garbage
+	// collections are overhead (see package gcfloor).
+	defer gcfloor.Start(loadTestGCHeapFloor).Stop()
 	if o.Operator != "" && o.Token == "" {
 		if tokenFile == "" {
 			tokenFile = filepath.Join(dataDir, operator.TokenFile)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/gcfloor"
 )
 
 // applyMemoryLimit sets the Go runtime's soft memory limit from
@@ -27,6 +28,19 @@ func applyMemoryLimit(cfg *config.Config, log *slog.Logger) {
 	}
 	debug.SetMemoryLimit(limit)
 	log.Info("memory limit", "limit", config.ByteSize(limit).String(), "from", why)
+}
+
+// applyGCHeapFloor keeps the collector from running before the heap reaches
+// floor bytes (see package gcfloor); GOGC, when set, wins. The floor lasts
+// as long as the process.
+func applyGCHeapFloor(floor config.ByteSize, log *slog.Logger) {
+	if v := os.Getenv("GOGC"); v != "" {
+		log.Info("garbage collector from GOGC", "GOGC", v)
+		return
+	}
+	if floor > 0 && gcfloor.Start(uint64(floor)) != nil {
+		log.Debug("garbage collector heap floor", "floor", floor.String())
+	}
 }
 
 // memoryLimit computes the limit (0: none) and says where it comes from.

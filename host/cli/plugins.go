@@ -12,6 +12,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 
+	"github.com/honmaster/masterserver/host/gcfloor"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
 	bundledguides "github.com/honmaster/masterserver/plugins/guides"
@@ -57,6 +58,11 @@ func plinkoRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	return a.Routes(), nil
 }
 
+// pluginGCHeapFloor is the heap floor of a bundled plugin's process
+// (package gcfloor): its live heap is a few MiB, and it allocates for every
+// batch of decisions.
+const pluginGCHeapFloor = 16 << 20
+
 // PluginMode serves a bundled plugin when args (without the program name)
 // ask for plugin mode, and reports whether they did. Test binaries that start
 // the server call it first in TestMain, since the supervisor re-executes
@@ -71,6 +77,7 @@ func PluginMode(args []string) bool {
 		fmt.Fprintf(os.Stderr, "%s: no bundled plugin %q\n", Name, args[1])
 		os.Exit(2)
 	}
+	gcfloor.Start(pluginGCHeapFloor) // for the process's life; GOGC, when set, wins
 	sdk.Serve(bundled())
 	return true
 }

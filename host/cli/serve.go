@@ -42,6 +42,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := newLogger(cfg, stderr, slog.LevelDebug)
 	applyMemoryLimit(cfg, log) // memlimit.go
+	applyGCHeapFloor(cfg.Server.GCHeapFloor, log)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
