@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/operator"
@@ -28,19 +25,6 @@ import (
 // outcome (actors.ErrTimeout; the deletion commits afterwards), and a hook
 // whose after function deletes another account gives a deletion racing
 // another request.
-
-// deleteApp opens an App over a fresh data directory.
-func deleteApp(t *testing.T) *App {
-	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	app, err := OpenApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
-	return app
-}
 
 func createAccounts(t *testing.T, app *App, cs ...accounts.Create) {
 	t.Helper()
@@ -129,7 +113,7 @@ func deleteThroughAPI(t *testing.T, ctx context.Context, app *App, login string)
 // afterwards, and running the command again says the login is unknown:
 // "nothing was deleted" would have been false.
 func TestDeleteUncertainSaysOutcomeUnknown(t *testing.T) {
-	app := deleteApp(t)
+	app := openTestApp(t)
 	createAccounts(t, app, accounts.Create{Login: "unsure"})
 	release, committed := stallDeletion(t, app, "unsure")
 
@@ -163,7 +147,7 @@ func TestDeleteUncertainSaysOutcomeUnknown(t *testing.T) {
 // answers 500 (not 404), naming the deleted sub-account and saying that
 // the main account's deletion has an unknown outcome.
 func TestDeleteUncertainPartWay(t *testing.T) {
-	app := deleteApp(t)
+	app := openTestApp(t)
 	createAccounts(t, app, accounts.Create{Login: "pmain"}, accounts.Create{Login: "psub", Parent: "pmain"})
 	release, committed := stallDeletion(t, app, "pmain")
 
@@ -192,7 +176,7 @@ func TestDeleteUncertainPartWay(t *testing.T) {
 // 404 "no account has the login": it answers 500 saying what was deleted
 // and that an account was already gone, and running it again finishes.
 func TestDeletePartWayUnknownAccountNot404(t *testing.T) {
-	app := deleteApp(t)
+	app := openTestApp(t)
 	createAccounts(t, app, accounts.Create{Login: "rmain"},
 		accounts.Create{Login: "rsub1", Parent: "rmain"}, accounts.Create{Login: "rsub2", Parent: "rmain"})
 	var raced atomic.Bool

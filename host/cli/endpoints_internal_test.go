@@ -2,14 +2,11 @@ package cli
 
 import (
 	"flag"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
@@ -46,14 +43,7 @@ func TestEndpointsDoc(t *testing.T) {
 // needed).
 func routeTable(t *testing.T) []server.Endpoint {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
-	app, err := OpenApp(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
-	srv, err := buildServer(app, func(a sdk.Area) sdk.Caller { return bundledPlugin(a)() })
+	srv, err := buildServer(openTestApp(t), func(a sdk.Area) sdk.Caller { return bundledPlugin(a)() })
 	if err != nil {
 		t.Fatal(err)
 	}
