@@ -146,7 +146,9 @@ func (b *batcher) remove(q *queued) bool {
 	defer b.mu.Unlock()
 	for i, x := range b.queue {
 		if x == q {
-			b.queue = append(b.queue[:i], b.queue[i+1:]...)
+			copy(b.queue[i:], b.queue[i+1:])
+			b.queue[len(b.queue)-1] = nil
+			b.queue = b.queue[:len(b.queue)-1]
 			return true
 		}
 	}
@@ -158,8 +160,17 @@ func (b *batcher) send(batch []*queued) {
 	req := &pb.DecideBatchRequest{}
 	deadline := time.Time{}
 	for _, q := range batch {
-		if q.ctx.Err() != nil {
-			continue // its caller has gone
+		if err := q.ctx.Err(); err != nil {
+			// Its caller has gone (or, leading, is about to return): answer
+			// it all the same, so that whoever waits on done (the caller, or
+			// the goroutine that passes on a turn) is never left waiting.
+			// done is empty (a call in a batch was never given a turn, or
+			// has taken it), so this never blocks.
+			select {
+			case q.done <- outcome{err: fromStatus(q.ctx, err)}:
+			default:
+			}
+			continue
 		}
 		if dl, ok := q.ctx.Deadline(); ok && dl.After(deadline) {
 			deadline = dl
@@ -170,8 +181,13 @@ func (b *batcher) send(batch []*queued) {
 	if len(live) == 0 {
 		return
 	}
-	// The call lasts as long as the most patient caller allows; each caller
-	// still stops waiting at its own deadline.
+	// The call lasts as long as the most patient caller allows. A follower
+	// stops waiting at its own deadline; the leader waits for the call, so
+	// it may return after its deadline by the spread of the batch's
+	// deadlines (the host's callers all have CallTimeout, so the spread is
+	// small), with a result its caller then finds late: dropChange and the
+	// other changes check their context after a decision and refuse to
+	// commit once it has ended.
 	if deadline.IsZero() {
 		deadline = time.Now().Add(batchTimeout)
 	}
@@ -193,7 +209,10 @@ func (b *batcher) send(batch []*queued) {
 	}
 	for i, q := range live {
 		if err != nil {
-			q.done <- outcome{err: fromStatus(q.ctx, err)}
+			select {
+			case q.done <- outcome{err: fromStatus(q.ctx, err)}:
+			default:
+			}
 			continue
 		}
 		r := resp.GetResults()[i]

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -299,17 +301,43 @@ func TestBatchTurnSurvivesCallersGivingUp(t *testing.T) {
 	wg.Wait()
 	// A turn handed to a caller that had gone is passed on by a goroutine:
 	// give it a bounded moment to finish.
+	waitBatcherIdle(t, c)
+}
+
+// waitBatcherIdle waits (bounded) until no turn is taken, nothing is queued
+// and no goroutine of the batcher's is left (one that passes on a turn of a
+// caller that gave up must always get an answer and end).
+func waitBatcherIdle(t *testing.T, c *Client) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c.batch.mu.Lock()
 		senders, queued := c.batch.senders, len(c.batch.queue)
 		c.batch.mu.Unlock()
-		if senders == 0 && queued == 0 {
-			break
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		left := strings.Count(stacks, "(*batcher).submit.func")
+		if senders == 0 && queued == 0 && left == 0 {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after every caller returned: %d senders, %d queued, want 0 and 0", senders, queued)
+			t.Fatalf("after every caller returned: %d senders, %d queued, %d batcher goroutines; want none", senders, queued, left)
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// TestBatchExpiredCallerLeavesNothing: a call whose context has already
+// ended, sent on an idle batcher (it leads its own batch, which skips it),
+// gets its context's error and leaves no goroutine behind.
+func TestBatchExpiredCallerLeavesNothing(t *testing.T) {
+	c := TestClient(t, Mock(PlinkoDrop, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 10 {
+		if _, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts}); err == nil {
+			t.Fatal("a call with an ended context succeeded")
+		}
+	}
+	waitBatcherIdle(t, c)
 }
