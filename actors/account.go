@@ -77,7 +77,7 @@ func (a *account) serve(msg any) any {
 		}
 		return &changed{Reply: reply}
 	default:
-		return &failure{Err: fmt.Errorf("%w: %s", ErrUnexpectedReply, typeName(m))}
+		return &failure{Err: fmt.Errorf("%w: a request of type %s", ErrUnexpectedReply, typeName(m))}
 	}
 }
 

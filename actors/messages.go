@@ -19,6 +19,12 @@ type envelope struct {
 	reply chan any  // capacity 1; nil when no answer is awaited
 }
 
+// IgnoreDeadLetterLogging keeps protoactor from logging an envelope it
+// could not deliver: the asker is answered ErrStopped instead (see
+// System.answerDeadLetters), and the envelope's message may hold an area's
+// change.
+func (*envelope) IgnoreDeadLetterLogging() {}
+
 // respond delivers the request's answer. Only the first answer counts (a
 // second would be a bug; it is dropped rather than block the actor).
 func (e *envelope) respond(v any) {

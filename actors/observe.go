@@ -6,8 +6,9 @@ import (
 
 // SetMailboxObserver makes the system report, for every request to an
 // account, how long it waited between being sent and its account actor
-// starting on it (shard and account mailboxes together). nil stops it.
-// f runs inside the actor: it must be quick.
+// starting on it (the shard's lock, any hold while the actor was being
+// passivated, and the account's mailbox). nil stops it. f runs inside the
+// actor: it must be quick.
 func (s *System) SetMailboxObserver(f func(time.Duration)) {
 	if f == nil {
 		s.onMailbox.Store(nil)

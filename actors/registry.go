@@ -57,7 +57,7 @@ func (r *registry) serve(msg any) any {
 		}
 		return &changed{Reply: reply}
 	default:
-		return &failure{Err: fmt.Errorf("%w: %s", ErrUnexpectedReply, typeName(m))}
+		return &failure{Err: fmt.Errorf("%w: a request of type %s", ErrUnexpectedReply, typeName(m))}
 	}
 }
 

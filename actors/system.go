@@ -19,7 +19,10 @@ import (
 type Options struct {
 	IdleTimeout time.Duration // an account actor idle this long is passivated (default 5m)
 	AskTimeout  time.Duration // upper bound of one request (default 5s)
-	Shards      int           // number of shard actors (default 32)
+	Shards      int           // number of shards, the routing tables of account actors (default 32)
+	// ShutdownWait bounds how long Shutdown waits, in all, for the account
+	// actors to finish the requests already posted to them (default 30s).
+	ShutdownWait time.Duration
 	// SessionCacheSize bounds the sessions kept in memory in front of
 	// storage (default 100000; about 170 bytes each).
 	SessionCacheSize int
@@ -35,6 +38,9 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.Shards <= 0 {
 		o.Shards = 32
+	}
+	if o.ShutdownWait <= 0 {
+		o.ShutdownWait = 30 * time.Second
 	}
 	if o.SessionCacheSize == 0 {
 		o.SessionCacheSize = DefaultSessionCacheSize
@@ -128,12 +134,19 @@ func (s *System) Shutdown() {
 		return
 	}
 	close(s.done)
-	timeout := time.NewTimer(30 * time.Second)
-	defer timeout.Stop()
-	for _, sh := range s.shards {
+	// Every shard stops its actors at once; the wait for all of them is
+	// bounded as a whole (a stalled actor, such as one in a stalled synced
+	// commit, must not hold the shutdown for ever).
+	drained := make([]<-chan struct{}, len(s.shards))
+	for i, sh := range s.shards {
+		drained[i] = sh.drain()
+	}
+	wait, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownWait)
+	defer cancel()
+	for _, d := range drained {
 		select {
-		case <-sh.drain():
-		case <-timeout.C:
+		case <-d:
+		case <-wait.Done():
 		}
 	}
 	_ = s.as.Root.PoisonFuture(s.registry.(*pidDestination).pid).Wait()
@@ -175,7 +188,7 @@ func (s *System) deadline(ctx context.Context) time.Time {
 	return dl
 }
 
-// ask sends a read to pid and waits for the reply until the request's
+// ask sends a read to to and waits for the reply until the request's
 // deadline. A failure reply becomes its error.
 func (s *System) ask(ctx context.Context, to destination, env *envelope) (any, error) {
 	return s.askUntil(to, env, s.deadline(ctx))
