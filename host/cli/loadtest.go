@@ -22,12 +22,12 @@ import (
 // errInconsistent fails the command when the consistency check disagreed.
 var errInconsistent = errors.New("load test: the consistency check found a mismatch")
 
-// runLoadTest is the "honmaster loadtest" command: flags to loadtest.Options,
-// the report to stdout (and to --json / --html files).
 // loadTestGCHeapFloor is the load tester's heap floor (package gcfloor);
 // GOGC, when set, wins.
 const loadTestGCHeapFloor = 64 << 20
 
+// runLoadTest is the "honmaster loadtest" command: flags to loadtest.Options,
+// the report to stdout (and to --json / --html files).
 func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("loadtest", stderr)
 	var o loadtest.Options

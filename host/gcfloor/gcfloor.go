@@ -13,7 +13,10 @@
 //
 // A Floor raises GOGC after each collection so that the next one is due
 // when the heap reaches the floor, or twice the live heap (Go's own
-// target), whichever is larger: GOGC = max(base, (floor - live) / live).
+// target), whichever is larger: GOGC = max(100, 100 × (floor − live) /
+// (live + stacks + globals)), the runtime's own goal formula solved for the
+// floor; and at most 100 × floor / 4 MiB, since the runtime never sets a
+// goal below 4 MiB × GOGC/100 (its minimum heap).
 // Once the live heap passes half the floor, GOGC is the base again, so a
 // large server (100,000 accounts, ~250 MiB live) behaves exactly as Go's
 // default would, and its peak RSS is unchanged. The soft memory limit
@@ -22,8 +25,10 @@
 // Go deployments (Uber's, ByteDance's gopkg/util/gctuner), without their
 // upper bound of the heap, which the memory limit gives here.
 //
-// An operator who sets GOGC in the environment keeps it: Start then does
-// nothing.
+// One floor runs per process: a Start while another floor runs does
+// nothing (the load tester run inside a server's process keeps the
+// server's). An operator who sets GOGC in the environment keeps it: Start
+// then does nothing either.
 package gcfloor
 
 import (
@@ -39,13 +44,24 @@ import (
 // KiB would otherwise ask for tens of thousands).
 const maxPercent = 5000
 
-// liveMetric is the live heap as of the last collection.
-const liveMetric = "/gc/heap/live:bytes"
+// minHeap is the runtime's minimum heap goal at GOGC=100 (heapMinimum).
+const minHeap = 4 << 20
+
+// The runtime metrics a floor reads after each collection.
+var metricNames = []string{
+	"/gc/heap/live:bytes",    // live heap as of the last collection
+	"/gc/scan/stack:bytes",   // scannable stacks
+	"/gc/scan/globals:bytes", // scannable globals
+	"/gc/gogc:percent",       // GOGC now
+}
+
+// active is set while a Floor runs in this process.
+var active atomic.Bool
 
 // Floor adjusts GOGC after every collection; see the package doc.
 type Floor struct {
 	floor   uint64
-	base    int
+	base    int // the GOGC found at Start, restored by Stop
 	stopped atomic.Bool
 	percent atomic.Int64 // last GOGC set (for tests and logs)
 	mu      sync.Mutex   // one adjustment at a time
@@ -53,13 +69,21 @@ type Floor struct {
 }
 
 // Start keeps the heap target at least floor bytes and returns the Floor
-// (nil when floor is 0 or GOGC is set in the environment). Stop ends it and
-// restores the base GOGC (100).
+// (nil when floor is 0, GOGC is set in the environment, or another Floor
+// runs). Stop ends it and restores the GOGC it found.
 func Start(floor uint64) *Floor {
-	if floor == 0 || os.Getenv("GOGC") != "" {
+	if floor == 0 || os.Getenv("GOGC") != "" || !active.CompareAndSwap(false, true) {
 		return nil
 	}
-	f := &Floor{floor: floor, base: 100, sample: []metrics.Sample{{Name: liveMetric}}}
+	f := &Floor{floor: floor}
+	for _, n := range metricNames {
+		f.sample = append(f.sample, metrics.Sample{Name: n})
+	}
+	metrics.Read(f.sample)
+	f.base = 100
+	if v := f.sample[3].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > 0 {
+		f.base = int(v.Uint64())
+	}
 	f.percent.Store(int64(f.base))
 	f.adjust()
 	f.arm()
@@ -83,6 +107,7 @@ func (f *Floor) Stop() {
 	defer f.mu.Unlock()
 	debug.SetGCPercent(f.base)
 	f.percent.Store(int64(f.base))
+	active.Store(false)
 }
 
 // sentinel is garbage as soon as it is made: its finalizer runs after the
@@ -108,14 +133,17 @@ func (f *Floor) adjust() {
 		return
 	}
 	metrics.Read(f.sample)
-	var live uint64
-	if f.sample[0].Value.Kind() == metrics.KindUint64 {
-		live = f.sample[0].Value.Uint64()
+	u := func(i int) uint64 {
+		if v := f.sample[i].Value; v.Kind() == metrics.KindUint64 {
+			return v.Uint64()
+		}
+		return 0
 	}
-	p := percentFor(f.floor, live, f.base)
+	p := percentFor(f.floor, u(0), u(1)+u(2), f.base)
 	// Setting GOGC recomputes the heap goal under the heap lock: skip
-	// changes too small to matter.
-	if old := f.percent.Load(); p == int(old) || (old != 0 && abs(int64(p)-old)*20 < old) {
+	// changes too small to matter (compared with the runtime's own value).
+	if old := int64(u(3)); p == int(old) || (old != 0 && abs(int64(p)-old)*20 < old) {
+		f.percent.Store(old)
 		return
 	}
 	debug.SetGCPercent(p)
@@ -123,18 +151,14 @@ func (f *Floor) adjust() {
 }
 
 // percentFor is the GOGC that puts the next collection at floor bytes of
-// heap for a live heap of live bytes, and never below base.
-func percentFor(floor, live uint64, base int) int {
-	if live == 0 {
-		live = 1
-	}
+// heap, for a live heap of live bytes and roots (scannable stacks and
+// globals) of roots bytes: the runtime's goal is live + (live + roots) ×
+// GOGC/100, and never below minHeap × GOGC/100. Never below base.
+func percentFor(floor, live, roots uint64, base int) int {
 	if live >= floor {
 		return base
 	}
-	p := (floor - live) * 100 / live
-	if p > maxPercent {
-		p = maxPercent
-	}
+	p := min((floor-live)*100/max(live+roots, 1), floor*100/minHeap, maxPercent)
 	return max(int(p), base)
 }
 
