@@ -61,7 +61,7 @@ func (b *Batch) setEncoded(key []byte, size int, enc func(dst []byte) ([]byte, e
 	}
 	if err != nil {
 		b.err = fmt.Errorf("storage: encode %q: %w", key[:2], err)
-		return err
+		return err // unwrapped: the caller names the record
 	}
 	b.err = op.Finish()
 	return nil
@@ -70,10 +70,9 @@ func (b *Batch) setEncoded(key []byte, size int, enc func(dst []byte) ([]byte, e
 // setPB writes m as a record (format byte, then m) straight into the
 // batch: a drop's profile record is encoded on every drop.
 func (b *Batch) setPB(key []byte, m proto.Message) {
-	_ = b.setEncoded(key, 1+marshal.Size(m), func(dst []byte) ([]byte, error) { // an error fails the batch
-		// Size filled m's size cache.
-		return marshalSized.MarshalAppend(append(dst, formatV2), m)
-	})
+	var c protoCodec[proto.Message]
+	n, _ := c.EncodedSize(m)
+	_ = b.setEncoded(key, n, func(dst []byte) ([]byte, error) { return c.AppendEncoded(dst, m) }) // an error fails the batch
 }
 
 // PutAccount writes the profile and lists records of a that differ from

@@ -42,12 +42,7 @@ func (k *IndexKeyspace[V]) prefix() []byte { return []byte(prefixIndex + k.name 
 // Put writes the entry key, owned by the writer's account.
 func (k *IndexKeyspace[V]) Put(w AccountWriter, key string, v V) error {
 	aw := w.AccountWrites()
-	b, err := k.codec.Encode(v)
-	if err != nil {
-		return fmt.Errorf("storage: encode %s: %w", k.name, err)
-	}
-	aw.b.set(appendID(append(k.prefix(), key...), aw.id), b, nil)
-	return nil
+	return put(aw.b, k.name, k.codec, appendID(append(k.prefix(), key...), aw.id), v)
 }
 
 // Delete removes the writer's entry key.
