@@ -45,9 +45,9 @@
 // them. Request.Decode then fills a struct from form:"name" tags.
 //
 // Multipart bodies are parsed from the body bytes in memory, accepting
-// what Go's mime/multipart accepts except quoted-printable decoding (parts
-// are kept as sent, as PHP keeps them); parseMultipart's comment
-// (multipart.go) says exactly what is accepted and refused.
+// close to what Go's mime/multipart accepts; parseMultipart's comment
+// (multipart.go) lists the differences (quoted-printable parts kept as sent,
+// as PHP keeps them, among them) and says exactly what is refused.
 //
 // # Example
 //

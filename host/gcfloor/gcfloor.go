@@ -63,8 +63,7 @@ type Floor struct {
 	floor   uint64
 	base    int // the GOGC found at Start, restored by Stop
 	stopped atomic.Bool
-	percent atomic.Int64 // last GOGC set (for tests and logs)
-	mu      sync.Mutex   // one adjustment at a time
+	mu      sync.Mutex // one adjustment at a time
 	sample  []metrics.Sample
 }
 
@@ -84,18 +83,9 @@ func Start(floor uint64) *Floor {
 	if v := f.sample[3].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > 0 {
 		f.base = int(v.Uint64())
 	}
-	f.percent.Store(int64(f.base))
 	f.adjust()
 	f.arm()
 	return f
-}
-
-// Percent is the GOGC the floor set last.
-func (f *Floor) Percent() int {
-	if f == nil {
-		return 100
-	}
-	return int(f.percent.Load())
 }
 
 // Stop ends the adjustments and restores GOGC to the base.
@@ -106,7 +96,6 @@ func (f *Floor) Stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	debug.SetGCPercent(f.base)
-	f.percent.Store(int64(f.base))
 	active.Store(false)
 }
 
@@ -143,11 +132,9 @@ func (f *Floor) adjust() {
 	// Setting GOGC recomputes the heap goal under the heap lock: skip
 	// changes too small to matter (compared with the runtime's own value).
 	if old := int64(u(3)); p == int(old) || (old != 0 && abs(int64(p)-old)*20 < old) {
-		f.percent.Store(old)
 		return
 	}
 	debug.SetGCPercent(p)
-	f.percent.Store(int64(p))
 }
 
 // percentFor is the GOGC that puts the next collection at floor bytes of

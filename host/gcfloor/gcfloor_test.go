@@ -77,7 +77,7 @@ func TestFloorFollowsLiveHeap(t *testing.T) {
 		t.Fatal("a second floor started while one runs")
 	}
 	gogc := func() int { return int(read("/gc/gogc:percent")) }
-	waitFor(t, "small live heap", func() bool { return gogc() > 200 && f.Percent() == gogc() })
+	waitFor(t, "small live heap", func() bool { return gogc() > 200 })
 	if goal := read("/gc/heap/goal:bytes"); goal > floor*11/10 {
 		t.Errorf("heap goal %d MiB with a %d MiB floor", goal/MiB, floor/MiB)
 	}

@@ -59,7 +59,7 @@ func Serve(p *Plugin) {
 // (~10% of the plugin process's CPU under a drop load). Workers keep their
 // grown stacks; calls beyond them still get goroutines of their own.
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	return grpc.NewServer(append(opts, grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))))...)
+	return plugin.DefaultGRPCServer(append(opts, grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0)))))
 }
 
 // watchParent calls exit once getppid no longer returns ppid: the parent
