@@ -34,12 +34,11 @@ func applyMemoryLimit(cfg *config.Config, log *slog.Logger) {
 // floor bytes (see package gcfloor); GOGC, when set, wins. The floor lasts
 // as long as the process.
 func applyGCHeapFloor(floor config.ByteSize, log *slog.Logger) {
-	if v := os.Getenv("GOGC"); v != "" {
-		log.Info("garbage collector from GOGC", "GOGC", v)
-		return
-	}
-	if floor > 0 && gcfloor.Start(uint64(floor)) != nil {
+	switch {
+	case gcfloor.Start(uint64(max(floor, 0))) != nil:
 		log.Debug("garbage collector heap floor", "floor", floor.String())
+	case os.Getenv("GOGC") != "":
+		log.Info("garbage collector from GOGC", "GOGC", os.Getenv("GOGC"))
 	}
 }
 

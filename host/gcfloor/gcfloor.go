@@ -3,8 +3,8 @@
 //
 // With Go's default GOGC=100 the collector runs whenever the heap has grown
 // by its live size since the last collection. A server whose live heap is
-// small (a few hundred accounts logged in: 10–30 MiB) but that allocates a
-// few KiB per request therefore collects many times a second, and each
+// small (~7 MiB with 64 accounts under a drop load) but that allocates a
+// few KiB per request therefore collects many times a second (~11), and each
 // cycle has a fixed cost (marking the roots and every goroutine's stack,
 // the background workers, write barriers, assists): in a drop-only load
 // profile about 6% of the server's CPU, and a similar share of the bundled

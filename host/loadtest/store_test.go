@@ -137,7 +137,7 @@ func storeOnce(t *testing.T, e *env, a *account, f *fakeCloud) ([]byte, error) {
 
 // TestStoreAlternates: every store sends the other of the account's two
 // archives than the one last acknowledged (a refused store changes nothing,
-// so the next sends the same archive again), a.stored is the one last
+// so the next sends the same archive again), a.lastStored() is the one last
 // acknowledged, and the check at the end finds it on an honest server.
 // The archives and bodies are built once, and the bodies again with a new
 // session's cookie.
@@ -153,7 +153,7 @@ func TestStoreAlternates(t *testing.T) {
 			f.cookie = testCookie2
 			f.mu.Unlock()
 		}
-		before, stores := a.stored, a.stores
+		before, stores := a.lastStored(), a.stores
 		sent, err := storeOnce(t, e, a, f)
 		if bytes.Equal(sent, before) {
 			t.Errorf("store %d sent the archive stored last", i)
@@ -164,13 +164,13 @@ func TestStoreAlternates(t *testing.T) {
 			t.Errorf("store %d archive: %v %q", i, cerr, cfg)
 		}
 		if i == 4 {
-			if kindOf(err) != "refused:store" || !bytes.Equal(a.stored, before) || a.stores != stores || a.uncertain {
-				t.Errorf("refused store %d: err %v, stored changed %t, stores %d, uncertain %t", i, err, !bytes.Equal(a.stored, before), a.stores, a.uncertain)
+			if kindOf(err) != "refused:store" || !bytes.Equal(a.lastStored(), before) || a.stores != stores || a.uncertain {
+				t.Errorf("refused store %d: err %v, stored changed %t, stores %d, uncertain %t", i, err, !bytes.Equal(a.lastStored(), before), a.stores, a.uncertain)
 			}
 			continue
 		}
-		if err != nil || !bytes.Equal(a.stored, sent) || a.stores != stores+1 {
-			t.Errorf("store %d: err %v, stored is the archive sent %t, stores %d", i, err, bytes.Equal(a.stored, sent), a.stores)
+		if err != nil || !bytes.Equal(a.lastStored(), sent) || a.stores != stores+1 {
+			t.Errorf("store %d: err %v, stored is the archive sent %t, stores %d", i, err, bytes.Equal(a.lastStored(), sent), a.stores)
 		}
 	}
 	if len(distinct) != 2 {
@@ -209,8 +209,8 @@ func TestStoreBuiltOnce(t *testing.T) {
 	if a.cloud != r || &r.body[0][0] != built[0] || &r.body[1][0] != built[1] || &r.archive[0][0] != archives[0] || &r.archive[1][0] != archives[1] {
 		t.Error("stores built new archives or bodies with the session unchanged")
 	}
-	if &a.stored[0] != archives[0] && &a.stored[0] != archives[1] {
-		t.Error("a.stored is not one of the account's two archives")
+	if &a.lastStored()[0] != archives[0] && &a.lastStored()[0] != archives[1] {
+		t.Error("a.lastStored() is not one of the account's two archives")
 	}
 }
 
@@ -232,7 +232,7 @@ func TestConsistencyCatchesStaleStore(t *testing.T) {
 }
 
 // TestStoreReplyLost: a store whose reply is lost leaves the account out
-// of the check (it may or may not have been kept), and a.stored unchanged.
+// of the check (it may or may not have been kept), and a.lastStored() unchanged.
 func TestStoreReplyLost(t *testing.T) {
 	f := &fakeCloud{lose: map[int]bool{2: true}}
 	e, a := newFakeCloud(t, f)
@@ -243,8 +243,8 @@ func TestStoreReplyLost(t *testing.T) {
 	if _, err := storeOnce(t, e, a, f); err == nil || !noReply(err) {
 		t.Fatalf("store with its reply lost: %v", err)
 	}
-	if !a.uncertain || !bytes.Equal(a.stored, first) || a.stores != 1 {
-		t.Errorf("uncertain %t, stored changed %t, stores %d", a.uncertain, !bytes.Equal(a.stored, first), a.stores)
+	if !a.uncertain || !bytes.Equal(a.lastStored(), first) || a.stores != 1 {
+		t.Errorf("uncertain %t, stored changed %t, stores %d", a.uncertain, !bytes.Equal(a.lastStored(), first), a.stores)
 	}
 	c := consistency(context.Background(), e, nil, []*account{a})
 	if !c.OK() || c.CloudChecked != 0 || c.Uncertain != 1 {
