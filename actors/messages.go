@@ -16,7 +16,7 @@ type envelope struct {
 	ID    storage.AccountID // the account, for requests through a shard
 	Msg   any
 	Sent  time.Time // for the mailbox-wait metric
-	reply chan any  // capacity 1; nil when no answer is awaited
+	reply chan any  // capacity 1, set by System.call
 }
 
 // IgnoreDeadLetterLogging keeps protoactor from logging an envelope it

@@ -20,25 +20,26 @@ type child struct {
 	held     []*envelope // requests held while the actor stops
 }
 
-// shard routes the requests of the accounts hashed to it to their actors:
-// it spawns an account's actor on its first request, passivates idle ones,
-// and holds the requests that arrive while an actor stops until its
-// successor runs. It is a routing table under a lock, not an actor: a
-// request goes straight from its asker to the account's mailbox (a shard
-// actor in between cost every request a mailbox and a goroutine hand-off,
-// about 4% of a drop's server CPU). The lock guards only the table, never
-// an account's state, which its actor alone touches; it is held for a map
-// lookup and a mailbox post. Because every post to an account actor and
-// the poison that stops it are made under the lock, no request is ever
-// queued behind the poison (protoactor drops what a stopped actor's mailbox
-// still holds).
+// shard routes the requests of the accounts hashed to it to their actors: it
+// spawns an account's actor on its first request, passivates idle ones, and
+// holds the requests that arrive while an actor stops until its successor
+// runs. It is a routing table under a lock, not an actor: a request goes
+// straight from its asker to the account's mailbox (a shard actor in between
+// cost every request a mailbox and a goroutine hand-off, about 4% of a
+// drop's server CPU). The lock guards only the table, never an account's
+// state, which its actor alone touches; it is held for a map lookup and a
+// mailbox post (and, when an account has no actor, its spawn). Because every
+// post to an account actor and the poison that stops it are made under the
+// lock, no request is ever queued behind the poison (protoactor drops what a
+// stopped actor's mailbox still holds).
 type shard struct {
 	sys *System
 
 	mu       sync.Mutex
 	children map[storage.AccountID]*child
-	stopping bool          // draining or stopped: spawn nothing more
-	drained  chan struct{} // closed once stopping and no account actor is left
+	// drained is made when the shard starts draining (from then on it spawns
+	// nothing more) and closed once no account actor is left.
+	drained chan struct{}
 }
 
 func newShard(s *System) *shard {
@@ -52,7 +53,7 @@ func (sh *shard) deliver(env *envelope) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	c := sh.children[env.ID]
-	if c == nil && sh.stopping {
+	if c == nil && sh.drained != nil {
 		env.respond(&failure{Err: ErrStopped})
 		return
 	}
@@ -92,7 +93,6 @@ func (sh *shard) drain() <-chan struct{} {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.drained == nil {
-		sh.stopping = true
 		sh.drained = make(chan struct{})
 		for _, c := range sh.children {
 			if !c.stopping {
@@ -119,13 +119,13 @@ func (sh *shard) stopped(id storage.AccountID, pid *actor.PID) {
 	}
 	delete(sh.children, id)
 	sh.sys.live.Add(-1)
-	if c.stopping && !sh.stopping {
+	if c.stopping && sh.drained == nil {
 		sh.sys.passivations.Add(1)
 	}
 	if len(c.held) == 0 {
 		return
 	}
-	if sh.stopping {
+	if sh.drained != nil {
 		// A successor spawned now would outlive the system (and the
 		// database): tell the held requests the system stopped.
 		fail(c.held, ErrStopped)

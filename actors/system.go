@@ -56,7 +56,7 @@ type System struct {
 	opts     Options
 	as       *actor.ActorSystem
 	shards   []*shard
-	registry destination
+	registry *pidDestination
 	stopped  atomic.Bool
 	live     atomic.Int64 // account actors alive now
 	// versions counts the writes of each global keyspace by this process
@@ -149,7 +149,7 @@ func (s *System) Shutdown() {
 		case <-wait.Done():
 		}
 	}
-	_ = s.as.Root.PoisonFuture(s.registry.(*pidDestination).pid).Wait()
+	_ = s.as.Root.PoisonFuture(s.registry.pid).Wait()
 	s.as.Shutdown()
 }
 
