@@ -48,7 +48,7 @@ func (h hexID) AppendPHP(dst []byte) ([]byte, error) {
 
 // ptrMarshaler has a pointer receiver: it is used when the value is
 // addressable (a struct field reached through a pointer).
-type ptrMarshaler struct{ v int }
+type ptrMarshaler struct{}
 
 func (p *ptrMarshaler) AppendPHP(dst []byte) ([]byte, error) {
 	return appendString(dst, "custom"), nil

@@ -228,7 +228,7 @@ func (g *grabBagFile) bag(where string, product func(string, productFile) (Produ
 
 // listing checks the fields every listed product needs.
 func (p productFile) listing() (Product, error) {
-	sp := Product{ID: p.ID, Name: p.Name, Type: p.Type, ShortType: p.ShortType, LocalPath: p.LocalPath, Upgrade: p.Upgrade}
+	sp := Product(p)
 	switch {
 	case p.ID <= 0:
 		return sp, fmt.Errorf("id %d, want > 0", p.ID)
