@@ -430,9 +430,7 @@ func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
 			*f.to = n
 		}
 	}
-	for _, u := range strings.Fields(r.PostFormValue("upgrades")) {
-		g.Upgrades = append(g.Upgrades, u)
-	}
+	g.Upgrades = append(g.Upgrades, strings.Fields(r.PostFormValue("upgrades"))...)
 	a, err := c.d.Accounts.GrantTo(ctx, loginName, &g)
 	if err != nil {
 		back(w, r, c.accountURL(loginName), "", err)
