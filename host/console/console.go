@@ -20,8 +20,8 @@
 // request (standing.go): deleting the account, taking its operator role
 // away, suspending it or changing its password ends them. Their cookie is
 // HttpOnly, SameSite=Strict and Secure when Deps.SecureCookies is set;
-// every POST carries the session's CSRF token. Failed sign-ins are limited per client address and per login with
-// host/limit's token buckets.
+// every POST carries the session's CSRF token. Failed sign-ins are limited
+// per client address and per login with host/limit's token buckets.
 //
 // Other areas add their pages with Console.AddPage (see Page): they appear in
 // the navigation, behind the same sign-in and CSRF check, and render with
