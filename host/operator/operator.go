@@ -49,7 +49,7 @@ type Options struct {
 	// (operator.allow_remote), so the Go profiles need the token too.
 	Remote bool
 	// TokenFailures throttles requests without the right token per client
-	// address (AddrKey). The zero Rate means the default, 10 and one more
+	// address (addrKey). The zero Rate means the default, 10 and one more
 	// a minute; Burst 0 with Every > 0 turns the limit off.
 	TokenFailures limit.Rate
 	// LogEvery is the interval of the failures' log lines (0: a minute).

@@ -72,7 +72,7 @@ func newTokenGuard(token string, r limit.Rate, now func() time.Time, every time.
 // wrap lets only requests bearing the token reach h.
 func (g *tokenGuard) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := AddrKey(r.RemoteAddr)
+		addr := addrKey(r.RemoteAddr)
 		if ok, wait := g.throttle.Check(addr); !ok {
 			g.failed(addr, true)
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Round(time.Second).Seconds())+1))
@@ -106,7 +106,11 @@ func (g *tokenGuard) failed(addr string, throttled bool) {
 		// The address's first failure in this interval: one line now.
 		g.counts[addr] = &tally{}
 		g.lines++
-		g.log.Warn("operator token refused", "addr", addr, "failures", 1, "throttled", throttled)
+		failures, throttles := 1, 0
+		if throttled {
+			failures, throttles = 0, 1
+		}
+		g.log.Warn("operator token refused", "addr", addr, "failures", failures, "throttled", throttles)
 		return
 	default:
 		t = &g.others
@@ -162,10 +166,10 @@ func (g *tokenGuard) flush() {
 	}
 }
 
-// AddrKey is the key of a client address (a request's RemoteAddr,
+// addrKey is the key of a client address (a request's RemoteAddr,
 // host:port) for per-address limits: the IP, and for IPv6 its /64 (a
 // host usually owns a whole /64, so its addresses count as one).
-func AddrKey(remoteAddr string) string {
+func addrKey(remoteAddr string) string {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
 		host = remoteAddr

@@ -173,3 +173,19 @@ func TestTokenFailureLinesBounded(t *testing.T) {
 		t.Errorf("interval's end: %d lines; failures counted %d+%d, want %d in all", lines2, n, n2, addrs*each)
 	}
 }
+
+func TestAddrKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.1:5000":              "192.0.2.1",
+		"[::ffff:192.0.2.1]:5000":     "192.0.2.1",
+		"[2001:db8:1:2:3:4:5:6]:5000": "2001:db8:1:2::/64",
+		"[fe80::1%eth0]:5000":         "fe80::/64",
+		"[::1]:5000":                  "::/64",
+		"not an address":              "not an address",
+		"[2001:db8:1:3::1]:1":         "2001:db8:1:3::/64",
+	} {
+		if got := addrKey(in); got != want {
+			t.Errorf("addrKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
