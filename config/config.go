@@ -35,6 +35,7 @@ type Config struct {
 	Storage    Storage           `toml:"storage"`
 	Actors     Actors            `toml:"actors"`
 	Operator   Operator          `toml:"operator"`
+	Console    Console           `toml:"console"`
 	Chat       Endpoint          `toml:"chat"`
 	Commenting Endpoint          `toml:"commenting"`
 	Client     Client            `toml:"client"`
@@ -100,7 +101,31 @@ type Operator struct {
 	// Token authorizes the operator API (grants, test-account clean-up).
 	// Empty: generated on first start and kept in DATA/operator.token.
 	Token string `toml:"token"`
+	// AllowRemote permits a Listen address other than loopback; the Go
+	// profiles then need the token too (Validate refuses a remote address
+	// without it).
+	AllowRemote bool `toml:"allow_remote"`
+	// TokenFailures throttles requests with a missing or wrong token, per
+	// client address (IPv6 per /64).
+	TokenFailures Rate `toml:"token_failures_per_address"`
 }
+
+// Console is the [console] table: the web console on the operator
+// listener.
+type Console struct {
+	SecureCookie SecureCookie `toml:"secure_cookie"`
+}
+
+// SecureCookie is console.secure_cookie: when the console's cookies carry
+// the Secure flag (see Config.ConsoleSecureCookies).
+type SecureCookie string
+
+// Secure cookie settings.
+const (
+	SecureCookieAuto SecureCookie = "auto" // when server.public_url is https
+	SecureCookieOn   SecureCookie = "on"
+	SecureCookieOff  SecureCookie = "off"
+)
 
 // Endpoint is a host and TCP port handed to the client ([chat],
 // [commenting]).
@@ -490,6 +515,21 @@ func (c *Config) SiteURL() string {
 		return strings.TrimRight(c.Site.URL, "/")
 	}
 	return c.PublicURL()
+}
+
+// ConsoleSecureCookies reports whether the web console's cookies are sent
+// with the Secure flag whatever the request came over: console.secure_cookie
+// "on", or "auto" with an https server.public_url (the site is served over
+// TLS, so the console is reached through a TLS proxy too). A request that
+// came over TLS gets the flag anyway.
+func (c *Config) ConsoleSecureCookies() bool {
+	switch c.Console.SecureCookie {
+	case SecureCookieOn:
+		return true
+	case SecureCookieAuto:
+		return strings.HasPrefix(strings.ToLower(c.Server.PublicURL), "https://")
+	}
+	return false
 }
 
 // ICBURL is the login record's icb_url: client.icb_url, or PublicURL() + "/"

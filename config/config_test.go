@@ -37,7 +37,9 @@ func wantDefaults() *Config {
 		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10},
 		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
 			SessionCacheSize: 100000, VerifierCacheSize: 20000},
-		Operator:   Operator{Enabled: true, Listen: "127.0.0.1:8081"},
+		Operator: Operator{Enabled: true, Listen: "127.0.0.1:8081",
+			TokenFailures: Rate{Burst: 10, Every: Duration{time.Minute}}},
+		Console:    Console{SecureCookie: SecureCookieAuto},
 		Chat:       Endpoint{Host: "127.0.0.1", Port: 11031},
 		Commenting: Endpoint{Host: "127.0.0.1", Port: 11040},
 		Client: Client{

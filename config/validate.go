@@ -355,4 +355,33 @@ func (c *Config) validateOperator(ps *problems) {
 	if o.Token != "" && len(o.Token) < 16 {
 		ps.add("operator.token", "must be empty (generated) or at least 16 characters")
 	}
+	if host, _, err := net.SplitHostPort(o.Listen); err == nil && !o.AllowRemote && !IsLoopback(host) {
+		ps.add("operator.listen", "%q is not a loopback address, so the operator API, the web console and the Go profiles would be reachable "+
+			"from other machines; listen on 127.0.0.1 or [::1] and reach it through an SSH tunnel, or set operator.allow_remote = true "+
+			"(the API and the profiles then need the token; put a TLS proxy in front)", o.Listen)
+	}
+	rate(ps, "operator.token_failures_per_address", o.TokenFailures)
+	oneOf(ps, "console.secure_cookie", c.Console.SecureCookie, SecureCookieAuto, SecureCookieOn, SecureCookieOff)
+}
+
+// IsLoopback reports whether host (of a listen address) names only the
+// loopback interface: "localhost" or a loopback IP. An empty host (":8081")
+// and 0.0.0.0 or [::] bind every interface; any other name may resolve to
+// any of them.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// rate checks a token-bucket rate: burst >= 0 (0: off), every > 0.
+func rate(ps *problems, key string, r Rate) {
+	if r.Burst < 0 {
+		ps.add(key+".burst", "must be >= 0 (0 turns the limit off)")
+	}
+	if r.Burst > 0 && r.Every.Duration <= 0 {
+		ps.add(key+".every", "must be > 0")
+	}
 }

@@ -17,7 +17,8 @@ func mountConsole(op *operator.Server, app *App) error {
 		Metrics: app.Metrics, Plugins: app.Plugins.statuses, Log: app.Log, GuideTally: app.GuideTally,
 		Health:           func() error { return storageHealth(app.DB.Health()) },
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
-		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin)})
+		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
+		SecureCookies:    app.Cfg.ConsoleSecureCookies()})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
@@ -25,8 +26,9 @@ func mountConsole(op *operator.Server, app *App) error {
 	return nil
 }
 
-// consoleRate turns a config rate into the console's: burst 0 turns the
-// limit off (the console reads a zero Rate as "the default").
+// consoleRate turns a config rate into the console's and the operator
+// listener's: burst 0 turns the limit off (both read a zero Rate as "the
+// default").
 func consoleRate(r config.Rate) limit.Rate {
 	if r.Burst == 0 {
 		return limit.Rate{Burst: 0, Every: time.Minute}

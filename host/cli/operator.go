@@ -57,7 +57,11 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	op := operator.New(token, app.Log)
+	// config.Validate refuses an address off loopback without
+	// allow_remote; with it, the profiles need the token wherever it
+	// listens.
+	remote := cfg.AllowRemote
+	op := operator.New(operator.Options{Token: token, Remote: remote, TokenFailures: consoleRate(cfg.TokenFailures), Log: app.Log})
 	op.Handle("GET /metrics", app.Metrics.Handler())
 	mountOperatorAPI(op, app)
 	mountAccountAPI(op, app) // operator_accounts.go: delete an account, guides' counts
@@ -73,8 +77,16 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 			app.Log.Error("operator listener", "err", err)
 		}
 	}()
-	app.Log.Info("operator listener", "addr", ln.Addr().String())
-	fmt.Fprintf(stdout, "operator listener on %s (metrics, pprof; API token in the config or %s)\n", ln.Addr(), operator.TokenFile)
+	app.Log.Info("operator listener", "addr", ln.Addr().String(), "remote", remote)
+	if remote {
+		// operator.allow_remote: said on purpose, but the listener speaks
+		// plain HTTP.
+		app.Log.Warn("the operator listener is reachable from other machines over plain HTTP: the token, console passwords and cookies "+
+			"cross the network unencrypted unless a TLS proxy is in front of it", "addr", ln.Addr().String(), "secure_cookies", app.Cfg.ConsoleSecureCookies())
+		fmt.Fprintf(stdout, "operator listener on %s, reachable from other machines (operator.allow_remote; metrics public, pprof and API need the token in the config or %s)\n", ln.Addr(), operator.TokenFile)
+	} else {
+		fmt.Fprintf(stdout, "operator listener on %s (metrics, pprof; API token in the config or %s)\n", ln.Addr(), operator.TokenFile)
+	}
 	return op, ln.Addr(), nil
 }
 

@@ -16,10 +16,12 @@
 // the account's stored SRP verifier (v = g^x mod N is recomputed from the
 // submitted password and compared in constant time); no password or hash of
 // one is stored by the console. Console sessions live in memory (a restart
-// signs everyone out), their cookie is HttpOnly, SameSite=Strict and Secure
-// when Deps.SecureCookies is set; every POST carries the session's CSRF
-// token. Failed sign-ins are limited per client address and per login with
-// host/limit's token buckets.
+// signs everyone out) and are checked against their account on every
+// request (standing.go): deleting the account, taking its operator role
+// away, suspending it or changing its password ends them. Their cookie is
+// HttpOnly, SameSite=Strict and Secure when Deps.SecureCookies is set;
+// every POST carries the session's CSRF token. Failed sign-ins are limited
+// per client address and per login with host/limit's token buckets.
 //
 // Other areas add their pages with Console.AddPage (see Page): they appear in
 // the navigation, behind the same sign-in and CSRF check, and render with
@@ -128,6 +130,7 @@ type session struct {
 	id      storage.AccountID
 	csrf    string
 	expires time.Time
+	cred    [32]byte // credential() at sign-in; guarded by Console.mu (renewCredential)
 }
 
 type ctxKey struct{}
@@ -178,9 +181,6 @@ func New(d Deps) (*Console, error) {
 	}
 	c.rates.add(d.Now(), c.counters())
 	c.routes()
-	if d.Sys != nil {
-		d.Sys.OnDelete(c.forgetAccount) // forget.go
-	}
 	return c, nil
 }
 
@@ -252,31 +252,57 @@ func (c *Console) cookie(r *http.Request, name, value string, maxAge int) *http.
 		Secure: c.d.SecureCookies || r.TLS != nil, SameSite: http.SameSiteStrictMode}
 }
 
-// current returns the request's console session, if it has a live one.
-func (c *Console) current(r *http.Request) *session {
+// current returns the request's console session, if it has a live one
+// whose account may still use the console (standing.go): a session whose
+// account was deleted, lost the operator role, was suspended or changed
+// its password ends here. An error means the account's state could not be
+// read; the session is kept and the request refused.
+func (c *Console) current(r *http.Request) (*session, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	key := sha256.Sum256([]byte(ck.Value))
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	s := c.sessions[key]
-	if s == nil {
-		return nil
-	}
-	if !c.d.Now().Before(s.expires) {
+	if s != nil && !c.d.Now().Before(s.expires) {
 		delete(c.sessions, key)
-		return nil
+		s = nil
 	}
-	return s
+	var cred [32]byte
+	if s != nil {
+		cred = s.cred
+	}
+	c.mu.Unlock()
+	if s == nil {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
+	defer cancel()
+	why, err := c.revoked(ctx, s.id, cred)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
+		c.mu.Lock()
+		delete(c.sessions, key)
+		c.mu.Unlock()
+		c.d.Log.Info("console session ended", "login", s.login, "reason", why, "addr", clientAddr(r))
+		return nil, nil
+	}
+	return s, nil
 }
 
 // auth lets signed-in operators through and checks the CSRF token of every
 // POST; others are sent to the sign-in page (GET) or refused (403).
 func (c *Console) auth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s := c.current(r)
+		s, err := c.current(r)
+		if err != nil {
+			c.d.Log.Error("console session check", "err", err)
+			http.Error(w, "the console could not check your sign-in; try again (the server's log says why)", http.StatusServiceUnavailable)
+			return
+		}
 		if s == nil {
 			if r.Method == http.MethodGet {
 				http.Redirect(w, r, "/console/signin", http.StatusSeeOther)
@@ -482,14 +508,15 @@ func (c *Console) check(ctx context.Context, loginName, password string) (*sessi
 	if subtle.ConstantTimeCompare(got, want) != 1 {
 		return nil, ErrSignIn
 	}
-	op, err := IsOperator(c.d.Sys.DB(), id)
+	why, err := c.barred(a)
 	if err != nil {
 		return nil, err
 	}
-	if !op {
+	if why != "" {
 		return nil, ErrSignIn
 	}
-	return &session{login: a.Login, id: id, csrf: newToken(), expires: c.d.Now().Add(c.d.SessionLifetime)}, nil
+	return &session{login: a.Login, id: id, csrf: newToken(), expires: c.d.Now().Add(c.d.SessionLifetime),
+		cred: credential(a.SRP)}, nil
 }
 
 func (c *Console) signOut(w http.ResponseWriter, r *http.Request) {

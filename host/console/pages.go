@@ -512,7 +512,14 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	salt, salt2, v, err := c.d.Group.NewVerifier(a.Login, pw, rand.Reader)
 	if err == nil {
-		_, err = c.d.Sys.Apply(ctx, id, setVerifier{storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}})
+		cred := storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}
+		if _, err = c.d.Sys.Apply(ctx, id, setVerifier{cred}); err == nil {
+			// The account's console sessions end (standing.go), except
+			// the one that reset its own password.
+			if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil && s.id == id {
+				c.renewCredential(s, cred)
+			}
+		}
 	}
 	notice := "password reset"
 	if err == nil && c.d.Login != nil {

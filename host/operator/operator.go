@@ -3,12 +3,15 @@
 // Go profiles (/debug/pprof/) and the operator API (/operator/v1/...). Other
 // parts mount their pages on it with Handle (public) or HandleAPI (bearer
 // token required); the web console mounts its pages the same way.
+//
+// It listens on loopback unless the configuration allows it off loopback
+// (operator.allow_remote); then the profiles need the token as well. Wrong
+// tokens are throttled and logged per client address (token.go).
 package operator
 
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,6 +24,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/honmaster/masterserver/host/limit"
 )
 
 // TokenFile is the file in the data directory that keeps the generated
@@ -31,26 +36,63 @@ const TokenFile = "operator.token"
 type Server struct {
 	mux   *http.ServeMux
 	srv   *http.Server
-	token string
+	guard *tokenGuard
 	log   *slog.Logger
 }
 
-// New returns an operator server whose API accepts token. Metrics and
-// profiles are mounted by the caller (Handle) and by New (pprof).
-func New(token string, log *slog.Logger) *Server {
-	s := &Server{mux: http.NewServeMux(), token: token, log: log}
+// Options configure a Server.
+type Options struct {
+	// Token is what the API (and, when Remote, the profiles) accept as
+	// "Authorization: Bearer TOKEN"; empty refuses every such request.
+	Token string
+	// Remote: the listener may be reachable from other machines
+	// (operator.allow_remote), so the Go profiles need the token too.
+	Remote bool
+	// TokenFailures throttles requests without the right token per client
+	// address (addrKey). The zero Rate means the default, 10 and one more
+	// a minute; Burst 0 with Every > 0 turns the limit off.
+	TokenFailures limit.Rate
+	// LogEvery is the interval of the failures' log lines (0: a minute).
+	LogEvery time.Duration
+	Log      *slog.Logger
+	Now      func() time.Time // nil: time.Now
+}
+
+// New returns an operator server. Metrics are mounted by the caller
+// (Handle), the profiles by New: public on a loopback listener (anyone
+// who can reach it can already read the process), behind the token on a
+// remote one.
+func New(o Options) *Server {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.TokenFailures == (limit.Rate{}) {
+		o.TokenFailures = limit.Rate{Burst: 10, Every: time.Minute}
+	}
+	if o.LogEvery <= 0 {
+		o.LogEvery = time.Minute
+	}
+	s := &Server{mux: http.NewServeMux(), log: o.Log,
+		guard: newTokenGuard(o.Token, o.TokenFailures, o.Now, o.LogEvery, o.Log)}
 	s.srv = &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		// No WriteTimeout: /debug/pprof/profile streams for its seconds.
 		IdleTimeout: 2 * time.Minute,
-		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:    slog.NewLogLogger(o.Log.Handler(), slog.LevelWarn),
 	}
-	s.mux.HandleFunc("/debug/pprof/", pprof.Index)
-	s.mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	s.mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	s.mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	s.mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	profile := func(pattern string, h http.HandlerFunc) {
+		if o.Remote {
+			s.mux.Handle(pattern, s.RequireToken(h))
+		} else {
+			s.mux.Handle(pattern, h)
+		}
+	}
+	profile("/debug/pprof/", pprof.Index)
+	profile("/debug/pprof/cmdline", pprof.Cmdline)
+	profile("/debug/pprof/profile", pprof.Profile)
+	profile("/debug/pprof/symbol", pprof.Symbol)
+	profile("/debug/pprof/trace", pprof.Trace)
 	return s
 }
 
@@ -61,19 +103,9 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, 
 func (s *Server) HandleAPI(pattern string, h http.Handler) { s.mux.Handle(pattern, s.RequireToken(h)) }
 
 // RequireToken wraps h so that only requests bearing the operator token
-// reach it; others get 401.
-func (s *Server) RequireToken(h http.Handler) http.Handler {
-	want := []byte("Bearer " + s.token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if s.token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="operator"`)
-			http.Error(w, "operator token required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
+// reach it; others get 401, or 429 once their address has failed too
+// often (token.go).
+func (s *Server) RequireToken(h http.Handler) http.Handler { return s.guard.wrap(h) }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
@@ -87,6 +119,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops the listener and waits for requests in flight (bounded by
 // ctx), then closes what is left (a profile being streamed).
 func (s *Server) Shutdown(ctx context.Context) error {
+	defer s.guard.flush() // the token failures counted since their last line
 	err := s.srv.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return s.srv.Close()

@@ -30,7 +30,7 @@ func TestTokenGeneratedOnceWithOwnerOnlyMode(t *testing.T) {
 }
 
 func TestAPINeedsToken(t *testing.T) {
-	s := New("secret-secret-secret", slog.New(slog.DiscardHandler))
+	s := New(Options{Token: "secret-secret-secret", Log: slog.New(slog.DiscardHandler)})
 	s.HandleAPI("GET /api", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "yes") }))
 	s.Handle("GET /public", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "hi") }))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
