@@ -59,6 +59,10 @@ func CheckLogin(l string) error {
 	if l == "" || utf8.RuneCountInString(l) > login.MaxLoginLength {
 		return ErrBadLogin
 	}
+	// Before the alphabet, which refuses them too: the sentence names them.
+	if err := login.CheckVisible(l); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadLogin, err)
+	}
 	for _, r := range l {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
 			return ErrBadLogin

@@ -9,10 +9,19 @@ import (
 
 // RuleMessage words the rule a new account broke, for a player (the
 // registration page) or an operator (account create): "" when err is not
-// one of ErrBadLogin, ErrBadPassword, ErrBadEmail. The errors' own texts
+// one of ErrBadLogin (and the look-alike rules of package login it wraps),
+// login.ErrLoginLookalike, ErrBadPassword, ErrBadEmail. The errors' own texts
 // carry this package's name, for logs.
 func RuleMessage(err error) string {
 	switch {
+	case errors.Is(err, login.ErrInvisible):
+		return "a login must not hold invisible or text-direction characters (zero-width spaces, joiners, bidi marks, fillers)"
+	case errors.Is(err, login.ErrLoginNotNormal):
+		return "a login must be written in ordinary characters (no fullwidth or compatibility forms)"
+	case errors.Is(err, login.ErrLoginMixedScripts):
+		return "a login must not mix letters of different scripts (such as Latin and Cyrillic) or digits of different numbering systems"
+	case errors.Is(err, login.ErrLoginLookalike):
+		return "a login that looks the same already exists (logins that differ only in case, accents or look-alike letters count as the same)"
 	case errors.Is(err, ErrBadLogin):
 		return fmt.Sprintf("a login is 1 to %d letters, digits, '_' or '-'", login.MaxLoginLength)
 	case errors.Is(err, ErrBadPassword):
