@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/mail"
 	"strings"
 	"sync"
 	"time"
@@ -28,8 +29,9 @@ var (
 	ErrBadLogin = errors.New("accounts: login must be 1-12 letters, digits, '_' or '-'")
 	// ErrBadPassword rejects an empty or over-long password.
 	ErrBadPassword = errors.New("accounts: password must be 1-128 characters")
-	// ErrBadEmail rejects an e-mail without '@' or longer than the limit.
-	ErrBadEmail = errors.New("accounts: e-mail must contain '@' and be at most 254 bytes")
+	// ErrBadEmail rejects an e-mail that is not a bare address or is
+	// longer than the limit.
+	ErrBadEmail = errors.New("accounts: e-mail must be a plain address of at most 254 bytes")
 	// ErrBadGrant rejects a grant that would make a balance negative or names
 	// a malformed upgrade.
 	ErrBadGrant = errors.New("accounts: bad grant")
@@ -93,8 +95,8 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	if maxEmail <= 0 {
 		maxEmail = 254
 	}
-	if !strings.Contains(c.Email, "@") || len(c.Email) > maxEmail {
-		return nil, emailError{max: maxEmail}
+	if err := checkEmail(c.Email, maxEmail); err != nil {
+		return nil, err
 	}
 	if c.Nickname == "" {
 		c.Nickname = c.Login
@@ -126,6 +128,24 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	})
 	release(err == nil || failure.Uncertain(err))
 	return acct, err
+}
+
+// checkEmail accepts a bare address (name@example.com) of at most max
+// bytes, as net/mail parses it back to itself: no display name, angle
+// brackets, comments or quoted parts, and no control or invisible
+// character (a CR LF would let the address add a header to a mail sent
+// to it; <script> has no business in it either). The local part may hold
+// UTF-8 letters (RFC 6532).
+func checkEmail(email string, max int) error {
+	if len(email) > max || strings.ContainsAny(email, "<>") ||
+		strings.ContainsFunc(email, func(r rune) bool { return unicode.IsControl(r) || login.CheckVisible(string(r)) != nil }) {
+		return emailError{max: max}
+	}
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Name != "" || a.Address != email {
+		return emailError{max: max}
+	}
+	return nil
 }
 
 // loginNames is the look-alike index, filled from storage on first use.

@@ -32,7 +32,8 @@ func RuleMessage(err error) string {
 		if errors.As(err, &ee) {
 			max = ee.max
 		}
-		return fmt.Sprintf("an e-mail address must contain '@' and be at most %d bytes", max)
+		return fmt.Sprintf("an e-mail address must be a plain address such as name@example.com (no display name, "+
+			"angle brackets, spaces or control characters) of at most %d bytes", max)
 	}
 	return ""
 }
@@ -41,7 +42,7 @@ func RuleMessage(err error) string {
 type emailError struct{ max int }
 
 func (e emailError) Error() string {
-	return fmt.Sprintf("accounts: e-mail must contain '@' and be at most %d bytes", e.max)
+	return fmt.Sprintf("accounts: e-mail must be a plain address of at most %d bytes", e.max)
 }
 
 func (e emailError) Is(target error) bool { return target == ErrBadEmail }

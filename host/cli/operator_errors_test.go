@@ -63,7 +63,7 @@ func TestEveryCommandErrorWorded(t *testing.T) {
 		{[]string{"account", "grant", "--tickets", "1"}, 2, "--login is required"},
 		{[]string{"account", "create", "--login", "taken", "--password", "pw"}, 1, `the login "taken" is already taken`},
 		{[]string{"account", "create", "--login", "no spaces", "--password", "pw"}, 1, "a login is 1 to 12"},
-		{[]string{"account", "create", "--login", "mail", "--password", "pw", "--email", "nope"}, 1, "an e-mail address must contain '@'"},
+		{[]string{"account", "create", "--login", "mail", "--password", "pw", "--email", "nope"}, 1, "an e-mail address must be a plain address"},
 		{[]string{"account", "create", "--login", "sub", "--password", "pw", "--parent", "nobody"}, 1, `--parent "nobody" must be the login of an existing main account`},
 		{[]string{"account", "create", "--login", "nopw"}, 2, "--password is required"},
 		{[]string{"account", "role", "--login", "nobody", "--operator"}, 1, `no account has the login "nobody"`},

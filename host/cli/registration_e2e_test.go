@@ -57,3 +57,27 @@ func TestLookalikeLogins(t *testing.T) {
 	}
 	ts.Host(t, "account", "create", "--login", "josé", "--password", "pw")
 }
+
+// TestRegistrationEmail: the portal and account create refuse an e-mail
+// that is not a bare address (issue 22, item 13), in their own shapes.
+func TestRegistrationEmail(t *testing.T) {
+	ts := start(t, nil)
+	for i, email := range []string{"x\r\nBcc: y@z", "a\x00b@example.com", "<script>@example.com", "Bob <bob@example.com>"} {
+		l := "mailer" + string(rune('a'+i))
+		r, err := ts.Client.PostForm(context.Background(), "/portal/register", url.Values{"login": {l}, "password": {"pw"}, "email": {email}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal(r.Body, &body); err != nil || r.Status != 400 || !strings.Contains(body.Error, "plain address") {
+			t.Errorf("register with e-mail %+q: %d %s", email, r.Status, r.Body)
+		}
+		code, _, stderr := ts.Run("account", "create", "--login", l, "--password", "pw", "--email", email)
+		if code == 0 || !strings.Contains(stderr, "plain address") || strings.Contains(stderr, "accounts:") {
+			t.Errorf("account create with e-mail %+q: exit %d, %q", email, code, stderr)
+		}
+	}
+	ts.Host(t, "account", "create", "--login", "mailer", "--password", "pw", "--email", "mailer@example.com")
+}
