@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/mail"
 	"strings"
 	"sync"
@@ -32,9 +33,15 @@ var (
 	// ErrBadEmail rejects an e-mail that is not a bare address or is
 	// longer than the limit.
 	ErrBadEmail = errors.New("accounts: e-mail must be a plain address of at most 254 bytes")
-	// ErrBadGrant rejects a grant that would make a balance negative or names
-	// a malformed upgrade.
+	// ErrBadGrant rejects a grant that would make a balance negative or
+	// overflow, or names a malformed upgrade.
 	ErrBadGrant = errors.New("accounts: bad grant")
+	// ErrGrantNegative is the ErrBadGrant of a balance that would end
+	// below zero.
+	ErrGrantNegative = errors.New("balance would go negative")
+	// ErrGrantOverflow is the ErrBadGrant of a balance that would pass the
+	// largest one stored (math.MaxInt64), where the sum would wrap round.
+	ErrGrantOverflow = errors.New("balance would overflow")
 )
 
 // Service creates accounts and grants them things.
@@ -166,7 +173,8 @@ func (s *Service) rand() io.Reader {
 }
 
 // Grant adds to an account's balances and upgrades. Amounts may be negative
-// (a correction) but no balance may end below zero.
+// (a correction) but no balance may end below zero (ErrGrantNegative) or
+// above math.MaxInt64 (ErrGrantOverflow).
 type Grant struct {
 	Gold, Silver, Tickets int64
 	Upgrades              []string
@@ -175,8 +183,19 @@ type Grant struct {
 // Apply implements actors.Change.
 func (g *Grant) Apply(tx *actors.Tx) (any, error) {
 	v := tx.View()
-	if v.Gold+g.Gold < 0 || v.Silver+g.Silver < 0 || v.Tickets+g.Tickets < 0 {
-		return nil, fmt.Errorf("%w: balance would go negative", ErrBadGrant)
+	for _, b := range []struct {
+		name      string
+		have, add int64
+	}{{"gold", v.Gold, g.Gold}, {"silver", v.Silver, g.Silver}, {"tickets", v.Tickets, g.Tickets}} {
+		// Overflow first: a wrapped sum is negative and would be
+		// reported as such.
+		if b.add > 0 && b.have > math.MaxInt64-b.add {
+			return nil, fmt.Errorf("%w: %s %w (it holds %d, the grant adds %d, the largest balance is %d)",
+				ErrBadGrant, b.name, ErrGrantOverflow, b.have, b.add, int64(math.MaxInt64))
+		}
+		if b.have+b.add < 0 {
+			return nil, fmt.Errorf("%w: %s %w (it holds %d, the grant adds %d)", ErrBadGrant, b.name, ErrGrantNegative, b.have, b.add)
+		}
 	}
 	for _, u := range g.Upgrades {
 		if !validUpgrade(u) {

@@ -57,7 +57,7 @@ func TestEveryCommandErrorWorded(t *testing.T) {
 		{[]string{"account", "show"}, 2, "--login is required"},
 		{[]string{"account", "show", "--init", "--login", "x"}, 2, "--init is only for account create"},
 		{[]string{"account", "grant", "--login", "nobody", "--gold", "1"}, 1, `no account has the login "nobody"`},
-		{[]string{"account", "grant", "--login", "taken", "--gold", "-1"}, 1, "grant refused, nothing changed: balance would go negative"},
+		{[]string{"account", "grant", "--login", "taken", "--gold", "-1"}, 1, "grant refused, nothing changed: gold balance would go negative"},
 		{[]string{"account", "grant", "--login", "taken", "--upgrade", "nodot"}, 1, `grant refused, nothing changed: upgrade "nodot"`},
 		{[]string{"account", "grant", "--login", "taken", "--tickets", "many"}, 2, `--tickets "many": not a number`},
 		{[]string{"account", "grant", "--tickets", "1"}, 2, "--login is required"},
