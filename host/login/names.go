@@ -153,7 +153,8 @@ func singleNumbering(l string) bool {
 
 // digitValue is r's decimal value: Nd characters come in contiguous runs
 // of ten starting at a zero, so the value is the distance to the run's
-// start.
+// start. Runs that touch (the mathematical digits) would be misread, but
+// NFKC folds those to ASCII, so CheckNewLogin has refused them already.
 func digitValue(r rune) rune {
 	v := rune(0)
 	for v < 9 && unicode.Is(unicode.Nd, r-v-1) {
