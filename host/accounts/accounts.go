@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net/mail"
 	"strings"
 	"sync"
 	"time"
@@ -28,11 +30,18 @@ var (
 	ErrBadLogin = errors.New("accounts: login must be 1-12 letters, digits, '_' or '-'")
 	// ErrBadPassword rejects an empty or over-long password.
 	ErrBadPassword = errors.New("accounts: password must be 1-128 characters")
-	// ErrBadEmail rejects an e-mail without '@' or longer than the limit.
-	ErrBadEmail = errors.New("accounts: e-mail must contain '@' and be at most 254 bytes")
-	// ErrBadGrant rejects a grant that would make a balance negative or names
-	// a malformed upgrade.
+	// ErrBadEmail rejects an e-mail that is not a bare address or is
+	// longer than the limit.
+	ErrBadEmail = errors.New("accounts: e-mail must be a plain address of at most 254 bytes")
+	// ErrBadGrant rejects a grant that would make a balance negative or
+	// overflow, or names a malformed upgrade.
 	ErrBadGrant = errors.New("accounts: bad grant")
+	// ErrGrantNegative is the ErrBadGrant of a balance that would end
+	// below zero.
+	ErrGrantNegative = errors.New("balance would go negative")
+	// ErrGrantOverflow is the ErrBadGrant of a balance that would pass the
+	// largest one stored (math.MaxInt64), where the sum would wrap round.
+	ErrGrantOverflow = errors.New("balance would overflow")
 )
 
 // Service creates accounts and grants them things.
@@ -58,6 +67,10 @@ type Create struct {
 func CheckLogin(l string) error {
 	if l == "" || utf8.RuneCountInString(l) > login.MaxLoginLength {
 		return ErrBadLogin
+	}
+	// Before the alphabet, which refuses them too: the sentence names them.
+	if err := login.CheckVisible(l); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadLogin, err)
 	}
 	for _, r := range l {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
@@ -89,8 +102,8 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	if maxEmail <= 0 {
 		maxEmail = 254
 	}
-	if !strings.Contains(c.Email, "@") || len(c.Email) > maxEmail {
-		return nil, emailError{max: maxEmail}
+	if err := checkEmail(c.Email, maxEmail); err != nil {
+		return nil, err
 	}
 	if c.Nickname == "" {
 		c.Nickname = c.Login
@@ -124,6 +137,24 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	return acct, err
 }
 
+// checkEmail accepts a bare address (name@example.com) of at most max
+// bytes, as net/mail parses it back to itself: no display name, angle
+// brackets, comments or quoted parts, and no control or invisible
+// character (a CR LF would let the address add a header to a mail sent
+// to it; <script> has no business in it either). The local part may hold
+// UTF-8 letters (RFC 6532).
+func checkEmail(email string, max int) error {
+	if len(email) > max || strings.ContainsAny(email, "<>") ||
+		strings.ContainsFunc(email, func(r rune) bool { return unicode.IsControl(r) || login.CheckVisible(string(r)) != nil }) {
+		return emailError{max: max}
+	}
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Name != "" || a.Address != email {
+		return emailError{max: max}
+	}
+	return nil
+}
+
 // loginNames is the look-alike index, filled from storage on first use.
 func (s *Service) loginNames() *login.Names {
 	s.namesOnce.Do(func() {
@@ -142,7 +173,8 @@ func (s *Service) rand() io.Reader {
 }
 
 // Grant adds to an account's balances and upgrades. Amounts may be negative
-// (a correction) but no balance may end below zero.
+// (a correction) but no balance may end below zero (ErrGrantNegative) or
+// above math.MaxInt64 (ErrGrantOverflow).
 type Grant struct {
 	Gold, Silver, Tickets int64
 	Upgrades              []string
@@ -151,8 +183,19 @@ type Grant struct {
 // Apply implements actors.Change.
 func (g *Grant) Apply(tx *actors.Tx) (any, error) {
 	v := tx.View()
-	if v.Gold+g.Gold < 0 || v.Silver+g.Silver < 0 || v.Tickets+g.Tickets < 0 {
-		return nil, fmt.Errorf("%w: balance would go negative", ErrBadGrant)
+	for _, b := range []struct {
+		name      string
+		have, add int64
+	}{{"gold", v.Gold, g.Gold}, {"silver", v.Silver, g.Silver}, {"tickets", v.Tickets, g.Tickets}} {
+		// Overflow first: a wrapped sum is negative and would be
+		// reported as such.
+		if b.add > 0 && b.have > math.MaxInt64-b.add {
+			return nil, fmt.Errorf("%w: %s %w (it holds %d, the grant adds %d, the largest balance is %d)",
+				ErrBadGrant, b.name, ErrGrantOverflow, b.have, b.add, int64(math.MaxInt64))
+		}
+		if b.have+b.add < 0 {
+			return nil, fmt.Errorf("%w: %s %w (it holds %d, the grant adds %d)", ErrBadGrant, b.name, ErrGrantNegative, b.have, b.add)
+		}
 	}
 	for _, u := range g.Upgrades {
 		if !validUpgrade(u) {

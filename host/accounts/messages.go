@@ -9,10 +9,19 @@ import (
 
 // RuleMessage words the rule a new account broke, for a player (the
 // registration page) or an operator (account create): "" when err is not
-// one of ErrBadLogin, ErrBadPassword, ErrBadEmail. The errors' own texts
+// one of ErrBadLogin (and the look-alike rules of package login it wraps),
+// login.ErrLoginLookalike, ErrBadPassword, ErrBadEmail. The errors' own texts
 // carry this package's name, for logs.
 func RuleMessage(err error) string {
 	switch {
+	case errors.Is(err, login.ErrInvisible):
+		return "a login must not hold invisible or text-direction characters (zero-width spaces, joiners, bidi marks, fillers)"
+	case errors.Is(err, login.ErrLoginNotNormal):
+		return "a login must be written in ordinary characters (no fullwidth or compatibility forms)"
+	case errors.Is(err, login.ErrLoginMixedScripts):
+		return "a login must not mix letters of different scripts (such as Latin and Cyrillic) or digits of different numbering systems"
+	case errors.Is(err, login.ErrLoginLookalike):
+		return "a login that looks the same already exists (logins that differ only in case, accents or look-alike letters count as the same)"
 	case errors.Is(err, ErrBadLogin):
 		return fmt.Sprintf("a login is 1 to %d letters, digits, '_' or '-'", login.MaxLoginLength)
 	case errors.Is(err, ErrBadPassword):
@@ -23,7 +32,8 @@ func RuleMessage(err error) string {
 		if errors.As(err, &ee) {
 			max = ee.max
 		}
-		return fmt.Sprintf("an e-mail address must contain '@' and be at most %d bytes", max)
+		return fmt.Sprintf("an e-mail address must be a plain address such as name@example.com (no display name, "+
+			"angle brackets, spaces or control characters) of at most %d bytes", max)
 	}
 	return ""
 }
@@ -32,7 +42,7 @@ func RuleMessage(err error) string {
 type emailError struct{ max int }
 
 func (e emailError) Error() string {
-	return fmt.Sprintf("accounts: e-mail must contain '@' and be at most %d bytes", e.max)
+	return fmt.Sprintf("accounts: e-mail must be a plain address of at most %d bytes", e.max)
 }
 
 func (e emailError) Is(target error) bool { return target == ErrBadEmail }

@@ -23,6 +23,8 @@ import (
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/supervisor"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -44,6 +46,10 @@ type App struct {
 	// guideTally is the guides area's live vote counts while it serves
 	// (see GuideTally).
 	guideTally atomic.Pointer[guides.Tally]
+
+	// pluginClock times each area's plugin supervisor (WithPluginClock);
+	// nil: the real clock.
+	pluginClock func(sdk.Area) supervisor.Clock
 }
 
 // GuideTally is the players' vote counts: the guides area's live ones

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
@@ -237,21 +236,37 @@ var errNoDataDir = errors.New("no data directory")
 
 // checkDataDir refuses a data directory that does not exist or holds no
 // database, so a mistyped --data never silently creates an empty one.
-func checkDataDir(dir string) error {
-	info, err := os.Stat(dir)
+func checkDataDir(dir string) error { return checkDataDirWith(dir, os.Stat, os.ReadDir) }
+
+// checkDataDirWith is checkDataDir reading the filesystem through stat and
+// readDir. A directory the operator may not read is said to be so (a
+// non-owner was told it held no database: the listing's error was lost).
+func checkDataDirWith(dir string, stat func(string) (os.FileInfo, error), readDir func(string) ([]os.DirEntry, error)) error {
+	info, err := stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return &opError{cause: errNoDataDir, msg: fmt.Sprintf("data directory %s does not exist (check --data; "+
 			"'%s serve --data DIR' or '%s account create --init --data DIR ...' creates one)", dir, Name, Name)}
+	case errors.Is(err, os.ErrPermission):
+		return permissionDenied(dir, err)
 	case err != nil:
 		return &opError{cause: err, msg: fmt.Sprintf("cannot read data directory %s: %v", dir, unwrapPath(err))}
 	case !info.IsDir():
 		return &opError{cause: errNoDataDir, msg: fmt.Sprintf("data directory %s is not a directory", dir)}
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, dbDirName+"*")); len(m) == 0 {
-		return &opError{cause: errNoDataDir, msg: fmt.Sprintf("%s is not a data directory: it holds no database (check --data)", dir)}
+	entries, err := readDir(dir)
+	switch {
+	case errors.Is(err, os.ErrPermission):
+		return permissionDenied(dir, err)
+	case err != nil:
+		return &opError{cause: err, msg: fmt.Sprintf("cannot read data directory %s: %v", dir, unwrapPath(err))}
 	}
-	return nil
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), dbDirName) {
+			return nil
+		}
+	}
+	return &opError{cause: errNoDataDir, msg: fmt.Sprintf("%s is not a data directory: it holds no database (check --data)", dir)}
 }
 
 // groupHelp answers command words that name no operator command: the

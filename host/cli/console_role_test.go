@@ -16,8 +16,15 @@ func TestAccountRole(t *testing.T) {
 		code int
 		out  string
 	}{
+		{"show a player", []string{"account", "role", "--login", "mod"}, 0, "mod is not an operator"},
 		{"give", []string{"account", "role", "--login", "mod", "--operator"}, 0, "mod is an operator"},
+		// Without --operator the role is shown, not taken away (issue 22,
+		// item 15): the role survives and account show prints it.
+		{"show an operator", []string{"account", "role", "--login", "mod"}, 0, "mod is an operator"},
+		{"still an operator", []string{"account", "show", "--login", "mod"}, 0, "role operator"},
 		{"take", []string{"account", "role", "--login", "mod", "--operator=false"}, 0, "mod is not an operator"},
+		{"shown as a player", []string{"account", "show", "--login", "mod"}, 0, "role player"},
+		{"show unknown login", []string{"account", "role", "--login", "nobody"}, 1, ""},
 		{"no login", []string{"account", "role", "--operator"}, 2, ""},
 		{"unknown login", []string{"account", "role", "--login", "nobody", "--operator"}, 1, ""},
 	} {

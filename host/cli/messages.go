@@ -180,12 +180,19 @@ func openError(dir string, err error) error {
 	case errors.Is(err, storage.ErrNewerSchema), errors.Is(err, storage.ErrCorrupt):
 		return err // explain words these
 	case errors.Is(err, os.ErrPermission):
-		return &opError{cause: err, msg: fmt.Sprintf("cannot open the data directory %s: permission denied (run the command as the user the server runs as)", dir)}
+		return permissionDenied(dir, err)
 	case isLocked(err):
 		return &opError{cause: err, msg: fmt.Sprintf("the database in %s is in use by another process (a server running, starting or "+
 			"stopping on it, or another command): stop it, or retry in a moment", dir)}
 	}
 	return &opError{cause: err, msg: fmt.Sprintf("cannot open the database in %s: %s", dir, stripInternal(unwrapPath(err)))}
+}
+
+// permissionDenied words a data directory (or a file in it) the operator
+// may not read or write: EACCES and EPERM, which os.ErrPermission matches.
+func permissionDenied(dir string, err error) error {
+	return &opError{cause: err, msg: fmt.Sprintf("cannot open the data directory %s: permission denied "+
+		"(run the command as the user the server runs as, the owner of the directory)", dir)}
 }
 
 // isLocked reports whether err is the database's lock held by another

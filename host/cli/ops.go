@@ -70,7 +70,7 @@ var ops = []op{
 		parse: parseGrant, empty: func() Request { return new(GrantRequest) }},
 	{name: "account show", usage: "--login L",
 		parse: parseShowAccount, empty: func() Request { return new(ShowAccountRequest) }},
-	{name: "account role", usage: "--login L --operator[=false]",
+	{name: "account role", usage: "--login L [--operator[=false]]",
 		parse: parseRole, empty: func() Request { return new(RoleRequest) }},
 	{name: "account delete", usage: "--login L --yes",
 		parse: parseDeleteAccount, empty: func() Request { return new(DeleteAccountRequest) }},
@@ -335,6 +335,15 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 		return err
 	}
 	fmt.Fprintf(out, "account %d %q nickname %q email %q super %d\n", acct.ID, acct.Login, acct.Nickname, acct.Email, acct.SuperID)
+	operator, err := console.IsOperator(app.DB, acct.ID)
+	if err != nil {
+		return err
+	}
+	if operator {
+		fmt.Fprintln(out, "role operator (may sign in to the web console)")
+	} else {
+		fmt.Fprintln(out, "role player")
+	}
 	printBalances(out, acct)
 	subs, err := app.DB.SubAccounts(acct.SuperID)
 	if err != nil {
@@ -366,10 +375,12 @@ func printBalances(out io.Writer, a *storage.Account) {
 	fmt.Fprintf(out, "upgrades %d: %s\n", len(ids), strings.Join(ids, " "))
 }
 
-// RoleRequest gives or takes away the operator role (web console sign-in).
+// RoleRequest gives or takes away the operator role (web console sign-in),
+// or, with Operator nil (no --operator), shows it: a command line that
+// names no change changes nothing.
 type RoleRequest struct {
 	Login    string `json:"login"`
-	Operator bool   `json:"operator"`
+	Operator *bool  `json:"operator,omitempty"`
 }
 
 func (*RoleRequest) Op() string { return "account role" }
@@ -377,13 +388,27 @@ func (*RoleRequest) Op() string { return "account role" }
 func (r *RoleRequest) Validate() error { return needLogin(r.Login) }
 
 func (r *RoleRequest) Run(ctx context.Context, app *App, out io.Writer) error {
-	if err := console.SetOperator(ctx, app.Sys, r.Login, r.Operator); err != nil {
+	operator := false
+	if r.Operator == nil {
+		id, err := app.DB.LoginID(r.Login)
+		if err == nil {
+			operator, err = console.IsOperator(app.DB, id)
+		}
 		if isUnknownAccount(err) {
 			return unknownLogin(r.Login, err)
+		} else if err != nil {
+			return err
 		}
-		return err
+	} else {
+		operator = *r.Operator
+		if err := console.SetOperator(ctx, app.Sys, r.Login, operator); err != nil {
+			if isUnknownAccount(err) {
+				return unknownLogin(r.Login, err)
+			}
+			return err
+		}
 	}
-	if r.Operator {
+	if operator {
 		fmt.Fprintf(out, "%s is an operator (may sign in to the web console)\n", r.Login)
 	} else {
 		fmt.Fprintf(out, "%s is not an operator\n", r.Login)
@@ -395,10 +420,15 @@ func parseRole(args []string) (Request, error) {
 	fs := newFlags("account role", nil)
 	var r RoleRequest
 	fs.StringVar(&r.Login, "login", "", "login of the account")
-	fs.BoolVar(&r.Operator, "operator", false, "give the operator role (web console sign-in); --operator=false takes it away")
+	operator := fs.Bool("operator", false, "give the operator role (web console sign-in); --operator=false takes it away; without it the role is shown")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "operator" {
+			r.Operator = operator
+		}
+	})
 	return checked(&r)
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/plugins/examples/pity"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
@@ -173,16 +175,32 @@ func healthz(t *testing.T, ts *clitest.Server) (int, string) {
 }
 
 // TestHungPluginRestarted stops the plinko plugin with SIGSTOP while drops
-// are in flight: the host notices the missed pings, /healthz answers 503
+// are in flight: the host notices the unanswered ping, /healthz answers 503
 // naming plinko, the drops in flight get the decider-unavailable status and
 // change nothing, and the plugin is killed and restarted.
+//
+// The supervisor's pings and restart backoff run on a clock the test steps
+// (cli.WithPluginClock), so each step happens when the test says and
+// nothing depends on how fast the machine runs: before, the pings ran on
+// real time (100 ms apart, 2 s to answer) and the test polled /healthz
+// every 5 ms hoping to catch the short window between the hung plugin's
+// detection and its restart. On a loaded machine the poll could miss that
+// window, the drop goroutines could start only after the restart (so none
+// met the stopped plugin), and a healthy plugin slow to answer a ping was
+// restarted once more than counted.
 func TestHungPluginRestarted(t *testing.T) {
-	ts := clitest.Start(t, func(c *config.Config) {
+	const pingInterval, pingTimeout = time.Second, 2 * time.Second
+	clock, frozen := newManualClock(), newManualClock() // frozen: the other areas are never pinged
+	ts := clitest.StartWith(t, func(c *config.Config) {
 		p := c.Plugins[string(sdk.AreaPlinko)]
-		p.PingInterval, p.PingTimeout = config.Duration{Duration: 100 * time.Millisecond}, config.Duration{Duration: 2 * time.Second}
-		p.CallTimeout = config.Duration{Duration: 5 * time.Second}
+		p.PingInterval, p.PingTimeout = config.Duration{Duration: pingInterval}, config.Duration{Duration: pingTimeout}
 		c.Plugins[string(sdk.AreaPlinko)] = p
-	})
+	}, cli.WithPluginClock(func(area sdk.Area) supervisor.Clock {
+		if area == sdk.AreaPlinko {
+			return clock
+		}
+		return frozen
+	}))
 	ts.Host(t, "account", "create", "--login", "frozen", "--password", "pw")
 	ts.Host(t, "account", "grant", "--login", "frozen", "--tickets", "100000")
 	s, err := ts.Client.Login(context.Background(), "frozen", "pw")
@@ -193,10 +211,12 @@ func TestHungPluginRestarted(t *testing.T) {
 		t.Fatalf("healthz before: %d %q", code, body)
 	}
 	old, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+	clock.await(t, pingInterval) // the supervisor watches the plugin
 	if err := syscall.Kill(old.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	// Drops in flight against the stopped plugin.
+	// Drops in flight against the stopped plugin: they wait for its answer
+	// until it is killed below.
 	const inFlight = 4
 	results := make([]dropResult, inFlight)
 	var wg sync.WaitGroup
@@ -207,52 +227,37 @@ func TestHungPluginRestarted(t *testing.T) {
 			results[i], _ = drop(context.Background(), ts.Client, s.Cookie)
 		}()
 	}
-	// Unhealthy while it is down (the window lasts until the restart).
-	saw503 := false
-	deadline := time.Now().Add(30 * time.Second)
-	for !saw503 && time.Now().Before(deadline) {
-		if st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko); st.PID != old.PID && st.State == supervisor.StateRunning {
-			break
-		}
-		code, body := healthz(t, ts)
-		if code == http.StatusServiceUnavailable {
-			saw503 = true
-			if !strings.Contains(body, string(sdk.AreaPlinko)) {
-				t.Errorf("healthz body %q does not name plinko", body)
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
+	clock.advance(pingInterval) // a ping is due: the stopped plugin does not answer it
+	clock.await(t, pingTimeout)
+	clock.advance(pingTimeout) // the ping failed: the plugin is killed, its restart waits on the clock
+	clock.await(t, 0)
+	// Between the kill and the restart: unhealthy, and every drop refused.
+	if st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko); st.State != supervisor.StateRestarting || st.PID != 0 {
+		t.Errorf("status while restarting %+v", st)
+	}
+	if code, body := healthz(t, ts); code != http.StatusServiceUnavailable || !strings.Contains(body, string(sdk.AreaPlinko)) {
+		t.Errorf("healthz while the plugin is down: %d %q, want 503 naming plinko", code, body)
 	}
 	wg.Wait()
-	st := waitPlugin(t, ts, func(st supervisor.Status) bool { return st.State == supervisor.StateRunning && st.PID != old.PID })
-	if !saw503 {
-		t.Error("/healthz never answered 503 while the plugin was hung")
-	}
-	if st.Restarts != 1 || !errors.Is(st.LastError, sdk.ErrUnavailable) {
-		t.Errorf("status after restart %+v", st)
-	}
-	// A drop sent while the plugin was stopped fails with the area's error and
-	// changes nothing. On a loaded machine a goroutine may only send its drop
-	// after the restart, and the new plugin then serves it: then the stored
-	// balance is the one the last served drop answered. At least one drop
-	// must have met the stopped plugin.
-	failed, balances := 0, map[int64]bool{}
-	for _, r := range results {
+	for i, r := range results {
 		if r.ok {
-			balances[r.tickets] = true
-		} else {
-			failed++
+			t.Errorf("drop %d in flight succeeded: %+v", i, r)
 		}
 	}
-	if failed == 0 {
-		t.Error("no drop met the stopped plugin")
-	}
-	if len(balances) == 0 {
-		balances[100000] = true
+	// A drop now is refused with the decider-unavailable status; the
+	// account's changes run in order, so every drop above has run too.
+	if code := dropStatus(t, ts, s.Cookie); code != int64(plinko.StatusDeciderUnavailable) {
+		t.Errorf("drop while the plugin is down: status_code %d, want %d", code, plinko.StatusDeciderUnavailable)
 	}
 	acct, _ := ts.Runtime.App.Sys.Account(context.Background(), mustID(t, ts, "frozen"))
-	if !balances[acct.Tickets] {
-		t.Errorf("tickets %d after the hung plugin, want one of %v (replies: %+v)", acct.Tickets, balances, results)
+	if acct.Tickets != 100000 {
+		t.Errorf("tickets %d after the hung plugin, want 100000 (replies: %+v)", acct.Tickets, results)
+	}
+	clock.advance(0)             // the restart begins
+	clock.await(t, pingInterval) // the new plugin runs and is watched
+	st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+	if st.State != supervisor.StateRunning || st.PID == old.PID || st.PID == 0 || st.Restarts != 1 || !errors.Is(st.LastError, sdk.ErrUnavailable) {
+		t.Errorf("status after restart %+v", st)
 	}
 	if code, body := healthz(t, ts); code != http.StatusOK {
 		t.Errorf("healthz after restart: %d %q", code, body)
@@ -263,6 +268,87 @@ func TestHungPluginRestarted(t *testing.T) {
 	if out := ts.Host(t, "plugins"); !strings.Contains(out, "bundled@") || !strings.Contains(out, "ping") {
 		t.Errorf("host plugins does not show the plugin and its last error:\n%s", out)
 	}
+}
+
+// dropStatus sends one drop and returns its status_code.
+func dropStatus(t *testing.T, ts *clitest.Server, cookie string) int64 {
+	t.Helper()
+	r, err := ts.Client.PostForm(context.Background(), "/master/casino/drop/", url.Values{"cookie": {cookie}, "currency": {"tickets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.PHP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return num(a, "status_code")
+}
+
+// manualClock is a supervisor.Clock that moves only when the test says:
+// every timer, a zero-length one included, fires on advance.
+type manualClock struct {
+	mu      sync.Mutex
+	now     time.Duration // since the clock was made
+	timers  []manualTimer
+	changed chan struct{} // closed (and replaced) when a timer is set
+}
+
+type manualTimer struct {
+	at, d time.Duration
+	c     chan time.Time
+}
+
+func newManualClock() *manualClock { return &manualClock{changed: make(chan struct{})} }
+
+// After implements supervisor.Clock.
+func (c *manualClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, manualTimer{at: c.now + d, d: d, c: ch})
+	close(c.changed)
+	c.changed = make(chan struct{})
+	return ch
+}
+
+// await returns once a timer of length d is set: the supervisor waits on
+// it. The failsafe only ends a test that would otherwise hang.
+func (c *manualClock) await(t *testing.T, d time.Duration) {
+	t.Helper()
+	failsafe := time.NewTimer(2 * time.Minute)
+	defer failsafe.Stop()
+	for {
+		c.mu.Lock()
+		for _, tm := range c.timers {
+			if tm.d == d {
+				c.mu.Unlock()
+				return
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-failsafe.C:
+			t.Fatalf("the supervisor never waited %v", d)
+		}
+	}
+}
+
+// advance moves the clock by d and fires the timers that are due.
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now += d
+	kept := c.timers[:0]
+	for _, tm := range c.timers {
+		if tm.at <= c.now {
+			tm.c <- time.Unix(0, 0).Add(tm.at)
+		} else {
+			kept = append(kept, tm)
+		}
+	}
+	c.timers = kept
 }
 
 func mustID(t *testing.T, ts *clitest.Server, login string) storage.AccountID {

@@ -138,7 +138,11 @@ func (a *App) startPlugins(ctx context.Context) error {
 			StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
 			PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
 			BatchesInFlight: pc.BatchesInFlight}
-		s := supervisor.New(src, supervisor.Options{Logger: a.Log.With("plugin", string(area))})
+		opts := supervisor.Options{Logger: a.Log.With("plugin", string(area))}
+		if a.pluginClock != nil {
+			opts.Clock = a.pluginClock(area)
+		}
+		s := supervisor.New(src, opts)
 		if err := s.Start(ctx); err != nil {
 			a.Plugins.Stop()
 			how := "the bundled plugin"

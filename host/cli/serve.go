@@ -19,6 +19,7 @@ import (
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/supervisor"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -124,12 +125,26 @@ func (rt *Runtime) sweepSessions() {
 	}
 }
 
+// StartOption changes how Start runs the server, beyond its settings.
+type StartOption func(*App)
+
+// WithPluginClock times the pings and restart backoff of each area's
+// plugin supervisor by clock(area) instead of the real clock (see
+// supervisor.Options.Clock): tests step it to make a hung plugin's
+// detection and restart happen when they say.
+func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
+	return func(a *App) { a.pluginClock = clock }
+}
+
 // Start opens the data directory, seeds demo content if asked, and serves
 // HTTP on cfg.Server.Listen and the admin socket in the data directory.
-func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer) (*Runtime, error) {
+func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
 	app, err := OpenApp(cfg, log)
 	if err != nil {
 		return nil, openError(cfg.Storage.DataDir, err)
+	}
+	for _, o := range opts {
+		o(app)
 	}
 	if demo {
 		if err := seedDemo(ctx, app, stdout); err != nil {

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -180,6 +181,9 @@ func validate(g *Guide) []string {
 	}
 	checkText("guide_name", g.Name, MaxNameRunes, true)
 	checkText("author_name", g.AuthorName, MaxNameRunes, true)
+	if login.CheckVisible(g.AuthorName) != nil { // an author shown as another (a right-to-left override, a zero-width space)
+		ps = append(ps, "author_name holds an invisible or text-direction character")
+	}
 	checkText("hero_name", g.HeroName, MaxNameRunes, false)
 	checkText("txt_intro", g.Intro, MaxIntroRunes, false)
 	if g.Edited.IsZero() {

@@ -6,84 +6,229 @@ import (
 	"sync"
 	"unicode"
 
+	"go.mau.fi/util/confusable"
 	"golang.org/x/text/unicode/norm"
 )
 
-// Errors of CheckNewLogin and Names.Reserve.
+// Errors of CheckNewLogin, CheckVisible and Names.Reserve.
 var (
 	// ErrLoginNotNormal refuses a login that Unicode NFKC normalisation
 	// changes (fullwidth ｄｅｍｏ, ligatures, compatibility forms): it could
 	// be typed two ways.
 	ErrLoginNotNormal = errors.New("login must be written in ordinary characters (Unicode NFKC form)")
-	// ErrLoginMixedScripts refuses a login that mixes Latin, Cyrillic and
-	// Greek letters (dеmo with a Cyrillic е).
-	ErrLoginMixedScripts = errors.New("login must not mix Latin, Cyrillic and Greek letters")
+	// ErrLoginMixedScripts refuses a login that mixes letters of several
+	// scripts (dеmo with a Cyrillic е, Ꭰemo with a Cherokee Ꭰ) or digits
+	// of several numbering systems (demo1١).
+	ErrLoginMixedScripts = errors.New("login must not mix letters of different scripts or digits of different numbering systems")
 	// ErrLoginLookalike refuses a login that looks like an existing one
-	// (DEMO, dеmo or dem0 next to demo).
+	// (DEMO, dеmo, dem0, ḍemo or ᴅᴇᴍᴏ next to demo).
 	ErrLoginLookalike = errors.New("a login that looks the same already exists")
+	// ErrInvisible refuses a name holding a character that shows nothing
+	// or changes how its neighbours show: zero-width characters, bidi
+	// controls, other format characters (Unicode Cf), fillers and
+	// variation selectors (Default_Ignorable_Code_Point).
+	ErrInvisible = errors.New("name must not hold invisible or text-direction characters")
 )
 
 // CheckNewLogin applies the look-alike rules to the login of a new account
-// (the alphabet and length are checked by the caller).
+// (the alphabet and length are checked by the caller): no invisible
+// character, NFKC normal, one script (Unicode's Common and Inherited
+// characters go with any; Han goes with Hiragana and Katakana, Hangul or
+// Bopomofo, as UTS #39's "highly restrictive" level allows) and digits of
+// one numbering system.
 func CheckNewLogin(l string) error {
+	if err := CheckVisible(l); err != nil {
+		return err
+	}
 	if !norm.NFKC.IsNormalString(l) {
 		return ErrLoginNotNormal
 	}
-	var latin, cyrillic, greek bool
-	for _, r := range l {
-		latin = latin || unicode.Is(unicode.Latin, r)
-		cyrillic = cyrillic || unicode.Is(unicode.Cyrillic, r)
-		greek = greek || unicode.Is(unicode.Greek, r)
-	}
-	if n := b2i(latin) + b2i(cyrillic) + b2i(greek); n > 1 {
+	if !singleScript(l) || !singleNumbering(l) {
 		return ErrLoginMixedScripts
 	}
 	return nil
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// Skeleton maps a login to the form two look-alike logins share: NFKC
-// normalised, lower case, each Cyrillic and Greek letter that looks like a
-// Latin one replaced by it, digits and letters that look alike (0/o, 1/l/i)
-// and letter pairs (rn/m, vv/w) merged. It follows the idea of Unicode
-// TR 39's skeleton with a compact table for the scripts the game's players
-// use (Latin, Cyrillic, Greek), not the full confusables data.
-func Skeleton(l string) string {
-	l = strings.ToLower(norm.NFKC.String(l))
-	var b strings.Builder
-	for _, r := range l {
-		if m, ok := confusables[r]; ok {
-			r = m
+// CheckVisible refuses text holding an invisible or bidi character (see
+// ErrInvisible): such a character lets two names that show the same
+// differ, or makes one name show as another (a right-to-left override).
+// Logins and guide author names go through it.
+func CheckVisible(s string) error {
+	for _, r := range s {
+		if invisible(r) {
+			return ErrInvisible
 		}
-		b.WriteRune(r)
 	}
-	return pairs.Replace(b.String())
+	return nil
 }
 
-// confusables maps lower-case letters and digits to the Latin letter they
-// are mistaken for. Cyrillic and Greek letters are mapped by the look of
-// their capital and their small form where those agree; where they do not
-// (Greek ν, η, μ) the small form, the one logins are usually typed in, wins.
-var confusables = map[rune]rune{
-	// Digits and Latin.
-	'0': 'o', '1': 'l', 'i': 'l', 'ı': 'l',
-	// Cyrillic.
-	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c',
-	'т': 't', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'l', 'ї': 'l', 'ј': 'j', 'ԁ': 'd', 'һ': 'h', 'ӏ': 'l',
-	'ԛ': 'q', 'ԝ': 'w', 'ь': 'b', 'г': 'r', 'п': 'n', 'з': '3',
-	// Greek.
-	'α': 'a', 'β': 'b', 'ε': 'e', 'ζ': 'z', 'η': 'n', 'ι': 'l', 'κ': 'k', 'μ': 'u', 'ν': 'v', 'ο': 'o',
-	'ρ': 'p', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y', 'ω': 'w',
+// invisible reports whether r is a Default_Ignorable_Code_Point (Unicode's
+// derived property: Other_Default_Ignorable_Code_Point, Cf and variation
+// selectors; the standard library has its parts, not the derived set) or a
+// bidi control. All of Cf is refused, the few Cf characters that do show
+// (the Arabic number signs) included: none belongs in a name.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector,
+		unicode.Bidi_Control, unicode.Join_Control)
 }
 
-// pairs merges letter pairs that read as one letter.
-var pairs = strings.NewReplacer("rn", "m", "vv", "w")
+// scriptOf returns the name of r's Unicode script ("Common" when none
+// matches: unassigned characters, which the caller's alphabet refuses).
+func scriptOf(r rune) string {
+	for _, name := range scriptOrder {
+		if unicode.Is(unicode.Scripts[name], r) {
+			return name
+		}
+	}
+	return "Common"
+}
+
+// scriptOrder is unicode.Scripts' names, the usual ones first so that a
+// login of Latin letters finds its script at once.
+var scriptOrder = func() []string {
+	first := []string{"Latin", "Common", "Inherited", "Cyrillic", "Greek", "Han", "Hiragana", "Katakana", "Hangul", "Arabic", "Hebrew", "Thai"}
+	seen := map[string]bool{}
+	for _, n := range first {
+		seen[n] = true
+	}
+	for n := range unicode.Scripts {
+		if !seen[n] {
+			first = append(first, n)
+		}
+	}
+	return first
+}()
+
+// cjk are the combinations of scripts one language writes together.
+var cjk = [][]string{{"Han", "Hiragana", "Katakana"}, {"Han", "Hangul"}, {"Han", "Bopomofo"}}
+
+func singleScript(l string) bool {
+	scripts := map[string]bool{}
+	for _, r := range l {
+		if s := scriptOf(r); s != "Common" && s != "Inherited" {
+			scripts[s] = true
+		}
+	}
+	if len(scripts) <= 1 {
+		return true
+	}
+next:
+	for _, set := range cjk {
+		for s := range scripts {
+			if !contains(set, s) {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func contains(set []string, s string) bool {
+	for _, x := range set {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// singleNumbering reports whether every decimal digit of l comes from the
+// same run of ten (ASCII 0-9, Arabic-Indic ٠-٩, ...): demo1 and demo١ look
+// alike, and a login mixing both would stand for either.
+func singleNumbering(l string) bool {
+	zero := rune(-1)
+	for _, r := range l {
+		if !unicode.Is(unicode.Nd, r) {
+			continue
+		}
+		z := r - digitValue(r)
+		if zero >= 0 && z != zero {
+			return false
+		}
+		zero = z
+	}
+	return true
+}
+
+// digitValue is r's decimal value: Nd characters come in contiguous runs
+// of ten starting at a zero, so the value is the distance to the run's
+// start. Runs that touch (the mathematical digits) would be misread, but
+// NFKC folds those to ASCII, so CheckNewLogin has refused them already.
+func digitValue(r rune) rune {
+	v := rune(0)
+	for v < 9 && unicode.Is(unicode.Nd, r-v-1) {
+		v++
+	}
+	return v
+}
+
+// Skeleton maps a login to the form two look-alike logins share. It is
+// Unicode's confusable skeleton (UTS #39, from the go.mau.fi/util
+// confusables table) made case- and accent-blind, since logins are chosen
+// so:
+//   - NFKC normalised (ｄｅｍｏ), mapped by the table (which maps
+//     capitals too: I and l), then lower-cased (DEMO); as I is both l and
+//     a capital i, i joins l too;
+//   - small capitals read as their capital (ᴅᴇᴍᴏ);
+//   - combining marks shared by all scripts (Unicode script Inherited:
+//     accents, dots, strokes; not the vowel signs of Indic scripts) are
+//     dropped, so ḍemo, đemo and josé meet demo and jose;
+//   - vv reads as w (a pair the table leaves alone, unlike rn and m).
+//
+// Lower-casing can yield a character the table maps again (a Cherokee
+// capital lowers to a letter that looks like a small capital D), so the
+// steps repeat until nothing changes.
+//
+// The look-alike index (Names) is rebuilt from the stored logins at each
+// start, never stored, so a change of these rules or of the table needs no
+// migration: two existing logins that come to share a skeleton both stay,
+// and new ones like them are refused.
+func Skeleton(l string) string {
+	s := norm.NFKC.String(l)
+	for range 4 {
+		next := skeletonStep(s)
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
+}
+
+func skeletonStep(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if c, ok := smallCapitals[r]; ok {
+			return c
+		}
+		return r
+	}, s)
+	// The table before lower-casing: it maps capitals too (I to l).
+	s = strings.ToLower(confusable.Skeleton(s))
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Inherited, r) && unicode.Is(unicode.Mn, r):
+			return -1
+		case r == 'i': // I looks like l and like i: all three are one
+			return 'l'
+		}
+		return r
+	}, norm.NFD.String(s))
+	return pairs.Replace(s)
+}
+
+// smallCapitals maps the Latin small capital letters (IPA and phonetic
+// extensions), which UTS #39 keeps apart from the letters because it is
+// case-sensitive, to the capital they are a small form of.
+var smallCapitals = map[rune]rune{
+	'ᴀ': 'A', 'ʙ': 'B', 'ᴄ': 'C', 'ᴅ': 'D', 'ᴇ': 'E', 'ꜰ': 'F', 'ɢ': 'G', 'ʜ': 'H', 'ɪ': 'I', 'ᴊ': 'J',
+	'ᴋ': 'K', 'ʟ': 'L', 'ᴍ': 'M', 'ɴ': 'N', 'ᴏ': 'O', 'ᴘ': 'P', 'ꞯ': 'Q', 'ʀ': 'R', 'ꜱ': 'S', 'ᴛ': 'T',
+	'ᴜ': 'U', 'ᴠ': 'V', 'ᴡ': 'W', 'ʏ': 'Y', 'ᴢ': 'Z',
+}
+
+// pairs merges letter pairs that read as one letter and the table leaves
+// apart.
+var pairs = strings.NewReplacer("vv", "w")
 
 // Names is the set of skeletons of existing logins, so that a new login
 // that looks like one of them is refused. It is an index of what storage

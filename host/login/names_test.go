@@ -21,6 +21,19 @@ func TestSkeleton(t *testing.T) {
 		{"modern", "modem", true}, // rn / m
 		{"demo", "dema", false},
 		{"alice", "bob", false},
+		// The second red team's look-alikes (issue 22, item 12).
+		{"demo", "demօ", true},     // Armenian o
+		{"demo", "Ꭰemo", true},     // Cherokee capital A, which looks like D
+		{"demo", "ꭰemo", true},     // its lower case, which looks like a small capital D
+		{"alice1", "ɑlice1", true}, // Latin alpha
+		{"friend", "frɩend", true}, // Latin iota
+		{"demo", "ᴅᴇᴍᴏ", true},     // small capitals
+		{"demo", "đemo", true},     // d with stroke
+		{"demo", "ḍemo", true},     // d with dot below
+		{"jose", "josé", true},     // accents are not told apart
+		{"vvolf", "wolf", true},
+		{"josé", "josie", false},
+		{"Демо", "Дема", false},
 	} {
 		if got := Skeleton(tc.a) == Skeleton(tc.b); got != tc.same {
 			t.Errorf("Skeleton(%q)=%q, Skeleton(%q)=%q: same=%v, want %v", tc.a, Skeleton(tc.a), tc.b, Skeleton(tc.b), got, tc.same)
@@ -28,6 +41,63 @@ func TestSkeleton(t *testing.T) {
 	}
 }
 
+// TestCheckVisible: invisible and text-direction characters are refused
+// in any name; visible text passes.
+func TestCheckVisible(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want error
+	}{
+		{"demo", nil},
+		{"josé", nil},
+		{"Guide Writer", nil},
+		{"de\u200bmo", ErrInvisible},     // zero-width space
+		{"de\u200dmo", ErrInvisible},     // zero-width joiner
+		{"demo\u2060", ErrInvisible},     // word joiner
+		{"\u202edemo", ErrInvisible},     // right-to-left override
+		{"demo\u2066", ErrInvisible},     // left-to-right isolate
+		{"de\u200fmo", ErrInvisible},     // right-to-left mark
+		{"demo\u00ad", ErrInvisible},     // soft hyphen
+		{"\ufeffdemo", ErrInvisible},     // byte order mark
+		{"demo\u3164", ErrInvisible},     // Hangul filler (a letter that shows nothing)
+		{"demo\ufe0f", ErrInvisible},     // variation selector
+		{"de\u034fmo", ErrInvisible},     // combining grapheme joiner
+		{"demo\U000e0041", ErrInvisible}, // tag character
+	} {
+		if err := CheckVisible(tc.s); !errors.Is(err, tc.want) {
+			t.Errorf("CheckVisible(%+q) = %v, want %v", tc.s, err, tc.want)
+		}
+		if tc.want != nil {
+			if err := CheckNewLogin(tc.s); !errors.Is(err, tc.want) {
+				t.Errorf("CheckNewLogin(%+q) = %v, want %v", tc.s, err, tc.want)
+			}
+		}
+	}
+}
+
+// TestNamesLookalikes: each look-alike of the red team's list is refused
+// next to the login it imitates, and ordinary logins are accepted.
+func TestNamesLookalikes(t *testing.T) {
+	n := NewNames(func(add func(string)) error {
+		for _, l := range []string{"demo", "friend", "alice1", "jose"} {
+			add(l)
+		}
+		return nil
+	})
+	for _, l := range []string{"demօ", "Ꭰemo", "ɑlice1", "frɩend", "ᴅᴇᴍᴏ", "đemo", "ḍemo", "DEMO", "dem0", "Friend", "josé"} {
+		if _, err := n.Reserve(l); !errors.Is(err, ErrLoginLookalike) {
+			t.Errorf("Reserve(%q) next to demo, friend, alice1, jose = %v, want ErrLoginLookalike", l, err)
+		}
+	}
+	for _, l := range []string{"josie", "alice2", "Zoë", "Демо", "Δήμος", "player_1", "山田", "やまだ太郎"} {
+		if err := CheckNewLogin(l); err != nil {
+			t.Errorf("CheckNewLogin(%q) = %v, want nil", l, err)
+		}
+		if _, err := n.Reserve(l); err != nil {
+			t.Errorf("Reserve(%q) = %v, want nil", l, err)
+		}
+	}
+}
 func TestCheckNewLogin(t *testing.T) {
 	for login, want := range map[string]error{
 		"demo":     nil,
@@ -37,6 +107,14 @@ func TestCheckNewLogin(t *testing.T) {
 		"ｄｅｍｏ":     ErrLoginNotNormal,
 		"ﬁsh":      ErrLoginNotNormal, // ligature
 		"player_1": nil,
+		"demօ":     ErrLoginMixedScripts, // Latin and Armenian
+		"Ꭰemo":     ErrLoginMixedScripts, // Cherokee and Latin
+		"demo١":    ErrLoginMixedScripts, // Latin and an Arabic-Indic digit
+		"دمو1١":    ErrLoginMixedScripts, // two numbering systems
+		"دمو١":     nil,
+		"やまだ太郎":    nil, // Hiragana and Han: Japanese
+		"김철수":      nil,
+		"josé":     nil,
 	} {
 		if err := CheckNewLogin(login); !errors.Is(err, want) {
 			t.Errorf("CheckNewLogin(%q) = %v, want %v", login, err, want)

@@ -224,7 +224,11 @@ func (a *Area) cost(c sdk.Currency) int64 {
 func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	var req dropRequest
 	if err := r.Decode(&req); err != nil {
-		return a.dropFailFor(ctx, r.Form.Get("cookie"), fmt.Errorf("%w: %w", ErrBadRequest, err))
+		err = fmt.Errorf("%w: %w", ErrBadRequest, err)
+		if id, aerr := a.authenticate(r.Form.Get("cookie")); aerr == nil {
+			return a.dropFailFor(ctx, id, err)
+		}
+		return a.dropFail(err, nil)
 	}
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
@@ -232,11 +236,11 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	}
 	cur := sdk.Currency(req.Currency)
 	if !cur.Valid() {
-		return a.dropFailFor(ctx, req.Cookie, fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency))
+		return a.dropFailFor(ctx, id, fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency))
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.dropFailFor(ctx, req.Cookie, err)
+		return a.dropFailFor(ctx, id, err)
 	}
 	res, err := a.d.Sys.Apply(ctx, id, &dropChange{ctx: ctx, decider: a.d.Decider, view: view, currency: cur, cost: a.cost(cur)})
 	if err != nil {
@@ -248,7 +252,9 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 		case errors.As(err, &re):
 			return a.dropFail(err, &re.bal)
 		}
-		return a.dropFail(err, nil)
+		// The change did not apply (a commit refused, a timeout): the
+		// balances are the published ones.
+		return a.dropFailFor(ctx, id, err)
 	}
 	out := res.(*dropResult)
 	if a.d.OnDrop != nil {
@@ -271,14 +277,11 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	return a.php(reply)
 }
 
-// dropFailFor answers a refused drop with the balances of cookie's account
-// when it is a valid session, else with zeros.
-func (a *Area) dropFailFor(ctx context.Context, cookie string, err error) server.Response {
-	if id, aerr := a.authenticate(cookie); aerr == nil {
-		if acct, aerr := a.d.Sys.Account(ctx, id); aerr == nil {
-			bal := balancesOf(acct)
-			return a.dropFail(err, &bal)
-		}
+// dropFailFor answers a refused drop of account id with its balances
+// (zeros only when even they cannot be read).
+func (a *Area) dropFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
+	if bal, berr := a.balances(ctx, id); berr == nil {
+		return a.dropFail(err, &bal)
 	}
 	return a.dropFail(err, nil)
 }
@@ -371,7 +374,7 @@ func (a *Area) exchange(ctx context.Context, r *wire.Request) server.Response {
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.exchangeFail(err)
+		return a.exchangeFailFor(ctx, id, err)
 	}
 	acct, err := a.balances(ctx, id)
 	if err != nil {
@@ -386,9 +389,20 @@ func (a *Area) exchange(ctx context.Context, r *wire.Request) server.Response {
 	return a.php(exchangeReply{StatusCode: int(StatusExchangeOK), Items: items, UserTickets: itoa(acct.Tickets)})
 }
 
-// exchangeFail answers a failed list in the list's shape, without items.
-func (a *Area) exchangeFail(err error) server.Response {
-	return a.php(exchangeReply{StatusCode: int(a.logFail(PathExchange, err)), Items: []exchangeItem{}, UserTickets: "0"})
+// exchangeFail answers a failed list in the list's shape, without items
+// and with no account known (0 tickets).
+func (a *Area) exchangeFail(err error) server.Response { return a.exchangeFailWith(err, 0) }
+
+// exchangeFailFor answers a failed list of account id with its tickets.
+func (a *Area) exchangeFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
+	if bal, berr := a.balances(ctx, id); berr == nil {
+		return a.exchangeFailWith(err, bal.Tickets)
+	}
+	return a.exchangeFail(err)
+}
+
+func (a *Area) exchangeFailWith(err error, tickets int64) server.Response {
+	return a.php(exchangeReply{StatusCode: int(a.logFail(PathExchange, err)), Items: []exchangeItem{}, UserTickets: itoa(tickets)})
 }
 
 type purchaseRequest struct {
@@ -399,7 +413,11 @@ type purchaseRequest struct {
 func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 	var req purchaseRequest
 	if err := r.Decode(&req); err != nil {
-		return a.purchaseFail(fmt.Errorf("%w: %w", ErrBadRequest, err))
+		err = fmt.Errorf("%w: %w", ErrBadRequest, err)
+		if id, aerr := a.authenticate(r.Form.Get("cookie")); aerr == nil {
+			return a.purchaseFailFor(ctx, id, err)
+		}
+		return a.purchaseFail(err)
 	}
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
@@ -407,11 +425,11 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 	}
 	pid, err := strconv.ParseInt(req.ID, 10, 64)
 	if err != nil {
-		return a.purchaseFail(fmt.Errorf("%w: id %q", ErrBadRequest, req.ID))
+		return a.purchaseFailFor(ctx, id, fmt.Errorf("%w: id %q", ErrBadRequest, req.ID))
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.purchaseFail(err)
+		return a.purchaseFailFor(ctx, id, err)
 	}
 	i, ok := view.exchange[pid]
 	if !ok {
@@ -428,7 +446,8 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 		case errors.As(err, &oe):
 			return a.purchaseFailWith(err, oe.bal.Tickets)
 		}
-		return a.purchaseFail(err)
+		// Not applied (a commit refused, a timeout): the published tickets.
+		return a.purchaseFailFor(ctx, id, err)
 	}
 	out := res.(*purchaseResult)
 	ok51 := purchaseReply{StatusCode: StatusExchangeOK.String(), TicketsRemaining: out.After.Tickets, GrabBag: item.GrabBag != nil}
@@ -457,4 +476,5 @@ func (a *Area) purchaseFailWith(err error, tickets int64) server.Response {
 	return a.php(purchaseReply{StatusCode: a.logFail(PathPurchase, err).String(), TicketsRemaining: tickets})
 }
 
+// purchaseFail answers a failure when no account is known (0 tickets).
 func (a *Area) purchaseFail(err error) server.Response { return a.purchaseFailWith(err, 0) }

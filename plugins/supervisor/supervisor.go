@@ -88,7 +88,23 @@ type Options struct {
 	// mode for an area; default ["plugin", string(area)].
 	SelfArgs func(area sdk.Area) []string
 	Backoff  Backoff
+	// Clock times the pings (PingInterval, PingTimeout) and the backoff
+	// between restarts; nil: the real clock. A test that steps a clock of
+	// its own decides when a ping is due, when an unanswered one has
+	// failed and when a restart begins, so what it checks does not depend
+	// on how fast a loaded machine runs.
+	Clock Clock
 }
+
+// Clock is the time source of a Supervisor's waits.
+type Clock interface {
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // EnsureDefaults fills unset fields with their defaults.
 func (o *Options) EnsureDefaults() {
@@ -106,6 +122,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Backoff.Reset <= 0 {
 		o.Backoff.Reset = DefaultBackoffReset
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
 	}
 }
 
@@ -349,7 +368,7 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(delay):
+			case <-s.opts.Clock.After(delay):
 			}
 			if inst, err = s.launch(ctx); err != nil {
 				if errors.Is(err, errStopped) {
@@ -380,26 +399,24 @@ func (s *Supervisor) setRunning(inst *instance, restarted bool) {
 const exitPoll = 20 * time.Millisecond
 
 // watch blocks until the plugin process exits or stops answering pings (an
-// error saying which) or ctx ends (nil).
+// error saying which) or ctx ends (nil). Exits are polled in real time;
+// pings are timed by the supervisor's Clock.
 func (s *Supervisor) watch(ctx context.Context, inst *instance) error {
 	t := time.NewTicker(exitPoll)
 	defer t.Stop()
-	nextPing := time.Now().Add(s.src.PingInterval)
+	pingDue := s.opts.Clock.After(s.src.PingInterval)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-		}
-		if inst.client.Exited() {
-			return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
-		}
-		if time.Now().Before(nextPing) {
+			if inst.client.Exited() {
+				return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
+			}
 			continue
+		case <-pingDue:
 		}
-		pctx, cancel := context.WithTimeout(ctx, s.src.PingTimeout)
-		err := inst.rpc.Ping(pctx)
-		cancel()
+		err := s.ping(ctx, inst)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -407,7 +424,24 @@ func (s *Supervisor) watch(ctx context.Context, inst *instance) error {
 			return fmt.Errorf("%w: %s plugin (pid %d) did not answer a ping within %v: %w",
 				sdk.ErrUnavailable, s.src.Area, inst.pid, s.src.PingTimeout, err)
 		}
-		nextPing = time.Now().Add(s.src.PingInterval)
+		pingDue = s.opts.Clock.After(s.src.PingInterval)
+	}
+}
+
+// ping asks the plugin whether it is alive and waits PingTimeout, by the
+// supervisor's Clock, for the answer.
+func (s *Supervisor) ping(ctx context.Context, inst *instance) error {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends a ping still in flight
+	answer := make(chan error, 1)
+	go func() { answer <- inst.rpc.Ping(pctx) }()
+	select {
+	case err := <-answer:
+		return err
+	case <-s.opts.Clock.After(s.src.PingTimeout):
+		return context.DeadlineExceeded
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

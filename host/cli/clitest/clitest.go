@@ -38,7 +38,13 @@ func StartDemo(t testing.TB, mutate func(*config.Config)) *Server {
 	return start(t, mutate, true)
 }
 
-func start(t testing.TB, mutate func(*config.Config), demo bool) *Server {
+// StartWith is Start with options of cli.Start (a plugin clock).
+func StartWith(t testing.TB, mutate func(*config.Config), opts ...cli.StartOption) *Server {
+	t.Helper()
+	return start(t, mutate, false, opts...)
+}
+
+func start(t testing.TB, mutate func(*config.Config), demo bool, opts ...cli.StartOption) *Server {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Storage.DataDir = t.TempDir()
@@ -51,7 +57,7 @@ func start(t testing.TB, mutate func(*config.Config), demo bool) *Server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt, err := cli.Start(context.Background(), cfg, log, demo, io.Discard)
+	rt, err := cli.Start(context.Background(), cfg, log, demo, io.Discard, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
