@@ -107,19 +107,29 @@ func (c *Console) guidesImport(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/console/guides", "", err)
 		return
 	}
-	res, err := guides.Import(ctx, c.d.Sys, data)
+	res, err := guides.Import(ctx, c.d.Sys, data, guides.ImportOptions{})
 	if err != nil {
 		back(w, r, "/console/guides", "", fmt.Errorf("%s was not imported: %w", hdr.Filename, err))
 		return
 	}
-	c.d.Log.Info("console guides import", "operator", Operator(r), "file", hdr.Filename, "added", res.Added, "updated", res.Updated)
+	c.d.Log.Info("console guides import", "operator", Operator(r), "file", hdr.Filename, "added", res.Added, "updated", res.Updated, "refused", len(res.Refused))
 	to := "/console/guides"
 	if len(res.Gids) > 0 {
 		if g, err := guides.LoadGuide(c.d.Sys.DB(), res.Gids[0]); err == nil {
 			to += "?hero=" + urlQuery(g.Hero)
 		}
 	}
-	back(w, r, to, fmt.Sprintf("imported %d guides: %d added, %d updated", res.Added+res.Updated, res.Added, res.Updated), nil)
+	notice := fmt.Sprintf("imported %d guides: %d added, %d updated", res.Added+res.Updated, res.Added, res.Updated)
+	if len(res.Refused) > 0 {
+		// The valid guides are stored; the refused ones are named, as
+		// "guides import" lists them.
+		names := make([]string, len(res.Refused))
+		for i, r := range res.Refused {
+			names[i] = r.Error()
+		}
+		notice += fmt.Sprintf("; refused %d: %s", len(res.Refused), strings.Join(names, "; "))
+	}
+	back(w, r, to, notice, nil)
 }
 
 // guidesModerate hides, unhides or marks one guide premium: form fields

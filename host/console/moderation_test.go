@@ -183,6 +183,14 @@ func TestGuidesPage(t *testing.T) {
 	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "archive.json", archive); !strings.Contains(page, "added") {
 		t.Errorf("archive import:\n%s", page)
 	}
+	// A file with one bad guide: the others are imported, the bad one named.
+	crlf, err := os.ReadFile("../guides/testdata/import_archive_crlf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "crlf.json", crlf); !strings.Contains(page, "imported 2 guides: 2 added, 0 updated; refused 1: Hero_Parallax guide 2 (&#34;Coloured guide&#34;): txt_intro holds the control character U&#43;001B") {
+		t.Errorf("import with a refused guide:\n%s", page)
+	}
 	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "bad.json", []byte(`[{"gid": 1}]`)); !strings.Contains(page, "bad.json was not imported") || strings.Contains(page, "guides:") {
 		t.Errorf("bad import:\n%s", page)
 	}

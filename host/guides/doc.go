@@ -134,8 +134,15 @@
 // unescaped (\' to '). Starting counts come from the rating: 100 votes,
 // up = round(rating*100), so the guide shows its archived rating byte for
 // byte; 0.00 means no votes. Names may be longer than 36 characters (kept
-// whole); txt_intro is at most 200 characters; every problem is reported
-// at once, naming its guide.
+// whole); txt_intro is at most 200 characters. Text fields may hold tab, LF
+// and CR, since the original service's descriptions break lines with CR LF
+// and get_guide serves them unchanged (a PHP string's length counts bytes,
+// so nothing is escaped); any other control character refuses the guide.
+// Every problem is reported at once, naming its guide. A guide with
+// problems is refused and the file's other guides are imported (Import
+// lists the refused ones in ImportResult.Refused); with
+// ImportOptions.Strict (guides import --strict), or when every guide is
+// refused, nothing is stored.
 //
 // # Demo
 //
