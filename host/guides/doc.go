@@ -113,10 +113,12 @@
 // unhide, premium and import re-rank the next list), and after a vote only
 // within guides.rank_staleness (default 1s) of the moment its counts were
 // read: a vote is in the order of every list that starts later than that
-// after its reply, and the ratings shown are always current. Concurrent
-// lists of the same facts share one plugin call. The host checks every
-// reused order against the current candidates like a fresh one. Flags
-// (is_def, is_fav, is_yours) and ratings are the host's, per request.
+// after its reply. A list is one snapshot: the ratings it shows are the
+// counts its order was ranked on (kept with the decision), so a reused
+// order shows its own ratings, never newer ones in the older order.
+// Concurrent lists of the same facts share one plugin call. The host
+// checks every reused order against the current candidates like a fresh
+// one. Flags (is_def, is_fav, is_yours) are the host's, per request.
 // Counts are rebuilt at start by one scan of all accounts' vote records
 // (storage AccountKeyspace.EachAll).
 //
