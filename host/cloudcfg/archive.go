@@ -230,6 +230,9 @@ func checkLayout(data []byte, f *zip.File) error {
 	if off, err := f.DataOffset(); err != nil || uint64(off) != start {
 		return bad("the entry's data is not after its local header")
 	}
+	if f.CompressedSize64 > uint64(len(data)) { // a zip64 size: start+size could wrap
+		return bad("the entry's data runs past the archive")
+	}
 	dataEnd := start + f.CompressedSize64
 	if dataEnd > dirOff {
 		return bad("the entry's data runs into the directory")

@@ -212,6 +212,9 @@ func TestCheckArchiveRejects(t *testing.T) {
 			want: ErrBadArchive,
 		},
 		{name: "checksum mismatch", zip: buildZip(t, badCRC), want: ErrBadArchive},
+		{name: "zip64 size that wraps past the archive", zip: buildZip(t, entry{raw: cfg, hdr: &zip.FileHeader{
+			Name: ConfigName, Method: zip.Store, CRC32: crc32.ChecksumIEEE(cfg), CompressedSize64: 1<<64 - 10, UncompressedSize64: uint64(len(cfg)),
+		}}), want: ErrBadArchive},
 		{name: "corrupt deflate stream", zip: corrupt, want: ErrBadArchive},
 	}
 	sentinels := []error{ErrNotZip, ErrNoConfig, ErrExtraContent, ErrTooLarge, ErrBadArchive}
