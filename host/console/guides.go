@@ -122,15 +122,22 @@ func (c *Console) guidesImport(w http.ResponseWriter, r *http.Request) {
 	notice := fmt.Sprintf("imported %d guides: %d added, %d updated", res.Added+res.Updated, res.Added, res.Updated)
 	if len(res.Refused) > 0 {
 		// The valid guides are stored; the refused ones are named, as
-		// "guides import" lists them.
-		names := make([]string, len(res.Refused))
-		for i, r := range res.Refused {
-			names[i] = r.Error()
+		// "guides import" lists them. The notice travels in the redirect's
+		// URL, so it names a few; the command lists them all.
+		names := make([]string, 0, min(len(res.Refused), maxRefusedNamed)+1)
+		for _, r := range res.Refused[:min(len(res.Refused), maxRefusedNamed)] {
+			names = append(names, r.Error())
+		}
+		if n := len(res.Refused) - maxRefusedNamed; n > 0 {
+			names = append(names, fmt.Sprintf("and %d more (honmaster guides import lists them all)", n))
 		}
 		notice += fmt.Sprintf("; refused %d: %s", len(res.Refused), strings.Join(names, "; "))
 	}
 	back(w, r, to, notice, nil)
 }
+
+// maxRefusedNamed is how many refused guides an import's notice names.
+const maxRefusedNamed = 5
 
 // guidesModerate hides, unhides or marks one guide premium: form fields
 // gid, and "hidden" or "premium" set to 1 or 0.
