@@ -285,6 +285,12 @@ func (s *Service) askRank(ctx context.Context, f sdk.GuideRankFacts, state []byt
 		return rankEntry{}, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
 	}
 	// The counts shown beside the order are those it was ranked on, taken
-	// now from the same candidates (see "one snapshot" above).
-	return rankEntry{basis: snap.rankBasis, decision: res.Decision, shown: RankedCounts(snap.cands.List(), res.Decision.Order)}, nil
+	// now from the same candidates (see "one snapshot" above). An order
+	// longer than a list is refused by ListEntries' check anyway: its
+	// counts are not worth an allocation.
+	e := rankEntry{basis: snap.rankBasis, decision: res.Decision}
+	if len(res.Decision.Order) <= MaxListEntries {
+		e.shown = RankedCounts(snap.cands.List(), res.Decision.Order)
+	}
+	return e, nil
 }

@@ -471,3 +471,25 @@ func TestListOneSnapshot(t *testing.T) {
 		wantListed(t, "the next list", order, ratings, after, "1.00", "0.75", "0.50", "0.25")
 	})
 }
+
+// A plugin's order longer than a list is refused (guides_unavailable), as
+// before the ratings came with the decision: never cut, never an internal
+// error.
+func TestListRefusesOverlongOrder(t *testing.T) {
+	var gs []guides.Guide
+	for gid := range guides.GuideID(guides.MaxListEntries + 1) {
+		gs = append(gs, rankGuide(gid+1, "Hero_A", 1, 1, false))
+	}
+	all := func(f rules.RankFacts) rules.RankDecision {
+		var order []rules.GuideID
+		for _, c := range f.Candidates {
+			order = append(order, c.Gid)
+		}
+		return rules.RankDecision{Order: order, Shared: true}
+	}
+	f := newRankFixture(t, time.Second, all, gs, 1)
+	_, err := f.svc.List(context.Background(), f.accts[0], "Hero_A")
+	if r := guides.ReasonOf(err); r != guides.ReasonUnavailable {
+		t.Fatalf("List with an order of %d guides: %v (reason %v), want guides_unavailable", len(gs), err, r)
+	}
+}
