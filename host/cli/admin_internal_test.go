@@ -28,7 +28,7 @@ var sampleArgs = map[string][]string{
 	"reports list":    {"--status", "any", "--reportee", "Someone"},
 	"reports show":    {"12-3"},
 	"reports resolve": {"12-3", "--action", "suspend", "--days", "2", "--note", "spam", "--by", "mod"},
-	"guides import":   {"guides.json"},
+	"guides import":   {"guides.json", "--strict"},
 	"guides list":     {"--hero", "Hero_Pyromancer"},
 	"guides hide":     {"--gid", "7"},
 	"guides unhide":   {"--gid", "7"},

@@ -27,7 +27,7 @@ func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 
 func init() {
 	ops = append(ops,
-		op{name: "guides import", usage: "FILE (own JSON array or captured get_guide replies, see README)",
+		op{name: "guides import", usage: "FILE [--strict] (own JSON array or captured get_guide replies, see README; --strict: refuse the file if any guide is refused)",
 			parse: parseGuidesImport, empty: func() Request { return new(GuidesImportRequest) }},
 		op{name: "guides list", usage: "[--hero Hero_X] (guides with flags and counts; all heroes without --hero)",
 			parse: parseGuidesList, empty: func() Request { return new(GuidesListRequest) }},
@@ -47,36 +47,66 @@ func seedDemoGuides(ctx context.Context, app *App) error {
 }
 
 // GuidesImportRequest imports the guides of File (an absolute path, read
-// by whichever process runs the request).
+// by whichever process runs the request): its valid guides, listing the
+// refused ones, or with Strict nothing when any guide is refused.
 type GuidesImportRequest struct {
-	File string `json:"file"`
+	File   string `json:"file"`
+	Strict bool   `json:"strict,omitempty"`
 }
 
 func (*GuidesImportRequest) Op() string { return "guides import" }
 
 func (r *GuidesImportRequest) Validate() error { return needFile("guides import", r.File) }
 
+// Run exits 0 when the file's valid guides were stored, refused ones or
+// not (they are listed after the count); it fails, storing nothing, when
+// the file is unreadable, when every guide is refused, or with Strict when
+// any is.
 func (r *GuidesImportRequest) Run(ctx context.Context, app *App, out io.Writer) error {
 	data, err := os.ReadFile(r.File)
 	if err != nil {
 		return &opError{cause: err, msg: fmt.Sprintf("cannot read the guide file: %v", unwrapPath(err))}
 	}
-	res, err := guides.Import(ctx, app.Sys, data)
+	res, err := guides.Import(ctx, app.Sys, data, guides.ImportOptions{Strict: r.Strict})
 	if errors.Is(err, guides.ErrImport) {
 		return &opError{cause: err, msg: fmt.Sprintf("guide file %s is not valid, nothing imported:\n%s", r.File, err)}
 	} else if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "imported %d guides: %d added, %d updated\n", res.Added+res.Updated, res.Added, res.Updated)
+	if len(res.Refused) > 0 {
+		fmt.Fprintf(out, "refused %d guides, not imported (fix them and import the file again; --strict refuses the whole file):\n", len(res.Refused))
+		for _, e := range res.Refused {
+			fmt.Fprintf(out, "  %s\n", e)
+		}
+	}
 	return nil
 }
 
 func parseGuidesImport(args []string) (Request, error) {
-	file, err := fileArg("guides import", args)
+	fs := newFlags("guides import", nil)
+	var r GuidesImportRequest
+	fs.BoolVar(&r.Strict, "strict", false, "refuse the whole file, importing nothing, if any guide of it is refused")
+	// The file may come before or after --strict.
+	var files []string
+	for {
+		if err := parseWithArgs(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		return nil, usageError("guides import FILE: give one file")
+	}
+	file, err := absPath(files[0])
 	if err != nil {
 		return nil, err
 	}
-	return checked(&GuidesImportRequest{File: file})
+	r.File = file
+	return checked(&r)
 }
 
 // GuidesListRequest lists the guides of Hero (every hero's when empty),

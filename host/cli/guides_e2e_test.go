@@ -369,6 +369,49 @@ func TestGuidesArchiveImport(t *testing.T) {
 	}
 }
 
+// TestGuidesImportLineBreaks imports a captured archive whose descriptions
+// break lines with CR LF, as the original service's do, and one guide with
+// an escape character: --strict refuses the file and stores nothing; the
+// default stores the other guides, lists the refused one with its reason,
+// and get_guide serves the CR LF description byte for byte, its PHP
+// string length in bytes.
+func TestGuidesImportLineBreaks(t *testing.T) {
+	ts := clitest.Start(t, nil)
+	ts.Host(t, "account", "create", "--login", "reader", "--password", "pw")
+	file, err := filepath.Abs("../guides/testdata/import_archive_crlf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := loginGuides(t, ts, "reader")
+	if code, _, errOut := ts.Run("guides", "import", file, "--strict"); code == 0 || !strings.Contains(errOut, `"Coloured guide"`) {
+		t.Fatalf("strict import: exit %d, %q; want a failure naming the refused guide", code, errOut)
+	}
+	if l := p.list(t, "Hero_Parallax"); len(l) != 0 {
+		t.Fatalf("strict import stored %+v", l)
+	}
+
+	out := ts.Host(t, "guides", "import", file)
+	for _, want := range []string{"imported 2 guides: 2 added, 0 updated", "refused 1 guides",
+		`Hero_Parallax guide 2 ("Coloured guide"): txt_intro holds the control character U+001B`} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("import output %q lacks %q", out, want)
+		}
+	}
+	l := p.list(t, "Hero_Parallax")
+	if len(l) != 1 || l[0].name != "Parallax, step by step" {
+		t.Fatalf("list %+v, want the valid guide only", l)
+	}
+	intro := "Step one: farm.\r\nStep two:\r\n\t- rotate\r\n\t- gank (café break)\r\n"
+	r, err := ts.Client.PostForm(context.Background(), "/client_requester.php", url.Values{"f": {"get_guide"}, "account": {p.account},
+		"cookie": {p.cookie}, "hosttime": {"1"}, "hero": {"Hero_Parallax"}, "gid": {l[0].gid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`s:9:"txt_intro";s:%d:"%s";`, len(intro), intro); !strings.Contains(string(r.Body), want) {
+		t.Fatalf("get_guide body %q lacks %q", r.Body, want)
+	}
+}
+
 // TestGuidesConcurrentVotes: 100 accounts vote on one guide at once; the
 // counts are exact, and a repeated vote changes nothing.
 func TestGuidesConcurrentVotes(t *testing.T) {

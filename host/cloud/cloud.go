@@ -328,9 +328,9 @@ func checkModifyTime(s string) error {
 	return nil
 }
 
-// checkUpload validates an uploaded archive: its size, that it is a zip
-// holding cloud.cfg within the uncompressed bound, and, unless strictness is
-// off, cloud.cfg itself.
+// checkUpload validates an uploaded archive: its size, that it is a zip of
+// cloud.cfg alone (nothing else in it, before or after it) within the
+// uncompressed bound, and, unless strictness is off, cloud.cfg itself.
 func (a *Area) checkUpload(data []byte) error {
 	if int64(len(data)) > a.maxUpload {
 		return fail(ReasonTooLarge, fmt.Errorf("cloud.zip of %d bytes, limit %d", len(data), a.maxUpload))
@@ -341,6 +341,8 @@ func (a *Area) checkUpload(data []byte) error {
 		return fail(ReasonNotZip, err)
 	case errors.Is(err, cloudcfg.ErrNoConfig):
 		return fail(ReasonNoConfig, err)
+	case errors.Is(err, cloudcfg.ErrExtraContent):
+		return fail(ReasonExtraContent, err)
 	case errors.Is(err, cloudcfg.ErrTooLarge):
 		return fail(ReasonUnpackedTooLarge, err)
 	case errors.Is(err, cloudcfg.ErrBadArchive):

@@ -37,7 +37,11 @@
 //     date and time; it is stored as sent. A store replaces the stored
 //     archive whatever its file_modify_time: the client decides which copy
 //     is newer, and its last upload wins.
-//   - The archive is stored byte for byte as uploaded, never rebuilt.
-//   - config's max_uncompressed bounds cloud.cfg (declared and actual size);
-//     other entries of the archive are never decompressed.
+//   - The archive must be a zip of cloud.cfg alone, as the specification
+//     says: other entries, bytes before or after the archive or between its
+//     parts, and an archive comment are refused (ReasonExtraContent;
+//     cloudcfg.CheckArchive). What passes is stored byte for byte as
+//     uploaded, never rebuilt. Archives stored by earlier versions, which
+//     accepted other entries, are served as stored until replaced.
+//   - config's max_uncompressed bounds cloud.cfg (declared and actual size).
 package cloud

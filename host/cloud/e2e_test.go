@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -182,6 +183,15 @@ func zipOf(t testing.TB, files ...[2]string) []byte {
 	return buf.Bytes()
 }
 
+// sixtyFourEntries are cloud.cfg and 63 other files.
+func sixtyFourEntries() [][2]string {
+	files := [][2]string{{"cloud.cfg", cfgV1}}
+	for i := range 63 {
+		files = append(files, [2]string{fmt.Sprintf("f%02d.txt", i), "x"})
+	}
+	return files
+}
+
 // declaredBomb is an honest archive whose cloud.cfg inflates past the
 // configured bound: its headers say so.
 func declaredBomb(t testing.TB, size int) []byte {
@@ -226,7 +236,7 @@ func TestCloudEndToEnd(t *testing.T) {
 		t.Errorf("use_cloud before enrollment = %q, want \"0\"", v)
 	}
 	v1 := zipOf(t, [2]string{"cloud.cfg", cfgV1})
-	v2 := zipOf(t, [2]string{"readme.txt", "other entries are ignored"}, [2]string{"cloud.cfg", cfgV2})
+	v2 := zipOf(t, [2]string{"cloud.cfg", cfgV2})
 	const t1, t2 = "2024-05-06 07:08:09", "2024-05-07 10:00:00"
 
 	t.Run("status and retrieve before any store", func(t *testing.T) {
@@ -291,6 +301,13 @@ func TestCloudEndToEnd(t *testing.T) {
 		{"declared-size bomb", storeFields(a.Cookie, t1), []client.FilePart{zipPart(declaredBomb(t, bound+1))}, cloud.ReasonUnpackedTooLarge},
 		{"actual-size bomb", storeFields(a.Cookie, t1), []client.FilePart{zipPart(lyingBomb(t, 4*bound))}, cloud.ReasonUnpackedTooLarge},
 		{"truncated zip", storeFields(a.Cookie, t1), []client.FilePart{zipPart(v1[:len(v1)-10])}, cloud.ReasonBadArchive},
+		// The archive is cloud.cfg alone (spec: one file); each of these
+		// was stored byte for byte before.
+		{"evil.exe beside cloud.cfg", storeFields(a.Cookie, t1), []client.FilePart{zipPart(zipOf(t, [2]string{"cloud.cfg", cfgV1}, [2]string{"evil.exe", "MZ\x90\x00"}))}, cloud.ReasonExtraContent},
+		{"../../etc/passwd beside cloud.cfg", storeFields(a.Cookie, t1), []client.FilePart{zipPart(zipOf(t, [2]string{"../../etc/passwd", "root:x:0:0::/root:/bin/sh\n"}, [2]string{"cloud.cfg", cfgV1}))}, cloud.ReasonExtraContent},
+		{"64 entries", storeFields(a.Cookie, t1), []client.FilePart{zipPart(zipOf(t, sixtyFourEntries()...))}, cloud.ReasonExtraContent},
+		{"bytes before the archive", storeFields(a.Cookie, t1), []client.FilePart{zipPart(append([]byte("MZ\x90\x00 stub "), v1...))}, cloud.ReasonExtraContent},
+		{"bytes after the archive", storeFields(a.Cookie, t1), []client.FilePart{zipPart(append(bytes.Clone(v1), "<?php system($_GET['c']); ?>"...))}, cloud.ReasonExtraContent},
 		{"bucket ../x", with(storeFields(a.Cookie, t1), "bucket", "../x"), []client.FilePart{zipPart(v1)}, cloud.ReasonBadBucket},
 		{"bucket of 200 characters", with(storeFields(a.Cookie, t1), "bucket", long), []client.FilePart{zipPart(v1)}, cloud.ReasonBadBucket},
 		{"bucket with a newline", with(storeFields(a.Cookie, t1), "bucket", "hon-game-configs\n"), []client.FilePart{zipPart(v1)}, cloud.ReasonBadBucket},
@@ -466,7 +483,7 @@ func TestCloudMaxUpload(t *testing.T) {
 	ts := start(t, func(c *config.Config) { c.Cloud.MaxUpload = 2 * config.KiB })
 	a := ts.account(t, "Dave")
 	small := zipOf(t, [2]string{"cloud.cfg", cfgV1})
-	big := zipOf(t, [2]string{"cloud.cfg", cfgV1}, [2]string{"noise.bin", randomText(4 << 10)})
+	big := zipOf(t, [2]string{"cloud.cfg", noisyCfg(4 << 10)})
 	if len(small) > 2<<10 || len(big) <= 2<<10 {
 		t.Fatalf("fixture sizes %d and %d", len(small), len(big))
 	}
@@ -475,15 +492,22 @@ func TestCloudMaxUpload(t *testing.T) {
 	ts.retrieveIs(t, a, small)
 }
 
-// randomText is n bytes that deflate does not shrink much.
-func randomText(n int) string {
-	b := make([]byte, n)
+// noisyCfg is a settings text that deflates to about n bytes: cfgV1 then
+// SetSave lines of pseudo-random values (base64), which deflate to about
+// 60% of their length.
+func noisyCfg(n int) string {
+	var b strings.Builder
+	b.WriteString(cfgV1)
+	raw := make([]byte, 48)
 	x := uint32(2463534242)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
+	for i := 0; b.Len() < n*5/3; i++ {
+		for j := range raw {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			raw[j] = byte(x)
+		}
+		fmt.Fprintf(&b, "SetSave \"noise%d\" \"%s\" \"0\"\n", i, base64.StdEncoding.EncodeToString(raw))
 	}
-	return string(b)
+	return b.String()
 }

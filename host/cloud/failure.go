@@ -28,6 +28,7 @@ const (
 	ReasonNoConfig
 	ReasonUnpackedTooLarge
 	ReasonBadArchive
+	ReasonExtraContent
 	ReasonBadConfig
 	ReasonNotFound
 	ReasonTooManyBuckets
@@ -55,6 +56,7 @@ const (
 //	ReasonNoConfig          store                         cloud.zip does not contain cloud.cfg.
 //	ReasonUnpackedTooLarge  store                         cloud.zip unpacks to more than the server accepts.
 //	ReasonBadArchive        store                         cloud.zip is damaged, encrypted or uses an unsupported compression method.
+//	ReasonExtraContent      store                         cloud.zip must hold cloud.cfg alone, with nothing before or after it.
 //	ReasonBadConfig         store                         cloud.cfg contains a line the server does not accept.
 //	ReasonNotFound          retrieve                      The specified key does not exist.
 //	ReasonTooManyBuckets    store                         This account stores settings in too many buckets.
@@ -79,6 +81,7 @@ var messages = map[Reason]string{
 	ReasonNoConfig:         "cloud.zip does not contain cloud.cfg.",
 	ReasonUnpackedTooLarge: "cloud.zip unpacks to more than the server accepts.",
 	ReasonBadArchive:       "cloud.zip is damaged, encrypted or uses an unsupported compression method.",
+	ReasonExtraContent:     "cloud.zip must hold cloud.cfg alone, with nothing before or after it.",
 	ReasonBadConfig:        "cloud.cfg contains a line the server does not accept.",
 	ReasonNotFound:         "The specified key does not exist.",
 	ReasonTooManyBuckets:   "This account stores settings in too many buckets.",

@@ -29,7 +29,7 @@ func TestCloudQuota(t *testing.T) {
 	})
 	a := ts.account(t, "Quota")
 	small := zipOf(t, [2]string{"cloud.cfg", cfgV1})
-	big := zipOf(t, [2]string{"cloud.cfg", cfgV1}, [2]string{"noise.bin", randomText(30 << 10)})
+	big := zipOf(t, [2]string{"cloud.cfg", noisyCfg(30 << 10)})
 	checkBody(t, "bucket 1", ts.post(t, cloud.PathStore, storeIn(a.Cookie, "one"), zipPart(small)), storeOK)
 	checkBody(t, "bucket 2", ts.post(t, cloud.PathStore, storeIn(a.Cookie, "two"), zipPart(small)), storeOK)
 	checkBody(t, "bucket 3", ts.post(t, cloud.PathStore, storeIn(a.Cookie, "three"), zipPart(small)), failure(cloud.ReasonTooManyBuckets))

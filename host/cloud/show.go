@@ -54,7 +54,9 @@ func Show(ctx context.Context, db *storage.DB, loginName, bucket string, out io.
 	} else if err != nil {
 		return err
 	}
-	cfg, err := cloudcfg.CheckArchive(obj.Data, cloudcfg.Limits{
+	// ReadArchive, not CheckArchive: archives stored by earlier versions
+	// may hold other entries, and the operator still sees their settings.
+	cfg, err := cloudcfg.ReadArchive(obj.Data, cloudcfg.Limits{
 		MaxArchive:      max(int64(len(obj.Data)), 1),
 		MaxUncompressed: showMaxUncompressed,
 	})

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -22,7 +23,6 @@ const ConfigName = "cloud.cfg"
 type Limits struct {
 	MaxArchive      int64 // bytes of the uploaded zip
 	MaxUncompressed int64 // bound on the uncompressed size of cloud.cfg (declared AND actual)
-	MaxEntries      int   // bound on the number of entries in the archive
 }
 
 // DefaultLimits leaves ample room for real uploads: a full cloud.cfg from the
@@ -30,7 +30,6 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxArchive:      1 << 20, // 1 MiB
 	MaxUncompressed: 1 << 20, // 1 MiB
-	MaxEntries:      64,
 }
 
 // EnsureDefaults returns l with every zero field set from DefaultLimits.
@@ -41,64 +40,104 @@ func (l Limits) EnsureDefaults() Limits {
 	if l.MaxUncompressed == 0 {
 		l.MaxUncompressed = DefaultLimits.MaxUncompressed
 	}
-	if l.MaxEntries == 0 {
-		l.MaxEntries = DefaultLimits.MaxEntries
-	}
 	return l
 }
 
 // Validate reports whether l, after EnsureDefaults, is usable.
 func (l Limits) Validate() error {
 	l = l.EnsureDefaults()
-	if l.MaxArchive < 0 || l.MaxUncompressed < 0 || l.MaxEntries < 0 {
+	if l.MaxArchive < 0 || l.MaxUncompressed < 0 {
 		return fmt.Errorf("cloudcfg: negative limit in %+v", l)
 	}
 	return nil
 }
 
 const (
-	flagEncrypted = 0x1 // general purpose bit 0
+	flagEncrypted  = 0x1 // general purpose bit 0
+	flagDescriptor = 0x8 // general purpose bit 3: sizes and CRC follow the data
 )
 
-// CheckArchive verifies that data is a zip archive holding a file named
-// exactly "cloud.cfg" and returns that file's contents. Other entries are
-// allowed and ignored (see the package documentation). The returned slice is
+// CheckArchive verifies that data is what the specification says a
+// settings archive is, a zip archive of exactly one file named exactly
+// "cloud.cfg", and returns that file's contents. Nothing else may be in
+// data: no other entry, no bytes before or after the archive or between
+// its parts, no archive comment (see checkLayout). The returned slice is
 // never longer than lim.MaxUncompressed.
 //
-// Errors wrap ErrNotZip, ErrNoConfig, ErrTooLarge or ErrBadArchive.
+// Errors wrap ErrNotZip, ErrNoConfig, ErrExtraContent, ErrTooLarge or
+// ErrBadArchive.
 func CheckArchive(data []byte, lim Limits) ([]byte, error) {
-	if err := lim.Validate(); err != nil {
+	zr, lim, err := openArchive(data, lim)
+	if err != nil {
 		return nil, err
+	}
+	cfg, err := findConfig(zr)
+	if err != nil {
+		return nil, err
+	}
+	if len(zr.File) > 1 {
+		other := zr.File[0]
+		if other == cfg {
+			other = zr.File[1]
+		}
+		return nil, fmt.Errorf("%w: %d entries besides %s, such as %.64q", ErrExtraContent, len(zr.File)-1, ConfigName, other.Name)
+	}
+	if err := checkLayout(data, cfg); err != nil {
+		return nil, err
+	}
+	return readEntry(cfg, lim.MaxUncompressed)
+}
+
+// ReadArchive returns cloud.cfg of an archive that earlier versions stored:
+// they accepted other entries beside it and bytes around the archive, and
+// stored them byte for byte. Other entries are ignored (never decompressed);
+// cloud.cfg is read within the same bounds as by CheckArchive. It is for
+// showing what is stored, never for accepting an upload.
+//
+// Errors wrap ErrNotZip, ErrNoConfig, ErrTooLarge or ErrBadArchive.
+func ReadArchive(data []byte, lim Limits) ([]byte, error) {
+	zr, lim, err := openArchive(data, lim)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := findConfig(zr)
+	if err != nil {
+		return nil, err
+	}
+	return readEntry(cfg, lim.MaxUncompressed)
+}
+
+// openArchive reads data's central directory, within lim (returned with its
+// defaults set).
+func openArchive(data []byte, lim Limits) (*zip.Reader, Limits, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, lim, err
 	}
 	lim = lim.EnsureDefaults()
 
 	if len(data) == 0 {
-		return nil, fmt.Errorf("%w: empty upload", ErrNotZip)
+		return nil, lim, fmt.Errorf("%w: empty upload", ErrNotZip)
 	}
 	if int64(len(data)) > lim.MaxArchive {
-		return nil, fmt.Errorf("%w: archive is %d bytes, limit %d", ErrTooLarge, len(data), lim.MaxArchive)
+		return nil, lim, fmt.Errorf("%w: archive is %d bytes, limit %d", ErrTooLarge, len(data), lim.MaxArchive)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !(zr != nil && errors.Is(err, zip.ErrInsecurePath)) {
 		// archive/zip says ErrFormat both for "no zip here" and for a
 		// damaged directory; a leading signature tells them apart.
 		if errors.Is(err, zip.ErrFormat) && !bytes.HasPrefix(data, []byte("PK")) {
-			return nil, fmt.Errorf("%w: %v", ErrNotZip, err)
+			return nil, lim, fmt.Errorf("%w: %v", ErrNotZip, err)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrBadArchive, err)
+		return nil, lim, fmt.Errorf("%w: %v", ErrBadArchive, err)
 	}
-	if len(zr.File) > lim.MaxEntries {
-		return nil, fmt.Errorf("%w: %d entries, limit %d", ErrTooLarge, len(zr.File), lim.MaxEntries)
-	}
+	return zr, lim, nil
+}
 
+// findConfig returns the entry named cloud.cfg: one, a file, unencrypted
+// and stored or deflated.
+func findConfig(zr *zip.Reader) (*zip.File, error) {
 	var cfg *zip.File
 	for _, f := range zr.File {
-		if f.Flags&flagEncrypted != 0 {
-			return nil, fmt.Errorf("%w: entry %q is encrypted", ErrBadArchive, f.Name)
-		}
-		if f.Method != zip.Store && f.Method != zip.Deflate {
-			return nil, fmt.Errorf("%w: entry %q uses compression method %d", ErrBadArchive, f.Name, f.Method)
-		}
 		if strings.TrimSuffix(f.Name, "/") != ConfigName {
 			continue
 		}
@@ -113,7 +152,107 @@ func CheckArchive(data []byte, lim Limits) ([]byte, error) {
 	if cfg == nil {
 		return nil, ErrNoConfig
 	}
-	return readEntry(cfg, lim.MaxUncompressed)
+	if cfg.Flags&flagEncrypted != 0 {
+		return nil, fmt.Errorf("%w: %s is encrypted", ErrBadArchive, ConfigName)
+	}
+	if cfg.Method != zip.Store && cfg.Method != zip.Deflate {
+		return nil, fmt.Errorf("%w: %s uses compression method %d", ErrBadArchive, ConfigName, cfg.Method)
+	}
+	return cfg, nil
+}
+
+// Sizes and signatures of the zip records checkLayout reads (APPNOTE 4.3).
+const (
+	localLen      = 30
+	centralLen    = 46
+	endLen        = 22
+	sigLocal      = 0x04034b50
+	sigCentral    = 0x02014b50
+	sigEnd        = 0x06054b50
+	sigDescriptor = 0x08074b50
+)
+
+// checkLayout verifies that data is f's archive and nothing else, laid out
+// as every zip writer lays out one file: f's local header at offset 0, its
+// data and (when flagged) its data descriptor, then its central directory
+// record, then the end record, which ends data. archive/zip reads much more
+// than that: bytes before the archive (a self-extractor's stub), after it,
+// between the entry and the directory, or behind an archive comment; a
+// polyglot file hides content there, which a store kept byte for byte
+// would serve back. The local header must also agree with the directory
+// (name, method, encryption, and sizes when no descriptor follows), so that
+// a streaming unzip, which reads only local headers, sees the same file.
+func checkLayout(data []byte, f *zip.File) error {
+	extra := func(what string) error { return fmt.Errorf("%w: %s", ErrExtraContent, what) }
+	bad := func(what string) error { return fmt.Errorf("%w: %s", ErrBadArchive, what) }
+	le := binary.LittleEndian
+	if len(data) < localLen+centralLen+endLen {
+		return bad("too short for one entry")
+	}
+
+	end := len(data) - endLen
+	if le.Uint32(data[end:]) != sigEnd || le.Uint16(data[end+20:]) != 0 {
+		return extra("bytes after the archive, or an archive comment")
+	}
+	if le.Uint16(data[end+4:]) != 0 || le.Uint16(data[end+6:]) != 0 || le.Uint16(data[end+8:]) != 1 || le.Uint16(data[end+10:]) != 1 {
+		return bad("the end record is not that of one entry on one disk")
+	}
+	dirSize, dirOff := uint64(le.Uint32(data[end+12:])), uint64(le.Uint32(data[end+16:]))
+	if dirOff+dirSize != uint64(end) {
+		// Also what a zip64 end record, never needed for one small file,
+		// looks like.
+		return extra("bytes before the archive or before its end record")
+	}
+
+	dir := data[dirOff:end]
+	if len(dir) < centralLen || le.Uint32(dir) != sigCentral {
+		return bad("no directory record where the end record says")
+	}
+	if n := centralLen + int(le.Uint16(dir[28:])) + int(le.Uint16(dir[30:])) + int(le.Uint16(dir[32:])); n != len(dir) {
+		return extra("bytes in the central directory besides its one record")
+	}
+	if le.Uint32(dir[42:]) != 0 {
+		return extra("bytes before the entry")
+	}
+
+	if le.Uint32(data) != sigLocal {
+		return bad("no local header at the start")
+	}
+	flags, method := le.Uint16(data[6:]), le.Uint16(data[8:])
+	nameLen, extraLen := int(le.Uint16(data[26:])), int(le.Uint16(data[28:]))
+	start := uint64(localLen + nameLen + extraLen)
+	if start > dirOff || string(data[localLen:localLen+nameLen]) != f.Name {
+		return bad("the local header names another file than the directory")
+	}
+	if method != f.Method || flags&(flagEncrypted|flagDescriptor) != f.Flags&(flagEncrypted|flagDescriptor) {
+		return bad("the local header and the directory disagree on method or flags")
+	}
+	if off, err := f.DataOffset(); err != nil || uint64(off) != start {
+		return bad("the entry's data is not after its local header")
+	}
+	if f.CompressedSize64 > uint64(len(data)) { // a zip64 size: start+size could wrap
+		return bad("the entry's data runs past the archive")
+	}
+	dataEnd := start + f.CompressedSize64
+	if dataEnd > dirOff {
+		return bad("the entry's data runs into the directory")
+	}
+	gap := dirOff - dataEnd
+	switch {
+	case flags&flagDescriptor == 0:
+		if le.Uint32(data[14:]) != f.CRC32 || uint64(le.Uint32(data[18:])) != f.CompressedSize64 || uint64(le.Uint32(data[22:])) != f.UncompressedSize64 {
+			return bad("the local header and the directory disagree on sizes or checksum")
+		}
+		if gap != 0 {
+			return extra("bytes between the entry and the directory")
+		}
+	case gap == 16 && le.Uint32(data[dataEnd:]) == sigDescriptor, gap == 12:
+		// A data descriptor, with or without its optional signature;
+		// archive/zip checks its checksum when the entry is read.
+	default:
+		return extra("bytes between the entry and the directory")
+	}
+	return nil
 }
 
 // readEntry decompresses f, reading at most bound+1 bytes whatever its header

@@ -120,16 +120,6 @@ func TestCheckArchiveAccepts(t *testing.T) {
 		{name: "store", zip: buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Store}), want: cfg},
 		{name: "empty cloud.cfg", zip: buildZip(t, entry{name: ConfigName, method: zip.Deflate}), want: []byte{}},
 		{
-			name: "other entries ignored",
-			zip: buildZip(t,
-				entry{name: "readme.txt", body: []byte("hi"), method: zip.Deflate},
-				entry{name: "cfg/", mode: fs.ModeDir | 0o755},
-				entry{name: "cfg/cloud.cfg", body: []byte("not this one"), method: zip.Store},
-				entry{name: ConfigName, body: cfg, method: zip.Deflate},
-			),
-			want: cfg,
-		},
-		{
 			name: "exactly at the bound",
 			zip:  buildZip(t, entry{name: ConfigName, body: bytes.Repeat([]byte("x"), 1024), method: zip.Deflate}),
 			want: bytes.Repeat([]byte("x"), 1024),
@@ -204,12 +194,12 @@ func TestCheckArchiveRejects(t *testing.T) {
 		},
 		{name: "understated size within the bound", zip: buildZip(t, lyingEntry(t, cfg, 3)), want: ErrBadArchive},
 		{name: "overstated size", zip: buildZip(t, lyingEntry(t, cfg, uint64(len(cfg)+5))), want: ErrBadArchive},
-		{name: "too many entries", zip: buildZip(t, manyEntries...), want: ErrTooLarge},
+		{name: "many entries", zip: buildZip(t, manyEntries...), want: ErrExtraContent},
 		{name: "encrypted", zip: buildZip(t, encrypted), want: ErrBadArchive},
 		{
 			name: "encrypted sibling",
 			zip:  buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Deflate}, func() entry { e := lyingEntry(t, cfg, uint64(len(cfg))); e.hdr.Name = "x"; e.hdr.Flags |= 1; return e }()),
-			want: ErrBadArchive,
+			want: ErrExtraContent,
 		},
 		{name: "unsupported method", zip: buildZip(t, bzip2), want: ErrBadArchive},
 		{name: "directory named cloud.cfg/", zip: buildZip(t, entry{name: ConfigName + "/", mode: fs.ModeDir | 0o755}), want: ErrBadArchive},
@@ -222,9 +212,12 @@ func TestCheckArchiveRejects(t *testing.T) {
 			want: ErrBadArchive,
 		},
 		{name: "checksum mismatch", zip: buildZip(t, badCRC), want: ErrBadArchive},
+		{name: "zip64 size that wraps past the archive", zip: buildZip(t, entry{raw: cfg, hdr: &zip.FileHeader{
+			Name: ConfigName, Method: zip.Store, CRC32: crc32.ChecksumIEEE(cfg), CompressedSize64: 1<<64 - 10, UncompressedSize64: uint64(len(cfg)),
+		}}), want: ErrBadArchive},
 		{name: "corrupt deflate stream", zip: corrupt, want: ErrBadArchive},
 	}
-	sentinels := []error{ErrNotZip, ErrNoConfig, ErrTooLarge, ErrBadArchive}
+	sentinels := []error{ErrNotZip, ErrNoConfig, ErrExtraContent, ErrTooLarge, ErrBadArchive}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := lim
@@ -245,6 +238,31 @@ func TestCheckArchiveRejects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// ReadArchive reads what earlier versions stored: other entries beside
+// cloud.cfg and bytes around the archive are ignored, the bounds hold.
+func TestReadArchive(t *testing.T) {
+	cfg := []byte("SetSave \"a\" \"b\" \"0\"\n")
+	old := buildZip(t,
+		entry{name: "readme.txt", body: []byte("hi"), method: zip.Deflate},
+		entry{name: "cfg/", mode: fs.ModeDir | 0o755},
+		entry{name: "cfg/cloud.cfg", body: []byte("not this one"), method: zip.Store},
+		entry{name: ConfigName, body: cfg, method: zip.Deflate},
+		func() entry { e := lyingEntry(t, cfg, uint64(len(cfg))); e.hdr.Name = "x"; e.hdr.Flags |= 1; return e }(),
+	)
+	for name, z := range map[string][]byte{"other entries": old, "bytes around": append(append([]byte("stub"), old...), "tail"...)} {
+		got, err := ReadArchive(z, Limits{})
+		if err != nil || !bytes.Equal(got, cfg) {
+			t.Errorf("%s: ReadArchive = %q, %v; want cloud.cfg", name, got, err)
+		}
+	}
+	if _, err := ReadArchive(buildZip(t, lyingEntry(t, make([]byte, 1<<20), 10)), Limits{MaxUncompressed: 1 << 10}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadArchive of a bomb: %v, want ErrTooLarge", err)
+	}
+	if _, err := ReadArchive(buildZip(t, entry{name: "x.cfg", body: cfg}), Limits{}); !errors.Is(err, ErrNoConfig) {
+		t.Errorf("ReadArchive without cloud.cfg: %v, want ErrNoConfig", err)
 	}
 }
 
@@ -270,7 +288,7 @@ func TestLimits(t *testing.T) {
 	if got := (Limits{}).EnsureDefaults(); got != DefaultLimits {
 		t.Errorf("EnsureDefaults() = %+v, want %+v", got, DefaultLimits)
 	}
-	if got := (Limits{MaxEntries: 3}).EnsureDefaults(); got.MaxEntries != 3 || got.MaxArchive != DefaultLimits.MaxArchive {
+	if got := (Limits{MaxUncompressed: 3}).EnsureDefaults(); got.MaxUncompressed != 3 || got.MaxArchive != DefaultLimits.MaxArchive {
 		t.Errorf("EnsureDefaults kept %+v", got)
 	}
 	if err := (Limits{MaxUncompressed: -1}).Validate(); err == nil {
@@ -337,6 +355,129 @@ func BenchmarkCheckArchive(b *testing.B) {
 	for b.Loop() {
 		if _, err := CheckArchive(z, DefaultLimits); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// insertAt returns z with extra inserted at offset at.
+func insertAt(z []byte, at int, extra []byte) []byte {
+	return append(append(append([]byte(nil), z[:at]...), extra...), z[at:]...)
+}
+
+// endRecord is the offset of z's end of central directory record (no
+// archive comment).
+func endRecord(t testing.TB, z []byte) int {
+	t.Helper()
+	end := len(z) - 22
+	if end < 0 || binary.LittleEndian.Uint32(z[end:]) != 0x06054b50 {
+		t.Fatal("no end record at the end of the archive")
+	}
+	return end
+}
+
+// An archive is what the specification says: a zip of exactly one file,
+// cloud.cfg, and nothing else: no other entry, no bytes before or after
+// the archive or between its parts. archive/zip reads all of these, and
+// earlier versions stored them byte for byte.
+func TestCheckArchiveOnlyCloudCfg(t *testing.T) {
+	cfg := []byte("SetSave \"a\" \"b\" \"0\"\n")
+	good := buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Deflate})
+	stored := buildZip(t, entry{name: ConfigName, body: cfg, method: zip.Store})
+
+	sixtyFour := []entry{{name: ConfigName, body: cfg, method: zip.Deflate}}
+	for i := range 63 {
+		sixtyFour = append(sixtyFour, entry{name: "f" + strings.Repeat("x", i), body: []byte("x"), method: zip.Store})
+	}
+
+	withComment := func() []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		w, _ := zw.Create(ConfigName)
+		w.Write(cfg)
+		zw.SetComment("MZ\x90\x00 a payload behind the comment")
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}()
+
+	// Bytes between the entry and the central directory: the end record
+	// points past them, so archive/zip reads the archive as before.
+	gap := func() []byte {
+		end := endRecord(t, stored)
+		cdOff := int(binary.LittleEndian.Uint32(stored[end+16:]))
+		z := insertAt(stored, cdOff, []byte("hidden payload"))
+		binary.LittleEndian.PutUint32(z[end+len("hidden payload")+16:], uint32(cdOff+len("hidden payload")))
+		return z
+	}()
+
+	// The local header names another file than the central directory: a
+	// streaming unzip would write evil1.exe.
+	otherLocalName := bytes.Clone(stored)
+	copy(otherLocalName[30:], "evil1.exe")
+
+	tests := []struct {
+		name string
+		zip  []byte
+		want error
+	}{
+		{name: "evil.exe beside cloud.cfg", zip: buildZip(t,
+			entry{name: ConfigName, body: cfg, method: zip.Deflate},
+			entry{name: "evil.exe", body: []byte("MZ\x90\x00"), method: zip.Store}), want: ErrExtraContent},
+		{name: "../../etc/passwd beside cloud.cfg", zip: buildZip(t,
+			entry{name: "../../etc/passwd", body: []byte("root:x:0:0::/root:/bin/sh\n"), method: zip.Deflate},
+			entry{name: ConfigName, body: cfg, method: zip.Deflate}), want: ErrExtraContent},
+		{name: "a folder beside cloud.cfg", zip: buildZip(t,
+			entry{name: "cfg/", mode: fs.ModeDir | 0o755},
+			entry{name: ConfigName, body: cfg, method: zip.Deflate}), want: ErrExtraContent},
+		{name: "64 entries", zip: buildZip(t, sixtyFour...), want: ErrExtraContent},
+		{name: "bytes before the archive", zip: append([]byte("MZ\x90\x00 a self-extractor's stub "), good...), want: ErrExtraContent},
+		{name: "bytes after the archive", zip: append(bytes.Clone(good), "<?php system($_GET['c']); ?>"...), want: ErrExtraContent},
+		{name: "one byte after the archive", zip: append(bytes.Clone(good), 0), want: ErrExtraContent},
+		{name: "a second archive after it", zip: append(bytes.Clone(good), good...), want: ErrExtraContent},
+		{name: "an archive comment", zip: withComment, want: ErrExtraContent},
+		{name: "bytes between the entry and the directory", zip: gap, want: ErrExtraContent},
+		{name: "local header names another file", zip: otherLocalName, want: ErrBadArchive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Each is an archive archive/zip reads, cloud.cfg included.
+			if zr, err := zip.NewReader(bytes.NewReader(tt.zip), int64(len(tt.zip))); err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+				t.Fatalf("fixture: archive/zip: %v", err)
+			} else if f, err := zr.Open(ConfigName); err != nil {
+				t.Fatalf("fixture: archive/zip finds no cloud.cfg: %v", err)
+			} else {
+				f.Close()
+			}
+			got, err := CheckArchive(tt.zip, Limits{})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("CheckArchive = %d bytes, %v; want %v", len(got), err, tt.want)
+			}
+			if got != nil {
+				t.Errorf("returned %d bytes with an error", len(got))
+			}
+		})
+	}
+
+	// What clients and zip tools write for one file is accepted: with a
+	// data descriptor (archive/zip, Java), without one (Info-ZIP,
+	// minizip), stored or deflated, with an extra field.
+	utExtra := entry{raw: cfg, hdr: &zip.FileHeader{
+		Name: ConfigName, Method: zip.Store, CRC32: crc32.ChecksumIEEE(cfg),
+		CompressedSize64: uint64(len(cfg)), UncompressedSize64: uint64(len(cfg)),
+		Extra: []byte{0x55, 0x54, 5, 0, 1, 0x80, 0x5b, 0x61, 0x66}, // UT: modification time
+	}}
+	plain := lyingEntry(t, cfg, uint64(len(cfg))) // CreateRaw: no data descriptor
+	for name, z := range map[string][]byte{
+		"deflated with a descriptor": good,
+		"stored with a descriptor":   stored,
+		"deflated, no descriptor":    buildZip(t, plain),
+		"stored with an extra field": buildZip(t, utExtra),
+		"BuildArchive":               func() []byte { z, _ := BuildArchive(cfg); return z }(),
+	} {
+		got, err := CheckArchive(z, Limits{})
+		if err != nil || !bytes.Equal(got, cfg) {
+			t.Errorf("%s: CheckArchive = %q, %v; want cloud.cfg", name, got, err)
 		}
 	}
 }

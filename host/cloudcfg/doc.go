@@ -19,22 +19,29 @@
 //
 // # Archives
 //
+// An upload must be what the specification says, a zip archive of exactly
+// one file named exactly "cloud.cfg", and nothing else: CheckArchive
+// refuses other entries (evil.exe, ../../etc/passwd, 64 of anything), bytes
+// before the archive (a self-extractor's stub), after it or between its
+// parts, and an archive comment (which could cover appended bytes), all of
+// which archive/zip reads without complaint ([ErrExtraContent]). The local
+// header must agree with the central directory, so that a streaming unzip
+// sees the same file. What it accepts can therefore be stored byte for
+// byte: there is nothing in it but cloud.cfg.
+//
 // CheckArchive defends against zip bombs twice: it rejects a cloud.cfg whose
 // declared uncompressed size exceeds [Limits].MaxUncompressed, and it
 // decompresses the entry itself through an [io.LimitReader] so that a header
 // which understates the size cannot make it read more than the bound. It also
-// rejects encrypted entries, compression methods other than Store and
-// Deflate, a directory named cloud.cfg, duplicate cloud.cfg entries and
-// archives with more than [Limits].MaxEntries entries. Once the bounded read
-// has succeeded, cloud.cfg is read a second time through archive/zip and must
-// come out the same, so data descriptors and sizes that run past the archive
-// are checked too.
+// rejects an encrypted cloud.cfg, compression methods other than Store and
+// Deflate, a directory named cloud.cfg and duplicate cloud.cfg entries.
+// Once the bounded read has succeeded, cloud.cfg is read a second time
+// through archive/zip and must come out the same, so data descriptors and
+// sizes that run past the archive are checked too.
 //
-// Entries other than cloud.cfg are allowed and ignored: they are never
-// decompressed, but they must still be unencrypted and use Store or Deflate,
-// so that any archive CheckArchive accepts can be read by any unzip tool.
-// A host that wants to store exactly what it validated should store
-// BuildArchive(cfg) rather than the upload.
+// [ReadArchive] reads cloud.cfg, within the same bounds, from archives that
+// earlier versions accepted and stored (other entries were allowed and
+// ignored then): it is for showing stored settings, never for uploads.
 //
 // # Settings text
 //

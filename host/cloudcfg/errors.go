@@ -13,8 +13,12 @@ var (
 	ErrNotZip = errors.New("cloudcfg: not a zip archive")
 	// ErrNoConfig means the archive holds no file named cloud.cfg.
 	ErrNoConfig = errors.New("cloudcfg: archive holds no cloud.cfg")
-	// ErrTooLarge means the archive, its number of entries, or cloud.cfg
-	// (declared or actual size) exceeds the Limits.
+	// ErrExtraContent means the archive holds more than cloud.cfg: other
+	// entries, bytes before or after the archive or between its parts, or
+	// an archive comment.
+	ErrExtraContent = errors.New("cloudcfg: archive holds more than cloud.cfg")
+	// ErrTooLarge means the archive or cloud.cfg (declared or actual size)
+	// exceeds the Limits.
 	ErrTooLarge = errors.New("cloudcfg: archive exceeds limits")
 	// ErrBadArchive means the archive is a zip but is damaged, encrypted,
 	// uses an unsupported compression method, or holds cloud.cfg more than

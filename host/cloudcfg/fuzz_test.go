@@ -91,54 +91,34 @@ func eq[T comparable](a, b []T) bool {
 
 // FuzzCheckArchive checks that CheckArchive never panics, never returns more
 // than the bound, returns data only without an error, and that every error
-// wraps exactly one of the package's sentinels.
+// wraps exactly one of the package's sentinels. What it accepts is exactly
+// one file: archive/zip reads one entry, cloud.cfg, with the same content,
+// and the data starts with that entry's local header and ends with the end
+// record (no byte before or after, no comment). ReadArchive, which reads
+// what earlier versions stored, keeps the same bounds and sentinels and
+// reads the same cloud.cfg from every archive CheckArchive accepts (seeds
+// with other entries, which it reads and CheckArchive refuses, are not a
+// failure of either).
 func FuzzCheckArchive(f *testing.F) {
-	lim := Limits{MaxArchive: 64 << 10, MaxUncompressed: 1 << 10, MaxEntries: 8}
+	lim := Limits{MaxArchive: 64 << 10, MaxUncompressed: 1 << 10}
 	for _, cfg := range [][]byte{nil, []byte(`SetSave "a" "b" "0"`), bytes.Repeat([]byte("x"), 2000)} {
 		z, err := BuildArchive(cfg)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(z)
+		f.Add(append(bytes.Clone(z), 0))
 	}
 	f.Add(buildZip(f, lyingEntry(f, make([]byte, 10<<10), 10)))
 	f.Add(buildZip(f,
 		entry{name: "a", body: []byte("a"), method: zip.Store},
 		entry{name: ConfigName, body: []byte("SetSave a b 1"), method: zip.Store}))
+	f.Add(buildZip(f, entry{name: ConfigName, body: []byte("SetSave a b 1"), method: zip.Store}))
 	f.Add([]byte("PK\x05\x06" + string(make([]byte, 18))))
 	f.Add([]byte("not a zip"))
 
-	sentinels := []error{ErrNotZip, ErrNoConfig, ErrTooLarge, ErrBadArchive}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := CheckArchive(data, lim)
-		if int64(len(got)) > lim.MaxUncompressed {
-			t.Fatalf("returned %d bytes, bound %d", len(got), lim.MaxUncompressed)
-		}
-		if err == nil {
-			// What CheckArchive accepts, archive/zip can read back.
-			zr, zerr := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-			if zerr != nil {
-				t.Fatalf("accepted an archive archive/zip rejects: %v", zerr)
-			}
-			for _, zf := range zr.File {
-				if zf.Name != ConfigName {
-					continue
-				}
-				rc, oerr := zf.Open()
-				if oerr != nil {
-					t.Fatalf("archive/zip cannot open accepted cloud.cfg: %v", oerr)
-				}
-				want, rerr := io.ReadAll(io.LimitReader(rc, lim.MaxUncompressed+1))
-				rc.Close()
-				if rerr != nil || !bytes.Equal(want, got) {
-					t.Fatalf("archive/zip reads %q (%v), CheckArchive returned %q", want, rerr, got)
-				}
-			}
-			return
-		}
-		if got != nil {
-			t.Fatalf("returned %d bytes with error %v", len(got), err)
-		}
+	sentinels := []error{ErrNotZip, ErrNoConfig, ErrExtraContent, ErrTooLarge, ErrBadArchive}
+	oneSentinel := func(t *testing.T, what string, err error) {
 		n := 0
 		for _, s := range sentinels {
 			if errors.Is(err, s) {
@@ -146,7 +126,53 @@ func FuzzCheckArchive(f *testing.F) {
 			}
 		}
 		if n != 1 {
-			t.Fatalf("error %v matches %d sentinels", err, n)
+			t.Fatalf("%s error %v matches %d sentinels", what, err, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := CheckArchive(data, lim)
+		if int64(len(got)) > lim.MaxUncompressed {
+			t.Fatalf("returned %d bytes, bound %d", len(got), lim.MaxUncompressed)
+		}
+		old, oerr := ReadArchive(data, lim)
+		if int64(len(old)) > lim.MaxUncompressed || (oerr != nil && old != nil) {
+			t.Fatalf("ReadArchive returned %d bytes, bound %d, with error %v", len(old), lim.MaxUncompressed, oerr)
+		}
+		if oerr != nil {
+			oneSentinel(t, "ReadArchive", oerr)
+			if errors.Is(oerr, ErrExtraContent) {
+				t.Fatalf("ReadArchive refused extra content: %v", oerr)
+			}
+		}
+		if err != nil {
+			if got != nil {
+				t.Fatalf("returned %d bytes with error %v", len(got), err)
+			}
+			oneSentinel(t, "CheckArchive", err)
+			return
+		}
+		// What CheckArchive accepts, archive/zip reads back as one file.
+		zr, zerr := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if zerr != nil {
+			t.Fatalf("accepted an archive archive/zip rejects: %v", zerr)
+		}
+		if len(zr.File) != 1 || zr.File[0].Name != ConfigName {
+			t.Fatalf("accepted an archive of %d entries", len(zr.File))
+		}
+		rc, rerr := zr.File[0].Open()
+		if rerr != nil {
+			t.Fatalf("archive/zip cannot open accepted cloud.cfg: %v", rerr)
+		}
+		want, rerr := io.ReadAll(io.LimitReader(rc, lim.MaxUncompressed+1))
+		rc.Close()
+		if rerr != nil || !bytes.Equal(want, got) {
+			t.Fatalf("archive/zip reads %q (%v), CheckArchive returned %q", want, rerr, got)
+		}
+		if !bytes.HasPrefix(data, []byte("PK\x03\x04")) || !bytes.HasPrefix(data[len(data)-22:], []byte("PK\x05\x06")) || data[len(data)-2] != 0 || data[len(data)-1] != 0 {
+			t.Fatalf("accepted bytes before or after the archive")
+		}
+		if oerr != nil || !bytes.Equal(old, got) {
+			t.Fatalf("ReadArchive = %q, %v; CheckArchive accepted %q", old, oerr, got)
 		}
 	})
 }

@@ -107,20 +107,37 @@ func (c *Console) guidesImport(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/console/guides", "", err)
 		return
 	}
-	res, err := guides.Import(ctx, c.d.Sys, data)
+	res, err := guides.Import(ctx, c.d.Sys, data, guides.ImportOptions{})
 	if err != nil {
 		back(w, r, "/console/guides", "", fmt.Errorf("%s was not imported: %w", hdr.Filename, err))
 		return
 	}
-	c.d.Log.Info("console guides import", "operator", Operator(r), "file", hdr.Filename, "added", res.Added, "updated", res.Updated)
+	c.d.Log.Info("console guides import", "operator", Operator(r), "file", hdr.Filename, "added", res.Added, "updated", res.Updated, "refused", len(res.Refused))
 	to := "/console/guides"
 	if len(res.Gids) > 0 {
 		if g, err := guides.LoadGuide(c.d.Sys.DB(), res.Gids[0]); err == nil {
 			to += "?hero=" + urlQuery(g.Hero)
 		}
 	}
-	back(w, r, to, fmt.Sprintf("imported %d guides: %d added, %d updated", res.Added+res.Updated, res.Added, res.Updated), nil)
+	notice := fmt.Sprintf("imported %d guides: %d added, %d updated", res.Added+res.Updated, res.Added, res.Updated)
+	if len(res.Refused) > 0 {
+		// The valid guides are stored; the refused ones are named, as
+		// "guides import" lists them. The notice travels in the redirect's
+		// URL, so it names a few; the command lists them all.
+		names := make([]string, 0, min(len(res.Refused), maxRefusedNamed)+1)
+		for _, r := range res.Refused[:min(len(res.Refused), maxRefusedNamed)] {
+			names = append(names, r.Error())
+		}
+		if n := len(res.Refused) - maxRefusedNamed; n > 0 {
+			names = append(names, fmt.Sprintf("and %d more (honmaster guides import lists them all)", n))
+		}
+		notice += fmt.Sprintf("; refused %d: %s", len(res.Refused), strings.Join(names, "; "))
+	}
+	back(w, r, to, notice, nil)
 }
+
+// maxRefusedNamed is how many refused guides an import's notice names.
+const maxRefusedNamed = 5
 
 // guidesModerate hides, unhides or marks one guide premium: form fields
 // gid, and "hidden" or "premium" set to 1 or 0.

@@ -3,6 +3,7 @@ package console_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -182,6 +183,23 @@ func TestGuidesPage(t *testing.T) {
 	}
 	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "archive.json", archive); !strings.Contains(page, "added") {
 		t.Errorf("archive import:\n%s", page)
+	}
+	// A file with one bad guide: the others are imported, the bad one named.
+	crlf, err := os.ReadFile("../guides/testdata/import_archive_crlf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "crlf.json", crlf); !strings.Contains(page, "imported 2 guides: 2 added, 0 updated; refused 1: Hero_Parallax guide 2 (&#34;Coloured guide&#34;): txt_intro holds the control character U&#43;001B") {
+		t.Errorf("import with a refused guide:\n%s", page)
+	}
+	// The notice names a few refused guides (it travels in a URL).
+	many := `[{"gid": 9, "hero_cli_name": "Hero_A", "guide_name": "Fine", "author_name": "x", "datetime": "2021-05-09T15:18:47Z"}`
+	for gid := 10; gid < 17; gid++ {
+		many += fmt.Sprintf(`, {"gid": %d, "hero_cli_name": "Hero_A", "guide_name": "Bell %d", "author_name": "x", "datetime": "2021-05-09T15:18:47Z", "txt_intro": "\u0007"}`, gid, gid)
+	}
+	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "many.json", []byte(many+"]")); !strings.Contains(page, "imported 1 guides: 1 added, 0 updated; refused 7: guide 2 (gid 10") ||
+		!strings.Contains(page, "Bell 14") || strings.Contains(page, "Bell 15") || !strings.Contains(page, "and 2 more (honmaster guides import lists them all)") {
+		t.Errorf("import with many refused guides:\n%s", page)
 	}
 	if page := upload(t, c, e.srv.URL+"/console/guides/import", tok, "guides", "bad.json", []byte(`[{"gid": 1}]`)); !strings.Contains(page, "bad.json was not imported") || strings.Contains(page, "guides:") {
 		t.Errorf("bad import:\n%s", page)

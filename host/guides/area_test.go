@@ -72,7 +72,8 @@ func (b *memBackend) List(_ context.Context, acct storage.AccountID, hero string
 	}
 	m := b.marksOf(acct)
 	f := RankFacts(acct, hero, gs, m, b.tally)
-	return ListEntries(acct, f, b.rank(f), func(gid GuideID) *Guide { return b.guides[gid] }, m, b.tally)
+	d := b.rank(f)
+	return ListEntries(acct, f, d, RankedCounts(f.Candidates, d.Order), func(gid GuideID) *Guide { return b.guides[gid] }, m)
 }
 
 func (b *memBackend) Guide(_ context.Context, acct storage.AccountID, gid GuideID) (GuideView, error) {

@@ -113,10 +113,12 @@
 // unhide, premium and import re-rank the next list), and after a vote only
 // within guides.rank_staleness (default 1s) of the moment its counts were
 // read: a vote is in the order of every list that starts later than that
-// after its reply, and the ratings shown are always current. Concurrent
-// lists of the same facts share one plugin call. The host checks every
-// reused order against the current candidates like a fresh one. Flags
-// (is_def, is_fav, is_yours) and ratings are the host's, per request.
+// after its reply. A list is one snapshot: the ratings it shows are the
+// counts its order was ranked on (kept with the decision), so a reused
+// order shows its own ratings, never newer ones in the older order.
+// Concurrent lists of the same facts share one plugin call. The host
+// checks every reused order against the current candidates like a fresh
+// one. Flags (is_def, is_fav, is_yours) are the host's, per request.
 // Counts are rebuilt at start by one scan of all accounts' vote records
 // (storage AccountKeyspace.EachAll).
 //
@@ -134,8 +136,15 @@
 // unescaped (\' to '). Starting counts come from the rating: 100 votes,
 // up = round(rating*100), so the guide shows its archived rating byte for
 // byte; 0.00 means no votes. Names may be longer than 36 characters (kept
-// whole); txt_intro is at most 200 characters; every problem is reported
-// at once, naming its guide.
+// whole); txt_intro is at most 200 characters. Text fields may hold tab, LF
+// and CR, since the original service's descriptions break lines with CR LF
+// and get_guide serves them unchanged (a PHP string's length counts bytes,
+// so nothing is escaped); any other control character refuses the guide.
+// Every problem is reported at once, naming its guide. A guide with
+// problems is refused and the file's other guides are imported (Import
+// lists the refused ones in ImportResult.Refused); with
+// ImportOptions.Strict (guides import --strict), or when every guide is
+// refused, nothing is stored.
 //
 // # Demo
 //

@@ -59,17 +59,21 @@ func (e *ImportError) Is(target error) bool { return target == ErrImport }
 type GidTaken func(gid GuideID) (archiveKey string, taken bool)
 
 // ParseImport reads an import file of either format into guides, all
-// validated. Every problem is reported at once (errors.Join of
-// *ImportError); no guide is returned then. taken may be nil (an empty
+// validated. A guide with problems is left out and reported in refused, one
+// *ImportError per guide naming it and listing its problems, in file order;
+// the file's other guides are still returned, so that one bad guide of a
+// captured archive does not hold back the rest (Import decides whether to
+// store them). err is a problem of the file as a whole (empty, not JSON,
+// not a guide file): then there are no guides. taken may be nil (an empty
 // store). Authors are not resolved to accounts here: the caller sets
 // Guide.Author from the account whose login equals AuthorName.
-func ParseImport(data []byte, taken GidTaken) ([]Guide, error) {
+func ParseImport(data []byte, taken GidTaken) (gs []Guide, refused []*ImportError, err error) {
 	if taken == nil {
 		taken = func(GuideID) (string, bool) { return "", false }
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff") // blanks and a byte-order mark
 	if len(trimmed) == 0 {
-		return nil, &ImportError{Guide: "file", Problem: "empty"}
+		return nil, nil, &ImportError{Guide: "file", Problem: "empty"}
 	}
 	switch trimmed[0] {
 	case '[':
@@ -77,7 +81,20 @@ func ParseImport(data []byte, taken GidTaken) ([]Guide, error) {
 	case '{':
 		return parseArchive(trimmed, taken)
 	}
-	return nil, &ImportError{Guide: "file", Problem: "not a guide file: want a JSON array (own format) or a JSON object keyed by hero (captured replies)"}
+	return nil, nil, &ImportError{Guide: "file", Problem: "not a guide file: want a JSON array (own format) or a JSON object keyed by hero (captured replies)"}
+}
+
+// problems collects the problems of one guide of a file.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// refusal is the guide's refusal, nil when it has no problem.
+func (p problems) refusal(guide string) *ImportError {
+	if len(p) == 0 {
+		return nil
+	}
+	return &ImportError{Guide: guide, Problem: strings.Join(p, "; ")}
 }
 
 // ownGuide is one guide of the own format.
@@ -100,12 +117,12 @@ type ownGuide struct {
 	Downvotes   uint64   `json:"downvotes"`
 }
 
-func parseOwn(data []byte) ([]Guide, error) {
+func parseOwn(data []byte) ([]Guide, []*ImportError, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, &ImportError{Guide: "file", Problem: "not a JSON array: " + err.Error()}
+		return nil, nil, &ImportError{Guide: "file", Problem: "not a JSON array: " + err.Error()}
 	}
-	var errs []error
+	var refused []*ImportError
 	var out []Guide
 	seen := map[GuideID]int{}
 	for i, msg := range raw {
@@ -113,28 +130,25 @@ func parseOwn(data []byte) ([]Guide, error) {
 		dec := json.NewDecoder(bytes.NewReader(msg))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&o); err != nil {
-			errs = append(errs, &ImportError{Guide: fmt.Sprintf("guide %d", i+1), Problem: err.Error()})
+			refused = append(refused, &ImportError{Guide: fmt.Sprintf("guide %d", i+1), Problem: err.Error()})
 			continue
 		}
-		name := fmt.Sprintf("guide %d (gid %d, %q)", i+1, o.Gid, o.GuideName)
-		bad := func(format string, args ...any) {
-			errs = append(errs, &ImportError{Guide: name, Problem: fmt.Sprintf(format, args...)})
-		}
+		var bad problems
 		switch {
 		case o.Gid == 0 || o.Gid > uint64(MaxOwnGid):
-			bad("gid must be 1..%d (larger ids are kept for archived guides)", MaxOwnGid)
+			bad.add("gid must be 1..%d (larger ids are kept for archived guides)", MaxOwnGid)
 		case GuideID(o.Gid) == ProbeGid:
-			bad("gid %d is reserved: the client asks for it to get no_guides_found", ProbeGid)
+			bad.add("gid %d is reserved: the client asks for it to get no_guides_found", ProbeGid)
 		case seen[GuideID(o.Gid)] > 0:
-			bad("gid also used by guide %d", seen[GuideID(o.Gid)])
+			bad.add("gid also used by guide %d", seen[GuideID(o.Gid)])
 		}
 		seen[GuideID(o.Gid)] = i + 1
 		edited, err := time.Parse(time.RFC3339, o.Datetime)
 		if err != nil {
-			bad("datetime %q: want RFC 3339, e.g. 2021-05-09T15:18:47Z", o.Datetime)
+			bad.add("datetime %q: want RFC 3339, e.g. 2021-05-09T15:18:47Z", o.Datetime)
 		}
 		if o.Upvotes > MaxImportedVotes || o.Downvotes > MaxImportedVotes {
-			bad("upvotes and downvotes must be at most %d", MaxImportedVotes)
+			bad.add("upvotes and downvotes must be at most %d", MaxImportedVotes)
 		}
 		g := Guide{
 			Gid: GuideID(o.Gid), Hero: o.HeroCLIName, HeroName: o.HeroName, Name: o.GuideName,
@@ -143,15 +157,14 @@ func parseOwn(data []byte) ([]Guide, error) {
 			Abil: nonNil(o.AbilQ), Intro: o.TxtIntro,
 			Up: uint32(min(o.Upvotes, MaxImportedVotes)), Down: uint32(min(o.Downvotes, MaxImportedVotes)),
 		}
-		for _, p := range validate(&g) {
-			bad("%s", p)
+		bad = append(bad, validate(&g)...)
+		if r := bad.refusal(fmt.Sprintf("guide %d (gid %d, %q)", i+1, o.Gid, o.GuideName)); r != nil {
+			refused = append(refused, r)
+			continue
 		}
 		out = append(out, g)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return out, nil
+	return out, refused, nil
 }
 
 func nonNil(s []string) []string {
@@ -175,8 +188,11 @@ func validate(g *Guide) []string {
 			ps = append(ps, field+" is not valid UTF-8")
 		case n > maxRunes:
 			ps = append(ps, fmt.Sprintf("%s has %d characters, at most %d", field, n, maxRunes))
-		case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
-			ps = append(ps, field+" holds a control character")
+		default:
+			if i := strings.IndexFunc(s, forbiddenControl); i >= 0 {
+				r, _ := utf8.DecodeRuneInString(s[i:])
+				ps = append(ps, fmt.Sprintf("%s holds the control character %U", field, r))
+			}
 		}
 	}
 	checkText("guide_name", g.Name, MaxNameRunes, true)
@@ -203,6 +219,14 @@ func validate(g *Guide) []string {
 		}
 	}
 	return ps
+}
+
+// forbiddenControl reports the control characters a text field may not
+// hold: all but tab, line feed and carriage return. The original service's
+// descriptions break lines with CR LF, and get_guide serves them as they
+// are (a PHP string's length counts bytes, so they need no escaping).
+func forbiddenControl(r rune) bool {
+	return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r'
 }
 
 // archiveKey identifies an archived guide: hero, author, name and date.
@@ -249,26 +273,25 @@ func splitPipes(s string) []string { return strings.Split(s, "|") }
 // parseArchive reads captured replies. Guides get gids in a canonical
 // order (hero, then key), so that collisions resolve the same way on every
 // import of the same file.
-func parseArchive(data []byte, taken GidTaken) ([]Guide, error) {
+func parseArchive(data []byte, taken GidTaken) ([]Guide, []*ImportError, error) {
 	var file map[string][]archived
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, &ImportError{Guide: "file", Problem: "not an object of hero → list of get_guide replies: " + err.Error()}
+		return nil, nil, &ImportError{Guide: "file", Problem: "not an object of hero → list of get_guide replies: " + err.Error()}
 	}
-	var errs []error
+	var refused []*ImportError
 	byKey := map[string]Guide{}
 	for _, hero := range slices.Sorted(maps.Keys(file)) {
 		for i, a := range file[hero] {
 			rawName, _ := a.text("guide_name")
 			name := fmt.Sprintf("%s guide %d (%q)", hero, i+1, rawName)
-			bad := func(format string, args ...any) {
-				errs = append(errs, &ImportError{Guide: name, Problem: fmt.Sprintf(format, args...)})
-			}
+			var bad problems
 			if s, ok := a.text("success"); ok && s != "1" {
-				bad("success is %q: not a guide reply (no_guides_found?)", s)
+				bad.add("success is %q: not a guide reply (no_guides_found?)", s)
+				refused = append(refused, bad.refusal(name))
 				continue
 			}
 			if h, ok := a.text("hero_cli_name"); ok && h != hero {
-				bad("hero_cli_name %q differs from its key %q", h, hero)
+				bad.add("hero_cli_name %q differs from its key %q", h, hero)
 			}
 			g := Guide{Hero: hero, Name: UnescapeName(rawName)}
 			author, _ := a.text("author_name")
@@ -276,9 +299,9 @@ func parseArchive(data []byte, taken GidTaken) ([]Guide, error) {
 			g.HeroName, _ = a.text("hero_name")
 			g.Intro, _ = a.text("txt_intro")
 			if dt, ok := a.text("datetime"); !ok {
-				bad("datetime is missing")
+				bad.add("datetime is missing")
 			} else if t, err := time.Parse(DateLayout, strings.ToLower(dt)); err != nil { // PM too
-				bad("datetime %q: want %s", dt, DateLayout)
+				bad.add("datetime %q: want %s", dt, DateLayout)
 			} else {
 				g.Edited = t
 			}
@@ -287,12 +310,12 @@ func parseArchive(data []byte, taken GidTaken) ([]Guide, error) {
 				g.Premium = true
 			case "0", "":
 			default:
-				bad("premium %q: want \"0\" or \"1\"", p)
+				bad.add("premium %q: want \"0\" or \"1\"", p)
 			}
 			r, _ := a.text("rating")
 			up, err := ratingVotes(r)
 			if err != nil {
-				bad("rating %q: %v", r, err)
+				bad.add("rating %q: %v", r, err)
 			}
 			if up > 0 {
 				g.Up, g.Down = up, ArchiveVotes-up
@@ -304,17 +327,16 @@ func parseArchive(data []byte, taken GidTaken) ([]Guide, error) {
 				s, _ := a.text(l.key)
 				*l.dst = splitPipes(s)
 			}
-			for _, p := range validate(&g) {
-				bad("%s", p)
+			bad = append(bad, validate(&g)...)
+			if r := bad.refusal(name); r != nil {
+				refused = append(refused, r)
+				continue
 			}
 			// The same guide captured twice is one guide; the later
-			// capture wins.
+			// valid capture wins.
 			g.ArchiveKey = archiveKey(g.Hero, g.AuthorName, g.Name, g.Edited)
 			byKey[g.ArchiveKey] = g
 		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
 	}
 	keys := slices.Sorted(maps.Keys(byKey))
 	out := make([]Guide, 0, len(keys))
@@ -323,13 +345,14 @@ func parseArchive(data []byte, taken GidTaken) ([]Guide, error) {
 		g := byKey[k]
 		gid, err := assignArchiveGid(k, taken, used)
 		if err != nil {
-			return nil, &ImportError{Guide: fmt.Sprintf("%s guide %q", g.Hero, g.Name), Problem: err.Error()}
+			refused = append(refused, &ImportError{Guide: fmt.Sprintf("%s guide %q", g.Hero, g.Name), Problem: err.Error()})
+			continue
 		}
 		g.Gid = gid
 		used[gid] = true
 		out = append(out, g)
 	}
-	return out, nil
+	return out, refused, nil
 }
 
 // assignArchiveGid gives key its stable gid: the hash's gid, or on a

@@ -25,10 +25,7 @@ func readFixture(t *testing.T, name string) []byte {
 }
 
 func TestImportOwn(t *testing.T) {
-	gs, err := ParseImport(readFixture(t, "import_own.json"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gs := parseAll(t, readFixture(t, "import_own.json"), nil)
 	if len(gs) != 3 {
 		t.Fatalf("%d guides, want 3", len(gs))
 	}
@@ -48,9 +45,9 @@ func TestImportOwn(t *testing.T) {
 	if e := string(AppendEntry(nil, ListEntry{Gid: g.Gid, Name: g.Name, Counts: Counts{g.Up, g.Down}})); !strings.Contains(e, `|Parallax\'s complete mid lane guide f|`) {
 		t.Fatalf("list entry %q", e)
 	}
-	again, err := ParseImport(readFixture(t, "import_own.json"), nil)
-	if err != nil || !slices.EqualFunc(gs, again, func(a, b Guide) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
-		t.Fatalf("re-parse differs: %v", err)
+	again := parseAll(t, readFixture(t, "import_own.json"), nil)
+	if !slices.EqualFunc(gs, again, func(a, b Guide) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
+		t.Fatal("re-parse differs")
 	}
 }
 
@@ -58,10 +55,7 @@ func TestImportOwn(t *testing.T) {
 // get_guide reply built from the imported guide equal the archived ones.
 func TestImportArchiveRoundTrip(t *testing.T) {
 	data := readFixture(t, "import_archive.json")
-	gs, err := ParseImport(data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gs := parseAll(t, data, nil)
 	var file map[string][]map[string]any
 	if err := json.Unmarshal(data, &file); err != nil {
 		t.Fatal(err)
@@ -114,19 +108,13 @@ func TestImportArchiveRoundTrip(t *testing.T) {
 // updates instead of duplicating; a gid held by another guide is skipped.
 func TestImportArchiveStableGids(t *testing.T) {
 	data := readFixture(t, "import_archive.json")
-	first, err := ParseImport(data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := parseAll(t, data, nil)
 	stored := map[GuideID]string{}
 	for _, g := range first {
 		stored[g.Gid] = g.ArchiveKey
 	}
 	taken := func(gid GuideID) (string, bool) { k, ok := stored[gid]; return k, ok }
-	second, err := ParseImport(data, taken)
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := parseAll(t, data, taken)
 	for i := range first {
 		if first[i].Gid != second[i].Gid {
 			t.Fatalf("re-import moved %q from %d to %d", first[i].Name, first[i].Gid, second[i].Gid)
@@ -135,10 +123,7 @@ func TestImportArchiveStableGids(t *testing.T) {
 	// Another guide already holds the first guide's gid: it moves to the next free one.
 	victim := first[0]
 	other := map[GuideID]string{victim.Gid: "someone else's guide"}
-	third, err := ParseImport(data, func(gid GuideID) (string, bool) { k, ok := other[gid]; return k, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
+	third := parseAll(t, data, func(gid GuideID) (string, bool) { k, ok := other[gid]; return k, ok })
 	for _, g := range third {
 		if g.ArchiveKey == victim.ArchiveKey && (g.Gid == victim.Gid || g.Gid < ArchiveGidBase) {
 			t.Fatalf("collision not resolved: gid %d", g.Gid)
@@ -182,9 +167,15 @@ func TestImportErrors(t *testing.T) {
 		{"archive hero mismatch", []byte(`{"Hero_A": [{"success": 1, "hero_cli_name": "Hero_B", "datetime": "05/09/21 03:18:47pm", "author_name": "x", "guide_name": "N"}]}`), "differs from its key"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			gs, err := ParseImport(tt.data, nil)
-			if err == nil || gs != nil {
-				t.Fatalf("ParseImport = %d guides, %v; want an error", len(gs), err)
+			gs, refused, err := ParseImport(tt.data, nil)
+			if len(gs) != 0 {
+				t.Fatalf("ParseImport = %d guides; want none", len(gs))
+			}
+			if err == nil {
+				if len(refused) != 1 {
+					t.Fatalf("ParseImport refused %d guides, no file error; want one refusal", len(refused))
+				}
+				err = refused[0]
 			}
 			var ie *ImportError
 			if !errors.Is(err, ErrImport) || !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
@@ -196,17 +187,28 @@ func TestImportErrors(t *testing.T) {
 		})
 	}
 	// An upper-case PM is read too.
-	gs, err := ParseImport([]byte(`{"Hero_A": [{"success": 1, "datetime": "05/09/21 03:18:47PM", "author_name": "x", "guide_name": "N", "rating": "0.50"}]}`), nil)
-	if err != nil || FormatDate(gs[0].Edited) != "05/09/21 03:18:47pm" || gs[0].Up != 50 || gs[0].Down != 50 {
-		t.Fatalf("PM archive: %+v, %v", gs, err)
+	gs := parseAll(t, []byte(`{"Hero_A": [{"success": 1, "datetime": "05/09/21 03:18:47PM", "author_name": "x", "guide_name": "N", "rating": "0.50"}]}`), nil)
+	if FormatDate(gs[0].Edited) != "05/09/21 03:18:47pm" || gs[0].Up != 50 || gs[0].Down != 50 {
+		t.Fatalf("PM archive: %+v", gs)
 	}
 	// Two problems, two guides: both reported, each naming its guide.
 	two := `[{"gid": 1, "hero_cli_name": "Hero_A", "guide_name": "First", "author_name": "x", "datetime": "2021-05-09T15:18:47Z", "txt_intro": "` +
 		strings.Repeat("a", 201) + `"}, {"gid": 1, "hero_cli_name": "Hero_A", "guide_name": "Second", "author_name": "x", "datetime": "2021-05-09T15:18:47Z"}]`
-	_, err = ParseImport([]byte(two), nil)
-	if err == nil || !strings.Contains(err.Error(), `"First"`) || !strings.Contains(err.Error(), `"Second"`) || !strings.Contains(err.Error(), "also used by guide 1") {
-		t.Fatalf("error = %v", err)
+	gs, refused, err := ParseImport([]byte(two), nil)
+	if err != nil || len(gs) != 0 || len(refused) != 2 || !strings.Contains(refused[0].Error(), `"First"`) ||
+		!strings.Contains(refused[1].Error(), `"Second"`) || !strings.Contains(refused[1].Error(), "also used by guide 1") {
+		t.Fatalf("ParseImport = %d guides, refused %v, %v", len(gs), refused, err)
 	}
+}
+
+// parseAll parses an import file that must be valid as a whole.
+func parseAll(t *testing.T, data []byte, taken GidTaken) []Guide {
+	t.Helper()
+	gs, refused, err := ParseImport(data, taken)
+	if err != nil || len(refused) > 0 {
+		t.Fatalf("ParseImport: %v, refused %v", err, refused)
+	}
+	return gs
 }
 
 func TestDemoGuides(t *testing.T) {
@@ -256,5 +258,76 @@ func TestMerge(t *testing.T) {
 	hide.Hidden = true
 	if got := Merge(&Guide{Gid: 5}, hide); !got.Hidden {
 		t.Fatal("a file could not hide a guide")
+	}
+}
+
+// Captured archives of the original service break description lines with
+// CR LF (and tabs): those guides import and are served byte for byte, in
+// a PHP string whose length counts bytes. Only a guide holding another
+// control character (here an ANSI escape) is refused, named, while the
+// file's other guides are still read.
+func TestImportArchiveLineBreaks(t *testing.T) {
+	gs, refused, err := ParseImport(readFixture(t, "import_archive_crlf.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refused) != 1 || !strings.Contains(refused[0].Guide, `Hero_Parallax guide 2 ("Coloured guide")`) ||
+		!strings.Contains(refused[0].Problem, "txt_intro holds the control character U+001B") {
+		t.Fatalf("refused %v, want guide 2 of Hero_Parallax for its escape character", refused)
+	}
+	byName := map[string]Guide{}
+	for _, g := range gs {
+		byName[g.Name] = g
+	}
+	for name, intro := range map[string]string{
+		"Parallax, step by step": "Step one: farm.\r\nStep two:\r\n\t- rotate\r\n\t- gank (café break)\r\n",
+		"Burn it all":            "Old line break\rthen a tab\there.",
+	} {
+		g, ok := byName[name]
+		if !ok || g.Intro != intro || len(gs) != 2 {
+			t.Fatalf("guides %v: %q missing or its intro changed: %q", byName, name, g.Intro)
+		}
+		body, err := wire.Marshal(newGuideReply(GuideView{Guide: g, Counts: Counts{g.Up, g.Down}}, "1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The length is in bytes: é is two, CR LF two.
+		if want := fmt.Sprintf(`s:9:"txt_intro";s:%d:"%s";`, len(intro), intro); !strings.Contains(string(body), want) {
+			t.Fatalf("get_guide reply %q does not hold %q", body, want)
+		}
+		v, err := wire.Unmarshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := v.(*wire.Array).Get("txt_intro"); got != intro {
+			t.Fatalf("txt_intro reads back as %q, want %q", got, intro)
+		}
+	}
+}
+
+// Only tab, LF and CR of the control characters are allowed in a text
+// field; the refusal names the character.
+func TestImportControlCharacters(t *testing.T) {
+	for _, tt := range []struct {
+		intro string
+		bad   string // "" when accepted
+	}{
+		{"a\r\nb\tc\rd\ne", ""},
+		{"nul\x00", "U+0000"},
+		{"bell\a", "U+0007"},
+		{"esc\x1b[2J", "U+001B"},
+		{"del\x7f", "U+007F"},
+		{"c1\u0085", "U+0085"},
+		{"vt\v", "U+000B"},
+		{"ff\f", "U+000C"},
+	} {
+		g := Guide{Hero: "Hero_A", Name: "N", AuthorName: "x", Edited: time.Unix(1, 0), Intro: tt.intro}
+		ps := validate(&g)
+		switch {
+		case tt.bad == "" && len(ps) > 0:
+			t.Errorf("%q refused: %v", tt.intro, ps)
+		case tt.bad != "" && (len(ps) != 1 || !strings.Contains(ps[0], "txt_intro holds the control character "+tt.bad)):
+			t.Errorf("%q: problems %v, want txt_intro's %s named", tt.intro, ps, tt.bad)
+		}
 	}
 }

@@ -26,7 +26,8 @@ func BenchmarkList1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f := RankFacts(7, "Hero_A", gs, m, tally)
-		entries, err := ListEntries(7, f, rules.Rank(f), func(g GuideID) *Guide { return byGid[g] }, m, tally)
+		d := rules.Rank(f)
+		entries, err := ListEntries(7, f, d, RankedCounts(f.Candidates, d.Order), func(g GuideID) *Guide { return byGid[g] }, m)
 		if err != nil {
 			b.Fatal(err)
 		}

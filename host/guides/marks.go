@@ -108,19 +108,39 @@ func RankFacts(acct storage.AccountID, hero string, heroGuides []*Guide, m *Mark
 // ListEntries checks a ranking's decision against its facts (refusing it,
 // never repairing it: ErrUnavailable wrapping rules.ErrBadDecision) and
 // turns it into list entries for acct. byGid must hold every candidate.
-func ListEntries(acct storage.AccountID, f rules.RankFacts, d rules.RankDecision, byGid func(GuideID) *Guide, m *Marks, t *Tally) ([]ListEntry, error) {
+// shown are the counts the decision was ranked on, one per gid of
+// d.Order (RankedCounts): the ratings a list shows come from the same
+// counts as its order, never from counts read after it.
+func ListEntries(acct storage.AccountID, f rules.RankFacts, d rules.RankDecision, shown []Counts, byGid func(GuideID) *Guide, m *Marks) ([]ListEntry, error) {
 	if err := rules.ValidateRank(f, d); err != nil {
 		return nil, Fail(ReasonUnavailable, err)
 	}
+	if len(shown) != len(d.Order) {
+		return nil, Fail(ReasonInternal, fmt.Errorf("%d counts for %d listed guides", len(shown), len(d.Order)))
+	}
 	out := make([]ListEntry, 0, len(d.Order))
-	for _, gid := range d.Order {
+	for i, gid := range d.Order {
 		g := byGid(gid)
 		if g == nil {
 			return nil, Fail(ReasonInternal, fmt.Errorf("candidate %d vanished", gid))
 		}
 		out = append(out, ListEntry{Gid: gid, Edited: g.Edited, AuthorName: g.AuthorName, Name: g.Name,
-			Counts: t.Counts(g), Premium: g.Premium, Default: f.Default == gid, Favorite: m.Favorites[gid],
+			Counts: shown[i], Premium: g.Premium, Default: f.Default == gid, Favorite: m.Favorites[gid],
 			Yours: g.Author != 0 && g.Author == acct})
 	}
 	return out, nil
+}
+
+// RankedCounts returns the counts of order's guides as cands (in ascending
+// gid order, as facts hold them) give them: the counts a ranking of cands
+// saw. A gid that is not a candidate gets zero counts; ValidateRank refuses
+// an order holding one.
+func RankedCounts(cands []rules.Candidate, order []GuideID) []Counts {
+	out := make([]Counts, len(order))
+	for i, gid := range order {
+		if j, ok := slices.BinarySearchFunc(cands, gid, func(c rules.Candidate, gid GuideID) int { return cmp.Compare(c.Gid, gid) }); ok {
+			out[i] = Counts{Up: cands[j].Up, Down: cands[j].Down}
+		}
+	}
+	return out
 }

@@ -37,8 +37,14 @@ import (
 //     that have since moved is reused for at most Staleness after those
 //     counts were read (guides.rank_staleness, default 1s). A vote
 //     acknowledged more than Staleness before a list starts is in that
-//     list's order; the rating each entry shows is always read at the
-//     request. Staleness 0 re-ranks after every vote;
+//     list's order. Staleness 0 re-ranks after every vote;
+//   - a list is one snapshot: the ratings it shows are the counts its order
+//     was ranked on, kept with the decision (the listed guides' counts
+//     only, at most 20, 8 bytes each), never counts read after the order.
+//     Otherwise a vote between the ranking and the reply, or a reused
+//     decision, showed new ratings in the old order (0.75, 0.50, 0.25,
+//     1.00). So a reused decision shows ratings up to Staleness old, like
+//     its order; get_guide always shows the current counts;
 //   - concurrent lists that miss share one plugin call (single flight) when
 //     the call's facts serve them all;
 //   - every reused order is checked again against the current candidates
@@ -47,8 +53,7 @@ import (
 //     that an arbitrary one is dropped.
 //
 // Per-requester parts are never taken from a decision: is_def, is_fav and
-// is_yours, the ratings and the thumb are the host's, computed for each
-// request.
+// is_yours and the thumb are the host's, computed for each request.
 
 // RankReuse are the settings of the reuse of rankings.
 type RankReuse struct {
@@ -93,6 +98,7 @@ type rankKey struct {
 type rankEntry struct {
 	basis    rankBasis
 	decision sdk.GuideRankDecision
+	shown    []Counts // the counts decision.Order was ranked on, one per gid (RankedCounts)
 }
 
 // rankFlight is one plugin call in flight; done closes when entry or err
@@ -195,10 +201,11 @@ func (s *Service) candidatesOf(cat *catalog, hero string) (*sdk.SharedGuideCandi
 
 // rank returns the plugin's decision for facts f (Account, Hero, Default
 // and Favorites set; candidates are the hero's) with the account's state,
-// and candidates of cat's version to check it against: a kept decision
-// when one may serve (see above), else one plugin call, shared with
-// concurrent lists of the same facts.
-func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, state []byte) (*sdk.SharedGuideCandidates, sdk.GuideRankDecision, error) {
+// the counts it was ranked on (one per gid of its order), and candidates
+// of cat's version to check it against: a kept decision when one may serve
+// (see above), else one plugin call, shared with concurrent lists of the
+// same facts.
+func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, state []byte) (*sdk.SharedGuideCandidates, sdk.GuideRankDecision, []Counts, error) {
 	r := s.ranks
 	acct := storage.AccountID(f.Account)
 	shared := rankKey{hero: f.Hero, def: f.Default, favs: packGids(f.Favorites)}
@@ -218,7 +225,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 			if e := r.entries[k]; e != nil && r.usable(e.basis, cat.version, gen, now) {
 				r.mu.Unlock()
 				cands, err := s.candidatesOf(cat, f.Hero)
-				return cands, e.decision, err
+				return cands, e.decision, e.shown, err
 			}
 		}
 		fl := r.flights[flightKey]
@@ -228,16 +235,16 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 			select {
 			case <-fl.done:
 			case <-ctx.Done():
-				return nil, sdk.GuideRankDecision{}, Fail(ReasonUnavailable, ctx.Err())
+				return nil, sdk.GuideRankDecision{}, nil, Fail(ReasonUnavailable, ctx.Err())
 			}
 			if fl.err == nil && servesMe(fl.entry, fl.account, fl.state) {
-				return fl.snap.cands, fl.entry.decision, nil
+				return fl.snap.cands, fl.entry.decision, fl.entry.shown, nil
 			}
 			continue // its facts were not mine, or it failed: ask myself
 		}
 		snap, err := s.snapshot(cat, f.Hero)
 		if err != nil {
-			return nil, sdk.GuideRankDecision{}, err
+			return nil, sdk.GuideRankDecision{}, nil, err
 		}
 		fl = &rankFlight{snap: snap, account: acct, state: own.state, done: make(chan struct{})}
 		r.mu.Lock()
@@ -258,10 +265,10 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 		r.mu.Unlock()
 		close(fl.done)
 		if fl.err != nil {
-			return nil, sdk.GuideRankDecision{}, fl.err
+			return nil, sdk.GuideRankDecision{}, nil, fl.err
 		}
 		r.lastShared.Store(fl.entry.decision.Shared)
-		return snap.cands, fl.entry.decision, nil
+		return snap.cands, fl.entry.decision, fl.entry.shown, nil
 	}
 }
 
@@ -277,5 +284,13 @@ func (s *Service) askRank(ctx context.Context, f sdk.GuideRankFacts, state []byt
 	if !bytes.Equal(res.State, state) {
 		return rankEntry{}, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
 	}
-	return rankEntry{basis: snap.rankBasis, decision: res.Decision}, nil
+	// The counts shown beside the order are those it was ranked on, taken
+	// now from the same candidates (see "one snapshot" above). An order
+	// longer than a list is refused by ListEntries' check anyway: its
+	// counts are not worth an allocation.
+	e := rankEntry{basis: snap.rankBasis, decision: res.Decision}
+	if len(res.Decision.Order) <= MaxListEntries {
+		e.shown = RankedCounts(snap.cands.List(), res.Decision.Order)
+	}
+	return e, nil
 }

@@ -161,8 +161,9 @@ func TestListReusesSharedRanking(t *testing.T) {
 
 // A vote that changes the order is in the order of the next list once the
 // staleness has passed since the reused ranking's counts were read; before
-// that the order may be the earlier one, while the ratings shown are
-// always current. With staleness 0 the next list is re-ranked at once.
+// that the order may be the earlier one, and so are the ratings shown
+// with it (one snapshot, TestListOneSnapshot). With staleness 0 the next
+// list is re-ranked at once.
 func TestListVoteVisibleAfterStaleness(t *testing.T) {
 	gs := []guides.Guide{rankGuide(1, "Hero_A", 5, 5, false), rankGuide(2, "Hero_A", 6, 4, false)}
 	for _, tt := range []struct {
@@ -179,8 +180,8 @@ func TestListVoteVisibleAfterStaleness(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if r := f.rating(t, lister, "Hero_A", 1); r != "0.62" {
-				t.Errorf("rating of guide 1 after the votes: %s, want the current 0.62", r)
+			if r, want := f.rating(t, lister, "Hero_A", 1), map[bool]string{true: "0.50", false: "0.62"}[tt.stale]; r != want {
+				t.Errorf("rating of guide 1 after the votes: %s, want %s, the counts of the order shown", r, want)
 			}
 			if tt.stale {
 				wantGids(t, "within the staleness", f.order(t, lister, "Hero_A"), 2, 1)
@@ -189,6 +190,9 @@ func TestListVoteVisibleAfterStaleness(t *testing.T) {
 				f.clock.add(time.Nanosecond)
 			}
 			wantGids(t, "after the staleness", f.order(t, lister, "Hero_A"), 1, 2)
+			if r := f.rating(t, lister, "Hero_A", 1); r != "0.62" {
+				t.Errorf("rating of guide 1 after the staleness: %s, want the current 0.62", r)
+			}
 			calls := f.svc.RankCalls()
 			wantGids(t, "again", f.order(t, f.accts[0], "Hero_A"), 1, 2)
 			if n := f.svc.RankCalls(); n != calls {
@@ -380,4 +384,112 @@ func TestListUnknownHeroAsksNothing(t *testing.T) {
 		t.Fatalf("%d plugin calls for heroes with no guide, want 0", n)
 	}
 	wantGids(t, "a stored hero", f.order(t, f.accts[0], "Hero_A"), 1)
+}
+
+// listed is a list's order and the ratings it shows.
+func (f *rankFixture) listed(t *testing.T, acct storage.AccountID, hero string) (order []guides.GuideID, ratings []string) {
+	t.Helper()
+	es, err := f.svc.List(context.Background(), acct, hero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		order = append(order, e.Gid)
+		ratings = append(ratings, guides.FormatRating(e.Counts))
+	}
+	return order, ratings
+}
+
+func wantListed(t *testing.T, what string, order []guides.GuideID, ratings []string, wantOrder []guides.GuideID, wantRatings ...string) {
+	t.Helper()
+	if !slices.Equal(order, wantOrder) || !slices.Equal(ratings, wantRatings) {
+		t.Fatalf("%s: order %v with ratings %v, want %v with %v", what, order, ratings, wantOrder, wantRatings)
+	}
+}
+
+// A list is one snapshot: its order and the ratings it shows come from the
+// same counts, whether its ranking is reused after a vote (within the
+// staleness) or a vote lands while the plugin ranks. Before, the ratings
+// were read afresh after the order: 0.75, 0.50, 0.25, 1.00.
+func TestListOneSnapshot(t *testing.T) {
+	gs := []guides.Guide{rankGuide(1, "Hero_A", 3, 1, false), rankGuide(2, "Hero_A", 2, 2, false),
+		rankGuide(3, "Hero_A", 1, 3, false), rankGuide(4, "Hero_A", 0, 0, false)}
+	before, after := []guides.GuideID{1, 2, 3, 4}, []guides.GuideID{4, 1, 2, 3}
+
+	t.Run("ranking reused after a vote", func(t *testing.T) {
+		const staleness = 10 * time.Second
+		f := newRankFixture(t, staleness, rules.Rank, gs, 2)
+		lister, voter := f.accts[0], f.accts[1]
+		order, ratings := f.listed(t, lister, "Hero_A")
+		wantListed(t, "before the vote", order, ratings, before, "0.75", "0.50", "0.25", "0.00")
+		if err := f.svc.Vote(context.Background(), voter, 4, guides.VoteUp); err != nil { // guide 4: 1/1
+			t.Fatal(err)
+		}
+		order, ratings = f.listed(t, lister, "Hero_A")
+		wantListed(t, "within the staleness", order, ratings, before, "0.75", "0.50", "0.25", "0.00")
+		f.clock.add(staleness)
+		order, ratings = f.listed(t, lister, "Hero_A")
+		wantListed(t, "after the staleness", order, ratings, after, "1.00", "0.75", "0.50", "0.25")
+	})
+
+	t.Run("vote while the plugin ranks", func(t *testing.T) {
+		f := newRankFixture(t, 0, rules.Rank, gs, 2)
+		lister, voter := f.accts[0], f.accts[1]
+		f.gate.entered, f.gate.release = make(chan struct{}, 1), make(chan struct{})
+		type result struct {
+			order   []guides.GuideID
+			ratings []string
+			err     error
+		}
+		done := make(chan result, 1)
+		go func() {
+			es, err := f.svc.List(context.Background(), lister, "Hero_A")
+			var r result
+			r.err = err
+			for _, e := range es {
+				r.order = append(r.order, e.Gid)
+				r.ratings = append(r.ratings, guides.FormatRating(e.Counts))
+			}
+			done <- r
+		}()
+		select {
+		case <-f.gate.entered: // the candidates are read; the plugin ranks them
+		case <-time.After(30 * time.Second):
+			t.Fatal("the list never asked the plugin")
+		}
+		if err := f.svc.Vote(context.Background(), voter, 4, guides.VoteUp); err != nil {
+			t.Fatal(err)
+		}
+		close(f.gate.release)
+		r := <-done
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		wantListed(t, "the list ranked before the vote", r.order, r.ratings, before, "0.75", "0.50", "0.25", "0.00")
+		f.gate.release = nil
+		order, ratings := f.listed(t, lister, "Hero_A")
+		wantListed(t, "the next list", order, ratings, after, "1.00", "0.75", "0.50", "0.25")
+	})
+}
+
+// A plugin's order longer than a list is refused (guides_unavailable), as
+// before the ratings came with the decision: never cut, never an internal
+// error.
+func TestListRefusesOverlongOrder(t *testing.T) {
+	var gs []guides.Guide
+	for gid := range guides.GuideID(guides.MaxListEntries + 1) {
+		gs = append(gs, rankGuide(gid+1, "Hero_A", 1, 1, false))
+	}
+	all := func(f rules.RankFacts) rules.RankDecision {
+		var order []rules.GuideID
+		for _, c := range f.Candidates {
+			order = append(order, c.Gid)
+		}
+		return rules.RankDecision{Order: order, Shared: true}
+	}
+	f := newRankFixture(t, time.Second, all, gs, 1)
+	_, err := f.svc.List(context.Background(), f.accts[0], "Hero_A")
+	if r := guides.ReasonOf(err); r != guides.ReasonUnavailable {
+		t.Fatalf("List with an order of %d guides: %v (reason %v), want guides_unavailable", len(gs), err, r)
+	}
 }

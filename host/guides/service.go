@@ -135,7 +135,8 @@ func (s *Service) marks(acct storage.AccountID, hero string) (*Marks, error) {
 // gives the plugin its stored state for the account. The plugin's decision
 // may be one it made earlier on the same facts (rankings.go); either way
 // it is checked against the current candidates and refused
-// (guides_unavailable), never repaired, when it fails the contract.
+// (guides_unavailable), never repaired, when it fails the contract. The
+// ratings shown are the counts the order was ranked on: one snapshot.
 func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string) ([]ListEntry, error) {
 	cat, err := s.cat.get()
 	if err != nil {
@@ -166,11 +167,11 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 		}
 	}
 	slices.Sort(f.Favorites)
-	cands, d, err := s.rank(ctx, cat, f, state)
+	cands, d, shown, err := s.rank(ctx, cat, f, state)
 	if err != nil {
 		return nil, err
 	}
-	es, err := ListEntries(acct, f.WithShared(cands), d, func(g GuideID) *Guide { return cat.byGid[g] }, m, s.tally)
+	es, err := ListEntries(acct, f.WithShared(cands), d, shown, func(g GuideID) *Guide { return cat.byGid[g] }, m)
 	for i := range es {
 		es[i].head = cat.head(cat.byGid[es[i].Gid])
 	}

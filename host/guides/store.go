@@ -103,17 +103,31 @@ func LoadTally(db *storage.DB) (*Tally, error) { return NewTally(voteScanner{db}
 type ImportResult struct {
 	Added, Updated int
 	Gids           []GuideID // in file order
+	// Refused are the guides of the file that were left out, one per
+	// guide with all its problems, in file order.
+	Refused []*ImportError
+}
+
+// ImportOptions are an operator's choices for an import.
+type ImportOptions struct {
+	// Strict stores nothing when any guide of the file is refused (guides
+	// import --strict). Without it the file's valid guides are stored and
+	// the refused ones listed in ImportResult.Refused.
+	Strict bool
 }
 
 // Import parses an import file of either format (ParseImport) and stores
-// every guide in one global commit: a new gid is added, a known one is
+// its valid guides in one global commit: a new gid is added, a known one is
 // updated (Merge: content, counts and premium from the file; a hidden
 // guide stays hidden). Authors whose name is an account's login become
-// that account's. Nothing is stored when the file has any problem. The
+// that account's. Guides with problems are left out and listed in the
+// result. Nothing is stored, and the error (ErrImport, joining every
+// refusal) names the problems, when the file as a whole is unreadable,
+// when every guide of it is refused, or when any is and opts.Strict. The
 // whole import (parse included) runs in the global writer, so that the
 // gids given to archived guides see every stored guide and two imports
 // never race; a large file holds the writer for its parse.
-func Import(ctx context.Context, sys *actors.System, data []byte) (ImportResult, error) {
+func Import(ctx context.Context, sys *actors.System, data []byte, opts ImportOptions) (ImportResult, error) {
 	res, err := sys.UpdateGlobal(ctx, func(g *actors.GlobalTx) (any, error) {
 		db := g.DB()
 		taken := func(gid GuideID) (string, bool) {
@@ -123,11 +137,20 @@ func Import(ctx context.Context, sys *actors.System, data []byte) (ImportResult,
 			}
 			return m.GetArchiveKey(), true
 		}
-		gs, err := ParseImport(data, taken)
+		gs, refused, err := ParseImport(data, taken)
 		if err != nil {
 			return nil, err
 		}
-		return putGuides(g, gs, false)
+		if len(refused) > 0 && (opts.Strict || len(gs) == 0) {
+			errs := make([]error, len(refused))
+			for i, r := range refused {
+				errs[i] = r
+			}
+			return nil, errors.Join(errs...)
+		}
+		res, err := putGuides(g, gs, false)
+		res.Refused = refused
+		return res, err
 	})
 	if err != nil {
 		return ImportResult{}, err
