@@ -143,7 +143,8 @@ func checkLogin(login string) error {
 // secret (the same on every call), so that pre_auth tells nobody whether an
 // account exists; its srpAuth fails as a wrong password does. sysInfo is the
 // client's SysInfo, kept with the handshake for the session hook (never
-// logged).
+// logged). It never refuses for lack of room: the pending set drops the
+// spender's own oldest handshake instead (see pendingSet).
 func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) (*PreAuthReply, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
