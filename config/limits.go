@@ -10,7 +10,6 @@ type Limits struct {
 	MaxConnectionsPerAddress int `toml:"max_connections_per_address"`
 
 	// Login.
-	PreAuthPerLogin     int  `toml:"pre_auth_per_login"`
 	PreAuthPerAddress   int  `toml:"pre_auth_per_address"`
 	FailedProofsAddress Rate `toml:"failed_proofs_per_address"`
 	FailedProofsLogin   Rate `toml:"failed_proofs_per_login_address"`
@@ -56,7 +55,6 @@ func (c *Config) validateLimits(ps *problems) {
 	if l.MaxConnectionsPerAddress > l.MaxConnections && l.MaxConnections > 0 {
 		ps.add("limits.max_connections_per_address", "%d exceeds limits.max_connections (%d)", l.MaxConnectionsPerAddress, l.MaxConnections)
 	}
-	atLeast("pre_auth_per_login", l.PreAuthPerLogin, 1)
 	atLeast("pre_auth_per_address", l.PreAuthPerAddress, 1)
 	atLeast("sessions_per_account", l.SessionsPerAccount, 1)
 	atLeast("tracked_keys", l.TrackedKeys, 1000)

@@ -115,7 +115,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	app.Login = login.New(group, sys, login.Settings{
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,
-		PreAuthPerLogin: cfg.Limits.PreAuthPerLogin, PreAuthPerAddress: cfg.Limits.PreAuthPerAddress,
+		PreAuthPerAddress:   cfg.Limits.PreAuthPerAddress,
 		FailedProofsAddress: limitRate(cfg.Limits.FailedProofsAddress), FailedProofsLogin: limitRate(cfg.Limits.FailedProofsLogin),
 		SessionsPerAccount: cfg.Limits.SessionsPerAccount, TrackedKeys: cfg.Limits.TrackedKeys,
 		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,

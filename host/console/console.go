@@ -90,9 +90,11 @@ type Deps struct {
 	// console reached through a TLS reverse proxy); a request that came
 	// over TLS gets it anyway.
 	SecureCookies bool
-	// SignInPerAddress and SignInPerLogin bound failed sign-ins. The zero
-	// Rate means the default (10 per address, 5 per login, one more per
-	// minute); Burst 0 with Every > 0 turns the limit off.
+	// SignInPerAddress and SignInPerLogin bound failed sign-ins (see
+	// signInLimits: the per-login one only for addresses that never signed
+	// in as that login). The zero Rate means the default (10 per address, 5
+	// per login, one more per minute); Burst 0 with Every > 0 turns the
+	// limit off.
 	SignInPerAddress, SignInPerLogin limit.Rate
 	// GuideTally returns the players' vote counts (nil: rebuilt from the
 	// vote records on each guides page, guides.LoadTally).
@@ -119,8 +121,7 @@ type Console struct {
 	mu       sync.Mutex
 	sessions map[[32]byte]*session // by SHA-256 of the cookie
 	extra    []Page
-	byAddr   *limit.Keyed
-	byLogin  *limit.Keyed
+	signIns  *signInLimits // signin_limit.go
 	rates    rateSampler
 	mux      *http.ServeMux
 }
@@ -159,7 +160,7 @@ func New(d Deps) (*Console, error) {
 		d.SignInPerLogin = limit.Rate{Burst: 5, Every: time.Minute}
 	}
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
-		byAddr: limit.New(d.SignInPerAddress, 0, d.Now), byLogin: limit.New(d.SignInPerLogin, 0, d.Now)}
+		signIns: newSignInLimits(d.SignInPerAddress, d.SignInPerLogin, d.Now)}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html")
 	if err != nil {
 		return nil, err
@@ -430,18 +431,15 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
 	}
-	okA, waitA := c.byAddr.Check(addr)
-	okL, waitL := c.byLogin.Check(loginName)
-	if !okA || !okL {
-		wait := max(waitA, waitL).Round(time.Second)
+	if ok, wait := c.signIns.check(loginName, addr); !ok {
+		wait = wait.Round(time.Second)
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
 		return
 	}
 	s, err := c.check(r.Context(), loginName, password)
 	if err != nil {
-		c.byAddr.Charge(addr)
-		c.byLogin.Charge(loginName)
+		c.signIns.failed(loginName, addr)
 		if !errors.Is(err, ErrSignIn) {
 			c.d.Log.Error("console sign-in", "err", err)
 		}
@@ -456,6 +454,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	c.sessions[sha256.Sum256([]byte(tok))] = s
 	c.mu.Unlock()
+	c.signIns.succeeded(loginName, addr, c.d.Now())
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
 	c.d.Log.Info("console sign-in", "login", loginName, "addr", addr)

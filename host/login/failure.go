@@ -17,10 +17,8 @@ const (
 	ReasonMalformed
 	ReasonLoginTooLong
 	ReasonNotYourAccount
-	ReasonBusy
 	ReasonTooLarge
 	ReasonTooManyFailures
-	ReasonAddressBusy
 	ReasonOutcomeUnknown
 	ReasonStorageFull
 )
@@ -36,10 +34,8 @@ var messages = map[Reason]string{
 	ReasonMalformed:       "Malformed login request.",
 	ReasonLoginTooLong:    "Login names are at most 12 characters.",
 	ReasonNotYourAccount:  "That account does not belong to you.",
-	ReasonBusy:            "Too many logins in progress, please try again.",
 	ReasonTooLarge:        "Request too large.",
 	ReasonTooManyFailures: "Too many failed logins from your address; please wait a minute and try again.",
-	ReasonAddressBusy:     "Too many logins in progress from your address, please try again in a minute.",
 	ReasonOutcomeUnknown:  "The server is slow to confirm; your request may or may not have been done. Please check and try again.",
 	ReasonStorageFull:     "The server cannot save right now; nothing was changed. Please try again later.",
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -17,6 +18,13 @@ import (
 // accounts "bench" and "other" (password "pw"), with edit applied to its
 // settings.
 func newHardService(t *testing.T, edit func(*Settings)) *Service {
+	t.Helper()
+	return newHardServiceAt(t, edit, nil)
+}
+
+// newHardServiceAt is newHardService on the clock now (nil: the wall
+// clock).
+func newHardServiceAt(t *testing.T, edit func(*Settings), now func() time.Time) *Service {
 	t.Helper()
 	db, err := storage.Open("", &storage.Options{InMemory: true})
 	if err != nil {
@@ -39,7 +47,7 @@ func newHardService(t *testing.T, edit func(*Settings)) *Service {
 	if edit != nil {
 		edit(&set)
 	}
-	return New(grp, sys, set, nil, nil)
+	return New(grp, sys, set, now, nil)
 }
 
 // try logs in as login with password from ip and returns the session
@@ -98,36 +106,52 @@ func TestThirdPartyCannotCancelHandshake(t *testing.T) {
 }
 
 func TestPendingHandshakeLimits(t *testing.T) {
-	s := newHardService(t, func(set *Settings) { set.PreAuthPerLogin = 3; set.PreAuthPerAddress = 2 })
+	s := newHardService(t, func(set *Settings) { set.PreAuthPerAddress = 2; set.PreAuthMaxPending = 6 })
 	ctx := context.Background()
 	a := func() string { cl, _ := srp.DefaultGroup().NewClient("x", "y", rand.Reader); return cl.AHex() }
+	pre := func(login, ip string) {
+		t.Helper()
+		if _, err := s.PreAuth(ctx, login, a(), ip, ""); err != nil {
+			t.Fatalf("pre_auth %s from %s: %v", login, ip, err)
+		}
+	}
+	held := func(login, ip string) bool {
+		s.pending.mu.Lock()
+		defer s.pending.mu.Unlock()
+		return s.pending.byKey[pendingKey(login, ip)] != nil
+	}
 	// One address, one login: its second pre_auth replaces its first.
 	for range 5 {
-		if _, err := s.PreAuth(ctx, "bench", a(), "192.0.2.1", ""); err != nil {
-			t.Fatal(err)
-		}
+		pre("bench", "192.0.2.1")
 	}
 	if n := s.pending.len(); n != 1 {
 		t.Errorf("5 pre_auths from one address on one login: %d pending, want 1", n)
 	}
-	// The per-address cap over logins.
-	if _, err := s.PreAuth(ctx, "other", a(), "192.0.2.1", ""); err != nil {
-		t.Fatal(err)
+	// The per-address budget: the address's third login drops its own
+	// oldest handshake.
+	pre("other", "192.0.2.1")
+	pre("nosuchlogin", "192.0.2.1")
+	if held("bench", "192.0.2.1") || !held("other", "192.0.2.1") || !held("nosuchlogin", "192.0.2.1") {
+		t.Error("an address over its budget did not drop its own oldest handshake")
 	}
-	if _, err := s.PreAuth(ctx, "nosuchlogin", a(), "192.0.2.1", ""); ReasonOf(err) != ReasonAddressBusy {
-		t.Errorf("3rd login from an address capped at 2: %v, want %v", err, ReasonAddressBusy)
+	// A /64 is one address group: its addresses share one budget.
+	for i := range 5 {
+		pre("bench", fmt.Sprintf("2001:db8:1:2::%x", i+1))
 	}
-	// The per-login cap drops the oldest.
-	for _, ip := range []string{"192.0.2.2", "192.0.2.3", "192.0.2.4"} {
-		if _, err := s.PreAuth(ctx, "bench", a(), ip, ""); err != nil {
-			t.Fatal(err)
-		}
+	if n := s.pending.len(); n != 4 {
+		t.Errorf("%d pending, want 2 of 192.0.2.1 and 2 of 2001:db8:1:2::/64", n)
 	}
-	if n := len(s.pending.candidates("bench", time.Now())); n != 3 {
-		t.Errorf("bench has %d handshakes, cap 3", n)
+	// The full set drops from a group holding the most, never from an
+	// address holding one.
+	pre("bench", "192.0.2.7")
+	pre("bench", "192.0.2.8") // 6: full
+	pre("other", "2001:db8:1:2::99")
+	pre("bench", "192.0.2.9")
+	if !held("bench", "192.0.2.7") || !held("bench", "192.0.2.8") || !held("bench", "192.0.2.9") {
+		t.Error("the full set dropped the handshake of an address holding one")
 	}
-	if s.pending.byAddress("bench", "192.0.2.1") != nil {
-		t.Error("the oldest handshake was not the one dropped")
+	if n := s.pending.len(); n != 6 {
+		t.Errorf("%d pending, want 6 (the cap)", n)
 	}
 }
 

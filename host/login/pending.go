@@ -1,7 +1,6 @@
 package login
 
 import (
-	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -12,161 +11,187 @@ import (
 
 // handshake is the state between one pre_auth and its srpAuth.
 type handshake struct {
-	mu      sync.Mutex // srp.Server is not safe for concurrent use
 	server  *srp.Server
 	account storage.AccountID
 	fake    bool   // started for a login without an account: no proof matches
 	addr    string // client address of the pre_auth
 	sysInfo string // pre_auth's SysInfo, for the session hook
+	key     string // login and addr: the handshake's place in pendingSet.byKey
+	holder  *holder
 	expires time.Time
 }
 
-// pendingSet holds the handshakes in progress, several per login. It is not
-// account state (nothing durable), so a plain mutex guards it.
+// holder is an address group (see addressGroup) holding handshakes.
+type holder struct {
+	group string
+	list  []*handshake // oldest first (so also in order of expiry)
+}
+
+// pendingSet holds the handshakes in progress.
 //
-// The rules, which make a handshake impossible for a third party to cancel:
-//   - one address holds at most one handshake per login: its new pre_auth
-//     replaces its own older one, never another address's;
-//   - a login holds at most perLogin handshakes; a new one past that drops
-//     the oldest (to push a player's handshake out, an attacker needs
-//     perLogin addresses and must beat the player's round trip);
-//   - an address holds at most perAddr handshakes over all logins, and the
-//     set at most max: past those, pre_auth is refused (busy), nothing is
-//     dropped;
-//   - srpAuth tries its proof against every handshake of the login; the one
-//     it matches is consumed. A proof that matches none consumes only the
-//     handshake its own address started (one guess per pre_auth), never
-//     another address's.
+// srpAuth carries the login and the proof, nothing else of its pre_auth (not
+// A, not B): a proof can only be matched to a handshake by the two modular
+// exponentiations of checking it. So a handshake is keyed by its login and
+// the client address that started it, and only srpAuth from that address
+// can finish it: one proof check per srpAuth, and a third party (who cannot
+// send from the player's address over TCP) can neither finish nor consume
+// nor replace another address's handshake. A login may have any number of
+// handshakes pending, one per address.
+//
+// Nothing caps the handshakes of one login: any such cap lets enough
+// addresses push a player's handshake out (issue 22: nine addresses at 10
+// pre_auths a second did, against a cap of 8), while memory is bounded
+// anyway by the two budgets below, which cost whoever spends them:
+//   - an address group holds at most perAddr handshakes over all logins: its
+//     new one drops its own oldest, never another group's;
+//   - the set holds at most max: past it, a new handshake drops the oldest
+//     handshake of a group holding the most (a flooding address holds
+//     perAddr, a player one or two), after dropping expired ones.
+//
+// A client that sends pre_auth again for the same login from the same
+// address replaces its own handshake; a proof for the replaced one is then
+// checked against the new one and fails as a wrong password (the client sent
+// the proof of a handshake it gave up). A client whose address changes
+// between pre_auth and srpAuth (some carrier NATs) is told to log in again.
 type pendingSet struct {
-	mu                     sync.Mutex
-	byLogin                map[string][]*handshake
-	byAddr                 map[string]int
-	total                  int
-	max, perLogin, perAddr int
-	life                   time.Duration
-	lastSweep              time.Time
+	mu      sync.Mutex
+	byKey   map[string]*handshake
+	holders map[string]*holder
+	// byCount[n] holds the holders holding n handshakes; most is the
+	// largest n with a holder, so that the set finds whom to drop from in
+	// constant time.
+	byCount   map[int]map[*holder]struct{}
+	most      int
+	total     int
+	max       int
+	perAddr   int
+	life      time.Duration
+	lastSweep time.Time
 }
 
-// Why put refuses a handshake.
-var (
-	errPendingFull = errors.New("too many handshakes pending")
-	errAddrFull    = errors.New("too many handshakes pending from this address")
-)
-
-func newPendingSet(max, perLogin, perAddr int, life time.Duration) *pendingSet {
-	return &pendingSet{byLogin: map[string][]*handshake{}, byAddr: map[string]int{},
-		max: max, perLogin: perLogin, perAddr: perAddr, life: life}
+func newPendingSet(max, perAddr int, life time.Duration) *pendingSet {
+	return &pendingSet{byKey: map[string]*handshake{}, holders: map[string]*holder{},
+		byCount: map[int]map[*holder]struct{}{}, max: max, perAddr: perAddr, life: life}
 }
 
-// put adds h (with h.addr set) for login under the rules above.
-func (p *pendingSet) put(login string, h *handshake, now time.Time) error {
+func pendingKey(login, addr string) string { return login + "\x00" + addr }
+
+// put adds h (with h.addr set) for login under the rules above. It never
+// refuses: whatever it drops was the caller's own address group's, or
+// belongs to a group holding at least as many handshakes as any other.
+func (p *pendingSet) put(login string, h *handshake, now time.Time) {
 	h.expires = now.Add(p.life)
+	h.key = pendingKey(login, h.addr)
+	group := addressGroup(h.addr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.dropExpired(login, now)
-	list := p.byLogin[login]
-	for i, old := range list {
-		if old.addr == h.addr { // the address's own older handshake
-			list = append(slices.Delete(list, i, i+1), h)
-			p.byLogin[login] = list
-			return nil
-		}
+	if old := p.byKey[h.key]; old != nil {
+		p.drop(old)
 	}
-	if p.byAddr[h.addr] >= p.perAddr || p.total >= p.max {
+	hd := p.holders[group]
+	if hd == nil {
+		hd = &holder{group: group}
+		p.holders[group] = hd
+	}
+	p.dropExpired(hd, now)
+	if len(hd.list) >= p.perAddr {
+		p.drop(hd.list[0])
+	}
+	if p.total >= p.max {
 		p.sweep(now)
-		if p.byAddr[h.addr] >= p.perAddr {
-			return errAddrFull
-		}
-		if p.total >= p.max {
-			return errPendingFull
+	}
+	if p.total >= p.max {
+		for top := range p.byCount[p.most] { // any one of them
+			p.drop(top.list[0])
+			break
 		}
 	}
-	if len(list) >= p.perLogin {
-		p.forget(list[0])
-		list = slices.Delete(list, 0, 1)
-	}
-	p.byLogin[login] = append(list, h)
-	p.byAddr[h.addr]++
+	// drop may have deleted hd (it held nothing more); register it again.
+	p.holders[group] = hd
+	h.holder = hd
+	p.count(hd, len(hd.list), len(hd.list)+1)
+	hd.list = append(hd.list, h)
+	p.byKey[h.key] = h
 	p.total++
-	return nil
 }
 
-// candidates returns the live handshakes of login, newest first.
-func (p *pendingSet) candidates(login string, now time.Time) []*handshake {
+// take removes and returns the live handshake started for login from addr,
+// or nil. Taking it is the one proof attempt it allows.
+func (p *pendingSet) take(login, addr string, now time.Time) *handshake {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.dropExpired(login, now)
-	list := slices.Clone(p.byLogin[login])
-	slices.Reverse(list)
-	return list
-}
-
-// remove drops h from login's handshakes if it is still there.
-func (p *pendingSet) remove(login string, h *handshake) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	list := p.byLogin[login]
-	if i := slices.Index(list, h); i >= 0 {
-		p.forget(h)
-		p.setList(login, slices.Delete(list, i, i+1))
+	h := p.byKey[pendingKey(login, addr)]
+	if h == nil {
+		return nil
 	}
-}
-
-// byAddress returns login's handshake started from addr, or nil.
-func (p *pendingSet) byAddress(login, addr string) *handshake {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, h := range p.byLogin[login] {
-		if h.addr == addr {
-			return h
-		}
+	p.drop(h)
+	if !now.Before(h.expires) {
+		return nil
 	}
-	return nil
+	return h
 }
 
-// forget updates the counts for a handshake leaving the set. p.mu is held.
-func (p *pendingSet) forget(h *handshake) {
+// drop removes h from the set. p.mu is held.
+func (p *pendingSet) drop(h *handshake) {
+	hd := h.holder
+	i := slices.Index(hd.list, h)
+	if i < 0 {
+		return
+	}
+	p.count(hd, len(hd.list), len(hd.list)-1)
+	hd.list = slices.Delete(hd.list, i, i+1)
+	if len(hd.list) == 0 {
+		delete(p.holders, hd.group)
+	}
+	delete(p.byKey, h.key)
 	p.total--
-	if n := p.byAddr[h.addr] - 1; n > 0 {
-		p.byAddr[h.addr] = n
-	} else {
-		delete(p.byAddr, h.addr)
-	}
 }
 
-func (p *pendingSet) setList(login string, list []*handshake) {
-	if len(list) == 0 {
-		delete(p.byLogin, login)
-	} else {
-		p.byLogin[login] = list
-	}
-}
-
-// dropExpired drops login's expired handshakes. p.mu is held.
-func (p *pendingSet) dropExpired(login string, now time.Time) {
-	list := p.byLogin[login]
-	kept := list[:0]
-	for _, h := range list {
-		if now.Before(h.expires) {
-			kept = append(kept, h)
-		} else {
-			p.forget(h)
+// count moves hd from byCount[from] to byCount[to]. p.mu is held.
+func (p *pendingSet) count(hd *holder, from, to int) {
+	if set := p.byCount[from]; set != nil {
+		delete(set, hd)
+		if len(set) == 0 {
+			delete(p.byCount, from)
 		}
 	}
-	clear(list[len(kept):])
-	p.setList(login, kept)
+	if to > 0 {
+		set := p.byCount[to]
+		if set == nil {
+			set = map[*holder]struct{}{}
+			p.byCount[to] = set
+		}
+		set[hd] = struct{}{}
+	}
+	switch {
+	case to > p.most:
+		p.most = to
+	case from == p.most && p.byCount[from] == nil:
+		// Counts move by one, so the next largest is one below (or none).
+		p.most = max(from-1, 0)
+		for p.most > 0 && p.byCount[p.most] == nil {
+			p.most--
+		}
+	}
+}
+
+// dropExpired drops hd's expired handshakes. p.mu is held.
+func (p *pendingSet) dropExpired(hd *holder, now time.Time) {
+	for len(hd.list) > 0 && !now.Before(hd.list[0].expires) {
+		p.drop(hd.list[0])
+	}
 }
 
 // sweep drops every expired handshake, at most once per tenth of a
-// lifetime (a full scan; a client at its cap must not make every request
-// pay for one). p.mu is held.
+// lifetime (a full scan; a full set must not make every pre_auth pay for
+// one). p.mu is held.
 func (p *pendingSet) sweep(now time.Time) {
 	if now.Sub(p.lastSweep) < p.life/10 {
 		return
 	}
 	p.lastSweep = now
-	for login := range p.byLogin {
-		p.dropExpired(login, now)
+	for _, hd := range p.holders {
+		p.dropExpired(hd, now)
 	}
 }
 

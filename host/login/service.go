@@ -32,10 +32,9 @@ type Settings struct {
 	Secret            []byte // keys auth_hash, sec_info.hash_code and the fake salts of unknown logins
 
 	// Limits (zero: the defaults of config's [limits] table).
-	PreAuthPerLogin     int
-	PreAuthPerAddress   int
-	FailedProofsAddress limit.Rate // wrong proofs from one address, all logins
-	FailedProofsLogin   limit.Rate // wrong proofs from one address on one login
+	PreAuthPerAddress   int        // pending handshakes of one address group (see addressGroup)
+	FailedProofsAddress limit.Rate // wrong proofs from one address group, all logins
+	FailedProofsLogin   limit.Rate // wrong proofs from one address group on one login
 	SessionsPerAccount  int
 	TrackedKeys         int // keys each rate limiter remembers
 
@@ -99,7 +98,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 			h.Write([]byte(s))
 			return h.Sum32()
 		}),
-		pending:  newPendingSet(set.PreAuthMaxPending, set.PreAuthPerLogin, set.PreAuthPerAddress, set.PreAuthLifetime),
+		pending:  newPendingSet(set.PreAuthMaxPending, set.PreAuthPerAddress, set.PreAuthLifetime),
 		failAddr: limit.New(set.FailedProofsAddress, set.TrackedKeys, now),
 		failPair: limit.New(set.FailedProofsLogin, set.TrackedKeys, now),
 		sessions: newSessionIndex(set.SessionsPerAccount),
@@ -117,7 +116,6 @@ func (set Settings) withDefaults() Settings {
 		}
 	}
 	def(&set.PreAuthMaxPending, 100_000)
-	def(&set.PreAuthPerLogin, 8)
 	def(&set.PreAuthPerAddress, 256)
 	def(&set.SessionsPerAccount, 10)
 	if set.PreAuthLifetime <= 0 {
@@ -145,7 +143,8 @@ func checkLogin(login string) error {
 // secret (the same on every call), so that pre_auth tells nobody whether an
 // account exists; its srpAuth fails as a wrong password does. sysInfo is the
 // client's SysInfo, kept with the handshake for the session hook (never
-// logged).
+// logged). It never refuses for lack of room: the pending set drops the
+// spender's own oldest handshake instead (see pendingSet).
 func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) (*PreAuthReply, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
@@ -160,12 +159,7 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) 
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	switch err := s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip, sysInfo: sysInfo}, s.now()); {
-	case errors.Is(err, errAddrFull):
-		return nil, fail(ReasonAddressBusy, err)
-	case err != nil:
-		return nil, fail(ReasonBusy, err)
-	}
+	s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip, sysInfo: sysInfo}, s.now())
 	return &PreAuthReply{Salt: server.SaltHex(), Salt2: v.srp.Salt2, B: server.BHex()}, nil
 }
 
@@ -204,11 +198,20 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
 }
 
-// SRPAuth checks the client's proof against the pending handshakes of login
-// (see pendingSet for the rules) and, when one matches, opens a session and
-// answers the 60-entry record. Wrong proofs are limited per address and per
-// login and address; only failures count. sysInfo is the client's SysInfo
-// of srpAuth (never logged).
+// SRPAuth checks the client's proof against the handshake that client
+// address ip started for login (see pendingSet for why only that one) and,
+// when it matches, opens a session and answers the 60-entry record. The
+// handshake is spent either way: one proof per pre_auth.
+//
+// Only a proof checked against a live handshake and found wrong is a wrong
+// password, charged to the failed-proof limits (per address group, and per
+// login and address group). A proof with no handshake to check against (it
+// expired, was pushed out by the address's own newer ones, was already
+// used, or was started from another address) is answered "please log in
+// again" and charged nowhere: it says nothing about the password, and
+// charging it let strangers who pushed a player's handshake out get the
+// player throttled for their own right password (issue 22). sysInfo is the
+// client's SysInfo of srpAuth (never logged).
 func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string) (*SessionRecord, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
@@ -216,45 +219,36 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	if !isHexDigest(proof) {
 		return nil, fail(ReasonMalformed, errors.New("proof is not 64 hex characters"))
 	}
-	pair := login + "\x00" + ip
-	if ok, wait := s.failAddr.Check(ip); !ok {
+	group := addressGroup(ip)
+	pair := login + "\x00" + group
+	if ok, wait := s.failAddr.Check(group); !ok {
 		return nil, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))
 	}
 	if ok, wait := s.failPair.Check(pair); !ok {
 		return nil, fail(ReasonTooManyFailures, fmt.Errorf("login %q from %s: retry in %v", login, ip, wait))
 	}
-	hs := s.pending.candidates(login, s.now())
-	if len(hs) == 0 {
+	h := s.pending.take(login, ip, s.now())
+	if h == nil {
 		return nil, fail(ReasonNoPendingLogin, nil)
 	}
-	for _, h := range hs {
-		h.mu.Lock()
-		m2, err := h.server.Try(proof)
-		h.mu.Unlock()
-		switch {
-		case err == nil && !h.fake:
-			s.pending.remove(login, h)
-			rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: sysInfo})
-			if err != nil {
-				return nil, err
-			}
-			rec.Proof = m2
-			mute := rec.muteExpiration
-			rec.MuteExpiration = &mute
-			return &rec.SessionRecord, nil
-		case errors.Is(err, srp.ErrBadProof), errors.Is(err, srp.ErrHandshakeUsed):
-			// Someone else's handshake, or consumed meanwhile.
-		default: // a degenerate handshake (u = 0): useless to anyone
-			s.pending.remove(login, h)
+	m2, err := h.server.Verify(proof)
+	switch {
+	case err == nil && !h.fake:
+		rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: sysInfo})
+		if err != nil {
+			return nil, err
 		}
+		rec.Proof = m2
+		mute := rec.muteExpiration
+		rec.MuteExpiration = &mute
+		return &rec.SessionRecord, nil
+	case err == nil, errors.Is(err, srp.ErrBadProof): // a fake handshake matches nothing a client knows
+		s.failAddr.Charge(group)
+		s.failPair.Charge(pair)
+		return nil, fail(ReasonWrongPassword, nil)
+	default: // a degenerate handshake (u = 0): no fault of the client's
+		return nil, fail(ReasonNoPendingLogin, err)
 	}
-	// One guess per pre_auth: the handshake this address started is spent.
-	if h := s.pending.byAddress(login, ip); h != nil {
-		s.pending.remove(login, h)
-	}
-	s.failAddr.Charge(ip)
-	s.failPair.Charge(pair)
-	return nil, fail(ReasonWrongPassword, nil)
 }
 
 func isHexDigest(s string) bool {

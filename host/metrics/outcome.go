@@ -37,10 +37,8 @@ var loginOutcomes = map[login.Reason]string{
 	login.ReasonMalformed:       "malformed",
 	login.ReasonLoginTooLong:    "login_too_long",
 	login.ReasonNotYourAccount:  "not_your_account",
-	login.ReasonBusy:            "busy",
 	login.ReasonTooLarge:        "too_large",
 	login.ReasonTooManyFailures: "too_many_failures",
-	login.ReasonAddressBusy:     "address_busy",
 	login.ReasonOutcomeUnknown:  "outcome_unknown",
 	login.ReasonStorageFull:     "storage_full",
 }
