@@ -247,6 +247,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"unknown key", "[server]\nlisten = \":1\"\nlistne = \":2\"\n", ErrUnknownKey, 1, []string{"server.listne: unknown key"}},
 		{"unknown table", "[sever]\nlisten = \":1\"\n", ErrUnknownKey, 2, []string{"sever: unknown key", "sever.listen: unknown key"}},
+		{"retired key", "[limits]\npre_auth_per_login = 8\n", ErrUnknownKey, 1, []string{"limits.pre_auth_per_login: this setting was removed", "pre_auth_per_address"}},
 		{"unknown plugin key", "[plugins.guides]\npaht = \"x\"\n", ErrUnknownKey, 1, []string{"plugins.guides.paht: unknown key"}},
 		{"unknown patch key", "[[patch]]\nos = \"wac\"\nchecksum = \"x\"\n", ErrUnknownKey, 1, []string{"patch.checksum: unknown key"}},
 		{"several unknown keys", "a = 1\n[login]\nb = 2\n", ErrUnknownKey, 2, []string{"a: unknown key", "login.b: unknown key"}},

@@ -62,6 +62,15 @@ func (ps *problems) add(key, format string, args ...any) {
 
 func (ps problems) err() error { return errors.Join(ps...) }
 
+// retiredKeys are settings earlier versions had, with the reason each went.
+// A file that still sets one is refused like any unknown key (a silently
+// ignored limit is worse than a clear refusal), but with a sentence that says
+// what became of it.
+var retiredKeys = map[string]string{
+	"limits.pre_auth_per_login": "pending logins are kept per login and client address, so no per-login cap " +
+		"applies (limits.pre_auth_per_address bounds each address; SECURITY.md)",
+}
+
 // keyErrors reports the keys of a decoded document that the configuration
 // does not have. The decoder matches keys without regard to case, so a key
 // with upper-case letters is reported too: it would silently compete with
@@ -71,7 +80,11 @@ func keyErrors(md toml.MetaData) error {
 	unknown := make(map[string]bool)
 	for _, k := range md.Undecoded() {
 		unknown[k.String()] = true
-		errs = append(errs, &Problem{Key: k.String(), Msg: "unknown key", Kind: ErrUnknownKey})
+		msg := "unknown key"
+		if why, ok := retiredKeys[k.String()]; ok {
+			msg = "this setting was removed: " + why + "; delete the line"
+		}
+		errs = append(errs, &Problem{Key: k.String(), Msg: msg, Kind: ErrUnknownKey})
 	}
 	for _, k := range md.Keys() {
 		last := k[len(k)-1]
