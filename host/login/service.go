@@ -160,7 +160,9 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) 
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	switch err := s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip, sysInfo: sysInfo}, s.now()); {
+	// Handshakes count per address as every per-address limit does: an
+	// IPv6 client by its /64 (limit.AddrKey).
+	switch err := s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: limit.AddrKey(ip), sysInfo: sysInfo}, s.now()); {
 	case errors.Is(err, errAddrFull):
 		return nil, fail(ReasonAddressBusy, err)
 	case err != nil:
@@ -216,8 +218,9 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	if !isHexDigest(proof) {
 		return nil, fail(ReasonMalformed, errors.New("proof is not 64 hex characters"))
 	}
-	pair := login + "\x00" + ip
-	if ok, wait := s.failAddr.Check(ip); !ok {
+	addr := limit.AddrKey(ip) // the limiters' key; the session keeps ip
+	pair := login + "\x00" + addr
+	if ok, wait := s.failAddr.Check(addr); !ok {
 		return nil, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))
 	}
 	if ok, wait := s.failPair.Check(pair); !ok {
@@ -249,10 +252,10 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 		}
 	}
 	// One guess per pre_auth: the handshake this address started is spent.
-	if h := s.pending.byAddress(login, ip); h != nil {
+	if h := s.pending.byAddress(login, addr); h != nil {
 		s.pending.remove(login, h)
 	}
-	s.failAddr.Charge(ip)
+	s.failAddr.Charge(addr)
 	s.failPair.Charge(pair)
 	return nil, fail(ReasonWrongPassword, nil)
 }
