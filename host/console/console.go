@@ -404,7 +404,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
 	}
-	okA, waitA := c.byAddr.Check(addr)
+	okA, waitA := c.byAddr.Check(limit.AddrKey(addr)) // an IPv6 client by its /64
 	okL, waitL := c.byLogin.Check(loginName)
 	if !okA || !okL {
 		wait := max(waitA, waitL).Round(time.Second)
@@ -414,7 +414,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := c.check(r.Context(), loginName, password)
 	if err != nil {
-		c.byAddr.Charge(addr)
+		c.byAddr.Charge(limit.AddrKey(addr))
 		c.byLogin.Charge(loginName)
 		if !errors.Is(err, ErrSignIn) {
 			c.d.Log.Error("console sign-in", "err", err)
