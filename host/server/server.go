@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -244,17 +243,27 @@ func (s *Server) lookup(path, fn string) (route, bool) {
 	return rt, ok
 }
 
-func (s *Server) notFound(path, fn string) Response {
-	msg := "unknown path " + path
+// notFound answers a path or function that is not served. It never echoes
+// the path or the function name: they are whatever the client sent
+// (issue 22 item 4, reflected markup).
+func (s *Server) notFound(path, _ string) Response {
+	msg := "unknown path"
 	if path == PathClientRequester {
-		msg = "unknown function " + strconv.Quote(fn)
+		msg = "unknown function"
 	}
 	r := phpReply(s.log, errorReply{Error: msg})
 	r.Status = fasthttp.StatusNotFound
 	return r
 }
 
+// nosniff tells browsers to take every reply's content type as sent,
+// never to guess HTML in a text/plain body that echoes client input.
+func nosniff(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+}
+
 func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
+	nosniff(ctx)
 	if r.Status == 0 {
 		r.Status = fasthttp.StatusOK
 	}
@@ -273,6 +282,7 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	if s.paths == nil {
 		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
+		nosniff(ctx)
 		return
 	}
 	var ne net.Error
@@ -301,6 +311,7 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
+	nosniff(ctx)
 	ctx.SetContentType("text/plain; charset=utf-8")
 	if !s.ready.Load() {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
