@@ -40,7 +40,7 @@ type Server struct {
 func New(token string, log *slog.Logger) *Server {
 	s := &Server{mux: http.NewServeMux(), token: token, log: log}
 	s.srv = &http.Server{
-		Handler:           s.mux,
+		Handler:           nosniff(s.mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		// No WriteTimeout: /debug/pprof/profile streams for its seconds.
 		IdleTimeout: 2 * time.Minute,
@@ -52,6 +52,16 @@ func New(token string, log *slog.Logger) *Server {
 	s.mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	s.mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return s
+}
+
+// nosniff makes every reply of the operator listener (console pages, the
+// API, metrics, pprof) say X-Content-Type-Options: nosniff, so that no
+// browser guesses HTML in a reply of another type (issue 22 item 4).
+func nosniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Handle mounts a public handler (pattern as http.ServeMux takes it).
