@@ -144,6 +144,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
+	checkFileLimit(cfg, len(app.Plugins.sups), log, fileLimit) // filelimit.go
 	srv, err := mountAreas(app)
 	if err != nil {
 		app.Close()
