@@ -218,7 +218,6 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 
 var (
 	errBadRequest = errors.New("bad request")
-	errNoFunction = errors.New("unknown function")
 	errInternal   = errors.New("internal error")
 )
 
