@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/list"
+	"io"
 	"net"
 	"sync/atomic"
 
@@ -41,6 +42,11 @@ type guardedConn struct {
 	read  atomic.Int64 // bytes read since accepted
 	// closed is set by the first Close.
 	closed atomic.Bool
+	// dropped is set when the listener closes the connection itself (to
+	// make room, or at shutdown): its failing read is then a clean end of
+	// stream (io.EOF), which fasthttp does not log as an error, one line
+	// per evicted connection.
+	dropped atomic.Bool
 
 	// Under l.mu:
 	elem     *list.Element // in l.quiet while quiet
@@ -49,6 +55,9 @@ type guardedConn struct {
 
 func (c *guardedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if err != nil && c.dropped.Load() {
+		err = io.EOF
+	}
 	if n > 0 {
 		c.read.Add(int64(n))
 		if c.quiet.Load() {

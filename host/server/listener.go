@@ -163,6 +163,7 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 	if victim != nil {
 		// The victim's own Close (by fasthttp, once its read fails) finds
 		// its slot already given back.
+		victim.dropped.Store(true)
 		victim.Conn.Close()
 	}
 	return gc
@@ -248,6 +249,7 @@ func (l *guardedListener) closeQuiet() {
 	}
 	l.mu.Unlock()
 	for _, c := range quiet {
+		c.dropped.Store(true)
 		c.Close()
 	}
 }
