@@ -146,8 +146,9 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 		}
 	}
 	if refused {
-		l.shedLocked(reason, addr)
+		line := l.shedLocked(reason, addr)
 		l.mu.Unlock()
+		line.write(l.log)
 		c.Close()
 		return nil
 	}
@@ -156,10 +157,12 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 	l.byAddr[addr]++
 	gc.elem = l.quiet.PushBack(gc)
 	gc.quiet.Store(true)
+	var line shedLine
 	if victim != nil {
-		l.shedLocked(shedEvicted, victim.addr)
+		line = l.shedLocked(shedEvicted, victim.addr)
 	}
 	l.mu.Unlock()
+	line.write(l.log)
 	if victim != nil {
 		// The victim's own Close (by fasthttp, once its read fails) finds
 		// its slot already given back.
@@ -169,26 +172,42 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 	return gc
 }
 
-// shedLocked counts one shed connection and logs when this reason's last
-// line is shedLogEvery old. l.mu is held.
-func (l *guardedListener) shedLocked(i shedReason, addr string) {
+// shedLine is a log line about shed connections, written after l.mu is
+// released; the zero shedLine writes nothing.
+type shedLine struct {
+	reason             shedReason
+	count, total, open int64
+	addr               string
+}
+
+// shedLocked counts one shed connection and, when this reason's last line
+// is shedLogEvery old, returns the line to log. l.mu is held.
+func (l *guardedListener) shedLocked(i shedReason, addr string) shedLine {
 	total := l.shed[i].Add(1)
 	st := &l.shedLog[i]
 	st.since++
 	now := l.now()
 	if !st.at.IsZero() && now.Sub(st.at) < shedLogEvery {
+		return shedLine{}
+	}
+	line := shedLine{reason: i, count: st.since, total: total, open: int64(l.open), addr: addr}
+	st.at, st.since = now, 0
+	return line
+}
+
+func (sl shedLine) write(log *slog.Logger) {
+	if sl.count == 0 {
 		return
 	}
 	msg := "HTTP connection refused: limits.max_connections_per_address reached"
-	switch i {
+	switch sl.reason {
 	case shedTotal:
 		msg = "HTTP connection refused: limits.max_connections reached and every connection is busy"
 	case shedEvicted:
 		msg = "idle HTTP connections closed to make room: limits.max_connections reached"
 	}
-	l.log.Warn(msg, "reason", shedReasons[i], "count", st.since, "since_start", total,
-		"last_address", addr, "open", l.open)
-	st.at, st.since = now, 0
+	log.Warn(msg, "reason", shedReasons[sl.reason], "count", sl.count, "since_start", sl.total,
+		"last_address", sl.addr, "open", sl.open)
 }
 
 // busy takes c off the quiet list: a request is coming in.
