@@ -57,15 +57,19 @@ type Config struct {
 
 // Server is the [server] table: the HTTP listener and logging.
 type Server struct {
-	Listen            string    `toml:"listen"`
-	BodyLimit         ByteSize  `toml:"body_limit"`
-	ReadTimeout       Duration  `toml:"read_timeout"`
-	WriteTimeout      Duration  `toml:"write_timeout"`
-	IdleTimeout       Duration  `toml:"idle_timeout"`
-	ShutdownTimeout   Duration  `toml:"shutdown_timeout"`
-	LogLevel          LogLevel  `toml:"log_level"`
-	LogFormat         LogFormat `toml:"log_format"`
-	TrustForwardedFor bool      `toml:"trust_forwarded_for"`
+	Listen          string    `toml:"listen"`
+	BodyLimit       ByteSize  `toml:"body_limit"`
+	ReadTimeout     Duration  `toml:"read_timeout"`
+	WriteTimeout    Duration  `toml:"write_timeout"`
+	IdleTimeout     Duration  `toml:"idle_timeout"`
+	ShutdownTimeout Duration  `toml:"shutdown_timeout"`
+	LogLevel        LogLevel  `toml:"log_level"`
+	LogFormat       LogFormat `toml:"log_format"`
+	// LogRepeatLimit lines of one kind at warning level and above pass per
+	// LogRepeatWindow; the rest are counted in one summary line (0: off).
+	LogRepeatLimit    int      `toml:"log_repeat_limit"`
+	LogRepeatWindow   Duration `toml:"log_repeat_window"`
+	TrustForwardedFor bool     `toml:"trust_forwarded_for"`
 	// PublicURL is the base URL clients reach the server at; "" derives it
 	// from Listen (see Config.PublicURL).
 	PublicURL string `toml:"public_url"`

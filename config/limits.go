@@ -9,6 +9,10 @@ type Limits struct {
 	MaxConnections           int `toml:"max_connections"`
 	MaxConnectionsPerAddress int `toml:"max_connections_per_address"`
 
+	// IPv6Prefix is how many leading bits of an IPv6 address make one
+	// client for every per-address limit (host/limit.AddrKey).
+	IPv6Prefix int `toml:"ipv6_prefix"`
+
 	// Login.
 	PreAuthPerAddress   int  `toml:"pre_auth_per_address"`
 	FailedProofsAddress Rate `toml:"failed_proofs_per_address"`
@@ -54,6 +58,9 @@ func (c *Config) validateLimits(ps *problems) {
 	atLeast("max_connections_per_address", l.MaxConnectionsPerAddress, 1)
 	if l.MaxConnectionsPerAddress > l.MaxConnections && l.MaxConnections > 0 {
 		ps.add("limits.max_connections_per_address", "%d exceeds limits.max_connections (%d)", l.MaxConnectionsPerAddress, l.MaxConnections)
+	}
+	if l.IPv6Prefix < 1 || l.IPv6Prefix > 128 {
+		ps.add("limits.ipv6_prefix", "must be 1 to 128 (64: one key per /64), got %d", l.IPv6Prefix)
 	}
 	atLeast("pre_auth_per_address", l.PreAuthPerAddress, 1)
 	atLeast("sessions_per_account", l.SessionsPerAccount, 1)

@@ -7,7 +7,7 @@ import (
 
 func wantLimits() Limits {
 	return Limits{
-		MaxConnections: 10000, MaxConnectionsPerAddress: 256,
+		MaxConnections: 10000, MaxConnectionsPerAddress: 256, IPv6Prefix: 64,
 		PreAuthPerAddress:   256,
 		FailedProofsAddress: Rate{Burst: 30, Every: Duration{10 * time.Second}},
 		FailedProofsLogin:   Rate{Burst: 5, Every: Duration{30 * time.Second}},
@@ -29,6 +29,8 @@ func TestValidateLimits(t *testing.T) {
 		{"limits.max_connections", func(l *Limits) { l.MaxConnections = 0 }},
 		{"limits.max_connections_per_address", func(l *Limits) { l.MaxConnectionsPerAddress = l.MaxConnections + 1 }},
 		{"limits.pre_auth_per_address", func(l *Limits) { l.PreAuthPerAddress = 0 }},
+		{"limits.ipv6_prefix", func(l *Limits) { l.IPv6Prefix = 0 }},
+		{"limits.ipv6_prefix", func(l *Limits) { l.IPv6Prefix = 129 }},
 		{"limits.failed_proofs_per_address.every", func(l *Limits) { l.FailedProofsAddress.Every.Duration = 0 }},
 		{"limits.registrations_per_address.burst", func(l *Limits) { l.RegistrationsPerAddress.Burst = -1 }},
 		{"limits.cloud_bytes_per_account", func(l *Limits) { l.CloudBytes = KiB }},

@@ -71,6 +71,12 @@ func (c *Config) validateServer(ps *problems) {
 	positive(ps, "server.shutdown_timeout", s.ShutdownTimeout)
 	oneOf(ps, "server.log_level", s.LogLevel, LogDebug, LogInfo, LogWarn, LogError)
 	oneOf(ps, "server.log_format", s.LogFormat, LogText, LogJSON)
+	if s.LogRepeatLimit < 0 {
+		ps.add("server.log_repeat_limit", "must be >= 0 (0 turns the limit off), got %d", s.LogRepeatLimit)
+	}
+	if s.LogRepeatLimit > 0 {
+		positive(ps, "server.log_repeat_window", s.LogRepeatWindow)
+	}
 	if m := s.MemoryLimit; !m.Auto && m.Bytes != 0 && m.Bytes < MinMemoryLimit {
 		ps.add("server.memory_limit", "must be \"auto\", \"off\" or at least %s, got %s", MinMemoryLimit, m.Bytes)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/logflood"
 )
 
 // Name is what the program calls itself in usage text and messages. The
@@ -354,10 +355,15 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 }
 
 // newLogger builds the logger of cfg; its level is at least floor.
+// Repeated warnings and errors are limited per kind
+// (server.log_repeat_limit per server.log_repeat_window; package logflood):
+// every part of the server, the storage engine and the plugins log through
+// it.
 func newLogger(cfg *config.Config, w io.Writer, floor slog.Level) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: max(cfg.Server.LogLevel.Slog(), floor)}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.Server.LogFormat == config.LogJSON {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(logflood.NewHandler(h, logflood.Options{Limit: cfg.Server.LogRepeatLimit, Window: cfg.Server.LogRepeatWindow.Duration}))
 }

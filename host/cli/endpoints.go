@@ -18,7 +18,8 @@ func renderEndpoints(eps []server.Endpoint) string {
 	b.WriteString("     TestEndpointsDoc fails when this file is stale. -->\n\n")
 	b.WriteString("Every endpoint of the game listener (`server.listen`). Requests are `POST` with form fields, in the\n")
 	b.WriteString("URL-encoded body, the multipart body or the query string (the body wins); `/client_requester.php`\n")
-	b.WriteString("picks its function by the field `f`. PHP replies are PHP-serialized arrays sent as `text/html`.\n")
+	b.WriteString("picks its function by the field `f`. PHP replies are PHP-serialized arrays sent as `text/plain; charset=UTF-8`\n")
+	b.WriteString("(the original sent `text/html`; the client reads either), every reply with `X-Content-Type-Options: nosniff`.\n")
 	b.WriteString("Unknown paths and functions answer HTTP 404 with a PHP array `error` => sentence.\n\n")
 	b.WriteString("| endpoint | area | what it does |\n|---|---|---|\n")
 	for _, e := range eps {

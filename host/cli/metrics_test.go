@@ -127,6 +127,7 @@ func TestMetricsCountTraffic(t *testing.T) {
 		`honmaster_plugin_call_duration_seconds_count{area="plinko",method="drop"}`:                      1,
 		`honmaster_storage_commit_errors_total`:                                                          0,
 		`honmaster_plugin_restarts_total{area="plinko"}`:                                                 0,
+		`honmaster_http_connections_shed_total{reason="evicted_idle"}`:                                   0,
 	} {
 		if got := delta(series); got != want {
 			t.Errorf("%s moved by %v, want %v", series, got, want)
@@ -140,7 +141,7 @@ func TestMetricsCountTraffic(t *testing.T) {
 	if got := delta("honmaster_actor_mailbox_wait_seconds_count"); got < 2 {
 		t.Errorf("mailbox waits counted: %v, want >= 2", got)
 	}
-	for _, series := range []string{`honmaster_actors_live`, `honmaster_sessions_cached`, `honmaster_plugin_up{area="plinko"}`, `honmaster_pebble_disk_space_bytes`} {
+	for _, series := range []string{`honmaster_http_connections_open`, `honmaster_actors_live`, `honmaster_sessions_cached`, `honmaster_plugin_up{area="plinko"}`, `honmaster_pebble_disk_space_bytes`} {
 		if after[series] < 1 {
 			t.Errorf("%s = %v, want >= 1", series, after[series])
 		}

@@ -32,6 +32,7 @@ func instrument(app *App, srv *server.Server) {
 		Engine:         app.DB.EngineStats,
 		Plugins:        app.Plugins.statuses,
 		LiveSessions:   app.Login.LiveSessions,
+		Connections:    srv.ConnStats,
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -139,6 +140,8 @@ func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
 // Start opens the data directory, seeds demo content if asked, and serves
 // HTTP on cfg.Server.Listen and the admin socket in the data directory.
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
+	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
+	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
 	app, err := OpenApp(cfg, log)
 	if err != nil {
 		return nil, openError(cfg.Storage.DataDir, err)
@@ -156,6 +159,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		app.Close()
 		return nil, err
 	}
+	checkFileLimit(cfg, len(app.Plugins.sups), log, fileLimit) // filelimit.go
 	srv, err := mountAreas(app)
 	if err != nil {
 		app.Close()

@@ -431,7 +431,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
 	}
-	if ok, wait := c.signIns.check(loginName, addr); !ok {
+	if ok, wait := c.signIns.check(loginName, limit.AddrKey(addr)); !ok {
 		wait = wait.Round(time.Second)
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
@@ -439,7 +439,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := c.check(r.Context(), loginName, password)
 	if err != nil {
-		c.signIns.failed(loginName, addr)
+		c.signIns.failed(loginName, limit.AddrKey(addr))
 		if !errors.Is(err, ErrSignIn) {
 			c.d.Log.Error("console sign-in", "err", err)
 		}
@@ -454,7 +454,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	c.sessions[sha256.Sum256([]byte(tok))] = s
 	c.mu.Unlock()
-	c.signIns.succeeded(loginName, addr, c.d.Now())
+	c.signIns.succeeded(loginName, limit.AddrKey(addr), c.d.Now())
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
 	c.d.Log.Info("console sign-in", "login", loginName, "addr", addr)

@@ -262,8 +262,8 @@ func TestAddressGroup(t *testing.T) {
 		"not an address":         "not an address",
 		"2001:db8:1:3:ffff::abc": "2001:db8:1:3::/64",
 	} {
-		if got := addressGroup(in); got != want {
-			t.Errorf("addressGroup(%q) = %q, want %q", in, got, want)
+		if got := limit.AddrKey(in); got != want {
+			t.Errorf("limit.AddrKey(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

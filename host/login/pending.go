@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -21,7 +22,7 @@ type handshake struct {
 	expires time.Time
 }
 
-// holder is an address group (see addressGroup) holding handshakes.
+// holder is an address group (see limit.AddrKey) holding handshakes.
 type holder struct {
 	group string
 	list  []*handshake // oldest first (so also in order of expiry)
@@ -82,7 +83,7 @@ func pendingKey(login, addr string) string { return login + "\x00" + addr }
 func (p *pendingSet) put(login string, h *handshake, now time.Time) {
 	h.expires = now.Add(p.life)
 	h.key = pendingKey(login, h.addr)
-	group := addressGroup(h.addr)
+	group := limit.AddrKey(h.addr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if old := p.byKey[h.key]; old != nil {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/honmaster/masterserver/host/limit"
 )
 
 // check verifies the set's bookkeeping against its contents.
@@ -64,7 +66,7 @@ func TestPendingSetBookkeeping(t *testing.T) {
 			p.put(login, &handshake{addr: addr}, now)
 			for h, held := range before {
 				gone := p.byKey[h.key] != h
-				if gone && now.Before(h.expires) && h.holder.group != addressGroup(addr) && held < most {
+				if gone && now.Before(h.expires) && h.holder.group != limit.AddrKey(addr) && held < most {
 					t.Fatalf("a pre_auth from %s dropped a live handshake of %s, which held %d (the most: %d)",
 						addr, h.holder.group, held, most)
 				}

@@ -32,7 +32,7 @@ type Settings struct {
 	Secret            []byte // keys auth_hash, sec_info.hash_code and the fake salts of unknown logins
 
 	// Limits (zero: the defaults of config's [limits] table).
-	PreAuthPerAddress   int        // pending handshakes of one address group (see addressGroup)
+	PreAuthPerAddress   int        // pending handshakes of one address group (see limit.AddrKey)
 	FailedProofsAddress limit.Rate // wrong proofs from one address group, all logins
 	FailedProofsLogin   limit.Rate // wrong proofs from one address group on one login
 	SessionsPerAccount  int
@@ -219,7 +219,7 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	if !isHexDigest(proof) {
 		return nil, fail(ReasonMalformed, errors.New("proof is not 64 hex characters"))
 	}
-	group := addressGroup(ip)
+	group := limit.AddrKey(ip) // the limiters' key; the session keeps ip
 	pair := login + "\x00" + group
 	if ok, wait := s.failAddr.Check(group); !ok {
 		return nil, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))

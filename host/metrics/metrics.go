@@ -177,6 +177,8 @@ type Sources struct {
 	Passivations func() int64
 	Engine       func() storage.EngineStats
 	Plugins      func() []PluginStatus
+	// Connections are the game listener's open and shed connections.
+	Connections func() server.ConnStats
 }
 
 // PluginStatus is what the collector reads from one plugin supervisor.
@@ -198,6 +200,10 @@ var (
 	descPassivations = prometheus.NewDesc(Namespace+"_actors_passivated_total", "Account actors stopped for being idle.", nil, nil)
 	descPluginUp     = prometheus.NewDesc(Namespace+"_plugin_up", "1 when the area's plugin is running and passed its health check.", []string{"area"}, nil)
 	descRestarts     = prometheus.NewDesc(Namespace+"_plugin_restarts_total", "Restarts of the area's plugin after it died.", []string{"area"}, nil)
+	descConnsOpen    = prometheus.NewDesc(Namespace+"_http_connections_open", "Open connections of the game listener.", nil, nil)
+	descConnsShed    = prometheus.NewDesc(Namespace+"_http_connections_shed_total",
+		"Game-listener connections refused or closed by a limit, by reason: address_limit (refused: the client address or IPv6 /64 holds limits.max_connections_per_address), "+
+			"total_limit (refused: limits.max_connections open and all busy), evicted_idle (an idle or silent connection closed to make room for a new one).", []string{"reason"}, nil)
 )
 
 // engineMetric is one figure of the storage engine.
@@ -251,6 +257,8 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descSessionsLive
 	ch <- descPluginUp
 	ch <- descRestarts
+	ch <- descConnsOpen
+	ch <- descConnsShed
 	for _, e := range engineMetrics {
 		ch <- e.desc
 	}
@@ -277,6 +285,13 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			ch <- prometheus.MustNewConstMetric(descPluginUp, prometheus.GaugeValue, up, p.Area)
 			ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, float64(p.Restarts), p.Area)
+		}
+	}
+	if c.src.Connections != nil {
+		st := c.src.Connections()
+		ch <- prometheus.MustNewConstMetric(descConnsOpen, prometheus.GaugeValue, float64(st.Open))
+		for _, r := range []string{server.ShedAddressLimit, server.ShedTotalLimit, server.ShedEvictedIdle} {
+			ch <- prometheus.MustNewConstMetric(descConnsShed, prometheus.CounterValue, float64(st.Shed[r]), r)
 		}
 	}
 	if c.src.Engine != nil {

@@ -75,7 +75,7 @@ func New(o Options) *Server {
 	s := &Server{mux: http.NewServeMux(), log: o.Log,
 		guard: newTokenGuard(o.Token, o.TokenFailures, o.Now, o.LogEvery, o.Log)}
 	s.srv = &http.Server{
-		Handler:           s.mux,
+		Handler:           nosniff(s.mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		// No WriteTimeout: /debug/pprof/profile streams for its seconds.
 		IdleTimeout: 2 * time.Minute,
@@ -94,6 +94,16 @@ func New(o Options) *Server {
 	profile("/debug/pprof/symbol", pprof.Symbol)
 	profile("/debug/pprof/trace", pprof.Trace)
 	return s
+}
+
+// nosniff makes every reply of the operator listener (console pages, the
+// API, metrics, pprof) say X-Content-Type-Options: nosniff, so that no
+// browser guesses HTML in a reply of another type (issue 22 item 4).
+func nosniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Handle mounts a public handler (pattern as http.ServeMux takes it).

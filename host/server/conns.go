@@ -1,76 +1,92 @@
 package server
 
 import (
+	"container/list"
+	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 )
 
-// connTracker remembers the state of every open connection, so that a
-// shutdown can close the ones that carry no request. fasthttp counts a fresh
-// connection as busy for its first 5 seconds, and HTTP clients open spare
-// connections they may never use: without this, such connections hold a
-// graceful shutdown until its timeout.
-type connTracker struct {
-	mu    sync.Mutex
-	conns map[net.Conn]fasthttp.ConnState
-}
+// A connection is quiet while it carries no request: accepted and silent,
+// or an idle keep-alive connection waiting for its next request. Quiet
+// connections are what a full server evicts to make room for a new client
+// (oldest first), and what a shutdown closes at once.
+//
+// fasthttp's own states do not tell it: it marks a fresh connection active
+// before reading anything, and keeps calling a connection "new" for its
+// first 5 seconds. So the listener follows each connection itself:
+//   - accepted: quiet;
+//   - a read that returns bytes: busy (a request is coming in);
+//   - fasthttp's StateIdle (the reply is written): quiet again;
+//   - fasthttp's StateActive after bytes were read (a pipelined request
+//     already in fasthttp's buffer, which needs no read): busy.
+//
+// Closing a quiet connection cuts no request: no handler runs on it. A
+// client that sends its next request on an idle keep-alive connection at
+// the very moment it is closed sees the connection close, which HTTP
+// clients handle for keep-alive connections (they retry on a new one).
 
-func (t *connTracker) hook(c net.Conn, st fasthttp.ConnState) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch st {
-	case fasthttp.StateClosed, fasthttp.StateHijacked:
-		delete(t.conns, c)
-	default:
-		if t.conns == nil {
-			t.conns = map[net.Conn]fasthttp.ConnState{}
-		}
-		t.conns[c] = st
-	}
-}
-
-// closeQuiet closes the connections that are not serving a request: idle
-// keep-alive ones, and fresh ones that have not sent a byte (fasthttp marks
-// a connection active before reading anything, so the byte count tells).
-// No handler runs on them, so nothing is cut half-way.
-func (t *connTracker) closeQuiet() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for c, st := range t.conns {
-		silent := false
-		if cc, ok := c.(*countingConn); ok {
-			silent = cc.read.Load() == 0
-		}
-		if st == fasthttp.StateNew || st == fasthttp.StateIdle || (st == fasthttp.StateActive && silent) {
-			c.Close()
-			delete(t.conns, c)
-		}
-	}
-}
-
-// countingListener hands out connections that count the bytes they read.
-type countingListener struct{ net.Listener }
-
-func (l countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &countingConn{Conn: c}, nil
-}
-
-// countingConn counts bytes read, to tell a connection that never sent
-// anything from one carrying a request.
-type countingConn struct {
+// guardedConn is a connection handed out by guardedListener. It gives its
+// slot back when closed (once, however often Close is called), and tells
+// the listener when it becomes busy.
+type guardedConn struct {
 	net.Conn
-	read atomic.Int64
+	l    *guardedListener
+	addr string // limit.AddrKey of the client address
+
+	// quiet mirrors whether elem is in l.quiet; it lets Read skip the
+	// listener's lock when nothing changes. Written under l.mu.
+	quiet atomic.Bool
+	read  atomic.Int64 // bytes read since accepted
+	// closed is set by the first Close.
+	closed atomic.Bool
+	// dropped is set when the listener closes the connection itself (to
+	// make room, or at shutdown): its failing read is then a clean end of
+	// stream (io.EOF), which fasthttp does not log as an error, one line
+	// per evicted connection.
+	dropped atomic.Bool
+
+	// Under l.mu:
+	elem     *list.Element // in l.quiet while quiet
+	released bool          // its slot is given back (closed or evicted)
 }
 
-func (c *countingConn) Read(p []byte) (int, error) {
+func (c *guardedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	c.read.Add(int64(n))
+	if err != nil && c.dropped.Load() {
+		err = io.EOF
+	}
+	if n > 0 {
+		c.read.Add(int64(n))
+		if c.quiet.Load() {
+			c.l.busy(c)
+		}
+	}
 	return n, err
+}
+
+func (c *guardedConn) Close() error {
+	if !c.closed.Swap(true) {
+		c.l.release(c)
+	}
+	return c.Conn.Close()
+}
+
+// connState is fasthttp's ConnState hook: it sees the connections
+// guardedListener handed out.
+func connState(c net.Conn, st fasthttp.ConnState) {
+	gc, ok := c.(*guardedConn)
+	if !ok {
+		return
+	}
+	switch st {
+	case fasthttp.StateIdle:
+		gc.l.idle(gc)
+	case fasthttp.StateActive:
+		if gc.read.Load() > 0 && gc.quiet.Load() {
+			gc.l.busy(gc)
+		}
+	}
 }

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"container/list"
 	"errors"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/honmaster/masterserver/host/limit"
 )
 
 // Accept back-off, as net/http's: 5 ms after the first temporary error,
@@ -17,8 +21,39 @@ const (
 	acceptBackoffMax = time.Second
 )
 
+// Reasons a connection is shed: the label values of the metric
+// honmaster_http_connections_shed_total and the reason of the log line.
+const (
+	// ShedAddressLimit: a new connection refused because its client
+	// address (its IPv6 /64) holds limits.max_connections_per_address.
+	ShedAddressLimit = "address_limit"
+	// ShedTotalLimit: a new connection refused because
+	// limits.max_connections are open and none of them is quiet.
+	ShedTotalLimit = "total_limit"
+	// ShedEvictedIdle: a quiet connection (idle keep-alive, or accepted
+	// and silent) closed to make room for a new one at
+	// limits.max_connections.
+	ShedEvictedIdle = "evicted_idle"
+)
+
+// shedReason indexes shedReasons.
+type shedReason int
+
+const (
+	shedAddress shedReason = iota
+	shedTotal
+	shedEvicted
+)
+
+// shedReasons names the reasons by index.
+var shedReasons = [...]string{shedAddress: ShedAddressLimit, shedTotal: ShedTotalLimit, shedEvicted: ShedEvictedIdle}
+
+// shedLogEvery is how often at most one line per reason is logged: a flood
+// of connections sheds thousands a second; the line carries the counts.
+const shedLogEvery = 10 * time.Second
+
 // guardedListener keeps the server accepting whatever happens to accept, and
-// bounds open connections.
+// bounds open connections so that strangers cannot hold them all.
 //
 // fasthttp's accept loop treats any accept error but a timeout as permanent
 // and stops serving: one burst of idle connections that exhausts the file
@@ -27,25 +62,47 @@ const (
 // accepted) is retried after a back-off and never reaches fasthttp; only a
 // closed listener ends Accept.
 //
-// A connection over the total or per-address limit is closed as soon as it
-// is accepted, so that it costs one descriptor for an instant, not one for
-// the idle timeout.
+// Limits, checked as each connection is accepted:
+//   - per client address (limit.AddrKey: an IPv6 client by its /64), at
+//     most perAddr open connections: one more is closed at once, so that it
+//     costs one descriptor for an instant, not one for the idle timeout;
+//   - in total, at most max. When max are open, the new connection takes
+//     the place of the oldest quiet one (see conns.go: idle keep-alive, or
+//     accepted and silent), which is closed; only when none is quiet is the
+//     new one refused. So addresses that park idle connections up to their
+//     own limit, however many addresses they are, cannot keep a fresh
+//     client out: its connection evicts one of theirs. What still refuses
+//     clients is max connections all carrying requests at once, which
+//     server.read_timeout bounds in time (SECURITY.md).
+//
+// Every shed connection is counted by reason (Stats, the metric
+// honmaster_http_connections_shed_total) and logged at most once per
+// shedLogEvery per reason, with counts.
 type guardedListener struct {
 	net.Listener
 	log     *slog.Logger
 	max     int // open connections in total
 	perAddr int // open connections per client address
+	now     func() time.Time
 
 	mu     sync.Mutex
 	open   int
 	byAddr map[string]int
+	quiet  list.List // of *guardedConn, the oldest quiet first
 
-	refused    atomic.Int64 // connections closed over a limit
-	lastLogged atomic.Int64 // unix nanoseconds of the last accept-error log
+	shed       [len(shedReasons)]atomic.Int64
+	shedLog    [len(shedReasons)]shedLogState // under mu
+	lastLogged atomic.Int64                   // unix nanoseconds of the last accept-error log
+}
+
+// shedLogState is what the next log line of a reason reports.
+type shedLogState struct {
+	at    time.Time // of the last line
+	since int64     // shed since the last line
 }
 
 func newGuardedListener(ln net.Listener, max, perAddr int, log *slog.Logger) *guardedListener {
-	return &guardedListener{Listener: ln, log: log, max: max, perAddr: perAddr, byAddr: map[string]int{}}
+	return &guardedListener{Listener: ln, log: log, max: max, perAddr: perAddr, now: time.Now, byAddr: map[string]int{}}
 }
 
 // Accept returns the next connection within the limits.
@@ -63,13 +120,156 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 			continue
 		}
 		delay = 0
-		addr := hostOf(c.RemoteAddr())
-		if !l.admit(addr) {
-			l.refused.Add(1)
-			c.Close()
-			continue
+		if gc := l.admit(c); gc != nil {
+			return gc, nil
 		}
-		return &guardedConn{Conn: c, l: l, addr: addr}, nil
+	}
+}
+
+// admit wraps c when the limits let it in, evicting the oldest quiet
+// connection when the total is reached; otherwise it closes c and returns
+// nil.
+func (l *guardedListener) admit(c net.Conn) *guardedConn {
+	addr := addrKey(c.RemoteAddr())
+	l.mu.Lock()
+	var victim *guardedConn
+	refused, reason := false, shedAddress
+	switch {
+	case l.byAddr[addr] >= l.perAddr:
+		refused = true
+	case l.open >= l.max:
+		if e := l.quiet.Front(); e != nil {
+			victim = e.Value.(*guardedConn)
+			l.releaseLocked(victim)
+		} else {
+			refused, reason = true, shedTotal
+		}
+	}
+	if refused {
+		line := l.shedLocked(reason, addr)
+		l.mu.Unlock()
+		line.write(l.log)
+		c.Close()
+		return nil
+	}
+	gc := &guardedConn{Conn: c, l: l, addr: addr}
+	l.open++
+	l.byAddr[addr]++
+	gc.elem = l.quiet.PushBack(gc)
+	gc.quiet.Store(true)
+	var line shedLine
+	if victim != nil {
+		line = l.shedLocked(shedEvicted, victim.addr)
+	}
+	l.mu.Unlock()
+	line.write(l.log)
+	if victim != nil {
+		// The victim's own Close (by fasthttp, once its read fails) finds
+		// its slot already given back.
+		victim.dropped.Store(true)
+		victim.Conn.Close()
+	}
+	return gc
+}
+
+// shedLine is a log line about shed connections, written after l.mu is
+// released; the zero shedLine writes nothing.
+type shedLine struct {
+	reason             shedReason
+	count, total, open int64
+	addr               string
+}
+
+// shedLocked counts one shed connection and, when this reason's last line
+// is shedLogEvery old, returns the line to log. l.mu is held.
+func (l *guardedListener) shedLocked(i shedReason, addr string) shedLine {
+	total := l.shed[i].Add(1)
+	st := &l.shedLog[i]
+	st.since++
+	now := l.now()
+	if !st.at.IsZero() && now.Sub(st.at) < shedLogEvery {
+		return shedLine{}
+	}
+	line := shedLine{reason: i, count: st.since, total: total, open: int64(l.open), addr: addr}
+	st.at, st.since = now, 0
+	return line
+}
+
+func (sl shedLine) write(log *slog.Logger) {
+	if sl.count == 0 {
+		return
+	}
+	msg := "HTTP connection refused: limits.max_connections_per_address reached"
+	switch sl.reason {
+	case shedTotal:
+		msg = "HTTP connection refused: limits.max_connections reached and every connection is busy"
+	case shedEvicted:
+		msg = "idle HTTP connections closed to make room: limits.max_connections reached"
+	}
+	log.Warn(msg, "reason", shedReasons[sl.reason], "count", sl.count, "since_start", sl.total,
+		"last_address", sl.addr, "open", sl.open)
+}
+
+// busy takes c off the quiet list: a request is coming in.
+func (l *guardedListener) busy(c *guardedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.elem != nil {
+		l.quiet.Remove(c.elem)
+		c.elem = nil
+	}
+	c.quiet.Store(false)
+}
+
+// idle puts c at the end of the quiet list: its reply is written and it
+// waits for the next request.
+func (l *guardedListener) idle(c *guardedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.released || c.elem != nil {
+		return
+	}
+	c.elem = l.quiet.PushBack(c)
+	c.quiet.Store(true)
+}
+
+// release gives c's slot back, once.
+func (l *guardedListener) release(c *guardedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.releaseLocked(c)
+}
+
+func (l *guardedListener) releaseLocked(c *guardedConn) {
+	if c.released {
+		return
+	}
+	c.released = true
+	if c.elem != nil {
+		l.quiet.Remove(c.elem)
+		c.elem = nil
+	}
+	c.quiet.Store(false)
+	l.open--
+	if n := l.byAddr[c.addr] - 1; n > 0 {
+		l.byAddr[c.addr] = n
+	} else {
+		delete(l.byAddr, c.addr)
+	}
+}
+
+// closeQuiet closes every quiet connection (for a shutdown: no handler runs
+// on them, so nothing is cut half-way).
+func (l *guardedListener) closeQuiet() {
+	l.mu.Lock()
+	var quiet []*guardedConn
+	for e := l.quiet.Front(); e != nil; e = e.Next() {
+		quiet = append(quiet, e.Value.(*guardedConn))
+	}
+	l.mu.Unlock()
+	for _, c := range quiet {
+		c.dropped.Store(true)
+		c.Close()
 	}
 }
 
@@ -84,28 +284,6 @@ func (l *guardedListener) logAcceptError(err error, delay time.Duration) {
 	l.log.Error("accept failed; retrying", "err", err, "retry_in", delay, "open_connections", l.Open())
 }
 
-func (l *guardedListener) admit(addr string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open >= l.max || l.byAddr[addr] >= l.perAddr {
-		return false
-	}
-	l.open++
-	l.byAddr[addr]++
-	return true
-}
-
-func (l *guardedListener) release(addr string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.open--
-	if n := l.byAddr[addr] - 1; n > 0 {
-		l.byAddr[addr] = n
-	} else {
-		delete(l.byAddr, addr)
-	}
-}
-
 // Open returns how many accepted connections are open.
 func (l *guardedListener) Open() int {
 	l.mu.Lock()
@@ -113,20 +291,21 @@ func (l *guardedListener) Open() int {
 	return l.open
 }
 
-// guardedConn gives its slot back when closed (once, however often Close is
-// called).
-type guardedConn struct {
-	net.Conn
-	l      *guardedListener
-	addr   string
-	closed atomic.Bool
+// ConnStats are the game listener's connection figures.
+type ConnStats struct {
+	Open int
+	// Shed counts the connections refused or evicted since start, by
+	// reason (ShedAddressLimit, ShedTotalLimit, ShedEvictedIdle).
+	Shed map[string]int64
 }
 
-func (c *guardedConn) Close() error {
-	if !c.closed.Swap(true) {
-		c.l.release(c.addr)
+// Stats returns the listener's figures.
+func (l *guardedListener) Stats() ConnStats {
+	st := ConnStats{Open: l.Open(), Shed: make(map[string]int64, len(shedReasons))}
+	for i, r := range shedReasons {
+		st.Shed[r] = l.shed[i].Load()
 	}
-	return c.Conn.Close()
+	return st
 }
 
 // temporary reports whether an accept error is worth retrying: the process
@@ -147,14 +326,17 @@ func temporary(err error) bool {
 	return errors.As(err, &te) && te.Temporary()
 }
 
-// hostOf is the client address of a connection without its port.
-func hostOf(a net.Addr) string {
+// addrKey is the per-address limit key of a connection's client address
+// (limit.AddrKey: its IPv6 /64).
+func addrKey(a net.Addr) string {
 	if ta, ok := a.(*net.TCPAddr); ok {
-		return ta.IP.String()
+		if ip, ok := netip.AddrFromSlice(ta.IP); ok {
+			return limit.AddrKeyOf(ip)
+		}
 	}
 	host, _, err := net.SplitHostPort(a.String())
 	if err != nil {
 		return a.String()
 	}
-	return host
+	return limit.AddrKey(host)
 }

@@ -96,8 +96,8 @@ var (
 	errRegisterUnknown = errors.New("registration outcome unknown")
 )
 
-// registrations limits account creation per client address
-// (limits.registrations_per_address), built on first use.
+// registrations limits account creation per client address (its IPv6 /64,
+// limit.AddrKey; limits.registrations_per_address), built on first use.
 type registrations struct {
 	once sync.Once
 	k    *limit.Keyed
@@ -144,7 +144,7 @@ func (s *Server) createAccount(ctx context.Context, req registerRequest, ip stri
 	if !s.cfg.Portal.RegisterEnabled {
 		return nil, 0, errRegisterOff
 	}
-	if ok, wait := s.registerLimit().Allow(ip); !ok {
+	if ok, wait := s.registerLimit().Allow(limit.AddrKey(ip)); !ok {
 		return nil, max(wait, time.Second), errRegisterRate
 	}
 	acct, err = s.accounts.Create(ctx, accounts.Create{Login: req.Login, Password: req.Password, Email: req.Email})

@@ -8,9 +8,12 @@ import (
 )
 
 // Content types of replies. The original service sent PHP-serialized bodies
-// as text/html.
+// as text/html; the specification allows text/plain too, and the game
+// client reads the body whatever the type. text/plain (with nosniff, see
+// Server.write) keeps a browser from running markup a reply echoes (a
+// guide reply must echo hosttime byte for byte): issue 22 item 4.
 const (
-	contentPHP    = "text/html; charset=UTF-8"
+	contentPHP    = "text/plain; charset=UTF-8"
 	contentJSON   = "application/json"
 	contentBinary = "application/octet-stream"
 )
@@ -31,8 +34,7 @@ type Handler func(ctx context.Context, r *wire.Request) Response
 // client expects.
 type FailFunc func(err error) Response
 
-// PHP encodes v as a PHP-serialized reply (text/html, as the original
-// service sent them).
+// PHP encodes v as a PHP-serialized reply (text/plain; see contentPHP).
 func PHP(log *slog.Logger, v any) Response { return phpReply(log, v) }
 
 // Text is a plain reply with the given content type (for example the bare

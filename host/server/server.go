@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,10 +38,10 @@ type Server struct {
 	ready       atomic.Bool
 	healthCheck func() []string
 	srv         *fasthttp.Server
-	conns       connTracker
-	checks      healthChecks       // health.go
-	regs        registrations      // portal.go
-	observe     func(*RequestInfo) // metrics, see SetObserver
+	listener    atomic.Pointer[guardedListener] // set by Serve
+	checks      healthChecks                    // health.go
+	regs        registrations                   // portal.go
+	observe     func(*RequestInfo)              // metrics, see SetObserver
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -60,9 +59,9 @@ func New(d Deps) *Server {
 		IdleTimeout:                  c.IdleTimeout.Duration,
 		MaxRequestBodySize:           int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
 		Logger:                       fasthttpLogger{s.log},
-		DisablePreParseMultipartForm: true, // wire parses the body itself, once
-		CloseOnShutdown:              true, // keep-alive clients are told to go during shutdown
-		ConnState:                    s.conns.hook,
+		DisablePreParseMultipartForm: true,      // wire parses the body itself, once
+		CloseOnShutdown:              true,      // keep-alive clients are told to go during shutdown
+		ConnState:                    connState, // conns.go
 		// Errors fasthttp answers itself (a body beyond its own limit, a
 		// broken request line) still get the route's failure shape.
 		ErrorHandler: s.fasthttpError,
@@ -120,10 +119,20 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
+	s.listener.Store(guarded)
 	s.ready.Store(true)
-	err := s.srv.Serve(countingListener{guarded})
+	err := s.srv.Serve(guarded)
 	s.ready.Store(false) // whatever ended serving, /healthz no longer says ok
 	return err
+}
+
+// ConnStats returns the game listener's connection figures (zero before
+// Serve), for metrics.
+func (s *Server) ConnStats() ConnStats {
+	if l := s.listener.Load(); l != nil {
+		return l.Stats()
+	}
+	return ConnStats{}
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by ctx),
@@ -135,7 +144,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		s.conns.closeQuiet()
+		if l := s.listener.Load(); l != nil {
+			l.closeQuiet()
+		}
 		select {
 		case err := <-done:
 			if errors.Is(err, context.DeadlineExceeded) {
@@ -231,17 +242,27 @@ func (s *Server) lookup(path, fn string) (route, bool) {
 	return rt, ok
 }
 
-func (s *Server) notFound(path, fn string) Response {
-	msg := "unknown path " + path
+// notFound answers a path or function that is not served. It never echoes
+// the path or the function name: they are whatever the client sent
+// (issue 22 item 4, reflected markup).
+func (s *Server) notFound(path, _ string) Response {
+	msg := "unknown path"
 	if path == PathClientRequester {
-		msg = "unknown function " + strconv.Quote(fn)
+		msg = "unknown function"
 	}
 	r := phpReply(s.log, errorReply{Error: msg})
 	r.Status = fasthttp.StatusNotFound
 	return r
 }
 
+// nosniff tells browsers to take every reply's content type as sent,
+// never to guess HTML in a text/plain body that echoes client input.
+func nosniff(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+}
+
 func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
+	nosniff(ctx)
 	if r.Status == 0 {
 		r.Status = fasthttp.StatusOK
 	}
@@ -260,6 +281,7 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	if s.paths == nil {
 		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
+		nosniff(ctx)
 		return
 	}
 	var ne net.Error
@@ -288,6 +310,7 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
+	nosniff(ctx)
 	ctx.SetContentType("text/plain; charset=utf-8")
 	if !s.ready.Load() {
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)

@@ -69,14 +69,14 @@ func TestRouting(t *testing.T) {
 		status                   int
 		contentType, want        string
 	}{
-		{"handler", "POST", "/ok", "x=hi", 200, "text/html; charset=UTF-8", `a:1:{s:4:"echo";s:2:"hi";}`},
+		{"handler", "POST", "/ok", "x=hi", 200, "text/plain; charset=UTF-8", `a:1:{s:4:"echo";s:2:"hi";}`},
 		{"panic answers the route's failure shape", "POST", "/panics", "", 200, "text/plain", "failed: internal error: handler bug"},
-		{"area function, f in the query", "POST", "/client_requester.php?f=echo_fn", "x=q", 200, "text/html; charset=UTF-8", `a:1:{s:4:"echo";s:1:"q";}`},
-		{"area function, f as a form field", "POST", "/client_requester.php", "f=echo_fn&x=form", 200, "text/html; charset=UTF-8", `a:1:{s:4:"echo";s:4:"form";}`},
-		{"unknown path", "POST", "/nope", "", 404, "text/html; charset=UTF-8",
-			`a:3:{s:5:"error";s:18:"unknown path /nope";s:16:"vested_threshold";i:5;i:0;b:1;}`},
-		{"unknown function", "POST", "/client_requester.php?f=zzz", "", 404, "text/html; charset=UTF-8",
-			`a:3:{s:5:"error";s:22:"unknown function "zzz"";s:16:"vested_threshold";i:5;i:0;b:1;}`},
+		{"area function, f in the query", "POST", "/client_requester.php?f=echo_fn", "x=q", 200, "text/plain; charset=UTF-8", `a:1:{s:4:"echo";s:1:"q";}`},
+		{"area function, f as a form field", "POST", "/client_requester.php", "f=echo_fn&x=form", 200, "text/plain; charset=UTF-8", `a:1:{s:4:"echo";s:4:"form";}`},
+		{"unknown path", "POST", "/nope", "", 404, "text/plain; charset=UTF-8",
+			`a:3:{s:5:"error";s:12:"unknown path";s:16:"vested_threshold";i:5;i:0;b:1;}`},
+		{"unknown function", "POST", "/client_requester.php?f=zzz", "", 404, "text/plain; charset=UTF-8",
+			`a:3:{s:5:"error";s:16:"unknown function";s:16:"vested_threshold";i:5;i:0;b:1;}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, ct, body := get(t, c, tc.method, tc.path, tc.body)

@@ -1,0 +1,360 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/limit"
+)
+
+// fakeListener hands out connections whose client address the test
+// chooses (127.0.x.y, IPv6), over in-memory pipes: no network.
+type fakeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newFakeListener() *fakeListener {
+	return &fakeListener{conns: make(chan net.Conn, 64), closed: make(chan struct{})}
+}
+
+func (l *fakeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *fakeListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
+func (l *fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080} }
+
+// dial queues a connection from ip and returns the client's end.
+func (l *fakeListener) dial(ip string) net.Conn {
+	server, client := net.Pipe()
+	l.conns <- &remoteConn{Conn: server, remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}}
+	return client
+}
+
+// remoteConn is a connection with the client address the test chose.
+type remoteConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c *remoteConn) RemoteAddr() net.Addr { return c.remote }
+
+// scriptConn is a server-side connection whose reads the test feeds by
+// hand (the listener's wrapper is driven directly, without fasthttp).
+type scriptConn struct {
+	remote net.Addr
+	mu     sync.Mutex
+	in     []byte
+	closed bool
+}
+
+func newScriptConn(ip string) *scriptConn {
+	return &scriptConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}}
+}
+
+func (c *scriptConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return 0, net.ErrClosed
+	}
+	n := copy(p, c.in)
+	c.in = c.in[n:]
+	return n, nil
+}
+
+func (c *scriptConn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+func (c *scriptConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return nil
+}
+
+func (c *scriptConn) Write(p []byte) (int, error) { return len(p), nil }
+func (c *scriptConn) LocalAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+}
+func (c *scriptConn) RemoteAddr() net.Addr             { return c.remote }
+func (c *scriptConn) SetDeadline(time.Time) error      { return nil }
+func (c *scriptConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *scriptConn) SetWriteDeadline(time.Time) error { return nil }
+
+// request makes c read a request's first bytes (it becomes busy).
+func request(t *testing.T, c *guardedConn) {
+	t.Helper()
+	sc := c.Conn.(*scriptConn)
+	sc.mu.Lock()
+	sc.in = append(sc.in, "GET / HTTP/1.1\r\n"...)
+	sc.mu.Unlock()
+	if n, err := c.Read(make([]byte, 64)); n == 0 || err != nil {
+		t.Fatalf("read %d, %v", n, err)
+	}
+}
+
+// logRecorder keeps the messages and attributes of the records it handles.
+type logRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
+func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	var b strings.Builder
+	b.WriteString(rec.Message)
+	rec.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, b.String())
+	return nil
+}
+
+func (r *logRecorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.lines...)
+}
+
+// TestIdleConnectionsEvicted is issue 22 item 2 on the listener's wrapper:
+// with the total reached by addresses each at their own limit, a fresh
+// address takes the place of the oldest quiet connection; a busy one is
+// never closed; when every connection is busy the fresh one is refused.
+// Each shed connection is counted by reason and logged once per interval.
+func TestIdleConnectionsEvicted(t *testing.T) {
+	logs := &logRecorder{}
+	clock := time.Unix(1000, 0)
+	gl := newGuardedListener(newFakeListener(), 6, 3, slog.New(logs))
+	gl.now = func() time.Time { return clock }
+	admit := func(ip string) (*guardedConn, *scriptConn) {
+		sc := newScriptConn(ip)
+		return gl.admit(sc), sc
+	}
+	// 127.0.1.1 and 127.0.1.2 hold 3 each: the total of 6 is reached.
+	var conns []*guardedConn
+	var raw []*scriptConn
+	for _, ip := range []string{"127.0.1.1", "127.0.1.1", "127.0.1.1", "127.0.1.2", "127.0.1.2", "127.0.1.2"} {
+		c, sc := admit(ip)
+		if c == nil {
+			t.Fatalf("connection %d from %s refused below the limits", len(conns), ip)
+		}
+		conns, raw = append(conns, c), append(raw, sc)
+	}
+	// conns[0] serves a request and goes idle (now the newest quiet one);
+	// conns[1] is in the middle of a request.
+	request(t, conns[0])
+	connState(conns[0], fasthttp.StateActive)
+	connState(conns[0], fasthttp.StateIdle)
+	request(t, conns[1])
+	connState(conns[1], fasthttp.StateActive)
+
+	if c, sc := admit("127.0.1.1"); c != nil || !sc.isClosed() {
+		t.Fatal("a 4th connection from 127.0.1.1 was not refused")
+	}
+	// A fresh address is let in; the oldest quiet connection (conns[2]) is
+	// closed, the busy one is not.
+	fresh, _ := admit("127.0.9.9")
+	if fresh == nil {
+		t.Fatal("a fresh address was refused while idle connections fill the total")
+	}
+	if !raw[2].isClosed() {
+		t.Error("the oldest quiet connection was not closed")
+	}
+	for i, sc := range raw {
+		if i != 2 && sc.isClosed() {
+			t.Errorf("connection %d closed; only the oldest quiet one (2) should be", i)
+		}
+	}
+	// The evicted connection's read ends as a clean end of stream, which
+	// fasthttp does not log as an error (one line per eviction otherwise).
+	if _, err := conns[2].Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("read of the evicted connection: %v, want io.EOF", err)
+	}
+	// fasthttp then closes it: its slot is not given back twice.
+	conns[2].Close()
+	if gl.Open() != 6 {
+		t.Errorf("open = %d, want 6", gl.Open())
+	}
+	// Next evictions go in order: 3, 4, 5, then the one that went idle (0).
+	for _, want := range []int{3, 4, 5, 0} {
+		if c, _ := admit(fmt.Sprintf("127.0.9.%d", 10+want)); c == nil {
+			t.Fatalf("fresh address refused; connection %d was quiet", want)
+		}
+		if !raw[want].isClosed() {
+			t.Fatalf("connection %d not evicted when it was the oldest quiet one", want)
+		}
+	}
+	// Every connection busy: a fresh address is refused, none is closed.
+	gl.mu.Lock()
+	var quiet []*guardedConn
+	for e := gl.quiet.Front(); e != nil; e = e.Next() {
+		quiet = append(quiet, e.Value.(*guardedConn))
+	}
+	gl.mu.Unlock()
+	for _, c := range quiet {
+		c.Conn.(*scriptConn).in = []byte("G")
+		c.Read(make([]byte, 1))
+	}
+	if c, sc := admit("127.0.8.8"); c != nil || !sc.isClosed() {
+		t.Error("a connection over the total was accepted with every connection busy")
+	}
+	if raw[1].isClosed() {
+		t.Error("the busy connection was closed")
+	}
+
+	st := gl.Stats()
+	want := map[string]int64{ShedAddressLimit: 1, ShedEvictedIdle: 5, ShedTotalLimit: 1}
+	for r, n := range want {
+		if st.Shed[r] != n {
+			t.Errorf("shed %s = %d, want %d (all: %v)", r, st.Shed[r], n, st.Shed)
+		}
+	}
+	// One line per reason within shedLogEvery; the next one, later,
+	// carries the count since the last line.
+	lines := logs.all()
+	if len(lines) != 3 {
+		t.Fatalf("%d log lines, want one per reason:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	clock = clock.Add(shedLogEvery)
+	connState(conns[1], fasthttp.StateIdle) // quiet again: the next fresh one evicts it
+	admit("127.0.7.7")
+	lines = logs.all()
+	if len(lines) != 4 || !strings.Contains(lines[3], "reason=evicted_idle count=5 since_start=6") {
+		t.Errorf("log lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestConnectionLimitsGroupIPv6 is issue 22 item 2's /64 rule on the
+// listener: the addresses of one /64 share one per-address limit.
+func TestConnectionLimitsGroupIPv6(t *testing.T) {
+	gl := newGuardedListener(newFakeListener(), 100, 3, slog.New(slog.DiscardHandler))
+	for _, ip := range []string{"2001:db8::1", "2001:db8::2", "2001:db8::ffff:3"} {
+		if gl.admit(newScriptConn(ip)) == nil {
+			t.Fatalf("%s refused within the /64's limit", ip)
+		}
+	}
+	if gl.admit(newScriptConn("2001:db8::4")) != nil {
+		t.Error("a 4th address of the same /64 got a connection past the per-address limit")
+	}
+	if gl.admit(newScriptConn("2001:db8:0:1::1")) == nil {
+		t.Error("the next /64 was refused")
+	}
+	if gl.admit(newScriptConn("127.0.0.2")) == nil {
+		t.Error("an IPv4 address was refused")
+	}
+	limit.SetIPv6Prefix(128)
+	defer limit.SetIPv6Prefix(limit.DefaultIPv6Prefix)
+	if gl.admit(newScriptConn("2001:db8::5")) == nil {
+		t.Error("limits.ipv6_prefix = 128 still groups the /64")
+	}
+}
+
+// TestFreshClientServedAtCapacity is issue 22 item 2 through fasthttp:
+// two addresses fill limits.max_connections with idle keep-alive
+// connections (each at its per-address limit); a fresh address still gets
+// its reply, the oldest idle connection is the one closed, and the metric
+// figures count it. (Before the fix the fresh client's connection was
+// closed at once, unanswered and unlogged.)
+func TestFreshClientServedAtCapacity(t *testing.T) {
+	cfg := config.Default()
+	cfg.Limits.MaxConnections, cfg.Limits.MaxConnectionsPerAddress = 8, 4
+	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	ln := newFakeListener()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		<-served
+	})
+	// waitFor waits (bounded) until the server's own count says cond: the
+	// server goes idle after the client has its reply.
+	waitFor := func(what string, cond func(l *guardedListener) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if l := s.listener.Load(); l != nil {
+				l.mu.Lock()
+				ok := cond(l)
+				l.mu.Unlock()
+				if ok {
+					return
+				}
+			}
+		}
+		t.Fatalf("the server never reached: %s", what)
+	}
+	get := func(c net.Conn) (int, string, error) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.WriteString(c, "GET "+PathHealth+" HTTP/1.1\r\nHost: game\r\n\r\n"); err != nil {
+			return 0, "", err
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), err
+	}
+	var clients []net.Conn
+	for i := range 8 {
+		c := ln.dial(fmt.Sprintf("127.0.1.%d", 1+i/4))
+		t.Cleanup(func() { c.Close() })
+		// The first connection sends nothing (quiet from its accept); the
+		// others are idle keep-alive connections after one request.
+		if i > 0 {
+			if status, _, err := get(c); err != nil || status != 200 {
+				t.Fatalf("connection %d: %d, %v", i, status, err)
+			}
+		}
+		waitFor(fmt.Sprintf("%d idle connections", i+1), func(l *guardedListener) bool { return l.quiet.Len() == i+1 })
+		clients = append(clients, c)
+	}
+
+	fresh := ln.dial("127.0.9.9")
+	t.Cleanup(func() { fresh.Close() })
+	status, body, err := get(fresh)
+	if err != nil || status != 200 || body != "ok\n" {
+		t.Fatalf("fresh address at capacity: %d %q, %v; want 200 ok", status, body, err)
+	}
+	// The oldest quiet connection (the silent one) was closed: its client
+	// reads EOF.
+	clients[0].SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := clients[0].Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Errorf("oldest idle connection: read err %v; want closed", err)
+	}
+	// The others still serve.
+	if status, _, err := get(clients[1]); err != nil || status != 200 {
+		t.Errorf("second oldest: %d, %v; want served", status, err)
+	}
+	st := s.ConnStats()
+	if st.Shed[ShedEvictedIdle] != 1 || st.Shed[ShedAddressLimit] != 0 || st.Shed[ShedTotalLimit] != 0 || st.Open != 8 {
+		t.Errorf("stats %+v; want 8 open, one evicted", st)
+	}
+}
