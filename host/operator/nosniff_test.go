@@ -11,7 +11,7 @@ import (
 // TestEveryReplyNosniff (issue 22 item 4): every reply of the operator
 // listener, refusals and unknown paths included, says nosniff.
 func TestEveryReplyNosniff(t *testing.T) {
-	s := New("secret-secret-secret", slog.New(slog.DiscardHandler))
+	s := New(Options{Token: "secret-secret-secret", Log: slog.New(slog.DiscardHandler)})
 	s.HandleAPI("GET /api", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "yes") }))
 	s.Handle("GET /public", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "<p>hi") }))
 	for _, path := range []string{"/api", "/public", "/debug/pprof/", "/no/such/<script>"} {

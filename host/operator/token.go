@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"sort"
 	"sync"
 	"time"
@@ -174,14 +173,5 @@ func addrKey(remoteAddr string) string {
 	if err != nil {
 		host = remoteAddr
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	ip = ip.Unmap()
-	if ip.Is4() {
-		return ip.String()
-	}
-	p, _ := ip.WithZone("").Prefix(64)
-	return p.String()
+	return limit.AddrKey(host)
 }
