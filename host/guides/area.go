@@ -50,6 +50,7 @@ type Area struct {
 	auth    Authenticator
 	backend Backend
 	log     *slog.Logger
+	votes   *voteLimits // per-address vote budgets (votebudget.go); nil: none
 }
 
 // New returns the area over auth and backend; log may be nil.
@@ -235,6 +236,9 @@ func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
 	}
 	if err == nil && req.Gid == ProbeGid {
 		err = Fail(ReasonNotFound, nil)
+	}
+	if err == nil {
+		err = a.votes.spend(r.RemoteIP, req.Gid)
 	}
 	if err == nil {
 		err = a.backend.Vote(ctx, req.Account, req.Gid, req.Vote)
