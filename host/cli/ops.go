@@ -336,6 +336,9 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 	}
 	fmt.Fprintf(out, "account %d %q nickname %q email %q super %d\n", acct.ID, acct.Login, acct.Nickname, acct.Email, acct.SuperID)
 	printBalances(out, acct)
+	if err := printRegistration(out, app.DB, acct); err != nil {
+		return err
+	}
 	subs, err := app.DB.SubAccounts(acct.SuperID)
 	if err != nil {
 		return err
