@@ -36,7 +36,7 @@ func reportsRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	c, lim := app.Cfg.Reports, app.Cfg.Limits
 	a, err := reports.New(reports.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log,
 		Config: reports.Config{Disabled: c.Disabled, Limits: rules.Limits{PerDay: c.PerDay,
-			PerReportee: c.PerReportee, MaxTextRunes: c.MaxTextRunes, MaxPriority: c.MaxPriority},
+			PerReportee: c.PerReportee, MaxTextRunes: c.MaxTextRunes, MaxPriority: c.MaxPriority, NewAccountAge: lim.NewAccountAge.Duration},
 			PerAddress:  limit.Rate{Burst: lim.ReportsAddress.Burst, Every: lim.ReportsAddress.Every.Duration},
 			AddressKeys: lim.TrackedKeys}})
 	if err != nil {

@@ -241,7 +241,7 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 	newState := state
 	others := map[storage.AccountID]int{}
 	var scanErr error
-	b := Batch{Reporter: c.reporter, SysInfo: si.String(), Now: c.now, Recent: recent, LastSeq: me.LastSeq,
+	b := Batch{Reporter: c.reporter, ReporterCreated: tx.View().Created, SysInfo: si.String(), Now: c.now, Recent: recent, LastSeq: me.LastSeq,
 		Limits: c.limits,
 		OtherReporters: func(reportee storage.AccountID) int {
 			if n, ok := others[reportee]; ok {

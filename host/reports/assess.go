@@ -39,8 +39,11 @@ func (o Outcome) Accepted() bool { return o.Err == nil }
 // and need no lock: only the reporter's actor files the reporter's reports.
 type Batch struct {
 	Reporter Account
-	SysInfo  string    // the reporter's latest SysInfo
-	Now      time.Time // time received
+	// ReporterCreated is when the reporter's account was created (zero:
+	// unknown); the plugin weighs a new account's report less.
+	ReporterCreated time.Time
+	SysInfo         string    // the reporter's latest SysInfo
+	Now             time.Time // time received
 	// Recent are the reporter's reports received within Window before Now
 	// (older ones are ignored if present; later ones count).
 	Recent []Report
@@ -111,6 +114,15 @@ func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
 		Match:               d.Match,
 		ReporterRecentCount: len(recent),
 		Limits:              lim,
+	}
+	if !b.ReporterCreated.IsZero() {
+		// Whole seconds, rounded up: what the contract carries, so that
+		// a plugin in or out of process sees the same age; a known age is
+		// at least one second (0 is unknown).
+		f.ReporterAge = max(b.Now.Sub(b.ReporterCreated), 0)
+		if r := f.ReporterAge % time.Second; r != 0 || f.ReporterAge == 0 {
+			f.ReporterAge += time.Second - r
+		}
 	}
 	for _, r := range recent {
 		if r.Reportee.ID == d.Reportee.ID {
