@@ -142,7 +142,7 @@ func (a *Area) Functions() []Function {
 				server.Field{Name: "gid", Desc: "guide id (gid or compendium_guide is required; both must agree)"},
 				server.Field{Name: "compendium_guide", Desc: "guide id, as the client also sends it"}),
 			ReplyValue: voteReply{},
-			Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count: `vote_refused`." + failDoc,
+			Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count, or over the client address's vote budgets (`limits.guide_votes_per_address`, `guide_votes_per_guide_address`): `vote_refused`." + failDoc,
 		}},
 	}
 }
