@@ -52,7 +52,10 @@ type Batch struct {
 	// OtherReporters returns how many distinct accounts other than the
 	// reporter have open reports against reportee.
 	OtherReporters func(reportee storage.AccountID) int
-	Limits         rules.Limits
+	// NewOtherReporters returns how many of those have an account younger
+	// than Limits.NewAccountAge; nil: none.
+	NewOtherReporters func(reportee storage.AccountID) int
+	Limits            rules.Limits
 }
 
 // Assess judges drafts in order: for each it computes the facts, asks
@@ -131,6 +134,9 @@ func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
 	}
 	if b.OtherReporters != nil {
 		f.DistinctReportersOfReportee = b.OtherReporters(d.Reportee.ID)
+	}
+	if b.NewOtherReporters != nil {
+		f.NewReportersOfReportee = b.NewOtherReporters(d.Reportee.ID)
 	}
 	return f
 }

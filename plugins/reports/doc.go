@@ -34,8 +34,10 @@
 // main account; a reporter who already filed PerDay reports in the last
 // 24 hours; a reporter who already filed PerReportee of them against this
 // reportee. Accepted reports get priority 1 + the number of other distinct
-// players with open reports against the reportee, at most MaxPriority;
-// but a reporter whose account is younger than Limits.NewAccountAge (the
-// facts' ReporterAge; an unknown age counts as old) gets priority 1: an
-// account made to push a player up the queue must age first.
+// players with open reports against the reportee, at most MaxPriority,
+// where other players whose accounts are younger than
+// Limits.NewAccountAge do not count (NewReportersOfReportee); and a
+// reporter whose own account is that young (the facts' ReporterAge; an
+// unknown age counts as old) gets priority 1: an account made to push a
+// player up the queue must age first.
 package reports

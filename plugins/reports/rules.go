@@ -51,6 +51,8 @@ func Decide(f Facts) Decision {
 		// age past limits.new_account_age, as a real player's has.
 		return Decision{Accept: true, Priority: 1}
 	}
-	p := 1 + max(f.DistinctReportersOfReportee, 0)
+	// Other reporters count as established accounts only: twenty fresh
+	// puppets must not lift a player to the top through another's report.
+	p := 1 + max(f.DistinctReportersOfReportee-max(f.NewReportersOfReportee, 0), 0)
 	return Decision{Accept: true, Priority: min(p, lim.MaxPriority)}
 }

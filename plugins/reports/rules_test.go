@@ -146,6 +146,7 @@ func TestDecide(t *testing.T) {
 		}), reports.Decision{Accept: true, Priority: 6}},
 		{"age unknown", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 5; f.Limits.NewAccountAge = week }), reports.Decision{Accept: true, Priority: 6}},
 		{"no new-account age", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 5; f.ReporterAge = time.Second }), reports.Decision{Accept: true, Priority: 6}},
+		{"new other reporters do not count", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 5; f.NewReportersOfReportee = 3 }), reports.Decision{Accept: true, Priority: 3}},
 		{"new account over the daily limit", with(func(f *reports.Facts) {
 			f.ReporterRecentCount = 20
 			f.ReporterAge = time.Hour

@@ -218,6 +218,10 @@ type ReportFacts struct {
 	// whole seconds rounded up (at least one second when known); 0 when
 	// unknown (an account created before creation times were kept).
 	ReporterAge time.Duration
+	// NewReportersOfReportee is how many of DistinctReportersOfReportee
+	// have an account younger than Limits.NewAccountAge (0 when that is
+	// 0).
+	NewReportersOfReportee int
 }
 
 // IsNew reports whether the reporter counts as new under lim: its age is
@@ -304,7 +308,7 @@ func (f ReportFacts) Validate() error {
 	case !f.Reason.Valid():
 		return fmt.Errorf("%w: unknown reason %d", ErrInvalidFacts, uint8(f.Reason))
 	case f.TextLen < 0 || f.ReporterRecentCount < 0 || f.ReporterToReporteeCount < 0 || f.DistinctReportersOfReportee < 0 ||
-		f.ReporterAge < 0 || f.Limits.NewAccountAge < 0:
+		f.NewReportersOfReportee < 0 || f.NewReportersOfReportee > f.DistinctReportersOfReportee || f.ReporterAge < 0 || f.Limits.NewAccountAge < 0:
 		return fmt.Errorf("%w: negative count in %+v", ErrInvalidFacts, f)
 	}
 	return nil

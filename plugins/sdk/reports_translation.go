@@ -22,7 +22,8 @@ func reportFactsToProto(f ReportFacts) *pb.ReportFacts {
 		Limits: &pb.ReportLimits{PerDay: int64(f.Limits.PerDay), PerReportee: int64(f.Limits.PerReportee),
 			MaxTextRunes: int64(f.Limits.MaxTextRunes), MaxPriority: int64(f.Limits.MaxPriority),
 			NewAccountSeconds: ceilSeconds(f.Limits.NewAccountAge)},
-		ReporterAgeSeconds: ceilSeconds(f.ReporterAge),
+		ReporterAgeSeconds:     ceilSeconds(f.ReporterAge),
+		NewReportersOfReportee: int64(f.NewReportersOfReportee),
 	}
 }
 
@@ -51,7 +52,7 @@ func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
 	}
 	ints := []int64{m.GetTextLen(), m.GetReporterRecentCount(), m.GetReporterToReporteeCount(),
 		m.GetDistinctReportersOfReportee(), m.GetLimits().GetPerDay(), m.GetLimits().GetPerReportee(),
-		m.GetLimits().GetMaxTextRunes(), m.GetLimits().GetMaxPriority()}
+		m.GetLimits().GetMaxTextRunes(), m.GetLimits().GetMaxPriority(), m.GetNewReportersOfReportee()}
 	out := make([]int, len(ints))
 	for i, v := range ints {
 		n, err := toInt(v)
@@ -74,7 +75,7 @@ func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
 		ReporterRecentCount: out[1], ReporterToReporteeCount: out[2], DistinctReportersOfReportee: out[3],
 		Limits: ReportLimits{PerDay: out[4], PerReportee: out[5], MaxTextRunes: out[6], MaxPriority: out[7],
 			NewAccountAge: newAge},
-		ReporterAge: age,
+		ReporterAge: age, NewReportersOfReportee: out[8],
 	}, nil
 }
 

@@ -14,7 +14,7 @@ func TestReportFactsRoundTrip(t *testing.T) {
 		{},
 		{Reporter: 1, Reportee: math.MaxUint32, SameOwner: true, Reason: ReasonAFK, TextLen: 210, Match: "123456",
 			ReporterRecentCount: 19, ReporterToReporteeCount: 1, DistinctReportersOfReportee: 4, Limits: DefaultReportLimits,
-			ReporterAge: 3 * time.Hour},
+			ReporterAge: 3 * time.Hour, NewReportersOfReportee: 2},
 		{Reason: ReasonAFK, ReporterAge: time.Second, Limits: ReportLimits{NewAccountAge: 7 * 24 * time.Hour}},
 		// Converters keep invalid values; Validate judges them.
 		{Reason: 9, TextLen: -1},
@@ -57,7 +57,8 @@ func TestReportFactsValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Errorf("valid facts: %v", err)
 	}
-	for _, f := range []ReportFacts{{Reason: 0}, {Reason: 7}, {Reason: ReasonAFK, TextLen: -1}, {Reason: ReasonAFK, ReporterRecentCount: -2}, {Reason: ReasonAFK, ReporterAge: -time.Second}} {
+	for _, f := range []ReportFacts{{Reason: 0}, {Reason: 7}, {Reason: ReasonAFK, TextLen: -1}, {Reason: ReasonAFK, ReporterRecentCount: -2}, {Reason: ReasonAFK, ReporterAge: -time.Second},
+		{Reason: ReasonAFK, DistinctReportersOfReportee: 1, NewReportersOfReportee: 2}} {
 		if err := f.Validate(); !errors.Is(err, ErrInvalidFacts) {
 			t.Errorf("%+v: %v, want ErrInvalidFacts", f, err)
 		}

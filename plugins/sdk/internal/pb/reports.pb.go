@@ -126,8 +126,11 @@ type ReportFacts struct {
 	// known); 0 when unknown (an account created before creation times were
 	// kept).
 	ReporterAgeSeconds int64 `protobuf:"varint,11,opt,name=reporter_age_seconds,json=reporterAgeSeconds,proto3" json:"reporter_age_seconds,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Of distinct_reporters_of_reportee, those whose account is younger
+	// than limits.new_account_seconds.
+	NewReportersOfReportee int64 `protobuf:"varint,12,opt,name=new_reporters_of_reportee,json=newReportersOfReportee,proto3" json:"new_reporters_of_reportee,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *ReportFacts) Reset() {
@@ -237,6 +240,13 @@ func (x *ReportFacts) GetReporterAgeSeconds() int64 {
 	return 0
 }
 
+func (x *ReportFacts) GetNewReportersOfReportee() int64 {
+	if x != nil {
+		return x.NewReportersOfReportee
+	}
+	return 0
+}
+
 // ReportDecision is the decision of "reports.assess" (version 1).
 type ReportDecision struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -311,7 +321,7 @@ const file_reports_proto_rawDesc = "" +
 	"\fper_reportee\x18\x02 \x01(\x03R\vperReportee\x12$\n" +
 	"\x0emax_text_runes\x18\x03 \x01(\x03R\fmaxTextRunes\x12!\n" +
 	"\fmax_priority\x18\x04 \x01(\x03R\vmaxPriority\x12.\n" +
-	"\x13new_account_seconds\x18\x05 \x01(\x03R\x11newAccountSeconds\"\xd8\x03\n" +
+	"\x13new_account_seconds\x18\x05 \x01(\x03R\x11newAccountSeconds\"\x93\x04\n" +
 	"\vReportFacts\x12\x1a\n" +
 	"\breporter\x18\x01 \x01(\rR\breporter\x12\x1a\n" +
 	"\breportee\x18\x02 \x01(\rR\breportee\x12\x1d\n" +
@@ -325,7 +335,8 @@ const file_reports_proto_rawDesc = "" +
 	"\x1edistinct_reporters_of_reportee\x18\t \x01(\x03R\x1bdistinctReportersOfReportee\x12A\n" +
 	"\x06limits\x18\n" +
 	" \x01(\v2).honmaster.plugin.reports.v1.ReportLimitsR\x06limits\x120\n" +
-	"\x14reporter_age_seconds\x18\v \x01(\x03R\x12reporterAgeSeconds\"^\n" +
+	"\x14reporter_age_seconds\x18\v \x01(\x03R\x12reporterAgeSeconds\x129\n" +
+	"\x19new_reporters_of_reportee\x18\f \x01(\x03R\x16newReportersOfReportee\"^\n" +
 	"\x0eReportDecision\x12\x16\n" +
 	"\x06accept\x18\x01 \x01(\bR\x06accept\x12\x18\n" +
 	"\arefusal\x18\x02 \x01(\rR\arefusal\x12\x1a\n" +
