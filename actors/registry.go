@@ -107,6 +107,7 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 	b.PutAccount(acct, nil)
 	b.PutUpgrades(id, 0, acct.Upgrades)
 	b.PutLogin(acct.Login, id)
+	b.PutRegistrationAddress(id, req.Address)
 	b.SetNextAccountID(id + 1)
 	if err := db.Commit(b); err != nil {
 		return nil, err

@@ -297,6 +297,10 @@ func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any
 type NewAccount struct {
 	Login       string
 	ParentLogin string // non-empty: create a sub-account of that main account
+	// Address is the client address a player registered from ("" for an
+	// operator's command): recorded in the same commit as the account
+	// (storage.DB.RegisteredFrom).
+	Address string
 	// Account holds everything but ID, SuperID and Login, which the registry
 	// assigns: profile, SRP verifier, starting balances.
 	Account storage.Account

@@ -28,6 +28,15 @@ type Limits struct {
 	CloudBuckets int      `toml:"cloud_buckets_per_account"`
 	CloudBytes   ByteSize `toml:"cloud_bytes_per_account"`
 
+	// Budgets per client address over all its accounts (sock puppets).
+	CloudBytesAddress      ByteRate `toml:"cloud_bytes_per_address"`
+	ReportsAddress         Rate     `toml:"reports_per_address"`
+	GuideVotesAddress      Rate     `toml:"guide_votes_per_address"`
+	GuideVotesGuideAddress Rate     `toml:"guide_votes_per_guide_address"`
+	// NewAccountAge: accounts younger than this weigh less where a plugin
+	// decides (report priority); 0 treats every account as established.
+	NewAccountAge Duration `toml:"new_account_age"`
+
 	// Storage.
 	DiskFreeMargin ByteSize `toml:"disk_free_margin"`
 
@@ -46,6 +55,14 @@ type Rate struct {
 
 // Per returns the rate's refill interval.
 func (r Rate) Per() time.Duration { return r.Every.Duration }
+
+// ByteRate is a budget of bytes: Size at once, refilled evenly over Every
+// (Size again after Every). In TOML: { size = "16MiB", every = "24h" }. A
+// Size of 0 turns the budget off.
+type ByteRate struct {
+	Size  ByteSize `toml:"size"`
+	Every Duration `toml:"every"`
+}
 
 func (c *Config) validateLimits(ps *problems) {
 	l := c.Limits
@@ -70,6 +87,19 @@ func (c *Config) validateLimits(ps *problems) {
 	if l.CloudBytes < c.Cloud.MaxUpload {
 		ps.add("limits.cloud_bytes_per_account", "%s is below cloud.max_upload (%s); one upload of the allowed size would not fit", l.CloudBytes, c.Cloud.MaxUpload)
 	}
+	if b := l.CloudBytesAddress; b.Size < 0 {
+		ps.add("limits.cloud_bytes_per_address.size", "must be >= 0 (0 turns the budget off)")
+	} else if b.Size > 0 {
+		if b.Size < c.Cloud.MaxUpload {
+			ps.add("limits.cloud_bytes_per_address.size", "%s is below cloud.max_upload (%s); one upload of the allowed size would not fit", b.Size, c.Cloud.MaxUpload)
+		}
+		if b.Every.Duration <= 0 {
+			ps.add("limits.cloud_bytes_per_address.every", "must be > 0")
+		}
+	}
+	if l.NewAccountAge.Duration < 0 {
+		ps.add("limits.new_account_age", "must be >= 0 (0: no account counts as new)")
+	}
 	if l.DiskFreeMargin < 0 {
 		ps.add("limits.disk_free_margin", "must be >= 0")
 	}
@@ -77,6 +107,9 @@ func (c *Config) validateLimits(ps *problems) {
 		"failed_proofs_per_address":       l.FailedProofsAddress,
 		"failed_proofs_per_login_address": l.FailedProofsLogin,
 		"registrations_per_address":       l.RegistrationsPerAddress,
+		"reports_per_address":             l.ReportsAddress,
+		"guide_votes_per_address":         l.GuideVotesAddress,
+		"guide_votes_per_guide_address":   l.GuideVotesGuideAddress,
 		"console_signin_per_address":      l.ConsoleSignInAddress,
 		"console_signin_per_login":        l.ConsoleSignInLogin,
 	} {

@@ -61,6 +61,10 @@ type Service struct {
 type Create struct {
 	Login, Password, Email, Nickname string
 	Parent                           string // login of the main account, for a sub-account
+	// Address is the client address of a registration ("" for an
+	// operator's command), recorded with the account for the operator's
+	// view of the accounts one address made.
+	Address string
 }
 
 // CheckLogin validates a login for a new account.
@@ -126,7 +130,7 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 		return nil, err
 	}
 	acct, err := s.Sys.CreateAccount(ctx, &actors.NewAccount{
-		Login: c.Login, ParentLogin: c.Parent,
+		Login: c.Login, ParentLogin: c.Parent, Address: c.Address,
 		Account: storage.Account{
 			Nickname: c.Nickname, Email: c.Email, AccountType: 1, Standing: 3, IsNew: true,
 			Created: now().UTC(), SRP: storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v},

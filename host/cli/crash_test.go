@@ -32,7 +32,13 @@ func buildHost(t *testing.T) string {
 func loopbackConfig(t *testing.T) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "loopback.toml")
-	if err := os.WriteFile(file, []byte("[operator]\nlisten = \"127.0.0.1:0\"\n"), 0o600); err != nil {
+	// The tests act as many players from 127.0.0.1: the per-address
+	// budgets are off, as for a load test (defaults.toml, [limits]).
+	conf := "[operator]\nlisten = \"127.0.0.1:0\"\n" +
+		"[limits]\nregistrations_per_address = { burst = 1000000, every = \"1ms\" }\n" +
+		"cloud_bytes_per_address = { size = 0, every = \"24h\" }\nreports_per_address = { burst = 0, every = \"1h\" }\n" +
+		"guide_votes_per_address = { burst = 0, every = \"1h\" }\nguide_votes_per_guide_address = { burst = 0, every = \"1h\" }\n"
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return file

@@ -8,7 +8,9 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
@@ -17,7 +19,8 @@ import (
 
 func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	s, err := guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log,
-		RankReuse: guides.RankReuse{Staleness: app.Cfg.Guides.RankStaleness.Duration, Entries: app.Cfg.Guides.RankCacheEntries}})
+		RankReuse: guides.RankReuse{Staleness: app.Cfg.Guides.RankStaleness.Duration, Entries: app.Cfg.Guides.RankCacheEntries},
+		Votes:     voteBudget(app.Cfg.Limits)})
 	if err != nil {
 		return nil, err
 	}
@@ -247,4 +250,11 @@ func guideOpError(gid guides.GuideID, err error) error {
 		return &opError{cause: err, msg: fmt.Sprintf("no guide with gid %d (see '%s guides list')", gid, Name)}
 	}
 	return err
+}
+
+// voteBudget is the guides area's per-address vote budget from [limits].
+func voteBudget(l config.Limits) guides.VoteBudget {
+	return guides.VoteBudget{PerAddress: limit.Rate{Burst: l.GuideVotesAddress.Burst, Every: l.GuideVotesAddress.Every.Duration},
+		PerGuideAddress: limit.Rate{Burst: l.GuideVotesGuideAddress.Burst, Every: l.GuideVotesGuideAddress.Every.Duration},
+		Keys:            l.TrackedKeys}
 }

@@ -171,7 +171,7 @@ func wantOrder(t testing.TB, es []listEntry, want ...string) {
 // and favorites; set/remove round trips; votes; the probe gid; unknown
 // gids; bad cookies; and the operator commands.
 func TestGuidesEndToEnd(t *testing.T) {
-	ts := clitest.Start(t, nil)
+	ts := clitest.Start(t, clitest.LoadTestLimits) // its players vote again and again from 127.0.0.1
 	for _, l := range []string{"author1", "player"} {
 		ts.Host(t, "account", "create", "--login", l, "--password", "pw")
 	}
@@ -415,7 +415,7 @@ func TestGuidesImportLineBreaks(t *testing.T) {
 // TestGuidesConcurrentVotes: 100 accounts vote on one guide at once; the
 // counts are exact, and a repeated vote changes nothing.
 func TestGuidesConcurrentVotes(t *testing.T) {
-	ts := clitest.Start(t, nil)
+	ts := clitest.Start(t, clitest.LoadTestLimits) // 100 voters from 127.0.0.1
 	ts.Host(t, "guides", "import", writeOwn(t, guide(7, "Target", "nobody", false, 10, 0)))
 	const n = 100
 	cs := make([]*guideClient, n)

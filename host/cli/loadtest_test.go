@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/loadtest"
 )
 
 // TestLoadTestCommand runs "host loadtest" as an operator would, against a
 // real server, with the JSON and HTML reports.
 func TestLoadTestCommand(t *testing.T) {
-	ts := start(t, nil)
+	ts := start(t, clitest.LoadTestLimits)
 	dir := t.TempDir()
 	jsonFile, htmlFile := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
 	code, out, errOut := ts.Run("loadtest", "--target", ts.Client.Base, "--operator", "http://"+ts.Runtime.OperatorAddr.String(),

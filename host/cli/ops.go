@@ -345,6 +345,9 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 		fmt.Fprintln(out, "role player")
 	}
 	printBalances(out, acct)
+	if err := printRegistration(out, app.DB, acct); err != nil {
+		return err
+	}
 	subs, err := app.DB.SubAccounts(acct.SuperID)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/server"
 	rules "github.com/honmaster/masterserver/plugins/reports"
@@ -32,10 +33,12 @@ func init() {
 // reportsRoutes builds the reports area on its plugin and installs its
 // login hook (SysInfo kept at login; susp_id in the session record).
 func reportsRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
-	c := app.Cfg.Reports
+	c, lim := app.Cfg.Reports, app.Cfg.Limits
 	a, err := reports.New(reports.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log,
 		Config: reports.Config{Disabled: c.Disabled, Limits: rules.Limits{PerDay: c.PerDay,
-			PerReportee: c.PerReportee, MaxTextRunes: c.MaxTextRunes, MaxPriority: c.MaxPriority}}})
+			PerReportee: c.PerReportee, MaxTextRunes: c.MaxTextRunes, MaxPriority: c.MaxPriority, NewAccountAge: lim.NewAccountAge.Duration},
+			PerAddress:  limit.Rate{Burst: lim.ReportsAddress.Burst, Every: lim.ReportsAddress.Every.Duration},
+			AddressKeys: lim.TrackedKeys}})
 	if err != nil {
 		return nil, err
 	}

@@ -242,7 +242,9 @@ func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, er
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
 	instrument(app, srv)
 	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log,
-		Quota: cloud.Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)}})
+		Quota: cloud.Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)},
+		PerAddress: cloud.AddressBudget{Bytes: int64(cfg.Limits.CloudBytesAddress.Size),
+			Every: cfg.Limits.CloudBytesAddress.Every.Duration, Keys: cfg.Limits.TrackedKeys}})
 	if err != nil {
 		return nil, err
 	}

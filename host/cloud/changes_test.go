@@ -384,3 +384,24 @@ func TestStoreQuotaFromMemo(t *testing.T) {
 type memoReader struct{}
 
 func (memoReader) Apply(tx *actors.Tx) (any, error) { return tx.Memo(sizesMemo), nil }
+
+// The per-address budget counts KiB and refills evenly over Every.
+func TestAddressBudgetRefill(t *testing.T) {
+	clock := time.Unix(1_700_000_000, 0)
+	k := AddressBudget{Bytes: 4 * addressUnit, Every: 4 * time.Hour}.limiter(func() time.Time { return clock })
+	for i := range 4 {
+		if ok, _ := k.Allow("192.0.2.1"); !ok {
+			t.Fatalf("KiB %d refused", i+1)
+		}
+	}
+	if ok, wait := k.Allow("192.0.2.1"); ok || wait != time.Hour {
+		t.Fatalf("5th KiB: ok=%v wait=%v; want refused, 1h", ok, wait)
+	}
+	clock = clock.Add(time.Hour)
+	if ok, _ := k.Allow("192.0.2.1"); !ok {
+		t.Error("no KiB back after a quarter of Every")
+	}
+	if (AddressBudget{Bytes: addressUnit - 1, Every: time.Hour}).limiter(nil) != nil {
+		t.Error("a budget below one unit is not off")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloudcfg"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
@@ -62,7 +63,34 @@ type Deps struct {
 	Login  *login.Service
 	Config config.Cloud
 	Quota  Quota // per-account limits; zero: none
-	Log    *slog.Logger
+	// PerAddress is the budget of bytes stored from one client address
+	// over all its accounts (limits.cloud_bytes_per_address); zero: none.
+	PerAddress AddressBudget
+	Log        *slog.Logger
+	Now        func() time.Time // nil: time.Now
+}
+
+// AddressBudget is a budget of bytes stored from one client address: Bytes
+// at once, refilled evenly over Every. Keys is how many addresses the
+// limiter remembers (0: limit.DefaultMaxKeys).
+type AddressBudget struct {
+	Bytes int64
+	Every time.Duration
+	Keys  int
+}
+
+// addressUnit is the unit the per-address budget counts in: an upload
+// spends its size in KiB, rounded up.
+const addressUnit = 1024
+
+// limiter returns the budget as a limiter counting addressUnits (nil when
+// the budget is off).
+func (b AddressBudget) limiter(now func() time.Time) *limit.Keyed {
+	units := b.Bytes / addressUnit
+	if units <= 0 || b.Every <= 0 {
+		return nil
+	}
+	return limit.New(limit.Rate{Burst: int(units), Every: max(b.Every/time.Duration(units), time.Nanosecond)}, b.Keys, now)
 }
 
 // Area serves the cloud storage endpoints.
@@ -75,6 +103,7 @@ type Area struct {
 	maxUpload  int64
 	limits     cloudcfg.Limits
 	now        func() time.Time
+	byAddress  *limit.Keyed // bytes stored per client address, in addressUnits; nil: no budget
 }
 
 // New builds the area, validating its configuration: the bucket pattern must
@@ -107,11 +136,16 @@ func New(d Deps) (*Area, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
 	a := &Area{
 		d: d, db: d.Sys.DB(), log: log.With("area", AreaName),
 		bucket: re, strictness: st, maxUpload: int64(c.MaxUpload),
-		limits: cloudcfg.Limits{MaxArchive: int64(c.MaxUpload), MaxUncompressed: int64(c.MaxUncompressed)},
-		now:    time.Now,
+		limits:    cloudcfg.Limits{MaxArchive: int64(c.MaxUpload), MaxUncompressed: int64(c.MaxUncompressed)},
+		now:       now,
+		byAddress: d.PerAddress.limiter(now),
 	}
 	if err := a.limits.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -247,6 +281,9 @@ func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
 	if err := a.checkUpload(req.Archive.Data); err != nil {
 		return a.failure(err)
 	}
+	if err := a.spendAddress(r.RemoteIP, len(req.Archive.Data)); err != nil {
+		return a.failure(err)
+	}
 	obj := &Archive{
 		AccountID:  sess.AccountID,
 		Bucket:     req.Bucket,
@@ -276,6 +313,23 @@ func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
 		return a.failure(fail(ReasonInternal, err))
 	}
 	return server.Binary(obj.Data, [2]string{"Content-Disposition", "attachment; filename=" + accountID(sess.AccountID) + ".zip"})
+}
+
+// spendAddress spends n bytes of the client address's budget, unit by
+// unit, so that uploads from many accounts of one address at once never
+// together pass it. An upload refused midway keeps what it spent: only an
+// address at the end of its budget loses anything, and that is the one
+// sending too much.
+func (a *Area) spendAddress(ip string, n int) error {
+	if a.byAddress == nil {
+		return nil
+	}
+	for range (n + addressUnit - 1) / addressUnit {
+		if ok, wait := a.byAddress.Allow(ip); !ok {
+			return fail(ReasonAddressQuota, fmt.Errorf("address %s: budget spent, next KiB in %v", ip, wait))
+		}
+	}
+	return nil
 }
 
 // bucketSession authenticates a call on a bucket (status, store, retrieve)

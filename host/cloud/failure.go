@@ -33,6 +33,7 @@ const (
 	ReasonNotFound
 	ReasonTooManyBuckets
 	ReasonQuota
+	ReasonAddressQuota
 	ReasonStorageFull
 	ReasonOutcomeUnknown
 )
@@ -61,6 +62,7 @@ const (
 //	ReasonNotFound          retrieve                      The specified key does not exist.
 //	ReasonTooManyBuckets    store                         This account stores settings in too many buckets.
 //	ReasonQuota             store                         This account's cloud storage is full.
+//	ReasonAddressQuota      store                         Too many settings were stored from your address; please try again later.
 //	ReasonStorageFull       enrollment, store             The server cannot save right now; nothing was changed. Please try again later.
 //	ReasonOutcomeUnknown    enrollment, store             The server was too slow to confirm the save; it may or may not have been done. Please check and try again.
 //
@@ -86,6 +88,7 @@ var messages = map[Reason]string{
 	ReasonNotFound:         "The specified key does not exist.",
 	ReasonTooManyBuckets:   "This account stores settings in too many buckets.",
 	ReasonQuota:            "This account's cloud storage is full.",
+	ReasonAddressQuota:     "Too many settings were stored from your address; please try again later.",
 	ReasonStorageFull:      "The server cannot save right now; nothing was changed. Please try again later.",
 	ReasonOutcomeUnknown:   "The server was too slow to confirm the save; it may or may not have been done. Please check and try again.",
 }

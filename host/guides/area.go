@@ -50,6 +50,7 @@ type Area struct {
 	auth    Authenticator
 	backend Backend
 	log     *slog.Logger
+	votes   *voteLimits // per-address vote budgets (votebudget.go); nil: none
 }
 
 // New returns the area over auth and backend; log may be nil.
@@ -141,7 +142,7 @@ func (a *Area) Functions() []Function {
 				server.Field{Name: "gid", Desc: "guide id (gid or compendium_guide is required; both must agree)"},
 				server.Field{Name: "compendium_guide", Desc: "guide id, as the client also sends it"}),
 			ReplyValue: voteReply{},
-			Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count: `vote_refused`." + failDoc,
+			Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count, or over the client address's vote budgets (`limits.guide_votes_per_address`, `guide_votes_per_guide_address`): `vote_refused`." + failDoc,
 		}},
 	}
 }
@@ -235,6 +236,9 @@ func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
 	}
 	if err == nil && req.Gid == ProbeGid {
 		err = Fail(ReasonNotFound, nil)
+	}
+	if err == nil {
+		err = a.votes.spend(r.RemoteIP, req.Gid)
 	}
 	if err == nil {
 		err = a.backend.Vote(ctx, req.Account, req.Gid, req.Vote)

@@ -29,8 +29,11 @@ type Deps struct {
 	// config [guides]). The zero value reuses a ranking only while no
 	// count has changed.
 	RankReuse RankReuse
-	// Now is the clock of RankReuse.Staleness; nil is time.Now.
+	// Now is the clock of RankReuse.Staleness and of Votes; nil is
+	// time.Now.
 	Now func() time.Time
+	// Votes bounds the votes of one client address (votebudget.go).
+	Votes VoteBudget
 }
 
 // Service is the guides area over the host: guides and imported counts in
@@ -66,6 +69,7 @@ func NewService(d Deps) (*Service, error) {
 	s := &Service{d: d, tally: t, cat: &catalogCache{sys: d.Sys}, ranks: newRankings(d.RankReuse, d.Now)}
 	d.Sys.OnDelete(s.dropVotes) // a deleted account's votes leave the counts (delete.go)
 	s.area = New(AuthFunc(s.authenticate), s, d.Log)
+	s.area.votes = d.Votes.limiters(d.Now)
 	return s, nil
 }
 

@@ -38,7 +38,7 @@ func options(t *testing.T, ts *clitest.Server, mix string) loadtest.Options {
 // checks the report's counts against the budget, the consistency check and
 // the server's own counters.
 func TestEveryOperation(t *testing.T) {
-	ts := clitest.StartDemo(t, nil)
+	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
 	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1,guides=1,"+
 		"guide=1,guideflag=1,vote=3,report=1,reportinfo=1")
 	o.Accounts, o.Concurrency, o.Requests = 4, 4, 360
@@ -146,7 +146,7 @@ func pluginPID(t *testing.T, ts *clitest.Server, area string) int {
 // refused is charged (the consistency check holds), and every scheduled
 // operation is accounted for.
 func TestPluginKilledMidRun(t *testing.T) {
-	ts := clitest.Start(t, nil)
+	ts := clitest.Start(t, clitest.LoadTestLimits)
 	o := options(t, ts, "drop=1")
 	o.Accounts, o.Concurrency, o.Requests, o.Rate = 8, 8, 600, 200 // three seconds of schedule
 	rep := runKillingPlugin(t, ts, "plinko", o)
@@ -213,7 +213,7 @@ func killPlugin(t *testing.T, ts *clitest.Server, area string) bool {
 // counts nowhere, so the vote check still holds and removing the accounts
 // takes every counted vote back out.
 func TestGuidesPluginKilledMidRun(t *testing.T) {
-	ts := clitest.StartDemo(t, nil)
+	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
 	o := options(t, ts, "vote=3,guide=1")
 	o.Accounts, o.Concurrency, o.Requests, o.Rate = 6, 6, 600, 200 // three seconds of schedule
 	rep := runKillingPlugin(t, ts, "guides", o)
@@ -235,7 +235,7 @@ func TestGuidesPluginKilledMidRun(t *testing.T) {
 // TestKeepAccounts: --keep-accounts leaves the accounts, which still log
 // in.
 func TestKeepAccounts(t *testing.T) {
-	ts := clitest.Start(t, nil)
+	ts := clitest.Start(t, clitest.LoadTestLimits)
 	o := options(t, ts, "patch=1")
 	o.Accounts, o.Concurrency, o.Requests, o.KeepAccounts = 2, 2, 4, true
 	rep, err := loadtest.Run(context.Background(), o)
@@ -255,7 +255,7 @@ func TestKeepAccounts(t *testing.T) {
 // registering accounts (guide operations on a server without guides), the
 // accounts it registered are removed before the error is returned.
 func TestProvisioningFailureRemovesAccounts(t *testing.T) {
-	ts := clitest.Start(t, nil) // no demo seed: no guides
+	ts := clitest.Start(t, clitest.LoadTestLimits) // no demo seed: no guides
 	o := options(t, ts, "vote=1")
 	o.Accounts, o.Concurrency, o.Requests = 3, 3, 3
 	_, err := loadtest.Run(context.Background(), o)

@@ -292,7 +292,7 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 			return fmt.Errorf("register %s: %w", a.login, err)
 		}
 		if r.Status == http.StatusTooManyRequests {
-			return fmt.Errorf("register %s: the server refused it as one registration too many from this address (HTTP 429): raise its limits.registrations_per_address for load tests", a.login)
+			return fmt.Errorf("register %s: the server refused it as one registration too many from this address (HTTP 429): raise its limits.registrations_per_address for load tests (the [limits] comment of the default configuration has the block of per-address limits to raise)", a.login)
 		}
 		if r.Status != 200 {
 			return fmt.Errorf("register %s: HTTP %d %s", a.login, r.Status, r.Body)

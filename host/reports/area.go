@@ -239,21 +239,28 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 		return nil, err
 	}
 	newState := state
-	others := map[storage.AccountID]int{}
+	type reporters struct{ all, young int }
+	others := map[storage.AccountID]reporters{}
 	var scanErr error
-	b := Batch{Reporter: c.reporter, SysInfo: si.String(), Now: c.now, Recent: recent, LastSeq: me.LastSeq,
-		Limits: c.limits,
-		OtherReporters: func(reportee storage.AccountID) int {
-			if n, ok := others[reportee]; ok {
-				return n
-			}
-			n, err := otherReporters(db, reportee, tx.ID())
-			if err != nil && scanErr == nil {
-				scanErr = err
-			}
-			others[reportee] = n
+	count := func(reportee storage.AccountID) reporters {
+		if n, ok := others[reportee]; ok {
 			return n
-		}}
+		}
+		ids, err := otherReporters(db, reportee, tx.ID())
+		n := reporters{all: len(ids)}
+		if err == nil {
+			n.young, err = youngAccounts(db, ids, c.now, c.limits.NewAccountAge)
+		}
+		if err != nil && scanErr == nil {
+			scanErr = err
+		}
+		others[reportee] = n
+		return n
+	}
+	b := Batch{Reporter: c.reporter, ReporterCreated: tx.View().Created, SysInfo: si.String(), Now: c.now, Recent: recent, LastSeq: me.LastSeq,
+		Limits:            c.limits,
+		OtherReporters:    func(reportee storage.AccountID) int { return count(reportee).all },
+		NewOtherReporters: func(reportee storage.AccountID) int { return count(reportee).young }}
 	decide := func(f rules.Facts) (rules.Decision, error) {
 		res, err := sdk.ReportsAssess.Decide(c.ctx, c.decider, sdk.Call[rules.Facts]{Facts: f, State: newState})
 		if errors.Is(err, sdk.ErrInvalidDecision) {
@@ -301,9 +308,9 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 	return outs, nil
 }
 
-// otherReporters counts the distinct accounts other than self with an
+// otherReporters returns the distinct accounts other than self with an
 // open report against reportee.
-func otherReporters(db *storage.DB, reportee, self storage.AccountID) (int, error) {
+func otherReporters(db *storage.DB, reportee, self storage.AccountID) ([]storage.AccountID, error) {
 	var entries []IndexEntry
 	err := reporteeIndex.Each(db, storage.KeyUint32(uint32(reportee)), func(key string, writer storage.AccountID, _ *indexValue) error {
 		seq, err := seqOfReporteeKey(key)
@@ -314,16 +321,39 @@ func otherReporters(db *storage.DB, reportee, self storage.AccountID) (int, erro
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if len(entries) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	res, err := resolutionsOf(db, reportee)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return OtherReporters(entries, func(id ReportID) bool { _, ok := res[id]; return ok }, self), nil
+	return DistinctOtherReporters(entries, func(id ReportID) bool { _, ok := res[id]; return ok }, self), nil
+}
+
+// youngAccounts counts the accounts of ids created less than age before
+// now (none when age is 0; an unknown creation time counts as old). One
+// profile read per account: ids are the distinct reporters with open
+// reports against one player.
+func youngAccounts(db *storage.DB, ids []storage.AccountID, now time.Time, age time.Duration) (int, error) {
+	if age <= 0 {
+		return 0, nil
+	}
+	n := 0
+	for _, id := range ids {
+		a, err := db.AccountProfile(id)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // deleted since: its entries go with it
+		} else if err != nil {
+			return 0, err
+		}
+		if !a.Created.IsZero() && now.Sub(a.Created) < age {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func seqOfReporteeKey(key string) (uint32, error) {

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"crypto/rand"
+	"maps"
 	"net/url"
 	"sync"
 	"testing"
@@ -38,14 +39,23 @@ type areaFixture struct {
 	login *login.Service
 	sys   interface{ DB() *storage.DB }
 	grp   *srp.Group
+	// accounts creates accounts on the fixture's clock.
+	accounts *accounts.Service
 }
 
 func newAreaFixture(t *testing.T, logins ...string) *areaFixture {
 	t.Helper()
+	return newAreaFixtureWith(t, Config{}, logins...)
+}
+
+// newAreaFixtureWith is newAreaFixture with the area's configuration cfg.
+// Accounts are created on the fixture's clock (f.accounts).
+func newAreaFixtureWith(t *testing.T, cfg Config, logins ...string) *areaFixture {
+	t.Helper()
 	sys := actorstest.New(t)
 	grp := srp.DefaultGroup()
 	clk := &syncClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	acc := &accounts.Service{Group: grp, Sys: sys}
+	acc := &accounts.Service{Group: grp, Sys: sys, Now: clk.now}
 	for _, l := range logins {
 		if _, err := acc.Create(context.Background(), accounts.Create{Login: l, Password: "pw"}); err != nil {
 			t.Fatal(err)
@@ -54,11 +64,11 @@ func newAreaFixture(t *testing.T, logins ...string) *areaFixture {
 	lg := login.New(grp, sys, login.Settings{CookieLifetime: 365 * 24 * time.Hour, PreAuthLifetime: time.Minute,
 		PreAuthMaxPending: 10}, clk.now, nil)
 	lg.SetSessionHook(SessionHook)
-	a, err := New(Deps{Sys: sys, Login: lg, Decider: bundled.Plugin(), Now: clk.now})
+	a, err := New(Deps{Sys: sys, Login: lg, Decider: bundled.Plugin(), Now: clk.now, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &areaFixture{t: t, clk: clk, area: a, login: lg, sys: sys, grp: grp}
+	return &areaFixture{t: t, clk: clk, area: a, login: lg, sys: sys, grp: grp, accounts: acc}
 }
 
 func (f *areaFixture) logIn(name string) *login.SessionRecord {
@@ -272,5 +282,38 @@ func TestPluginDecisionChecked(t *testing.T) {
 	}
 	if st, err := d.Sys.DB().PluginState(id.Reporter, areaName); err != nil || string(st) != "xx" {
 		t.Errorf("plugin state %q, %v; want xx", st, err)
+	}
+}
+
+// A report from an account younger than the limits' NewAccountAge gets the
+// lowest priority, whatever the count of other reporters, and does not
+// count as another reporter for the priority of others' reports (issue 22,
+// item 6: 20 fresh accounts of one address filed 360 top-priority
+// reports); the account's age is its creation time on the host's clock,
+// passed to the plugin in the facts.
+func TestNewAccountReportsWeighLess(t *testing.T) {
+	week := 7 * 24 * time.Hour
+	f := newAreaFixtureWith(t, Config{Limits: bundled.Limits{NewAccountAge: week}}, "bad", "old1", "old2", "old3")
+	f.clk.add(week + time.Hour)
+	if _, err := f.accounts.Create(context.Background(), accounts.Create{Login: "newbie", Password: "pw"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"old1", "old2", "newbie", "old3"} {
+		if got := f.report(f.logIn(who), "bad", "1"); got != int64(ReportAccepted) {
+			t.Fatalf("%s: report_success %d", who, got)
+		}
+	}
+	rs, err := List(f.area.d.Sys.DB(), ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, r := range rs {
+		got[r.Reporter.Nickname] = r.Priority
+	}
+	// newbie would have had 3 (two other reporters before it); old3 counts
+	// old1 and old2 but not newbie among the other reporters.
+	if want := map[string]int{"old1": 1, "old2": 2, "newbie": 1, "old3": 3}; !maps.Equal(got, want) {
+		t.Errorf("priorities %v, want %v", got, want)
 	}
 }

@@ -39,8 +39,11 @@ func (o Outcome) Accepted() bool { return o.Err == nil }
 // and need no lock: only the reporter's actor files the reporter's reports.
 type Batch struct {
 	Reporter Account
-	SysInfo  string    // the reporter's latest SysInfo
-	Now      time.Time // time received
+	// ReporterCreated is when the reporter's account was created (zero:
+	// unknown); the plugin weighs a new account's report less.
+	ReporterCreated time.Time
+	SysInfo         string    // the reporter's latest SysInfo
+	Now             time.Time // time received
 	// Recent are the reporter's reports received within Window before Now
 	// (older ones are ignored if present; later ones count).
 	Recent []Report
@@ -49,7 +52,10 @@ type Batch struct {
 	// OtherReporters returns how many distinct accounts other than the
 	// reporter have open reports against reportee.
 	OtherReporters func(reportee storage.AccountID) int
-	Limits         rules.Limits
+	// NewOtherReporters returns how many of those have an account younger
+	// than Limits.NewAccountAge; nil: none.
+	NewOtherReporters func(reportee storage.AccountID) int
+	Limits            rules.Limits
 }
 
 // Assess judges drafts in order: for each it computes the facts, asks
@@ -112,6 +118,15 @@ func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
 		ReporterRecentCount: len(recent),
 		Limits:              lim,
 	}
+	if !b.ReporterCreated.IsZero() {
+		// Whole seconds, rounded up: what the contract carries, so that
+		// a plugin in or out of process sees the same age; a known age is
+		// at least one second (0 is unknown).
+		f.ReporterAge = max(b.Now.Sub(b.ReporterCreated), 0)
+		if r := f.ReporterAge % time.Second; r != 0 || f.ReporterAge == 0 {
+			f.ReporterAge += time.Second - r
+		}
+	}
 	for _, r := range recent {
 		if r.Reportee.ID == d.Reportee.ID {
 			f.ReporterToReporteeCount++
@@ -119,6 +134,9 @@ func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
 	}
 	if b.OtherReporters != nil {
 		f.DistinctReportersOfReportee = b.OtherReporters(d.Reportee.ID)
+	}
+	if b.NewOtherReporters != nil {
+		f.NewReportersOfReportee = b.NewOtherReporters(d.Reportee.ID)
 	}
 	return f
 }

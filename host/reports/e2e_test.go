@@ -139,7 +139,13 @@ func countLine(out string) string {
 // reporters, the moderation commands, a suspension in the next session
 // record and in reportinforequest (popup once), and a warning.
 func TestReportsEndToEnd(t *testing.T) {
-	s := startE2E(t, func(c *config.Config) { c.Reports.PerDay = 6; c.Reports.PerReportee = 2 })
+	s := startE2E(t, func(c *config.Config) {
+		c.Reports.PerDay = 6
+		c.Reports.PerReportee = 2
+		// The test's accounts are seconds old: without this their reports
+		// would all have priority 1 (new accounts, TestNewAccountReportsWeighLess).
+		c.Limits.NewAccountAge = config.Duration{}
+	})
 	for _, l := range []string{"alice", "bob", "carol", "dave", "erin"} {
 		s.account(l)
 	}

@@ -34,6 +34,9 @@ var (
 	// ErrUnavailable: the plugin or storage could not answer. A Backend
 	// wraps its cause with it.
 	ErrUnavailable = errors.New("reports: service unavailable")
+	// ErrAddressLimit: the client's address has filed its budget of
+	// reports (limits.reports_per_address), over all its accounts.
+	ErrAddressLimit = errors.New("reports: too many reports from this address")
 	// ErrRefused: the plugin refused the report; the error is a
 	// *RefusedError carrying the refusal.
 	ErrRefused = errors.New("reports: report refused")
@@ -59,6 +62,7 @@ var messageTable = []struct {
 	{ErrUnknownPlayer, "No player has that name."},
 	{ErrUnknownReason, rules.RefusalUnknownReason.Message()},
 	{ErrTextTooLong, rules.RefusalTextTooLong.Message()},
+	{ErrAddressLimit, "Too many reports were sent from your address. Please try again later."},
 	{ErrBadRequest, "The report could not be read."},
 	{ErrBadDecision, "The report could not be checked. Please try again later."},
 	{ErrUnavailable, "The report could not be checked. Please try again later."},

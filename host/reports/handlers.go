@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/honmaster/masterserver/host/limit"
 	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -43,15 +44,22 @@ type Config struct {
 	// warnings and suspensions stay visible). The zero Config reports.
 	Disabled bool
 	Limits   rules.Limits
+	// PerAddress is the budget of reports filed from one client address
+	// over all its accounts (limits.reports_per_address); the zero Rate
+	// is no budget. AddressKeys bounds the addresses remembered (0:
+	// limit.DefaultMaxKeys).
+	PerAddress  limit.Rate
+	AddressKeys int
 }
 
 // Handlers serve the area's endpoints. Each returns the reply value to
 // serialize (always HTTP 200); phase 2 mounts them on the router.
 type Handlers struct {
-	backend Backend
-	cfg     Config
-	now     func() time.Time
-	log     *slog.Logger
+	backend   Backend
+	cfg       Config
+	now       func() time.Time
+	log       *slog.Logger
+	byAddress *limit.Keyed // nil: no per-address budget
 }
 
 // NewHandlers builds the handlers. now may be nil (time.Now); log may be
@@ -64,7 +72,8 @@ func NewHandlers(b Backend, cfg Config, now func() time.Time, log *slog.Logger) 
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
-	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", areaName)}
+	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", areaName),
+		byAddress: limit.New(cfg.PerAddress, cfg.AddressKeys, now)}
 }
 
 // Report2 serves /rap/report2.php: several reports in one request, each
@@ -78,7 +87,7 @@ func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
 		h.refused(PathReport2, err)
 		return Report2Reply{"false"}
 	}
-	outs, err := h.submit(ctx, req.AccountID, req.Cookie, SourceReport2, req.Items)
+	outs, err := h.submit(ctx, req.AccountID, req.Cookie, r.RemoteIP, SourceReport2, req.Items)
 	if err != nil {
 		h.refused(PathReport2, err)
 		return Report2Reply{"false"}
@@ -110,7 +119,7 @@ func (h *Handlers) Report(ctx context.Context, r *wire.Request) ReportReply {
 	if err != nil {
 		return fail(err)
 	}
-	outs, err := h.submit(ctx, req.ReporterID, req.Cookie, SourceMaster, []Item{req.Item})
+	outs, err := h.submit(ctx, req.ReporterID, req.Cookie, r.RemoteIP, SourceMaster, []Item{req.Item})
 	if err != nil {
 		return fail(err)
 	}
@@ -121,8 +130,11 @@ func (h *Handlers) Report(ctx context.Context, r *wire.Request) ReportReply {
 }
 
 // submit authenticates the reporter, resolves each item's reportee and
-// submits the items without a problem. It returns one outcome per item.
-func (h *Handlers) submit(ctx context.Context, claimed storage.AccountID, cookie string, src Source, items []Item) ([]Outcome, error) {
+// submits the items without a problem that the address's budget allows
+// (addr is the client's address): each one spends from it before the
+// plugin judges it, so reports sent at once from many accounts of one
+// address never together pass it. It returns one outcome per item.
+func (h *Handlers) submit(ctx context.Context, claimed storage.AccountID, cookie, addr string, src Source, items []Item) ([]Outcome, error) {
 	reporter, err := h.backend.Authenticate(ctx, cookie)
 	if err != nil {
 		return nil, err
@@ -141,6 +153,10 @@ func (h *Handlers) submit(ctx context.Context, claimed storage.AccountID, cookie
 		reportee, err := h.backend.LookupPlayer(ctx, it.ReporteeName)
 		if err != nil {
 			outs[i].Err = err
+			continue
+		}
+		if ok, wait := h.byAddress.Allow(addr); !ok {
+			outs[i].Err = fmt.Errorf("%w: %s: next in %v", ErrAddressLimit, addr, wait)
 			continue
 		}
 		drafts = append(drafts, Draft{Source: src, Reportee: reportee, Reason: it.Reason, Text: it.Text,

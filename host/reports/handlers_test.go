@@ -3,12 +3,14 @@ package reports
 import (
 	"context"
 	"errors"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/host/limit"
 	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -397,5 +399,42 @@ func TestPositionalReplies(t *testing.T) {
 	got, err = wire.Marshal(MatchList{Matches: []string{"151234", "151240"}})
 	if want := `a:3:{i:0;i:1;i:1;s:6:"151234";i:2;s:6:"151240";}`; err != nil || string(got) != want {
 		t.Errorf("match list = %s, %v; want %s", got, err, want)
+	}
+}
+
+// Many accounts of one address share one budget of reports (issue 22,
+// item 6: 20 accounts of one address filed 360 top-priority reports in
+// 0.5 s); another address has its own, and the budget refills.
+func TestReportsPerAddress(t *testing.T) {
+	f, c := newFake(), &clock{t0}
+	h := newHandlers(f, c, Config{PerAddress: limit.Rate{Burst: 3, Every: time.Hour}})
+	home, other := net.IPv4(192, 0, 2, 7), net.IPv4(198, 51, 100, 9)
+	send := func(ip net.IP, id, cookie, name string) ReportReply {
+		return h.Report(context.Background(), requestFrom(t, ip, PathReport, masterBody(id, cookie, name, "1", "x'")))
+	}
+	for _, r := range []struct{ id, cookie string }{{"1", aliceCookie}, {"3", carolCookie}, {"5", daveCookie}} {
+		if got := send(home, r.id, r.cookie, "Bob"); !got.Success {
+			t.Fatalf("account %s: %+v", r.id, got)
+		}
+	}
+	limited := failed(ErrAddressLimit)
+	if got := send(home, "2", bobCookie, "Alice"); got != limited {
+		t.Fatalf("4th account of the address: %+v, want %+v", got, limited)
+	}
+	// Two reports in one request: the budget refuses both.
+	got := h.Report2(context.Background(), requestFrom(t, home, PathReport2, report2Body("1", aliceCookie,
+		[5]string{"Dave", "1", "1", "", "1"}, [5]string{"Carol", "1", "1", "", "1"})))
+	if !slices.Equal(got, Report2Reply{"false"}) {
+		t.Fatalf("report2 over the budget: %q", got)
+	}
+	if got := send(other, "2", bobCookie, "Alice"); !got.Success {
+		t.Fatalf("another address: %+v", got)
+	}
+	if n := len(f.all()); n != 4 {
+		t.Fatalf("stored %d reports, want 4", n)
+	}
+	c.t = c.t.Add(time.Hour)
+	if got := send(home, "2", bobCookie, "Carol"); !got.Success {
+		t.Fatalf("after the refill: %+v", got)
 	}
 }

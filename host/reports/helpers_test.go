@@ -19,13 +19,19 @@ import (
 // handler gets it from the server (brackets and all).
 func request(t testing.TB, path, body string) *wire.Request {
 	t.Helper()
+	return requestFrom(t, net.IPv4(127, 0, 0, 1), path, body)
+}
+
+// requestFrom is request from the client address ip.
+func requestFrom(t testing.TB, ip net.IP, path, body string) *wire.Request {
+	t.Helper()
 	var req fasthttp.Request
 	req.Header.SetMethod("POST")
 	req.SetRequestURI(path)
 	req.Header.SetContentType("application/x-www-form-urlencoded")
 	req.SetBodyString(body)
 	ctx := &fasthttp.RequestCtx{}
-	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5000}, nil)
+	ctx.Init(&req, &net.TCPAddr{IP: ip, Port: 5000}, nil)
 	r, err := wire.ReadRequest(ctx, wire.DefaultLimits)
 	if err != nil {
 		t.Fatalf("ReadRequest: %v", err)

@@ -29,7 +29,14 @@ func Join(rs []Report, resolutions map[ReportID]Resolution) []Report {
 // open report (one without a resolution) among a reportee's index
 // entries. It is Batch.OtherReporters for one reportee.
 func OtherReporters(entries []IndexEntry, resolved func(ReportID) bool, self storage.AccountID) int {
+	return len(DistinctOtherReporters(entries, resolved, self))
+}
+
+// DistinctOtherReporters returns those reporters (OtherReporters), in the
+// order of their first entry.
+func DistinctOtherReporters(entries []IndexEntry, resolved func(ReportID) bool, self storage.AccountID) []storage.AccountID {
 	seen := map[storage.AccountID]bool{}
+	var out []storage.AccountID
 	for _, e := range entries {
 		if e.Report.Reporter == self || seen[e.Report.Reporter] {
 			continue
@@ -38,6 +45,7 @@ func OtherReporters(entries []IndexEntry, resolved func(ReportID) bool, self sto
 			continue
 		}
 		seen[e.Report.Reporter] = true
+		out = append(out, e.Report.Reporter)
 	}
-	return len(seen)
+	return out
 }

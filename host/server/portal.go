@@ -147,7 +147,7 @@ func (s *Server) createAccount(ctx context.Context, req registerRequest, ip stri
 	if ok, wait := s.registerLimit().Allow(limit.AddrKey(ip)); !ok {
 		return nil, max(wait, time.Second), errRegisterRate
 	}
-	acct, err = s.accounts.Create(ctx, accounts.Create{Login: req.Login, Password: req.Password, Email: req.Email})
+	acct, err = s.accounts.Create(ctx, accounts.Create{Login: req.Login, Password: req.Password, Email: req.Email, Address: ip})
 	if err != nil {
 		if status, _ := registerOutcome(err); status >= fasthttp.StatusInternalServerError {
 			s.log.Error("register", "err", err) // a refusal the player can fix is not an error of the server

@@ -8,7 +8,8 @@
 // The host gives Decide the facts of one report (who reports whom, for
 // what, how long the text is, how many reports the reporter filed in the
 // last day and against this reportee, how many other players have open
-// reports against the reportee, and the configured Limits) and gets back
+// reports against the reportee, the age of the reporter's account, and the
+// configured Limits) and gets back
 // whether to accept it and at which priority. Decide is pure: it keeps no
 // state and reads no clock, so the same facts always give the same
 // decision. Facts and Decision are the contract's types
@@ -33,5 +34,10 @@
 // main account; a reporter who already filed PerDay reports in the last
 // 24 hours; a reporter who already filed PerReportee of them against this
 // reportee. Accepted reports get priority 1 + the number of other distinct
-// players with open reports against the reportee, at most MaxPriority.
+// players with open reports against the reportee, at most MaxPriority,
+// where other players whose accounts are younger than
+// Limits.NewAccountAge do not count (NewReportersOfReportee); and a
+// reporter whose own account is that young (the facts' ReporterAge; an
+// unknown age counts as old) gets priority 1: an account made to push a
+// player up the queue must age first.
 package reports

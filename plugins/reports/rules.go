@@ -45,6 +45,14 @@ func Decide(f Facts) Decision {
 	case f.ReporterToReporteeCount >= lim.PerReportee:
 		return refuse(RefusalReporteeLimit)
 	}
-	p := 1 + max(f.DistinctReportersOfReportee, 0)
+	if f.IsNew(lim) {
+		// A new account's report waits at the bottom of the queue: an
+		// account made to push a player up (a sock puppet) must first
+		// age past limits.new_account_age, as a real player's has.
+		return Decision{Accept: true, Priority: 1}
+	}
+	// Other reporters count as established accounts only: twenty fresh
+	// puppets must not lift a player to the top through another's report.
+	p := 1 + max(f.DistinctReportersOfReportee-max(f.NewReportersOfReportee, 0), 0)
 	return Decision{Accept: true, Priority: min(p, lim.MaxPriority)}
 }

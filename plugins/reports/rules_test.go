@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/plugins/reports"
 )
@@ -104,6 +105,8 @@ func TestVocabularyNames(t *testing.T) {
 	}
 }
 
+const week = 7 * 24 * time.Hour
+
 func TestDecide(t *testing.T) {
 	ok := reports.Facts{Reporter: 1, Reportee: 2, Reason: reports.ReasonChatAbuse, TextLen: 10}
 	with := func(f func(*reports.Facts)) reports.Facts { c := ok; f(&c); return c }
@@ -130,6 +133,25 @@ func TestDecide(t *testing.T) {
 		{"priority capped", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 50 }), reports.Decision{Accept: true, Priority: 10}},
 		{"custom cap", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 50; f.Limits.MaxPriority = 3 }), reports.Decision{Accept: true, Priority: 3}},
 		{"negative count is zero", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = -4 }), reports.Decision{Accept: true, Priority: 1}},
+		// Accounts younger than NewAccountAge weigh least (issue 22, item 6).
+		{"new account", with(func(f *reports.Facts) {
+			f.DistinctReportersOfReportee = 5
+			f.ReporterAge = 2 * time.Hour
+			f.Limits.NewAccountAge = week
+		}), reports.Decision{Accept: true, Priority: 1}},
+		{"account of age", with(func(f *reports.Facts) {
+			f.DistinctReportersOfReportee = 5
+			f.ReporterAge = week
+			f.Limits.NewAccountAge = week
+		}), reports.Decision{Accept: true, Priority: 6}},
+		{"age unknown", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 5; f.Limits.NewAccountAge = week }), reports.Decision{Accept: true, Priority: 6}},
+		{"no new-account age", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 5; f.ReporterAge = time.Second }), reports.Decision{Accept: true, Priority: 6}},
+		{"new other reporters do not count", with(func(f *reports.Facts) { f.DistinctReportersOfReportee = 5; f.NewReportersOfReportee = 3 }), reports.Decision{Accept: true, Priority: 3}},
+		{"new account over the daily limit", with(func(f *reports.Facts) {
+			f.ReporterRecentCount = 20
+			f.ReporterAge = time.Hour
+			f.Limits.NewAccountAge = week
+		}), reports.Decision{Refusal: reports.RefusalDailyLimit}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

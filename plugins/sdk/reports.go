@@ -3,6 +3,7 @@ package sdk
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
 )
@@ -157,6 +158,12 @@ type ReportLimits struct {
 	MaxTextRunes int
 	// MaxPriority caps a report's priority.
 	MaxPriority int
+	// NewAccountAge: a reporter whose account is younger counts as new
+	// (the bundled rule gives a new account's report the lowest
+	// priority). 0: no account counts as new. Unlike the others it has no
+	// default: WithDefaults keeps 0, so a host that sends none weighs
+	// every account alike. Carried in whole seconds.
+	NewAccountAge time.Duration
 }
 
 // DefaultReportLimits: a player reports at most the 9 others of a match, a few
@@ -207,6 +214,20 @@ type ReportFacts struct {
 	// reports against the reportee.
 	DistinctReportersOfReportee int
 	Limits                      ReportLimits
+	// ReporterAge is how long ago the reporter's account was created, in
+	// whole seconds rounded up (at least one second when known); 0 when
+	// unknown (an account created before creation times were kept).
+	ReporterAge time.Duration
+	// NewReportersOfReportee is how many of DistinctReportersOfReportee
+	// have an account younger than Limits.NewAccountAge (0 when that is
+	// 0).
+	NewReportersOfReportee int
+}
+
+// IsNew reports whether the reporter counts as new under lim: its age is
+// known and below lim.NewAccountAge.
+func (f ReportFacts) IsNew(lim ReportLimits) bool {
+	return lim.NewAccountAge > 0 && f.ReporterAge > 0 && f.ReporterAge < lim.NewAccountAge
 }
 
 // ReportRefusal says why a report was not accepted; RefusalNone for an accepted
@@ -286,7 +307,8 @@ func (f ReportFacts) Validate() error {
 	switch {
 	case !f.Reason.Valid():
 		return fmt.Errorf("%w: unknown reason %d", ErrInvalidFacts, uint8(f.Reason))
-	case f.TextLen < 0 || f.ReporterRecentCount < 0 || f.ReporterToReporteeCount < 0 || f.DistinctReportersOfReportee < 0:
+	case f.TextLen < 0 || f.ReporterRecentCount < 0 || f.ReporterToReporteeCount < 0 || f.DistinctReportersOfReportee < 0 ||
+		f.NewReportersOfReportee < 0 || f.NewReportersOfReportee > f.DistinctReportersOfReportee || f.ReporterAge < 0 || f.Limits.NewAccountAge < 0:
 		return fmt.Errorf("%w: negative count in %+v", ErrInvalidFacts, f)
 	}
 	return nil

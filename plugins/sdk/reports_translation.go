@@ -3,6 +3,7 @@ package sdk
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
 )
@@ -19,8 +20,30 @@ func reportFactsToProto(f ReportFacts) *pb.ReportFacts {
 		ReporterToReporteeCount:     int64(f.ReporterToReporteeCount),
 		DistinctReportersOfReportee: int64(f.DistinctReportersOfReportee),
 		Limits: &pb.ReportLimits{PerDay: int64(f.Limits.PerDay), PerReportee: int64(f.Limits.PerReportee),
-			MaxTextRunes: int64(f.Limits.MaxTextRunes), MaxPriority: int64(f.Limits.MaxPriority)},
+			MaxTextRunes: int64(f.Limits.MaxTextRunes), MaxPriority: int64(f.Limits.MaxPriority),
+			NewAccountSeconds: ceilSeconds(f.Limits.NewAccountAge)},
+		ReporterAgeSeconds:     ceilSeconds(f.ReporterAge),
+		NewReportersOfReportee: int64(f.NewReportersOfReportee),
 	}
+}
+
+// ceilSeconds is d in whole seconds, rounded up (a positive duration is at
+// least 1: 0 stays "unknown" or "none").
+func ceilSeconds(d time.Duration) int64 {
+	s := int64(d / time.Second)
+	if d%time.Second > 0 {
+		s++
+	}
+	return s
+}
+
+// fromSeconds is the duration of s whole seconds, refusing what a
+// time.Duration cannot hold.
+func fromSeconds(s int64) (time.Duration, error) {
+	if s < 0 || s > math.MaxInt64/int64(time.Second) {
+		return 0, fmt.Errorf("%d seconds out of range", s)
+	}
+	return time.Duration(s) * time.Second, nil
 }
 
 func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
@@ -29,7 +52,7 @@ func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
 	}
 	ints := []int64{m.GetTextLen(), m.GetReporterRecentCount(), m.GetReporterToReporteeCount(),
 		m.GetDistinctReportersOfReportee(), m.GetLimits().GetPerDay(), m.GetLimits().GetPerReportee(),
-		m.GetLimits().GetMaxTextRunes(), m.GetLimits().GetMaxPriority()}
+		m.GetLimits().GetMaxTextRunes(), m.GetLimits().GetMaxPriority(), m.GetNewReportersOfReportee()}
 	out := make([]int, len(ints))
 	for i, v := range ints {
 		n, err := toInt(v)
@@ -38,11 +61,21 @@ func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
 		}
 		out[i] = n
 	}
+	age, err := fromSeconds(m.GetReporterAgeSeconds())
+	if err != nil {
+		return ReportFacts{}, fmt.Errorf("%w: reporter age: %w", ErrInvalidFacts, err)
+	}
+	newAge, err := fromSeconds(m.GetLimits().GetNewAccountSeconds())
+	if err != nil {
+		return ReportFacts{}, fmt.Errorf("%w: new account age: %w", ErrInvalidFacts, err)
+	}
 	return ReportFacts{
 		Reporter: m.GetReporter(), Reportee: m.GetReportee(), SameOwner: m.GetSameOwner(),
 		Reason: ReportReason(m.GetReason()), TextLen: out[0], Match: m.GetMatch(),
 		ReporterRecentCount: out[1], ReporterToReporteeCount: out[2], DistinctReportersOfReportee: out[3],
-		Limits: ReportLimits{PerDay: out[4], PerReportee: out[5], MaxTextRunes: out[6], MaxPriority: out[7]},
+		Limits: ReportLimits{PerDay: out[4], PerReportee: out[5], MaxTextRunes: out[6], MaxPriority: out[7],
+			NewAccountAge: newAge},
+		ReporterAge: age, NewReportersOfReportee: out[8],
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
 )
@@ -12,7 +13,9 @@ func TestReportFactsRoundTrip(t *testing.T) {
 	tests := []ReportFacts{
 		{},
 		{Reporter: 1, Reportee: math.MaxUint32, SameOwner: true, Reason: ReasonAFK, TextLen: 210, Match: "123456",
-			ReporterRecentCount: 19, ReporterToReporteeCount: 1, DistinctReportersOfReportee: 4, Limits: DefaultReportLimits},
+			ReporterRecentCount: 19, ReporterToReporteeCount: 1, DistinctReportersOfReportee: 4, Limits: DefaultReportLimits,
+			ReporterAge: 3 * time.Hour, NewReportersOfReportee: 2},
+		{Reason: ReasonAFK, ReporterAge: time.Second, Limits: ReportLimits{NewAccountAge: 7 * 24 * time.Hour}},
 		// Converters keep invalid values; Validate judges them.
 		{Reason: 9, TextLen: -1},
 	}
@@ -27,6 +30,13 @@ func TestReportFactsRoundTrip(t *testing.T) {
 	}
 	if _, err := reportFactsFromProto(&pb.ReportFacts{Reason: 300}); !errors.Is(err, ErrInvalidFacts) {
 		t.Errorf("reason 300: %v, want ErrInvalidFacts", err)
+	}
+	if _, err := reportFactsFromProto(&pb.ReportFacts{ReporterAgeSeconds: -1}); !errors.Is(err, ErrInvalidFacts) {
+		t.Errorf("age -1 s: %v, want ErrInvalidFacts", err)
+	}
+	// Ages travel in whole seconds, rounded up: a known age is never 0.
+	if m := reportFactsToProto(ReportFacts{ReporterAge: time.Millisecond}); m.GetReporterAgeSeconds() != 1 {
+		t.Errorf("1 ms of age travels as %d s", m.GetReporterAgeSeconds())
 	}
 }
 
@@ -47,7 +57,8 @@ func TestReportFactsValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Errorf("valid facts: %v", err)
 	}
-	for _, f := range []ReportFacts{{Reason: 0}, {Reason: 7}, {Reason: ReasonAFK, TextLen: -1}, {Reason: ReasonAFK, ReporterRecentCount: -2}} {
+	for _, f := range []ReportFacts{{Reason: 0}, {Reason: 7}, {Reason: ReasonAFK, TextLen: -1}, {Reason: ReasonAFK, ReporterRecentCount: -2}, {Reason: ReasonAFK, ReporterAge: -time.Second},
+		{Reason: ReasonAFK, DistinctReportersOfReportee: 1, NewReportersOfReportee: 2}} {
 		if err := f.Validate(); !errors.Is(err, ErrInvalidFacts) {
 			t.Errorf("%+v: %v, want ErrInvalidFacts", f, err)
 		}

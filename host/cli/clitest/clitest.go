@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
@@ -121,4 +122,18 @@ func Main(m *testing.M, cleanups ...func()) {
 		c()
 	}
 	os.Exit(code)
+}
+
+// LoadTestLimits raises or turns off the limits that hold per client
+// address, as defaults.toml's [limits] comment tells an operator to for a
+// load test: the load tester registers every account, files every report
+// and casts every vote from one address, and so do end-to-end tests that
+// act as many players from 127.0.0.1. Pass it to Start (or call it from a
+// mutate of one's own).
+func LoadTestLimits(c *config.Config) {
+	c.Limits.RegistrationsPerAddress = config.Rate{Burst: 1_000_000, Every: config.Duration{Duration: time.Millisecond}}
+	c.Limits.CloudBytesAddress = config.ByteRate{}
+	c.Limits.ReportsAddress = config.Rate{}
+	c.Limits.GuideVotesAddress = config.Rate{}
+	c.Limits.GuideVotesGuideAddress = config.Rate{}
 }

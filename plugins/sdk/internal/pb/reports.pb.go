@@ -24,13 +24,16 @@ const (
 // ReportLimits are the configured limits ([reports] in the host's
 // configuration), passed so a plugin needs no configuration of its own.
 type ReportLimits struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PerDay        int64                  `protobuf:"varint,1,opt,name=per_day,json=perDay,proto3" json:"per_day,omitempty"`
-	PerReportee   int64                  `protobuf:"varint,2,opt,name=per_reportee,json=perReportee,proto3" json:"per_reportee,omitempty"`
-	MaxTextRunes  int64                  `protobuf:"varint,3,opt,name=max_text_runes,json=maxTextRunes,proto3" json:"max_text_runes,omitempty"`
-	MaxPriority   int64                  `protobuf:"varint,4,opt,name=max_priority,json=maxPriority,proto3" json:"max_priority,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	PerDay       int64                  `protobuf:"varint,1,opt,name=per_day,json=perDay,proto3" json:"per_day,omitempty"`
+	PerReportee  int64                  `protobuf:"varint,2,opt,name=per_reportee,json=perReportee,proto3" json:"per_reportee,omitempty"`
+	MaxTextRunes int64                  `protobuf:"varint,3,opt,name=max_text_runes,json=maxTextRunes,proto3" json:"max_text_runes,omitempty"`
+	MaxPriority  int64                  `protobuf:"varint,4,opt,name=max_priority,json=maxPriority,proto3" json:"max_priority,omitempty"`
+	// Accounts younger than this many seconds count as new (the host's
+	// limits.new_account_age); 0: none does.
+	NewAccountSeconds int64 `protobuf:"varint,5,opt,name=new_account_seconds,json=newAccountSeconds,proto3" json:"new_account_seconds,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ReportLimits) Reset() {
@@ -91,6 +94,13 @@ func (x *ReportLimits) GetMaxPriority() int64 {
 	return 0
 }
 
+func (x *ReportLimits) GetNewAccountSeconds() int64 {
+	if x != nil {
+		return x.NewAccountSeconds
+	}
+	return 0
+}
+
 // ReportFacts are the facts of decision "reports.assess" (version 1).
 type ReportFacts struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -112,8 +122,15 @@ type ReportFacts struct {
 	// Other players with an open report against the reportee.
 	DistinctReportersOfReportee int64         `protobuf:"varint,9,opt,name=distinct_reporters_of_reportee,json=distinctReportersOfReportee,proto3" json:"distinct_reporters_of_reportee,omitempty"`
 	Limits                      *ReportLimits `protobuf:"bytes,10,opt,name=limits,proto3" json:"limits,omitempty"`
-	unknownFields               protoimpl.UnknownFields
-	sizeCache                   protoimpl.SizeCache
+	// Age of the reporter's account in seconds, rounded up (at least 1 when
+	// known); 0 when unknown (an account created before creation times were
+	// kept).
+	ReporterAgeSeconds int64 `protobuf:"varint,11,opt,name=reporter_age_seconds,json=reporterAgeSeconds,proto3" json:"reporter_age_seconds,omitempty"`
+	// Of distinct_reporters_of_reportee, those whose account is younger
+	// than limits.new_account_seconds.
+	NewReportersOfReportee int64 `protobuf:"varint,12,opt,name=new_reporters_of_reportee,json=newReportersOfReportee,proto3" json:"new_reporters_of_reportee,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *ReportFacts) Reset() {
@@ -216,6 +233,20 @@ func (x *ReportFacts) GetLimits() *ReportLimits {
 	return nil
 }
 
+func (x *ReportFacts) GetReporterAgeSeconds() int64 {
+	if x != nil {
+		return x.ReporterAgeSeconds
+	}
+	return 0
+}
+
+func (x *ReportFacts) GetNewReportersOfReportee() int64 {
+	if x != nil {
+		return x.NewReportersOfReportee
+	}
+	return 0
+}
+
 // ReportDecision is the decision of "reports.assess" (version 1).
 type ReportDecision struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -284,12 +315,13 @@ var File_reports_proto protoreflect.FileDescriptor
 
 const file_reports_proto_rawDesc = "" +
 	"\n" +
-	"\rreports.proto\x12\x1bhonmaster.plugin.reports.v1\"\x93\x01\n" +
+	"\rreports.proto\x12\x1bhonmaster.plugin.reports.v1\"\xc3\x01\n" +
 	"\fReportLimits\x12\x17\n" +
 	"\aper_day\x18\x01 \x01(\x03R\x06perDay\x12!\n" +
 	"\fper_reportee\x18\x02 \x01(\x03R\vperReportee\x12$\n" +
 	"\x0emax_text_runes\x18\x03 \x01(\x03R\fmaxTextRunes\x12!\n" +
-	"\fmax_priority\x18\x04 \x01(\x03R\vmaxPriority\"\xa6\x03\n" +
+	"\fmax_priority\x18\x04 \x01(\x03R\vmaxPriority\x12.\n" +
+	"\x13new_account_seconds\x18\x05 \x01(\x03R\x11newAccountSeconds\"\x93\x04\n" +
 	"\vReportFacts\x12\x1a\n" +
 	"\breporter\x18\x01 \x01(\rR\breporter\x12\x1a\n" +
 	"\breportee\x18\x02 \x01(\rR\breportee\x12\x1d\n" +
@@ -302,7 +334,9 @@ const file_reports_proto_rawDesc = "" +
 	"\x1areporter_to_reportee_count\x18\b \x01(\x03R\x17reporterToReporteeCount\x12C\n" +
 	"\x1edistinct_reporters_of_reportee\x18\t \x01(\x03R\x1bdistinctReportersOfReportee\x12A\n" +
 	"\x06limits\x18\n" +
-	" \x01(\v2).honmaster.plugin.reports.v1.ReportLimitsR\x06limits\"^\n" +
+	" \x01(\v2).honmaster.plugin.reports.v1.ReportLimitsR\x06limits\x120\n" +
+	"\x14reporter_age_seconds\x18\v \x01(\x03R\x12reporterAgeSeconds\x129\n" +
+	"\x19new_reporters_of_reportee\x18\f \x01(\x03R\x16newReportersOfReportee\"^\n" +
 	"\x0eReportDecision\x12\x16\n" +
 	"\x06accept\x18\x01 \x01(\bR\x06accept\x12\x18\n" +
 	"\arefusal\x18\x02 \x01(\rR\arefusal\x12\x1a\n" +

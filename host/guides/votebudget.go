@@ -1,0 +1,48 @@
+package guides
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/honmaster/masterserver/host/limit"
+)
+
+// VoteBudget bounds the votes cast from one client address over all its
+// accounts (limits.guide_votes_per_address and
+// guide_votes_per_guide_address): every account has one vote per guide,
+// so without it one address with twenty accounts moves a guide's rating
+// as it likes. A zero Rate is no budget; Keys bounds the keys each limiter
+// remembers (0: limit.DefaultMaxKeys).
+type VoteBudget struct {
+	PerAddress      limit.Rate // votes on any guides
+	PerGuideAddress limit.Rate // votes on one and the same guide
+	Keys            int
+}
+
+// voteLimits is a VoteBudget's limiters; a nil *voteLimits allows all.
+type voteLimits struct {
+	any, one *limit.Keyed
+}
+
+func (b VoteBudget) limiters(now func() time.Time) *voteLimits {
+	return &voteLimits{any: limit.New(b.PerAddress, b.Keys, now), one: limit.New(b.PerGuideAddress, b.Keys, now)}
+}
+
+// spend takes a vote on gid from the address ip out of both budgets, or
+// refuses it as the vote rule refuses one (vote_refused): the client
+// knows that answer. The guide's budget is spent first; a vote it allows
+// that the address's overall budget then refuses has cost the address
+// that guide's token too — only an address already out of votes loses it.
+func (l *voteLimits) spend(ip string, gid GuideID) error {
+	if l == nil {
+		return nil
+	}
+	if ok, wait := l.one.Allow(strconv.FormatUint(uint64(gid), 10) + "\x00" + ip); !ok {
+		return Fail(ReasonVoteRefused, fmt.Errorf("votes on guide %d from %s: next in %v", gid, ip, wait))
+	}
+	if ok, wait := l.any.Allow(ip); !ok {
+		return Fail(ReasonVoteRefused, fmt.Errorf("votes from %s: next in %v", ip, wait))
+	}
+	return nil
+}

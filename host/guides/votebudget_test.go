@@ -1,0 +1,48 @@
+package guides
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// Accounts of one address share its vote budgets (issue 22, item 6: 20
+// accounts of one address moved a guide's rating from 0.75 to 0.96): one
+// vote per guide and two in all here, refused as vote_refused with the
+// counts unchanged; another address has its own budget, and both refill.
+func TestVoteBudgetPerAddress(t *testing.T) {
+	h := newHarness(t, testGuides()...)
+	clock := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	h.area.votes = VoteBudget{PerAddress: limit.Rate{Burst: 2, Every: time.Hour},
+		PerGuideAddress: limit.Rate{Burst: 1, Every: time.Hour}}.limiters(func() time.Time { return clock })
+	vote := func(ip, cookie, account, gid string) *wire.Array {
+		t.Helper()
+		r := formRequest("f", string(FuncVote), "account", account, "cookie", cookie, "hosttime", "1620573527", "v", "1", "gid", gid)
+		r.RemoteIP = ip
+		v, err := wire.Unmarshal(h.fns[FuncVote](context.Background(), r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*wire.Array)
+	}
+	const home, other = "192.0.2.7", "198.51.100.9"
+	accepted := func(what string, a *wire.Array) {
+		t.Helper()
+		if get(a, "success") != int64(1) {
+			t.Fatalf("%s: %v", what, a)
+		}
+	}
+	accepted("A on guide 1", vote(home, cookieA, "7", "1"))
+	wantFail(t, vote(home, cookieB, "8", "1"), "vote_refused") // the guide's budget of the address
+	if c := h.be.tally.Derived(1); c != (Counts{Up: 1}) {
+		t.Fatalf("guide 1 counts %+v after a refused vote", c)
+	}
+	accepted("B on guide 4", vote(home, cookieB, "8", "4"))
+	wantFail(t, vote(home, cookieA, "7", "3"), "vote_refused") // the address's budget
+	accepted("B from another address", vote(other, cookieB, "8", "1"))
+	clock = clock.Add(time.Hour)
+	accepted("A on guide 3 after the refill", vote(home, cookieA, "7", "3"))
+}
