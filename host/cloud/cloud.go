@@ -281,7 +281,7 @@ func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
 	if err := a.checkUpload(req.Archive.Data); err != nil {
 		return a.failure(err)
 	}
-	if err := a.spendAddress(r.RemoteIP, len(req.Archive.Data)); err != nil {
+	if err := a.spendAddress(limit.AddrKey(r.RemoteIP), len(req.Archive.Data)); err != nil {
 		return a.failure(err)
 	}
 	obj := &Archive{

@@ -2,7 +2,6 @@ package cloud_test
 
 import (
 	"context"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"net/url"
@@ -129,7 +128,7 @@ func TestCloudOutcomeUnknown(t *testing.T) {
 // store's failure reply; the budget does not refill during the test (one
 // KiB per 100 hours).
 func TestCloudBytesPerAddress(t *testing.T) {
-	cfg := cfgV1 + `SetSave "noise" "` + hex.EncodeToString([]byte(randomText(12<<10))) + "\" \"0\"\n"
+	cfg := noisyCfg(12 << 10)
 	archive := zipOf(t, [2]string{"cloud.cfg", cfg})
 	kib := (len(archive) + 1023) / 1024
 	ts := start(t, func(c *config.Config) {

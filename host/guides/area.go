@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
@@ -238,7 +239,7 @@ func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
 		err = Fail(ReasonNotFound, nil)
 	}
 	if err == nil {
-		err = a.votes.spend(r.RemoteIP, req.Gid)
+		err = a.votes.spend(limit.AddrKey(r.RemoteIP), req.Gid)
 	}
 	if err == nil {
 		err = a.backend.Vote(ctx, req.Account, req.Gid, req.Vote)

@@ -155,7 +155,7 @@ func (h *Handlers) submit(ctx context.Context, claimed storage.AccountID, cookie
 			outs[i].Err = err
 			continue
 		}
-		if ok, wait := h.byAddress.Allow(addr); !ok {
+		if ok, wait := h.byAddress.Allow(limit.AddrKey(addr)); !ok {
 			outs[i].Err = fmt.Errorf("%w: %s: next in %v", ErrAddressLimit, addr, wait)
 			continue
 		}
