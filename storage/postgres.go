@@ -75,7 +75,7 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 		return nil, fmt.Errorf("%w: %w", ErrPostgresURL, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w at %s: %w", ErrPostgresUnreachable, pgkv.Redact(o.URL), err)
+		return nil, fmt.Errorf("%w: %w", ErrPostgresUnreachable, err) // the caller names the URL (RedactURL)
 	}
 	db := &DB{eng: &pgEngine{st: st}}
 	v, err := db.schema()
@@ -101,6 +101,14 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	db.Close()
 	return nil, fmt.Errorf("storage: the PostgreSQL database holds schema %d, which only a data directory can be migrated from", v)
 }
+
+// PostgresTable is the table that holds the whole database on PostgreSQL
+// (what a pg_dump of the server's data must include).
+const PostgresTable = pgkv.Table
+
+// RedactURL returns a PostgreSQL URL (or key=value connection string)
+// with its password replaced, for logs and messages.
+func RedactURL(url string) string { return pgkv.Redact(url) }
 
 // pgEngine adapts pgkv's Store to the engine seam.
 type pgEngine struct{ st *pgkv.Store }

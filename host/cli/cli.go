@@ -216,7 +216,7 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !init {
-		if err := checkDataDir(cfg.Storage.DataDir); err != nil {
+		if err := checkDataDir(cfg.Storage.DataDir, cfg.Storage.Backend == config.BackendPostgres); err != nil {
 			return err
 		}
 	}
@@ -236,8 +236,9 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 var errNoDataDir = errors.New("no data directory")
 
 // checkDataDir refuses a data directory that does not exist or holds no
-// database, so a mistyped --data never silently creates an empty one.
-func checkDataDir(dir string) error {
+// database (unless the database is elsewhere: noDB), so a mistyped --data
+// never silently creates an empty one.
+func checkDataDir(dir string, noDB bool) error {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -248,7 +249,7 @@ func checkDataDir(dir string) error {
 	case !info.IsDir():
 		return &opError{cause: errNoDataDir, msg: fmt.Sprintf("data directory %s is not a directory", dir)}
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, dbDirName+"*")); len(m) == 0 {
+	if m, _ := filepath.Glob(filepath.Join(dir, dbDirName+"*")); len(m) == 0 && !noDB {
 		return &opError{cause: errNoDataDir, msg: fmt.Sprintf("%s is not a data directory: it holds no database (check --data)", dir)}
 	}
 	return nil
