@@ -122,7 +122,7 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 // (whose disk is the database server's: the guard only tracks failures).
 func openStorage(cfg *config.Config, log *slog.Logger) (*storage.DB, error) {
 	if cfg.Storage.Backend == config.BackendPostgres {
-		db, err := openPostgres(cfg.Storage.Postgres, log)
+		db, err := openPostgres(cfg.Storage.Postgres, log, "")
 		if err != nil {
 			return nil, err
 		}
@@ -142,12 +142,13 @@ func openStorage(cfg *config.Config, log *slog.Logger) (*storage.DB, error) {
 	return db, nil
 }
 
-// openPostgres opens the [storage.postgres] database. Its failures are
-// worded for the operator, without the password: a setting that cannot
-// work (exit status 2) or a database that cannot be used now (1).
-func openPostgres(pc config.StoragePostgres, log *slog.Logger) (*storage.DB, error) {
-	opts := storage.PostgresOptions{URL: pc.URL, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration, Logger: log}
-	if pc.PasswordFile != "" {
+// openPostgres opens the [storage.postgres] database (password, when
+// given, wins over password_file). Its failures are worded for the
+// operator, without the password: a setting that cannot work (exit status
+// 2) or a database that cannot be used now (1).
+func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string) (*storage.DB, error) {
+	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration, Logger: log}
+	if pc.PasswordFile != "" && password == "" {
 		b, err := os.ReadFile(pc.PasswordFile)
 		if err != nil {
 			return nil, &opError{cause: errors.Join(errConfig, err),

@@ -45,6 +45,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runVersion(args[1:], stdout)
 	case "player":
 		err = runPlayer(ctx, args[1:], stdout)
+	case "storage":
+		err = runStorage(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		err = runHelp(ctx, args[1:], stdout)
 	default:
@@ -104,6 +106,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
 	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	fmt.Fprintln(w, "  version")
+	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
 	for _, o := range ops {
@@ -138,7 +141,7 @@ func runHelp(ctx context.Context, words []string, stdout io.Writer) error {
 	case len(words) == 0:
 		usage(stdout)
 		return nil
-	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player":
+	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player" || words[0] == "storage":
 		Main(ctx, []string{words[0], "--help"}, stdout, io.Discard)
 		return nil
 	}
