@@ -1,6 +1,8 @@
-// Package storage is the host's single durable store: one Pebble database
-// behind a small typed API. No Pebble type appears in its signatures, so a
-// distributed backend can sit behind the same API later.
+// Package storage is the host's single durable store: an ordered key/value
+// database behind a small typed API. The database is Pebble in a directory
+// (Open, the default) or one table in PostgreSQL (OpenPostgres; see
+// postgres.go and docs/postgres.md); both sit behind one internal engine
+// interface (engine.go), and no engine type appears in the API.
 //
 // # Records
 //
@@ -99,7 +101,7 @@ const (
 	DefaultBloomBitsPerKey = 10
 )
 
-// DB is the typed view of the Pebble database.
+// DB is the typed view of the database, on either engine.
 type DB struct {
 	eng      engine
 	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
