@@ -57,6 +57,10 @@ type PostgresOptions struct {
 // database or use its table (the cause follows).
 var ErrPostgresUnreachable = errors.New("storage: cannot use the PostgreSQL database")
 
+// ErrPostgresInUse refuses a PostgreSQL database another process (a server,
+// an offline command, a copy) has open: like a data directory's lock.
+var ErrPostgresInUse = errors.New("storage: the PostgreSQL database is in use by another process")
+
 // ErrPostgresURL wraps an unparsable PostgreSQL URL.
 var ErrPostgresURL = errors.New("storage: bad PostgreSQL URL")
 
@@ -73,6 +77,9 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	st, err := pgkv.Open(ctx, pgkv.Config{URL: o.URL, Password: o.Password, MaxConns: int32(o.MaxConns), StatementTimeout: o.StatementTimeout})
 	if errors.Is(err, pgkv.ErrBadURL) {
 		return nil, fmt.Errorf("%w: %w", ErrPostgresURL, err)
+	}
+	if errors.Is(err, pgkv.ErrInUse) {
+		return nil, ErrPostgresInUse
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPostgresUnreachable, err) // the caller names the URL (RedactURL)

@@ -212,3 +212,26 @@ func containsSecret(s string) bool {
 	}
 	return false
 }
+
+// One process at a time: a second open of a database in use is refused
+// (as a data directory's lock refuses a second server), and allowed again
+// once the first closed it.
+func TestPostgresOneProcessAtATime(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	first, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db, err := OpenPostgres(PostgresOptions{URL: url}); !errors.Is(err, ErrPostgresInUse) {
+		if err == nil {
+			db.Close()
+		}
+		t.Fatalf("second open: %v; want ErrPostgresInUse", err)
+	}
+	first.Close()
+	again, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	again.Close()
+}

@@ -162,6 +162,9 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string) 
 	case errors.Is(err, storage.ErrPostgresURL):
 		return nil, &opError{cause: errors.Join(errConfig, err),
 			msg: "storage.postgres.url: " + stripInternal(detail(err, storage.ErrPostgresURL))}
+	case errors.Is(err, storage.ErrPostgresInUse):
+		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by another process (a server running "+
+			"on it, here or on another machine, or another command): stop it, or retry in a moment", storage.RedactURL(pc.URL))}
 	case errors.Is(err, storage.ErrPostgresUnreachable):
 		return nil, &opError{cause: err, msg: fmt.Sprintf("cannot use the PostgreSQL database at %s (storage.postgres.url): %s",
 			storage.RedactURL(pc.URL), oneLine(stripInternal(detail(err, storage.ErrPostgresUnreachable))))}

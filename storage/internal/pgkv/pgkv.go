@@ -36,6 +36,8 @@ import (
 var (
 	// ErrBadURL marks a connection URL that does not parse.
 	ErrBadURL = errors.New("pgkv: bad connection URL")
+	// ErrInUse: another process holds the database (its advisory lock).
+	ErrInUse = errors.New("pgkv: the database is in use by another process")
 	// ErrNotFound: no row under the key.
 	ErrNotFound = errors.New("pgkv: not found")
 	// ErrNotCommitted marks a failed Apply that wrote nothing for sure:
@@ -66,6 +68,7 @@ type Config struct {
 // Store is an open engine: a connection pool over the table.
 type Store struct {
 	pool      *pgxpool.Pool
+	lock      *pgx.Conn // holds the advisory lock while the store is open
 	opTimeout time.Duration
 	retries   atomic.Int64
 
@@ -120,11 +123,48 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+Table+` (k bytea PRIMARY KEY, v bytea NOT NULL)`); err != nil {
+	if s.lock, err = lockDatabase(ctx, pc.ConnConfig); err != nil {
 		pool.Close()
+		return nil, err
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+Table+` (k bytea PRIMARY KEY, v bytea NOT NULL)`); err != nil {
+		s.Close()
 		return nil, fmt.Errorf("create table %s: %w", Table, err)
 	}
 	return s, nil
+}
+
+// lockKey is the advisory lock that makes one process the database's only
+// user (a number of our own: "honmaster" in ASCII, truncated).
+const lockKey int64 = 0x686f6e6d6173746e
+
+// lockDatabase takes the database's advisory lock on a connection of its
+// own, held until Close: like Pebble's directory lock, it keeps a second
+// server (or an offline command, or a copy) off a database a server uses,
+// so that each account keeps one writer. The lock lives as long as that
+// session: a server whose lock connection is cut loses it silently, which
+// is why fencing writes is left to the cluster mode. A server without
+// advisory locks (function undefined) is used without one.
+func lockDatabase(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey).Scan(&ok)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function
+		conn.Close(ctx)
+		return nil, nil
+	case err != nil:
+		conn.Close(ctx)
+		return nil, fmt.Errorf("advisory lock: %w", err)
+	case !ok:
+		conn.Close(ctx)
+		return nil, ErrInUse
+	}
+	return conn, nil
 }
 
 // Redact returns a connection URL or key=value string without its
@@ -139,8 +179,15 @@ var (
 	kvPassword  = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 )
 
-// Close closes the pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close closes the pool and releases the database's lock.
+func (s *Store) Close() {
+	s.pool.Close()
+	if s.lock != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.lock.Close(ctx) // the session ends, and its lock with it
+	}
+}
 
 func (s *Store) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.opTimeout)
