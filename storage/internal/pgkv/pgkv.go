@@ -405,9 +405,10 @@ func (s *Store) Count() (int64, error) {
 }
 
 // SizeBytes is the table's size on disk, indexes included (0 when the
-// server cannot tell).
+// server cannot tell, or does not within a second: metrics read it, and a
+// scrape must not wait for a database that is down).
 func (s *Store) SizeBytes() uint64 {
-	ctx, cancel := s.ctx()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var n int64
 	if err := s.pool.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, Table).Scan(&n); err != nil || n < 0 {
