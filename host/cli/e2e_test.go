@@ -24,6 +24,11 @@ func start(t *testing.T, mutate func(*config.Config)) *clitest.Server {
 	return clitest.Start(t, mutate)
 }
 
+// onPebble keeps a test's server on Pebble when the suite runs on
+// PostgreSQL (clitest.EnvBackend): for what only a data directory has
+// (backup into a directory, a copy out of it).
+func onPebble(c *config.Config) { c.Storage.Backend = config.BackendPebble }
+
 // eachBackend runs fn as a subtest per storage backend, with the setting
 // that selects it: Pebble in the data directory, and PostgreSQL in a fresh
 // database of the test's own when HONMASTER_TEST_POSTGRES_URL is set

@@ -21,7 +21,7 @@ import (
 func TestStorageCopyMovesACommunity(t *testing.T) {
 	url := storagetest.PostgresURL(t)
 	ctx := context.Background()
-	ts := start(t, nil)
+	ts := start(t, onPebble) // the community starts on the embedded default
 	ts.Host(t, "account", "create", "--login", "mover", "--password", "pw")
 	ts.Host(t, "account", "create", "--login", "mover2", "--password", "pw", "--parent", "mover")
 	ts.Host(t, "account", "grant", "--login", "mover", "--tickets", "7", "--gold", "3")
