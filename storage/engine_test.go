@@ -265,3 +265,17 @@ func TestEngineCheckpoint(t *testing.T) {
 	})
 	// Pebble's: TestReopenAndCheckpoint.
 }
+
+// Stats and EngineStats report the database's size on either engine (the
+// rest of EngineStats is Pebble's own). (Close: every test's cleanup.)
+func TestEngineStats(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB) {
+		commitRaw(t, db, func(b *Batch) { b.set([]byte("k"), bytes.Repeat([]byte("v"), 4096), nil) })
+		if s := db.Stats(); s.DiskBytesUsed == 0 {
+			t.Errorf("Stats: %+v; want a size", s)
+		}
+		if s := db.EngineStats(); s.DiskSpaceBytes == 0 {
+			t.Errorf("EngineStats: %+v; want a size", s)
+		}
+	})
+}
