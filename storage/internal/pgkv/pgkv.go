@@ -135,8 +135,8 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 }
 
 // lockKey is the advisory lock that makes one process the database's only
-// user (a number of our own: "honmaster" in ASCII, truncated).
-const lockKey int64 = 0x686f6e6d6173746e
+// user (a number of our own: "honmaste", the name's first 8 bytes in ASCII).
+const lockKey int64 = 0x686f6e6d61737465
 
 // lockDatabase takes the database's advisory lock on a connection of its
 // own, held until Close: like Pebble's directory lock, it keeps a second
