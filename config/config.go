@@ -87,6 +87,25 @@ type Storage struct {
 	CacheSize       ByteSize `toml:"cache_size"`         // Pebble block cache
 	MemTableSize    ByteSize `toml:"memtable_size"`      // one Pebble memtable
 	BloomBitsPerKey int      `toml:"bloom_bits_per_key"` // 0: no bloom filters
+	// Backend is where the database lives: "pebble" (in DataDir/db) or
+	// "postgres" (Postgres.URL).
+	Backend  string          `toml:"backend"`
+	Postgres StoragePostgres `toml:"postgres"`
+}
+
+// Storage backends.
+const (
+	BackendPebble   = "pebble"
+	BackendPostgres = "postgres"
+)
+
+// StoragePostgres is the [storage.postgres] table: the PostgreSQL database
+// of storage.backend = "postgres".
+type StoragePostgres struct {
+	URL              string   `toml:"url"`               // postgres://user@host:port/db?sslmode=...
+	PasswordFile     string   `toml:"password_file"`     // a file holding the password (else the URL's or PGPASSWORD)
+	MaxConns         int      `toml:"max_conns"`         // connection pool size
+	StatementTimeout Duration `toml:"statement_timeout"` // per statement, on the server; 0: none
 }
 
 // Actors is the [actors] table: per-account actor lifetimes.

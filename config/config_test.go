@@ -35,7 +35,8 @@ func wantDefaults() *Config {
 			TrustForwardedFor: false, MemoryLimit: MemoryLimit{Auto: true},
 			GCHeapFloor: 64 * MiB,
 		},
-		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10},
+		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10,
+			Backend: BackendPebble, Postgres: StoragePostgres{MaxConns: 16, StatementTimeout: Duration{10 * time.Second}}},
 		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
 			SessionCacheSize: 100000, VerifierCacheSize: 20000},
 		Operator: Operator{Enabled: true, Listen: "127.0.0.1:8081",
@@ -421,6 +422,15 @@ func TestValidateSingle(t *testing.T) {
 		{"reports per_reportee negative", func(c *Config) { c.Reports.PerReportee = -1 }, "reports.per_reportee"},
 		{"reports text too long", func(c *Config) { c.Reports.MaxTextRunes = 5000 }, "reports.max_text_runes"},
 		{"reports priority 0", func(c *Config) { c.Reports.MaxPriority = 0 }, "reports.max_priority"},
+		{"unknown backend", func(c *Config) { c.Storage.Backend = "mysql" }, "storage.backend"},
+		{"postgres without url", func(c *Config) { c.Storage.Backend = BackendPostgres }, "storage.postgres.url"},
+		{"postgres url", func(c *Config) {
+			c.Storage.Backend, c.Storage.Postgres.URL = BackendPostgres, "postgres://hon@db:5432/hon"
+		}, ""},
+		{"postgres not a url", func(c *Config) { c.Storage.Backend, c.Storage.Postgres.URL = BackendPostgres, "host=db user=hon" }, "storage.postgres.url"},
+		{"postgres url unused by pebble", func(c *Config) { c.Storage.Postgres.URL = "nonsense" }, ""},
+		{"postgres no conns", func(c *Config) { c.Storage.Postgres.MaxConns = 0 }, "storage.postgres.max_conns"},
+		{"postgres no statement timeout", func(c *Config) { c.Storage.Postgres.StatementTimeout = Duration{} }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ func (c *Config) Validate() error {
 	if c.Storage.BloomBitsPerKey < 0 || c.Storage.BloomBitsPerKey > 32 {
 		ps.add("storage.bloom_bits_per_key", "must be 0..32")
 	}
+	c.validateStorageBackend(&ps)
 	if c.Actors.SessionCacheSize < 0 {
 		ps.add("actors.session_cache_size", "must be >= 0")
 	}
@@ -389,5 +390,31 @@ func rate(ps *problems, key string, r Rate) {
 	}
 	if r.Burst > 0 && r.Every.Duration <= 0 {
 		ps.add(key+".every", "must be > 0")
+	}
+}
+
+func (c *Config) validateStorageBackend(ps *problems) {
+	oneOf(ps, "storage.backend", c.Storage.Backend, BackendPebble, BackendPostgres)
+	pg := c.Storage.Postgres
+	if pg.MaxConns < 1 || pg.MaxConns > 1000 {
+		ps.add("storage.postgres.max_conns", "must be 1..1000")
+	}
+	if pg.StatementTimeout.Duration < 0 {
+		ps.add("storage.postgres.statement_timeout", "must be >= 0")
+	}
+	if c.Storage.Backend != BackendPostgres {
+		return
+	}
+	u, err := url.Parse(pg.URL)
+	switch {
+	case pg.URL == "":
+		ps.add("storage.postgres.url", `must be set when storage.backend = "postgres"`)
+	case err != nil:
+		// url's error would repeat the URL, password included.
+		ps.add("storage.postgres.url", "does not parse as a URL (check the host, the port and any %%-escapes)")
+	case u.Scheme != "postgres" && u.Scheme != "postgresql":
+		ps.add("storage.postgres.url", "must be a postgres:// or postgresql:// URL")
+	case u.Host == "" && u.Query().Get("host") == "":
+		ps.add("storage.postgres.url", "must name a host (postgres://USER@HOST:PORT/DATABASE)")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // AccountRecords are the keys of every record of one account, found by
@@ -145,28 +143,29 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 // prefix p (names hold no '/'), seeking past each name's records rather
 // than reading them.
 func (db *DB) eachSubPrefix(p []byte, fn func(sub []byte) error) error {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return err
-	}
 	var subs [][]byte
-	for ok := it.First(); ok; {
-		rest := it.Key()[len(p):]
-		i := bytes.IndexByte(rest, '/')
-		if i < 0 {
-			it.Close()
-			return fmt.Errorf("%w: key %q without a keyspace name", ErrCorrupt, it.Key())
+	hi := prefixEnd(p)
+	for lo := p; ; {
+		var sub []byte
+		err := db.eng.scan(lo, hi, func(k, _ []byte) error {
+			rest := k[len(p):]
+			i := bytes.IndexByte(rest, '/')
+			if i < 0 {
+				return fmt.Errorf("%w: key %q without a keyspace name", ErrCorrupt, k)
+			}
+			sub = append(append([]byte(nil), p...), rest[:i+1]...)
+			return errStop // one key is enough: the next scan starts past the name
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return err
 		}
-		sub := append(append([]byte(nil), p...), rest[:i+1]...)
-		subs = append(subs, sub)
-		end := prefixEnd(sub)
-		if end == nil {
+		if sub == nil {
 			break
 		}
-		ok = it.SeekGE(end)
-	}
-	if err := it.Close(); err != nil {
-		return err
+		subs = append(subs, sub)
+		if lo = prefixEnd(sub); lo == nil {
+			break
+		}
 	}
 	for _, s := range subs {
 		if err := fn(s); err != nil {

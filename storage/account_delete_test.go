@@ -70,52 +70,53 @@ func writeAccount(t *testing.T, db *DB, a *Account, other AccountID, cookie stri
 // it remains, nothing of another account goes (not even the index entry
 // the other account wrote about it).
 func TestAccountRecords(t *testing.T) {
-	db := openMem(t)
-	keep := sampleAccount(1, "keep")
-	writeAccount(t, db, keep, 2, "00000000000000000000000000000001")
-	before := allKeys(t, db)
+	eachEngine(t, func(t *testing.T, db *DB) {
+		keep := sampleAccount(1, "keep")
+		writeAccount(t, db, keep, 2, "00000000000000000000000000000001")
+		before := allKeys(t, db)
 
-	main := sampleAccount(2, "gone")
-	writeAccount(t, db, main, 1, "00000000000000000000000000000002")
-	sub := sampleAccount(3, "gonesub")
-	sub.SuperID = 2
-	writeAccount(t, db, sub, 1, "00000000000000000000000000000003")
+		main := sampleAccount(2, "gone")
+		writeAccount(t, db, main, 1, "00000000000000000000000000000002")
+		sub := sampleAccount(3, "gonesub")
+		sub.SuperID = 2
+		writeAccount(t, db, sub, 1, "00000000000000000000000000000003")
 
-	r, err := db.AccountRecords(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(r.SubAccounts, []AccountID{3}) || r.Login != "gone" || len(r.Sessions) != 1 {
-		t.Fatalf("records of 2: subs %v login %q sessions %d", r.SubAccounts, r.Login, len(r.Sessions))
-	}
-	for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
-		"x/test.del": 2, "x/test.del.more": 2, "i/test.delindex": 2, "pluginstate/guides": 1, "pluginstate/plinko": 1} {
-		if r.Counts[fam] != want {
-			t.Errorf("%s: %d records, want %d (all: %v)", fam, r.Counts[fam], want, r.Counts)
-		}
-	}
-	// The sub-account first, as the actors do, then the main account.
-	for _, id := range []AccountID{3, 2} {
-		r, err := db.AccountRecords(id)
+		r, err := db.AccountRecords(2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id == 3 && r.Counts["sub_index"] != 1 {
-			t.Errorf("sub-account index entry not found: %v", r.Counts)
+		if !slices.Equal(r.SubAccounts, []AccountID{3}) || r.Login != "gone" || len(r.Sessions) != 1 {
+			t.Fatalf("records of 2: subs %v login %q sessions %d", r.SubAccounts, r.Login, len(r.Sessions))
 		}
-		b := db.NewBatch()
-		b.DeleteAccountRecords(r)
-		if err := db.Commit(b); err != nil {
-			t.Fatal(err)
+		for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
+			"x/test.del": 2, "x/test.del.more": 2, "i/test.delindex": 2, "pluginstate/guides": 1, "pluginstate/plinko": 1} {
+			if r.Counts[fam] != want {
+				t.Errorf("%s: %d records, want %d (all: %v)", fam, r.Counts[fam], want, r.Counts)
+			}
 		}
-	}
-	after := allKeys(t, db)
-	if !slices.Equal(before, after) {
-		t.Errorf("keys after deletion differ from before the account:\nbefore %q\nafter  %q", before, after)
-	}
-	if _, err := db.AccountRecords(2); err == nil {
-		t.Error("AccountRecords of a deleted account succeeded")
-	}
+		// The sub-account first, as the actors do, then the main account.
+		for _, id := range []AccountID{3, 2} {
+			r, err := db.AccountRecords(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id == 3 && r.Counts["sub_index"] != 1 {
+				t.Errorf("sub-account index entry not found: %v", r.Counts)
+			}
+			b := db.NewBatch()
+			b.DeleteAccountRecords(r)
+			if err := db.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after := allKeys(t, db)
+		if !slices.Equal(before, after) {
+			t.Errorf("keys after deletion differ from before the account:\nbefore %q\nafter  %q", before, after)
+		}
+		if _, err := db.AccountRecords(2); err == nil {
+			t.Error("AccountRecords of a deleted account succeeded")
+		}
+	})
 }
 
 // TestAccountRecordsKnowEveryPrefix fails when a key prefix is added to

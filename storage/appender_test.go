@@ -28,29 +28,30 @@ var (
 // one that writes other than the size it gave fails its Put and the whole
 // batch, so nothing of it is stored.
 func TestAppenderPut(t *testing.T) {
-	db := openMem(t)
-	b := db.NewBatch()
-	if err := appendKS.Put(batchWriter{b, 7}, "k", "value"); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	if v, err := appendKS.Get(db, 7, "k"); err != nil || v != "value" {
-		t.Fatalf("Get = %q, %v", v, err)
-	}
+	eachEngine(t, func(t *testing.T, db *DB) {
+		b := db.NewBatch()
+		if err := appendKS.Put(batchWriter{b, 7}, "k", "value"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := appendKS.Get(db, 7, "k"); err != nil || v != "value" {
+			t.Fatalf("Get = %q, %v", v, err)
+		}
 
-	b = db.NewBatch()
-	if err := appendKS.Put(batchWriter{b, 8}, "k", "kept?"); err != nil {
-		t.Fatal(err)
-	}
-	if err := shortKS.Put(batchWriter{b, 8}, "k", "short"); err == nil {
-		t.Fatal("Put of a record shorter than its size succeeded")
-	}
-	if err := db.Commit(b); err == nil {
-		t.Fatal("Commit of a batch with a failed record succeeded")
-	}
-	if _, err := appendKS.Get(db, 8, "k"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("a record of the failed batch was stored: %v", err)
-	}
+		b = db.NewBatch()
+		if err := appendKS.Put(batchWriter{b, 8}, "k", "kept?"); err != nil {
+			t.Fatal(err)
+		}
+		if err := shortKS.Put(batchWriter{b, 8}, "k", "short"); err == nil {
+			t.Fatal("Put of a record shorter than its size succeeded")
+		}
+		if err := db.Commit(b); err == nil {
+			t.Fatal("Commit of a batch with a failed record succeeded")
+		}
+		if _, err := appendKS.Get(db, 8, "k"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a record of the failed batch was stored: %v", err)
+		}
+	})
 }

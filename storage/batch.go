@@ -3,7 +3,6 @@ package storage
 import (
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -12,18 +11,18 @@ import (
 // callers may chain puts and check once. Only package actors creates and
 // commits batches (see TestOnlyActorsWrite).
 type Batch struct {
-	pb  *pebble.Batch
+	eb  engineBatch
 	err error
 }
 
 // NewBatch starts an empty batch.
-func (db *DB) NewBatch() *Batch { return &Batch{pb: db.pdb.NewBatch()} }
+func (db *DB) NewBatch() *Batch { return &Batch{eb: db.eng.newBatch()} }
 
 // Discard releases a batch that will not be committed.
-func (b *Batch) Discard() { b.pb.Close() }
+func (b *Batch) Discard() { b.eb.release() }
 
 // Empty reports whether the batch holds no write.
-func (b *Batch) Empty() bool { return b.pb.Empty() && b.err == nil }
+func (b *Batch) Empty() bool { return b.eb.empty() && b.err == nil }
 
 func (b *Batch) set(key, value []byte, err error) {
 	if b.err != nil {
@@ -33,12 +32,12 @@ func (b *Batch) set(key, value []byte, err error) {
 		b.err = fmt.Errorf("storage: encode %q: %w", key[:2], err)
 		return
 	}
-	b.err = b.pb.Set(key, value, nil)
+	b.err = b.eb.set(key, value)
 }
 
 func (b *Batch) del(key []byte) {
 	if b.err == nil {
-		b.err = b.pb.Delete(key, nil)
+		b.err = b.eb.del(key)
 	}
 }
 
@@ -53,17 +52,17 @@ func (b *Batch) setEncoded(key []byte, size int, enc func(dst []byte) ([]byte, e
 	if b.err != nil {
 		return nil // the batch failed already; Commit says why
 	}
-	op := b.pb.SetDeferred(len(key), size)
-	copy(op.Key, key)
-	out, err := enc(op.Value[:0:size])
-	if err == nil && (len(out) != size || (size > 0 && &out[0] != &op.Value[0])) {
+	k, v := b.eb.setDeferred(len(key), size)
+	copy(k, key)
+	out, err := enc(v[:0:size])
+	if err == nil && (len(out) != size || (size > 0 && &out[0] != &v[0])) {
 		err = fmt.Errorf("encoded %d bytes where %d were reserved", len(out), size)
 	}
 	if err != nil {
 		b.err = fmt.Errorf("storage: encode %q: %w", key[:2], err)
 		return err // unwrapped: the caller names the record
 	}
-	b.err = op.Finish()
+	b.err = b.eb.finishDeferred()
 	return nil
 }
 

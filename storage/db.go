@@ -1,6 +1,8 @@
-// Package storage is the host's single durable store: one Pebble database
-// behind a small typed API. No Pebble type appears in its signatures, so a
-// distributed backend can sit behind the same API later.
+// Package storage is the host's single durable store: an ordered key/value
+// database behind a small typed API. The database is Pebble in a directory
+// (Open, the default) or one table in PostgreSQL (OpenPostgres; see
+// postgres.go and docs/postgres.md); both sit behind one internal engine
+// interface (engine.go), and no engine type appears in the API.
 //
 // # Records
 //
@@ -61,10 +63,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/bloom"
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/honmaster/masterserver/storage/internal/pb"
 )
 
@@ -103,9 +101,9 @@ const (
 	DefaultBloomBitsPerKey = 10
 )
 
-// DB is the typed view of the Pebble database.
+// DB is the typed view of the database, on either engine.
 type DB struct {
-	pdb      *pebble.DB
+	eng      engine
 	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
 	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 }
@@ -128,46 +126,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 	return upgrade(db, dir, opts)
 }
 
-func openPebble(dir string, opts *Options) (*DB, error) {
-	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}, FS: privateFS{vfs.Default}}
-	if opts.InMemory {
-		po.FS = vfs.NewMem()
-	}
-	size := opts.CacheSize
-	if size <= 0 {
-		size = DefaultCacheSize
-	}
-	cache := pebble.NewCache(size)
-	defer cache.Unref()
-	po.Cache = cache
-	po.MemTableSize = DefaultMemTableSize
-	if opts.MemTableSize > 0 {
-		po.MemTableSize = uint64(opts.MemTableSize)
-	}
-	bits := opts.BloomBitsPerKey
-	if bits == 0 {
-		bits = DefaultBloomBitsPerKey
-	}
-	if bits > 0 {
-		for i := range po.Levels {
-			po.Levels[i].FilterPolicy = bloom.FilterPolicy(bits)
-		}
-	}
-	if !opts.InMemory {
-		if err := po.FS.MkdirAll(dir, DirMode); err != nil {
-			return nil, fmt.Errorf("storage: create %s: %w", dir, err)
-		}
-	}
-	pdb, err := pebble.Open(dir, po)
-	if err != nil {
-		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
-	}
-	return &DB{pdb: pdb}, nil
-}
-
 // Close flushes nothing extra (every commit is already synced) and releases
-// the directory lock.
-func (db *DB) Close() error { return db.pdb.Close() }
+// the engine (Pebble's directory lock, PostgreSQL's connections).
+func (db *DB) Close() error { return db.eng.close() }
 
 // get copies the value of key, since Pebble's slice is only valid until the
 // closer runs.
@@ -191,20 +152,7 @@ func (db *DB) has(key []byte) (bool, error) {
 
 // view calls fn with the value of key, valid only during the call (no
 // copy: a keyspace's codec decodes from it).
-func (db *DB) view(key []byte, fn func([]byte) error) error {
-	v, closer, err := db.pdb.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	err = fn(v)
-	if cerr := closer.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (db *DB) view(key []byte, fn func([]byte) error) error { return db.eng.view(key, fn) }
 
 // Account reads one account with all its records.
 func (db *DB) Account(id AccountID) (*Account, error) {
@@ -384,64 +332,36 @@ func (db *DB) EachSession(fn func(*Session) error) error {
 	})
 }
 
-// scan calls fn with every key and value under prefix p. The slices are only
-// valid during the call.
-//
-// It steps with NextPrefix rather than Next: a record rewritten often (a
-// cloud archive, a balance) leaves one version per write in the memtable
-// until the next flush, and Next walks every older version of the current
-// key before it reaches the next key, so a scan of a few keys cost time in
-// proportion to the writes since the last flush (a third of a cloud store's
-// CPU under load). NextPrefix seeks past them (after a few cheap steps);
-// with the default comparer every key is its own prefix, so it visits
-// exactly the keys Next would.
+// scan calls fn with every key and value under prefix p, in key order. The
+// slices are only valid during the call.
 func (db *DB) scan(p []byte, fn func(k, v []byte) error) error {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return err
-	}
-	for ok := it.First(); ok; ok = it.NextPrefix() {
-		v, err := it.ValueAndErr()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		if err := fn(it.Key(), v); err != nil {
-			it.Close()
-			return err
-		}
-	}
-	if scanObserver != nil {
-		scanObserver(it.Stats())
-	}
-	return it.Close()
+	return db.eng.scan(p, prefixEnd(p), fn)
 }
-
-// scanObserver, set by tests only, sees the statistics of every complete
-// scan's iterator.
-var scanObserver func(pebble.IteratorStats)
 
 // Commit applies the batch atomically and syncs it to disk before returning:
 // a reply sent after Commit returns is never lost, even on kill -9. The batch
 // cannot be used afterwards. An empty batch commits without touching disk.
 func (db *DB) Commit(b *Batch) error {
 	if b.err != nil {
-		b.pb.Close()
+		b.eb.release()
 		return b.err
 	}
-	if b.pb.Empty() {
-		b.pb.Close()
+	if b.eb.empty() {
+		b.eb.release()
 		return nil
 	}
 	guard := db.guard.Load()
 	if err := guard.admit(); err != nil { // nothing written: a clean refusal
-		b.pb.Close()
+		b.eb.release()
 		return err
 	}
-	start, ops, size := time.Now(), int(b.pb.Count()), b.pb.Len()
-	err := guard.apply(db.pdb, b.pb) // pdb.Apply, synced, with engine panics recovered
+	start, ops, size := time.Now(), b.eb.count(), b.eb.size()
+	err := guard.apply(db.eng, b.eb) // synced, with engine panics recovered
 	db.observeCommit(ops, size, start, err)
-	b.pb.Close()
+	b.eb.release()
+	if errors.Is(err, errNotCommitted) {
+		return guard.refused(fmt.Errorf("storage: commit: %w", err))
+	}
 	if err != nil {
 		return guard.failed(fmt.Errorf("storage: commit: %w", err))
 	}
@@ -449,15 +369,25 @@ func (db *DB) Commit(b *Batch) error {
 	return nil
 }
 
+// errNotCommitted marks an engine's commit failure that wrote nothing for
+// sure (PostgreSQL refused or never received the COMMIT): a plain failure,
+// not an uncertain one.
+var errNotCommitted = errors.New("storage: not committed")
+
 // Checkpoint writes a consistent copy of the database into dir, which must
 // not exist. It is safe while the database is being written. The copy is
-// private like the database (0700/0600).
+// private like the database (0700/0600). The PostgreSQL engine has none
+// (ErrNoCheckpoint): its operators back up with pg_dump.
 func (db *DB) Checkpoint(dir string) error {
-	if err := db.pdb.Checkpoint(dir, pebble.WithFlushedWAL()); err != nil {
+	if err := db.eng.checkpoint(dir); err != nil {
 		return fmt.Errorf("storage: checkpoint to %s: %w", dir, err)
 	}
 	return nil
 }
+
+// ErrNoCheckpoint is returned by Checkpoint on an engine that cannot copy
+// itself into a directory (PostgreSQL: use pg_dump).
+var ErrNoCheckpoint = errors.New("storage: this storage backend has no checkpoint")
 
 // DBStats are storage counters for benchmarks and metrics.
 type DBStats struct {
@@ -468,41 +398,13 @@ type DBStats struct {
 }
 
 // Stats reads the current counters.
-func (db *DB) Stats() DBStats {
-	m := db.pdb.Metrics()
-	return DBStats{WALBytes: m.WAL.BytesWritten, CacheHits: m.BlockCache.Hits, CacheMisses: m.BlockCache.Misses,
-		DiskBytesUsed: m.DiskSpaceUsage()}
-}
+func (db *DB) Stats() DBStats { return db.eng.stats() }
 
 func unixNano(n int64) time.Time {
 	if n == 0 {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
-}
-
-// pebbleLogger sends Pebble's messages to slog at debug level (errors at
-// error level) instead of stderr.
-type pebbleLogger struct{ l *slog.Logger }
-
-func (p pebbleLogger) Infof(format string, args ...any) {
-	if p.l != nil {
-		p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
-	}
-}
-
-func (p pebbleLogger) Errorf(format string, args ...any) {
-	if p.l != nil {
-		p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-	}
-}
-
-func (p pebbleLogger) Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if p.l != nil {
-		p.l.Error(msg, "component", "pebble")
-	}
-	panic(msg)
 }
 
 var _ io.Closer = (*DB)(nil)

@@ -31,123 +31,127 @@ func sampleAccount(id AccountID, login string) *Account {
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
-	db := openMem(t)
-	main, sub := sampleAccount(1, "SouL"), sampleAccount(2, "soul2")
-	sub.SuperID = 1
-	sess := &Session{Cookie: "0123456789abcdef0123456789abcdef", AccountID: 2, SuperID: 1, IP: "127.0.0.1",
-		Created: time.Unix(1700000000, 0).UTC(), Expires: time.Unix(1700086400, 0).UTC()}
+	eachEngine(t, func(t *testing.T, db *DB) {
+		main, sub := sampleAccount(1, "SouL"), sampleAccount(2, "soul2")
+		sub.SuperID = 1
+		sess := &Session{Cookie: "0123456789abcdef0123456789abcdef", AccountID: 2, SuperID: 1, IP: "127.0.0.1",
+			Created: time.Unix(1700000000, 0).UTC(), Expires: time.Unix(1700086400, 0).UTC()}
 
-	b := db.NewBatch()
-	b.PutAccount(main, nil)
-	b.PutUpgrades(main.ID, 0, main.Upgrades)
-	b.PutAccount(sub, nil)
-	b.PutUpgrades(sub.ID, 0, sub.Upgrades)
-	b.PutLogin(main.Login, main.ID)
-	b.PutLogin(sub.Login, sub.ID)
-	b.PutSubAccount(1, 2)
-	b.SetNextAccountID(3)
-	b.PutSession(sess)
-	if err := db.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-
-	got, err := db.Account(1)
-	if err != nil || !reflect.DeepEqual(got, main) {
-		t.Fatalf("Account(1) = %+v, %v; want %+v", got, err, main)
-	}
-	for login, want := range map[string]AccountID{"SouL": 1, "soul2": 2} {
-		if id, err := db.LoginID(login); err != nil || id != want {
-			t.Errorf("LoginID(%q) = %d, %v; want %d", login, id, err, want)
+		b := db.NewBatch()
+		b.PutAccount(main, nil)
+		b.PutUpgrades(main.ID, 0, main.Upgrades)
+		b.PutAccount(sub, nil)
+		b.PutUpgrades(sub.ID, 0, sub.Upgrades)
+		b.PutLogin(main.Login, main.ID)
+		b.PutLogin(sub.Login, sub.ID)
+		b.PutSubAccount(1, 2)
+		b.SetNextAccountID(3)
+		b.PutSession(sess)
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := db.LoginID("soul"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("logins are case-sensitive: LoginID(soul) err = %v, want ErrNotFound", err)
-	}
-	if subs, err := db.SubAccounts(1); err != nil || !reflect.DeepEqual(subs, []AccountID{2}) {
-		t.Errorf("SubAccounts(1) = %v, %v", subs, err)
-	}
-	if subs, _ := db.SubAccounts(2); len(subs) != 0 {
-		t.Errorf("SubAccounts(2) = %v, want none", subs)
-	}
-	if next, _ := db.NextAccountID(); next != 3 {
-		t.Errorf("NextAccountID = %d, want 3", next)
-	}
-	sess.Hash = SessionHash(sess.Cookie)
-	if s, err := db.Session(sess.Cookie); err != nil || !reflect.DeepEqual(s, sess) {
-		t.Errorf("Session = %+v, %v", s, err)
-	}
 
-	var seen []AccountID
-	if err := db.EachAccount(func(a *Account) error { seen = append(seen, a.ID); return nil }); err != nil || !reflect.DeepEqual(seen, []AccountID{1, 2}) {
-		t.Errorf("EachAccount saw %v, %v", seen, err)
-	}
+		got, err := db.Account(1)
+		if err != nil || !reflect.DeepEqual(got, main) {
+			t.Fatalf("Account(1) = %+v, %v; want %+v", got, err, main)
+		}
+		for login, want := range map[string]AccountID{"SouL": 1, "soul2": 2} {
+			if id, err := db.LoginID(login); err != nil || id != want {
+				t.Errorf("LoginID(%q) = %d, %v; want %d", login, id, err, want)
+			}
+		}
+		if _, err := db.LoginID("soul"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("logins are case-sensitive: LoginID(soul) err = %v, want ErrNotFound", err)
+		}
+		if subs, err := db.SubAccounts(1); err != nil || !reflect.DeepEqual(subs, []AccountID{2}) {
+			t.Errorf("SubAccounts(1) = %v, %v", subs, err)
+		}
+		if subs, _ := db.SubAccounts(2); len(subs) != 0 {
+			t.Errorf("SubAccounts(2) = %v, want none", subs)
+		}
+		if next, _ := db.NextAccountID(); next != 3 {
+			t.Errorf("NextAccountID = %d, want 3", next)
+		}
+		sess.Hash = SessionHash(sess.Cookie)
+		if s, err := db.Session(sess.Cookie); err != nil || !reflect.DeepEqual(s, sess) {
+			t.Errorf("Session = %+v, %v", s, err)
+		}
 
-	b = db.NewBatch()
-	b.DeleteSession(sess.Key())
-	if err := db.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Session(sess.Cookie); !errors.Is(err, ErrNotFound) {
-		t.Errorf("deleted session still there: %v", err)
-	}
+		var seen []AccountID
+		if err := db.EachAccount(func(a *Account) error { seen = append(seen, a.ID); return nil }); err != nil || !reflect.DeepEqual(seen, []AccountID{1, 2}) {
+			t.Errorf("EachAccount saw %v, %v", seen, err)
+		}
+
+		b = db.NewBatch()
+		b.DeleteSession(sess.Key())
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Session(sess.Cookie); !errors.Is(err, ErrNotFound) {
+			t.Errorf("deleted session still there: %v", err)
+		}
+	})
 }
 
 func TestEmptyDatabase(t *testing.T) {
-	db := openMem(t)
-	if next, err := db.NextAccountID(); err != nil || next != FirstAccountID {
-		t.Errorf("NextAccountID = %d, %v", next, err)
-	}
-	if _, err := db.Account(7); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Account(7) err = %v", err)
-	}
-	if _, err := db.Meta("nothing"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Meta err = %v", err)
-	}
+	eachEngine(t, func(t *testing.T, db *DB) {
+		if next, err := db.NextAccountID(); err != nil || next != FirstAccountID {
+			t.Errorf("NextAccountID = %d, %v", next, err)
+		}
+		if _, err := db.Account(7); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Account(7) err = %v", err)
+		}
+		if _, err := db.Meta("nothing"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Meta err = %v", err)
+		}
+	})
 }
 
 func TestCorruptValue(t *testing.T) {
-	db := openMem(t)
-	b := db.NewBatch()
-	b.set(accountKey(5), []byte{formatV2, 0xff, 0xff}, nil)
-	b.set(sessionKey(SessionHash("x")), []byte{formatV2, '['}, nil)
-	if err := db.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Account(5); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("Account err = %v, want ErrCorrupt", err)
-	}
-	if _, err := db.Session("x"); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("Session err = %v, want ErrCorrupt", err)
-	}
+	eachEngine(t, func(t *testing.T, db *DB) {
+		b := db.NewBatch()
+		b.set(accountKey(5), []byte{formatV2, 0xff, 0xff}, nil)
+		b.set(sessionKey(SessionHash("x")), []byte{formatV2, '['}, nil)
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Account(5); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Account err = %v, want ErrCorrupt", err)
+		}
+		if _, err := db.Session("x"); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Session err = %v, want ErrCorrupt", err)
+		}
+	})
 }
 
 // A record that cannot be encoded (protobuf refuses invalid UTF-8 in a
 // string) fails the whole batch at Commit: nothing of it is written, not
 // even the records encoded before it, nor the half-written record itself.
 func TestUnencodableRecordFailsBatch(t *testing.T) {
-	db := openMem(t)
-	b := db.NewBatch()
-	b.PutLogin("good", 5)
-	b.PutAccount(&Account{ID: 5, Login: "bad\xff"}, nil)
-	b.PutLogin("after", 6)
-	if err := db.Commit(b); err == nil || !strings.Contains(err.Error(), "encode") {
-		t.Fatalf("Commit err = %v, want an encode error", err)
-	}
-	if _, err := db.Account(5); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Account(5) err = %v, want ErrNotFound", err)
-	}
-	if _, err := db.LoginID("good"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("login written before the bad record: err = %v", err)
-	}
-	// A good record after a failed encode in another batch round-trips.
-	ok := db.NewBatch()
-	ok.PutAccount(&Account{ID: 5, Login: "good", Nickname: "Nick", Gold: 7}, nil)
-	if err := db.Commit(ok); err != nil {
-		t.Fatal(err)
-	}
-	if a, err := db.Account(5); err != nil || a.Login != "good" || a.Nickname != "Nick" || a.Gold != 7 {
-		t.Errorf("Account(5) = %+v, %v", a, err)
-	}
+	eachEngine(t, func(t *testing.T, db *DB) {
+		b := db.NewBatch()
+		b.PutLogin("good", 5)
+		b.PutAccount(&Account{ID: 5, Login: "bad\xff"}, nil)
+		b.PutLogin("after", 6)
+		if err := db.Commit(b); err == nil || !strings.Contains(err.Error(), "encode") {
+			t.Fatalf("Commit err = %v, want an encode error", err)
+		}
+		if _, err := db.Account(5); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Account(5) err = %v, want ErrNotFound", err)
+		}
+		if _, err := db.LoginID("good"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("login written before the bad record: err = %v", err)
+		}
+		// A good record after a failed encode in another batch round-trips.
+		ok := db.NewBatch()
+		ok.PutAccount(&Account{ID: 5, Login: "good", Nickname: "Nick", Gold: 7}, nil)
+		if err := db.Commit(ok); err != nil {
+			t.Fatal(err)
+		}
+		if a, err := db.Account(5); err != nil || a.Login != "good" || a.Nickname != "Nick" || a.Gold != 7 {
+			t.Errorf("Account(5) = %+v, %v", a, err)
+		}
+	})
 }
 
 func TestPrefixEnd(t *testing.T) {

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 var (
@@ -91,7 +89,7 @@ func (db *DB) Health() error { return db.guard.Load().Health() }
 // cannot be written, as on a full disk); the panic is turned into an
 // uncertain error here, and the guard then refuses every later commit
 // rather than let it hang on a broken engine.
-func (g *DiskGuard) apply(pdb *pebble.DB, b *pebble.Batch) (err error) {
+func (g *DiskGuard) apply(e engine, b engineBatch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrEngineFailed, r)
@@ -103,7 +101,7 @@ func (g *DiskGuard) apply(pdb *pebble.DB, b *pebble.Batch) (err error) {
 			}
 		}
 	}()
-	return pdb.Apply(b, pebble.Sync)
+	return e.apply(b)
 }
 
 // admit refuses a commit while free space is below the margin, or for good
@@ -168,6 +166,25 @@ func (g *DiskGuard) failed(err error) error {
 		return err
 	}
 	g.log.Error("storage commit failed", "err", err, "similar_failures_not_logged", g.muted)
+	g.loggedAt, g.muted = now, 0
+	return err
+}
+
+// refused records a commit that failed with nothing written (the database
+// could not be reached or refused it), for Health, and returns it as is.
+func (g *DiskGuard) refused(err error) error {
+	if g == nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	g.failedAt, g.lastErr = now, err
+	if now.Sub(g.loggedAt) < errorLogEvery {
+		g.muted++
+		return err
+	}
+	g.log.Error("storage commit failed; nothing written", "err", err, "similar_failures_not_logged", g.muted)
 	g.loggedAt, g.muted = now, 0
 	return err
 }

@@ -29,7 +29,7 @@ func TestCommitOnFailingLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := &DB{pdb: pdb}
+	db := &DB{eng: &pebbleEngine{db: pdb}}
 	db.SetDiskGuard(NewDiskGuard("", 0, nil, nil))
 	put := func(name string) error {
 		b := db.NewBatch()

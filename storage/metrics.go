@@ -33,34 +33,7 @@ type EngineStats struct {
 }
 
 // EngineStats reads the engine's metrics (cheap: a snapshot of counters).
-func (db *DB) EngineStats() EngineStats {
-	m := db.pdb.Metrics()
-	return EngineStats{
-		DiskSpaceBytes:       m.DiskSpaceUsage(),
-		LiveTableBytes:       m.Table.Local.LiveSize,
-		LiveTables:           m.Table.Local.LiveCount,
-		ReadAmplification:    m.ReadAmp(),
-		L0Sublevels:          int(m.Levels[0].Sublevels),
-		L0Tables:             m.Levels[0].TablesCount,
-		MemtableBytes:        m.MemTable.Size,
-		Memtables:            m.MemTable.Count,
-		WALBytes:             m.WAL.Size,
-		WALBytesWritten:      m.WAL.BytesWritten,
-		WALBytesIn:           m.WAL.BytesIn,
-		Flushes:              m.Flush.Count,
-		Compactions:          m.Compact.Count,
-		CompactionDebtBytes:  m.Compact.EstimatedDebt,
-		CompactionsRunning:   m.Compact.NumInProgress,
-		BlockCacheBytes:      m.BlockCache.Size,
-		BlockCacheHits:       m.BlockCache.Hits,
-		BlockCacheMisses:     m.BlockCache.Misses,
-		TableIterators:       m.TableIters,
-		Snapshots:            m.Snapshots.Count,
-		TableCacheHits:       m.FileCache.Hits,
-		TableCacheMisses:     m.FileCache.Misses,
-		CompactionsCancelled: m.Compact.CancelledCount,
-	}
-}
+func (db *DB) EngineStats() EngineStats { return db.eng.engineStats() }
 
 // CommitInfo describes one synced commit, for metrics.
 type CommitInfo struct {

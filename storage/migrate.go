@@ -109,7 +109,7 @@ func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
 	n := 0
 	b := nu.NewBatch()
 	flush := func(force bool) error {
-		if b.pb.Count() < migrateChunk && !force {
+		if b.eb.count() < migrateChunk && !force {
 			return nil
 		}
 		if err := nu.Commit(b); err != nil {
@@ -188,7 +188,7 @@ func migrateNicknames(db *DB) (int, error) {
 		}
 		b.putNickname(id, "", p.Nickname)
 		n++
-		if b.pb.Count() < migrateChunk {
+		if b.eb.count() < migrateChunk {
 			return nil
 		}
 		if err := db.Commit(b); err != nil {

@@ -34,7 +34,7 @@ func (b *Batch) PutPluginState(id AccountID, area string, state []byte) {
 		return
 	}
 	if len(state) == 0 {
-		b.err = b.pb.Delete(pluginStateKey(area, id), nil)
+		b.err = b.eb.del(pluginStateKey(area, id))
 		return
 	}
 	b.set(pluginStateKey(area, id), state, nil)

@@ -39,6 +39,9 @@ type adminReply struct {
 	Output   string `json:"output"`
 	Error    string `json:"error,omitempty"`
 	Usage    bool   `json:"usage,omitempty"`
+	// Config: the failure is a configuration mistake (exit status 2), such
+	// as a backup asked of a server whose database is in PostgreSQL.
+	Config bool `json:"config,omitempty"`
 }
 
 // adminTimeout bounds one admin command.
@@ -155,7 +158,7 @@ func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 	}
 	if err != nil {
 		// Worded for the operator here, since only the text travels.
-		reply.Error, reply.Usage = explain(err), errors.Is(err, errUsage)
+		reply.Error, reply.Usage, reply.Config = explain(err), errors.Is(err, errUsage), errors.Is(err, errConfig)
 	}
 	reply.Output = out.String()
 	if req != nil {
@@ -211,6 +214,8 @@ func runRemote(dataDir string, req Request, out io.Writer) error {
 		return nil
 	case reply.Usage:
 		return fmt.Errorf("%w: %s", errUsage, reply.Error)
+	case reply.Config:
+		return &opError{cause: errors.Join(errConfig, errRemote), msg: reply.Error}
 	default:
 		return &opError{cause: errRemote, msg: reply.Error}
 	}

@@ -8,10 +8,13 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -75,25 +78,18 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)
 	}
-	dir := filepath.Join(cfg.Storage.DataDir, dbDirName)
 	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
-	// Private whatever it was created with: it holds the database and the
-	// admin socket.
+	// Private whatever it was created with: it holds the database (on
+	// Pebble) and the admin socket.
 	if err := os.Chmod(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
-	bloom := cfg.Storage.BloomBitsPerKey
-	if bloom == 0 {
-		bloom = -1 // the setting's 0 means no filters
-	}
-	db, err := storage.Open(dir, &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second), CacheSize: int64(cfg.Storage.CacheSize),
-		MemTableSize: int64(cfg.Storage.MemTableSize), BloomBitsPerKey: bloom})
+	db, err := openStorage(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	db.SetDiskGuard(storage.NewDiskGuard(cfg.Storage.DataDir, uint64(cfg.Limits.DiskFreeMargin), nil, log))
 	sessions := cfg.Actors.SessionCacheSize
 	if sessions == 0 {
 		sessions = -1 // the setting's 0 means no cache
@@ -125,6 +121,76 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 		VerifierCacheSize: verifiers,
 	}, nil, nil)
 	return app, nil
+}
+
+// openStorage opens the database of the configured backend: Pebble in the
+// data directory (guarded by limits.disk_free_margin), or PostgreSQL
+// (whose disk is the database server's: the guard only tracks failures).
+func openStorage(cfg *config.Config, log *slog.Logger) (*storage.DB, error) {
+	if cfg.Storage.Backend == config.BackendPostgres {
+		db, err := openPostgres(cfg.Storage.Postgres, log, "")
+		if err != nil {
+			return nil, err
+		}
+		db.SetDiskGuard(storage.NewDiskGuard(cfg.Storage.DataDir, 0, nil, log))
+		return db, nil
+	}
+	bloom := cfg.Storage.BloomBitsPerKey
+	if bloom == 0 {
+		bloom = -1 // the setting's 0 means no filters
+	}
+	db, err := storage.Open(filepath.Join(cfg.Storage.DataDir, dbDirName), &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second),
+		CacheSize: int64(cfg.Storage.CacheSize), MemTableSize: int64(cfg.Storage.MemTableSize), BloomBitsPerKey: bloom})
+	if err != nil {
+		return nil, err
+	}
+	db.SetDiskGuard(storage.NewDiskGuard(cfg.Storage.DataDir, uint64(cfg.Limits.DiskFreeMargin), nil, log))
+	return db, nil
+}
+
+// openPostgres opens the [storage.postgres] database (password, when
+// given, wins over password_file). Its failures are worded for the
+// operator, without the password: a setting that cannot work (exit status
+// 2) or a database that cannot be used now (1).
+func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string) (*storage.DB, error) {
+	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration, Logger: log}
+	if pc.PasswordFile != "" && password == "" {
+		b, err := os.ReadFile(pc.PasswordFile)
+		if err != nil {
+			return nil, &opError{cause: errors.Join(errConfig, err),
+				msg: fmt.Sprintf("storage.postgres.password_file: cannot read %s: %s", pc.PasswordFile, unwrapPath(err))}
+		}
+		opts.Password, _, _ = strings.Cut(string(b), "\n")
+		opts.Password = strings.TrimRight(opts.Password, "\r")
+	}
+	db, err := storage.OpenPostgres(opts)
+	switch {
+	case errors.Is(err, storage.ErrPostgresURL):
+		return nil, &opError{cause: errors.Join(errConfig, err),
+			msg: "storage.postgres.url: " + stripInternal(detail(err, storage.ErrPostgresURL))}
+	case errors.Is(err, storage.ErrPostgresInUse):
+		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by another process (a server running "+
+			"on it, here or on another machine, or another command): stop it, or retry in a moment", storage.RedactURL(pc.URL))}
+	case errors.Is(err, storage.ErrPostgresUnreachable):
+		return nil, &opError{cause: err, msg: fmt.Sprintf("cannot use the PostgreSQL database at %s (storage.postgres.url): %s",
+			storage.RedactURL(pc.URL), oneLine(stripInternal(detail(err, storage.ErrPostgresUnreachable))))}
+	case err != nil:
+		return nil, err
+	}
+	log.Info("storage: PostgreSQL", "url", storage.RedactURL(pc.URL), "max_conns", pc.MaxConns)
+	return db, nil
+}
+
+// oneLine joins the lines of a multi-line error (the driver lists every
+// address it tried, one per line) into one, dropping repeats.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func limitRate(r config.Rate) limit.Rate { return limit.Rate{Burst: r.Burst, Every: r.Every.Duration} }

@@ -45,6 +45,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runVersion(args[1:], stdout)
 	case "player":
 		err = runPlayer(ctx, args[1:], stdout)
+	case "storage":
+		err = runStorage(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		err = runHelp(ctx, args[1:], stdout)
 	default:
@@ -104,6 +106,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
 	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	fmt.Fprintln(w, "  version")
+	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
 	for _, o := range ops {
@@ -138,7 +141,7 @@ func runHelp(ctx context.Context, words []string, stdout io.Writer) error {
 	case len(words) == 0:
 		usage(stdout)
 		return nil
-	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player":
+	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player" || words[0] == "storage":
 		Main(ctx, []string{words[0], "--help"}, stdout, io.Discard)
 		return nil
 	}
@@ -216,7 +219,7 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !init {
-		if err := checkDataDir(cfg.Storage.DataDir); err != nil {
+		if err := checkDataDir(cfg.Storage.DataDir, cfg.Storage.Backend == config.BackendPostgres); err != nil {
 			return err
 		}
 	}
@@ -236,13 +239,16 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 var errNoDataDir = errors.New("no data directory")
 
 // checkDataDir refuses a data directory that does not exist or holds no
-// database, so a mistyped --data never silently creates an empty one.
-func checkDataDir(dir string) error { return checkDataDirWith(dir, os.Stat, os.ReadDir) }
+// database (unless the database is elsewhere: noDB), so a mistyped --data
+// never silently creates an empty one.
+func checkDataDir(dir string, noDB bool) error {
+	return checkDataDirWith(dir, noDB, os.Stat, os.ReadDir)
+}
 
 // checkDataDirWith is checkDataDir reading the filesystem through stat and
 // readDir. A directory the operator may not read is said to be so (a
 // non-owner was told it held no database: the listing's error was lost).
-func checkDataDirWith(dir string, stat func(string) (os.FileInfo, error), readDir func(string) ([]os.DirEntry, error)) error {
+func checkDataDirWith(dir string, noDB bool, stat func(string) (os.FileInfo, error), readDir func(string) ([]os.DirEntry, error)) error {
 	info, err := stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -266,6 +272,9 @@ func checkDataDirWith(dir string, stat func(string) (os.FileInfo, error), readDi
 		if strings.HasPrefix(e.Name(), dbDirName) {
 			return nil
 		}
+	}
+	if noDB {
+		return nil
 	}
 	return &opError{cause: errNoDataDir, msg: fmt.Sprintf("%s is not a data directory: it holds no database (check --data)", dir)}
 }

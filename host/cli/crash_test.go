@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
 // buildHost builds the host binary into a temporary directory.
@@ -29,7 +31,8 @@ func buildHost(t *testing.T) string {
 // loopbackConfig writes a configuration file that puts the operator
 // listener on a free loopback port: the default port may be taken by
 // another server on the machine (another test binary, a developer's).
-func loopbackConfig(t *testing.T) string {
+// extra is appended (more tables, such as a storage backend's).
+func loopbackConfig(t *testing.T, extra ...string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "loopback.toml")
 	// The tests act as many players from 127.0.0.1: the per-address
@@ -38,7 +41,7 @@ func loopbackConfig(t *testing.T) string {
 		"[limits]\nregistrations_per_address = { burst = 1000000, every = \"1ms\" }\n" +
 		"cloud_bytes_per_address = { size = 0, every = \"24h\" }\nreports_per_address = { burst = 0, every = \"1h\" }\n" +
 		"guide_votes_per_address = { burst = 0, every = \"1h\" }\nguide_votes_per_guide_address = { burst = 0, every = \"1h\" }\n"
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(conf+strings.Join(extra, "")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return file
@@ -67,15 +70,31 @@ func runHost(t *testing.T, bin string, args ...string) string {
 // serveArgs are the arguments of a test's "serve" on data: free ports for
 // both listeners, so that a server running on the machine's default ports
 // (8080, 8081) does not stop the test.
-func serveArgs(t *testing.T, data string) []string {
+func serveArgs(t *testing.T, data string, conf ...string) []string {
 	t.Helper()
-	return []string{"serve", "--config", loopbackConfig(t), "--data", data, "--listen", "127.0.0.1:0"}
+	if len(conf) == 0 {
+		conf = []string{loopbackConfig(t)}
+	}
+	return []string{"serve", "--config", conf[0], "--data", data, "--listen", "127.0.0.1:0"}
 }
 
-// startHost starts "host serve" and waits until /healthz answers 200.
-func startHost(t *testing.T, bin, data string) (*exec.Cmd, string) {
+// hostBackends runs fn once per storage backend, with the configuration
+// file the host's commands are to take: free loopback ports, and on
+// PostgreSQL a fresh database of the test's own (the subtest skips
+// without HONMASTER_TEST_POSTGRES_URL).
+func hostBackends(t *testing.T, fn func(t *testing.T, conf string)) {
+	t.Run("pebble", func(t *testing.T) { fn(t, loopbackConfig(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		url := storagetest.PostgresURL(t)
+		fn(t, loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n", url)))
+	})
+}
+
+// startHost starts "host serve" (with the configuration file conf, if
+// given) and waits until /healthz answers 200.
+func startHost(t *testing.T, bin, data string, conf ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, serveArgs(t, data)...)
+	cmd := exec.Command(bin, serveArgs(t, data, conf...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -122,13 +141,17 @@ func alive(pid int) bool {
 // and checks that every acknowledged grant is on disk and that the plugin
 // subprocess did not outlive the host.
 func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	hostBackends(t, kill9KeepsAcknowledgedWrites)
+}
+
+func kill9KeepsAcknowledgedWrites(t *testing.T, conf string) {
 	bin := buildHost(t)
 	data := t.TempDir()
-	cmd, _ := startHost(t, bin, data)
-	runHost(t, bin, "account", "create", "--data", data, "--login", "dur", "--password", "pw")
+	cmd, _ := startHost(t, bin, data, conf)
+	runHost(t, bin, "account", "create", "--data", data, "--config", conf, "--login", "dur", "--password", "pw")
 	const grants = 25
 	for i := 0; i < grants; i++ {
-		out := runHost(t, bin, "account", "grant", "--data", data, "--login", "dur", "--tickets", "3",
+		out := runHost(t, bin, "account", "grant", "--data", data, "--config", conf, "--login", "dur", "--tickets", "3",
 			"--upgrade", fmt.Sprintf("aa.Hero_Test.Alt%d", i))
 		if !strings.Contains(out, fmt.Sprintf("tickets %d", 3*(i+1))) {
 			t.Fatalf("grant %d answered %q", i, out)
@@ -160,7 +183,7 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 	}
 
 	// The server is gone: the command opens the data directory itself.
-	out := runHost(t, bin, "account", "show", "--data", data, "--login", "dur")
+	out := runHost(t, bin, "account", "show", "--data", data, "--config", conf, "--login", "dur")
 	if !strings.Contains(out, fmt.Sprintf("tickets %d", 3*grants)) || !strings.Contains(out, fmt.Sprintf("upgrades %d:", grants)) {
 		t.Errorf("after kill -9:\n%s", out)
 	}

@@ -25,7 +25,7 @@ func TestDataDirPermission(t *testing.T) {
 		{"listing EPERM", os.Stat, func(string) ([]os.DirEntry, error) { return nil, denied(syscall.EPERM) }},
 		{"stat EACCES", func(string) (os.FileInfo, error) { return nil, denied(syscall.EACCES) }, os.ReadDir},
 	} {
-		err := checkDataDirWith(dir, tc.stat, tc.readDir)
+		err := checkDataDirWith(dir, false, tc.stat, tc.readDir)
 		if msg := explain(err); !strings.Contains(msg, "permission denied") || strings.Contains(msg, "holds no database") {
 			t.Errorf("%s: %q", tc.name, msg)
 		}
@@ -34,7 +34,7 @@ func TestDataDirPermission(t *testing.T) {
 		}
 	}
 	// An empty directory that can be read still holds no database.
-	if err := checkDataDir(dir); !errors.Is(err, errNoDataDir) || !strings.Contains(explain(err), "holds no database") {
+	if err := checkDataDir(dir, false); !errors.Is(err, errNoDataDir) || !strings.Contains(explain(err), "holds no database") {
 		t.Errorf("empty directory: %v", err)
 	}
 }
@@ -53,7 +53,7 @@ func TestDataDirPermissionReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o700) })
-	if msg := explain(checkDataDir(dir)); !strings.Contains(msg, "permission denied") {
+	if msg := explain(checkDataDir(dir, false)); !strings.Contains(msg, "permission denied") {
 		t.Errorf("unreadable data directory: %q", msg)
 	}
 }

@@ -16,11 +16,29 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage/storagetest"
 	"github.com/honmaster/masterserver/wire"
 )
 
 func start(t *testing.T, mutate func(*config.Config)) *clitest.Server {
 	return clitest.Start(t, mutate)
+}
+
+// onPebble keeps a test's server on Pebble when the suite runs on
+// PostgreSQL (clitest.EnvBackend): for what only a data directory has
+// (backup into a directory, a copy out of it).
+func onPebble(c *config.Config) { c.Storage.Backend = config.BackendPebble }
+
+// eachBackend runs fn as a subtest per storage backend, with the setting
+// that selects it: Pebble in the data directory, and PostgreSQL in a fresh
+// database of the test's own when HONMASTER_TEST_POSTGRES_URL is set
+// (skipped otherwise).
+func eachBackend(t *testing.T, fn func(t *testing.T, backend func(*config.Config))) {
+	t.Run("pebble", func(t *testing.T) { fn(t, func(*config.Config) {}) })
+	t.Run("postgres", func(t *testing.T) {
+		url := storagetest.PostgresURL(t)
+		fn(t, func(c *config.Config) { c.Storage.Backend, c.Storage.Postgres.URL = config.BackendPostgres, url })
+	})
 }
 
 func healthy(t *testing.T, ts *clitest.Server) {
@@ -102,90 +120,92 @@ func checkRecord(t *testing.T, rec *wire.Array, switched bool) {
 }
 
 func TestLoginEndToEnd(t *testing.T) {
-	ts := start(t, nil)
-	ctx := context.Background()
-	mainID := ts.Host(t, "account", "create", "--login", "SouL", "--password", "s3cret", "--nickname", "TheSoul")
-	subID := ts.Host(t, "account", "create", "--login", "SouL_alt", "--password", "other", "--parent", "SouL")
-	ts.Host(t, "account", "grant", "--login", "SouL", "--gold", "100", "--tickets", "7", "--upgrade", "aa.Hero_Pyromancer.Alt2")
-	if mainID != "1" || subID != "2" {
-		t.Fatalf("ids %q %q", mainID, subID)
-	}
-
-	s, err := ts.Client.Login(ctx, "SouL", "s3cret") // checks M2
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRecord(t, s.Record, false)
-	for key, want := range map[string]string{"account_id": "1", "super_id": "1", "nickname": "TheSoul", "ip": "127.0.0.1"} {
-		if got, _ := s.Record.String(key); got != want {
-			t.Errorf("%s = %q, want %q", key, got, want)
+	eachBackend(t, func(t *testing.T, backend func(*config.Config)) {
+		ts := start(t, backend)
+		ctx := context.Background()
+		mainID := ts.Host(t, "account", "create", "--login", "SouL", "--password", "s3cret", "--nickname", "TheSoul")
+		subID := ts.Host(t, "account", "create", "--login", "SouL_alt", "--password", "other", "--parent", "SouL")
+		ts.Host(t, "account", "grant", "--login", "SouL", "--gold", "100", "--tickets", "7", "--upgrade", "aa.Hero_Pyromancer.Alt2")
+		if mainID != "1" || subID != "2" {
+			t.Fatalf("ids %q %q", mainID, subID)
 		}
-	}
-	if b, _ := s.Record.Bool("is_subaccount"); !b {
-		t.Error("is_subaccount false for an account with sub-accounts")
-	}
-	if b, _ := s.Record.Bool("is_current_subaccount"); b {
-		t.Error("is_current_subaccount true on the main account")
-	}
-	ups, _ := s.Record.Array("my_upgrades")
-	if v, _ := ups.String(int64(0)); v != "aa.Hero_Pyromancer.Alt2" {
-		t.Errorf("my_upgrades = %v", ups)
-	}
-	ids, _ := s.Record.Array("identities")
-	if ids.Len() != 2 {
-		t.Errorf("identities has %d entries, want 2", ids.Len())
-	}
 
-	// Logins are case-sensitive: the same password under another case fails.
-	if _, err := ts.Client.Login(ctx, "soul", "s3cret"); !errors.Is(err, client.ErrLogin) {
-		t.Errorf("login with other case: %v", err)
-	}
+		s, err := ts.Client.Login(ctx, "SouL", "s3cret") // checks M2
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRecord(t, s.Record, false)
+		for key, want := range map[string]string{"account_id": "1", "super_id": "1", "nickname": "TheSoul", "ip": "127.0.0.1"} {
+			if got, _ := s.Record.String(key); got != want {
+				t.Errorf("%s = %q, want %q", key, got, want)
+			}
+		}
+		if b, _ := s.Record.Bool("is_subaccount"); !b {
+			t.Error("is_subaccount false for an account with sub-accounts")
+		}
+		if b, _ := s.Record.Bool("is_current_subaccount"); b {
+			t.Error("is_current_subaccount true on the main account")
+		}
+		ups, _ := s.Record.Array("my_upgrades")
+		if v, _ := ups.String(int64(0)); v != "aa.Hero_Pyromancer.Alt2" {
+			t.Errorf("my_upgrades = %v", ups)
+		}
+		ids, _ := s.Record.Array("identities")
+		if ids.Len() != 2 {
+			t.Errorf("identities has %d entries, want 2", ids.Len())
+		}
 
-	sub, err := ts.Client.Switch(ctx, s, "SouL_alt", subID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRecord(t, sub.Record, true)
-	if sub.Cookie == s.Cookie || sub.AccountID != "2" {
-		t.Errorf("switch: cookie %q (old %q), account %q", sub.Cookie, s.Cookie, sub.AccountID)
-	}
-	if v, _ := sub.Record.String("client_disco"); v != "OK" {
-		t.Errorf("client_disco = %q", v)
-	}
-	if b, _ := sub.Record.Bool("is_current_subaccount"); !b {
-		t.Error("is_current_subaccount false after switching")
-	}
-	// The old cookie still belongs to the main account, which is untouched.
-	back, err := ts.Client.Switch(ctx, s, "SouL", mainID)
-	if err != nil {
-		t.Fatalf("old cookie after switch: %v", err)
-	}
-	if v, _ := back.Record.String("account_id"); v != "1" {
-		t.Errorf("old cookie now opens account %q", v)
-	}
-	if got := ts.Host(t, "account", "show", "--login", "SouL"); !strings.Contains(got, "gold 100 silver 0 tickets 7") {
-		t.Errorf("main account changed: %s", got)
-	}
+		// Logins are case-sensitive: the same password under another case fails.
+		if _, err := ts.Client.Login(ctx, "soul", "s3cret"); !errors.Is(err, client.ErrLogin) {
+			t.Errorf("login with other case: %v", err)
+		}
 
-	r, err := ts.Client.PostForm(ctx, "/patcher/patcher.php", url.Values{"update": {"1"}, "version": {"0.0.0.0"},
-		"current_version": {"4.9.5"}, "os": {"wac"}, "arch": {"x86_64"}, "cookie": {s.Cookie}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := r.PHP()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if patch.Len() != 5 || !strings.HasPrefix(r.ContentType, "text/plain") {
-		t.Fatalf("patch reply %d entries, %q", patch.Len(), r.ContentType)
-	}
-	entry, _ := patch.Array(int64(0))
-	if v, _ := entry.String("latest_manifest_checksum"); len(v) != 40 {
-		t.Errorf("patch entry %v", entry)
-	}
-	if v, _ := patch.String("current_version"); v != ts.Config.Patches[0].LatestVersion {
-		t.Errorf("current_version = %q", v)
-	}
+		sub, err := ts.Client.Switch(ctx, s, "SouL_alt", subID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRecord(t, sub.Record, true)
+		if sub.Cookie == s.Cookie || sub.AccountID != "2" {
+			t.Errorf("switch: cookie %q (old %q), account %q", sub.Cookie, s.Cookie, sub.AccountID)
+		}
+		if v, _ := sub.Record.String("client_disco"); v != "OK" {
+			t.Errorf("client_disco = %q", v)
+		}
+		if b, _ := sub.Record.Bool("is_current_subaccount"); !b {
+			t.Error("is_current_subaccount false after switching")
+		}
+		// The old cookie still belongs to the main account, which is untouched.
+		back, err := ts.Client.Switch(ctx, s, "SouL", mainID)
+		if err != nil {
+			t.Fatalf("old cookie after switch: %v", err)
+		}
+		if v, _ := back.Record.String("account_id"); v != "1" {
+			t.Errorf("old cookie now opens account %q", v)
+		}
+		if got := ts.Host(t, "account", "show", "--login", "SouL"); !strings.Contains(got, "gold 100 silver 0 tickets 7") {
+			t.Errorf("main account changed: %s", got)
+		}
+
+		r, err := ts.Client.PostForm(ctx, "/patcher/patcher.php", url.Values{"update": {"1"}, "version": {"0.0.0.0"},
+			"current_version": {"4.9.5"}, "os": {"wac"}, "arch": {"x86_64"}, "cookie": {s.Cookie}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := r.PHP()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if patch.Len() != 5 || !strings.HasPrefix(r.ContentType, "text/plain") {
+			t.Fatalf("patch reply %d entries, %q", patch.Len(), r.ContentType)
+		}
+		entry, _ := patch.Array(int64(0))
+		if v, _ := entry.String("latest_manifest_checksum"); len(v) != 40 {
+			t.Errorf("patch entry %v", entry)
+		}
+		if v, _ := patch.String("current_version"); v != ts.Config.Patches[0].LatestVersion {
+			t.Errorf("current_version = %q", v)
+		}
+	})
 }
 
 // authBody is the failure shape of the login calls (protocol-notes §1).
@@ -355,25 +375,27 @@ func TestLoginBadInput(t *testing.T) {
 // TestSessionsSurviveRestart stops the server and starts another on the same
 // data directory: the cookie issued before still works.
 func TestSessionsSurviveRestart(t *testing.T) {
-	ts := start(t, nil)
-	ctx := context.Background()
-	ts.Host(t, "account", "create", "--login", "carol", "--password", "pw")
-	ts.Host(t, "account", "create", "--login", "carol2", "--password", "pw", "--parent", "carol")
-	s, err := ts.Client.Login(ctx, "carol", "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ts.Runtime.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	cfg := ts.Config
-	rt, err := cli.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Runtime = rt // the cleanup stops the new one
-	c := client.New("http://" + rt.Addr.String())
-	if _, err := c.Switch(ctx, s, "carol2", "2"); err != nil {
-		t.Fatalf("cookie after restart: %v", err)
-	}
+	eachBackend(t, func(t *testing.T, backend func(*config.Config)) {
+		ts := start(t, backend)
+		ctx := context.Background()
+		ts.Host(t, "account", "create", "--login", "carol", "--password", "pw")
+		ts.Host(t, "account", "create", "--login", "carol2", "--password", "pw", "--parent", "carol")
+		s, err := ts.Client.Login(ctx, "carol", "pw")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ts.Runtime.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		cfg := ts.Config
+		rt, err := cli.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), false, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts.Runtime = rt // the cleanup stops the new one
+		c := client.New("http://" + rt.Addr.String())
+		if _, err := c.Switch(ctx, s, "carol2", "2"); err != nil {
+			t.Fatalf("cookie after restart: %v", err)
+		}
+	})
 }

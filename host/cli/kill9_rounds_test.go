@@ -26,14 +26,18 @@ import (
 // kill), and its cloud archive is the last acknowledged one (or the one in
 // flight). Small on purpose: it runs in every test run.
 func TestKill9RoundsDropsAndStores(t *testing.T) {
+	hostBackends(t, kill9RoundsDropsAndStores)
+}
+
+func kill9RoundsDropsAndStores(t *testing.T, conf string) {
 	bin := buildHost(t)
 	data := t.TempDir()
 	const accounts, rounds = 3, 3
 	logins := make([]string, accounts)
 	for i := range logins {
 		logins[i] = fmt.Sprintf("k9_%d", i)
-		runHost(t, bin, "account", "create", "--init", "--data", data, "--login", logins[i], "--password", "pw")
-		runHost(t, bin, "account", "grant", "--data", data, "--login", logins[i], "--tickets", "100000000")
+		runHost(t, bin, "account", "create", "--init", "--data", data, "--config", conf, "--login", logins[i], "--password", "pw")
+		runHost(t, bin, "account", "grant", "--data", data, "--config", conf, "--login", logins[i], "--tickets", "100000000")
 	}
 	payouts := map[int64]bool{0: true}
 	for tier := sdk.Tier(1); tier <= sdk.NumTiers; tier++ {
@@ -45,7 +49,7 @@ func TestKill9RoundsDropsAndStores(t *testing.T) {
 	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
 	totalDrops, totalStores := 0, 0
 	for round := range rounds {
-		cmd, addr := startHost(t, bin, data)
+		cmd, addr := startHost(t, bin, data, conf)
 		c := client.New("http://" + addr)
 		c.HTTP.Timeout = 10 * time.Second
 		type progress struct {
@@ -119,7 +123,7 @@ func TestKill9RoundsDropsAndStores(t *testing.T) {
 			p := prog[i]
 			totalDrops += p.drops
 			totalStores += p.stores
-			out := runHost(t, bin, "account", "show", "--data", data, "--login", login)
+			out := runHost(t, bin, "account", "show", "--data", data, "--config", conf, "--login", login)
 			m := ticketsRE.FindStringSubmatch(out)
 			if m == nil {
 				t.Fatalf("account show: %s", out)
@@ -134,7 +138,7 @@ func TestKill9RoundsDropsAndStores(t *testing.T) {
 			}
 		}
 		// Cloud: read back through a fresh server.
-		cmd2, addr2 := startHost(t, bin, data)
+		cmd2, addr2 := startHost(t, bin, data, conf)
 		c2 := client.New("http://" + addr2)
 		for i, login := range logins {
 			p := prog[i]

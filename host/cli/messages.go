@@ -78,7 +78,7 @@ func explainRaw(err error) string {
 	case errors.Is(err, actors.ErrStopped), errors.Is(err, storage.ErrClosed):
 		return "the server is shutting down; retry once it runs again"
 	case errors.Is(err, storage.ErrNewerSchema):
-		return "the data directory was written by a newer version of " + Name + "; run that version"
+		return "the database (data directory or PostgreSQL) was written by a newer version of " + Name + "; run that version"
 	case errors.Is(err, storage.ErrCorrupt):
 		return "the database holds a damaged record; restore the latest backup"
 	case errors.Is(err, storage.ErrDiskFull):
@@ -99,7 +99,7 @@ func explainRaw(err error) string {
 // an error chain's ": " or after an opening bracket or quote, so that a run
 // ("storage: actors: ...") goes whole and an ordinary word before a colon
 // mid-sentence ("unknown login: bob") stays.
-var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
+var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
 
 // stripInternal removes internal package prefixes from text.
 func stripInternal(text string) string {
@@ -176,7 +176,10 @@ func versionString() string {
 
 // openError words a failure to open the data directory offline.
 func openError(dir string, err error) error {
+	var oe *opError
 	switch {
+	case errors.As(err, &oe):
+		return err // worded already (openPostgres)
 	case errors.Is(err, storage.ErrNewerSchema), errors.Is(err, storage.ErrCorrupt):
 		return err // explain words these
 	case errors.Is(err, os.ErrPermission):

@@ -36,7 +36,7 @@ func operatorWorded(t *testing.T, what, text string) {
 // operation), a sentence worded for an operator without internal package
 // names, nothing on stdout, and the very same text either way.
 func TestEveryCommandErrorWorded(t *testing.T) {
-	ts := start(t, nil)
+	ts := start(t, onPebble) // its backup row is Pebble's (PostgreSQL's: TestBackupOnPostgres)
 	ts.Host(t, "account", "create", "--login", "taken", "--password", "pw")
 	dir := t.TempDir()
 	badCatalog := filepath.Join(dir, "catalog.json")

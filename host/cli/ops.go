@@ -554,6 +554,11 @@ func (r *BackupRequest) Validate() error {
 
 func (r *BackupRequest) Run(_ context.Context, app *App, out io.Writer) error {
 	if err := app.DB.Checkpoint(r.To); err != nil {
+		if errors.Is(err, storage.ErrNoCheckpoint) {
+			return &opError{cause: errors.Join(errConfig, err), msg: "the database is in PostgreSQL (storage.backend = \"postgres\"), " +
+				"which backup cannot copy into a directory: back it up with PostgreSQL's own tools, e.g. " +
+				"pg_dump --format=custom --table=" + storage.PostgresTable + " --file=honmaster.dump DATABASE_URL (docs/postgres.md)"}
+		}
 		if errors.Is(err, os.ErrExist) {
 			return &opError{cause: err, msg: fmt.Sprintf("backup not written: %s already exists (give a new directory)", r.To)}
 		}

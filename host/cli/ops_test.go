@@ -17,7 +17,7 @@ import (
 // TestBackupWhileRunning takes a backup through the running server and
 // opens it as a database.
 func TestBackupWhileRunning(t *testing.T) {
-	ts := start(t, nil)
+	ts := start(t, onPebble)
 	ts.Host(t, "account", "create", "--login", "saved", "--password", "pw")
 	dir := filepath.Join(t.TempDir(), "backup")
 	if out := ts.Host(t, "backup", "--to", dir); !strings.Contains(out, dir) {

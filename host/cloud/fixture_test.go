@@ -44,7 +44,7 @@ func TestV2DataDirectoryServesArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := start(t, func(c *config.Config) { c.Storage.DataDir = dir })
+	ts := start(t, func(c *config.Config) { c.Storage.DataDir, c.Storage.Backend = dir, config.BackendPebble }) // a data directory
 	s := ts.login(t, "Keeper")
 	ts.retrieveIs(t, s, want)
 	r := ts.post(t, cloud.PathStatus, bucketFields(s.Cookie))

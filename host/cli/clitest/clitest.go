@@ -6,16 +6,20 @@ package clitest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
 // Server is a started server and a client of it.
@@ -24,6 +28,8 @@ type Server struct {
 	Config  *config.Config
 	Client  *client.Client
 	DataDir string
+
+	configFile string // the storage settings for offline commands; "" on Pebble
 }
 
 // Start starts a server with the default configuration, changed by mutate,
@@ -45,15 +51,66 @@ func StartWith(t testing.TB, mutate func(*config.Config), opts ...cli.StartOptio
 	return start(t, mutate, false, opts...)
 }
 
-func start(t testing.TB, mutate func(*config.Config), demo bool, opts ...cli.StartOption) *Server {
+// EnvBackend names the environment variable that runs every server and
+// App of these helpers on another storage backend: "postgres" puts each
+// on a fresh PostgreSQL database of its test's own (at
+// HONMASTER_TEST_POSTGRES_URL), so a whole end-to-end suite runs on
+// PostgreSQL. Unset or "pebble": the data directory, as by default.
+const EnvBackend = "HONMASTER_TEST_BACKEND"
+
+// defaultConfig is the default configuration over a temporary data
+// directory, on the backend EnvBackend asks for. On PostgreSQL the
+// database is chosen by withDatabase, once mutate has had its say.
+func defaultConfig(t testing.TB) *config.Config {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Storage.DataDir = t.TempDir()
+	switch b := os.Getenv(EnvBackend); b {
+	case "", config.BackendPebble:
+	case config.BackendPostgres:
+		cfg.Storage.Backend = config.BackendPostgres
+	default:
+		t.Fatalf("%s=%q: want pebble or postgres", EnvBackend, b)
+	}
+	return cfg
+}
+
+// databases maps the data directories of this process's servers on
+// PostgreSQL to their databases, so that a test restarting a server over
+// the same data directory (as it would on Pebble) gets the same database.
+var (
+	databasesMu sync.Mutex
+	databases   = map[string]string{}
+)
+
+// withDatabase gives a PostgreSQL configuration without a URL the
+// database of its data directory (a fresh one, dropped when the test that
+// made it ends, for a new directory). A test that set a backend or URL of
+// its own keeps it.
+func withDatabase(t testing.TB, cfg *config.Config) {
+	t.Helper()
+	if cfg.Storage.Backend != config.BackendPostgres || cfg.Storage.Postgres.URL != "" {
+		return
+	}
+	databasesMu.Lock()
+	defer databasesMu.Unlock()
+	url, ok := databases[cfg.Storage.DataDir]
+	if !ok {
+		url = storagetest.PostgresURL(t)
+		databases[cfg.Storage.DataDir] = url
+	}
+	cfg.Storage.Postgres.URL = url
+}
+
+func start(t testing.TB, mutate func(*config.Config), demo bool, opts ...cli.StartOption) *Server {
+	t.Helper()
+	cfg := defaultConfig(t)
 	cfg.Server.Listen = "127.0.0.1:0"
 	cfg.Operator.Listen = "127.0.0.1:0"
 	if mutate != nil {
 		mutate(cfg)
 	}
+	withDatabase(t, cfg)
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +120,15 @@ func start(t testing.TB, mutate func(*config.Config), demo bool, opts ...cli.Sta
 		t.Fatal(err)
 	}
 	s := &Server{Runtime: rt, Config: cfg, Client: client.New("http://" + rt.Addr.String()), DataDir: cfg.Storage.DataDir}
+	if cfg.Storage.Backend == config.BackendPostgres {
+		// Offline commands (Run once the server stopped) must find the
+		// database too: they get its settings in a file.
+		s.configFile = filepath.Join(t.TempDir(), "storage.toml")
+		body := fmt.Sprintf("[storage]\nbackend = %q\n[storage.postgres]\nurl = %q\n", cfg.Storage.Backend, cfg.Storage.Postgres.URL)
+		if err := os.WriteFile(s.configFile, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() {
 		s.Client.HTTP.CloseIdleConnections()
 		if err := s.Runtime.Stop(); err != nil {
@@ -78,8 +144,8 @@ func start(t testing.TB, mutate func(*config.Config), demo bool, opts ...cli.Sta
 // server mounted over it stops first).
 func OpenApp(t testing.TB) (*cli.App, *config.Config, *slog.Logger) {
 	t.Helper()
-	cfg := config.Default()
-	cfg.Storage.DataDir = t.TempDir()
+	cfg := defaultConfig(t)
+	withDatabase(t, cfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	app, err := cli.OpenApp(cfg, log)
 	if err != nil {
@@ -94,9 +160,16 @@ func OpenApp(t testing.TB) (*cli.App, *config.Config, *slog.Logger) {
 func (s *Server) Run(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	args = append(args, "--data", s.DataDir)
+	if s.configFile != "" && !noConfig[args[0]] {
+		args = append(args, "--config", s.configFile)
+	}
 	code = cli.Main(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
+
+// noConfig are the commands that take no --config (they talk to a server
+// over HTTP, or print).
+var noConfig = map[string]bool{"loadtest": true, "player": true, "version": true, "help": true}
 
 // Host runs an operator command, fails the test unless it succeeds, and
 // returns its trimmed standard output.

@@ -1,0 +1,94 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/storage/storagetest"
+)
+
+// A community moves from its data directory to PostgreSQL and back with
+// storage copy: its accounts, balances and sessions (the players' cookies)
+// all work on the new backend; a target that holds a database is refused
+// unless --overwrite.
+func TestStorageCopyMovesACommunity(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	ctx := context.Background()
+	ts := start(t, onPebble) // the community starts on the embedded default
+	ts.Host(t, "account", "create", "--login", "mover", "--password", "pw")
+	ts.Host(t, "account", "create", "--login", "mover2", "--password", "pw", "--parent", "mover")
+	ts.Host(t, "account", "grant", "--login", "mover", "--tickets", "7", "--gold", "3")
+	s, err := ts.Client.Login(ctx, "mover", "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Runtime.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr := runMain("storage", "copy", "--data", ts.DataDir, "--to", url)
+	if code != 0 || !strings.Contains(out, "counts and checksums match") || !strings.Contains(out, "s/") {
+		t.Fatalf("copy to PostgreSQL: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := runMain("storage", "copy", "--data", ts.DataDir, "--to", url); code != 1 || !strings.Contains(stderr, "--overwrite") {
+		t.Errorf("copy into a used database: exit %d, %q; want 1 and --overwrite", code, stderr)
+	}
+
+	// The server on PostgreSQL: the old cookie still opens the session.
+	cfg := ts.Config
+	cfg.Storage.Backend, cfg.Storage.Postgres.URL = config.BackendPostgres, url
+	rt, err := cli.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Runtime = rt // the cleanup stops it
+	c := client.New("http://" + rt.Addr.String())
+	if _, err := c.Switch(ctx, s, "mover2", "2"); err != nil {
+		t.Errorf("the session after the move: %v", err)
+	}
+	if got := ts.Host(t, "account", "show", "--login", "mover"); !strings.Contains(got, "gold 3 silver 0 tickets 7") {
+		t.Errorf("account after the move: %s", got)
+	}
+	if err := rt.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// And back into a new data directory.
+	back := filepath.Join(t.TempDir(), "data")
+	if code, out, stderr := runMain("storage", "copy", "--from", url, "--to", back); code != 0 {
+		t.Fatalf("copy back: exit %d\n%s%s", code, out, stderr)
+	}
+	cfg.Storage.Backend, cfg.Storage.DataDir = config.BackendPebble, back
+	rt, err = cli.Start(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Runtime, ts.DataDir = rt, back
+	if got := ts.Host(t, "account", "show", "--login", "mover"); !strings.Contains(got, "tickets 7") {
+		t.Errorf("account after moving back: %s", got)
+	}
+}
+
+func TestStorageCopyUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"storage"},
+		{"storage", "copy"},
+		{"storage", "copy", "--from", "a", "--to", "b", "--data", "c"},
+		{"storage", "copy", "--from", "a", "--to", "a"},
+		{"storage", "move"},
+	} {
+		if code, _, stderr := runMain(args...); code != 2 {
+			t.Errorf("%q: exit %d (%q); want 2", args, code, stderr)
+		}
+	}
+	if code, out, _ := runMain("storage", "copy", "--help"); code != 0 || !strings.Contains(out, "--overwrite") {
+		t.Errorf("--help: exit %d, %q", code, out)
+	}
+}

@@ -1,0 +1,428 @@
+// Package pgkv is storage's PostgreSQL engine: one ordered key/value table,
+//
+//	CREATE TABLE honmaster_kv (k bytea PRIMARY KEY, v bytea NOT NULL)
+//
+// read by key and by key range (the primary key's B-tree gives both, in
+// bytea order: memcmp, then length, the order of Pebble's default
+// comparer), and written in SERIALIZABLE transactions retried on SQLSTATE
+// 40001 through cockroach-go's retry loop. Package storage puts its typed
+// API on top (see storage/postgres.go for why one table and not one per
+// record).
+//
+// It speaks only what PostgreSQL, CockroachDB and YugabyteDB all accept:
+// bytea, a primary key, INSERT ... ON CONFLICT (k) DO UPDATE, unnest of
+// two arrays, = ANY(array), ORDER BY with LIMIT, SERIALIZABLE isolation and
+// the synchronous_commit and statement_timeout settings. Only PostgreSQL 15
+// was tested (docs/postgres.md).
+package pgkv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/cockroach-go/v2/crdb"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var (
+	// ErrBadURL marks a connection URL that does not parse.
+	ErrBadURL = errors.New("pgkv: bad connection URL")
+	// ErrInUse: another process holds the database (its advisory lock).
+	ErrInUse = errors.New("pgkv: the database is in use by another process")
+	// ErrNotFound: no row under the key.
+	ErrNotFound = errors.New("pgkv: not found")
+	// ErrNotCommitted marks a failed Apply that wrote nothing for sure:
+	// the transaction failed before its COMMIT was sent, or the server
+	// answered the COMMIT with a rollback.
+	ErrNotCommitted = errors.New("pgkv: transaction not committed")
+	// ErrOutcomeUnknown marks a failed Apply whose COMMIT was sent but not
+	// answered (the connection was lost, the call timed out): the
+	// transaction may have committed.
+	ErrOutcomeUnknown = errors.New("pgkv: commit outcome unknown")
+)
+
+// Table is the one table the engine keeps, created by Open when missing.
+const Table = "honmaster_kv"
+
+// Config says where the database is and how to use it.
+type Config struct {
+	// URL is a postgres:// URL or a key=value connection string.
+	URL string
+	// Password, when set, replaces the URL's (and PGPASSWORD's).
+	Password string
+	// MaxConns is the pool size (0: pgxpool's default, max(4, CPUs)).
+	MaxConns int32
+	// StatementTimeout is the server's limit per statement (0: none).
+	StatementTimeout time.Duration
+}
+
+// Store is an open engine: a connection pool over the table.
+type Store struct {
+	pool      *pgxpool.Pool
+	lock      *pgx.Conn // holds the advisory lock while the store is open
+	opTimeout time.Duration
+	retries   atomic.Int64
+
+	// BeforeCommit, set by tests only, runs in every Apply attempt after
+	// the writes were sent and before COMMIT, with the session's backend
+	// process id: a test makes the COMMIT fail there (a concurrent writer,
+	// a terminated session).
+	BeforeCommit func(ctx context.Context, pid uint32) error
+}
+
+// Page bounds of a scan: rows per query, and value bytes per page beyond
+// which the page ends early (a page is held in memory while the caller's
+// function runs on it, connection released).
+const (
+	pageRows  = 512
+	pageBytes = 4 << 20
+)
+
+// maxRetries bounds the retries of one Apply on serialization failures.
+const maxRetries = 30
+
+// Open connects, checks the server answers and creates the table if
+// missing. Its errors never contain the password.
+func Open(ctx context.Context, c Config) (*Store, error) {
+	pc, err := pgxpool.ParseConfig(c.URL)
+	if err != nil {
+		// pgconn's parse errors show the URL with its password redacted.
+		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
+	}
+	if c.Password != "" {
+		pc.ConnConfig.Password = c.Password
+	}
+	if c.MaxConns > 0 {
+		pc.MaxConns = c.MaxConns
+	}
+	// Every session commits synchronously (a COMMIT returns only once the
+	// transaction is flushed to the server's disk, and to a synchronous
+	// replica if the server has one), whatever the server's default.
+	pc.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	if c.StatementTimeout > 0 {
+		pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.StatementTimeout.Milliseconds(), 10)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool, opTimeout: 30 * time.Second}
+	if t := 2*c.StatementTimeout + 5*time.Second; t > s.opTimeout {
+		s.opTimeout = t
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if s.lock, err = lockDatabase(ctx, pc.ConnConfig); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+Table+` (k bytea PRIMARY KEY, v bytea NOT NULL)`); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("create table %s: %w", Table, err)
+	}
+	return s, nil
+}
+
+// lockKey is the advisory lock that makes one process the database's only
+// user (a number of our own: "honmaste", the name's first 8 bytes in ASCII).
+const lockKey int64 = 0x686f6e6d61737465
+
+// lockDatabase takes the database's advisory lock on a connection of its
+// own, held until Close: like Pebble's directory lock, it keeps a second
+// server (or an offline command, or a copy) off a database a server uses,
+// so that each account keeps one writer. The lock lives as long as that
+// session: a server whose lock connection is cut loses it silently, which
+// is why fencing writes is left to the cluster mode. A server without
+// advisory locks (function undefined) is used without one.
+func lockDatabase(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey).Scan(&ok)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function
+		conn.Close(ctx)
+		return nil, nil
+	case err != nil:
+		conn.Close(ctx)
+		return nil, fmt.Errorf("advisory lock: %w", err)
+	case !ok:
+		conn.Close(ctx)
+		return nil, ErrInUse
+	}
+	return conn, nil
+}
+
+// Redact returns a connection URL or key=value string without its
+// password, for logs and messages (whether it parses or not).
+func Redact(conn string) string {
+	conn = urlPassword.ReplaceAllString(conn, "${1}xxxxx@")
+	return kvPassword.ReplaceAllString(conn, "${1}xxxxx")
+}
+
+var (
+	urlPassword = regexp.MustCompile(`(://[^:/@]*:)[^/]*@`)
+	kvPassword  = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+)
+
+// Close closes the pool and releases the database's lock.
+func (s *Store) Close() {
+	s.pool.Close()
+	if s.lock != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.lock.Close(ctx) // the session ends, and its lock with it
+	}
+}
+
+func (s *Store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.opTimeout)
+}
+
+// Get calls fn with the value of key; ErrNotFound when there is none.
+func (s *Store) Get(key []byte, fn func(v []byte) error) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var v []byte
+	err := s.pool.QueryRow(ctx, `SELECT v FROM `+Table+` WHERE k = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return fn(v)
+}
+
+// Scan calls fn, in key order, with every row whose key is in [lo, hi)
+// (hi nil: no upper bound) until fn errs. It reads a page at a time and
+// runs fn with no connection held, so fn may read the store itself; the
+// pages are separate statements, so a scan is not one snapshot: a row
+// written meanwhile may or may not be seen (see storage/postgres.go).
+func (s *Store) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
+	if lo == nil {
+		lo = []byte{} // bytea's smallest value; NULL would match nothing
+	}
+	first := true
+	for {
+		keys, vals, full, err := s.page(lo, hi, first)
+		if err != nil {
+			return err
+		}
+		for i := range keys {
+			if err := fn(keys[i], vals[i]); err != nil {
+				return err
+			}
+		}
+		if !full {
+			return nil
+		}
+		lo, first = keys[len(keys)-1], false
+	}
+}
+
+// page reads the rows from lo (inclusive on the first page, exclusive
+// after) up to hi; full says a next page may exist.
+func (s *Store) page(lo, hi []byte, inclusive bool) (keys, vals [][]byte, full bool, err error) {
+	op := ">"
+	if inclusive {
+		op = ">="
+	}
+	q := `SELECT k, v FROM ` + Table + ` WHERE k ` + op + ` $1`
+	args := []any{lo}
+	if hi != nil {
+		q += ` AND k < $2`
+		args = append(args, hi)
+	}
+	q += ` ORDER BY k LIMIT ` + strconv.Itoa(pageRows)
+	ctx, cancel := s.ctx()
+	defer cancel()
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer rows.Close()
+	size := 0
+	for rows.Next() {
+		var k, v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, nil, false, err
+		}
+		keys, vals = append(keys, k), append(vals, v)
+		if size += len(k) + len(v); size >= pageBytes {
+			return keys, vals, true, nil // the rest of the page is read again from here
+		}
+	}
+	return keys, vals, len(keys) == pageRows, rows.Err()
+}
+
+// Write is one set (Value, possibly empty) or delete of a key.
+type Write struct {
+	Key, Value []byte
+	Delete     bool
+}
+
+// Apply writes ws in one SERIALIZABLE transaction (a later write of a key
+// wins), retried on serialization failures, and returns once its COMMIT
+// succeeded with synchronous_commit on. A failure wraps ErrNotCommitted
+// or ErrOutcomeUnknown.
+//
+// It retries through crdb.ExecuteCtx, which runs the whole transaction
+// again, and not crdbpgxv5.ExecuteTx: that one retries inside the
+// transaction through a savepoint and ignores the COMMIT's error, both
+// right on CockroachDB (where RELEASE SAVEPOINT commits) and wrong on
+// PostgreSQL, where a serialization failure needs a new snapshot (a new
+// transaction) and the COMMIT is where SSI reports one and where a lost
+// connection leaves the outcome unknown: ignoring it would acknowledge a
+// write that may never have committed.
+func (s *Store) Apply(ws []Write) error {
+	sets, setVals, dels := collapse(ws)
+	if len(sets) == 0 && len(dels) == 0 {
+		return nil
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	tries := 0
+	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...any) error {
+		if tries++; tries > 1 {
+			s.retries.Add(1)
+			if err := backoff(ctx, tries-1); err != nil {
+				return err
+			}
+		}
+		return s.attempt(ctx, sets, setVals, dels)
+	})
+}
+
+// backoff waits before retry n (1, 2, ...): a random time up to 1ms
+// doubled per retry, at most 100ms, so that writers that met on a key do
+// not meet again at once (crdb.ExecuteCtx retries immediately).
+func backoff(ctx context.Context, n int) error {
+	ceiling := time.Millisecond << min(n, 7)
+	t := time.NewTimer(min(time.Duration(rand.Int64N(int64(ceiling))), 100*time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrNotCommitted, ctx.Err())
+	}
+}
+
+// Retries counts the transactions run again after a serialization failure
+// since Open.
+func (s *Store) Retries() int64 { return s.retries.Load() }
+
+// attempt runs the transaction once. Its errors keep the server's SQLSTATE
+// (wrapped), so that ExecuteCtx retries a 40001.
+func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
+	}
+	defer tx.Rollback(context.Background()) // a no-op once committed
+	var b pgx.Batch
+	if len(sets) > 0 {
+		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, sets, setVals)
+	}
+	if len(dels) > 0 {
+		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, dels)
+	}
+	if err := tx.SendBatch(ctx, &b).Close(); err != nil { // one round trip for all the writes
+		return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+	}
+	if s.BeforeCommit != nil {
+		if err := s.BeforeCommit(ctx, tx.Conn().PgConn().PID()); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return commitFailure(err)
+	}
+	return nil
+}
+
+// commitFailure says what a failed COMMIT means. The server's answer of
+// class 40 (transaction rollback, 40001 included) or a rollback in place of
+// the commit means nothing committed; a COMMIT that never left the client
+// neither. Anything else (the connection lost after sending it, a timeout
+// while waiting, a FATAL from a terminated session) may hide a commit.
+func commitFailure(err error) error {
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "40"),
+		errors.Is(err, pgx.ErrTxCommitRollback),
+		pgconn.SafeToRetry(err):
+		return fmt.Errorf("%w: commit: %w", ErrNotCommitted, err)
+	}
+	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+}
+
+// collapse keeps the last write of each key, as sets and deletes in two
+// disjoint lists (an INSERT ... ON CONFLICT may not touch a row twice).
+func collapse(ws []Write) (sets, setVals, dels [][]byte) {
+	last := make(map[string]int, len(ws))
+	for i := range ws {
+		last[string(ws[i].Key)] = i
+	}
+	for i := range ws {
+		if last[string(ws[i].Key)] != i {
+			continue
+		}
+		switch {
+		case ws[i].Delete:
+			dels = append(dels, ws[i].Key)
+		case ws[i].Value == nil:
+			sets, setVals = append(sets, ws[i].Key), append(setVals, []byte{}) // NULL is not an empty value
+		default:
+			sets, setVals = append(sets, ws[i].Key), append(setVals, ws[i].Value)
+		}
+	}
+	return sets, setVals, dels
+}
+
+// Count returns the number of rows (for storage copy's checks).
+func (s *Store) Count() (int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+Table).Scan(&n)
+	return n, err
+}
+
+// SizeBytes is the table's size on disk, indexes included (0 when the
+// server cannot tell, or does not within a second: metrics read it, and a
+// scrape must not wait for a database that is down).
+func (s *Store) SizeBytes() uint64 {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, Table).Scan(&n); err != nil || n < 0 {
+		return 0
+	}
+	return uint64(n)
+}
+
+// Show returns a setting as a pooled session sees it (for tests and
+// diagnostics).
+func (s *Store) Show(name string) (string, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var v string
+	err := s.pool.QueryRow(ctx, `SELECT current_setting($1)`, name).Scan(&v)
+	return v, err
+}

@@ -1,0 +1,28 @@
+package pgkv
+
+import "testing"
+
+func TestRedact(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"postgres://u:s3cret@host:5432/db?sslmode=disable", "postgres://u:xxxxx@host:5432/db?sslmode=disable"},
+		{"postgres://u:s3c@ret@host:notaport/db", "postgres://u:xxxxx@host:notaport/db"},
+		{"postgres://u@host/db", "postgres://u@host/db"},
+		{"host=h user=u password=s3cret dbname=d", "host=h user=u password=xxxxx dbname=d"},
+		{"host=h password = 's3 cret' dbname=d", "host=h password = xxxxx dbname=d"},
+	} {
+		if got := Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCollapse(t *testing.T) {
+	sets, vals, dels := collapse([]Write{
+		{Key: []byte("a"), Value: []byte("1")}, {Key: []byte("b"), Delete: true}, {Key: []byte("a"), Delete: true},
+		{Key: []byte("b"), Value: nil}, {Key: []byte("c"), Value: []byte("3")},
+	})
+	if len(sets) != 2 || string(sets[0]) != "b" || vals[0] == nil || len(vals[0]) != 0 || string(sets[1]) != "c" ||
+		len(dels) != 1 || string(dels[0]) != "a" {
+		t.Errorf("collapse: sets %q vals %q dels %q", sets, vals, dels)
+	}
+}

@@ -1,0 +1,201 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// pebbleEngine is the embedded default engine: one Pebble database in a
+// directory of its own.
+type pebbleEngine struct{ db *pebble.DB }
+
+func openPebble(dir string, opts *Options) (*DB, error) {
+	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}, FS: privateFS{vfs.Default}}
+	if opts.InMemory {
+		po.FS = vfs.NewMem()
+	}
+	size := opts.CacheSize
+	if size <= 0 {
+		size = DefaultCacheSize
+	}
+	cache := pebble.NewCache(size)
+	defer cache.Unref()
+	po.Cache = cache
+	po.MemTableSize = DefaultMemTableSize
+	if opts.MemTableSize > 0 {
+		po.MemTableSize = uint64(opts.MemTableSize)
+	}
+	bits := opts.BloomBitsPerKey
+	if bits == 0 {
+		bits = DefaultBloomBitsPerKey
+	}
+	if bits > 0 {
+		for i := range po.Levels {
+			po.Levels[i].FilterPolicy = bloom.FilterPolicy(bits)
+		}
+	}
+	if !opts.InMemory {
+		if err := po.FS.MkdirAll(dir, DirMode); err != nil {
+			return nil, fmt.Errorf("storage: create %s: %w", dir, err)
+		}
+	}
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	return &DB{eng: &pebbleEngine{db: pdb}}, nil
+}
+
+func (e *pebbleEngine) close() error { return e.db.Close() }
+
+func (e *pebbleEngine) view(key []byte, fn func([]byte) error) error {
+	v, closer, err := e.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	err = fn(v)
+	if cerr := closer.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// scan steps with NextPrefix rather than Next: a record rewritten often (a
+// cloud archive, a balance) leaves one version per write in the memtable
+// until the next flush, and Next walks every older version of the current
+// key before it reaches the next key, so a scan of a few keys cost time in
+// proportion to the writes since the last flush (a third of a cloud store's
+// CPU under load). NextPrefix seeks past them (after a few cheap steps);
+// with the default comparer every key is its own prefix, so it visits
+// exactly the keys Next would.
+func (e *pebbleEngine) scan(lo, hi []byte, fn func(k, v []byte) error) error {
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.NextPrefix() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if scanObserver != nil {
+		scanObserver(it.Stats())
+	}
+	return it.Close()
+}
+
+// scanObserver, set by tests only, sees the statistics of every complete
+// scan's iterator.
+var scanObserver func(pebble.IteratorStats)
+
+func (e *pebbleEngine) newBatch() engineBatch { return &pebbleBatch{b: e.db.NewBatch()} }
+
+// apply commits synced. Pebble panics on a fatal commit error (its log
+// cannot be written, as on a full disk): DiskGuard.apply, its caller,
+// recovers it. Every error here may hide a commit.
+func (e *pebbleEngine) apply(b engineBatch) error {
+	return e.db.Apply(b.(*pebbleBatch).b, pebble.Sync)
+}
+
+func (e *pebbleEngine) checkpoint(dir string) error {
+	return e.db.Checkpoint(dir, pebble.WithFlushedWAL())
+}
+
+func (e *pebbleEngine) stats() DBStats {
+	m := e.db.Metrics()
+	return DBStats{WALBytes: m.WAL.BytesWritten, CacheHits: m.BlockCache.Hits, CacheMisses: m.BlockCache.Misses,
+		DiskBytesUsed: m.DiskSpaceUsage()}
+}
+
+func (e *pebbleEngine) engineStats() EngineStats {
+	m := e.db.Metrics()
+	return EngineStats{
+		DiskSpaceBytes:       m.DiskSpaceUsage(),
+		LiveTableBytes:       m.Table.Local.LiveSize,
+		LiveTables:           m.Table.Local.LiveCount,
+		ReadAmplification:    m.ReadAmp(),
+		L0Sublevels:          int(m.Levels[0].Sublevels),
+		L0Tables:             m.Levels[0].TablesCount,
+		MemtableBytes:        m.MemTable.Size,
+		Memtables:            m.MemTable.Count,
+		WALBytes:             m.WAL.Size,
+		WALBytesWritten:      m.WAL.BytesWritten,
+		WALBytesIn:           m.WAL.BytesIn,
+		Flushes:              m.Flush.Count,
+		Compactions:          m.Compact.Count,
+		CompactionDebtBytes:  m.Compact.EstimatedDebt,
+		CompactionsRunning:   m.Compact.NumInProgress,
+		BlockCacheBytes:      m.BlockCache.Size,
+		BlockCacheHits:       m.BlockCache.Hits,
+		BlockCacheMisses:     m.BlockCache.Misses,
+		TableIterators:       m.TableIters,
+		Snapshots:            m.Snapshots.Count,
+		TableCacheHits:       m.FileCache.Hits,
+		TableCacheMisses:     m.FileCache.Misses,
+		CompactionsCancelled: m.Compact.CancelledCount,
+	}
+}
+
+// pebbleBatch writes straight into a *pebble.Batch: a deferred set encodes
+// the record in the batch's own space (no intermediate buffer).
+type pebbleBatch struct {
+	b  *pebble.Batch
+	op *pebble.DeferredBatchOp // the pending setDeferred
+}
+
+func (b *pebbleBatch) set(k, v []byte) error { return b.b.Set(k, v, nil) }
+func (b *pebbleBatch) del(k []byte) error    { return b.b.Delete(k, nil) }
+
+func (b *pebbleBatch) setDeferred(keyLen, valueLen int) ([]byte, []byte) {
+	b.op = b.b.SetDeferred(keyLen, valueLen)
+	return b.op.Key, b.op.Value
+}
+
+func (b *pebbleBatch) finishDeferred() error {
+	op := b.op
+	b.op = nil
+	return op.Finish()
+}
+
+func (b *pebbleBatch) count() int  { return int(b.b.Count()) }
+func (b *pebbleBatch) size() int   { return b.b.Len() }
+func (b *pebbleBatch) empty() bool { return b.b.Empty() }
+func (b *pebbleBatch) release()    { b.b.Close() }
+
+// pebbleLogger sends Pebble's messages to slog at debug level (errors at
+// error level) instead of stderr.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	if p.l != nil {
+		p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+	}
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	if p.l != nil {
+		p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+	}
+}
+
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if p.l != nil {
+		p.l.Error(msg, "component", "pebble")
+	}
+	panic(msg)
+}

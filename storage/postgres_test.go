@@ -1,0 +1,237 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/honmaster/masterserver/storage/internal/pgkv"
+	"github.com/honmaster/masterserver/storage/storagetest"
+)
+
+// The PostgreSQL engine's own promises: a serialization failure is retried
+// in a new transaction, a COMMIT whose answer is lost is uncertain, and
+// every session commits synchronously whatever the server's default.
+
+func pgStore(db *DB) *pgkv.Store { return db.eng.(*pgEngine).st }
+
+// waitFor polls cond until it holds (bounded: it fails the test after a
+// minute). It waits for another session's state, which no event announces.
+func waitFor(t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	for range 6000 {
+		ok, err := cond()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s: still not the case after a minute", what)
+}
+
+// A writer that meets another transaction on the same key gets SQLSTATE
+// 40001 from PostgreSQL (SERIALIZABLE, concurrent update); the commit is
+// run again in a new transaction and succeeds, and its value is the one
+// that stays.
+func TestPostgresRetriesSerializationFailure(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	// The other transaction writes the key first and holds it.
+	tx, err := other.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO `+pgkv.Table+` VALUES ('hot', 'theirs')`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		b := db.NewBatch()
+		b.set([]byte("hot"), []byte("ours"), nil)
+		done <- db.Commit(b)
+	}()
+	// Ours now waits for the other's row lock; when the other commits, ours
+	// fails to serialize.
+	waitFor(t, "our commit waits for the other transaction's lock", func() (bool, error) {
+		var n int
+		err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		return n > 0, err
+	})
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("commit after a serialization failure: %v", err)
+	}
+	if n := pgStore(db).Retries(); n < 1 {
+		t.Errorf("%d retries; want the failed attempt run again", n)
+	}
+	if v, err := db.get([]byte("hot")); err != nil || string(v) != "ours" {
+		t.Errorf("value after both commits: %q %v; want ours (committed last)", v, err)
+	}
+}
+
+// The session is terminated between the writes and the COMMIT: the COMMIT
+// gets no answer that says it rolled back, so the commit is reported
+// uncertain (the request is answered "outcome unknown"), never as a plain
+// failure and never as a success; the next commit gets a new connection.
+func TestPostgresLostConnectionIsUncertain(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	killer, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer killer.Close(ctx)
+	st := pgStore(db)
+	st.BeforeCommit = func(ctx context.Context, pid uint32) error {
+		st.BeforeCommit = nil // once
+		if _, err := killer.Exec(ctx, `SELECT pg_terminate_backend($1)`, int32(pid)); err != nil {
+			return err
+		}
+		waitFor(t, "the session is gone", func() (bool, error) {
+			var n int
+			err := killer.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = $1`, int32(pid)).Scan(&n)
+			return n == 0, err
+		})
+		return nil
+	}
+	b := db.NewBatch()
+	b.set([]byte("k"), []byte("v"), nil)
+	err = db.Commit(b)
+	if !errors.Is(err, ErrCommitUncertain) {
+		t.Fatalf("commit on a lost connection: %v; want ErrCommitUncertain", err)
+	}
+	if db.Health() != nil {
+		t.Log("health:", db.Health())
+	}
+	b = db.NewBatch()
+	b.set([]byte("k2"), []byte("v"), nil)
+	if err := db.Commit(b); err != nil {
+		t.Fatalf("the next commit: %v", err)
+	}
+	// The terminated transaction did not commit (PostgreSQL rolled it back).
+	if _, err := db.get([]byte("k")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the uncertain write: %v", err)
+	}
+}
+
+// A failure before the COMMIT is sent is a plain failure: nothing was
+// written, and the error does not claim otherwise.
+func TestPostgresFailureBeforeCommitIsClean(t *testing.T) {
+	db := openPostgresTest(t)
+	pgStore(db).BeforeCommit = func(context.Context, uint32) error { return errors.New("injected") }
+	b := db.NewBatch()
+	b.set([]byte("k"), []byte("v"), nil)
+	err := db.Commit(b)
+	if err == nil || errors.Is(err, ErrCommitUncertain) {
+		t.Fatalf("commit failed before COMMIT: %v; want a plain failure", err)
+	}
+	if _, err := db.get([]byte("k")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the failed write: %v", err)
+	}
+}
+
+// Sessions commit synchronously even on a database whose default is off.
+func TestPostgresSynchronousCommit(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var name string
+	if err := conn.QueryRow(ctx, `SELECT current_database()`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `ALTER DATABASE `+name+` SET synchronous_commit = off`); err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenPostgres(PostgresOptions{URL: url, StatementTimeout: 7 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pool := pgStore(db)
+	got, err := pool.Show("synchronous_commit")
+	if err != nil || got != "on" {
+		t.Errorf("synchronous_commit = %q, %v; want on", got, err)
+	}
+	if got, err := pool.Show("statement_timeout"); err != nil || got != "7s" {
+		t.Errorf("statement_timeout = %q, %v; want 7s", got, err)
+	}
+}
+
+// Open's errors: an unparsable URL and an unreachable server are told
+// apart (a configuration mistake versus a database that is down), and the
+// password is in neither message.
+func TestPostgresOpenErrors(t *testing.T) {
+	_, err := OpenPostgres(PostgresOptions{URL: "postgres://u:s3cret@127.0.0.1:notaport/db"})
+	if !errors.Is(err, ErrPostgresURL) {
+		t.Errorf("bad url: %v; want ErrPostgresURL", err)
+	}
+	if err != nil && containsSecret(err.Error()) {
+		t.Errorf("the password is in the message: %v", err)
+	}
+	_, err = OpenPostgres(PostgresOptions{URL: "postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=5", ConnectTimeout: 10 * time.Second})
+	if !errors.Is(err, ErrPostgresUnreachable) {
+		t.Errorf("unreachable: %v; want ErrPostgresUnreachable", err)
+	}
+	if err != nil && containsSecret(err.Error()) {
+		t.Errorf("the password is in the message: %v", err)
+	}
+}
+
+func containsSecret(s string) bool {
+	for i := 0; i+6 <= len(s); i++ {
+		if s[i:i+6] == "s3cret" {
+			return true
+		}
+	}
+	return false
+}
+
+// One process at a time: a second open of a database in use is refused
+// (as a data directory's lock refuses a second server), and allowed again
+// once the first closed it.
+func TestPostgresOneProcessAtATime(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	first, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db, err := OpenPostgres(PostgresOptions{URL: url}); !errors.Is(err, ErrPostgresInUse) {
+		if err == nil {
+			db.Close()
+		}
+		t.Fatalf("second open: %v; want ErrPostgresInUse", err)
+	}
+	first.Close()
+	again, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	again.Close()
+}
