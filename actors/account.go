@@ -150,8 +150,10 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
-		// A failed commit may have reached the log or not: read again.
 		a.plug, a.memos = nil, nil
+		if errors.Is(err, storage.ErrCommitUncertain) {
+			a.forgetUncertain(tx)
+		}
 		return nil, err
 	}
 	a.plug.adopt(tx.plugSet)
@@ -185,6 +187,22 @@ func (a *account) apply(c Change) (reply any, err error) {
 		a.deleted(tx.del) // delete.go
 	}
 	return reply, nil
+}
+
+// forgetUncertain drops what the actor holds in memory after a commit whose
+// outcome is unknown (a storage engine failure, a connection to PostgreSQL
+// lost during COMMIT): the batch may or may not be stored, so neither the
+// state before it nor the working copy can be trusted. The next request
+// reloads the account from storage (reloadIfFailed), and the sessions the
+// batch wrote or deleted are read from storage again. Without this the next
+// change would write only the records that differ from the stale state,
+// partly undoing a change that did commit.
+func (a *account) forgetUncertain(tx *Tx) {
+	a.state, a.err = nil, fmt.Errorf("account %d: reloading after a write of unknown outcome", a.id)
+	a.sys.published.Delete(a.id)
+	for _, sw := range tx.sessions {
+		a.sys.sessions.Remove(sw.key)
+	}
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }

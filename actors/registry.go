@@ -145,11 +145,17 @@ func (r *registry) updateGlobal(fn func(*GlobalTx) (any, error)) (reply any, err
 		b.Discard()
 		return nil, err
 	}
-	if err := r.sys.db.Commit(b); err != nil {
+	err = r.sys.db.Commit(b)
+	if err != nil && !errors.Is(err, storage.ErrCommitUncertain) {
 		return nil, err
 	}
+	// Bumped after an uncertain commit too: the keyspaces may have changed,
+	// so what was cached from them is read again.
 	for _, name := range g.w.Touched() {
 		r.sys.version(name).Add(1)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return reply, nil
 }

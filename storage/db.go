@@ -92,6 +92,18 @@ type Options struct {
 	// BloomBitsPerKey sizes the bloom filter of every table (default 10,
 	// about 1% false positives); a negative value disables the filters.
 	BloomBitsPerKey int
+	// Knobs inject faults in tests; nil in production.
+	Knobs *TestingKnobs
+}
+
+// TestingKnobs let tests of the packages above storage provoke failures
+// that a real engine produces only under faults (a connection to PostgreSQL
+// lost while its COMMIT is in flight). nil fields change nothing.
+type TestingKnobs struct {
+	// CommitResult sees the engine's result of every non-empty commit and
+	// returns the one Commit goes on with: a test returns an error after a
+	// commit that succeeded to stand for a COMMIT whose answer was lost.
+	CommitResult func(err error) error
 }
 
 // Default tuning (see config/defaults.toml [storage]).
@@ -106,6 +118,7 @@ type DB struct {
 	eng      engine
 	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
 	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
+	knobs    *TestingKnobs                    // nil but in fault tests
 }
 
 // Open opens (creating if needed) the database in dir, migrating a data
@@ -123,6 +136,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.knobs = opts.Knobs
 	return upgrade(db, dir, opts)
 }
 
@@ -357,6 +371,9 @@ func (db *DB) Commit(b *Batch) error {
 	}
 	start, ops, size := time.Now(), b.eb.count(), b.eb.size()
 	err := guard.apply(db.eng, b.eb) // synced, with engine panics recovered
+	if db.knobs != nil && db.knobs.CommitResult != nil {
+		err = db.knobs.CommitResult(err)
+	}
 	db.observeCommit(ops, size, start, err)
 	b.eb.release()
 	if errors.Is(err, errNotCommitted) {
