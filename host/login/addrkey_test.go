@@ -3,6 +3,7 @@ package login
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,10 +44,36 @@ func TestAddressLimitsGroupIPv6(t *testing.T) {
 		t.Fatalf("3rd handshake from a /64 capped at 2: %v", err)
 	}
 	now := s.now()
-	if s.pending.take("other", "2001:db8:5::1", now) != nil {
+	if s.pending.take("other", limit.AddrKey("2001:db8:5::1"), now) != nil {
 		t.Error("the /64's oldest handshake survived a third one from the same /64")
 	}
-	if s.pending.take("bench", "2001:db8:5::2", now) == nil {
+	if s.pending.take("bench", limit.AddrKey("2001:db8:5::2"), now) == nil {
 		t.Error("the /64's second handshake was dropped, want only the oldest")
+	}
+}
+
+// TestOneHandshakePerLoginPerPrefix: the addresses of one /64 hold one
+// pending handshake per login between them, not one each; otherwise a host
+// could start 256 handshakes on a victim's login from its /64 and send their
+// proofs at once, past the wrong-password limits that are checked before
+// any of them is charged.
+func TestOneHandshakePerLoginPerPrefix(t *testing.T) {
+	s := newHardService(t, nil)
+	ctx := context.Background()
+	a := func() string { cl, _ := srp.DefaultGroup().NewClient("x", "y", rand.Reader); return cl.AHex() }
+	for i := range 16 {
+		if _, err := s.PreAuth(ctx, "bench", a(), fmt.Sprintf("2001:db8:7::%x", i+1), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := s.now()
+	held := 0
+	for i := range 16 {
+		if s.pending.take("bench", limit.AddrKey(fmt.Sprintf("2001:db8:7::%x", i+1)), now) != nil {
+			held++
+		}
+	}
+	if held != 1 {
+		t.Errorf("16 addresses of one /64 hold %d handshakes for one login, want 1", held)
 	}
 }

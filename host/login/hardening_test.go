@@ -134,9 +134,10 @@ func TestPendingHandshakeLimits(t *testing.T) {
 	if held("bench", "192.0.2.1") || !held("other", "192.0.2.1") || !held("nosuchlogin", "192.0.2.1") {
 		t.Error("an address over its budget did not drop its own oldest handshake")
 	}
-	// A /64 is one address group: its addresses share one budget.
-	for i := range 5 {
-		pre("bench", fmt.Sprintf("2001:db8:1:2::%x", i+1))
+	// A /64 is one address group: its addresses share one budget (and one
+	// handshake per login).
+	for i, login := range []string{"bench", "other", "nosuchlogin", "bench", "x5"} {
+		pre(login, fmt.Sprintf("2001:db8:1:2::%x", i+1))
 	}
 	if n := s.pending.len(); n != 4 {
 		t.Errorf("%d pending, want 2 of 192.0.2.1 and 2 of 2001:db8:1:2::/64", n)

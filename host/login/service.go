@@ -159,7 +159,11 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) 
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: ip, sysInfo: sysInfo}, s.now())
+	// Keyed by the client's address group (an IPv6 client by its /64, as
+	// every per-address limit): one host holds one handshake per login, so
+	// it cannot line up a proof per address of its /64 against one login
+	// and send them all at once past the wrong-password limits.
+	s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: limit.AddrKey(ip), sysInfo: sysInfo}, s.now())
 	return &PreAuthReply{Salt: server.SaltHex(), Salt2: v.srp.Salt2, B: server.BHex()}, nil
 }
 
@@ -227,7 +231,7 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	if ok, wait := s.failPair.Check(pair); !ok {
 		return nil, fail(ReasonTooManyFailures, fmt.Errorf("login %q from %s: retry in %v", login, ip, wait))
 	}
-	h := s.pending.take(login, ip, s.now())
+	h := s.pending.take(login, group, s.now())
 	if h == nil {
 		return nil, fail(ReasonNoPendingLogin, nil)
 	}
