@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -43,27 +44,43 @@ type registrationGroup struct {
 }
 
 func (r *ByAddressRequest) Run(_ context.Context, app *App, out io.Writer) error {
-	var groups []registrationGroup
+	// Addresses are grouped as the per-address limits key them
+	// (limit.AddrKey: an IPv6 client by its /64), so that puppets
+	// registered from the addresses of one /64 show as one cluster.
+	want := ""
 	if r.Address != "" {
-		ids, err := app.DB.RegisteredFrom(r.Address)
-		if err != nil {
-			return err
-		}
-		if len(ids) > 0 {
-			groups = append(groups, registrationGroup{r.Address, ids})
-		}
-	} else {
-		err := app.DB.RegistrationAddresses(func(addr string, ids []storage.AccountID) error {
-			if len(ids) >= r.Min {
-				groups = append(groups, registrationGroup{addr, slices.Clone(ids)})
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		slices.SortStableFunc(groups, func(a, b registrationGroup) int { return cmp.Compare(len(b.ids), len(a.ids)) })
+		want = limit.AddrKey(r.Address)
 	}
+	byKey := map[string]*registrationGroup{}
+	err := app.DB.RegistrationAddresses(func(addr string, ids []storage.AccountID) error {
+		key := limit.AddrKey(addr)
+		if want != "" && key != want {
+			return nil
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &registrationGroup{addr: key}
+			byKey[key] = g
+		}
+		g.ids = append(g.ids, ids...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var groups []registrationGroup
+	for _, g := range byKey {
+		if want != "" || len(g.ids) >= r.Min {
+			slices.Sort(g.ids)
+			groups = append(groups, *g)
+		}
+	}
+	slices.SortFunc(groups, func(a, b registrationGroup) int {
+		if c := cmp.Compare(len(b.ids), len(a.ids)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.addr, b.addr)
+	})
 	if len(groups) == 0 {
 		if r.Address != "" {
 			fmt.Fprintf(out, "no account was registered from %s\n", r.Address)

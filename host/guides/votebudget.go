@@ -31,18 +31,21 @@ func (b VoteBudget) limiters(now func() time.Time) *voteLimits {
 
 // spend takes a vote on gid from the address ip out of both budgets, or
 // refuses it as the vote rule refuses one (vote_refused): the client
-// knows that answer. The guide's budget is spent first; a vote it allows
-// that the address's overall budget then refuses has cost the address
-// that guide's token too — only an address already out of votes loses it.
+// knows that answer. The address's overall budget is checked first, so
+// that an address out of votes cannot create per-guide buckets (one per
+// gid it names, real or not) and crowd the limiter's table until its own
+// buckets are evicted; it is charged only once the guide's budget allowed
+// the vote.
 func (l *voteLimits) spend(ip string, gid GuideID) error {
 	if l == nil {
 		return nil
 	}
+	if ok, wait := l.any.Check(ip); !ok {
+		return Fail(ReasonVoteRefused, fmt.Errorf("votes from %s: next in %v", ip, wait))
+	}
 	if ok, wait := l.one.Allow(strconv.FormatUint(uint64(gid), 10) + "\x00" + ip); !ok {
 		return Fail(ReasonVoteRefused, fmt.Errorf("votes on guide %d from %s: next in %v", gid, ip, wait))
 	}
-	if ok, wait := l.any.Allow(ip); !ok {
-		return Fail(ReasonVoteRefused, fmt.Errorf("votes from %s: next in %v", ip, wait))
-	}
+	l.any.Charge(ip)
 	return nil
 }

@@ -341,6 +341,11 @@ func (s *Server) genericFail(err error) Response {
 // fasthttpLogger sends fasthttp's own messages to slog.
 type fasthttpLogger struct{ l *slog.Logger }
 
+// The text goes in an attribute under one fixed message: it holds the
+// client's address and up to 200 bytes of its request, so as the message
+// every client (or payload) would be a kind of its own to the log-flood
+// limiter (host/logflood), and a client could fill its table of kinds and
+// so thin out the server's real errors.
 func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Warn(fmt.Sprintf(format, args...), "component", "fasthttp")
+	f.l.Warn("HTTP connection error", "component", "fasthttp", "detail", fmt.Sprintf(format, args...))
 }
