@@ -358,3 +358,144 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 		t.Errorf("stats %+v; want 8 open, one evicted", st)
 	}
 }
+
+// chanConn is a server-side connection whose reads the test hands over one
+// by one: each Read says on reading that it waits, then returns the next
+// chunk sent on in. Closing it does not end a waiting Read: the chunk sent
+// after a close stands for bytes the kernel had already handed to a read
+// that raced the close.
+type chanConn struct {
+	*scriptConn
+	reading chan struct{}
+	in      chan []byte
+}
+
+func newChanConn(ip string) *chanConn {
+	return &chanConn{scriptConn: newScriptConn(ip), reading: make(chan struct{}, 1), in: make(chan []byte)}
+}
+
+func (c *chanConn) Read(p []byte) (int, error) {
+	c.reading <- struct{}{}
+	return copy(p, <-c.in), nil
+}
+
+// readResult is what a guardedConn's Read returned.
+type readResult struct {
+	n   int
+	err error
+}
+
+// startRead starts c.Read as fasthttp's goroutine would, and returns once
+// it waits in cc's Read.
+func startRead(c *guardedConn, cc *chanConn) <-chan readResult {
+	res := make(chan readResult, 1)
+	go func() {
+		n, err := c.Read(make([]byte, 64))
+		res <- readResult{n, err}
+	}()
+	<-cc.reading
+	return res
+}
+
+// requestLine is the first bytes of a request that must not be handled on
+// a connection the listener closes.
+var requestLine = []byte("POST /buy HTTP/1.1\r\n")
+
+// TestEvictedConnectionDeliversNoRequest: whether a quiet connection is
+// evicted or becomes busy is decided once, under the listener's lock. A
+// victim whose read brings request bytes after it was chosen drops them
+// and ends the stream (fasthttp runs no handler whose reply would be
+// lost); a connection whose bytes came first is busy and never chosen.
+// (Before the fix, the victim's read returned the bytes: the eviction had
+// marked it not quiet, so the read took it for busy.)
+func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
+	t.Run("evicted first", func(t *testing.T) {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		victim := gl.admit(cc)
+		res := startRead(victim, cc)
+		if gl.admit(newScriptConn("127.0.9.9")) == nil {
+			t.Fatal("a fresh address was refused; the quiet connection was not evicted")
+		}
+		if !cc.isClosed() {
+			t.Error("the victim was not closed")
+		}
+		cc.in <- requestLine
+		if r := <-res; r.n != 0 || r.err != io.EOF {
+			t.Errorf("victim's read: %d bytes, %v; want 0, io.EOF (its request must not be handled)", r.n, r.err)
+		}
+		if gl.Open() != 1 {
+			t.Errorf("open = %d, want 1", gl.Open())
+		}
+	})
+	t.Run("busy first", func(t *testing.T) {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		c := gl.admit(cc)
+		res := startRead(c, cc)
+		cc.in <- requestLine
+		if r := <-res; r.n != len(requestLine) || r.err != nil {
+			t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
+		}
+		if gl.admit(newScriptConn("127.0.9.9")) != nil {
+			t.Error("a fresh address was let in past the total with the only connection busy")
+		}
+		if cc.isClosed() {
+			t.Error("the busy connection was evicted")
+		}
+		if st := gl.Stats(); st.Shed[ShedTotalLimit] != 1 || st.Shed[ShedEvictedIdle] != 0 {
+			t.Errorf("shed %v; want one total_limit, no eviction", st.Shed)
+		}
+	})
+}
+
+// TestShutdownClosesQuietWithoutRequest is the same rule for closeQuiet at
+// shutdown: a quiet connection it closes delivers no request bytes read
+// after, and one that was busy first is left to finish. (Before the fix the
+// closed connection's read returned the bytes.)
+func TestShutdownClosesQuietWithoutRequest(t *testing.T) {
+	gl := newGuardedListener(newFakeListener(), 10, 10, slog.New(slog.DiscardHandler))
+	quietRaw, busyRaw := newChanConn("127.0.1.1"), newChanConn("127.0.1.2")
+	quiet, busy := gl.admit(quietRaw), gl.admit(busyRaw)
+	quietRes, busyRes := startRead(quiet, quietRaw), startRead(busy, busyRaw)
+	busyRaw.in <- requestLine
+	if r := <-busyRes; r.n != len(requestLine) {
+		t.Fatalf("busy read: %d bytes, %v", r.n, r.err)
+	}
+
+	gl.closeQuiet()
+	if !quietRaw.isClosed() || busyRaw.isClosed() {
+		t.Fatalf("closed: quiet %v, busy %v; want only the quiet one", quietRaw.isClosed(), busyRaw.isClosed())
+	}
+	quietRaw.in <- requestLine
+	if r := <-quietRes; r.n != 0 || r.err != io.EOF {
+		t.Errorf("read of the closed quiet connection: %d bytes, %v; want 0, io.EOF", r.n, r.err)
+	}
+	if gl.Open() != 1 {
+		t.Errorf("open = %d, want 1 (the busy one)", gl.Open())
+	}
+}
+
+// TestEvictionRacesRequest lets an eviction and a quiet connection's
+// request bytes race, many times: whichever wins, exactly one happens. Either
+// the connection is evicted and its read delivers nothing, or the read
+// delivers the request and the fresh connection is refused (the only other
+// one is busy). The outcome is checked, whatever the interleaving.
+func TestEvictionRacesRequest(t *testing.T) {
+	for i := range 300 {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		c := gl.admit(cc)
+		res := startRead(c, cc)
+		admitted := make(chan bool, 1)
+		go func() { admitted <- gl.admit(newScriptConn("127.0.9.9")) != nil }()
+		cc.in <- requestLine
+		r, evicted := <-res, <-admitted
+		switch {
+		case evicted && (r.n != 0 || r.err != io.EOF || !cc.isClosed()):
+			t.Fatalf("round %d: evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
+		case !evicted && (r.n != len(requestLine) || r.err != nil || cc.isClosed()):
+			t.Fatalf("round %d: not evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
+		}
+	}
+}
