@@ -116,6 +116,16 @@ func request(t *testing.T, c *guardedConn) {
 	}
 }
 
+// replied makes c answer its request as fasthttp does: StateIdle, then a
+// read for the next request, which finds nothing yet (c is quiet again).
+func replied(t *testing.T, c *guardedConn) {
+	t.Helper()
+	connState(c, fasthttp.StateIdle)
+	if n, err := c.Read(make([]byte, 64)); n != 0 || err != nil {
+		t.Fatalf("read %d, %v", n, err)
+	}
+}
+
 // logRecorder keeps the messages and attributes of the records it handles.
 type logRecorder struct {
 	mu    sync.Mutex
@@ -169,7 +179,7 @@ func TestIdleConnectionsEvicted(t *testing.T) {
 	// conns[1] is in the middle of a request.
 	request(t, conns[0])
 	connState(conns[0], fasthttp.StateActive)
-	connState(conns[0], fasthttp.StateIdle)
+	replied(t, conns[0])
 	request(t, conns[1])
 	connState(conns[1], fasthttp.StateActive)
 
@@ -241,7 +251,7 @@ func TestIdleConnectionsEvicted(t *testing.T) {
 		t.Fatalf("%d log lines, want one per reason:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 	clock = clock.Add(shedLogEvery)
-	connState(conns[1], fasthttp.StateIdle) // quiet again: the next fresh one evicts it
+	replied(t, conns[1]) // quiet again: the next fresh one evicts it
 	admit("127.0.7.7")
 	lines = logs.all()
 	if len(lines) != 4 || !strings.Contains(lines[3], "reason=evicted_idle count=5 since_start=6") {
@@ -497,5 +507,41 @@ func TestEvictionRacesRequest(t *testing.T) {
 		case !evicted && (r.n != len(requestLine) || r.err != nil || cc.isClosed()):
 			t.Fatalf("round %d: not evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
 		}
+	}
+}
+
+// TestPipelinedConnectionNotEvicted: after a reply (StateIdle) fasthttp may
+// already hold the next, pipelined request in its buffer, and goes on to
+// StateActive without reading. That connection has delivered its request,
+// so it must not be evicted in between; it turns quiet only when fasthttp
+// reads it again, waiting for the next request. (Before the fix StateIdle
+// made it quiet at once, and a fresh connection evicted it while its
+// pipelined request was about to be handled.)
+func TestPipelinedConnectionNotEvicted(t *testing.T) {
+	gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+	cc := newChanConn("127.0.1.1")
+	c := gl.admit(cc)
+	connState(c, fasthttp.StateActive) // fasthttp's first request, before any read
+	res := startRead(c, cc)
+	cc.in <- []byte("GET /a HTTP/1.1\r\nHost: g\r\n\r\nGET /b HTTP/1.1\r\nHost: g\r\n\r\n")
+	if r := <-res; r.n == 0 || r.err != nil {
+		t.Fatalf("read: %d bytes, %v", r.n, r.err)
+	}
+	connState(c, fasthttp.StateIdle) // /a answered; /b waits in fasthttp's buffer
+	if gl.admit(newScriptConn("127.0.9.9")) != nil || cc.isClosed() {
+		t.Fatal("evicted between its reply and its pipelined request")
+	}
+	connState(c, fasthttp.StateActive) // /b, from the buffer: no read
+	connState(c, fasthttp.StateIdle)   // /b answered, nothing buffered
+	if gl.admit(newScriptConn("127.0.9.8")) != nil || cc.isClosed() {
+		t.Fatal("evicted before fasthttp waits for its next request")
+	}
+	res = startRead(c, cc) // fasthttp waits for the next request: quiet
+	if gl.admit(newScriptConn("127.0.9.7")) == nil || !cc.isClosed() {
+		t.Fatal("the connection waiting for its next request was not evicted")
+	}
+	cc.in <- requestLine
+	if r := <-res; r.n != 0 || r.err != io.EOF {
+		t.Errorf("evicted connection's read: %d bytes, %v; want 0, io.EOF", r.n, r.err)
 	}
 }

@@ -229,8 +229,8 @@ func (l *guardedListener) busy(c *guardedConn) bool {
 	return true
 }
 
-// idle puts c at the end of the quiet list: its reply is written and it
-// waits for the next request.
+// idle puts c at the end of the quiet list: its reply is written and
+// fasthttp reads it for the next request.
 func (l *guardedListener) idle(c *guardedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
