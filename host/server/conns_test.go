@@ -25,10 +25,15 @@ type fakeListener struct {
 	conns  chan net.Conn
 	closed chan struct{}
 	once   sync.Once
+	// reading rings (without blocking; it holds one ring) each time the
+	// server starts a read on one of the connections: the server's
+	// wrapper has then updated its quiet list (conns.go), so a test
+	// waiting for that list checks it again.
+	reading chan struct{}
 }
 
 func newFakeListener() *fakeListener {
-	return &fakeListener{conns: make(chan net.Conn, 64), closed: make(chan struct{})}
+	return &fakeListener{conns: make(chan net.Conn, 64), closed: make(chan struct{}), reading: make(chan struct{}, 1)}
 }
 
 func (l *fakeListener) Accept() (net.Conn, error) {
@@ -46,17 +51,26 @@ func (l *fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0
 // dial queues a connection from ip and returns the client's end.
 func (l *fakeListener) dial(ip string) net.Conn {
 	server, client := net.Pipe()
-	l.conns <- &remoteConn{Conn: server, remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}}
+	l.conns <- &remoteConn{Conn: server, remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}, reading: l.reading}
 	return client
 }
 
 // remoteConn is a connection with the client address the test chose.
 type remoteConn struct {
 	net.Conn
-	remote net.Addr
+	remote  net.Addr
+	reading chan struct{} // the listener's
 }
 
 func (c *remoteConn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *remoteConn) Read(p []byte) (int, error) {
+	select {
+	case c.reading <- struct{}{}:
+	default:
+	}
+	return c.Conn.Read(p)
+}
 
 // scriptConn is a server-side connection whose reads the test feeds by
 // hand (the listener's wrapper is driven directly, without fasthttp).
@@ -304,10 +318,15 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 		<-served
 	})
 	// waitFor waits (bounded) until the server's own count says cond: the
-	// server goes idle after the client has its reply.
+	// server goes idle after the client has its reply, when it reads the
+	// connection for the next request. Each read it starts rings
+	// ln.reading, after the listener's lists changed; a ring missed while
+	// checking stays in the channel.
 	waitFor := func(what string, cond func(l *guardedListener) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		giveUp := time.NewTimer(20 * time.Second)
+		defer giveUp.Stop()
+		for {
 			if l := s.listener.Load(); l != nil {
 				l.mu.Lock()
 				ok := cond(l)
@@ -316,8 +335,12 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 					return
 				}
 			}
+			select {
+			case <-ln.reading:
+			case <-giveUp.C:
+				t.Fatalf("the server never reached: %s", what)
+			}
 		}
-		t.Fatalf("the server never reached: %s", what)
 	}
 	get := func(c net.Conn) (int, string, error) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
