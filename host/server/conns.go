@@ -19,14 +19,24 @@ import (
 // first 5 seconds. So the listener follows each connection itself:
 //   - accepted: quiet;
 //   - a read that returns bytes: busy (a request is coming in);
-//   - fasthttp's StateIdle (the reply is written): quiet again;
-//   - fasthttp's StateActive after bytes were read (a pipelined request
-//     already in fasthttp's buffer, which needs no read): busy.
+//   - fasthttp's StateIdle (the reply is written), then its next read
+//     (waiting for the next request, with nothing buffered): quiet again.
+//     Not at StateIdle itself: fasthttp may already hold the next,
+//     pipelined request in its buffer, and then goes on to StateActive
+//     without a read; that connection stays busy.
 //
-// Closing a quiet connection cuts no request: no handler runs on it. A
-// client that sends its next request on an idle keep-alive connection at
-// the very moment it is closed sees the connection close, which HTTP
-// clients handle for keep-alive connections (they retry on a new one).
+// Whether a quiet connection becomes busy or is closed by the listener (a
+// victim of admit, or closeQuiet at shutdown) is decided once, under the
+// listener's lock: the read that brings a quiet connection bytes takes it
+// off the quiet list (busy), unless the listener has already released it.
+// Then the read drops the bytes and ends the stream, so fasthttp never sees
+// them: no handler runs on a closed connection, whose reply would be lost
+// after the handler committed. And a busy connection is off the quiet list,
+// so the listener never closes it. So closing a quiet connection cuts no
+// request. A client that sends its next request on an idle keep-alive
+// connection at the very moment it is closed sees the connection close
+// before any reply, which HTTP clients handle for keep-alive connections
+// (they retry on a new one).
 
 // guardedConn is a connection handed out by guardedListener. It gives its
 // slot back when closed (once, however often Close is called), and tells
@@ -36,10 +46,17 @@ type guardedConn struct {
 	l    *guardedListener
 	addr string // limit.AddrKey of the client address
 
-	// quiet mirrors whether elem is in l.quiet; it lets Read skip the
-	// listener's lock when nothing changes. Written under l.mu.
+	// quiet is set (under l.mu) when the connection goes on l.quiet, and
+	// cleared only by busy, on the connection's own goroutine: it stays set
+	// when the listener releases the connection, so that a read racing the
+	// release asks busy, which refuses. It lets Read skip the listener's
+	// lock while the connection is busy.
 	quiet atomic.Bool
-	read  atomic.Int64 // bytes read since accepted
+	// replied is set by fasthttp's StateIdle and cleared by its
+	// StateActive: the next read, if it comes first, waits for the next
+	// request and makes the connection quiet. Used on the connection's own
+	// goroutine only.
+	replied atomic.Bool
 	// closed is set by the first Close.
 	closed atomic.Bool
 	// dropped is set when the listener closes the connection itself (to
@@ -54,15 +71,18 @@ type guardedConn struct {
 }
 
 func (c *guardedConn) Read(p []byte) (int, error) {
+	if c.replied.Load() {
+		c.replied.Store(false)
+		c.l.idle(c)
+	}
 	n, err := c.Conn.Read(p)
+	if n > 0 && c.quiet.Load() && !c.l.busy(c) {
+		// Released while quiet: the bytes are dropped, so that no request
+		// runs on this connection (see above).
+		return 0, io.EOF
+	}
 	if err != nil && c.dropped.Load() {
 		err = io.EOF
-	}
-	if n > 0 {
-		c.read.Add(int64(n))
-		if c.quiet.Load() {
-			c.l.busy(c)
-		}
 	}
 	return n, err
 }
@@ -83,10 +103,8 @@ func connState(c net.Conn, st fasthttp.ConnState) {
 	}
 	switch st {
 	case fasthttp.StateIdle:
-		gc.l.idle(gc)
+		gc.replied.Store(true)
 	case fasthttp.StateActive:
-		if gc.read.Load() > 0 && gc.quiet.Load() {
-			gc.l.busy(gc)
-		}
+		gc.replied.Store(false)
 	}
 }

@@ -25,10 +25,15 @@ type fakeListener struct {
 	conns  chan net.Conn
 	closed chan struct{}
 	once   sync.Once
+	// reading rings (without blocking; it holds one ring) each time the
+	// server starts a read on one of the connections: the server's
+	// wrapper has then updated its quiet list (conns.go), so a test
+	// waiting for that list checks it again.
+	reading chan struct{}
 }
 
 func newFakeListener() *fakeListener {
-	return &fakeListener{conns: make(chan net.Conn, 64), closed: make(chan struct{})}
+	return &fakeListener{conns: make(chan net.Conn, 64), closed: make(chan struct{}), reading: make(chan struct{}, 1)}
 }
 
 func (l *fakeListener) Accept() (net.Conn, error) {
@@ -46,17 +51,26 @@ func (l *fakeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0
 // dial queues a connection from ip and returns the client's end.
 func (l *fakeListener) dial(ip string) net.Conn {
 	server, client := net.Pipe()
-	l.conns <- &remoteConn{Conn: server, remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}}
+	l.conns <- &remoteConn{Conn: server, remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000}, reading: l.reading}
 	return client
 }
 
 // remoteConn is a connection with the client address the test chose.
 type remoteConn struct {
 	net.Conn
-	remote net.Addr
+	remote  net.Addr
+	reading chan struct{} // the listener's
 }
 
 func (c *remoteConn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *remoteConn) Read(p []byte) (int, error) {
+	select {
+	case c.reading <- struct{}{}:
+	default:
+	}
+	return c.Conn.Read(p)
+}
 
 // scriptConn is a server-side connection whose reads the test feeds by
 // hand (the listener's wrapper is driven directly, without fasthttp).
@@ -116,6 +130,16 @@ func request(t *testing.T, c *guardedConn) {
 	}
 }
 
+// replied makes c answer its request as fasthttp does: StateIdle, then a
+// read for the next request, which finds nothing yet (c is quiet again).
+func replied(t *testing.T, c *guardedConn) {
+	t.Helper()
+	connState(c, fasthttp.StateIdle)
+	if n, err := c.Read(make([]byte, 64)); n != 0 || err != nil {
+		t.Fatalf("read %d, %v", n, err)
+	}
+}
+
 // logRecorder keeps the messages and attributes of the records it handles.
 type logRecorder struct {
 	mu    sync.Mutex
@@ -169,7 +193,7 @@ func TestIdleConnectionsEvicted(t *testing.T) {
 	// conns[1] is in the middle of a request.
 	request(t, conns[0])
 	connState(conns[0], fasthttp.StateActive)
-	connState(conns[0], fasthttp.StateIdle)
+	replied(t, conns[0])
 	request(t, conns[1])
 	connState(conns[1], fasthttp.StateActive)
 
@@ -241,7 +265,7 @@ func TestIdleConnectionsEvicted(t *testing.T) {
 		t.Fatalf("%d log lines, want one per reason:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 	clock = clock.Add(shedLogEvery)
-	connState(conns[1], fasthttp.StateIdle) // quiet again: the next fresh one evicts it
+	replied(t, conns[1]) // quiet again: the next fresh one evicts it
 	admit("127.0.7.7")
 	lines = logs.all()
 	if len(lines) != 4 || !strings.Contains(lines[3], "reason=evicted_idle count=5 since_start=6") {
@@ -294,10 +318,15 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 		<-served
 	})
 	// waitFor waits (bounded) until the server's own count says cond: the
-	// server goes idle after the client has its reply.
+	// server goes idle after the client has its reply, when it reads the
+	// connection for the next request. Each read it starts rings
+	// ln.reading, after the listener's lists changed; a ring missed while
+	// checking stays in the channel.
 	waitFor := func(what string, cond func(l *guardedListener) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		giveUp := time.NewTimer(20 * time.Second)
+		defer giveUp.Stop()
+		for {
 			if l := s.listener.Load(); l != nil {
 				l.mu.Lock()
 				ok := cond(l)
@@ -306,8 +335,12 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 					return
 				}
 			}
+			select {
+			case <-ln.reading:
+			case <-giveUp.C:
+				t.Fatalf("the server never reached: %s", what)
+			}
 		}
-		t.Fatalf("the server never reached: %s", what)
 	}
 	get := func(c net.Conn) (int, string, error) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
@@ -356,5 +389,182 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 	st := s.ConnStats()
 	if st.Shed[ShedEvictedIdle] != 1 || st.Shed[ShedAddressLimit] != 0 || st.Shed[ShedTotalLimit] != 0 || st.Open != 8 {
 		t.Errorf("stats %+v; want 8 open, one evicted", st)
+	}
+}
+
+// chanConn is a server-side connection whose reads the test hands over one
+// by one: each Read says on reading that it waits, then returns the next
+// chunk sent on in. Closing it does not end a waiting Read: the chunk sent
+// after a close stands for bytes the kernel had already handed to a read
+// that raced the close.
+type chanConn struct {
+	*scriptConn
+	reading chan struct{}
+	in      chan []byte
+}
+
+func newChanConn(ip string) *chanConn {
+	return &chanConn{scriptConn: newScriptConn(ip), reading: make(chan struct{}, 1), in: make(chan []byte)}
+}
+
+func (c *chanConn) Read(p []byte) (int, error) {
+	c.reading <- struct{}{}
+	return copy(p, <-c.in), nil
+}
+
+// readResult is what a guardedConn's Read returned.
+type readResult struct {
+	n   int
+	err error
+}
+
+// startRead starts c.Read as fasthttp's goroutine would, and returns once
+// it waits in cc's Read.
+func startRead(c *guardedConn, cc *chanConn) <-chan readResult {
+	res := make(chan readResult, 1)
+	go func() {
+		n, err := c.Read(make([]byte, 64))
+		res <- readResult{n, err}
+	}()
+	<-cc.reading
+	return res
+}
+
+// requestLine is the first bytes of a request that must not be handled on
+// a connection the listener closes.
+var requestLine = []byte("POST /buy HTTP/1.1\r\n")
+
+// TestEvictedConnectionDeliversNoRequest: whether a quiet connection is
+// evicted or becomes busy is decided once, under the listener's lock. A
+// victim whose read brings request bytes after it was chosen drops them
+// and ends the stream (fasthttp runs no handler whose reply would be
+// lost); a connection whose bytes came first is busy and never chosen.
+// (Before the fix, the victim's read returned the bytes: the eviction had
+// marked it not quiet, so the read took it for busy.)
+func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
+	t.Run("evicted first", func(t *testing.T) {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		victim := gl.admit(cc)
+		res := startRead(victim, cc)
+		if gl.admit(newScriptConn("127.0.9.9")) == nil {
+			t.Fatal("a fresh address was refused; the quiet connection was not evicted")
+		}
+		if !cc.isClosed() {
+			t.Error("the victim was not closed")
+		}
+		cc.in <- requestLine
+		if r := <-res; r.n != 0 || r.err != io.EOF {
+			t.Errorf("victim's read: %d bytes, %v; want 0, io.EOF (its request must not be handled)", r.n, r.err)
+		}
+		if gl.Open() != 1 {
+			t.Errorf("open = %d, want 1", gl.Open())
+		}
+	})
+	t.Run("busy first", func(t *testing.T) {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		c := gl.admit(cc)
+		res := startRead(c, cc)
+		cc.in <- requestLine
+		if r := <-res; r.n != len(requestLine) || r.err != nil {
+			t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
+		}
+		if gl.admit(newScriptConn("127.0.9.9")) != nil {
+			t.Error("a fresh address was let in past the total with the only connection busy")
+		}
+		if cc.isClosed() {
+			t.Error("the busy connection was evicted")
+		}
+		if st := gl.Stats(); st.Shed[ShedTotalLimit] != 1 || st.Shed[ShedEvictedIdle] != 0 {
+			t.Errorf("shed %v; want one total_limit, no eviction", st.Shed)
+		}
+	})
+}
+
+// TestShutdownClosesQuietWithoutRequest is the same rule for closeQuiet at
+// shutdown: a quiet connection it closes delivers no request bytes read
+// after, and one that was busy first is left to finish. (Before the fix the
+// closed connection's read returned the bytes.)
+func TestShutdownClosesQuietWithoutRequest(t *testing.T) {
+	gl := newGuardedListener(newFakeListener(), 10, 10, slog.New(slog.DiscardHandler))
+	quietRaw, busyRaw := newChanConn("127.0.1.1"), newChanConn("127.0.1.2")
+	quiet, busy := gl.admit(quietRaw), gl.admit(busyRaw)
+	quietRes, busyRes := startRead(quiet, quietRaw), startRead(busy, busyRaw)
+	busyRaw.in <- requestLine
+	if r := <-busyRes; r.n != len(requestLine) {
+		t.Fatalf("busy read: %d bytes, %v", r.n, r.err)
+	}
+
+	gl.closeQuiet()
+	if !quietRaw.isClosed() || busyRaw.isClosed() {
+		t.Fatalf("closed: quiet %v, busy %v; want only the quiet one", quietRaw.isClosed(), busyRaw.isClosed())
+	}
+	quietRaw.in <- requestLine
+	if r := <-quietRes; r.n != 0 || r.err != io.EOF {
+		t.Errorf("read of the closed quiet connection: %d bytes, %v; want 0, io.EOF", r.n, r.err)
+	}
+	if gl.Open() != 1 {
+		t.Errorf("open = %d, want 1 (the busy one)", gl.Open())
+	}
+}
+
+// TestEvictionRacesRequest lets an eviction and a quiet connection's
+// request bytes race, many times: whichever wins, exactly one happens. Either
+// the connection is evicted and its read delivers nothing, or the read
+// delivers the request and the fresh connection is refused (the only other
+// one is busy). The outcome is checked, whatever the interleaving.
+func TestEvictionRacesRequest(t *testing.T) {
+	for i := range 300 {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		c := gl.admit(cc)
+		res := startRead(c, cc)
+		admitted := make(chan bool, 1)
+		go func() { admitted <- gl.admit(newScriptConn("127.0.9.9")) != nil }()
+		cc.in <- requestLine
+		r, evicted := <-res, <-admitted
+		switch {
+		case evicted && (r.n != 0 || r.err != io.EOF || !cc.isClosed()):
+			t.Fatalf("round %d: evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
+		case !evicted && (r.n != len(requestLine) || r.err != nil || cc.isClosed()):
+			t.Fatalf("round %d: not evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
+		}
+	}
+}
+
+// TestPipelinedConnectionNotEvicted: after a reply (StateIdle) fasthttp may
+// already hold the next, pipelined request in its buffer, and goes on to
+// StateActive without reading. That connection has delivered its request,
+// so it must not be evicted in between; it turns quiet only when fasthttp
+// reads it again, waiting for the next request. (Before the fix StateIdle
+// made it quiet at once, and a fresh connection evicted it while its
+// pipelined request was about to be handled.)
+func TestPipelinedConnectionNotEvicted(t *testing.T) {
+	gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+	cc := newChanConn("127.0.1.1")
+	c := gl.admit(cc)
+	connState(c, fasthttp.StateActive) // fasthttp's first request, before any read
+	res := startRead(c, cc)
+	cc.in <- []byte("GET /a HTTP/1.1\r\nHost: g\r\n\r\nGET /b HTTP/1.1\r\nHost: g\r\n\r\n")
+	if r := <-res; r.n == 0 || r.err != nil {
+		t.Fatalf("read: %d bytes, %v", r.n, r.err)
+	}
+	connState(c, fasthttp.StateIdle) // /a answered; /b waits in fasthttp's buffer
+	if gl.admit(newScriptConn("127.0.9.9")) != nil || cc.isClosed() {
+		t.Fatal("evicted between its reply and its pipelined request")
+	}
+	connState(c, fasthttp.StateActive) // /b, from the buffer: no read
+	connState(c, fasthttp.StateIdle)   // /b answered, nothing buffered
+	if gl.admit(newScriptConn("127.0.9.8")) != nil || cc.isClosed() {
+		t.Fatal("evicted before fasthttp waits for its next request")
+	}
+	res = startRead(c, cc) // fasthttp waits for the next request: quiet
+	if gl.admit(newScriptConn("127.0.9.7")) == nil || !cc.isClosed() {
+		t.Fatal("the connection waiting for its next request was not evicted")
+	}
+	cc.in <- requestLine
+	if r := <-res; r.n != 0 || r.err != io.EOF {
+		t.Errorf("evicted connection's read: %d bytes, %v; want 0, io.EOF", r.n, r.err)
 	}
 }

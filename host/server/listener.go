@@ -139,8 +139,11 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 		refused = true
 	case l.open >= l.max:
 		if e := l.quiet.Front(); e != nil {
+			// Released under l.mu: the victim's read can no longer make
+			// it busy (conns.go).
 			victim = e.Value.(*guardedConn)
 			l.releaseLocked(victim)
+			victim.dropped.Store(true)
 		} else {
 			refused, reason = true, shedTotal
 		}
@@ -166,7 +169,6 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 	if victim != nil {
 		// The victim's own Close (by fasthttp, once its read fails) finds
 		// its slot already given back.
-		victim.dropped.Store(true)
 		victim.Conn.Close()
 	}
 	return gc
@@ -210,19 +212,25 @@ func (sl shedLine) write(log *slog.Logger) {
 		"last_address", sl.addr, "open", sl.open)
 }
 
-// busy takes c off the quiet list: a request is coming in.
-func (l *guardedListener) busy(c *guardedConn) {
+// busy takes c off the quiet list, a request coming in, and reports true;
+// or it reports false when c is already released (evicted, closed at
+// shutdown or closed by fasthttp): then c must not deliver the request.
+func (l *guardedListener) busy(c *guardedConn) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if c.released {
+		return false
+	}
 	if c.elem != nil {
 		l.quiet.Remove(c.elem)
 		c.elem = nil
 	}
 	c.quiet.Store(false)
+	return true
 }
 
-// idle puts c at the end of the quiet list: its reply is written and it
-// waits for the next request.
+// idle puts c at the end of the quiet list: its reply is written and
+// fasthttp reads it for the next request.
 func (l *guardedListener) idle(c *guardedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -245,11 +253,12 @@ func (l *guardedListener) releaseLocked(c *guardedConn) {
 		return
 	}
 	c.released = true
+	// c.quiet stays as it is: a read of a quiet c racing its release
+	// asks busy, which refuses.
 	if c.elem != nil {
 		l.quiet.Remove(c.elem)
 		c.elem = nil
 	}
-	c.quiet.Store(false)
 	l.open--
 	if n := l.byAddr[c.addr] - 1; n > 0 {
 		l.byAddr[c.addr] = n
@@ -258,18 +267,21 @@ func (l *guardedListener) releaseLocked(c *guardedConn) {
 	}
 }
 
-// closeQuiet closes every quiet connection (for a shutdown: no handler runs
-// on them, so nothing is cut half-way).
+// closeQuiet closes every quiet connection, for a shutdown. Each is
+// released under l.mu, as admit does with a victim, so that none of them
+// can become busy afterwards (conns.go): no request is cut half-way.
 func (l *guardedListener) closeQuiet() {
 	l.mu.Lock()
 	var quiet []*guardedConn
-	for e := l.quiet.Front(); e != nil; e = e.Next() {
-		quiet = append(quiet, e.Value.(*guardedConn))
+	for e := l.quiet.Front(); e != nil; e = l.quiet.Front() {
+		c := e.Value.(*guardedConn)
+		l.releaseLocked(c) // takes it off l.quiet
+		c.dropped.Store(true)
+		quiet = append(quiet, c)
 	}
 	l.mu.Unlock()
 	for _, c := range quiet {
-		c.dropped.Store(true)
-		c.Close()
+		c.Conn.Close()
 	}
 }
 
