@@ -61,7 +61,7 @@ func (m *Marks) SetFlag(g *Guide, flag Flag, on bool) (changed bool, err error) 
 
 // SetVote records v (VoteUp or VoteDown) on gid and returns the vote it
 // replaces; prev == v means nothing changed (a repeated vote). The caller
-// applies Tally.Apply(hero, gid, prev, v) after its commit.
+// applies Tally.Apply with both votes' ballots after its commit.
 func (m *Marks) SetVote(gid GuideID, v Vote) (prev Vote, err error) {
 	if v != VoteUp && v != VoteDown {
 		return VoteNone, Fail(ReasonBadRequest, fmt.Errorf("vote %v", v))
@@ -78,18 +78,20 @@ func (m *Marks) SetVote(gid GuideID, v Vote) (prev Vote, err error) {
 
 // RankFacts builds the facts for ranking hero's list for acct: every
 // visible guide of the hero (callers pass the hero's guides; hidden ones
-// and other heroes' are skipped) with its full counts, and the account's
-// default and favorites among them. Candidates are in gid order, so equal
-// state gives equal facts.
+// and other heroes' are skipped) with its full counts and their young part
+// (Tally.RankCounts: the ranking may weigh new accounts' votes less; the
+// list shows the full counts), and the account's default and favorites
+// among them. Candidates are in gid order, so equal state gives equal
+// facts.
 func RankFacts(acct storage.AccountID, hero string, heroGuides []*Guide, m *Marks, t *Tally) rules.RankFacts {
 	f := rules.RankFacts{Account: rules.AccountID(acct), Hero: hero}
 	for _, g := range heroGuides {
 		if g.Hidden || g.Hero != hero {
 			continue
 		}
-		c := t.Counts(g)
-		f.Candidates = append(f.Candidates, rules.Candidate{Gid: g.Gid, Up: c.Up, Down: c.Down, Premium: g.Premium,
-			Author: rules.AccountID(g.Author), Edited: g.Edited})
+		c, young := t.RankCounts(g)
+		f.Candidates = append(f.Candidates, rules.Candidate{Gid: g.Gid, Up: c.Up, Down: c.Down,
+			YoungUp: young.Up, YoungDown: young.Down, Premium: g.Premium, Author: rules.AccountID(g.Author), Edited: g.Edited})
 		if m.Defaults[hero] == g.Gid {
 			f.Default = g.Gid
 		}
