@@ -315,9 +315,9 @@ type voteChange struct {
 // before and after it (equal when the vote repeated the stored one).
 type votesCast struct{ prev, next Ballot }
 
-// young reports whether an account created at created is new at now. An
+// youngAt reports whether an account created at created is new at now. An
 // unknown creation time counts as established, as in the reports area.
-func young(created, now time.Time, age time.Duration) bool {
+func youngAt(created, now time.Time, age time.Duration) bool {
 	return age > 0 && !created.IsZero() && now.Sub(created) < age
 }
 
@@ -352,7 +352,7 @@ func (c *voteChange) Apply(tx *actors.Tx) (any, error) {
 	}
 	next := prev // a repeated vote changes nothing, not even its class
 	if prev.Vote != c.vote {
-		next = Ballot{Vote: c.vote, Young: young(tx.View().Created, c.now, c.newAccountAge)}
+		next = Ballot{Vote: c.vote, Young: youngAt(tx.View().Created, c.now, c.newAccountAge)}
 		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote), Young: next.Young}); err != nil {
 			return nil, Fail(ReasonInternal, err)
 		}
