@@ -89,9 +89,14 @@ func RankFacts(acct storage.AccountID, hero string, heroGuides []*Guide, m *Mark
 		if g.Hidden || g.Hero != hero {
 			continue
 		}
+		// The young part is within its count, except for the instant
+		// between two out-of-order Applies of one account's votes (their
+		// modular deltas commute): bounded here so that such an instant
+		// never makes malformed facts.
 		c, young := t.RankCounts(g)
 		f.Candidates = append(f.Candidates, rules.Candidate{Gid: g.Gid, Up: c.Up, Down: c.Down,
-			YoungUp: young.Up, YoungDown: young.Down, Premium: g.Premium, Author: rules.AccountID(g.Author), Edited: g.Edited})
+			YoungUp: min(young.Up, c.Up), YoungDown: min(young.Down, c.Down), Premium: g.Premium,
+			Author: rules.AccountID(g.Author), Edited: g.Edited})
 		if m.Defaults[hero] == g.Gid {
 			f.Default = g.Gid
 		}
