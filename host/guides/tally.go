@@ -49,8 +49,9 @@ type VoteScanner interface {
 // here, so concurrent voters never read-modify-write a shared record. A
 // guide's counts and their young part are one immutable value behind an
 // atomic pointer, replaced by compare-and-swap: a changed vote moves all
-// its counts in one step and readers never see half of it (young never
-// above its count). Memory is the only place the derived counts live;
+// its counts in one step and readers never see half of it (young within
+// its count, but for the instant between two out-of-order applies of one
+// account's votes: see count). Memory is the only place the derived counts live;
 // NewTally rebuilds them from the records at start, so they are exact
 // after any crash: a vote is counted, in its class, if and only if its
 // record committed.
