@@ -34,7 +34,8 @@ type Limits struct {
 	GuideVotesAddress      Rate     `toml:"guide_votes_per_address"`
 	GuideVotesGuideAddress Rate     `toml:"guide_votes_per_guide_address"`
 	// NewAccountAge: accounts younger than this weigh less where a plugin
-	// decides (report priority); 0 treats every account as established.
+	// decides (report priority, guide ranking: a vote keeps the class its
+	// account had when it voted); 0 treats every account as established.
 	NewAccountAge Duration `toml:"new_account_age"`
 
 	// Storage.

@@ -20,7 +20,7 @@ import (
 func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	s, err := guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log,
 		RankReuse: guides.RankReuse{Staleness: app.Cfg.Guides.RankStaleness.Duration, Entries: app.Cfg.Guides.RankCacheEntries},
-		Votes:     voteBudget(app.Cfg.Limits)})
+		Votes:     voteBudget(app.Cfg.Limits), NewAccountAge: app.Cfg.Limits.NewAccountAge.Duration})
 	if err != nil {
 		return nil, err
 	}

@@ -620,3 +620,44 @@ func TestGuidesPluginDecisionsChecked(t *testing.T) {
 		t.Errorf("rating after a counted vote: %q, want 0.80", r)
 	}
 }
+
+// TestGuidesYoungVotesWeighLess: the server passes limits.new_account_age
+// to the guides area. Twenty accounts made just now (new: the default age
+// is a week) vote the 0.95 guide down; it stays above the 0.70 one, with
+// its exact rating shown. With new_account_age = 0 the same votes put it
+// below.
+func TestGuidesYoungVotesWeighLess(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		age  time.Duration
+		want []string
+	}{
+		{"default age", 168 * time.Hour, []string{"7", "8"}},
+		{"no account new", 0, []string{"8", "7"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := clitest.Start(t, func(c *config.Config) {
+				clitest.LoadTestLimits(c) // twenty voters from 127.0.0.1
+				c.Limits.NewAccountAge = config.Duration{Duration: tc.age}
+				c.Guides.RankStaleness = config.Duration{} // every list ranks the current counts
+			})
+			ts.Host(t, "guides", "import", writeOwn(t, guide(7, "Top", "nobody", false, 19, 1), guide(8, "Runner-up", "nobody", false, 14, 6)))
+			var last *guideClient
+			for i := range 20 {
+				ts.Host(t, "account", "create", "--login", fmt.Sprintf("puppet%d", i), "--password", "pw")
+				last = loginGuides(t, ts, fmt.Sprintf("puppet%d", i))
+				okReply(t, last.must(t, "guide_vote", "gid", "7", "v", "0"), 6)
+			}
+			l := last.list(t, "Hero_Parallax")
+			wantOrder(t, l, tc.want...)
+			for _, e := range l {
+				if e.gid == "7" && e.rating != "0.48" {
+					t.Errorf("guide 7 rated %s in the list, want the exact 0.48 (19 up, 21 down)", e.rating)
+				}
+			}
+			if r, _ := last.must(t, "get_guide", "gid", "7").String("rating"); r != "0.48" {
+				t.Errorf("get_guide 7 rated %s, want the exact 0.48", r)
+			}
+		})
+	}
+}

@@ -115,7 +115,7 @@ func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID
 	if err != nil {
 		return err
 	}
-	b.tally.Apply("", gid, prev, v) // after the "commit"
+	b.tally.Apply("", gid, Ballot{Vote: prev}, Ballot{Vote: v}) // after the "commit"
 	return nil
 }
 

@@ -13,7 +13,7 @@ import (
 func (s *Service) dropVotes(tx *actors.Tx) (func(), error) {
 	var votes []VoteRecord
 	err := voteKS.Each(tx.DB(), tx.ID(), "", func(_ string, m *guidespb.Mark) error {
-		votes = append(votes, VoteRecord{Account: tx.ID(), Gid: GuideID(m.GetGid()), Vote: Vote(m.GetVote())})
+		votes = append(votes, VoteRecord{Account: tx.ID(), Gid: GuideID(m.GetGid()), Vote: Vote(m.GetVote()), Young: m.GetYoung()})
 		return nil
 	})
 	if err != nil || len(votes) == 0 {
@@ -29,7 +29,7 @@ func (s *Service) dropVotes(tx *actors.Tx) (func(), error) {
 			if g := byGid[v.Gid]; g != nil {
 				hero = g.Hero
 			}
-			s.tally.Apply(hero, v.Gid, v.Vote, VoteNone)
+			s.tally.Apply(hero, v.Gid, Ballot{Vote: v.Vote, Young: v.Young}, Ballot{})
 		}
 	}, nil
 }

@@ -58,7 +58,8 @@
 // premium guides, then the account's favorites (so that a player always
 // finds them among the 20, whatever their rating), then the rest; within
 // each group by descending upvote fraction, then more votes, then lower
-// gid. The host refuses a decision that lists a guide that is not a visible
+// gid, where a vote cast by a new account weighs a quarter (see Counts:
+// young votes). The host refuses a decision that lists a guide that is not a visible
 // candidate, lists one twice, or lists more than 20 (ListEntries).
 //
 // # Flags and votes
@@ -75,10 +76,24 @@
 // the import writes) plus the players' votes. The players' part is derived
 // from the accounts' own vote records, never stored as a shared value:
 // Tally rebuilds it at start from a scan of every vote record, and each
-// account's actor applies its vote's delta with one atomic add after its
+// account's actor applies its vote's delta with one atomic swap after its
 // commit. Concurrent voters therefore never read-modify-write a shared
-// value, one writer per account holds, and after a crash (kill -9) the
-// rebuild counts exactly the votes whose records committed. A Pebble merge
+// record, one writer per account holds, and after a crash (kill -9) the
+// rebuild counts exactly the votes whose records committed.
+//
+// Young votes (sock puppets): a vote cast by an account younger than
+// limits.new_account_age (default 7 days) is stored as young (Ballot) and
+// keeps that class as the account ages — a vote weighs what its voter
+// weighed when it voted, so nothing is re-tallied, and the rebuild finds
+// the classes in the records (records from before read established).
+// Changing a vote casts it anew in the account's class then; repeating it
+// changes nothing. The tally keeps each guide's young part beside its
+// counts; the ranking gets both (sdk.GuideCandidate.YoungUp, YoungDown) and
+// decides the weight: the bundled one counts four young votes as one. The
+// counts shown (list ratings, get_guide) and stored stay exact: a list's
+// ratings are the full counts of the snapshot its order was ranked on, so
+// after new accounts' votes a lower rating may be listed above a higher
+// one. A Pebble merge
 // operator was not chosen: data directories already exist with Pebble's
 // default merger name pinned in their options, and a new one would refuse
 // to open them.

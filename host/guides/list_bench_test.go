@@ -46,7 +46,7 @@ func BenchmarkTallyApplyParallel(b *testing.B) {
 			if prev == VoteUp {
 				next = VoteDown
 			}
-			tally.Apply("", 1, prev, next)
+			tally.Apply("", 1, Ballot{Vote: prev}, Ballot{Vote: next})
 			prev = next
 		}
 	})

@@ -61,7 +61,7 @@ func (m *Marks) SetFlag(g *Guide, flag Flag, on bool) (changed bool, err error) 
 
 // SetVote records v (VoteUp or VoteDown) on gid and returns the vote it
 // replaces; prev == v means nothing changed (a repeated vote). The caller
-// applies Tally.Apply(hero, gid, prev, v) after its commit.
+// applies Tally.Apply with both votes' ballots after its commit.
 func (m *Marks) SetVote(gid GuideID, v Vote) (prev Vote, err error) {
 	if v != VoteUp && v != VoteDown {
 		return VoteNone, Fail(ReasonBadRequest, fmt.Errorf("vote %v", v))
@@ -78,17 +78,24 @@ func (m *Marks) SetVote(gid GuideID, v Vote) (prev Vote, err error) {
 
 // RankFacts builds the facts for ranking hero's list for acct: every
 // visible guide of the hero (callers pass the hero's guides; hidden ones
-// and other heroes' are skipped) with its full counts, and the account's
-// default and favorites among them. Candidates are in gid order, so equal
-// state gives equal facts.
+// and other heroes' are skipped) with its full counts and their young part
+// (Tally.RankCounts: the ranking may weigh new accounts' votes less; the
+// list shows the full counts), and the account's default and favorites
+// among them. Candidates are in gid order, so equal state gives equal
+// facts.
 func RankFacts(acct storage.AccountID, hero string, heroGuides []*Guide, m *Marks, t *Tally) rules.RankFacts {
 	f := rules.RankFacts{Account: rules.AccountID(acct), Hero: hero}
 	for _, g := range heroGuides {
 		if g.Hidden || g.Hero != hero {
 			continue
 		}
-		c := t.Counts(g)
-		f.Candidates = append(f.Candidates, rules.Candidate{Gid: g.Gid, Up: c.Up, Down: c.Down, Premium: g.Premium,
+		// The young part is within its count, except for the instant
+		// between two out-of-order Applies of one account's votes (their
+		// modular deltas commute): bounded here so that such an instant
+		// never makes malformed facts.
+		c, young := t.RankCounts(g)
+		f.Candidates = append(f.Candidates, rules.Candidate{Gid: g.Gid, Up: c.Up, Down: c.Down,
+			YoungUp: min(young.Up, c.Up), YoungDown: min(young.Down, c.Down), Premium: g.Premium,
 			Author: rules.AccountID(g.Author), Edited: g.Edited})
 		if m.Defaults[hero] == g.Gid {
 			f.Default = g.Gid

@@ -7,7 +7,7 @@ import (
 
 func TestWriteGuideTable(t *testing.T) {
 	tally := &Tally{}
-	tally.Apply("", 2, VoteNone, VoteUp)
+	tally.Apply("", 2, Ballot{}, Ballot{Vote: VoteUp})
 	var b strings.Builder
 	gs := []Guide{
 		{Gid: 2, Hero: "Hero_A", AuthorName: "demo", Name: "It's mine", Up: 1, Down: 1, Premium: true},

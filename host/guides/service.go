@@ -29,11 +29,16 @@ type Deps struct {
 	// config [guides]). The zero value reuses a ranking only while no
 	// count has changed.
 	RankReuse RankReuse
-	// Now is the clock of RankReuse.Staleness and of Votes; nil is
-	// time.Now.
+	// Now is the clock of RankReuse.Staleness, of Votes and of account
+	// ages; nil is time.Now.
 	Now func() time.Time
 	// Votes bounds the votes of one client address (votebudget.go).
 	Votes VoteBudget
+	// NewAccountAge (limits.new_account_age): a vote cast by an account
+	// younger than this is young (Ballot) and weighs less in the ranking
+	// (the plugin's choice; the bundled one counts it a quarter). 0: no
+	// vote is young.
+	NewAccountAge time.Duration
 }
 
 // Service is the guides area over the host: guides and imported counts in
@@ -231,7 +236,12 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	if err != nil {
 		return err
 	}
-	res, err := s.d.Sys.Apply(ctx, acct, &voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, author: g.Author, vote: v})
+	now := time.Now
+	if s.d.Now != nil {
+		now = s.d.Now
+	}
+	res, err := s.d.Sys.Apply(ctx, acct, &voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, author: g.Author, vote: v,
+		now: now(), newAccountAge: s.d.NewAccountAge})
 	if err != nil {
 		return err
 	}
@@ -239,7 +249,8 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	// one account's successive votes commute, so their order between
 	// requests does not matter; a crash before this line is repaired by
 	// the rebuild at start, which counts every committed record.
-	s.tally.Apply(g.Hero, gid, res.(Vote), v)
+	cast := res.(votesCast)
+	s.tally.Apply(g.Hero, gid, cast.prev, cast.next)
 	return nil
 }
 
@@ -287,23 +298,36 @@ func (c *flagChange) Apply(tx *actors.Tx) (any, error) {
 }
 
 // voteChange asks the plugin whether the vote counts and stores it with
-// the plugin's new state, in the account's actor, in one commit. Its reply
-// is the vote it replaced.
+// the plugin's new state and its class (Ballot: young when the account is
+// younger than newAccountAge at now), in the account's actor, in one
+// commit. Its reply is a votesCast.
 type voteChange struct {
-	ctx     context.Context // the request's: bounds the plugin call
-	decider sdk.Caller
-	gid     GuideID
-	author  storage.AccountID
-	vote    Vote
+	ctx           context.Context // the request's: bounds the plugin call
+	decider       sdk.Caller
+	gid           GuideID
+	author        storage.AccountID
+	vote          Vote
+	now           time.Time
+	newAccountAge time.Duration
+}
+
+// votesCast is a voteChange's reply: the account's ballot on the guide
+// before and after it (equal when the vote repeated the stored one).
+type votesCast struct{ prev, next Ballot }
+
+// youngAt reports whether an account created at created is new at now. An
+// unknown creation time counts as established, as in the reports area.
+func youngAt(created, now time.Time, age time.Duration) bool {
+	return age > 0 && !created.IsZero() && now.Sub(created) < age
 }
 
 func (c *voteChange) Apply(tx *actors.Tx) (any, error) {
 	if c.vote != VoteUp && c.vote != VoteDown {
 		return nil, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
 	}
-	prev := VoteNone
+	var prev Ballot
 	if m, err := voteKS.Get(tx.DB(), tx.ID(), gidKey(c.gid)); err == nil {
-		prev = Vote(m.GetVote())
+		prev = Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()}
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return nil, Fail(ReasonInternal, err)
 	}
@@ -313,7 +337,7 @@ func (c *voteChange) Apply(tx *actors.Tx) (any, error) {
 		return nil, Fail(ReasonInternal, err)
 	}
 	facts := sdk.GuideVoteFacts{Account: sdk.GuideAccount(tx.ID()), Gid: c.gid, Author: sdk.GuideAccount(c.author),
-		Previous: prev, New: c.vote}
+		Previous: prev.Vote, New: c.vote}
 	out, err := sdk.GuidesVote.Decide(c.ctx, c.decider, sdk.Call[sdk.GuideVoteFacts]{Facts: facts, State: state})
 	if err != nil {
 		return nil, Fail(ReasonUnavailable, err)
@@ -326,13 +350,15 @@ func (c *voteChange) Apply(tx *actors.Tx) (any, error) {
 	if !out.Decision.Counts {
 		return nil, Fail(ReasonVoteRefused, nil)
 	}
-	if prev != c.vote {
-		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote)}); err != nil {
+	next := prev // a repeated vote changes nothing, not even its class
+	if prev.Vote != c.vote {
+		next = Ballot{Vote: c.vote, Young: youngAt(tx.View().Created, c.now, c.newAccountAge)}
+		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote), Young: next.Young}); err != nil {
 			return nil, Fail(ReasonInternal, err)
 		}
 	}
 	if !bytes.Equal(out.State, state) {
 		tx.SetPluginState(area, out.State)
 	}
-	return prev, nil
+	return votesCast{prev: prev, next: next}, nil
 }

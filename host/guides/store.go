@@ -19,7 +19,7 @@ import (
 //	g/guides.guide/<gid:8>            Guide: content, premium, hidden, imported counts
 //	x/guides.default/<id:4><hero>     Mark{gid}: the account's default guide for hero
 //	x/guides.favorite/<id:4><gid:8>   Mark{gid}: a favorite
-//	x/guides.vote/<id:4><gid:8>       Mark{gid, vote}: the account's vote
+//	x/guides.vote/<id:4><gid:8>       Mark{gid, vote, young}: the account's vote and its class (Ballot)
 //
 // Guide records are global: only the global writer (System.UpdateGlobal)
 // writes them, for the operator's import, hide/unhide and premium. Marks
@@ -92,7 +92,7 @@ type voteScanner struct{ db *storage.DB }
 
 func (s voteScanner) ScanVotes(fn func(VoteRecord) error) error {
 	return voteKS.EachAll(s.db, func(id storage.AccountID, _ string, m *guidespb.Mark) error {
-		return fn(VoteRecord{Account: id, Gid: GuideID(m.GetGid()), Vote: Vote(m.GetVote())})
+		return fn(VoteRecord{Account: id, Gid: GuideID(m.GetGid()), Vote: Vote(m.GetVote()), Young: m.GetYoung()})
 	})
 }
 

@@ -14,6 +14,20 @@ type VoteRecord struct {
 	Account storage.AccountID
 	Gid     GuideID
 	Vote    Vote
+	Young   bool // the account was new when it voted (Ballot)
+}
+
+// Ballot is one account's vote on one guide with its weight class: Young
+// when the account was new (younger than limits.new_account_age) at the
+// moment it cast the vote. The class is stored with the vote and never
+// changes as the account ages: a vote weighs, in rankings, what its voter
+// weighed when it voted, so nothing is re-tallied as accounts age, and the
+// rebuild at start finds every class in the records. Changing a vote casts
+// it anew (with the account's class then); repeating it changes nothing.
+// The zero Ballot is no vote.
+type Ballot struct {
+	Vote  Vote
+	Young bool
 }
 
 // VoteScanner reads every stored vote record (a prefix scan over the vote
@@ -25,26 +39,36 @@ type VoteScanner interface {
 // Tally holds the players' vote counts of every guide, derived from the
 // accounts' own vote records; a guide's full counts are its imported
 // starting counts (Guide.Up, Guide.Down, a global record the import writes)
-// plus these.
+// plus these. Beside each guide's counts it keeps their young part: the
+// votes cast by accounts that were new (Ballot). The counts stay exact —
+// players are shown every vote — and the young part lets the ranking weigh
+// sock puppets less (RankCounts, sdk.GuideCandidate.YoungUp).
 //
 // No record is shared by voters: an account's actor writes only that
 // account's vote record, and after its commit applies the vote's delta
-// here with one atomic add, so concurrent voters never read-modify-write a
-// shared value. Up and down of a guide are packed in one 64-bit word, so a
-// changed vote moves both counts in one step and readers never see half of
-// it. Memory is the only place the derived counts live; NewTally rebuilds
-// them from the records at start, so they are exact after any crash: a vote
-// is counted if and only if its record committed.
+// here, so concurrent voters never read-modify-write a shared record. A
+// guide's counts and their young part are one immutable value behind an
+// atomic pointer, replaced by compare-and-swap: a changed vote moves all
+// its counts in one step and readers never see half of it (young within
+// its count, but for the instant between two out-of-order applies of one
+// account's votes: see count). Memory is the only place the derived counts live;
+// NewTally rebuilds them from the records at start, so they are exact
+// after any crash: a vote is counted, in its class, if and only if its
+// record committed.
 //
 // Each hero's counts also have a generation (Generation), which moves after
 // every Apply that changed a count of one of the hero's guides: caches of
 // a hero's counts (candidate snapshots, reused rankings) compare it, so a
 // vote invalidates only its own hero's.
 type Tally struct {
-	m      sync.Map      // GuideID -> *atomic.Uint64 (up<<32 | down)
+	m      sync.Map      // GuideID -> *atomic.Pointer[tallied]
 	gens   sync.Map      // hero -> *atomic.Uint64, added by the first Apply on one of its guides
 	anyGen atomic.Uint64 // moves after an Apply whose hero is unknown ("": every hero's generation moves)
 }
+
+// tallied is one guide's players' counts and their young part; never
+// changed once published.
+type tallied struct{ all, young Counts }
 
 // NewTally builds the counts from every vote record. Call it before any
 // vote is applied (at start, before serving).
@@ -57,7 +81,7 @@ func NewTally(s VoteScanner) (*Tally, error) {
 		if !r.Vote.Valid() {
 			return fmt.Errorf("vote record of account %d on guide %d: bad vote %d", r.Account, r.Gid, uint8(r.Vote))
 		}
-		t.Apply("", r.Gid, VoteNone, r.Vote) // before any cache: no generation to keep
+		t.Apply("", r.Gid, Ballot{}, Ballot{Vote: r.Vote, Young: r.Young}) // before any cache: no generation to keep
 		return nil
 	})
 	if err != nil {
@@ -66,43 +90,55 @@ func NewTally(s VoteScanner) (*Tally, error) {
 	return t, nil
 }
 
-func (t *Tally) word(gid GuideID) *atomic.Uint64 {
-	if w, ok := t.m.Load(gid); ok {
-		return w.(*atomic.Uint64)
+func (t *Tally) cell(gid GuideID) *atomic.Pointer[tallied] {
+	if p, ok := t.m.Load(gid); ok {
+		return p.(*atomic.Pointer[tallied])
 	}
-	w, _ := t.m.LoadOrStore(gid, new(atomic.Uint64))
-	return w.(*atomic.Uint64)
+	p, _ := t.m.LoadOrStore(gid, new(atomic.Pointer[tallied]))
+	return p.(*atomic.Pointer[tallied])
 }
 
-// delta is the packed change of moving one vote from prev to next. Packed
-// arithmetic modulo 2^64 is exact as long as neither count leaves
-// [0, 2^32), which holds because each count is a number of records.
-func delta(prev, next Vote) uint64 {
-	var d uint64
-	switch prev {
-	case VoteUp:
-		d -= 1 << 32
-	case VoteDown:
-		d--
+// count adds n (1 or -1 as uint32) to b's vote in c. The arithmetic is
+// modulo 2^32, so the deltas of one account's successive votes commute
+// (their Applies may run in any order after their commits); each count
+// ends in [0, 2^32) because it is a number of records.
+func (c *tallied) count(b Ballot, n uint32) {
+	addVote(&c.all, b.Vote, n)
+	if b.Young {
+		addVote(&c.young, b.Vote, n)
 	}
-	switch next {
+}
+
+func addVote(cs *Counts, v Vote, n uint32) {
+	switch v {
 	case VoteUp:
-		d += 1 << 32
+		cs.Up += n
 	case VoteDown:
-		d++
+		cs.Down += n
 	}
-	return d
 }
 
 // Apply moves one account's vote on gid, a guide of hero, from prev to
 // next, then hero's generation ("" when the hero is unknown: every hero's
 // moves). The vote's caller applies it once the account's actor committed
-// next, with the vote it replaced; prev == next changes nothing.
-func (t *Tally) Apply(hero string, gid GuideID, prev, next Vote) {
+// next, with the ballot it replaced; prev == next changes nothing.
+func (t *Tally) Apply(hero string, gid GuideID, prev, next Ballot) {
 	if prev == next {
 		return
 	}
-	t.word(gid).Add(delta(prev, next))
+	p := t.cell(gid)
+	for {
+		old := p.Load()
+		moved := new(tallied)
+		if old != nil {
+			*moved = *old
+		}
+		moved.count(prev, ^uint32(0))
+		moved.count(next, 1)
+		if p.CompareAndSwap(old, moved) {
+			break
+		}
+	}
 	if hero == "" {
 		t.anyGen.Add(1)
 		return
@@ -127,17 +163,30 @@ func (t *Tally) Generation(hero string) uint64 {
 	return t.anyGen.Load() + own
 }
 
-// Derived returns the players' counts of gid (without the imported ones).
-func (t *Tally) Derived(gid GuideID) Counts {
-	w, ok := t.m.Load(gid)
+func (t *Tally) load(gid GuideID) tallied {
+	p, ok := t.m.Load(gid)
 	if !ok {
-		return Counts{}
+		return tallied{}
 	}
-	v := w.(*atomic.Uint64).Load()
-	return Counts{Up: uint32(v >> 32), Down: uint32(v)}
+	if c := p.(*atomic.Pointer[tallied]).Load(); c != nil {
+		return *c
+	}
+	return tallied{}
 }
+
+// Derived returns the players' counts of gid (without the imported ones).
+func (t *Tally) Derived(gid GuideID) Counts { return t.load(gid).all }
 
 // Counts returns g's full counts: imported plus players'.
 func (t *Tally) Counts(g *Guide) Counts {
 	return Counts{Up: g.Up, Down: g.Down}.Add(t.Derived(g.Gid))
+}
+
+// RankCounts returns g's full counts and, read in the same step, their
+// young part: the votes of accounts that were new when they voted
+// (imported counts are never young). A ranking gets both
+// (sdk.GuideCandidate) and may weigh the young part less.
+func (t *Tally) RankCounts(g *Guide) (full, young Counts) {
+	c := t.load(g.Gid)
+	return Counts{Up: g.Up, Down: g.Down}.Add(c.all), c.young
 }

@@ -12,7 +12,9 @@
 //
 // The bundled rules are the specification's order (default, premium, the
 // rest by descending upvote fraction) with favorites after premium guides,
-// and "every vote counts". An operator's plugin may rank otherwise (for
+// a new account's vote weighing a quarter in that fraction
+// (YoungVotesPerVote: sock puppets are new accounts), and "every vote
+// counts". An operator's plugin may rank otherwise (for
 // example by a confidence bound on the upvote fraction) or refuse authors'
 // votes on their own guides:
 //

@@ -1,6 +1,8 @@
 package guides
 
 import (
+	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -49,9 +51,10 @@ func ValidateRank(f RankFacts, d RankDecision) error { return sdk.ValidateGuideR
 //  4. all other guides;
 //
 // cut to MaxList. A guide belongs to the first group it fits. Within each
-// group guides go by descending upvote fraction (Up/(Up+Down), compared
-// exactly, a guide without votes counting as 0), then more votes first,
-// then the lower gid — a total order, so equal facts give equal lists.
+// group guides go by descending weighed upvote fraction (CompareRating:
+// compared exactly, a guide without votes counting as 0), then more weighed
+// votes first, then the lower gid — a total order, so equal facts give
+// equal lists.
 //
 // The decision is Shared (it does not depend on Account), so the host
 // reuses it for every account with the same default and favorites.
@@ -110,20 +113,44 @@ func Rank(f RankFacts) RankDecision {
 	return RankDecision{Order: order, Shared: true}
 }
 
+// YoungVotesPerVote is how many votes of new accounts (the candidates'
+// YoungUp and YoungDown) weigh as much as one other vote in the bundled
+// ranking. Sock puppets are new accounts: twenty of them voting a guide
+// down move its place as five established players would. Young votes
+// still count — on a new server, where every account is new, they rank
+// guides by their true fractions — and the counts players are shown stay
+// exact (the host shows Up and Down, not the weights).
+const YoungVotesPerVote = 4
+
+// weighed returns c's up votes and all its votes, each established vote
+// counting YoungVotesPerVote times and each young vote once (at most
+// 4*(2^32-1)*2, well within 64 bits).
+func weighed(c Candidate) (up, total uint64) {
+	const w = YoungVotesPerVote
+	youngUp, youngDown := uint64(min(c.YoungUp, c.Up)), uint64(min(c.YoungDown, c.Down))
+	up = w*(uint64(c.Up)-youngUp) + youngUp
+	down := w*(uint64(c.Down)-youngDown) + youngDown
+	return up, up + down
+}
+
 // CompareRating orders two guides by rating alone, best first: descending
-// upvote fraction, then more votes, then lower gid. It returns a negative
-// number when a goes first.
+// weighed upvote fraction, then more weighed votes, then lower gid, where
+// a new account's vote weighs 1/YoungVotesPerVote of another's. It returns
+// a negative number when a goes first.
 func CompareRating(a, b Candidate) int {
-	// a.Up/aTotal > b.Up/bTotal  <=>  a.Up*bTotal > b.Up*aTotal (totals > 0);
+	// aUp/aTotal > bUp/bTotal  <=>  aUp*bTotal > bUp*aTotal (totals > 0);
 	// a guide without votes has fraction 0, which the products give too
-	// when its Up is 0 and the other total is used as is.
-	aTotal, bTotal := uint64(a.Up)+uint64(a.Down), uint64(b.Up)+uint64(b.Down)
-	l, r := uint64(a.Up)*max(bTotal, 1), uint64(b.Up)*max(aTotal, 1)
+	// when its up is 0 and the other total is used as is. The products
+	// need up to 70 bits: compared as 128-bit numbers.
+	aUp, aTotal := weighed(a)
+	bUp, bTotal := weighed(b)
+	lHi, lLo := bits.Mul64(aUp, max(bTotal, 1))
+	rHi, rLo := bits.Mul64(bUp, max(aTotal, 1))
 	switch {
-	case l > r:
-		return -1
-	case l < r:
-		return 1
+	case lHi != rHi:
+		return -cmp.Compare(lHi, rHi)
+	case lLo != rLo:
+		return -cmp.Compare(lLo, rLo)
 	case aTotal != bTotal:
 		if aTotal > bTotal {
 			return -1

@@ -2,6 +2,7 @@ package guides
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -42,6 +43,38 @@ func TestRank(t *testing.T) {
 			}
 			if err := ValidateRank(tt.facts, got); err != nil {
 				t.Fatalf("bundled decision refused: %v", err)
+			}
+		})
+	}
+}
+
+// Votes of new accounts weigh a quarter (YoungVotesPerVote) in the order:
+// the twenty puppets voting down a 19:1 guide do not take it below
+// a 14:6 one, while twenty established accounts do.
+func TestRankWeighsYoungVotes(t *testing.T) {
+	y := func(gid GuideID, up, down, youngUp, youngDown uint32) Candidate {
+		return Candidate{Gid: gid, Up: up, Down: down, YoungUp: youngUp, YoungDown: youngDown}
+	}
+	tests := []struct {
+		name  string
+		cands []Candidate
+		want  []GuideID
+	}{
+		{"twenty established downs", []Candidate{y(1, 19, 21, 0, 0), y(2, 14, 6, 0, 0)}, []GuideID{2, 1}},
+		{"twenty young downs", []Candidate{y(1, 19, 21, 0, 20), y(2, 14, 6, 0, 0)}, []GuideID{1, 2}},
+		{"young ups lift less", []Candidate{y(1, 21, 1, 20, 0), y(2, 9, 1, 0, 0)}, []GuideID{2, 1}},
+		{"established ups lift fully", []Candidate{y(1, 21, 1, 0, 0), y(2, 9, 1, 0, 0)}, []GuideID{1, 2}},
+		// A new server: every vote young, guides go by their true fractions.
+		{"all young", []Candidate{y(1, 1, 3, 1, 3), y(2, 3, 1, 3, 1), y(3, 2, 2, 2, 2)}, []GuideID{2, 3, 1}},
+		// Equal true fractions: the one with more established votes first.
+		{"ties by weighed votes", []Candidate{y(1, 2, 2, 2, 2), y(2, 2, 2, 0, 0)}, []GuideID{2, 1}},
+		{"largest counts", []Candidate{y(1, math.MaxUint32, math.MaxUint32, 0, math.MaxUint32),
+			y(2, math.MaxUint32, math.MaxUint32, math.MaxUint32, 0), y(3, math.MaxUint32, 1, 0, 0)}, []GuideID{3, 1, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Rank(RankFacts{Candidates: tt.cands}).Order; !slices.Equal(got, tt.want) {
+				t.Fatalf("Rank = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -80,14 +80,24 @@ func (v GuideVote) String() string {
 }
 
 // GuideCandidate is one visible guide of the hero, with what a ranking may
-// use. Up and Down are the guide's full counts (imported plus players').
+// use. Up and Down are the guide's full counts (imported plus players'),
+// the counts players are shown.
+//
+// YoungUp and YoungDown are the part of Up and Down cast by accounts that
+// were new (younger than the host's limits.new_account_age) when they
+// voted: sock puppets registered for a vote are new. A vote keeps the class
+// it was cast with (an account that ages does not re-weigh its earlier
+// votes). Imported counts are never young. A ranking may weigh these votes
+// less; the bundled one counts four of them as one (plugins/guides).
 type GuideCandidate struct {
-	Gid     GuideID
-	Up      uint32
-	Down    uint32
-	Premium bool
-	Author  GuideAccount // 0: not an account of this server
-	Edited  time.Time    // last-edited date
+	Gid       GuideID
+	Up        uint32
+	Down      uint32
+	YoungUp   uint32 // at most Up
+	YoungDown uint32 // at most Down
+	Premium   bool
+	Author    GuideAccount // 0: not an account of this server
+	Edited    time.Time    // last-edited date
 }
 
 // GuideRankFacts are what the host gives a ranking for one list request:
@@ -147,14 +157,26 @@ func (f GuideRankFacts) WithShared(s *SharedGuideCandidates) GuideRankFacts {
 
 // Validate reports malformed facts (wrapping ErrInvalidFacts): candidates
 // must be in strictly ascending gid order, none 0 (so none twice; the
-// order also lets ValidateGuideRank check a decision without a map).
+// order also lets ValidateGuideRank check a decision without a map), and
+// their young counts within their counts.
 func (f GuideRankFacts) Validate() error {
 	var last GuideID
 	for i, c := range f.Candidates {
 		if c.Gid <= last {
 			return fmt.Errorf("%w: candidate %d: gid %d after %d, want ascending non-zero gids", ErrInvalidFacts, i, c.Gid, last)
 		}
+		if err := c.checkYoung(); err != nil {
+			return fmt.Errorf("%w: candidate %d: %w", ErrInvalidFacts, i, err)
+		}
 		last = c.Gid
+	}
+	return nil
+}
+
+// checkYoung reports young counts above their counts.
+func (c GuideCandidate) checkYoung() error {
+	if c.YoungUp > c.Up || c.YoungDown > c.Down {
+		return fmt.Errorf("young votes %d up %d down of %d up %d down", c.YoungUp, c.YoungDown, c.Up, c.Down)
 	}
 	return nil
 }

@@ -14,8 +14,9 @@ import (
 func TestGuidesCodecsRoundTrip(t *testing.T) {
 	f := GuideRankFacts{Account: 7, Hero: "Hero_Parallax", Default: 3, Favorites: []GuideID{2, 3},
 		Candidates: []GuideCandidate{
-			{Gid: 2, Up: 1, Down: 2, Premium: true, Author: 7, Edited: time.Date(2021, 5, 9, 15, 18, 47, 0, time.UTC)},
+			{Gid: 2, Up: 1, Down: 2, YoungDown: 1, Premium: true, Author: 7, Edited: time.Date(2021, 5, 9, 15, 18, 47, 0, time.UTC)},
 			{Gid: 3},
+			{Gid: 4, Up: 9, Down: 1, YoungUp: 9},
 		}}
 	b, err := GuidesRank.def.Facts.Marshal(f)
 	if err != nil {
@@ -60,6 +61,20 @@ func TestGuidesMalformed(t *testing.T) {
 	long, _ := proto.Marshal(&pb.RankDecision{Order: make([]uint32, MaxGuideList+1)})
 	if _, err := GuidesRank.def.Result.Unmarshal(long); !errors.Is(err, ErrInvalidDecision) {
 		t.Errorf("21 gids: %v", err)
+	}
+	// Young counts: 8 bytes per candidate or none, each within its count.
+	for name, m := range map[string]*pb.RankFacts{
+		"ragged":          {Candidates: make([]byte, 25), Young: make([]byte, 4)},
+		"one too many":    {Candidates: make([]byte, 25), Young: make([]byte, 16)},
+		"above the count": {Candidates: make([]byte, 25), Young: []byte{0, 0, 0, 0, 1, 0, 0, 0}},
+	} {
+		b, _ := proto.Marshal(m)
+		if _, err := GuidesRank.def.Facts.Unmarshal(b); !errors.Is(err, ErrInvalidFacts) {
+			t.Errorf("young counts %s: %v, want refused", name, err)
+		}
+	}
+	if err := (GuideRankFacts{Candidates: []GuideCandidate{{Gid: 1, Up: 1, YoungUp: 2}}}).Validate(); !errors.Is(err, ErrInvalidFacts) {
+		t.Errorf("young up above up: %v, want refused", err)
 	}
 	for _, cs := range [][]GuideCandidate{{{Gid: 2}, {Gid: 1}}, {{Gid: 1}, {Gid: 1}}, {{Gid: 0}}} {
 		if err := (GuideRankFacts{Candidates: cs}).Validate(); !errors.Is(err, ErrInvalidFacts) {

@@ -85,9 +85,27 @@ func appendCandidates(b []byte, cs []GuideCandidate) []byte {
 	return b
 }
 
+// youngSize is the length of one candidate's record in RankFacts.young.
+const youngSize = 8
+
+// appendYoung appends the young counts of cs, or nothing when none has
+// any (the common case costs no byte).
+func appendYoung(b []byte, cs []GuideCandidate) []byte {
+	if !slices.ContainsFunc(cs, func(c GuideCandidate) bool { return c.YoungUp != 0 || c.YoungDown != 0 }) {
+		return b
+	}
+	b = slices.Grow(b, len(cs)*youngSize)
+	for _, c := range cs {
+		b = binary.LittleEndian.AppendUint32(b, c.YoungUp)
+		b = binary.LittleEndian.AppendUint32(b, c.YoungDown)
+	}
+	return b
+}
+
 func rankFactsToProto(f GuideRankFacts) *pb.RankFacts {
 	return &pb.RankFacts{Account: uint32(f.Account), Hero: f.Hero, DefaultGid: uint32(f.Default),
-		Favorites: gidsToProto(f.Favorites), Candidates: appendCandidates(nil, f.Candidates)}
+		Favorites: gidsToProto(f.Favorites), Candidates: appendCandidates(nil, f.Candidates),
+		Young: appendYoung(nil, f.Candidates)}
 }
 
 func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
@@ -97,8 +115,13 @@ func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 	if len(b)%candidateSize != 0 {
 		return GuideRankFacts{}, fmt.Errorf("%w: candidates of %d bytes, not a multiple of %d", ErrInvalidFacts, len(b), candidateSize)
 	}
-	if n := len(b) / candidateSize; n > 0 {
+	n := len(b) / candidateSize
+	if n > 0 {
 		f.Candidates = make([]GuideCandidate, n)
+	}
+	young := m.GetYoung()
+	if len(young) != 0 && len(young) != n*youngSize {
+		return GuideRankFacts{}, fmt.Errorf("%w: young counts of %d bytes for %d candidates, want 0 or %d", ErrInvalidFacts, len(young), n, n*youngSize)
 	}
 	le := binary.LittleEndian
 	for i := range f.Candidates {
@@ -110,6 +133,13 @@ func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 			Author: GuideAccount(le.Uint32(r[12:])), Premium: r[24] == 1}
 		if s := int64(le.Uint64(r[16:])); s != 0 {
 			c.Edited = time.Unix(s, 0).UTC()
+		}
+		if len(young) != 0 {
+			y := young[i*youngSize : (i+1)*youngSize]
+			c.YoungUp, c.YoungDown = le.Uint32(y), le.Uint32(y[4:])
+			if err := c.checkYoung(); err != nil {
+				return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: %w", ErrInvalidFacts, i, err)
+			}
 		}
 		f.Candidates[i] = c
 	}

@@ -211,9 +211,14 @@ func (x *Guide) GetArchiveKey() string {
 // (x/guides.default/<id><hero>), a favorite (x/guides.favorite/<id><gid:8>,
 // gid set) or a vote (x/guides.vote/<id><gid:8>, vote 1 down, 2 up).
 type Mark struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Gid           uint32                 `protobuf:"varint,1,opt,name=gid,proto3" json:"gid,omitempty"`
-	Vote          uint32                 `protobuf:"varint,2,opt,name=vote,proto3" json:"vote,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Gid   uint32                 `protobuf:"varint,1,opt,name=gid,proto3" json:"gid,omitempty"`
+	Vote  uint32                 `protobuf:"varint,2,opt,name=vote,proto3" json:"vote,omitempty"`
+	// On a vote: the account was new (younger than limits.new_account_age)
+	// when it cast this vote, which then weighs less in rankings (see
+	// host/guides/tally.go). Votes stored before this field read false:
+	// established.
+	Young         bool `protobuf:"varint,3,opt,name=young,proto3" json:"young,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -262,6 +267,13 @@ func (x *Mark) GetVote() uint32 {
 	return 0
 }
 
+func (x *Mark) GetYoung() bool {
+	if x != nil {
+		return x.Young
+	}
+	return false
+}
+
 var File_guides_records_proto protoreflect.FileDescriptor
 
 const file_guides_records_proto_rawDesc = "" +
@@ -288,10 +300,11 @@ const file_guides_records_proto_rawDesc = "" +
 	"\x02up\x18\x10 \x01(\rR\x02up\x12\x12\n" +
 	"\x04down\x18\x11 \x01(\rR\x04down\x12\x1f\n" +
 	"\varchive_key\x18\x12 \x01(\tR\n" +
-	"archiveKey\",\n" +
+	"archiveKey\"B\n" +
 	"\x04Mark\x12\x10\n" +
 	"\x03gid\x18\x01 \x01(\rR\x03gid\x12\x12\n" +
-	"\x04vote\x18\x02 \x01(\rR\x04voteBAZ?github.com/honmaster/masterserver/host/guides/internal/guidespbb\x06proto3"
+	"\x04vote\x18\x02 \x01(\rR\x04vote\x12\x14\n" +
+	"\x05young\x18\x03 \x01(\bR\x05youngBAZ?github.com/honmaster/masterserver/host/guides/internal/guidespbb\x06proto3"
 
 var (
 	file_guides_records_proto_rawDescOnce sync.Once

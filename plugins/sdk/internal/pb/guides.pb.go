@@ -84,7 +84,14 @@ type RankFacts struct {
 	// 1). A hero may have thousands of guides: fixed records decode with one
 	// pass and no per-candidate parsing, several times faster than one
 	// message (or one varint per column) per guide.
-	Candidates    []byte `protobuf:"bytes,5,opt,name=candidates,proto3" json:"candidates,omitempty"`
+	Candidates []byte `protobuf:"bytes,5,opt,name=candidates,proto3" json:"candidates,omitempty"`
+	// Of each candidate's up and down counts, the votes of accounts that
+	// were new (younger than the host's limits.new_account_age) when they
+	// voted: 8 bytes per candidate, in the candidates' order, little-endian:
+	// young up (4), young down (4), each at most the candidate's count.
+	// Empty when no candidate has such a vote. A plugin that does not read
+	// this field ranks on the full counts.
+	Young         []byte `protobuf:"bytes,6,opt,name=young,proto3" json:"young,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -150,6 +157,13 @@ func (x *RankFacts) GetFavorites() []uint32 {
 func (x *RankFacts) GetCandidates() []byte {
 	if x != nil {
 		return x.Candidates
+	}
+	return nil
+}
+
+func (x *RankFacts) GetYoung() []byte {
+	if x != nil {
+		return x.Young
 	}
 	return nil
 }
@@ -337,7 +351,7 @@ var File_guides_proto protoreflect.FileDescriptor
 
 const file_guides_proto_rawDesc = "" +
 	"\n" +
-	"\fguides.proto\x12\x1ahonmaster.plugin.guides.v1\"\x98\x01\n" +
+	"\fguides.proto\x12\x1ahonmaster.plugin.guides.v1\"\xae\x01\n" +
 	"\tRankFacts\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\rR\aaccount\x12\x12\n" +
 	"\x04hero\x18\x02 \x01(\tR\x04hero\x12\x1f\n" +
@@ -346,7 +360,8 @@ const file_guides_proto_rawDesc = "" +
 	"\tfavorites\x18\x04 \x03(\rR\tfavorites\x12\x1e\n" +
 	"\n" +
 	"candidates\x18\x05 \x01(\fR\n" +
-	"candidates\"<\n" +
+	"candidates\x12\x14\n" +
+	"\x05young\x18\x06 \x01(\fR\x05young\"<\n" +
 	"\fRankDecision\x12\x14\n" +
 	"\x05order\x18\x01 \x03(\rR\x05order\x12\x16\n" +
 	"\x06shared\x18\x02 \x01(\bR\x06shared\"\xc1\x01\n" +
