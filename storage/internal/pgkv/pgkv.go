@@ -360,17 +360,23 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 // class 40 (transaction rollback, 40001 included) or a rollback in place of
 // the commit means nothing committed; a COMMIT that never left the client
 // neither. Anything else (the connection lost after sending it, a timeout
-// while waiting, a FATAL from a terminated session) may hide a commit.
+// while waiting, a FATAL from a terminated session) may hide a commit, and
+// so does 40003 (statement_completion_unknown), the one class-40 code that
+// says the server itself does not know: CockroachDB answers an ambiguous
+// commit with it.
 func commitFailure(err error) error {
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "40"),
+	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "40") && pgErr.Code != statementCompletionUnknown,
 		errors.Is(err, pgx.ErrTxCommitRollback),
 		pgconn.SafeToRetry(err):
 		return fmt.Errorf("%w: commit: %w", ErrNotCommitted, err)
 	}
 	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 }
+
+// statementCompletionUnknown is SQLSTATE 40003: the outcome is unknown.
+const statementCompletionUnknown = "40003"
 
 // collapse keeps the last write of each key, as sets and deletes in two
 // disjoint lists (an INSERT ... ON CONFLICT may not touch a row twice).

@@ -1,6 +1,13 @@
 package pgkv
 
-import "testing"
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
 
 func TestRedact(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -24,5 +31,26 @@ func TestCollapse(t *testing.T) {
 	if len(sets) != 2 || string(sets[0]) != "b" || vals[0] == nil || len(vals[0]) != 0 || string(sets[1]) != "c" ||
 		len(dels) != 1 || string(dels[0]) != "a" {
 		t.Errorf("collapse: sets %q vals %q dels %q", sets, vals, dels)
+	}
+}
+
+// A failed COMMIT's SQLSTATE says whether anything committed: class 40 is a
+// rollback, except 40003 (statement_completion_unknown), which CockroachDB
+// answers to an ambiguous commit; a lost connection is unknown too.
+func TestCommitFailure(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want error
+	}{
+		{&pgconn.PgError{Code: "40001"}, ErrNotCommitted},
+		{&pgconn.PgError{Code: "40P01"}, ErrNotCommitted},
+		{pgx.ErrTxCommitRollback, ErrNotCommitted},
+		{&pgconn.PgError{Code: "40003"}, ErrOutcomeUnknown},
+		{&pgconn.PgError{Code: "57P01"}, ErrOutcomeUnknown},
+		{io.ErrUnexpectedEOF, ErrOutcomeUnknown},
+	} {
+		if got := commitFailure(c.err); !errors.Is(got, c.want) {
+			t.Errorf("commitFailure(%v) = %v; want %v", c.err, got, c.want)
+		}
 	}
 }
