@@ -296,16 +296,36 @@ func (s *Store) Apply(ws []Write) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
+	return s.retry(ctx, func(ctx context.Context) error { return s.attempt(ctx, sets, setVals, dels) })
+}
+
+// retry runs attempt through crdb.ExecuteCtx until it succeeds, fails
+// otherwise than by a serialization failure, or runs out of retries or
+// time. Every error of attempt and backoff carries ErrNotCommitted or
+// ErrOutcomeUnknown; ExecuteCtx adds one error of its own, a bare ctx.Err()
+// checked before each attempt. That check runs only before the first
+// attempt (nothing sent) or after an attempt that failed with a retryable
+// SQLSTATE, which attempt reports only as ErrNotCommitted (the server
+// rolled the transaction back, whether it said so at a write or at the
+// COMMIT; an unanswered COMMIT is ErrOutcomeUnknown and never retried): so
+// that error is "not committed", and is marked so here rather than left
+// unclassified, which storage would report as uncertain.
+func (s *Store) retry(ctx context.Context, attempt func(context.Context) error) error {
 	tries := 0
-	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...any) error {
+	err := crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...any) error {
 		if tries++; tries > 1 {
 			s.retries.Add(1)
 			if err := backoff(ctx, tries-1); err != nil {
 				return err
 			}
 		}
-		return s.attempt(ctx, sets, setVals, dels)
+		return attempt(ctx)
 	})
+	if err != nil && !errors.Is(err, ErrNotCommitted) && !errors.Is(err, ErrOutcomeUnknown) &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+	}
+	return err
 }
 
 // backoff waits before retry n (1, 2, ...): a random time up to 1ms

@@ -1,7 +1,9 @@
 package pgkv
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 
@@ -52,5 +54,21 @@ func TestCommitFailure(t *testing.T) {
 		if got := commitFailure(c.err); !errors.Is(got, c.want) {
 			t.Errorf("commitFailure(%v) = %v; want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// A context that ends while a serialization failure is retried: crdb's loop
+// returns the bare context error, after an attempt the server rolled back,
+// so the Apply is "not committed", not left unclassified (uncertain).
+func TestRetryContextEndsAfterSerializationFailure(t *testing.T) {
+	s := &Store{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := s.retry(ctx, func(context.Context) error {
+		cancel() // the time runs out during the failed attempt
+		return fmt.Errorf("%w: %w", ErrNotCommitted, &pgconn.PgError{Code: "40001"})
+	})
+	if !errors.Is(err, ErrNotCommitted) || errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("retry after the context ended: %v; want ErrNotCommitted", err)
 	}
 }
