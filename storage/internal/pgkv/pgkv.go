@@ -5,7 +5,7 @@
 // read by key and by key range (the primary key's B-tree gives both, in
 // bytea order: memcmp, then length, the order of Pebble's default
 // comparer), and written in SERIALIZABLE transactions retried on SQLSTATE
-// 40001 through cockroach-go's retry loop. Package storage puts its typed
+// 40001 (and 40P01) through cockroach-go's retry loop. Package storage puts its typed
 // API on top (see storage/postgres.go for why one table and not one per
 // record).
 //
@@ -17,11 +17,13 @@
 package pgkv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -87,7 +89,8 @@ const (
 	pageBytes = 4 << 20
 )
 
-// maxRetries bounds the retries of one Apply on serialization failures.
+// maxRetries bounds the retries of one Apply on serialization failures and
+// deadlocks.
 const maxRetries = 30
 
 // Open connects, checks the server answers and creates the table if
@@ -277,7 +280,7 @@ type Write struct {
 }
 
 // Apply writes ws in one SERIALIZABLE transaction (a later write of a key
-// wins), retried on serialization failures, and returns once its COMMIT
+// wins), retried on serialization failures and deadlocks, and returns once its COMMIT
 // succeeded with synchronous_commit on. A failure wraps ErrNotCommitted
 // or ErrOutcomeUnknown.
 //
@@ -319,7 +322,7 @@ func (s *Store) retry(ctx context.Context, attempt func(context.Context) error) 
 				return err
 			}
 		}
-		return attempt(ctx)
+		return retryDeadlock(attempt(ctx))
 	})
 	if err != nil && !errors.Is(err, ErrNotCommitted) && !errors.Is(err, ErrOutcomeUnknown) &&
 		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -327,6 +330,30 @@ func (s *Store) retry(ctx context.Context, attempt func(context.Context) error) 
 	}
 	return err
 }
+
+// retryDeadlock presents a deadlock (40P01) to crdb.ExecuteCtx, which
+// retries only 40001, as a serialization failure: the server rolled the
+// transaction back to break the cycle, and running it again is right.
+// Sorted keys (collapse) make deadlocks between batches rare; they remain
+// possible with other users of the table (a copy, an operator's SQL).
+func retryDeadlock(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == deadlockDetected {
+		return retryableError{err}
+	}
+	return err
+}
+
+// deadlockDetected is SQLSTATE 40P01.
+const deadlockDetected = "40P01"
+
+// retryableError is an error crdb.ExecuteCtx retries: it finds the first
+// error with an SQLState method in the chain and retries on 40001.
+type retryableError struct{ err error }
+
+func (e retryableError) Error() string    { return e.err.Error() }
+func (e retryableError) Unwrap() error    { return e.err }
+func (e retryableError) SQLState() string { return "40001" }
 
 // backoff waits before retry n (1, 2, ...): a random time up to 1ms
 // doubled per retry, at most 100ms, so that writers that met on a key do
@@ -399,7 +426,9 @@ func commitFailure(err error) error {
 const statementCompletionUnknown = "40003"
 
 // collapse keeps the last write of each key, as sets and deletes in two
-// disjoint lists (an INSERT ... ON CONFLICT may not touch a row twice).
+// disjoint lists (an INSERT ... ON CONFLICT may not touch a row twice),
+// each in key order: concurrent transactions then lock their rows in one
+// order, which avoids deadlocks between them.
 func collapse(ws []Write) (sets, setVals, dels [][]byte) {
 	last := make(map[string]int, len(ws))
 	for i := range ws {
@@ -418,7 +447,17 @@ func collapse(ws []Write) (sets, setVals, dels [][]byte) {
 			sets, setVals = append(sets, ws[i].Key), append(setVals, ws[i].Value)
 		}
 	}
-	return sets, setVals, dels
+	slices.SortFunc(dels, bytes.Compare)
+	order := make([]int, len(sets))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(sets[a], sets[b]) })
+	sortedSets, sortedVals := make([][]byte, len(sets)), make([][]byte, len(sets))
+	for i, j := range order {
+		sortedSets[i], sortedVals[i] = sets[j], setVals[j]
+	}
+	return sortedSets, sortedVals, dels
 }
 
 // Count returns the number of rows (for storage copy's checks).

@@ -72,3 +72,30 @@ func TestRetryContextEndsAfterSerializationFailure(t *testing.T) {
 		t.Errorf("retry after the context ended: %v; want ErrNotCommitted", err)
 	}
 }
+
+// Keys go out sorted (sets with their values), whatever the batch's order,
+// so that concurrent transactions lock rows in one order.
+func TestCollapseSorts(t *testing.T) {
+	sets, vals, dels := collapse([]Write{
+		{Key: []byte("z"), Value: []byte("26")}, {Key: []byte("y"), Delete: true}, {Key: []byte("a"), Value: []byte("1")},
+		{Key: []byte("b"), Delete: true}, {Key: []byte("m\xff"), Value: []byte("13")}, {Key: []byte("m"), Value: []byte("12")},
+	})
+	if fmt.Sprintf("%q %q %q", sets, vals, dels) != `["a" "m" "m\xff" "z"] ["1" "12" "13" "26"] ["b" "y"]` {
+		t.Errorf("collapse: sets %q vals %q dels %q; want each in key order", sets, vals, dels)
+	}
+}
+
+// A deadlock (40P01) is retried like a serialization failure.
+func TestRetryDeadlock(t *testing.T) {
+	s := &Store{}
+	tries := 0
+	err := s.retry(context.Background(), func(context.Context) error {
+		if tries++; tries == 1 {
+			return fmt.Errorf("%w: %w", ErrNotCommitted, &pgconn.PgError{Code: "40P01"})
+		}
+		return nil
+	})
+	if err != nil || tries != 2 || s.Retries() != 1 {
+		t.Errorf("after a deadlock: %v after %d attempts, %d retries; want success on the second", err, tries, s.Retries())
+	}
+}
