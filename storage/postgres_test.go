@@ -235,3 +235,47 @@ func TestPostgresOneProcessAtATime(t *testing.T) {
 	}
 	again.Close()
 }
+
+// The session holding the database's lock is terminated (as a PostgreSQL
+// restart or an operator's pg_terminate_backend would): a second server
+// could now open the database, so the next commit is refused with nothing
+// written, every later one too, and Health says why until a restart.
+func TestPostgresLostLockRefusesWrites(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	commitRaw(t, db, func(b *Batch) { b.set([]byte("before"), []byte("v"), nil) })
+	ctx := context.Background()
+	killer, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer killer.Close(ctx)
+	var pid int32
+	if err := killer.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&pid); err != nil {
+		t.Fatalf("the lock's session: %v", err)
+	}
+	// With a timeout, pg_terminate_backend returns once the session is gone.
+	var gone bool
+	if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1, 60000)`, pid).Scan(&gone); err != nil || !gone {
+		t.Fatalf("terminate the lock's session: %v %v", gone, err)
+	}
+	for _, key := range []string{"k", "k2"} {
+		b := db.NewBatch()
+		b.set([]byte(key), []byte("v"), nil)
+		err = db.Commit(b)
+		if !errors.Is(err, ErrPostgresLockLost) || errors.Is(err, ErrCommitUncertain) {
+			t.Fatalf("commit %s after the lock was lost: %v; want ErrPostgresLockLost, not uncertain", key, err)
+		}
+		if _, err := db.get([]byte(key)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the refused write %s: %v; want nothing written", key, err)
+		}
+	}
+	if err := db.Health(); !errors.Is(err, ErrPostgresLockLost) {
+		t.Errorf("health: %v; want ErrPostgresLockLost", err)
+	}
+}

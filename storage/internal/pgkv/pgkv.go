@@ -50,6 +50,12 @@ var (
 	// answered (the connection was lost, the call timed out): the
 	// transaction may have committed.
 	ErrOutcomeUnknown = errors.New("pgkv: commit outcome unknown")
+	// ErrLockLost marks an Apply refused, with nothing written, because the
+	// database's advisory lock is no longer held by this process (its lock
+	// connection died): another process may have taken it. Every later
+	// Apply is refused the same way, until the process opens the database
+	// again.
+	ErrLockLost = errors.New("pgkv: the database lock was lost")
 )
 
 // Table is the one table the engine keeps, created by Open when missing.
@@ -71,6 +77,9 @@ type Config struct {
 type Store struct {
 	pool      *pgxpool.Pool
 	lock      *pgx.Conn // holds the advisory lock while the store is open
+	lockPID   int32     // the lock connection's backend process id
+	noLock    string    // why the database has no lock ("": it has one)
+	lockLost  atomic.Bool
 	opTimeout time.Duration
 	retries   atomic.Int64
 
@@ -126,7 +135,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if s.lock, err = lockDatabase(ctx, pc.ConnConfig); err != nil {
+	if err = s.lockDatabase(ctx, pc.ConnConfig); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -145,29 +154,66 @@ const lockKey int64 = 0x686f6e6d61737465
 // own, held until Close: like Pebble's directory lock, it keeps a second
 // server (or an offline command, or a copy) off a database a server uses,
 // so that each account keeps one writer. The lock lives as long as that
-// session: a server whose lock connection is cut loses it silently, which
-// is why fencing writes is left to the cluster mode. A server without
-// advisory locks (function undefined) is used without one.
-func lockDatabase(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
+// session, so every write transaction checks, in the round trip of its
+// writes, that the session still holds it (lockCheck). A server without
+// advisory locks (function undefined), and CockroachDB, whose
+// pg_try_advisory_lock always succeeds and locks nothing, are used without
+// one (NoLock says why).
+func (s *Store) lockDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
 	if err != nil {
-		return nil, err
+		return err
+	}
+	var version string
+	if err := conn.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
+		conn.Close(ctx)
+		return fmt.Errorf("server version: %w", err)
+	}
+	if strings.Contains(version, "CockroachDB") {
+		conn.Close(ctx)
+		s.noLock = "CockroachDB has no advisory locks"
+		return nil
 	}
 	var ok bool
-	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey).Scan(&ok)
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1), pg_backend_pid()`, lockKey).Scan(&ok, &s.lockPID)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function
 		conn.Close(ctx)
-		return nil, nil
+		s.noLock = "the server has no advisory locks"
+		return nil
 	case err != nil:
 		conn.Close(ctx)
-		return nil, fmt.Errorf("advisory lock: %w", err)
+		return fmt.Errorf("advisory lock: %w", err)
 	case !ok:
 		conn.Close(ctx)
-		return nil, ErrInUse
+		return ErrInUse
 	}
-	return conn, nil
+	s.lock = conn
+	return nil
+}
+
+// NoLock is empty when the store holds the database's lock, and otherwise
+// says why nothing keeps a second process off the database.
+func (s *Store) NoLock() string { return s.noLock }
+
+// lockCheck fails with a division by zero (SQLSTATE 22012, which aborts the
+// transaction) unless the lock session still holds the advisory lock in
+// this database. pg_locks shows a bigint advisory key as classid (its high
+// 32 bits), objid (its low 32 bits) and objsubid 1.
+const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1
+	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND classid::bigint = $2 AND objid::bigint = $3 AND objsubid = 1 AND granted`
+
+// divisionByZero is SQLSTATE 22012, lockCheck's failure.
+const divisionByZero = "22012"
+
+// Healthy is nil unless the store lost the database's lock (ErrLockLost).
+func (s *Store) Healthy() error {
+	if s.lockLost.Load() {
+		return ErrLockLost
+	}
+	return nil
 }
 
 // Redact returns a connection URL or key=value string without its
@@ -377,12 +423,18 @@ func (s *Store) Retries() int64 { return s.retries.Load() }
 // attempt runs the transaction once. Its errors keep the server's SQLSTATE
 // (wrapped), so that ExecuteCtx retries a 40001.
 func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error {
+	if s.lockLost.Load() {
+		return fmt.Errorf("%w: %w", ErrNotCommitted, ErrLockLost)
+	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
 		return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
 	}
 	defer tx.Rollback(context.Background()) // a no-op once committed
 	var b pgx.Batch
+	if s.lock != nil {
+		b.Queue(lockCheck, s.lockPID, lockKey>>32, lockKey&0xffffffff)
+	}
 	if len(sets) > 0 {
 		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, sets, setVals)
 	}
@@ -390,6 +442,11 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, dels)
 	}
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil { // one round trip for all the writes
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == divisionByZero { // only lockCheck divides
+			s.lockLost.Store(true)
+			return fmt.Errorf("%w: %w: %w", ErrNotCommitted, ErrLockLost, err)
+		}
 		return fmt.Errorf("%w: %w", ErrNotCommitted, err)
 	}
 	if s.BeforeCommit != nil {
