@@ -86,7 +86,7 @@ func explainRaw(err error) string {
 	case errors.Is(err, storage.ErrPostgresLockLost):
 		return "the server lost its lock on the PostgreSQL database, so writes are refused and nothing changed; another server may be using the database: restart this one"
 	case errors.Is(err, storage.ErrCommitUncertain):
-		return "the write failed on disk and may or may not have been stored; check, then retry (see the server's log)"
+		return "the database did not confirm the write (a disk failure, or the connection to PostgreSQL was lost), so it may or may not have been stored; check, then retry (see the server's log)"
 	case errors.Is(err, storage.ErrEngineFailed):
 		return "the storage engine failed; restart the server (see its log)"
 	case errors.Is(err, actors.ErrNoAccount), errors.Is(err, storage.ErrNotFound):
