@@ -5,9 +5,9 @@
 // read by key and by key range (the primary key's B-tree gives both, in
 // bytea order: memcmp, then length, the order of Pebble's default
 // comparer), and written in SERIALIZABLE transactions retried on SQLSTATE
-// 40001 (and 40P01) through cockroach-go's retry loop. Package storage puts its typed
-// API on top (see storage/postgres.go for why one table and not one per
-// record).
+// 40001 (and 40P01) through cockroach-go's retry loop. Package storage puts
+// its typed API on top (see storage/postgres.go for why one table and not
+// one per record).
 //
 // It speaks only what PostgreSQL, CockroachDB and YugabyteDB all accept:
 // bytea, a primary key, INSERT ... ON CONFLICT (k) DO UPDATE, unnest of
@@ -326,9 +326,10 @@ type Write struct {
 }
 
 // Apply writes ws in one SERIALIZABLE transaction (a later write of a key
-// wins), retried on serialization failures and deadlocks, and returns once its COMMIT
-// succeeded with synchronous_commit on. A failure wraps ErrNotCommitted
-// or ErrOutcomeUnknown.
+// wins), retried on serialization failures and deadlocks, and returns once
+// its COMMIT succeeded with synchronous_commit on. A failure wraps
+// ErrNotCommitted or ErrOutcomeUnknown (and ErrLockLost when the database's
+// lock is gone).
 //
 // It retries through crdb.ExecuteCtx, which runs the whole transaction
 // again, and not crdbpgxv5.ExecuteTx: that one retries inside the
