@@ -83,7 +83,12 @@ func (db *DB) SetDiskGuard(g *DiskGuard) { db.guard.Store(g) }
 
 // Health is nil while storage accepts and completes writes, and otherwise
 // says why not (for /healthz).
-func (db *DB) Health() error { return db.guard.Load().Health() }
+func (db *DB) Health() error {
+	if err := db.eng.health(); err != nil {
+		return err
+	}
+	return db.guard.Load().Health()
+}
 
 // apply commits b synced. Pebble panics on a fatal commit error (its log
 // cannot be written, as on a full disk); the panic is turned into an

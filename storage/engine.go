@@ -21,6 +21,9 @@ type engine interface {
 	// checkpoint writes a consistent copy into dir (errNoCheckpoint where
 	// the engine has none).
 	checkpoint(dir string) error
+	// health is nil unless the engine refuses writes for good (a lost
+	// database lock); DB.Health reports it.
+	health() error
 	stats() DBStats
 	engineStats() EngineStats
 	close() error

@@ -111,6 +111,8 @@ func (e *pebbleEngine) apply(b engineBatch) error {
 	return e.db.Apply(b.(*pebbleBatch).b, pebble.Sync)
 }
 
+func (e *pebbleEngine) health() error { return nil }
+
 func (e *pebbleEngine) checkpoint(dir string) error {
 	return e.db.Checkpoint(dir, pebble.WithFlushedWAL())
 }

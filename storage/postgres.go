@@ -32,6 +32,8 @@ import (
 //     Pebble commit that failed in the engine, and one that surely wrote
 //     nothing returns a plain error.
 //   - Checkpoint returns ErrNoCheckpoint (back up with pg_dump).
+//   - A commit is refused (ErrPostgresLockLost) once the session holding
+//     the database's advisory lock is gone, and Health says so.
 
 // PostgresOptions configures OpenPostgres.
 type PostgresOptions struct {
@@ -47,9 +49,12 @@ type PostgresOptions struct {
 	StatementTimeout time.Duration
 	// ConnectTimeout bounds Open's first connection (0: 10s).
 	ConnectTimeout time.Duration
-	// Logger receives the one line a migration logs; nil: none.
+	// Logger receives the one line a migration logs, and a warning when
+	// nothing keeps a second server off the database (CockroachDB); nil:
+	// none.
 	Logger interface {
 		Info(msg string, args ...any)
+		Warn(msg string, args ...any)
 	}
 }
 
@@ -60,6 +65,13 @@ var ErrPostgresUnreachable = errors.New("storage: cannot use the PostgreSQL data
 // ErrPostgresInUse refuses a PostgreSQL database another process (a server,
 // an offline command, a copy) has open: like a data directory's lock.
 var ErrPostgresInUse = errors.New("storage: the PostgreSQL database is in use by another process")
+
+// ErrPostgresLockLost refuses a commit, with nothing written, once the
+// server's session holding the database's lock ended (PostgreSQL restarted,
+// or the session was terminated): a second server may have opened the
+// database since, and two writers of one account would corrupt it. Every
+// later commit is refused too, and Health reports it, until a restart.
+var ErrPostgresLockLost = errors.New("storage: the database lock was lost; another server may be using this database: restart")
 
 // ErrPostgresURL wraps an unparsable PostgreSQL URL.
 var ErrPostgresURL = errors.New("storage: bad PostgreSQL URL")
@@ -83,6 +95,9 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPostgresUnreachable, err) // the caller names the URL (RedactURL)
+	}
+	if why := st.NoLock(); why != "" && o.Logger != nil {
+		o.Logger.Warn("storage: nothing keeps a second server off this database; run only one", "why", why)
 	}
 	db := &DB{eng: &pgEngine{st: st}}
 	v, err := db.schema()
@@ -138,10 +153,20 @@ func (e *pgEngine) newBatch() engineBatch { return &pgBatch{} }
 
 func (e *pgEngine) apply(b engineBatch) error {
 	err := e.st.Apply(b.(*pgBatch).writes)
+	if errors.Is(err, pgkv.ErrLockLost) {
+		return fmt.Errorf("%w: %w: %w", errNotCommitted, ErrPostgresLockLost, err)
+	}
 	if errors.Is(err, pgkv.ErrNotCommitted) {
 		return fmt.Errorf("%w: %w", errNotCommitted, err)
 	}
 	return err
+}
+
+func (e *pgEngine) health() error {
+	if err := e.st.Healthy(); err != nil {
+		return fmt.Errorf("%w: %w", ErrPostgresLockLost, err)
+	}
+	return nil
 }
 
 func (e *pgEngine) checkpoint(string) error {

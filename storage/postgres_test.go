@@ -90,7 +90,8 @@ func TestPostgresRetriesSerializationFailure(t *testing.T) {
 // The session is terminated between the writes and the COMMIT: the COMMIT
 // gets no answer that says it rolled back, so the commit is reported
 // uncertain (the request is answered "outcome unknown"), never as a plain
-// failure and never as a success; the next commit gets a new connection.
+// failure and never as a success, and storage health fails with it; the
+// next commit gets a new connection, and health is good again.
 func TestPostgresLostConnectionIsUncertain(t *testing.T) {
 	url := storagetest.PostgresURL(t)
 	db, err := OpenPostgres(PostgresOptions{URL: url})
@@ -98,6 +99,13 @@ func TestPostgresLostConnectionIsUncertain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// As the server does on PostgreSQL: a guard with no disk margin, which
+	// keeps the health of commits (its clock stopped, so that the failure
+	// is remembered however slow the machine).
+	guard := NewDiskGuard(t.TempDir(), 0, nil, nil)
+	stopped := time.Now()
+	guard.now = func() time.Time { return stopped }
+	db.SetDiskGuard(guard)
 	ctx := context.Background()
 	killer, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -123,13 +131,16 @@ func TestPostgresLostConnectionIsUncertain(t *testing.T) {
 	if !errors.Is(err, ErrCommitUncertain) {
 		t.Fatalf("commit on a lost connection: %v; want ErrCommitUncertain", err)
 	}
-	if db.Health() != nil {
-		t.Log("health:", db.Health())
+	if err := db.Health(); !errors.Is(err, ErrCommitUncertain) {
+		t.Errorf("health after the uncertain commit: %v; want ErrCommitUncertain", err)
 	}
 	b = db.NewBatch()
 	b.set([]byte("k2"), []byte("v"), nil)
 	if err := db.Commit(b); err != nil {
 		t.Fatalf("the next commit: %v", err)
+	}
+	if err := db.Health(); err != nil {
+		t.Errorf("health after a successful commit: %v; want nil", err)
 	}
 	// The terminated transaction did not commit (PostgreSQL rolled it back).
 	if _, err := db.get([]byte("k")); !errors.Is(err, ErrNotFound) {
@@ -234,4 +245,48 @@ func TestPostgresOneProcessAtATime(t *testing.T) {
 		t.Fatalf("open after close: %v", err)
 	}
 	again.Close()
+}
+
+// The session holding the database's lock is terminated (as a PostgreSQL
+// restart or an operator's pg_terminate_backend would): a second server
+// could now open the database, so the next commit is refused with nothing
+// written, every later one too, and Health says why until a restart.
+func TestPostgresLostLockRefusesWrites(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	commitRaw(t, db, func(b *Batch) { b.set([]byte("before"), []byte("v"), nil) })
+	ctx := context.Background()
+	killer, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer killer.Close(ctx)
+	var pid int32
+	if err := killer.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&pid); err != nil {
+		t.Fatalf("the lock's session: %v", err)
+	}
+	// With a timeout, pg_terminate_backend returns once the session is gone.
+	var gone bool
+	if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1, 60000)`, pid).Scan(&gone); err != nil || !gone {
+		t.Fatalf("terminate the lock's session: %v %v", gone, err)
+	}
+	for _, key := range []string{"k", "k2"} {
+		b := db.NewBatch()
+		b.set([]byte(key), []byte("v"), nil)
+		err = db.Commit(b)
+		if !errors.Is(err, ErrPostgresLockLost) || errors.Is(err, ErrCommitUncertain) {
+			t.Fatalf("commit %s after the lock was lost: %v; want ErrPostgresLockLost, not uncertain", key, err)
+		}
+		if _, err := db.get([]byte(key)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the refused write %s: %v; want nothing written", key, err)
+		}
+	}
+	if err := db.Health(); !errors.Is(err, ErrPostgresLockLost) {
+		t.Errorf("health: %v; want ErrPostgresLockLost", err)
+	}
 }

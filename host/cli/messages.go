@@ -83,8 +83,10 @@ func explainRaw(err error) string {
 		return "the database holds a damaged record; restore the latest backup"
 	case errors.Is(err, storage.ErrDiskFull):
 		return "the disk holding the data directory is nearly full, so writes are refused and nothing changed; free some space (see storage health in the logs)"
+	case errors.Is(err, storage.ErrPostgresLockLost):
+		return "the server lost its lock on the PostgreSQL database, so writes are refused and nothing changed; another server may be using the database: restart this one"
 	case errors.Is(err, storage.ErrCommitUncertain):
-		return "the write failed on disk and may or may not have been stored; check, then retry (see the server's log)"
+		return "the database did not confirm the write (a disk failure, or the connection to PostgreSQL was lost), so it may or may not have been stored; check, then retry (see the server's log)"
 	case errors.Is(err, storage.ErrEngineFailed):
 		return "the storage engine failed; restart the server (see its log)"
 	case errors.Is(err, actors.ErrNoAccount), errors.Is(err, storage.ErrNotFound):

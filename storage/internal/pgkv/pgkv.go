@@ -5,9 +5,9 @@
 // read by key and by key range (the primary key's B-tree gives both, in
 // bytea order: memcmp, then length, the order of Pebble's default
 // comparer), and written in SERIALIZABLE transactions retried on SQLSTATE
-// 40001 through cockroach-go's retry loop. Package storage puts its typed
-// API on top (see storage/postgres.go for why one table and not one per
-// record).
+// 40001 (and 40P01) through cockroach-go's retry loop. Package storage puts
+// its typed API on top (see storage/postgres.go for why one table and not
+// one per record).
 //
 // It speaks only what PostgreSQL, CockroachDB and YugabyteDB all accept:
 // bytea, a primary key, INSERT ... ON CONFLICT (k) DO UPDATE, unnest of
@@ -17,11 +17,13 @@
 package pgkv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -48,6 +50,12 @@ var (
 	// answered (the connection was lost, the call timed out): the
 	// transaction may have committed.
 	ErrOutcomeUnknown = errors.New("pgkv: commit outcome unknown")
+	// ErrLockLost marks an Apply refused, with nothing written, because the
+	// database's advisory lock is no longer held by this process (its lock
+	// connection died): another process may have taken it. Every later
+	// Apply is refused the same way, until the process opens the database
+	// again.
+	ErrLockLost = errors.New("pgkv: the database lock was lost")
 )
 
 // Table is the one table the engine keeps, created by Open when missing.
@@ -69,6 +77,9 @@ type Config struct {
 type Store struct {
 	pool      *pgxpool.Pool
 	lock      *pgx.Conn // holds the advisory lock while the store is open
+	lockPID   int32     // the lock connection's backend process id
+	noLock    string    // why the database has no lock ("": it has one)
+	lockLost  atomic.Bool
 	opTimeout time.Duration
 	retries   atomic.Int64
 
@@ -87,7 +98,8 @@ const (
 	pageBytes = 4 << 20
 )
 
-// maxRetries bounds the retries of one Apply on serialization failures.
+// maxRetries bounds the retries of one Apply on serialization failures and
+// deadlocks.
 const maxRetries = 30
 
 // Open connects, checks the server answers and creates the table if
@@ -123,7 +135,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if s.lock, err = lockDatabase(ctx, pc.ConnConfig); err != nil {
+	if err = s.lockDatabase(ctx, pc.ConnConfig); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -142,29 +154,66 @@ const lockKey int64 = 0x686f6e6d61737465
 // own, held until Close: like Pebble's directory lock, it keeps a second
 // server (or an offline command, or a copy) off a database a server uses,
 // so that each account keeps one writer. The lock lives as long as that
-// session: a server whose lock connection is cut loses it silently, which
-// is why fencing writes is left to the cluster mode. A server without
-// advisory locks (function undefined) is used without one.
-func lockDatabase(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
+// session, so every write transaction checks, in the round trip of its
+// writes, that the session still holds it (lockCheck). A server without
+// advisory locks (function undefined), and CockroachDB, whose
+// pg_try_advisory_lock always succeeds and locks nothing, are used without
+// one (NoLock says why).
+func (s *Store) lockDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
 	if err != nil {
-		return nil, err
+		return err
+	}
+	var version string
+	if err := conn.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
+		conn.Close(ctx)
+		return fmt.Errorf("server version: %w", err)
+	}
+	if strings.Contains(version, "CockroachDB") {
+		conn.Close(ctx)
+		s.noLock = "CockroachDB has no advisory locks"
+		return nil
 	}
 	var ok bool
-	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey).Scan(&ok)
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1), pg_backend_pid()`, lockKey).Scan(&ok, &s.lockPID)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function
 		conn.Close(ctx)
-		return nil, nil
+		s.noLock = "the server has no advisory locks"
+		return nil
 	case err != nil:
 		conn.Close(ctx)
-		return nil, fmt.Errorf("advisory lock: %w", err)
+		return fmt.Errorf("advisory lock: %w", err)
 	case !ok:
 		conn.Close(ctx)
-		return nil, ErrInUse
+		return ErrInUse
 	}
-	return conn, nil
+	s.lock = conn
+	return nil
+}
+
+// NoLock is empty when the store holds the database's lock, and otherwise
+// says why nothing keeps a second process off the database.
+func (s *Store) NoLock() string { return s.noLock }
+
+// lockCheck fails with a division by zero (SQLSTATE 22012, which aborts the
+// transaction) unless the lock session still holds the advisory lock in
+// this database. pg_locks shows a bigint advisory key as classid (its high
+// 32 bits), objid (its low 32 bits) and objsubid 1.
+const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1
+	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND classid::bigint = $2 AND objid::bigint = $3 AND objsubid = 1 AND granted`
+
+// divisionByZero is SQLSTATE 22012, lockCheck's failure.
+const divisionByZero = "22012"
+
+// Healthy is nil unless the store lost the database's lock (ErrLockLost).
+func (s *Store) Healthy() error {
+	if s.lockLost.Load() {
+		return ErrLockLost
+	}
+	return nil
 }
 
 // Redact returns a connection URL or key=value string without its
@@ -277,9 +326,10 @@ type Write struct {
 }
 
 // Apply writes ws in one SERIALIZABLE transaction (a later write of a key
-// wins), retried on serialization failures, and returns once its COMMIT
-// succeeded with synchronous_commit on. A failure wraps ErrNotCommitted
-// or ErrOutcomeUnknown.
+// wins), retried on serialization failures and deadlocks, and returns once
+// its COMMIT succeeded with synchronous_commit on. A failure wraps
+// ErrNotCommitted or ErrOutcomeUnknown (and ErrLockLost when the database's
+// lock is gone).
 //
 // It retries through crdb.ExecuteCtx, which runs the whole transaction
 // again, and not crdbpgxv5.ExecuteTx: that one retries inside the
@@ -296,17 +346,61 @@ func (s *Store) Apply(ws []Write) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
+	return s.retry(ctx, func(ctx context.Context) error { return s.attempt(ctx, sets, setVals, dels) })
+}
+
+// retry runs attempt through crdb.ExecuteCtx until it succeeds, fails
+// otherwise than by a serialization failure, or runs out of retries or
+// time. Every error of attempt and backoff carries ErrNotCommitted or
+// ErrOutcomeUnknown; ExecuteCtx adds one error of its own, a bare ctx.Err()
+// checked before each attempt. That check runs only before the first
+// attempt (nothing sent) or after an attempt that failed with a retryable
+// SQLSTATE, which attempt reports only as ErrNotCommitted (the server
+// rolled the transaction back, whether it said so at a write or at the
+// COMMIT; an unanswered COMMIT is ErrOutcomeUnknown and never retried): so
+// that error is "not committed", and is marked so here rather than left
+// unclassified, which storage would report as uncertain.
+func (s *Store) retry(ctx context.Context, attempt func(context.Context) error) error {
 	tries := 0
-	return crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...any) error {
+	err := crdb.ExecuteCtx(crdb.WithMaxRetries(ctx, maxRetries), func(ctx context.Context, _ ...any) error {
 		if tries++; tries > 1 {
 			s.retries.Add(1)
 			if err := backoff(ctx, tries-1); err != nil {
 				return err
 			}
 		}
-		return s.attempt(ctx, sets, setVals, dels)
+		return retryDeadlock(attempt(ctx))
 	})
+	if err != nil && !errors.Is(err, ErrNotCommitted) && !errors.Is(err, ErrOutcomeUnknown) &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+	}
+	return err
 }
+
+// retryDeadlock presents a deadlock (40P01) to crdb.ExecuteCtx, which
+// retries only 40001, as a serialization failure: the server rolled the
+// transaction back to break the cycle, and running it again is right.
+// Sorted keys (collapse) make deadlocks between batches rare; they remain
+// possible with other users of the table (a copy, an operator's SQL).
+func retryDeadlock(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == deadlockDetected {
+		return retryableError{err}
+	}
+	return err
+}
+
+// deadlockDetected is SQLSTATE 40P01.
+const deadlockDetected = "40P01"
+
+// retryableError is an error crdb.ExecuteCtx retries: it finds the first
+// error with an SQLState method in the chain and retries on 40001.
+type retryableError struct{ err error }
+
+func (e retryableError) Error() string    { return e.err.Error() }
+func (e retryableError) Unwrap() error    { return e.err }
+func (e retryableError) SQLState() string { return "40001" }
 
 // backoff waits before retry n (1, 2, ...): a random time up to 1ms
 // doubled per retry, at most 100ms, so that writers that met on a key do
@@ -330,12 +424,18 @@ func (s *Store) Retries() int64 { return s.retries.Load() }
 // attempt runs the transaction once. Its errors keep the server's SQLSTATE
 // (wrapped), so that ExecuteCtx retries a 40001.
 func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error {
+	if s.lockLost.Load() {
+		return fmt.Errorf("%w: %w", ErrNotCommitted, ErrLockLost)
+	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
 		return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
 	}
 	defer tx.Rollback(context.Background()) // a no-op once committed
 	var b pgx.Batch
+	if s.lock != nil {
+		b.Queue(lockCheck, s.lockPID, lockKey>>32, lockKey&0xffffffff)
+	}
 	if len(sets) > 0 {
 		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, sets, setVals)
 	}
@@ -343,6 +443,11 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, dels)
 	}
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil { // one round trip for all the writes
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == divisionByZero { // only lockCheck divides
+			s.lockLost.Store(true)
+			return fmt.Errorf("%w: %w: %w", ErrNotCommitted, ErrLockLost, err)
+		}
 		return fmt.Errorf("%w: %w", ErrNotCommitted, err)
 	}
 	if s.BeforeCommit != nil {
@@ -360,11 +465,14 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 // class 40 (transaction rollback, 40001 included) or a rollback in place of
 // the commit means nothing committed; a COMMIT that never left the client
 // neither. Anything else (the connection lost after sending it, a timeout
-// while waiting, a FATAL from a terminated session) may hide a commit.
+// while waiting, a FATAL from a terminated session) may hide a commit, and
+// so does 40003 (statement_completion_unknown), the one class-40 code that
+// says the server itself does not know: CockroachDB answers an ambiguous
+// commit with it.
 func commitFailure(err error) error {
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "40"),
+	case errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "40") && pgErr.Code != statementCompletionUnknown,
 		errors.Is(err, pgx.ErrTxCommitRollback),
 		pgconn.SafeToRetry(err):
 		return fmt.Errorf("%w: commit: %w", ErrNotCommitted, err)
@@ -372,8 +480,13 @@ func commitFailure(err error) error {
 	return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 }
 
+// statementCompletionUnknown is SQLSTATE 40003: the outcome is unknown.
+const statementCompletionUnknown = "40003"
+
 // collapse keeps the last write of each key, as sets and deletes in two
-// disjoint lists (an INSERT ... ON CONFLICT may not touch a row twice).
+// disjoint lists (an INSERT ... ON CONFLICT may not touch a row twice),
+// each in key order: concurrent transactions then lock their rows in one
+// order, which avoids deadlocks between them.
 func collapse(ws []Write) (sets, setVals, dels [][]byte) {
 	last := make(map[string]int, len(ws))
 	for i := range ws {
@@ -392,7 +505,17 @@ func collapse(ws []Write) (sets, setVals, dels [][]byte) {
 			sets, setVals = append(sets, ws[i].Key), append(setVals, ws[i].Value)
 		}
 	}
-	return sets, setVals, dels
+	slices.SortFunc(dels, bytes.Compare)
+	order := make([]int, len(sets))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(sets[a], sets[b]) })
+	sortedSets, sortedVals := make([][]byte, len(sets)), make([][]byte, len(sets))
+	for i, j := range order {
+		sortedSets[i], sortedVals[i] = sets[j], setVals[j]
+	}
+	return sortedSets, sortedVals, dels
 }
 
 // Count returns the number of rows (for storage copy's checks).
