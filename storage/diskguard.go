@@ -158,26 +158,18 @@ func (g *DiskGuard) refresh() {
 // failed records a failed commit, logs it (rate limited: a full disk fails
 // every commit) and returns it marked uncertain.
 func (g *DiskGuard) failed(err error) error {
-	err = fmt.Errorf("%w: %w", ErrCommitUncertain, err)
-	if g == nil {
-		return err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := g.now()
-	g.failedAt, g.lastErr = now, err
-	if now.Sub(g.loggedAt) < errorLogEvery {
-		g.muted++
-		return err
-	}
-	g.log.Error("storage commit failed", "err", err, "similar_failures_not_logged", g.muted)
-	g.loggedAt, g.muted = now, 0
-	return err
+	return g.record(fmt.Errorf("%w: %w", ErrCommitUncertain, err), "storage commit failed")
 }
 
 // refused records a commit that failed with nothing written (the database
 // could not be reached or refused it), for Health, and returns it as is.
 func (g *DiskGuard) refused(err error) error {
+	return g.record(err, "storage commit failed; nothing written")
+}
+
+// record keeps err for Health and logs it as msg, at most once per
+// errorLogEvery with the count of the failures not logged in between.
+func (g *DiskGuard) record(err error, msg string) error {
 	if g == nil {
 		return err
 	}
@@ -189,7 +181,7 @@ func (g *DiskGuard) refused(err error) error {
 		g.muted++
 		return err
 	}
-	g.log.Error("storage commit failed; nothing written", "err", err, "similar_failures_not_logged", g.muted)
+	g.log.Error(msg, "err", err, "similar_failures_not_logged", g.muted)
 	g.loggedAt, g.muted = now, 0
 	return err
 }
