@@ -60,6 +60,7 @@ import (
 	"io"
 	"log/slog"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -119,7 +120,18 @@ type DB struct {
 	guard    atomic.Pointer[DiskGuard]        // diskguard.go; nil: no guard
 	onCommit atomic.Pointer[func(CommitInfo)] // metrics, see SetCommitObserver
 	knobs    *TestingKnobs                    // nil but in fault tests
+	fatal    chan struct{}                    // see Fatal
+	fatalOne sync.Once
 }
+
+func newDB(eng engine) *DB { return &DB{eng: eng, fatal: make(chan struct{})} }
+
+// Fatal is closed once the store can take no more writes until the process
+// restarts: the PostgreSQL backend lost its database lock (PostgreSQL was
+// restarted, or the lock's session ended). The server exits then, so that
+// its supervisor restarts it and the lock is taken again, rather than
+// refuse every write until an operator notices.
+func (db *DB) Fatal() <-chan struct{} { return db.fatal }
 
 // Open opens (creating if needed) the database in dir, migrating a data
 // directory written by an older version once (see migrate.go).
@@ -376,6 +388,9 @@ func (db *DB) Commit(b *Batch) error {
 	}
 	db.observeCommit(ops, size, start, err)
 	b.eb.release()
+	if errors.Is(err, ErrPostgresLockLost) {
+		db.fatalOne.Do(func() { close(db.fatal) })
+	}
 	if errors.Is(err, errNotCommitted) {
 		return guard.refused(fmt.Errorf("storage: commit: %w", err))
 	}

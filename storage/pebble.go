@@ -48,7 +48,7 @@ func openPebble(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	return &DB{eng: &pebbleEngine{db: pdb}}, nil
+	return newDB(&pebbleEngine{db: pdb}), nil
 }
 
 func (e *pebbleEngine) close() error { return e.db.Close() }

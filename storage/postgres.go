@@ -99,7 +99,7 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	if why := st.NoLock(); why != "" && o.Logger != nil {
 		o.Logger.Warn("storage: nothing keeps a second server off this database; run only one", "why", why)
 	}
-	db := &DB{eng: &pgEngine{st: st}}
+	db := newDB(&pgEngine{st: st})
 	v, err := db.schema()
 	if err != nil {
 		db.Close()

@@ -259,6 +259,11 @@ func TestPostgresLostLockRefusesWrites(t *testing.T) {
 	}
 	defer db.Close()
 	commitRaw(t, db, func(b *Batch) { b.set([]byte("before"), []byte("v"), nil) })
+	select {
+	case <-db.Fatal():
+		t.Fatal("Fatal closed while the lock is held")
+	default:
+	}
 	ctx := context.Background()
 	killer, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -288,5 +293,11 @@ func TestPostgresLostLockRefusesWrites(t *testing.T) {
 	}
 	if err := db.Health(); !errors.Is(err, ErrPostgresLockLost) {
 		t.Errorf("health: %v; want ErrPostgresLockLost", err)
+	}
+	// The server exits on it, so that its supervisor restarts it.
+	select {
+	case <-db.Fatal():
+	default:
+		t.Error("Fatal not closed after the lock was lost")
 	}
 }

@@ -66,6 +66,11 @@ func (rt *Runtime) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		log.Info("shutting down")
 		return rt.Stop()
+	case <-rt.App.DB.Fatal():
+		err := rt.App.DB.Health()
+		log.Error("storage can take no more writes; exiting so that the supervisor restarts the server", "err", err)
+		rt.Stop()
+		return fmt.Errorf("storage failed: %w", err)
 	case <-rt.served:
 		err := rt.serveErr
 		if err == nil {
