@@ -315,19 +315,16 @@ func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
 	return server.Binary(obj.Data, [2]string{"Content-Disposition", "attachment; filename=" + accountID(sess.AccountID) + ".zip"})
 }
 
-// spendAddress spends n bytes of the client address's budget, unit by
-// unit, so that uploads from many accounts of one address at once never
-// together pass it. An upload refused midway keeps what it spent: only an
-// address at the end of its budget loses anything, and that is the one
-// sending too much.
+// spendAddress spends n bytes of the client address's budget (in KiB,
+// rounded up) in one step, so that uploads from many accounts of one
+// address at once never together pass it; an upload that does not fit
+// spends nothing.
 func (a *Area) spendAddress(ip string, n int) error {
 	if a.byAddress == nil {
 		return nil
 	}
-	for range (n + addressUnit - 1) / addressUnit {
-		if ok, wait := a.byAddress.Allow(ip); !ok {
-			return fail(ReasonAddressQuota, fmt.Errorf("address %s: budget spent, next KiB in %v", ip, wait))
-		}
+	if ok, wait := a.byAddress.AllowN(ip, (n+addressUnit-1)/addressUnit); !ok {
+		return fail(ReasonAddressQuota, fmt.Errorf("address %s: budget spent, room for this upload in %v", ip, wait))
 	}
 	return nil
 }

@@ -123,6 +123,28 @@ func (k *Keyed) Allow(key string) (ok bool, wait time.Duration) {
 	return false, time.Duration((1 - b.tokens) * float64(k.rate.Every))
 }
 
+// AllowN spends n tokens of key when n are left, and none otherwise (a
+// request that does not fit costs nothing): one lock for a request that
+// costs several units, such as a cloud upload counted in KiB. When it did
+// not, wait is how long until n are back (or until the bucket is full, when
+// n is more than Burst: such a request is never allowed).
+func (k *Keyed) AllowN(key string, n int) (ok bool, wait time.Duration) {
+	if k == nil || n <= 0 {
+		return true, 0
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.get(key, now)
+	k.refill(b, now)
+	if b.tokens >= float64(n) {
+		b.tokens -= float64(n)
+		return true, 0
+	}
+	need := min(float64(n), float64(k.rate.Burst))
+	return false, time.Duration((need - b.tokens) * float64(k.rate.Every))
+}
+
 // Len returns how many keys are tracked.
 func (k *Keyed) Len() int {
 	if k == nil {

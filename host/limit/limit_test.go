@@ -61,3 +61,25 @@ func TestNilAndOff(t *testing.T) {
 		t.Error("zero rate is not off")
 	}
 }
+
+// TestAllowN: n tokens are spent together or not at all, and the wait is
+// until n are back.
+func TestAllowN(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	k := New(Rate{Burst: 10, Every: time.Minute}, 0, func() time.Time { return now })
+	if ok, _ := k.AllowN("a", 7); !ok {
+		t.Fatal("7 of a full bucket of 10 refused")
+	}
+	if ok, wait := k.AllowN("a", 5); ok || wait != 2*time.Minute {
+		t.Fatalf("5 with 3 left: ok=%v wait=%v; want refused, 2m", ok, wait)
+	}
+	if ok, _ := k.AllowN("a", 3); !ok {
+		t.Fatal("the 3 left refused: the refused request spent some")
+	}
+	if ok, _ := k.AllowN("b", 11); ok {
+		t.Error("more than the burst allowed")
+	}
+	if ok, _ := (*Keyed)(nil).AllowN("a", 100); !ok {
+		t.Error("a nil limiter refused")
+	}
+}
