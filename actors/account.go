@@ -25,6 +25,13 @@ type account struct {
 	plug entries[[]byte]
 	// memos are the areas' derived facts (see Tx.Memo).
 	memos entries[any]
+	// epoch is the owner epoch this activation took in cluster mode (0 on a
+	// single node): every batch it commits is fenced by it.
+	epoch uint64
+	// fenced is set when the database refused a write of this activation
+	// because another one took the account: the actor stops after
+	// answering.
+	fenced bool
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -32,6 +39,10 @@ func (a *account) Receive(ctx actor.Context) {
 	case *envelope:
 		a.sys.observeMailbox(m)
 		m.respond(a.serve(m.Msg))
+		if a.fenced {
+			a.fenced = false
+			a.sys.shardOf(a.id).release(a.id)
+		}
 	case *actor.Started:
 		a.id = accountOfPID(ctx.Self())
 		a.load()
@@ -83,7 +94,13 @@ func (a *account) serve(msg any) any {
 
 func (a *account) load() {
 	a.plug, a.memos = nil, nil
-	acct, err := a.sys.db.LoadAccount(a.id)
+	var acct *storage.Account
+	var err error
+	if p := a.sys.opts.Placement; p != nil {
+		a.epoch, acct, err = a.sys.db.ActivateAccount(a.id, p.Node())
+	} else {
+		acct, err = a.sys.db.LoadAccount(a.id)
+	}
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		a.state, a.err = nil, ErrNoAccount
@@ -108,13 +125,22 @@ func (a *account) reloadIfFailed() {
 
 // read runs a read function, turning a panic into a failure reply (a
 // restarted actor would leave the asker waiting for its timeout).
-func (a *account) read(fn func(*storage.Account) any) (reply any) {
+func (a *account) read(fn func(*storage.Account) any) any {
+	reply, err := readRecovered(fn, a.state.WithIndex(a.index))
+	if err != nil {
+		return &failure{Err: err}
+	}
+	return &changed{Reply: reply}
+}
+
+// readRecovered runs a read function, turning its panic into ErrPanic.
+func readRecovered(fn func(*storage.Account) any, acct *storage.Account) (reply any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			reply = &failure{Err: fmt.Errorf("%w: %v", ErrPanic, r)}
+			reply, err = nil, fmt.Errorf("%w: %v", ErrPanic, r)
 		}
 	}()
-	return &changed{Reply: fn(a.state.WithIndex(a.index))}
+	return fn(acct), nil
 }
 
 // apply runs c on a working copy, commits what it wrote as one synced batch
@@ -149,10 +175,20 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.PutAccount(w, a.state) // only the records that differ from the stored ones
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
+	if a.epoch != 0 {
+		tx.batch.Fence(a.id, a.epoch)
+	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
 		a.plug, a.memos = nil, nil
-		if errors.Is(err, storage.ErrCommitUncertain) {
+		switch {
+		case errors.Is(err, storage.ErrCommitUncertain):
 			a.forgetUncertain(tx)
+		case errors.Is(err, storage.ErrFenced):
+			// Another activation took the account: this one's state may be
+			// stale. It stops after answering (see Receive); the next
+			// request starts a fresh activation.
+			a.forgetUncertain(tx)
+			a.fenced = true
 		}
 		return nil, err
 	}

@@ -86,6 +86,18 @@ func (sh *shard) sweep(now time.Time) {
 	}
 }
 
+// release stops the actor of account id, if one runs, after the requests
+// already posted to it; later requests are held for its successor, a fresh
+// activation.
+func (sh *shard) release(id storage.AccountID) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if c := sh.children[id]; c != nil && !c.stopping {
+		c.stopping = true
+		sh.sys.as.Root.Poison(c.pid)
+	}
+}
+
 // drain stops every account actor of the shard, each after the requests
 // already posted to it, and returns a channel closed once they have all
 // stopped. Requests arriving later are answered ErrStopped.

@@ -27,6 +27,9 @@ type Options struct {
 	// storage (default 100000; about 170 bytes each).
 	SessionCacheSize int
 	Logger           *slog.Logger // nil discards
+	// Placement puts the system in cluster mode (see Placement); nil is a
+	// single node.
+	Placement Placement
 }
 
 func (o *Options) ensureDefaults() {
@@ -74,6 +77,7 @@ type System struct {
 	// accountProps spawns every account actor (one Props for all: a Props
 	// per actor would stay with it as long as it lives).
 	accountProps *actor.Props
+	globalSeen   globalSeen // see SyncGlobalVersions
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -274,6 +278,9 @@ func askFor[T any](ctx context.Context, s *System, to destination, env *envelope
 
 // Account returns a snapshot (deep copy) of an account as its actor holds it.
 func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
+	if s.remote(id) {
+		return s.loadRemote(id)
+	}
 	snap, err := askFor[*snapshot](ctx, s, s.shardOf(id), &envelope{ID: id, Sent: time.Now(), Msg: &getAccount{}})
 	if err != nil {
 		return nil, err
@@ -284,6 +291,9 @@ func (s *System) Account(ctx context.Context, id storage.AccountID) (*storage.Ac
 // Apply runs one Change on an account through its actor and returns the
 // Change's reply once the change is durably committed.
 func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any, error) {
+	if s.clustered() {
+		return s.applyHere(ctx, id, c)
+	}
 	ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) *envelope {
 		return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: c, Deadline: dl}}
 	})
@@ -346,8 +356,9 @@ func (s *System) UpdateGlobal(ctx context.Context, fn func(*GlobalTx) (any, erro
 
 // GlobalVersion changes every time this system commits a write to the
 // global keyspace named name, so that a cache of global records compares a
-// number instead of re-reading storage. (Only one process opens a data
-// directory at a time, so no other writer exists while it runs.)
+// number instead of re-reading storage. On a single node no other writer
+// exists (one process opens a data directory at a time); in cluster mode
+// other nodes' writes move it through SyncGlobalVersions.
 func (s *System) GlobalVersion(name string) uint64 { return s.version(name).Load() }
 
 func (s *System) version(name string) *atomic.Uint64 {
@@ -364,6 +375,15 @@ func (s *System) version(name string) *atomic.Uint64 {
 // session is never stale. storage.ErrNotFound when there is none.
 func (s *System) Session(cookie string) (*storage.Session, error) {
 	key := storage.SessionHash(cookie)
+	if s.clustered() {
+		// Another node may have written or deleted it: no cache.
+		sess, err := s.db.SessionByKey(key)
+		if err != nil {
+			return nil, err
+		}
+		sess.Cookie = cookie
+		return sess, nil
+	}
 	if c, ok := s.sessions.Get(key); ok {
 		return c.Session(cookie, key), nil
 	}
@@ -387,6 +407,9 @@ func (s *System) CachedSessions() int { return s.sessions.Len() }
 // Use it for reads whose answer does not feed a write; a change reads the
 // account in its Tx instead.
 func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.Account, error) {
+	if s.remote(id) {
+		return s.loadRemote(id)
+	}
 	if v, ok := s.published.Load(id); ok {
 		return v.(*storage.Account), nil
 	}
@@ -406,6 +429,9 @@ func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.A
 // never loads the account. For reads that can fall back to storage
 // themselves (pre_auth's verifier) without keeping an account in memory.
 func (s *System) Published(id storage.AccountID) *storage.Account {
+	if s.remote(id) {
+		return nil
+	}
 	if v, ok := s.published.Load(id); ok {
 		return v.(*storage.Account)
 	}
@@ -416,6 +442,13 @@ func (s *System) Published(id storage.AccountID) *storage.Account {
 // fn's result, without copying the account. fn must only read, must not keep
 // the account or any part of it, and must be quick: it runs in the actor.
 func (s *System) Read(ctx context.Context, id storage.AccountID, fn func(*storage.Account) any) (any, error) {
+	if s.remote(id) {
+		a, err := s.loadRemote(id)
+		if err != nil {
+			return nil, err
+		}
+		return readRecovered(fn, a.WithIndex(storage.NewOwnedIndex(a.Upgrades)))
+	}
 	ch, err := askFor[*changed](ctx, s, s.shardOf(id), &envelope{ID: id, Sent: time.Now(), Msg: &readAccount{Fn: fn}})
 	if err != nil {
 		return nil, err

@@ -53,6 +53,7 @@ type Config struct {
 	// one entry per registered area after Default and Load.
 	PluginDefaults Plugin `toml:"plugin_defaults"`
 	Limits         Limits `toml:"limits"` // limits.go
+	Cluster        Cluster `toml:"cluster"` // cluster.go
 }
 
 // Server is the [server] table: the HTTP listener and logging.

@@ -79,6 +79,9 @@ func wantDefaults() *Config {
 		Plugins:        map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
 		PluginDefaults: plugin,
 		Limits:         wantLimits(),
+		Cluster: Cluster{Name: "honmaster", Listen: "127.0.0.1:7400", Provider: "static", Peers: []string{}, EtcdEndpoints: []string{},
+			ProbeInterval: Duration{500 * time.Millisecond}, ProbeTimeout: Duration{500 * time.Millisecond}, ProbeFailures: 3,
+			SyncInterval: Duration{time.Second}},
 	}
 }
 

@@ -53,6 +53,7 @@ func (c *Config) Validate() error {
 	c.validateGuides(&ps)
 	c.validatePlugins(&ps)
 	c.validateLimits(&ps)
+	c.validateCluster(&ps)
 	return ps.err()
 }
 

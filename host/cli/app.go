@@ -21,6 +21,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/cluster"
 	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
@@ -42,6 +43,8 @@ type App struct {
 	Login    *login.Service
 	Accounts *accounts.Service
 	Plugins  Plugins // none unless serving
+	// Cluster is this node's membership in cluster mode (nil: one node).
+	Cluster *cluster.Node
 
 	// Metrics are the server's metrics (fed only while serving).
 	Metrics *metrics.Metrics
@@ -72,8 +75,13 @@ const dbDirName = "db"
 // metaAuthSecret names the generated auth_hash secret in storage.
 const metaAuthSecret = "auth_hash_secret"
 
-// OpenApp opens the data directory and starts the actors.
-func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
+// OpenApp opens the data directory and starts the actors, for a command
+// (never a cluster member: see Start).
+func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) { return openApp(cfg, log, false) }
+
+// openApp opens the data directory and starts the actors; a server (serve)
+// joins the cluster first when cluster mode is on.
+func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	group, err := srp.NewGroup(cfg.SRP.N, int64(cfg.SRP.G), cfg.SRP.Magic1, cfg.SRP.Magic2, srp.HashForm(cfg.Login.PasswordHash))
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)
@@ -94,13 +102,22 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if sessions == 0 {
 		sessions = -1 // the setting's 0 means no cache
 	}
+	app := &App{Cfg: cfg, Log: log, DB: db, Group: group, Metrics: metrics.New()}
+	var node *cluster.Node
+	if serve {
+		if node, err = startCluster(cfg, app); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	app.Cluster = node
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration,
-		SessionCacheSize: sessions, Logger: log})
+		SessionCacheSize: sessions, Logger: log, Placement: placement(node)})
+	app.Sys = sys
 	verifiers := cfg.Actors.VerifierCacheSize
 	if verifiers == 0 {
 		verifiers = -1 // the setting's 0 means no cache
 	}
-	app := &App{Cfg: cfg, Log: log, DB: db, Sys: sys, Group: group, Metrics: metrics.New()}
 	secret, err := app.secret()
 	if err != nil {
 		app.Close()
@@ -213,6 +230,9 @@ func (a *App) secret() ([]byte, error) {
 // Close stops the actors (after their queued work) and closes storage.
 func (a *App) Close() {
 	a.Plugins.Stop()
+	if a.Cluster != nil {
+		a.Cluster.Stop()
+	}
 	a.Sys.Shutdown()
 	if err := a.DB.Close(); err != nil {
 		a.Log.Error("close storage", "err", err)

@@ -66,6 +66,11 @@ func (rt *Runtime) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		log.Info("shutting down")
 		return rt.Stop()
+	case <-rt.clusterFatal():
+		err := rt.App.Cluster.Health()
+		log.Error("this node left the cluster; exiting so that the supervisor restarts it", "err", err)
+		rt.Stop()
+		return fmt.Errorf("left the cluster: %w", err)
 	case <-rt.App.DB.Fatal():
 		err := rt.App.DB.Health()
 		log.Error("storage can take no more writes; exiting so that the supervisor restarts the server", "err", err)
@@ -147,7 +152,7 @@ func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
-	app, err := OpenApp(cfg, log)
+	app, err := openApp(cfg, log, true)
 	if err != nil {
 		return nil, openError(cfg.Storage.DataDir, err)
 	}
@@ -196,11 +201,21 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		close(rt.served)
 	}()
 	go rt.sweepSessions()
+	go rt.syncCluster(rt.sweepCtx)
 	// One start-up line for the address, on stdout, where scripts and
 	// tests read it (the log has it at debug level, for JSON logs).
 	log.Debug("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	return rt, nil
+}
+
+// clusterFatal is closed when this node left the cluster for good (never
+// on a single node).
+func (rt *Runtime) clusterFatal() <-chan struct{} {
+	if rt.App.Cluster == nil {
+		return nil
+	}
+	return rt.App.Cluster.Fatal()
 }
 
 // Stop shuts the runtime down gracefully. Later calls return the first
@@ -267,6 +282,7 @@ func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, er
 	}
 	srv.SetHealthCheck(app.Plugins.Unhealthy)
 	srv.AddHealthCheck("storage", func() error { return storageHealth(app.DB.Health()) })
+	attachCluster(app, srv)
 	return srv, nil
 }
 

@@ -190,3 +190,55 @@ func (t *Tally) RankCounts(g *Guide) (full, young Counts) {
 	c := t.load(g.Gid)
 	return Counts{Up: g.Up, Down: g.Down}.Add(c.all), c.young
 }
+
+// Resync makes the counts equal to the vote records, for a cluster: votes
+// cast on other nodes reach this node's counts only through it (each node
+// applies its own votes at once). It rebuilds the counts from s and
+// replaces every guide's that differ, moving every hero's generation when
+// any did. A vote applied here while the scan runs may be undone until
+// the next Resync, whose scan includes its record: the counts converge to
+// the records within two resyncs, and the records are exact. It returns
+// how many guides' counts it changed.
+func (t *Tally) Resync(s VoteScanner) (int, error) {
+	fresh, err := NewTally(s)
+	if err != nil {
+		return 0, err
+	}
+	changed := 0
+	seen := map[GuideID]bool{}
+	fresh.m.Range(func(k, v any) bool {
+		gid := k.(GuideID)
+		seen[gid] = true
+		want := v.(*atomic.Pointer[tallied]).Load()
+		if p := t.cell(gid); !sameTally(p.Load(), want) {
+			p.Store(want)
+			changed++
+		}
+		return true
+	})
+	t.m.Range(func(k, v any) bool {
+		if p := v.(*atomic.Pointer[tallied]); !seen[k.(GuideID)] && !sameTally(p.Load(), nil) {
+			p.Store(nil)
+			changed++
+		}
+		return true
+	})
+	if changed > 0 {
+		t.anyGen.Add(1)
+	}
+	return changed, nil
+}
+
+func sameTally(a, b *tallied) bool {
+	var za, zb tallied
+	if a != nil {
+		za = *a
+	}
+	if b != nil {
+		zb = *b
+	}
+	return za == zb
+}
+
+// ResyncTally is Resync over every vote record in db.
+func ResyncTally(t *Tally, db *storage.DB) (int, error) { return t.Resync(voteScanner{db}) }

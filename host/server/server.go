@@ -42,6 +42,32 @@ type Server struct {
 	checks      healthChecks                    // health.go
 	regs        registrations                   // portal.go
 	observe     func(*RequestInfo)              // metrics, see SetObserver
+	forward     Forwarder                       // cluster mode, see SetForwarder
+}
+
+// Forwarder sends a request to the node where its account is at home
+// (cluster mode, package host/cluster). handled is false when the request
+// is to be served here; err (with handled) when it could not be served
+// anywhere, worded by the route's failure function.
+type Forwarder interface {
+	Forward(ctx context.Context, r *wire.Request) (resp Response, handled bool, err error)
+}
+
+// SetForwarder puts the server in cluster mode, before Serve.
+func (s *Server) SetForwarder(f Forwarder) { s.forward = f }
+
+// ServeLocal serves a request on this node, as if it had arrived here: a
+// request another node forwarded to the home node of its account.
+func (s *Server) ServeLocal(ctx context.Context, r *wire.Request) Response {
+	fn := r.Query.Get("f")
+	if fn == "" {
+		fn = r.Form.Get("f")
+	}
+	rt, found := s.lookup(r.Path, fn)
+	if !found {
+		return s.notFound(r.Path, fn)
+	}
+	return s.call(ctx, rt, r)
 }
 
 // New builds a server. Call Mount for the areas before Serve.
@@ -205,7 +231,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	default:
 		area = rt.area
 		c, cancel := context.WithTimeout(context.Background(), s.cfg.Actors.AskTimeout.Duration+time.Second)
-		resp = s.call(c, rt, r)
+		resp = s.serve(c, rt, r)
 		cancel()
 	}
 	s.write(ctx, resp)
@@ -220,6 +246,21 @@ var (
 	errBadRequest = errors.New("bad request")
 	errInternal   = errors.New("internal error")
 )
+
+// serve serves r here, or on its account's home node in cluster mode.
+func (s *Server) serve(ctx context.Context, rt route, r *wire.Request) Response {
+	if s.forward != nil {
+		resp, handled, err := s.forward.Forward(ctx, r)
+		switch {
+		case handled && err != nil:
+			s.log.Warn("request not served by its account's node", "area", rt.area, "err", err)
+			return rt.fail(err)
+		case handled:
+			return resp
+		}
+	}
+	return s.call(ctx, rt, r)
+}
 
 // call runs the handler, turning a panic into the route's failure reply so
 // that one bad request never takes the server down.

@@ -1,0 +1,131 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// Placement is what a System needs to know in cluster mode, where several
+// nodes share one database (PostgreSQL) and each account has a home node
+// (package host/cluster: the protoactor cluster's disthash placement over
+// the current members). A nil Placement is a single node: every account is
+// at home.
+//
+// In cluster mode every activation of an account (its actor starting, or
+// starting again after a failed load) takes a new owner epoch for the
+// account in the same transaction that loads it (storage.DB.ActivateAccount),
+// and every batch the activation commits is fenced by that epoch
+// (storage.Batch.Fence): once another node activated the account, a write
+// of the older activation is refused by the database, whatever the clocks
+// say. A fenced activation forgets its state and stops; its request is
+// retried once by a fresh activation when the account is still at home here
+// (the other activation was the stale one), and otherwise fails with
+// ErrMoved, so that the player's next request reaches the account's new
+// home.
+//
+// Reads of an account that is not at home here (an operator's console on
+// another node) come from storage, never from a local activation, which
+// could be stale. A change to such an account (an operator's command, a
+// switch to a sub-account homed elsewhere) runs in a transient activation
+// that stops right after it: its epoch fences the home's activation, which
+// reloads on its next request. Sessions are read from storage on every
+// request (no cache: a logout on one node holds on every node at once), and
+// global keyspaces written by other nodes are seen through
+// SyncGlobalVersions.
+type Placement interface {
+	// Node names this node in the owner records (for operators).
+	Node() string
+	// Home reports whether account id's home is this node in the node's
+	// current view of the cluster.
+	Home(id storage.AccountID) bool
+}
+
+// ErrMoved is returned for a change refused because another node activated
+// its account since (the account moved): nothing was written, and the
+// request can be sent again.
+var ErrMoved = errors.New("actors: the account moved to another node; nothing was written")
+
+// clustered reports whether the system runs in cluster mode.
+func (s *System) clustered() bool { return s.opts.Placement != nil }
+
+// remote reports whether account id is homed on another node (never in
+// single-node mode).
+func (s *System) remote(id storage.AccountID) bool {
+	return s.opts.Placement != nil && !s.opts.Placement.Home(id)
+}
+
+// loadRemote reads account id from storage, for a read of an account homed
+// on another node.
+func (s *System) loadRemote(id storage.AccountID) (*storage.Account, error) {
+	a, err := s.db.LoadAccount(id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrNoAccount
+	}
+	return a, err
+}
+
+// applyHere runs a change through the local actor of account id, once more
+// when a fenced activation was the stale one and the account is still at
+// home here. An account homed elsewhere is served by a transient
+// activation, released after the change.
+func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) (any, error) {
+	for try := 0; ; try++ {
+		ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) *envelope {
+			return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: c, Deadline: dl}}
+		})
+		if s.remote(id) {
+			s.shardOf(id).release(id)
+		}
+		if errors.Is(err, storage.ErrFenced) {
+			if try == 0 && !s.remote(id) {
+				continue
+			}
+			return nil, fmt.Errorf("%w: %w", ErrMoved, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ch.Reply, nil
+	}
+}
+
+// Reactivate makes the next request to account id start a fresh activation
+// (a new owner epoch and a fresh load) by stopping the local actor, if any,
+// after the requests already posted to it. The cluster calls it when the
+// account's grain starts on this node: an actor left from an earlier stay
+// may hold state another node changed since.
+func (s *System) Reactivate(id storage.AccountID) { s.shardOf(id).release(id) }
+
+// globalSeen is the last global version read from storage per keyspace
+// (SyncGlobalVersions).
+type globalSeen struct {
+	mu   sync.Mutex
+	seen map[string]uint64
+}
+
+// SyncGlobalVersions tells the system the global versions stored now
+// (storage.DB.GlobalVersions, polled by the cluster): every keyspace whose
+// stored version moved since the last call gets its GlobalVersion bumped,
+// so caches of global records reload what another node wrote. It returns
+// the names that moved.
+func (s *System) SyncGlobalVersions(stored map[string]uint64) []string {
+	s.globalSeen.mu.Lock()
+	defer s.globalSeen.mu.Unlock()
+	if s.globalSeen.seen == nil {
+		s.globalSeen.seen = map[string]uint64{}
+	}
+	var moved []string
+	for name, v := range stored {
+		if s.globalSeen.seen[name] != v {
+			s.globalSeen.seen[name] = v
+			s.version(name).Add(1)
+			moved = append(moved, name)
+		}
+	}
+	return moved
+}

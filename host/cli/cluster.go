@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cluster"
+	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/host/server"
+)
+
+// startCluster joins the cluster of cfg.Cluster (nil, nil when cluster mode
+// is off). It runs before the actors start: they need its placement.
+func startCluster(cfg *config.Config, app *App) (*cluster.Node, error) {
+	cc := cfg.Cluster
+	if !cc.Enabled {
+		return nil, nil
+	}
+	return cluster.Start(cluster.Config{Name: cc.Name, Node: cc.NodeName(), Listen: cc.Listen, Advertise: cc.Advertise,
+		Peers: cc.Peers, ProbeInterval: cc.ProbeInterval.Duration, ProbeTimeout: cc.ProbeTimeout.Duration,
+		ProbeFailures: cc.ProbeFailures, RequestTimeout: cfg.Actors.AskTimeout.Duration + time.Second, Logger: app.Log})
+}
+
+// placement is the actors' view of the cluster (nil: a single node).
+func placement(n *cluster.Node) actors.Placement {
+	if n == nil {
+		return nil
+	}
+	return n
+}
+
+// attachCluster puts the HTTP host in cluster mode: requests go to their
+// account's node, /healthz says whether this node is a member, and what
+// other nodes write to global records is seen within
+// cluster.sync_interval.
+func attachCluster(app *App, srv *server.Server) {
+	n := app.Cluster
+	if n == nil {
+		return
+	}
+	srv.SetForwarder(n)
+	n.Attach(app.Sys, srv.ServeLocal)
+	srv.AddHealthCheck("cluster", n.Health)
+}
+
+// tallyResyncEvery is how many global-version syncs pass between two
+// resyncs of the guide vote counts (a scan of every vote record).
+const tallyResyncEvery = 10
+
+// syncCluster reads, every cluster.sync_interval until ctx ends, which
+// global records other nodes changed (so that caches reload them), and
+// every tallyResyncEvery intervals brings the guide vote counts to the
+// stored votes (votes cast on other nodes).
+func (rt *Runtime) syncCluster(ctx context.Context) {
+	app := rt.App
+	if app.Cluster == nil {
+		return
+	}
+	t := time.NewTicker(app.Cfg.Cluster.SyncInterval.Duration)
+	defer t.Stop()
+	for i := 1; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if vers, err := app.DB.GlobalVersions(); err != nil {
+			app.Log.Warn("cluster: reading global versions", "err", err)
+		} else {
+			app.Sys.SyncGlobalVersions(vers)
+		}
+		if i%tallyResyncEvery == 0 {
+			if tally := app.guideTally.Load(); tally != nil {
+				if _, err := guides.ResyncTally(tally, app.DB); err != nil {
+					app.Log.Warn("cluster: resync of guide vote counts", "err", err)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,27 @@
+// Package cluster runs a node of a cluster: several honmaster processes that
+// serve one community over one PostgreSQL database, any of them accepting
+// any request (docs/cluster.md is the operator's guide).
+//
+// Accounts are grains of a protoactor-go cluster (kind "account", identity
+// the account id, placed by protoactor's disthash identity lookup: the
+// rendezvous hash of the identity over the current members). A player
+// request that names an account (by its session cookie, or by its login for
+// pre_auth and srpAuth) is forwarded, as a protobuf Forward message, to
+// that account's grain; the grain's node serves it with its own handlers
+// and local account actor (package actors) and answers the reply bytes. A
+// request that names no account (registration, patch information, the
+// front page) is served where it arrived. So a login's pre_auth and srpAuth
+// meet on one node (the pending handshake follows the account), and one
+// account's requests are served by one actor however the load balancer
+// spreads them.
+//
+// Correctness never rests on membership: when a grain starts on a node it
+// makes the local actor take a new owner epoch (actors.Placement), and the
+// database refuses every write of an older activation. Membership only
+// makes takeover quick. The static provider (static.go) probes a fixed list
+// of peers; a peer that misses probe_failures probes in a row leaves the
+// topology, its grains start on the others at their next request, and it
+// is blocked (protoactor never lets a member id back in). A node that was
+// paused longer than its lease (static.go) leaves and exits, so that its
+// supervisor restarts it under a new member id.
+package cluster

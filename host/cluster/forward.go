@@ -1,0 +1,251 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// ServeLocal serves a request on this node, as if it had arrived here
+// (server.Server.ServeLocal).
+type ServeLocal func(ctx context.Context, r *wire.Request) server.Response
+
+// Attach gives the node what it serves forwarded requests with. Call it
+// before the server serves.
+func (n *Node) Attach(sys *actors.System, serve ServeLocal) {
+	n.sys.Store(sys)
+	n.served.Store(&serve)
+}
+
+// Errors of Forward. They wrap the actors errors the areas already word
+// for players, so every area's reply says what happened.
+var (
+	// ErrNotServed: the request reached no node that could serve it before
+	// its deadline (the account's home is changing): nothing was done.
+	ErrNotServed = fmt.Errorf("%w: no node could serve the request in time", actors.ErrExpired)
+	// ErrNoAnswer: the home node got the request but did not answer in
+	// time (it died or was paused): it may or may not have been served.
+	ErrNoAnswer = fmt.Errorf("%w: the account's node did not answer in time", actors.ErrTimeout)
+)
+
+// retryPause is the wait between two tries to reach an account's grain
+// while the membership changes.
+const retryPause = 100 * time.Millisecond
+
+// Forward implements server.Forwarder: a request that names an account is
+// sent to that account's grain, wherever the cluster places it (here
+// included, so that the grain's start always precedes the account's use on
+// its node), and its reply comes back. Requests that name no account are
+// served here (handled false).
+func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, bool, error) {
+	sys := n.sys.Load()
+	if sys == nil {
+		return server.Response{}, false, nil
+	}
+	id, ok := accountOf(sys, r)
+	if !ok {
+		return server.Response{}, false, nil
+	}
+	n.forwarded.Add(1)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(n.cfg.RequestTimeout)
+	}
+	// The home node must finish before the asker stops waiting: it gets the
+	// deadline less a margin for the reply's way back.
+	serveBy := deadline.Add(-replyMargin)
+	msg := toForward(r, serveBy, n.cfg.Node)
+	ci := identityOf(id)
+	root := n.as.Root
+	for {
+		if time.Now().After(serveBy) {
+			n.forwardFailed.Add(1)
+			return server.Response{}, true, ErrNotServed
+		}
+		pid := n.grainPID(ci, serveBy)
+		if pid == nil {
+			pause(ctx, retryPause)
+			continue
+		}
+		res, err := root.RequestFuture(pid, msg, time.Until(deadline)).Result()
+		if rep, ok := res.(*clusterpb.Reply); ok && err == nil {
+			if rep.GetRefused() != "" {
+				n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
+				pause(ctx, retryPause)
+				continue
+			}
+			return fromReply(rep), true, nil
+		}
+		if errors.Is(err, actor.ErrDeadLetter) {
+			// The grain had stopped (passivated, or moved): nothing was
+			// delivered; activate it again.
+			n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
+			continue
+		}
+		n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
+		n.forwardFailed.Add(1)
+		return server.Response{}, true, ErrNoAnswer
+	}
+}
+
+// replyMargin is the part of a request's time kept for its reply's way back.
+const replyMargin = 500 * time.Millisecond
+
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// grainPID returns the PID of the grain of ci, activating it on its home
+// node (disthash's placement actor there), or nil when the home is unknown
+// or did not answer. It asks the placement actor itself, as disthash's
+// lookup does, but with a timeout bounded by the request's: a dead home
+// costs a request at most until membership drops it.
+func (n *Node) grainPID(ci *cluster.ClusterIdentity, by time.Time) *actor.PID {
+	if pid, ok := n.c.PidCache.Get(ci.Identity, ci.Kind); ok {
+		return pid
+	}
+	home := n.rdv.Load().GetByClusterIdentity(ci)
+	if home == "" {
+		return nil
+	}
+	wait := min(time.Until(by), n.cfg.ProbeTimeout)
+	if wait <= 0 {
+		return nil
+	}
+	res, err := n.as.Root.RequestFuture(actor.NewPID(home, disthash.PartitionActivatorActorName),
+		&cluster.ActivationRequest{ClusterIdentity: ci}, wait).Result()
+	rep, ok := res.(*cluster.ActivationResponse)
+	if err != nil || !ok || rep.GetPid() == nil {
+		return nil
+	}
+	n.c.PidCache.Set(ci.Identity, ci.Kind, rep.Pid)
+	return rep.Pid
+}
+
+// accountOf names the account a request is about: the login's for the
+// login functions (pre_auth and srpAuth, before any session exists, and
+// switch_auth, whose new session is the login's), else the session
+// cookie's. false: the request names none (or an unknown one) and is
+// served where it arrived.
+func accountOf(sys *actors.System, r *wire.Request) (storage.AccountID, bool) {
+	if r.Path == server.PathClientRequester {
+		fn := r.Query.Get("f")
+		if fn == "" {
+			fn = r.Form.Get("f")
+		}
+		switch fn {
+		case server.FuncPreAuth, server.FuncSRPAuth, server.FuncSwitchAuth:
+			login := r.Form.Get("login")
+			if login == "" {
+				return 0, false
+			}
+			id, err := sys.DB().LoginID(login)
+			return id, err == nil
+		}
+	}
+	cookie := r.Form.Get("cookie")
+	if cookie == "" {
+		cookie = r.Query.Get("cookie")
+	}
+	if cookie == "" {
+		return 0, false
+	}
+	sess, err := sys.Session(cookie)
+	if err != nil {
+		return 0, false
+	}
+	return sess.AccountID, true
+}
+
+// serveForward serves a forwarded request here (on the grain's node).
+func (n *Node) serveForward(m *clusterpb.Forward) *clusterpb.Reply {
+	serve := n.served.Load()
+	if serve == nil {
+		return &clusterpb.Reply{Refused: "the node is starting"}
+	}
+	by := time.Unix(0, m.GetDeadlineUnixNano())
+	if !time.Now().Before(by) {
+		return &clusterpb.Reply{Refused: "the request's deadline passed before it was served"}
+	}
+	n.servedHere.Add(1)
+	ctx, cancel := context.WithDeadline(context.Background(), by)
+	defer cancel()
+	return toReply((*serve)(ctx, fromForward(m)))
+}
+
+func toFields(v wire.Values) []*clusterpb.Field {
+	out := make([]*clusterpb.Field, 0, len(v))
+	for k, vs := range v {
+		out = append(out, &clusterpb.Field{Key: k, Values: vs})
+	}
+	return out
+}
+
+func fromFields(fs []*clusterpb.Field) wire.Values {
+	v := make(wire.Values, len(fs))
+	for _, f := range fs {
+		v[f.GetKey()] = f.GetValues()
+	}
+	return v
+}
+
+func toForward(r *wire.Request, by time.Time, from string) *clusterpb.Forward {
+	m := &clusterpb.Forward{Method: r.Method, Path: r.Path, Query: toFields(r.Query), Form: toFields(r.Form),
+		RemoteIp: r.RemoteIP, UserAgent: r.UserAgent, ContentType: r.ContentType,
+		DeadlineUnixNano: by.UnixNano(), FromNode: from}
+	for name, f := range r.Files {
+		m.Files = append(m.Files, &clusterpb.File{Part: name, Filename: f.Filename, ContentType: f.ContentType, Data: f.Data})
+	}
+	return m
+}
+
+func fromForward(m *clusterpb.Forward) *wire.Request {
+	r := &wire.Request{Method: m.GetMethod(), Path: m.GetPath(), Query: fromFields(m.GetQuery()), Form: fromFields(m.GetForm()),
+		RemoteIP: m.GetRemoteIp(), UserAgent: m.GetUserAgent(), ContentType: m.GetContentType()}
+	if len(m.GetFiles()) > 0 {
+		r.Files = make(map[string]wire.File, len(m.GetFiles()))
+		for _, f := range m.GetFiles() {
+			r.Files[f.GetPart()] = wire.File{Name: f.GetPart(), Filename: f.GetFilename(), ContentType: f.GetContentType(), Data: f.GetData()}
+		}
+	}
+	return r
+}
+
+func toReply(r server.Response) *clusterpb.Reply {
+	m := &clusterpb.Reply{Status: int32(r.Status), ContentType: r.ContentType, Body: r.Body}
+	for _, h := range r.Header {
+		m.Headers = append(m.Headers, &clusterpb.Header{Key: h[0], Value: h[1]})
+	}
+	return m
+}
+
+func fromReply(m *clusterpb.Reply) server.Response {
+	r := server.Response{Status: int(m.GetStatus()), ContentType: m.GetContentType(), Body: m.GetBody()}
+	for _, h := range m.GetHeaders() {
+		r.Header = append(r.Header, [2]string{h.GetKey(), h.GetValue()})
+	}
+	return r
+}
+
+// parseIdentity is the account of a grain identity.
+func parseIdentity(s string) (storage.AccountID, bool) {
+	n, err := strconv.ParseUint(s, 10, 32)
+	return storage.AccountID(n), err == nil
+}

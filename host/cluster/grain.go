@@ -1,0 +1,47 @@
+package cluster
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// grain is an account's activation in the cluster: it exists on the
+// account's home node, makes the local actor take the account over when it
+// starts, and serves the requests forwarded to the account, each in a
+// goroutine of its own (the account's actor orders its writes, as for
+// requests that arrive on the node directly).
+type grain struct {
+	n  *Node
+	id storage.AccountID
+	ok bool
+}
+
+func (g *grain) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		if ci := cluster.GetClusterIdentity(ctx); ci != nil {
+			g.id, g.ok = parseIdentity(ci.Identity)
+		}
+		if sys := g.n.sys.Load(); sys != nil && g.ok {
+			// An actor left from an earlier stay here may hold state that
+			// another node changed since: start afresh, with a new epoch.
+			sys.Reactivate(g.id)
+		}
+		ctx.SetReceiveTimeout(grainIdle)
+	case *actor.ReceiveTimeout:
+		ctx.Poison(ctx.Self())
+	case *clusterpb.Forward:
+		sender, root := ctx.Sender(), ctx.ActorSystem().Root
+		if sender == nil {
+			return
+		}
+		if !g.ok {
+			ctx.Respond(&clusterpb.Reply{Refused: "not an account"})
+			return
+		}
+		go func() { root.Send(sender, g.n.serveForward(m)) }()
+	}
+}
