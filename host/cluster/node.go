@@ -38,6 +38,12 @@ type Config struct {
 	// it, see Forward).
 	RequestTimeout time.Duration
 	Logger         *slog.Logger
+
+	// probeGate, when set, holds the first probe until it is closed: tests
+	// that start several members in one process start them all first,
+	// because protoactor's remote sets gRPC's process-wide logger at every
+	// start, racing with the gRPC connections of members already probing.
+	probeGate <-chan struct{}
 }
 
 // Node is this process's membership in the cluster.
@@ -52,6 +58,7 @@ type Node struct {
 	view  atomic.Pointer[[]Member]
 	fatal chan struct{}
 	once  sync.Once
+	stops sync.Once
 	why   atomic.Value // string: why fatal closed
 
 	served atomic.Pointer[ServeLocal]
@@ -224,6 +231,8 @@ func (n *Node) Stats() Stats {
 
 // Stop leaves the cluster: the peers see this node go at their next probe.
 func (n *Node) Stop() {
-	n.prov.stop()
-	n.c.Shutdown(false)
+	n.stops.Do(func() {
+		n.prov.stop()
+		n.c.Shutdown(false)
+	})
 }

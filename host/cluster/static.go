@@ -110,6 +110,13 @@ func (p *staticProvider) loop() {
 	defer p.wg.Done()
 	t := time.NewTicker(p.cfg.ProbeInterval)
 	defer t.Stop()
+	if p.cfg.probeGate != nil {
+		select {
+		case <-p.cfg.probeGate:
+		case <-p.done:
+			return
+		}
+	}
 	p.round()
 	lastEnd := time.Now()
 	for {

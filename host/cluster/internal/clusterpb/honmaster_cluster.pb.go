@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: cluster.proto
+// source: honmaster_cluster.proto
 
 package clusterpb
 
@@ -34,7 +34,7 @@ type Ping struct {
 
 func (x *Ping) Reset() {
 	*x = Ping{}
-	mi := &file_cluster_proto_msgTypes[0]
+	mi := &file_honmaster_cluster_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +46,7 @@ func (x *Ping) String() string {
 func (*Ping) ProtoMessage() {}
 
 func (x *Ping) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[0]
+	mi := &file_honmaster_cluster_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +59,7 @@ func (x *Ping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ping.ProtoReflect.Descriptor instead.
 func (*Ping) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{0}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Ping) GetCluster() string {
@@ -84,7 +84,7 @@ type Pong struct {
 
 func (x *Pong) Reset() {
 	*x = Pong{}
-	mi := &file_cluster_proto_msgTypes[1]
+	mi := &file_honmaster_cluster_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -96,7 +96,7 @@ func (x *Pong) String() string {
 func (*Pong) ProtoMessage() {}
 
 func (x *Pong) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[1]
+	mi := &file_honmaster_cluster_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -109,7 +109,7 @@ func (x *Pong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pong.ProtoReflect.Descriptor instead.
 func (*Pong) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{1}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Pong) GetCluster() string {
@@ -165,7 +165,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_cluster_proto_msgTypes[2]
+	mi := &file_honmaster_cluster_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +177,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[2]
+	mi := &file_honmaster_cluster_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +190,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{2}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Field) GetKey() string {
@@ -220,7 +220,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_cluster_proto_msgTypes[3]
+	mi := &file_honmaster_cluster_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -232,7 +232,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[3]
+	mi := &file_honmaster_cluster_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -245,7 +245,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{3}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *File) GetPart() string {
@@ -300,7 +300,7 @@ type Forward struct {
 
 func (x *Forward) Reset() {
 	*x = Forward{}
-	mi := &file_cluster_proto_msgTypes[4]
+	mi := &file_honmaster_cluster_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +312,7 @@ func (x *Forward) String() string {
 func (*Forward) ProtoMessage() {}
 
 func (x *Forward) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[4]
+	mi := &file_honmaster_cluster_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +325,7 @@ func (x *Forward) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Forward.ProtoReflect.Descriptor instead.
 func (*Forward) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{4}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Forward) GetMethod() string {
@@ -409,7 +409,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_cluster_proto_msgTypes[5]
+	mi := &file_honmaster_cluster_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -421,7 +421,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[5]
+	mi := &file_honmaster_cluster_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -434,7 +434,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{5}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Header) GetKey() string {
@@ -467,7 +467,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_cluster_proto_msgTypes[6]
+	mi := &file_honmaster_cluster_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -479,7 +479,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[6]
+	mi := &file_honmaster_cluster_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -492,7 +492,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{6}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Reply) GetStatus() int32 {
@@ -540,7 +540,7 @@ type Reactivate struct {
 
 func (x *Reactivate) Reset() {
 	*x = Reactivate{}
-	mi := &file_cluster_proto_msgTypes[7]
+	mi := &file_honmaster_cluster_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +552,7 @@ func (x *Reactivate) String() string {
 func (*Reactivate) ProtoMessage() {}
 
 func (x *Reactivate) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[7]
+	mi := &file_honmaster_cluster_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,14 +565,14 @@ func (x *Reactivate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reactivate.ProtoReflect.Descriptor instead.
 func (*Reactivate) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{7}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{7}
 }
 
-var File_cluster_proto protoreflect.FileDescriptor
+var File_honmaster_cluster_proto protoreflect.FileDescriptor
 
-const file_cluster_proto_rawDesc = "" +
+const file_honmaster_cluster_proto_rawDesc = "" +
 	"\n" +
-	"\rcluster.proto\x12\x14honmaster.cluster.v1\" \n" +
+	"\x17honmaster_cluster.proto\x12\x14honmaster.cluster.v1\" \n" +
 	"\x04Ping\x12\x18\n" +
 	"\acluster\x18\x01 \x01(\tR\acluster\"\x8f\x01\n" +
 	"\x04Pong\x12\x18\n" +
@@ -616,19 +616,19 @@ const file_cluster_proto_rawDesc = "" +
 	"ReactivateBCZAgithub.com/honmaster/masterserver/host/cluster/internal/clusterpbb\x06proto3"
 
 var (
-	file_cluster_proto_rawDescOnce sync.Once
-	file_cluster_proto_rawDescData []byte
+	file_honmaster_cluster_proto_rawDescOnce sync.Once
+	file_honmaster_cluster_proto_rawDescData []byte
 )
 
-func file_cluster_proto_rawDescGZIP() []byte {
-	file_cluster_proto_rawDescOnce.Do(func() {
-		file_cluster_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)))
+func file_honmaster_cluster_proto_rawDescGZIP() []byte {
+	file_honmaster_cluster_proto_rawDescOnce.Do(func() {
+		file_honmaster_cluster_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_honmaster_cluster_proto_rawDesc), len(file_honmaster_cluster_proto_rawDesc)))
 	})
-	return file_cluster_proto_rawDescData
+	return file_honmaster_cluster_proto_rawDescData
 }
 
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
-var file_cluster_proto_goTypes = []any{
+var file_honmaster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_honmaster_cluster_proto_goTypes = []any{
 	(*Ping)(nil),       // 0: honmaster.cluster.v1.Ping
 	(*Pong)(nil),       // 1: honmaster.cluster.v1.Pong
 	(*Field)(nil),      // 2: honmaster.cluster.v1.Field
@@ -638,7 +638,7 @@ var file_cluster_proto_goTypes = []any{
 	(*Reply)(nil),      // 6: honmaster.cluster.v1.Reply
 	(*Reactivate)(nil), // 7: honmaster.cluster.v1.Reactivate
 }
-var file_cluster_proto_depIdxs = []int32{
+var file_honmaster_cluster_proto_depIdxs = []int32{
 	2, // 0: honmaster.cluster.v1.Forward.query:type_name -> honmaster.cluster.v1.Field
 	2, // 1: honmaster.cluster.v1.Forward.form:type_name -> honmaster.cluster.v1.Field
 	3, // 2: honmaster.cluster.v1.Forward.files:type_name -> honmaster.cluster.v1.File
@@ -650,26 +650,26 @@ var file_cluster_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-func init() { file_cluster_proto_init() }
-func file_cluster_proto_init() {
-	if File_cluster_proto != nil {
+func init() { file_honmaster_cluster_proto_init() }
+func file_honmaster_cluster_proto_init() {
+	if File_honmaster_cluster_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_honmaster_cluster_proto_rawDesc), len(file_honmaster_cluster_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_cluster_proto_goTypes,
-		DependencyIndexes: file_cluster_proto_depIdxs,
-		MessageInfos:      file_cluster_proto_msgTypes,
+		GoTypes:           file_honmaster_cluster_proto_goTypes,
+		DependencyIndexes: file_honmaster_cluster_proto_depIdxs,
+		MessageInfos:      file_honmaster_cluster_proto_msgTypes,
 	}.Build()
-	File_cluster_proto = out.File
-	file_cluster_proto_goTypes = nil
-	file_cluster_proto_depIdxs = nil
+	File_honmaster_cluster_proto = out.File
+	file_honmaster_cluster_proto_goTypes = nil
+	file_honmaster_cluster_proto_depIdxs = nil
 }
