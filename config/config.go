@@ -51,8 +51,8 @@ type Config struct {
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
 	// PluginDefaults is what every area's plugin starts with; Plugins holds
 	// one entry per registered area after Default and Load.
-	PluginDefaults Plugin `toml:"plugin_defaults"`
-	Limits         Limits `toml:"limits"` // limits.go
+	PluginDefaults Plugin  `toml:"plugin_defaults"`
+	Limits         Limits  `toml:"limits"`  // limits.go
 	Cluster        Cluster `toml:"cluster"` // cluster.go
 }
 
