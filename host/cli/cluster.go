@@ -43,6 +43,7 @@ func attachCluster(app *App, srv *server.Server) {
 	srv.SetForwarder(n)
 	n.Attach(app.Sys, srv.ServeLocal)
 	srv.AddHealthCheck("cluster", n.Health)
+	srv.SetHealthNote(n.HealthNote)
 }
 
 // tallyResyncEvery is how many global-version syncs pass between two

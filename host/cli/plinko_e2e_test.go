@@ -26,6 +26,7 @@ type dropResult struct {
 	payout    int64 // ticket_amount
 	exhausted bool
 	product   string
+	code      int64 // status_code
 }
 
 func num(a *wire.Array, key string) int64 {
@@ -51,6 +52,7 @@ func drop(ctx context.Context, c *client.Client, cookie string) (dropResult, err
 	}
 	res := dropResult{ok: num(a, "status_code") == 1, tier: int(num(a, "random_tier")), tickets: num(a, "user_tickets"),
 		payout: num(a, "ticket_amount")}
+	res.code = num(a, "status_code")
 	res.exhausted, _ = a.Bool("products_exhausted")
 	res.product, _ = a.String("product_name")
 	return res, nil

@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -202,6 +203,21 @@ func (n *Node) Health() error {
 		}
 	}
 	return fmt.Errorf("not yet a member of cluster %q", n.cfg.Name)
+}
+
+// HealthNote describes the membership for a healthy /healthz reply:
+// "cluster NAME: member, N nodes: a b c".
+func (n *Node) HealthNote() string {
+	ms := n.Members()
+	names := make([]string, 0, len(ms))
+	for _, m := range ms {
+		name := m.Node
+		if name == "" {
+			name = m.Address
+		}
+		names = append(names, name)
+	}
+	return fmt.Sprintf("cluster %s: member, %d nodes: %s\n", n.cfg.Name, len(ms), strings.Join(names, " "))
 }
 
 // Fatal is closed when the node has left the cluster for good (it was

@@ -43,6 +43,7 @@ type Server struct {
 	regs        registrations                   // portal.go
 	observe     func(*RequestInfo)              // metrics, see SetObserver
 	forward     Forwarder                       // cluster mode, see SetForwarder
+	healthNote  func() string                   // see SetHealthNote
 }
 
 // Forwarder sends a request to the node where its account is at home
@@ -371,7 +372,14 @@ func (s *Server) health(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.SetBodyString("ok\n")
+	if s.healthNote != nil {
+		ctx.Response.AppendBodyString(s.healthNote())
+	}
 }
+
+// SetHealthNote adds lines to a healthy /healthz reply (the cluster's
+// members), before Serve.
+func (s *Server) SetHealthNote(f func() string) { s.healthNote = f }
 
 // genericFail answers the generic PHP error array.
 func (s *Server) genericFail(err error) Response {

@@ -1,0 +1,390 @@
+package cli_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage/storagetest"
+)
+
+// spread is an http.RoundTripper that sends each request to a random node
+// of a cluster (one account's requests cross nodes, as behind a load
+// balancer without affinity). A node that refuses the connection never got
+// the request: the next node is tried.
+type spread struct {
+	mu    sync.Mutex
+	nodes []string // host:port of the nodes' game listeners; "" once dead
+	base  http.RoundTripper
+}
+
+func (s *spread) live() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, n := range s.nodes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (s *spread) RoundTrip(r *http.Request) (*http.Response, error) {
+	nodes := s.live()
+	start := rand.IntN(len(nodes))
+	var err error
+	for i := range nodes {
+		r2 := r.Clone(r.Context())
+		r2.URL.Host = nodes[(start+i)%len(nodes)]
+		r2.Host = r2.URL.Host
+		if r.GetBody != nil {
+			r2.Body, _ = r.GetBody()
+		}
+		var resp *http.Response
+		resp, err = s.base.RoundTrip(r2)
+		var op *net.OpError
+		if err != nil && errors.As(err, &op) && op.Op == "dial" {
+			continue // refused: never sent, another node may serve it
+		}
+		return resp, err
+	}
+	return nil, err
+}
+
+// TestClusterEndToEnd runs three nodes on one PostgreSQL with the static
+// provider on loopback. Players' requests go to random nodes while one node
+// is killed with SIGKILL and, later, another is paused with SIGSTOP for
+// longer than its lease. It checks: no acknowledged drop lost and none
+// counted twice (every account's balance is its starting balance plus its
+// acknowledged drops, plus some of the drops whose outcome it did not
+// learn), the paused node leaves and exits when it resumes, every account
+// is served again after each failure, a login whose pre_auth and srpAuth
+// go to different nodes succeeds, and a cookie issued by the killed node
+// works on the others.
+func TestClusterEndToEnd(t *testing.T) {
+	pg := storagetest.PostgresURL(t)
+	bin := buildHost(t)
+	const nodes, accounts = 3, 8
+	addrs := freeLoopbackAddrs(t, nodes)
+	confs := make([]string, nodes)
+	datas := make([]string, nodes)
+	for i := range nodes {
+		var peers []string
+		for j, a := range addrs {
+			if j != i {
+				peers = append(peers, strconv.Quote(a))
+			}
+		}
+		confs[i] = loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n"+
+			"[cluster]\nenabled = true\nname = \"e2e\"\nnode = \"n%d\"\nlisten = %q\npeers = [%s]\n",
+			pg, i, addrs[i], strings.Join(peers, ", ")))
+		datas[i] = t.TempDir()
+	}
+	const start = 100_000_000
+	logins := make([]string, accounts)
+	for i := range logins {
+		logins[i] = fmt.Sprintf("cl_%d", i)
+		args := []string{"account", "create", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--password", "pw"}
+		if i == 0 {
+			args = append(args, "--init")
+		}
+		runHost(t, bin, args...)
+		runHost(t, bin, "account", "grant", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--tickets", strconv.Itoa(start))
+	}
+	cmds := make([]*exec.Cmd, nodes)
+	games := make([]string, nodes)
+	for i := range nodes {
+		cmds[i], games[i] = startHost(t, bin, datas[i], confs[i])
+	}
+	waitClusterSize(t, games, nodes)
+
+	sp := &spread{nodes: append([]string(nil), games...), base: &http.Transport{MaxIdleConnsPerHost: 64}}
+	c := client.New("http://cluster")
+	c.HTTP = &http.Client{Transport: sp, Timeout: 10 * time.Second}
+
+	// A login through node 0 only, to check its cookie after node 0 dies.
+	only0 := client.New("http://" + games[0])
+	s0, err := only0.Login(context.Background(), logins[0], "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	payouts := map[int64]bool{0: true}
+	for tier := sdk.Tier(1); tier <= sdk.NumTiers; tier++ {
+		payouts[int64(tier.Tickets())] = true
+	}
+	type ledger struct {
+		mu        sync.Mutex
+		acked     int64 // sum of acknowledged drops' deltas
+		drops     int
+		unknown   int          // drops whose outcome the player never learned
+		lastOK    atomic.Int64 // unix nanos of the last acknowledged drop
+		firstOK   [2]time.Time // first acknowledged drop after each failure
+		since     [2]time.Time // when each failure started
+		failKinds map[string]int
+	}
+	ledgers := make([]*ledger, accounts)
+	var loggedIn atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, login := range logins {
+		l := &ledger{failKinds: map[string]int{}}
+		ledgers[i] = l
+		// Every login's pre_auth and srpAuth go to random nodes.
+		var s *client.Session
+		for try := 0; ; try++ {
+			if s, err = c.Login(context.Background(), login, "pw"); err == nil {
+				break
+			}
+			if try == 5 {
+				t.Fatalf("login %s across nodes: %v", login, err)
+			}
+		}
+		loggedIn.Add(1)
+		for w := range 2 { // two drop streams per account: its actor orders them
+			_ = w
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					r, err := drop(ctx, c, s.Cookie)
+					cancel()
+					l.mu.Lock()
+					switch {
+					case err == nil && r.ok:
+						l.acked += r.payout - 66
+						l.drops++
+						now := time.Now()
+						for k := range l.since {
+							if !l.since[k].IsZero() && l.firstOK[k].IsZero() && now.After(l.since[k]) {
+								l.firstOK[k] = now
+							}
+						}
+					case err != nil:
+						l.unknown++
+						l.failKinds["transport: "+errKind(err)]++
+					default:
+						l.unknown++
+						l.failKinds[fmt.Sprintf("reply status_code %d", r.code)]++
+					}
+					l.mu.Unlock()
+				}
+			}()
+		}
+	}
+	mark := func(k int) {
+		now := time.Now()
+		for _, l := range ledgers {
+			l.mu.Lock()
+			l.since[k] = now
+			l.mu.Unlock()
+		}
+	}
+	waitAllServed := func(k int, what string) time.Duration {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var worst time.Duration
+			done := true
+			for _, l := range ledgers {
+				l.mu.Lock()
+				if l.firstOK[k].IsZero() {
+					done = false
+				} else if d := l.firstOK[k].Sub(l.since[k]); d > worst {
+					worst = d
+				}
+				l.mu.Unlock()
+			}
+			if done {
+				return worst
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after %s, some accounts were not served again within a minute", what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	time.Sleep(2 * time.Second) // load on three nodes
+	// 1. kill -9 node 0.
+	mark(0)
+	if err := cmds[0].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmds[0].Wait()
+	sp.mu.Lock()
+	sp.nodes[0] = ""
+	sp.mu.Unlock()
+	takeover := waitAllServed(0, "kill -9")
+	waitClusterSize(t, games[1:], nodes-1)
+	// The cookie node 0 issued works on the others.
+	c1 := client.New("http://" + games[1])
+	if r, err := drop(context.Background(), c1, s0.Cookie); err != nil || !r.ok {
+		t.Fatalf("cookie issued by the killed node, on another: %+v %v", r, err)
+	} else {
+		ledgers[0].mu.Lock()
+		ledgers[0].acked += r.payout - 66
+		ledgers[0].drops++
+		ledgers[0].mu.Unlock()
+	}
+
+	// 2. SIGSTOP node 1 for longer than its lease (3 probes of 1s), then
+	// SIGCONT: its accounts move to node 2 meanwhile; when it resumes it
+	// leaves and exits, and whatever it had in flight is refused by the
+	// owner epochs.
+	mark(1)
+	if err := cmds[1].Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	pauseOver := time.Now().Add(7 * time.Second)
+	pausedTakeover := waitAllServed(1, "SIGSTOP")
+	time.Sleep(time.Until(pauseOver))
+	if err := cmds[1].Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmds[1].Wait() }()
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+			t.Errorf("the paused node exited with %v, want a non-zero status", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the paused node did not leave within a minute of resuming")
+	}
+	sp.mu.Lock()
+	sp.nodes[1] = ""
+	sp.mu.Unlock()
+	time.Sleep(time.Second) // load on the last node
+	close(stop)
+	wg.Wait()
+	cmds[2].Process.Signal(syscall.SIGTERM)
+	cmds[2].Wait()
+
+	// Every balance: start + acknowledged + a subset of the unknown drops.
+	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
+	kinds := map[string]int{}
+	total, unknown := 0, 0
+	for i, login := range logins {
+		l := ledgers[i]
+		out := runHost(t, bin, "account", "show", "--data", datas[0], "--config", confs[0], "--login", login)
+		m := ticketsRE.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("account show: %s", out)
+		}
+		disk, _ := strconv.ParseInt(m[1], 10, 64)
+		if !reachable(disk-start-l.acked, l.unknown, payouts) {
+			t.Errorf("%s: %d tickets stored; start %d, %d acknowledged drops (net %d), %d of unknown outcome: an acknowledged drop was lost or a drop counted twice",
+				login, disk, start, l.drops, l.acked, l.unknown)
+		}
+		total += l.drops
+		unknown += l.unknown
+		for k, n := range l.failKinds {
+			kinds[k] += n
+		}
+	}
+	t.Logf("%d acknowledged drops, %d of unknown outcome; failures by kind: %v", total, unknown, kinds)
+	t.Logf("every account served again %v after kill -9, %v after SIGSTOP", takeover.Round(time.Millisecond), pausedTakeover.Round(time.Millisecond))
+	if total < accounts*4 {
+		t.Errorf("only %d drops acknowledged: the load did not run", total)
+	}
+}
+
+// reachable reports whether d is a sum of at most n drop deltas (payout -
+// 66 for a payout in payouts): the drops whose outcome was unknown that
+// landed.
+func reachable(d int64, n int, payouts map[int64]bool) bool {
+	sums := map[int64]bool{0: true}
+	for range n {
+		next := map[int64]bool{}
+		for s := range sums {
+			next[s] = true
+			for p := range payouts {
+				next[s+p-66] = true
+			}
+		}
+		sums = next
+		if sums[d] {
+			return true
+		}
+	}
+	return sums[d]
+}
+
+func errKind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	}
+	return "other"
+}
+
+var clusterSizeRE = regexp.MustCompile(`member, (\d+) nodes`)
+
+// waitClusterSize waits (a minute at most) until every node's /healthz
+// counts want members.
+func waitClusterSize(t *testing.T, games []string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for _, g := range games {
+		for {
+			if r, err := http.Get("http://" + g + "/healthz"); err == nil {
+				b, _ := io.ReadAll(r.Body)
+				r.Body.Close()
+				if m := clusterSizeRE.FindSubmatch(b); m != nil && string(m[1]) == strconv.Itoa(want) {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s does not see %d members within a minute", g, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// freeLoopbackAddrs returns n loopback addresses whose ports are free now.
+func freeLoopbackAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	var lns []net.Listener
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		out = append(out, ln.Addr().String())
+	}
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return out
+}
