@@ -7,7 +7,9 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cluster"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/server"
 )
 
@@ -44,6 +46,12 @@ func attachCluster(app *App, srv *server.Server) {
 	n.Attach(app.Sys, srv.ServeLocal)
 	srv.AddHealthCheck("cluster", n.Health)
 	srv.SetHealthNote(n.HealthNote)
+	app.Metrics.SetNode(n.Node())
+	app.Metrics.WatchCluster(func() metrics.ClusterStats {
+		st := n.Stats()
+		return metrics.ClusterStats{Members: st.Members, Forwarded: st.Forwarded, ForwardFailed: st.ForwardFailed,
+			ServedForOthers: st.ServedForOthers}
+	})
 }
 
 // tallyResyncEvery is how many global-version syncs pass between two
@@ -79,5 +87,25 @@ func (rt *Runtime) syncCluster(ctx context.Context) {
 				}
 			}
 		}
+	}
+}
+
+// consoleNodes lists the cluster's members for the console (nil: a single
+// node).
+func consoleNodes(app *App) func() []console.Node {
+	n := app.Cluster
+	if n == nil {
+		return nil
+	}
+	return func() []console.Node {
+		var out []console.Node
+		for _, m := range n.Members() {
+			name := m.Node
+			if name == "" {
+				name = m.ID
+			}
+			out = append(out, console.Node{Name: name, Address: m.Address, Self: m.Self})
+		}
+		return out
 	}
 }

@@ -18,7 +18,8 @@ func mountConsole(op *operator.Server, app *App) error {
 		Health:           func() error { return storageHealth(app.DB.Health()) },
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
-		SecureCookies:    app.Cfg.ConsoleSecureCookies()})
+		SecureCookies:    app.Cfg.ConsoleSecureCookies(),
+		Nodes:            consoleNodes(app)})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}

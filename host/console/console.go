@@ -73,6 +73,12 @@ const (
 // Deps are what the console reads and writes through. Every write goes
 // through the same services (and so the accounts' actors) as the operator
 // commands.
+// Node is one member of the cluster, for the dashboard.
+type Node struct {
+	Name, Address string
+	Self          bool
+}
+
 type Deps struct {
 	Sys      *actors.System
 	Group    *srp.Group
@@ -99,6 +105,9 @@ type Deps struct {
 	// GuideTally returns the players' vote counts (nil: rebuilt from the
 	// vote records on each guides page, guides.LoadTally).
 	GuideTally func() (*guides.Tally, error)
+	// Nodes lists the cluster's members as this node sees them (nil: a
+	// single node, no cluster section on the dashboard).
+	Nodes func() []Node
 	// SessionLifetime is how long a console session lasts (0: 8h).
 	SessionLifetime time.Duration
 	Log             *slog.Logger

@@ -460,6 +460,27 @@ func TestDashboard(t *testing.T) {
 	}
 }
 
+func TestDashboardListsClusterNodes(t *testing.T) {
+	e := newEnv(t, console.Deps{Nodes: func() []console.Node {
+		return []console.Node{{Name: "n1", Address: "10.0.0.1:7400", Self: true}, {Name: "n2", Address: "10.0.0.2:7400"}}
+	}})
+	c := client(t)
+	e.signIn(t, c, "admin", "admin-pw")
+	_, page := get(t, c, e.srv.URL+"/console/")
+	for _, want := range []string{`<table id="nodes">`, "<td>n1</td><td>10.0.0.1:7400</td><td>this node</td>", "<td>n2</td><td>10.0.0.2:7400</td><td></td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("dashboard lacks %q:\n%s", want, page)
+		}
+	}
+	// A single node shows no cluster section.
+	e1 := newEnv(t, console.Deps{})
+	c1 := client(t)
+	e1.signIn(t, c1, "admin", "admin-pw")
+	if _, page := get(t, c1, e1.srv.URL+"/console/"); strings.Contains(page, `id="nodes"`) {
+		t.Error("a single node's dashboard shows a cluster section")
+	}
+}
+
 func TestCookieSecureOverTLS(t *testing.T) {
 	e := newEnv(t, console.Deps{})
 	tls := httptest.NewTLSServer(e.srv.Config.Handler)

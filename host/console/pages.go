@@ -159,6 +159,8 @@ type dashboardData struct {
 	TicketsIn       float64
 	TicketsOut      float64
 	SessionsCreated float64
+	Clustered       bool
+	Nodes           []Node
 }
 
 type pluginRow struct {
@@ -211,6 +213,9 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 			}
 			d.Plugins = append(d.Plugins, pluginRow{Area: p.Area, State: st, Restarts: p.Restarts})
 		}
+	}
+	if c.d.Nodes != nil {
+		d.Clustered, d.Nodes = true, c.d.Nodes()
 	}
 	c.render(w, r, "dashboard", "Dashboard", d, "")
 }

@@ -44,6 +44,7 @@ type Metrics struct {
 	pluginCalls    *prometheus.CounterVec
 	pluginLatency  *prometheus.HistogramVec
 	plk            plinkoMetrics
+	node           string // see SetNode
 }
 
 // New returns the metrics registered on a fresh registry, with the Go
@@ -82,7 +83,7 @@ func New() *Metrics {
 
 // Handler serves the metrics in the Prometheus exposition format.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+	return promhttp.HandlerFor(m.gatherer(), promhttp.HandlerOpts{Registry: m.Registry})
 }
 
 // ObserveRequest is the HTTP server's observer (server.SetObserver).
