@@ -233,3 +233,10 @@ func decodeUint64(b []byte) (uint64, error) {
 	}
 	return binary.BigEndian.Uint64(b), nil
 }
+
+// PutMetaNew writes a metadata value only if the name holds none:
+// otherwise Commit returns a *ConflictError (ConflictKey) and writes
+// nothing (generated secrets, which every process must share).
+func (b *Batch) PutMetaNew(name string, value []byte) {
+	b.conds.news = append(b.conds.news, kv{metaKey(name), append([]byte{}, value...)})
+}

@@ -55,3 +55,15 @@ func (db *DB) loginSkeletonsOf(id AccountID) ([][]byte, error) {
 	})
 	return keys, err
 }
+
+// EachLogin calls fn, in login order, with every login and its account
+// until fn errs.
+func (db *DB) EachLogin(fn func(login string, id AccountID) error) error {
+	return db.scan([]byte(prefixLogin), func(k, v []byte) error {
+		id, err := decodeID(v)
+		if err != nil {
+			return fmt.Errorf("storage: login %q: %w", k[len(prefixLogin):], err)
+		}
+		return fn(string(k[len(prefixLogin):]), id)
+	})
+}
