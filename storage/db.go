@@ -51,7 +51,11 @@
 //
 // Writes go through a Batch committed with DB.Commit, atomically and synced;
 // by the project's rules only package actors creates and commits batches,
-// so that each account has exactly one writer.
+// so that each account has exactly one writer. In cluster mode, where
+// several processes share one PostgreSQL database, a batch may carry
+// conditions checked by its commit (conditions.go): the owner epoch of the
+// account's activation (owner.go), keys inserted only if absent, values
+// moved by compare-and-set (the id and global sequences, global.go).
 package storage
 
 import (
