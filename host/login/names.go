@@ -181,7 +181,7 @@ func digitValue(r rune) rune {
 //
 // The look-alike index is the store's (one entry per skeleton, written
 // insert-if-absent with each new account, so that it holds across every
-// process creating accounts: see storage.Batch.PutLoginSkeletonNew). A
+// process creating accounts: see PutLoginSkeletonNew in package storage). A
 // change of these rules or of the table must raise SkeletonVersion: the
 // entries of the stored logins are then written again under the new rules
 // (host/accounts does, before its first creation); two existing logins
