@@ -16,6 +16,9 @@ var (
 	ErrStopped = errors.New("actors: stopped")
 	// ErrLoginTaken is returned when creating an account whose login exists.
 	ErrLoginTaken = errors.New("actors: login taken")
+	// ErrLoginLookalike is returned when creating an account whose login's
+	// skeleton (NewAccount.LoginSkeleton) another login holds.
+	ErrLoginLookalike = errors.New("actors: a login that looks the same exists")
 	// ErrBadParent is returned when a sub-account's parent is missing or is
 	// itself a sub-account.
 	ErrBadParent = errors.New("actors: bad parent account")

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -9,10 +10,21 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// registry is the single writer of the login index, the sub-account index,
-// the account id sequence and every global keyspace. A new account's record is written by the registry
+// registry is the single writer, in its process, of the login and
+// look-alike indexes, the sub-account index, the account id sequence and
+// every global keyspace. A new account's record is written by the registry
 // in the same batch; from then on only the account's own actor writes it.
-type registry struct{ sys *System }
+// In cluster mode every node has a registry; their writes stay safe from
+// each other through conditional writes checked by the store: logins and
+// skeletons are inserted only if absent, the id sequence and the global
+// sequence move by compare-and-set (see create and updateGlobal).
+type registry struct {
+	sys *System
+	// seq is the global sequence as this registry last read or wrote it
+	// (valid when seqKnown): see updateGlobal.
+	seq      uint64
+	seqKnown bool
+}
 
 func (r *registry) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
@@ -37,16 +49,23 @@ func (r *registry) serve(msg any) any {
 		}
 		return &created{Account: acct}
 	case *ensureMeta:
-		v, err := r.sys.db.Meta(m.Name)
-		if errors.Is(err, storage.ErrNotFound) {
-			b := r.sys.db.NewBatch()
-			b.PutMeta(m.Name, m.Value)
-			v, err = m.Value, r.sys.db.Commit(b)
-		}
+		v, err := r.ensureMeta(m.Name, m.Value)
 		if err != nil {
 			return &failure{Err: err}
 		}
 		return &metaValue{Value: v}
+	case *indexSkeletons:
+		if err := r.indexSkeletons(m.Entries); err != nil {
+			return &failure{Err: err}
+		}
+		return &metaValue{}
+	case *setMeta:
+		b := r.sys.db.NewBatch()
+		b.PutMeta(m.Name, m.Value)
+		if err := r.sys.db.Commit(b); err != nil {
+			return &failure{Err: err}
+		}
+		return &metaValue{Value: m.Value}
 	case *updateGlobal:
 		if expired(m.Deadline) {
 			return &failure{Err: ErrExpired}
@@ -61,7 +80,61 @@ func (r *registry) serve(msg any) any {
 	}
 }
 
+// ensureMeta returns the value of name, storing value first when there is
+// none. The value is inserted only if absent: when another process stored
+// one meanwhile, that one is read and returned, so every process uses the
+// same (a generated secret).
+func (r *registry) ensureMeta(name string, value []byte) ([]byte, error) {
+	db := r.sys.db
+	v, err := db.Meta(name)
+	if !errors.Is(err, storage.ErrNotFound) {
+		return v, err
+	}
+	b := db.NewBatch()
+	b.PutMetaNew(name, value)
+	err = db.Commit(b)
+	if errors.Is(err, storage.ErrConflict) {
+		return db.Meta(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return value, nil
+}
+
+// createTries bounds the attempts of one creation whose id was taken by
+// another process's registry meanwhile (cluster mode: one registry per
+// node, one id sequence in the store).
+const createTries = 8
+
+// create writes a new account. The id comes from the stored sequence,
+// moved by compare-and-set in the creating batch, and the login and its
+// skeleton are inserted only if absent, in the same batch: two processes
+// creating accounts on one database at once never share an id, a login or
+// a look-alike login. A creation that lost the id to another process
+// reads the sequence again and retries.
 func (r *registry) create(req *NewAccount) (*storage.Account, error) {
+	for try := 1; ; try++ {
+		acct, err := r.createOnce(req)
+		var ce *storage.ConflictError
+		if !errors.As(err, &ce) {
+			return acct, err
+		}
+		switch ce.On {
+		case storage.ConflictLogin:
+			return nil, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
+		case storage.ConflictLoginSkeleton:
+			return nil, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
+		case storage.ConflictNextAccountID:
+			if try < createTries {
+				continue
+			}
+		}
+		return nil, err
+	}
+}
+
+func (r *registry) createOnce(req *NewAccount) (*storage.Account, error) {
 	db := r.sys.db
 	if _, err := db.LoginID(req.Login); err == nil {
 		return nil, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
@@ -81,6 +154,11 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 	if exists, err := db.AccountExists(id); err != nil {
 		return nil, err
 	} else if exists {
+		// Another process may have created it since the sequence was read:
+		// then the sequence moved, and the creation retries.
+		if next, err := db.NextAccountID(); err == nil && next != id {
+			return nil, &storage.ConflictError{On: storage.ConflictNextAccountID}
+		}
 		return nil, fmt.Errorf("%w: account %d exists", ErrIDSpace, id)
 	}
 	acct := req.Account.Clone()
@@ -106,9 +184,12 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 	}
 	b.PutAccount(acct, nil)
 	b.PutUpgrades(id, 0, acct.Upgrades)
-	b.PutLogin(acct.Login, id)
+	b.PutLoginNew(acct.Login, id)
+	if req.LoginSkeleton != "" {
+		b.PutLoginSkeletonNew(req.LoginSkeleton, id)
+	}
 	b.PutRegistrationAddress(id, req.Address)
-	b.SetNextAccountID(id + 1)
+	b.SetNextAccountIDIf(id, id+1)
 	if err := db.Commit(b); err != nil {
 		return nil, err
 	}
@@ -131,7 +212,46 @@ func (g *GlobalTx) DB() *storage.DB { return g.db }
 
 var _ storage.GlobalWriter = (*GlobalTx)(nil)
 
-func (r *registry) updateGlobal(fn func(*GlobalTx) (any, error)) (reply any, err error) {
+// globalTries bounds the runs of one global update whose commit found
+// that another process's registry committed a global write meanwhile.
+const globalTries = 5
+
+// updateGlobal runs fn and commits its writes, sealed by the global
+// sequence (storage.GlobalWrites.Seal): the commit succeeds only if no
+// global write committed since the sequence was read, which was before fn
+// read anything. Otherwise nothing was written, and fn runs again, on a
+// fresh GlobalTx, after the sequence is read again, up to globalTries
+// times. So fn must be safe to run more than once: no effect outside its
+// GlobalTx, and its captured inputs left as it found them. The callers
+// (host/guides's Import, Seed and Moderate, host/plinko's PutCatalog) are:
+// each reads through g.DB() and writes through g, and edits only copies.
+//
+// The sequence read last is kept (r.seq), so that a process that is the
+// only global writer reads it once; it is read again after a conflict or a
+// commit whose outcome is unknown.
+func (r *registry) updateGlobal(fn func(*GlobalTx) (any, error)) (any, error) {
+	for try := 1; ; try++ {
+		if !r.seqKnown {
+			seq, err := r.sys.db.GlobalSequence()
+			if err != nil {
+				return nil, err
+			}
+			r.seq, r.seqKnown = seq, true
+		}
+		reply, err := r.updateGlobalOnce(fn, r.seq)
+		var ce *storage.ConflictError
+		if errors.As(err, &ce) && ce.On == storage.ConflictGlobalSequence {
+			r.seqKnown = false
+			if try < globalTries {
+				continue
+			}
+		}
+		return reply, err
+	}
+}
+
+// updateGlobalOnce runs fn once and commits its writes, sealed by seq.
+func (r *registry) updateGlobalOnce(fn func(*GlobalTx) (any, error), seq uint64) (reply any, err error) {
 	b := r.sys.db.NewBatch()
 	g := &GlobalTx{w: b.ForGlobal(), db: r.sys.db}
 	defer func() {
@@ -145,17 +265,132 @@ func (r *registry) updateGlobal(fn func(*GlobalTx) (any, error)) (reply any, err
 		b.Discard()
 		return nil, err
 	}
+	touched := g.w.Touched()
+	if len(touched) == 0 { // nothing written: nothing to seal (an empty batch commits nothing)
+		b.Discard()
+		return reply, nil
+	}
+	next := g.w.Seal(seq)
 	err = r.sys.db.Commit(b)
-	if err != nil && !errors.Is(err, storage.ErrCommitUncertain) {
-		return nil, err
+	switch {
+	case err == nil:
+		r.seq = next
+	case errors.Is(err, storage.ErrCommitUncertain):
+		r.seqKnown = false
+	default:
+		return nil, err // nothing written
 	}
 	// Bumped after an uncertain commit too: the keyspaces may have changed,
 	// so what was cached from them is read again.
-	for _, name := range g.w.Touched() {
+	for _, name := range touched {
 		r.sys.version(name).Add(1)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return reply, nil
+}
+
+// indexSkeletons asks the registry to give the logins of Entries their
+// look-alike skeleton entries where no login holds them.
+type indexSkeletons struct{ Entries []SkeletonEntry }
+
+// SkeletonEntry is one login's look-alike skeleton, for
+// IndexLoginSkeletons.
+type SkeletonEntry struct {
+	Skeleton string
+	ID       storage.AccountID
+}
+
+// skeletonTries bounds the attempts of one chunk of the look-alike index
+// build that met a concurrent creation or build (another process).
+const skeletonTries = 8
+
+// indexSkeletons writes the entries whose skeleton no login holds yet,
+// each insert-if-absent, in one batch; a batch that met an existing entry
+// (a build run again, a concurrent creation or build) is read again and
+// retried.
+func (r *registry) indexSkeletons(es []SkeletonEntry) error {
+	db := r.sys.db
+	for try := 1; ; try++ {
+		b := db.NewBatch()
+		seen := map[string]bool{}
+		for _, e := range es {
+			if seen[e.Skeleton] {
+				continue // two existing logins that look alike: the first keeps the entry
+			}
+			seen[e.Skeleton] = true
+			// The first try writes blind (a first build finds no entry); a
+			// retry reads which entries exist now.
+			if try > 1 {
+				if _, err := db.LoginSkeletonID(e.Skeleton); err == nil {
+					continue
+				} else if !errors.Is(err, storage.ErrNotFound) {
+					b.Discard()
+					return err
+				}
+			}
+			b.PutLoginSkeletonNew(e.Skeleton, e.ID)
+		}
+		err := db.Commit(b)
+		if errors.Is(err, storage.ErrConflict) && try < skeletonTries {
+			continue
+		}
+		return err
+	}
+}
+
+// skeletonChunk is how many logins one registry request of
+// IndexLoginSkeletons carries.
+const skeletonChunk = 1024
+
+// IndexLoginSkeletons builds the store's look-alike index (see
+// storage.Batch.PutLoginSkeletonNew) for the accounts created before it
+// existed, once per version of the skeleton rules: unless the metadata
+// value marker already holds version, it gives every stored login whose
+// skeleton no login holds yet its entry (through the registry, a chunk
+// at a time, so that creations are served in between) and then records
+// version under marker. Where existing logins share a skeleton, the first
+// found keeps the entry and every account stays. Entries of older rules
+// stay too (they only refuse more). It returns the number of logins
+// read (0 when the index was built already). Several processes may run it
+// at once: entries are inserted only where absent.
+func (s *System) IndexLoginSkeletons(ctx context.Context, marker, version string, skeleton func(login string) string) (int, error) {
+	if v, err := s.db.Meta(marker); err == nil && string(v) == version {
+		return 0, nil
+	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return 0, err
+	}
+	n := 0
+	var chunk []SkeletonEntry
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		_, err := askFor[*metaValue](ctx, s, s.registry, &envelope{Msg: &indexSkeletons{Entries: chunk}})
+		chunk = nil
+		return err
+	}
+	err := s.db.EachLogin(func(login string, id storage.AccountID) error {
+		n++
+		chunk = append(chunk, SkeletonEntry{Skeleton: skeleton(login), ID: id})
+		if len(chunk) < skeletonChunk {
+			return nil
+		}
+		return flush()
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return n, err
+	}
+	_, err = askFor[*metaValue](ctx, s, s.registry, &envelope{Msg: &setMeta{Name: marker, Value: []byte(version)}})
+	return n, err
+}
+
+// setMeta asks the registry to store a metadata value.
+type setMeta struct {
+	Name  string
+	Value []byte
 }

@@ -311,6 +311,10 @@ type NewAccount struct {
 	// operator's command): recorded in the same commit as the account
 	// (storage.DB.RegisteredFrom).
 	Address string
+	// LoginSkeleton is the login's look-alike skeleton (host/login's
+	// Skeleton), written insert-if-absent with the account: ErrLoginLookalike
+	// when another login holds it. "" writes none.
+	LoginSkeleton string
 	// Account holds everything but ID, SuperID and Login, which the registry
 	// assigns: profile, SRP verifier, starting balances.
 	Account storage.Account

@@ -36,7 +36,9 @@ func (r *AccountRecords) add(family string, key []byte) {
 
 // AccountRecords finds every record of account id:
 //
-//   - its profile, lists and owned upgrades (a/, b/, o/), its login (l/),
+//   - its profile, lists and owned upgrades (a/, b/, o/), its login (l/)
+//     and its look-alike skeleton entry (k/, found by a scan of that
+//     index: O(accounts)),
 //     its entry in its main account's sub-account index (u/<super><id>), its
 //     records in keyspaces at a fixed one-letter prefix (c/: cloud archives);
 //   - its sessions (s/, found by a scan of every session: O(sessions));
@@ -46,7 +48,8 @@ func (r *AccountRecords) add(family string, key []byte) {
 //     against it) are theirs and are not included;
 //   - its plugin state of every area (pluginstate/<area>/<id>).
 //
-// Global records (g/) and metadata (m/) belong to no account. It reads
+// Global records (g/) and metadata (m/) belong to no account; the owner
+// record (e/) stays, so that an epoch is never given twice. It reads
 // storage directly: call it inside the account's actor (the deletion
 // change), where no other write of the account can interleave.
 func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
@@ -65,6 +68,13 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 		r.add("login", loginKey(a.Login))
 	} else if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
+	}
+	skeletons, err := db.loginSkeletonsOf(id)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range skeletons {
+		r.add("login_skeleton", k)
 	}
 	if a.SuperID != 0 && a.SuperID != id {
 		if ok, err := db.has(subKey(a.SuperID, id)); err != nil {

@@ -35,6 +35,7 @@ func writeAccount(t *testing.T, db *DB, a *Account, other AccountID, cookie stri
 	b.PutAccount(a, nil)
 	b.PutUpgrades(a.ID, 0, a.Upgrades)
 	b.PutLogin(a.Login, a.ID)
+	b.PutLoginSkeletonNew("skeleton of "+a.Login, a.ID)
 	if a.SuperID != a.ID {
 		b.PutSubAccount(a.SuperID, a.ID)
 	}
@@ -88,7 +89,7 @@ func TestAccountRecords(t *testing.T) {
 		if !slices.Equal(r.SubAccounts, []AccountID{3}) || r.Login != "gone" || len(r.Sessions) != 1 {
 			t.Fatalf("records of 2: subs %v login %q sessions %d", r.SubAccounts, r.Login, len(r.Sessions))
 		}
-		for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
+		for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "login_skeleton": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
 			"x/test.del": 2, "x/test.del.more": 2, "i/test.delindex": 2, "pluginstate/guides": 1, "pluginstate/plinko": 1} {
 			if r.Counts[fam] != want {
 				t.Errorf("%s: %d records, want %d (all: %v)", fam, r.Counts[fam], want, r.Counts)
@@ -135,6 +136,8 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 		"prefixMeta":        "metadata: no account's",
 		"prefixIndex":       "entries the account wrote (scan)",
 		"prefixPluginState": "every area's plugin state on disk",
+		"prefixOwner":       "owner epochs: kept, so that an epoch is never given twice",
+		"prefixSkeleton":    "the login's look-alike skeleton entry (scan)",
 	}
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")

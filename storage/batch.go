@@ -11,8 +11,9 @@ import (
 // callers may chain puts and check once. Only package actors creates and
 // commits batches (see TestOnlyActorsWrite).
 type Batch struct {
-	eb  engineBatch
-	err error
+	eb    engineBatch
+	conds conditions // see conditions.go
+	err   error
 }
 
 // NewBatch starts an empty batch.
@@ -21,8 +22,8 @@ func (db *DB) NewBatch() *Batch { return &Batch{eb: db.eng.newBatch()} }
 // Discard releases a batch that will not be committed.
 func (b *Batch) Discard() { b.eb.release() }
 
-// Empty reports whether the batch holds no write.
-func (b *Batch) Empty() bool { return b.eb.empty() && b.err == nil }
+// Empty reports whether the batch holds no write (a Fence is no write).
+func (b *Batch) Empty() bool { return b.eb.empty() && !b.conds.writes() && b.err == nil }
 
 func (b *Batch) set(key, value []byte, err error) {
 	if b.err != nil {

@@ -51,7 +51,11 @@
 //
 // Writes go through a Batch committed with DB.Commit, atomically and synced;
 // by the project's rules only package actors creates and commits batches,
-// so that each account has exactly one writer.
+// so that each account has exactly one writer. In cluster mode, where
+// several processes share one PostgreSQL database, a batch may carry
+// conditions checked by its commit (conditions.go): the owner epoch of the
+// account's activation (owner.go), keys inserted only if absent, values
+// moved by compare-and-set (the id and global sequences, global.go).
 package storage
 
 import (
@@ -158,9 +162,11 @@ func (db *DB) Close() error { return db.eng.close() }
 
 // get copies the value of key, since Pebble's slice is only valid until the
 // closer runs.
-func (db *DB) get(key []byte) ([]byte, error) {
+func (db *DB) get(key []byte) ([]byte, error) { return get(db.eng, key) }
+
+func get(r reader, key []byte) ([]byte, error) {
 	var out []byte
-	err := db.view(key, func(v []byte) error {
+	err := r.view(key, func(v []byte) error {
 		out = append([]byte(nil), v...)
 		return nil
 	})
@@ -187,8 +193,10 @@ func (db *DB) Account(id AccountID) (*Account, error) {
 }
 
 // LoadAccount reads one account with all its records.
-func (db *DB) LoadAccount(id AccountID) (*Account, error) {
-	a, err := db.loadProfile(id)
+func (db *DB) LoadAccount(id AccountID) (*Account, error) { return loadAccount(db.eng, id) }
+
+func loadAccount(r reader, id AccountID) (*Account, error) {
+	a, err := loadProfile(r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +207,7 @@ func (db *DB) LoadAccount(id AccountID) (*Account, error) {
 	var ups []seqUpgrade
 	p := ownedPrefix(id)
 	var m pb.Upgrade
-	err = db.scan(p, func(k, v []byte) error {
+	err = r.scan(p, prefixEnd(p), func(k, v []byte) error {
 		if err := decodePB(v, &m); err != nil {
 			return err
 		}
@@ -223,11 +231,11 @@ func (db *DB) LoadAccount(id AccountID) (*Account, error) {
 // AccountProfile reads an account without its owned upgrades (Upgrades is
 // nil): what login needs, at a cost independent of what the account owns.
 func (db *DB) AccountProfile(id AccountID) (*Account, error) {
-	return db.loadProfile(id)
+	return loadProfile(db.eng, id)
 }
 
-func (db *DB) loadProfile(id AccountID) (*Account, error) {
-	pv, err := db.get(accountKey(id))
+func loadProfile(r reader, id AccountID) (*Account, error) {
+	pv, err := get(r, accountKey(id))
 	if err != nil {
 		return nil, fmt.Errorf("storage: account %d: %w", id, err)
 	}
@@ -237,7 +245,7 @@ func (db *DB) loadProfile(id AccountID) (*Account, error) {
 	}
 	a := &Account{}
 	fromProfile(&p, a)
-	lv, err := db.get(listsKey(id))
+	lv, err := get(r, listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
@@ -367,12 +375,16 @@ func (db *DB) scan(p []byte, fn func(k, v []byte) error) error {
 // Commit applies the batch atomically and syncs it to disk before returning:
 // a reply sent after Commit returns is never lost, even on kill -9. The batch
 // cannot be used afterwards. An empty batch commits without touching disk.
+//
+// A batch with conditions (conditions.go) commits only if they hold; if
+// not, Commit returns the *ConflictError or *FencedError (ErrConflict),
+// with nothing written.
 func (db *DB) Commit(b *Batch) error {
 	if b.err != nil {
 		b.eb.release()
 		return b.err
 	}
-	if b.eb.empty() {
+	if b.Empty() { // a fence alone writes nothing, so it checks nothing
 		b.eb.release()
 		return nil
 	}
@@ -382,23 +394,42 @@ func (db *DB) Commit(b *Batch) error {
 		return err
 	}
 	start, ops, size := time.Now(), b.eb.count(), b.eb.size()
-	err := guard.apply(db.eng, b.eb) // synced, with engine panics recovered
+	var c *conditions
+	if !b.conds.none() {
+		c = &b.conds
+		ops += len(c.news) + len(c.swaps)
+	}
+	err := guard.apply(db.eng, b.eb, c) // synced, with engine panics recovered
 	if db.knobs != nil && db.knobs.CommitResult != nil {
 		err = db.knobs.CommitResult(err)
 	}
 	db.observeCommit(ops, size, start, err)
 	b.eb.release()
+	var conflict *ConflictError
+	var fenced *FencedError
+	switch {
+	case errors.As(err, &fenced): // a refusal, not a storage failure: no health record
+		return fenced
+	case errors.As(err, &conflict):
+		return conflict
+	case err != nil:
+		return db.engineFailure(guard, fmt.Errorf("storage: commit: %w", err))
+	}
+	guard.succeeded()
+	return nil
+}
+
+// engineFailure classifies a failed write of the engine for the caller and
+// for Health: a definite failure (errNotCommitted) as is, any other as
+// ErrCommitUncertain; a lost PostgreSQL lock also closes Fatal.
+func (db *DB) engineFailure(guard *DiskGuard, err error) error {
 	if errors.Is(err, ErrPostgresLockLost) {
 		db.fatalOne.Do(func() { close(db.fatal) })
 	}
 	if errors.Is(err, errNotCommitted) {
-		return guard.refused(fmt.Errorf("storage: commit: %w", err))
+		return guard.refused(err)
 	}
-	if err != nil {
-		return guard.failed(fmt.Errorf("storage: commit: %w", err))
-	}
-	guard.succeeded()
-	return nil
+	return guard.failed(err)
 }
 
 // errNotCommitted marks an engine's commit failure that wrote nothing for

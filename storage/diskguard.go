@@ -94,7 +94,12 @@ func (db *DB) Health() error {
 // cannot be written, as on a full disk); the panic is turned into an
 // uncertain error here, and the guard then refuses every later commit
 // rather than let it hang on a broken engine.
-func (g *DiskGuard) apply(e engine, b engineBatch) (err error) {
+func (g *DiskGuard) apply(e engine, b engineBatch, c *conditions) error {
+	return g.run(func() error { return e.apply(b, c) })
+}
+
+// run runs a write of the engine with its panics recovered as apply's.
+func (g *DiskGuard) run(write func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", ErrEngineFailed, r)
@@ -106,7 +111,7 @@ func (g *DiskGuard) apply(e engine, b engineBatch) (err error) {
 			}
 		}
 	}()
-	return e.apply(b)
+	return write()
 }
 
 // admit refuses a commit while free space is below the margin, or for good

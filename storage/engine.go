@@ -7,17 +7,20 @@ package storage
 // postgres.go: a PostgreSQL table). Keys compare bytewise (memcmp, then
 // length), the order Pebble's default comparer and PostgreSQL's bytea share.
 type engine interface {
-	// view calls fn with the value of key, valid only during the call;
-	// ErrNotFound when there is none.
-	view(key []byte, fn func(v []byte) error) error
-	// scan calls fn, in key order, with every key in [lo, hi) (hi nil: no
-	// upper bound) until fn errs; the slices are valid only during the call.
-	scan(lo, hi []byte, fn func(k, v []byte) error) error
+	reader
 	newBatch() engineBatch
-	// apply commits b atomically and durably (synced). An error that wraps
-	// errNotCommitted is a definite failure: nothing was written. Any other
+	// apply commits b atomically and durably (synced), only if every
+	// condition of c holds (c nil: none; see conditions.go), checked in the
+	// same atomic step; the conditions' own writes (inserts, swaps) commit
+	// with b. An error that wraps errNotCommitted, or a *ConflictError or
+	// *FencedError, is a definite failure: nothing was written. Any other
 	// error may hide a commit (its outcome is unknown).
-	apply(b engineBatch) error
+	apply(b engineBatch, c *conditions) error
+	// update runs fn in one transaction serialized with every conditional
+	// apply (see ActivateAccount): fn gets the value of key (found false:
+	// none) and a reader of the same snapshot, and the value it returns is
+	// written under key (nil: nothing). Errors as apply's.
+	update(key []byte, fn func(r reader, old []byte, found bool) ([]byte, error)) error
 	// checkpoint writes a consistent copy into dir (errNoCheckpoint where
 	// the engine has none).
 	checkpoint(dir string) error
@@ -27,6 +30,16 @@ type engine interface {
 	stats() DBStats
 	engineStats() EngineStats
 	close() error
+}
+
+// reader is what reads the database: an engine, or one transaction of it.
+type reader interface {
+	// view calls fn with the value of key, valid only during the call;
+	// ErrNotFound when there is none.
+	view(key []byte, fn func(v []byte) error) error
+	// scan calls fn, in key order, with every key in [lo, hi) (hi nil: no
+	// upper bound) until fn errs; the slices are valid only during the call.
+	scan(lo, hi []byte, fn func(k, v []byte) error) error
 }
 
 // engineBatch buffers one commit's sets and deletes, in order: a later

@@ -22,19 +22,26 @@ import (
 //	g/<keyspace>/<key>          a record of a global keyspace an area declared
 //	i/<keyspace>/<key><id:4>    an entry of an index keyspace, owned by account id (index.go)
 //	m/<name>                    metadata (next account id, schema version, secrets)
+//	m/global_seq                the global sequence, raised by every global write (global.go)
+//	m/gver/<keyspace>           the global sequence of the last write of a global keyspace
+//	e/<id:4>                    owner record: the account's owner epoch and node (owner.go)
+//	k/<skeleton>                AccountID of the login whose look-alike skeleton this is (skeleton.go)
 //
 // Every value written by version 2 starts with the format byte 2 (a
-// version 1 value starts with 1), except the fixed-size index values.
+// version 1 value starts with 1), except the fixed-size index values, the
+// counters (8 bytes, big-endian) and the owner records.
 const (
-	prefixAccount = "a/"
-	prefixLists   = "b/"
-	prefixOwned   = "o/"
-	prefixLogin   = "l/"
-	prefixSub     = "u/"
-	prefixSession = "s/"
-	prefixAcctKS  = "x/"
-	prefixGlobKS  = "g/"
-	prefixMeta    = "m/"
+	prefixAccount  = "a/"
+	prefixLists    = "b/"
+	prefixOwned    = "o/"
+	prefixLogin    = "l/"
+	prefixSub      = "u/"
+	prefixSession  = "s/"
+	prefixAcctKS   = "x/"
+	prefixGlobKS   = "g/"
+	prefixMeta     = "m/"
+	prefixOwner    = "e/"
+	prefixSkeleton = "k/"
 )
 
 // ownPrefixes are the one-letter prefixes storage uses itself: no keyspace
@@ -43,12 +50,15 @@ const (
 var ownPrefixes = map[string]bool{
 	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
 	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
+	prefixOwner: true, prefixSkeleton: true,
 }
 
 // Metadata names kept under the m/ prefix.
 const (
 	metaNextAccountID = "next_account_id"
 	metaSchema        = "schema_version"
+	metaGlobalSeq     = "global_seq"
+	metaGlobalVersion = "gver/" // + keyspace name
 )
 
 // Value format bytes.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -12,7 +13,13 @@ import (
 
 // pebbleEngine is the embedded default engine: one Pebble database in a
 // directory of its own.
-type pebbleEngine struct{ db *pebble.DB }
+type pebbleEngine struct {
+	db *pebble.DB
+	// condMu is held across the checks and the apply of every batch with
+	// conditions, and across update (see conditions.go): nothing else
+	// writes the keys conditions read.
+	condMu sync.Mutex
+}
 
 func openPebble(dir string, opts *Options) (*DB, error) {
 	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}, FS: privateFS{vfs.Default}}
@@ -107,8 +114,53 @@ func (e *pebbleEngine) newBatch() engineBatch { return &pebbleBatch{b: e.db.NewB
 // apply commits synced. Pebble panics on a fatal commit error (its log
 // cannot be written, as on a full disk): DiskGuard.apply, its caller,
 // recovers it. Every error here may hide a commit.
-func (e *pebbleEngine) apply(b engineBatch) error {
-	return e.db.Apply(b.(*pebbleBatch).b, pebble.Sync)
+func (e *pebbleEngine) apply(b engineBatch, c *conditions) error {
+	pb := b.(*pebbleBatch).b
+	if c.none() {
+		return e.db.Apply(pb, pebble.Sync)
+	}
+	e.condMu.Lock()
+	defer e.condMu.Unlock()
+	if err := c.check(e); err != nil { // a *ConflictError or *FencedError, or a read's failure
+		return fmt.Errorf("%w: %w", errNotCommitted, err)
+	}
+	for _, n := range c.news {
+		if err := pb.Set(n.k, n.v, nil); err != nil {
+			return fmt.Errorf("%w: %w", errNotCommitted, err)
+		}
+	}
+	for _, s := range c.swaps {
+		if err := pb.Set(s.k, s.nu, nil); err != nil {
+			return fmt.Errorf("%w: %w", errNotCommitted, err)
+		}
+	}
+	return e.db.Apply(pb, pebble.Sync)
+}
+
+// update runs fn under condMu, reading the database as it is (nothing
+// else writes what it reads meanwhile: see conditions.go), and writes its
+// result synced.
+func (e *pebbleEngine) update(key []byte, fn func(r reader, old []byte, found bool) ([]byte, error)) error {
+	e.condMu.Lock()
+	defer e.condMu.Unlock()
+	old, err := get(e, key)
+	found := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: %w", errNotCommitted, err)
+	}
+	nu, err := fn(e, old, found)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errNotCommitted, err)
+	}
+	if nu == nil {
+		return nil
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.Set(key, nu, nil); err != nil {
+		return fmt.Errorf("%w: %w", errNotCommitted, err)
+	}
+	return e.db.Apply(b, pebble.Sync)
 }
 
 func (e *pebbleEngine) health() error { return nil }

@@ -34,6 +34,9 @@ import (
 //   - Checkpoint returns ErrNoCheckpoint (back up with pg_dump).
 //   - A commit is refused (ErrPostgresLockLost) once the session holding
 //     the database's advisory lock is gone, and Health says so.
+//   - Cluster nodes (PostgresOptions.Cluster) share the database: they
+//     hold its advisory lock in shared mode, which excludes a single-node
+//     server and the offline commands (exclusive) and is excluded by them.
 
 // PostgresOptions configures OpenPostgres.
 type PostgresOptions struct {
@@ -49,6 +52,14 @@ type PostgresOptions struct {
 	StatementTimeout time.Duration
 	// ConnectTimeout bounds Open's first connection (0: 10s).
 	ConnectTimeout time.Duration
+	// Cluster opens the database as one node of a cluster: the nodes share
+	// it (the database's advisory lock is taken in shared mode), and each
+	// account keeps one writer through owner epochs (ActivateAccount,
+	// Batch.Fence) instead of through the lock. A single-node server or an
+	// offline command (Cluster false) takes the lock alone: it and the
+	// cluster exclude each other (ErrPostgresInUseByServer,
+	// ErrPostgresInUseByCluster).
+	Cluster bool
 	// Logger receives the one line a migration logs, and a warning when
 	// nothing keeps a second server off the database (CockroachDB); nil:
 	// none.
@@ -63,8 +74,22 @@ type PostgresOptions struct {
 var ErrPostgresUnreachable = errors.New("storage: cannot use the PostgreSQL database")
 
 // ErrPostgresInUse refuses a PostgreSQL database another process (a server,
-// an offline command, a copy) has open: like a data directory's lock.
-var ErrPostgresInUse = errors.New("storage: the PostgreSQL database is in use by another process")
+// an offline command, a copy, cluster nodes) has open: like a data
+// directory's lock. OpenPostgres returns it wrapped in
+// ErrPostgresInUseByServer or ErrPostgresInUseByCluster when it could tell
+// which kind of process holds the database.
+var ErrPostgresInUse = errors.New("the PostgreSQL database is in use by another process")
+
+// The two kinds of holder of a PostgreSQL database in use (both wrap
+// ErrPostgresInUse).
+var (
+	// ErrPostgresInUseByServer: a single-node server or an offline command
+	// (storage copy, an operator command) has the database open alone.
+	ErrPostgresInUseByServer = fmt.Errorf("%w: a single-node server or an offline command has it open, alone", ErrPostgresInUse)
+	// ErrPostgresInUseByCluster: cluster nodes share the database, which
+	// only another cluster node may join while they run.
+	ErrPostgresInUseByCluster = fmt.Errorf("%w: cluster nodes share it, and only cluster nodes may open it while they run", ErrPostgresInUse)
+)
 
 // ErrPostgresLockLost refuses a commit, with nothing written, once the
 // server's session holding the database's lock ended (PostgreSQL restarted,
@@ -86,11 +111,19 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	st, err := pgkv.Open(ctx, pgkv.Config{URL: o.URL, Password: o.Password, MaxConns: int32(o.MaxConns), StatementTimeout: o.StatementTimeout})
+	st, err := pgkv.Open(ctx, pgkv.Config{URL: o.URL, Password: o.Password, MaxConns: int32(o.MaxConns),
+		StatementTimeout: o.StatementTimeout, Shared: o.Cluster})
 	if errors.Is(err, pgkv.ErrBadURL) {
 		return nil, fmt.Errorf("%w: %w", ErrPostgresURL, err)
 	}
-	if errors.Is(err, pgkv.ErrInUse) {
+	var inUse *pgkv.InUseError
+	if errors.As(err, &inUse) {
+		switch {
+		case inUse.Shared:
+			return nil, ErrPostgresInUseByCluster
+		case inUse.Exclusive:
+			return nil, ErrPostgresInUseByServer
+		}
 		return nil, ErrPostgresInUse
 	}
 	if err != nil {
@@ -151,16 +184,57 @@ func (e *pgEngine) scan(lo, hi []byte, fn func(k, v []byte) error) error {
 
 func (e *pgEngine) newBatch() engineBatch { return &pgBatch{} }
 
-func (e *pgEngine) apply(b engineBatch) error {
-	err := e.st.Apply(b.(*pgBatch).writes)
-	if errors.Is(err, pgkv.ErrLockLost) {
-		return fmt.Errorf("%w: %w: %w", errNotCommitted, ErrPostgresLockLost, err)
+func (e *pgEngine) apply(b engineBatch, c *conditions) error {
+	if c.none() {
+		return e.failure(e.st.Apply(b.(*pgBatch).writes))
 	}
-	if errors.Is(err, pgkv.ErrNotCommitted) {
+	pc := &pgkv.Conditions{}
+	for _, f := range c.fences {
+		pc.Checks = append(pc.Checks, pgkv.Check{Key: ownerKey(f.id), OK: f.ok})
+	}
+	for _, n := range c.news {
+		pc.New = append(pc.New, pgkv.Write{Key: n.k, Value: n.v})
+	}
+	for _, s := range c.swaps {
+		pc.Swaps = append(pc.Swaps, pgkv.Swap{Key: s.k, Old: s.old, New: s.nu, AbsentOK: s.absentOK})
+	}
+	return e.failure(e.st.ApplyIf(b.(*pgBatch).writes, pc))
+}
+
+func (e *pgEngine) update(key []byte, fn func(r reader, old []byte, found bool) ([]byte, error)) error {
+	return e.failure(e.st.Update(key, func(r pgkv.Reader, old []byte, found bool) ([]byte, error) {
+		return fn(pgReader{r}, old, found)
+	}))
+}
+
+// failure classifies an error of pgkv for Commit.
+func (e *pgEngine) failure(err error) error {
+	var conflict *pgkv.ConflictError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &conflict):
+		return fmt.Errorf("%w: %w", errNotCommitted, conflictOn(conflict.Key))
+	case errors.Is(err, pgkv.ErrLockLost):
+		return fmt.Errorf("%w: %w: %w", errNotCommitted, ErrPostgresLockLost, err)
+	case errors.Is(err, pgkv.ErrNotCommitted):
 		return fmt.Errorf("%w: %w", errNotCommitted, err)
 	}
 	return err
 }
+
+// pgReader reads inside one of pgkv's transactions.
+type pgReader struct{ r pgkv.Reader }
+
+func (p pgReader) view(key []byte, fn func([]byte) error) error {
+	err := p.r.Get(key, fn)
+	if errors.Is(err, pgkv.ErrNotFound) {
+		return ErrNotFound
+	}
+	return err
+}
+
+func (p pgReader) scan(lo, hi []byte, fn func(k, v []byte) error) error { return p.r.Scan(lo, hi, fn) }
 
 func (e *pgEngine) health() error {
 	if err := e.st.Healthy(); err != nil {

@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
@@ -53,8 +52,8 @@ type Service struct {
 	// MaxEmail bounds the e-mail length in bytes (0: 254).
 	MaxEmail int
 
-	namesOnce sync.Once
-	names     *login.Names // skeletons of existing logins (look-alike check)
+	skeletonsMu    sync.Mutex
+	skeletonsBuilt bool // the store's look-alike index covers every stored login
 }
 
 // Create describes a new account.
@@ -121,23 +120,29 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 		now = s.Now
 	}
 	// A login that looks like an existing one (DEMO, dеmo next to demo) is
-	// refused; the reservation keeps two such registrations from racing.
+	// refused by the store: its skeleton is inserted only if absent, in the
+	// creating commit, whichever process creates it.
 	if _, err := s.Sys.DB().LoginID(c.Login); err == nil {
 		return nil, fmt.Errorf("%w: %q", actors.ErrLoginTaken, c.Login)
 	}
-	release, err := s.loginNames().Reserve(c.Login)
-	if err != nil {
+	sk := login.Skeleton(c.Login)
+	if _, err := s.Sys.DB().LoginSkeletonID(sk); err == nil { // early; the commit checks again
+		return nil, login.ErrLoginLookalike
+	}
+	if err := s.ensureSkeletons(ctx); err != nil {
 		return nil, err
 	}
 	acct, err := s.Sys.CreateAccount(ctx, &actors.NewAccount{
-		Login: c.Login, ParentLogin: c.Parent, Address: c.Address,
+		Login: c.Login, ParentLogin: c.Parent, Address: c.Address, LoginSkeleton: sk,
 		Account: storage.Account{
 			Nickname: c.Nickname, Email: c.Email, AccountType: 1, Standing: 3, IsNew: true,
 			Created: now().UTC(), SRP: storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v},
 			Stats: storage.Stats{Level: 1, AccPubSkill: 1500, RnkRating: 1500, CSRating: 1500},
 		},
 	})
-	release(err == nil || failure.Uncertain(err))
+	if errors.Is(err, actors.ErrLoginLookalike) {
+		return nil, fmt.Errorf("%w: %w", login.ErrLoginLookalike, err)
+	}
 	return acct, err
 }
 
@@ -159,14 +164,27 @@ func checkEmail(email string, max int) error {
 	return nil
 }
 
-// loginNames is the look-alike index, filled from storage on first use.
-func (s *Service) loginNames() *login.Names {
-	s.namesOnce.Do(func() {
-		s.names = login.NewNames(func(add func(string)) error {
-			return s.Sys.DB().EachAccount(func(a *storage.Account) error { add(a.Login); return nil })
-		})
-	})
-	return s.names
+// skeletonsMarker is the metadata value that records which version of the
+// skeleton rules (login.SkeletonVersion) the store's look-alike index was
+// built with.
+const skeletonsMarker = "login_skeletons"
+
+// ensureSkeletons builds the store's look-alike index from the stored
+// logins, once per database and version of the rules, before the first
+// creation (actors.System.IndexLoginSkeletons): accounts created before
+// the index existed get their entries. Creations wait for it; a failure is
+// retried by the next creation.
+func (s *Service) ensureSkeletons(ctx context.Context) error {
+	s.skeletonsMu.Lock()
+	defer s.skeletonsMu.Unlock()
+	if s.skeletonsBuilt {
+		return nil
+	}
+	if _, err := s.Sys.IndexLoginSkeletons(ctx, skeletonsMarker, login.SkeletonVersion, login.Skeleton); err != nil {
+		return fmt.Errorf("build the look-alike login index: %w", err)
+	}
+	s.skeletonsBuilt = true
+	return nil
 }
 
 func (s *Service) rand() io.Reader {

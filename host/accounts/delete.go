@@ -72,13 +72,11 @@ func (s *Service) deleteAll(ctx context.Context, out *Removed, ids []storage.Acc
 	return nil
 }
 
-// ForgetDeleted is the service's actors.DeleteHook (register it with
-// Sys.OnDelete where the service is built, as the host's OpenApp does):
-// once a deleted account's commit succeeded, its login leaves the
-// look-alike index, so that it may be registered again. It runs in the
-// deleting actor, so the index follows the commit even when the caller's
-// reply is lost.
-func (s *Service) ForgetDeleted(tx *actors.Tx) (func(), error) {
-	login := tx.View().Login
-	return func() { s.loginNames().Forget(login) }, nil
-}
+// ForgetDeleted was the service's actors.DeleteHook that freed a deleted
+// login in the process's look-alike index. The index is the store's now,
+// and the deletion's own commit removes the login's entry
+// (storage.AccountRecords), so there is nothing left to do here.
+//
+// Deprecated: do not register it; it remains only until its caller in
+// host/cli stops registering it.
+func (s *Service) ForgetDeleted(*actors.Tx) (func(), error) { return nil, nil }

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/actors/actorstest"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // TestCreateRefusesLookalikes: the second red team's look-alike logins
@@ -61,5 +63,65 @@ func TestCreateRefusesLookalikes(t *testing.T) {
 	// josé exists now: jose looks the same.
 	if _, err := s.Create(ctx, Create{Login: "jose", Password: "pw"}); !errors.Is(err, login.ErrLoginLookalike) {
 		t.Errorf("jose next to josé: %v", err)
+	}
+}
+
+// Accounts created before the store kept look-alike entries (here: by the
+// registry without a skeleton, as before) get theirs before the first
+// creation, so that a look-alike of them is refused; the index is built
+// once. Deleting an account frees its look-alikes; two services (two
+// registries, as two cluster nodes have) share the index.
+func TestLookalikeIndexBuiltAndShared(t *testing.T) {
+	sys := actorstest.New(t)
+	ctx := context.Background()
+	for _, l := range []string{"olddemo", "oldfriend"} {
+		if _, err := sys.CreateAccount(ctx, &actors.NewAccount{Login: l}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sys.DB().LoginSkeletonID(login.Skeleton("olddemo")); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("an old account has an entry before the build: %v", err)
+	}
+	s := &Service{Group: srp.DefaultGroup(), Sys: sys}
+	if _, err := s.Create(ctx, Create{Login: "0LDDEMO", Password: "pw"}); !errors.Is(err, login.ErrLoginLookalike) {
+		t.Fatalf("a look-alike of an account older than the index: %v; want ErrLoginLookalike", err)
+	}
+	if v, err := sys.DB().Meta(skeletonsMarker); err != nil || string(v) != login.SkeletonVersion {
+		t.Errorf("build marker %q %v", v, err)
+	}
+	// A second service over another registry of the same database sees
+	// the first one's new login.
+	other := actors.New(sys.DB(), actors.Options{})
+	t.Cleanup(other.Shutdown)
+	s2 := &Service{Group: srp.DefaultGroup(), Sys: other}
+	if _, err := s.Create(ctx, Create{Login: "newbie", Password: "pw"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Create(ctx, Create{Login: "NEWBIE", Password: "pw"}); !errors.Is(err, login.ErrLoginLookalike) {
+		t.Errorf("NEWBIE through another registry: %v; want ErrLoginLookalike", err)
+	}
+	// Deleting the account frees the look-alike.
+	if _, err := s.Delete(ctx, "olddemo"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Create(ctx, Create{Login: "0LDDEMO", Password: "pw"}); err != nil {
+		t.Errorf("a look-alike of a deleted login: %v; want it created", err)
+	}
+}
+
+// The registry's own check: a look-alike that passes the early read (it
+// was created meanwhile) is refused by the commit, as ErrLoginLookalike.
+func TestLookalikeRefusedByCommit(t *testing.T) {
+	sys := actorstest.New(t)
+	ctx := context.Background()
+	if _, err := sys.CreateAccount(ctx, &actors.NewAccount{Login: "demo", LoginSkeleton: login.Skeleton("demo")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sys.CreateAccount(ctx, &actors.NewAccount{Login: "DEMO", LoginSkeleton: login.Skeleton("DEMO")})
+	if !errors.Is(err, actors.ErrLoginLookalike) {
+		t.Fatalf("DEMO next to demo: %v; want ErrLoginLookalike", err)
+	}
+	if _, err := sys.DB().LoginID("DEMO"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the refused account's login was written: %v", err)
 	}
 }

@@ -34,18 +34,3 @@ func (s *Service) LiveSessions() int {
 	}
 	return n
 }
-
-// Forget removes login from the look-alike index once its account was
-// deleted, so that the login can be registered again. An index not
-// loaded yet needs nothing: it will be filled from storage.
-func (n *Names) Forget(login string) {
-	sk := Skeleton(login)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if !n.done {
-		return
-	}
-	if n.m[sk]--; n.m[sk] <= 0 {
-		delete(n.m, sk)
-	}
-}

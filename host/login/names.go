@@ -3,14 +3,13 @@ package login
 import (
 	"errors"
 	"strings"
-	"sync"
 	"unicode"
 
 	"go.mau.fi/util/confusable"
 	"golang.org/x/text/unicode/norm"
 )
 
-// Errors of CheckNewLogin, CheckVisible and Names.Reserve.
+// Errors of CheckNewLogin and CheckVisible, and the look-alike refusal.
 var (
 	// ErrLoginNotNormal refuses a login that Unicode NFKC normalisation
 	// changes (fullwidth ｄｅｍｏ, ligatures, compatibility forms): it could
@@ -180,10 +179,14 @@ func digitValue(r rune) rune {
 // capital lowers to a letter that looks like a small capital D), so the
 // steps repeat until nothing changes.
 //
-// The look-alike index (Names) is rebuilt from the stored logins at each
-// start, never stored, so a change of these rules or of the table needs no
-// migration: two existing logins that come to share a skeleton both stay,
-// and new ones like them are refused.
+// The look-alike index is the store's (one entry per skeleton, written
+// insert-if-absent with each new account, so that it holds across every
+// process creating accounts: see PutLoginSkeletonNew in package storage). A
+// change of these rules or of the table must raise SkeletonVersion: the
+// entries of the stored logins are then written again under the new rules
+// (host/accounts does, before its first creation); two existing logins
+// that come to share a skeleton both stay, and new ones like them are
+// refused.
 func Skeleton(l string) string {
 	s := norm.NFKC.String(l)
 	for range 4 {
@@ -230,51 +233,6 @@ var smallCapitals = map[rune]rune{
 // apart.
 var pairs = strings.NewReplacer("vv", "w")
 
-// Names is the set of skeletons of existing logins, so that a new login
-// that looks like one of them is refused. It is an index of what storage
-// holds (filled by the caller from it, then kept up to date by Reserve), not
-// durable state; one process owns a data directory at a time.
-type Names struct {
-	mu   sync.Mutex
-	m    map[string]int // skeleton -> logins (and reservations) with it
-	load func(add func(login string)) error
-	err  error
-	done bool
-}
-
-// NewNames returns an index filled on first use by load, which calls add
-// for every existing login.
-func NewNames(load func(add func(login string)) error) *Names {
-	return &Names{m: map[string]int{}, load: load}
-}
-
-// Reserve claims login's skeleton for an account about to be created.
-// Call release(true) once the account exists (or may exist), release(false)
-// when its creation failed.
-func (n *Names) Reserve(login string) (release func(created bool), err error) {
-	sk := Skeleton(login)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if !n.done {
-		n.err = n.load(func(l string) { n.m[Skeleton(l)]++ })
-		n.done = n.err == nil
-		if n.err != nil {
-			clear(n.m)
-			return nil, n.err
-		}
-	}
-	if n.m[sk] > 0 {
-		return nil, ErrLoginLookalike
-	}
-	n.m[sk]++
-	return func(created bool) {
-		if created {
-			return
-		}
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		if n.m[sk]--; n.m[sk] <= 0 {
-			delete(n.m, sk)
-		}
-	}, nil
-}
+// SkeletonVersion names the rules of Skeleton (and the confusables table
+// they use): raise it whenever a change makes any login's skeleton change.
+const SkeletonVersion = "1"

@@ -39,6 +39,7 @@ var (
 	// ErrBadURL marks a connection URL that does not parse.
 	ErrBadURL = errors.New("pgkv: bad connection URL")
 	// ErrInUse: another process holds the database (its advisory lock).
+	// Open returns it as an *InUseError, which says what kind of holder.
 	ErrInUse = errors.New("pgkv: the database is in use by another process")
 	// ErrNotFound: no row under the key.
 	ErrNotFound = errors.New("pgkv: not found")
@@ -71,6 +72,11 @@ type Config struct {
 	MaxConns int32
 	// StatementTimeout is the server's limit per statement (0: none).
 	StatementTimeout time.Duration
+	// Shared takes the database's advisory lock in shared mode: the
+	// nodes of one cluster share the database with each other, and a
+	// process that takes it exclusively (a single-node server, an
+	// offline command) excludes them all, and they it.
+	Shared bool
 }
 
 // Store is an open engine: a connection pool over the table.
@@ -78,6 +84,7 @@ type Store struct {
 	pool      *pgxpool.Pool
 	lock      *pgx.Conn // holds the advisory lock while the store is open
 	lockPID   int32     // the lock connection's backend process id
+	shared    bool      // the lock is held in shared mode (Config.Shared)
 	noLock    string    // why the database has no lock ("": it has one)
 	lockLost  atomic.Bool
 	opTimeout time.Duration
@@ -135,6 +142,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	s.shared = c.Shared
 	if err = s.lockDatabase(ctx, pc.ConnConfig); err != nil {
 		pool.Close()
 		return nil, err
@@ -159,6 +167,12 @@ const lockKey int64 = 0x686f6e6d61737465
 // advisory locks (function undefined), and CockroachDB, whose
 // pg_try_advisory_lock always succeeds and locks nothing, are used without
 // one (NoLock says why).
+//
+// In shared mode (Config.Shared, cluster nodes) the lock is taken with
+// pg_try_advisory_lock_shared: any number of shared holders, or one
+// exclusive holder, never both. Each account still has one writer then
+// because the cluster's nodes fence each other per account (owner epochs,
+// checked by the store), which the lock cannot do.
 func (s *Store) lockDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
 	if err != nil {
@@ -175,7 +189,11 @@ func (s *Store) lockDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 		return nil
 	}
 	var ok bool
-	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1), pg_backend_pid()`, lockKey).Scan(&ok, &s.lockPID)
+	try := `SELECT pg_try_advisory_lock($1), pg_backend_pid()`
+	if s.shared {
+		try = `SELECT pg_try_advisory_lock_shared($1), pg_backend_pid()`
+	}
+	err = conn.QueryRow(ctx, try, lockKey).Scan(&ok, &s.lockPID)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function
@@ -186,12 +204,43 @@ func (s *Store) lockDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 		conn.Close(ctx)
 		return fmt.Errorf("advisory lock: %w", err)
 	case !ok:
+		inUse := &InUseError{}
+		// Who holds it, for the operator's message: a holder that left
+		// meanwhile leaves Shared false ("another process").
+		var mode string
+		if conn.QueryRow(ctx, `SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 1 LIMIT 1`,
+			lockKey>>32, lockKey&0xffffffff).Scan(&mode) == nil {
+			inUse.Shared = mode == "ShareLock"
+			inUse.Exclusive = mode == "ExclusiveLock"
+		}
 		conn.Close(ctx)
-		return ErrInUse
+		return inUse
 	}
 	s.lock = conn
 	return nil
 }
+
+// InUseError is Open's refusal of a database whose advisory lock another
+// process holds (errors.Is(err, ErrInUse)), with the kind of lock it
+// holds when that could be read: Shared (cluster nodes) or Exclusive (a
+// single-node server or an offline command); neither when the holder left
+// before it was looked at.
+type InUseError struct{ Shared, Exclusive bool }
+
+func (e *InUseError) Error() string {
+	switch {
+	case e.Shared:
+		return ErrInUse.Error() + " (cluster nodes share it)"
+	case e.Exclusive:
+		return ErrInUse.Error() + " (one process holds it alone)"
+	}
+	return ErrInUse.Error()
+}
+
+// Is makes errors.Is(err, ErrInUse) hold.
+func (e *InUseError) Is(target error) bool { return target == ErrInUse }
 
 // NoLock is empty when the store holds the database's lock, and otherwise
 // says why nothing keeps a second process off the database.
@@ -199,7 +248,8 @@ func (s *Store) NoLock() string { return s.noLock }
 
 // lockCheck fails with a division by zero (SQLSTATE 22012, which aborts the
 // transaction) unless the lock session still holds the advisory lock in
-// this database. pg_locks shows a bigint advisory key as classid (its high
+// this database, in either mode (exclusive, or shared in a cluster).
+// pg_locks shows a bigint advisory key as classid (its high
 // 32 bits), objid (its low 32 bits) and objsubid 1.
 const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1
 	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -339,14 +389,60 @@ type Write struct {
 // transaction) and the COMMIT is where SSI reports one and where a lost
 // connection leaves the outcome unknown: ignoring it would acknowledge a
 // write that may never have committed.
-func (s *Store) Apply(ws []Write) error {
+func (s *Store) Apply(ws []Write) error { return s.ApplyIf(ws, nil) }
+
+// Conditions are what ApplyIf checks inside its transaction, in the round
+// trip of its writes: unless every one holds, the transaction rolls back
+// and nothing is written. A key must not be both in ws and in New or
+// Swaps.
+type Conditions struct {
+	// Checks read their rows locked FOR SHARE (a concurrent writer of one
+	// of them waits for the commit, or this transaction fails to
+	// serialize and runs again) and pass them to their function.
+	Checks []Check
+	// New rows are inserted only where their key is absent (INSERT ... ON
+	// CONFLICT DO NOTHING); one that exists fails with a ConflictError.
+	New []Write
+	// Swaps set a row only where it holds Old (or is absent, when
+	// AbsentOK); otherwise they fail with a ConflictError.
+	Swaps []Swap
+}
+
+// Check is one row a conditional write depends on: OK gets its value
+// (found false when there is no row) and fails the transaction by
+// returning an error. It may run more than once (a retried transaction).
+type Check struct {
+	Key []byte
+	OK  func(v []byte, found bool) error
+}
+
+// Swap is a compare-and-set of one row.
+type Swap struct {
+	Key, Old, New []byte
+	AbsentOK      bool
+}
+
+// ConflictError is ApplyIf's failure when a New row's key existed or a
+// Swap's row did not hold Old: nothing was written.
+type ConflictError struct{ Key []byte }
+
+func (e *ConflictError) Error() string { return fmt.Sprintf("pgkv: conflict on key %q", e.Key) }
+
+func (c *Conditions) none() bool {
+	return c == nil || len(c.Checks) == 0 && len(c.New) == 0 && len(c.Swaps) == 0
+}
+
+// ApplyIf is Apply, committed only if every condition of c holds (c nil:
+// none). A condition that does not hold fails it with ErrNotCommitted
+// and the check's error or a *ConflictError.
+func (s *Store) ApplyIf(ws []Write, c *Conditions) error {
 	sets, setVals, dels := collapse(ws)
-	if len(sets) == 0 && len(dels) == 0 {
+	if len(sets) == 0 && len(dels) == 0 && c.none() {
 		return nil
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	return s.retry(ctx, func(ctx context.Context) error { return s.attempt(ctx, sets, setVals, dels) })
+	return s.retry(ctx, func(ctx context.Context) error { return s.attempt(ctx, sets, setVals, dels, c) })
 }
 
 // retry runs attempt through crdb.ExecuteCtx until it succeeds, fails
@@ -423,7 +519,7 @@ func (s *Store) Retries() int64 { return s.retries.Load() }
 
 // attempt runs the transaction once. Its errors keep the server's SQLSTATE
 // (wrapped), so that ExecuteCtx retries a 40001.
-func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error {
+func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Conditions) error {
 	if s.lockLost.Load() {
 		return fmt.Errorf("%w: %w", ErrNotCommitted, ErrLockLost)
 	}
@@ -436,6 +532,10 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 	if s.lock != nil {
 		b.Queue(lockCheck, s.lockPID, lockKey>>32, lockKey&0xffffffff)
 	}
+	var unmet error // the first condition that does not hold
+	if !c.none() {
+		s.queueConditions(&b, c, &unmet)
+	}
 	if len(sets) > 0 {
 		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, sets, setVals)
 	}
@@ -443,12 +543,10 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, dels)
 	}
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil { // one round trip for all the writes
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == divisionByZero { // only lockCheck divides
-			s.lockLost.Store(true)
-			return fmt.Errorf("%w: %w: %w", ErrNotCommitted, ErrLockLost, err)
-		}
-		return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+		return s.sendFailure(err)
+	}
+	if unmet != nil { // rolled back by the deferred Rollback
+		return fmt.Errorf("%w: %w", ErrNotCommitted, unmet)
 	}
 	if s.BeforeCommit != nil {
 		if err := s.BeforeCommit(ctx, tx.Conn().PgConn().PID()); err != nil {
@@ -457,6 +555,225 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte) error
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return commitFailure(err)
+	}
+	return nil
+}
+
+// queueConditions queues c's statements, in the round trip of the
+// writes; each records in *unmet the first condition that does not hold.
+// Their results are read in order as the batch closes; a failure of the
+// server (a serialization failure) fails the batch instead.
+func (s *Store) queueConditions(b *pgx.Batch, c *Conditions, unmet *error) {
+	fail := func(err error) {
+		if *unmet == nil {
+			*unmet = err
+		}
+	}
+	if len(c.Checks) > 0 {
+		keys := make([][]byte, len(c.Checks))
+		for i := range c.Checks {
+			keys[i] = c.Checks[i].Key
+		}
+		b.Queue(`SELECT k, v FROM `+Table+` WHERE k = ANY($1::bytea[]) ORDER BY k FOR SHARE`, keys).Query(func(rows pgx.Rows) error {
+			found := make(map[string][]byte, len(keys))
+			for rows.Next() {
+				var k, v []byte
+				if err := rows.Scan(&k, &v); err != nil {
+					return err
+				}
+				found[string(k)] = v
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, ch := range c.Checks {
+				v, ok := found[string(ch.Key)]
+				if err := ch.OK(v, ok); err != nil {
+					fail(err)
+				}
+			}
+			return nil
+		})
+	}
+	if len(c.New) > 0 {
+		keys, vals := make([][]byte, len(c.New)), make([][]byte, len(c.New))
+		for i, w := range c.New {
+			keys[i], vals[i] = w.Key, w.Value
+			if vals[i] == nil {
+				vals[i] = []byte{}
+			}
+		}
+		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO NOTHING RETURNING k`,
+			keys, vals).Query(func(rows pgx.Rows) error {
+			inserted := make(map[string]bool, len(keys))
+			for rows.Next() {
+				var k []byte
+				if err := rows.Scan(&k); err != nil {
+					return err
+				}
+				inserted[string(k)] = true
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if !inserted[string(k)] {
+					fail(&ConflictError{Key: k})
+				}
+			}
+			return nil
+		})
+	}
+	for _, sw := range c.Swaps {
+		q := `UPDATE ` + Table + ` SET v = $2 WHERE k = $1 AND v = $3 RETURNING k`
+		if sw.AbsentOK {
+			q = `INSERT INTO ` + Table + ` AS t (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE t.v = $3 RETURNING k`
+		}
+		nu, old := sw.New, sw.Old
+		if nu == nil {
+			nu = []byte{}
+		}
+		if old == nil {
+			old = []byte{}
+		}
+		key := sw.Key
+		b.Queue(q, key, nu, old).Exec(func(ct pgconn.CommandTag) error {
+			if ct.RowsAffected() != 1 {
+				fail(&ConflictError{Key: key})
+			}
+			return nil
+		})
+	}
+}
+
+// Reader reads inside one transaction (Update's).
+type Reader interface {
+	// Get calls fn with the value of key; ErrNotFound when none.
+	Get(key []byte, fn func(v []byte) error) error
+	// Scan calls fn, in key order, with every row in [lo, hi) (hi nil:
+	// no upper bound), read in one statement.
+	Scan(lo, hi []byte, fn func(k, v []byte) error) error
+}
+
+// Update runs one SERIALIZABLE transaction (retried like Apply's) that
+// reads key's row locked FOR UPDATE, calls fn with it (found false when
+// there is none) and a Reader of the same transaction, and writes what fn
+// returns under key (nil: nothing), then commits. Everything fn reads is
+// one snapshot, serialized with every other transaction: a writer that
+// checked key FOR SHARE (ApplyIf's Checks) either committed before (fn
+// sees its writes) or waits and then fails its check. fn may run more than
+// once. Failures are classified as Apply's.
+func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu []byte, err error)) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	return s.retry(ctx, func(ctx context.Context) error {
+		if s.lockLost.Load() {
+			return fmt.Errorf("%w: %w", ErrNotCommitted, ErrLockLost)
+		}
+		tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+		if err != nil {
+			return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
+		}
+		defer tx.Rollback(context.Background())
+		var b pgx.Batch
+		if s.lock != nil {
+			b.Queue(lockCheck, s.lockPID, lockKey>>32, lockKey&0xffffffff)
+		}
+		var old []byte
+		found := false
+		b.Queue(`SELECT v FROM `+Table+` WHERE k = $1 FOR UPDATE`, key).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				found = true
+				if err := rows.Scan(&old); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		})
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+			return s.sendFailure(err)
+		}
+		nu, err := fn(txReader{ctx: ctx, tx: tx}, old, found)
+		if err != nil { // a read that failed to serialize keeps its SQLSTATE: retried
+			return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+		}
+		if nu != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO `+Table+` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, key, nu); err != nil {
+				return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+			}
+		}
+		if s.BeforeCommit != nil {
+			if err := s.BeforeCommit(ctx, tx.Conn().PgConn().PID()); err != nil {
+				return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return commitFailure(err)
+		}
+		return nil
+	})
+}
+
+// sendFailure classifies the failure of a batch of statements sent before
+// COMMIT: nothing was committed; lockCheck's division by zero means the
+// lock is gone.
+func (s *Store) sendFailure(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == divisionByZero { // only lockCheck divides
+		s.lockLost.Store(true)
+		return fmt.Errorf("%w: %w: %w", ErrNotCommitted, ErrLockLost, err)
+	}
+	return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+}
+
+// txReader is Update's Reader.
+type txReader struct {
+	ctx context.Context
+	tx  pgx.Tx
+}
+
+func (r txReader) Get(key []byte, fn func(v []byte) error) error {
+	var v []byte
+	err := r.tx.QueryRow(r.ctx, `SELECT v FROM `+Table+` WHERE k = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return fn(v)
+}
+
+func (r txReader) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
+	if lo == nil {
+		lo = []byte{}
+	}
+	q, args := `SELECT k, v FROM `+Table+` WHERE k >= $1`, []any{lo}
+	if hi != nil {
+		q += ` AND k < $2`
+		args = append(args, hi)
+	}
+	rows, err := r.tx.Query(r.ctx, q+` ORDER BY k`, args...)
+	if err != nil {
+		return err
+	}
+	var keys, vals [][]byte
+	for rows.Next() {
+		var k, v []byte
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range keys {
+		if err := fn(keys[i], vals[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
