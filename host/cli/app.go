@@ -94,7 +94,7 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	if err := os.Chmod(cfg.Storage.DataDir, 0o700); err != nil {
 		return nil, err
 	}
-	db, err := openStorage(cfg, log)
+	db, err := openStorage(cfg, log, serve && cfg.Cluster.Enabled)
 	if err != nil {
 		return nil, err
 	}
@@ -143,9 +143,12 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 // openStorage opens the database of the configured backend: Pebble in the
 // data directory (guarded by limits.disk_free_margin), or PostgreSQL
 // (whose disk is the database server's: the guard only tracks failures).
-func openStorage(cfg *config.Config, log *slog.Logger) (*storage.DB, error) {
+//
+// A cluster node (clustered) shares the PostgreSQL database with the other
+// nodes; a command takes it alone.
+func openStorage(cfg *config.Config, log *slog.Logger, clustered bool) (*storage.DB, error) {
 	if cfg.Storage.Backend == config.BackendPostgres {
-		db, err := openPostgres(cfg.Storage.Postgres, log, "")
+		db, err := openPostgres(cfg.Storage.Postgres, log, "", clustered)
 		if err != nil {
 			return nil, err
 		}
@@ -169,8 +172,9 @@ func openStorage(cfg *config.Config, log *slog.Logger) (*storage.DB, error) {
 // given, wins over password_file). Its failures are worded for the
 // operator, without the password: a setting that cannot work (exit status
 // 2) or a database that cannot be used now (1).
-func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string) (*storage.DB, error) {
-	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration, Logger: log}
+func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, clustered bool) (*storage.DB, error) {
+	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration,
+		Logger: log, Cluster: clustered}
 	if pc.PasswordFile != "" && password == "" {
 		b, err := os.ReadFile(pc.PasswordFile)
 		if err != nil {
@@ -185,6 +189,10 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string) 
 	case errors.Is(err, storage.ErrPostgresURL):
 		return nil, &opError{cause: errors.Join(errConfig, err),
 			msg: "storage.postgres.url: " + stripInternal(detail(err, storage.ErrPostgresURL))}
+	case errors.Is(err, storage.ErrPostgresInUseByCluster):
+		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by the nodes of a cluster: "+
+			"a command runs on it only while no node does (operator commands reach a running node through its admin socket), "+
+			"and a server joins them only with [cluster] enabled", storage.RedactURL(pc.URL))}
 	case errors.Is(err, storage.ErrPostgresInUse):
 		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by another process (a server running "+
 			"on it, here or on another machine, or another command): stop it, or retry in a moment", storage.RedactURL(pc.URL))}
