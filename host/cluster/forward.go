@@ -32,9 +32,6 @@ func (n *Node) Attach(sys *actors.System, serve ServeLocal) {
 // Errors of Forward. They wrap the actors errors the areas already word
 // for players, so every area's reply says what happened.
 var (
-	// ErrNotServed: the request reached no node that could serve it before
-	// its deadline (the account's home is changing): nothing was done.
-	ErrNotServed = fmt.Errorf("%w: no node could serve the request in time", actors.ErrExpired)
 	// ErrNoAnswer: the home node got the request but did not answer in
 	// time (it died or was paused): it may or may not have been served.
 	ErrNoAnswer = fmt.Errorf("%w: the account's node did not answer in time", actors.ErrTimeout)
@@ -49,6 +46,16 @@ const retryPause = 100 * time.Millisecond
 // included, so that the grain's start always precedes the account's use on
 // its node), and its reply comes back. Requests that name no account are
 // served here (handled false).
+//
+// When the account's node cannot be reached, because it missed its last
+// probe or did not give the grain's address within reachWait, the request
+// was sent nowhere, and it is served here (handled false): the handler's
+// change runs in a transient activation whose owner epoch fences the
+// unreachable node's. So a node's death costs its players the requests it
+// had in flight (answered as of unknown outcome), not the seconds until
+// the membership drops it. A request the home node got but did not answer
+// is never served again elsewhere (it may have been served):
+// ErrNoAnswer.
 func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, bool, error) {
 	sys := n.sys.Load()
 	if sys == nil {
@@ -58,7 +65,6 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 	if !ok {
 		return server.Response{}, false, nil
 	}
-	n.forwarded.Add(1)
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(n.cfg.RequestTimeout)
@@ -66,20 +72,33 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 	// The home node must finish before the asker stops waiting: it gets the
 	// deadline less a margin for the reply's way back.
 	serveBy := deadline.Add(-replyMargin)
-	msg := toForward(r, serveBy, n.cfg.Node)
+	reachBy := time.Now().Add(n.reachWait())
+	if serveBy.Before(reachBy) {
+		reachBy = serveBy
+	}
 	ci := identityOf(id)
 	root := n.as.Root
+	var msg *clusterpb.Forward
 	for {
-		if time.Now().After(serveBy) {
-			n.forwardFailed.Add(1)
-			return server.Response{}, true, ErrNotServed
+		if time.Now().After(reachBy) {
+			n.servedLocally.Add(1)
+			return server.Response{}, false, nil
 		}
-		pid := n.grainPID(ci, serveBy)
+		home := n.rdv.Load().GetByClusterIdentity(ci)
+		if home == "" || (home != n.self && n.prov.suspect(home)) {
+			n.servedLocally.Add(1)
+			return server.Response{}, false, nil
+		}
+		pid := n.grainPID(ci, home, reachBy)
 		if pid == nil {
 			pause(ctx, retryPause)
 			continue
 		}
-		res, err := root.RequestFuture(pid, msg, time.Until(deadline)).Result()
+		if msg == nil {
+			msg = toForward(r, serveBy, n.cfg.Node)
+		}
+		n.forwarded.Add(1)
+		res, err := n.await(root.RequestFuture(pid, msg, time.Until(deadline)), pid.Address)
 		if rep, ok := res.(*clusterpb.Reply); ok && err == nil {
 			if rep.GetRefused() != "" {
 				n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
@@ -88,17 +107,48 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 			}
 			return fromReply(rep), true, nil
 		}
+		n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
 		if errors.Is(err, actor.ErrDeadLetter) {
 			// The grain had stopped (passivated, or moved): nothing was
 			// delivered; activate it again.
-			n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
 			continue
 		}
-		n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
 		n.forwardFailed.Add(1)
 		return server.Response{}, true, ErrNoAnswer
 	}
 }
+
+// await waits for a forwarded request's reply, but no longer than its home
+// node stays reachable: once the node misses a probe (it died or was
+// paused), the request's outcome is unknown, and the player learns it then
+// rather than at the request's deadline.
+func (n *Node) await(f *actor.Future, home string) (any, error) {
+	type result struct {
+		res any
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := f.Result()
+		done <- result{res, err}
+	}()
+	t := time.NewTicker(n.cfg.ProbeInterval / 2)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.res, r.err
+		case <-t.C:
+			if home != n.self && n.prov.suspect(home) {
+				return nil, actor.ErrTimeout
+			}
+		}
+	}
+}
+
+// reachWait bounds the search for an account's grain before the request is
+// served here instead.
+func (n *Node) reachWait() time.Duration { return 2 * n.cfg.ProbeTimeout }
 
 // replyMargin is the part of a request's time kept for its reply's way back.
 const replyMargin = 500 * time.Millisecond
@@ -117,13 +167,9 @@ func pause(ctx context.Context, d time.Duration) {
 // or did not answer. It asks the placement actor itself, as disthash's
 // lookup does, but with a timeout bounded by the request's: a dead home
 // costs a request at most until membership drops it.
-func (n *Node) grainPID(ci *cluster.ClusterIdentity, by time.Time) *actor.PID {
-	if pid, ok := n.c.PidCache.Get(ci.Identity, ci.Kind); ok {
+func (n *Node) grainPID(ci *cluster.ClusterIdentity, home string, by time.Time) *actor.PID {
+	if pid, ok := n.c.PidCache.Get(ci.Identity, ci.Kind); ok && pid.Address == home {
 		return pid
-	}
-	home := n.rdv.Load().GetByClusterIdentity(ci)
-	if home == "" {
-		return nil
 	}
 	wait := min(time.Until(by), n.cfg.ProbeTimeout)
 	if wait <= 0 {

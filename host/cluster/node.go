@@ -65,7 +65,7 @@ type Node struct {
 	served atomic.Pointer[ServeLocal]
 	sys    atomic.Pointer[actors.System]
 
-	forwarded, forwardFailed, servedHere atomic.Int64
+	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
 }
 
 // Member is one node as this node sees it.
@@ -236,13 +236,16 @@ func (n *Node) die(why string) {
 // Stats are the node's counters, for metrics.
 type Stats struct {
 	Forwarded, ForwardFailed, ServedForOthers int64
-	Members                                   int
+	// ServedLocally counts requests served here because their account's
+	// node could not be reached (see Forward).
+	ServedLocally int64
+	Members       int
 }
 
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	return Stats{Forwarded: n.forwarded.Load(), ForwardFailed: n.forwardFailed.Load(),
-		ServedForOthers: n.servedHere.Load(), Members: len(n.Members())}
+		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), Members: len(n.Members())}
 }
 
 // Stop leaves the cluster: the peers see this node go at their next probe.

@@ -46,6 +46,15 @@ func (p *staticProvider) nodeName(id string) string {
 	return p.names[id]
 }
 
+// suspect reports whether the peer at addr missed its last probe: requests
+// are not sent to a node that may be dead or paused (see Node.Forward).
+func (p *staticProvider) suspect(addr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.state[addr]
+	return st != nil && st.misses > 0
+}
+
 // StartMember implements cluster.ClusterProvider.
 func (p *staticProvider) StartMember(c *cluster.Cluster) error {
 	p.c = c
@@ -125,14 +134,28 @@ func (p *staticProvider) loop() {
 			return
 		case <-t.C:
 		}
-		if gap := time.Since(lastEnd); gap > p.lease() {
-			p.n.die("this node was paused for " + gap.Round(time.Millisecond).String() +
-				", longer than its lease of " + p.lease().String() + ": the other nodes have taken its accounts")
+		if p.pausedSince(lastEnd) {
 			return
 		}
 		p.round()
+		if p.pausedSince(lastEnd) { // paused during the round
+			return
+		}
 		lastEnd = time.Now()
 	}
+}
+
+// pausedSince leaves the cluster (Node.Fatal) when more than the lease
+// passed since the last probe round ended: the others have dropped this
+// node and moved its accounts.
+func (p *staticProvider) pausedSince(lastEnd time.Time) bool {
+	gap := time.Since(lastEnd)
+	if gap <= p.lease() {
+		return false
+	}
+	p.n.die("this node could not probe its peers for " + gap.Round(time.Millisecond).String() +
+		" (paused or starved), longer than its lease of " + p.lease().String() + ": the other nodes have taken its accounts")
+	return true
 }
 
 // round probes every peer at once and publishes the topology.

@@ -42,6 +42,9 @@ type ClusterStats struct {
 	// (itself included); ForwardFailed those that got no answer;
 	// ServedForOthers the forwarded requests this node served.
 	Forwarded, ForwardFailed, ServedForOthers int64
+	// ServedLocally counts requests served on this node because their
+	// account's node could not be reached.
+	ServedLocally int64
 }
 
 var (
@@ -49,6 +52,7 @@ var (
 	descForwarded     = prometheus.NewDesc(Namespace+"_cluster_forwarded_total", "Requests sent to their account's node (this one included).", nil, nil)
 	descForwardFailed = prometheus.NewDesc(Namespace+"_cluster_forward_failed_total", "Requests no node served before their deadline, or whose node did not answer.", nil, nil)
 	descServedHere    = prometheus.NewDesc(Namespace+"_cluster_served_total", "Forwarded requests this node served as their account's node.", nil, nil)
+	descServedLocally = prometheus.NewDesc(Namespace+"_cluster_served_unreachable_total", "Requests served on this node because their account's node could not be reached.", nil, nil)
 )
 
 // WatchCluster registers the cluster's figures, read from f at each scrape.
@@ -63,6 +67,7 @@ func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descForwarded
 	ch <- descForwardFailed
 	ch <- descServedHere
+	ch <- descServedLocally
 }
 
 func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
@@ -71,4 +76,5 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descForwarded, prometheus.CounterValue, float64(s.Forwarded))
 	ch <- prometheus.MustNewConstMetric(descForwardFailed, prometheus.CounterValue, float64(s.ForwardFailed))
 	ch <- prometheus.MustNewConstMetric(descServedHere, prometheus.CounterValue, float64(s.ServedForOthers))
+	ch <- prometheus.MustNewConstMetric(descServedLocally, prometheus.CounterValue, float64(s.ServedLocally))
 }

@@ -120,8 +120,17 @@ func (a *Area) Routes() []server.Route {
 
 // failWith adapts an endpoint's failure reply to a server.FailFunc: a
 // request that could not be read is a bad request.
+//
+// A request that reached its account's node in a cluster but got no answer
+// (actors.ErrTimeout, see host/cluster) keeps its own status: it may have
+// been served (StatusOutcomeUnknown), it was not a bad request.
 func (a *Area) failWith(f func(error) server.Response) server.FailFunc {
-	return func(err error) server.Response { return f(fmt.Errorf("%w: %w", ErrBadRequest, err)) }
+	return func(err error) server.Response {
+		if errors.Is(err, actors.ErrTimeout) {
+			return f(err)
+		}
+		return f(fmt.Errorf("%w: %w", ErrBadRequest, err))
+	}
 }
 
 // logFail logs a failure at a level fitting its status and returns it.

@@ -79,6 +79,10 @@ type Config struct {
 	Shared bool
 }
 
+// idleInTransaction is the server's limit on a session idle inside a
+// transaction (see Open).
+const idleInTransaction = 3 * time.Second
+
 // Store is an open engine: a connection pool over the table.
 type Store struct {
 	pool      *pgxpool.Pool
@@ -127,6 +131,13 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// transaction is flushed to the server's disk, and to a synchronous
 	// replica if the server has one), whatever the server's default.
 	pc.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	// A transaction of this store never waits for its client between
+	// statements, so a session idle inside one belongs to a process that
+	// stopped (SIGSTOP, a VM paused, a partition): the server ends it and
+	// frees its row locks (an owner epoch's, see storage.DB.ActivateAccount)
+	// rather than keep the other nodes from taking its accounts for as
+	// long as it stays stopped.
+	pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(idleInTransaction.Milliseconds(), 10)
 	if c.StatementTimeout > 0 {
 		pc.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.StatementTimeout.Milliseconds(), 10)
 	}
