@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage/storagetest"
@@ -86,7 +88,14 @@ func (s *spread) RoundTrip(r *http.Request) (*http.Response, error) {
 // is served again after each failure, a login whose pre_auth and srpAuth
 // go to different nodes succeeds, and a cookie issued by the killed node
 // works on the others.
+//
+// It runs once per CI run: not again in the pass that runs the host's
+// tests on PostgreSQL (it is on PostgreSQL already), nor under the race
+// detector (its nodes are separate processes, built without it).
 func TestClusterEndToEnd(t *testing.T) {
+	if os.Getenv(clitest.EnvBackend) != "" || raceDetector {
+		t.Skip("runs in the plain test pass (go test ./... with " + storagetest.EnvURL + " set)")
+	}
 	pg := storagetest.PostgresURL(t)
 	bin := buildHost(t)
 	const nodes, accounts = 3, 8
