@@ -23,10 +23,8 @@ import (
 // (storage.Batch.Fence): once another node activated the account, a write
 // of the older activation is refused by the database, whatever the clocks
 // say. A fenced activation forgets its state and stops; its request is
-// retried once by a fresh activation when the account is still at home here
-// (the other activation was the stale one), and otherwise fails with
-// ErrMoved, so that the player's next request reaches the account's new
-// home.
+// retried once by a fresh activation (nothing was written), and fails with
+// ErrMoved if that one is fenced too (the account is moving under it).
 //
 // Reads of an account that is not at home here (an operator's console on
 // another node) come from storage, never from a local activation, which
@@ -70,8 +68,8 @@ func (s *System) loadRemote(id storage.AccountID) (*storage.Account, error) {
 }
 
 // applyHere runs a change through the local actor of account id, once more
-// when a fenced activation was the stale one and the account is still at
-// home here. An account homed elsewhere is served by a transient
+// in a fresh activation when the database refused the actor's write (it
+// was stale). An account homed elsewhere is served by a transient
 // activation, released after the change.
 func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) (any, error) {
 	for try := 0; ; try++ {
@@ -82,7 +80,11 @@ func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) 
 			s.shardOf(id).release(id)
 		}
 		if errors.Is(err, storage.ErrFenced) {
-			if try == 0 && !s.remote(id) {
+			// Nothing was written, and the fenced actor has stopped: the
+			// change runs once more in a fresh activation (whose epoch
+			// fences the other's). Fenced twice, the account is moving
+			// under this request: ErrMoved.
+			if try == 0 {
 				continue
 			}
 			return nil, fmt.Errorf("%w: %w", ErrMoved, err)

@@ -347,7 +347,11 @@ func (s *System) EnsureMeta(ctx context.Context, name string, value []byte) ([]b
 // UpdateGlobal runs fn in the registry, the single writer of every global
 // keyspace, and commits what fn wrote through its GlobalTx as one synced
 // batch before returning fn's reply. When fn errs nothing is written. fn
-// must be quick: global updates run one at a time.
+// must be quick: global updates run one at a time. fn may run up to five
+// times: when another registry (a cluster's other node) committed a global
+// update since fn read, the commit is refused and fn runs again on the
+// newer records, so it must only read and return, with no effect of its
+// own.
 func (s *System) UpdateGlobal(ctx context.Context, fn func(*GlobalTx) (any, error)) (any, error) {
 	ch, err := mutate[*changed](ctx, s, s.registry, func(dl time.Time) *envelope {
 		return &envelope{Msg: &updateGlobal{Fn: fn, Deadline: dl}}

@@ -71,12 +71,3 @@ func (s *Service) deleteAll(ctx context.Context, out *Removed, ids []storage.Acc
 	}
 	return nil
 }
-
-// ForgetDeleted was the service's actors.DeleteHook that freed a deleted
-// login in the process's look-alike index. The index is the store's now,
-// and the deletion's own commit removes the login's entry
-// (storage.AccountRecords), so there is nothing left to do here.
-//
-// Deprecated: do not register it; it remains only until its caller in
-// host/cli stops registering it.
-func (s *Service) ForgetDeleted(*actors.Tx) (func(), error) { return nil, nil }

@@ -124,7 +124,6 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 		return nil, err
 	}
 	app.Accounts = &accounts.Service{Group: group, Sys: sys, MaxEmail: cfg.Limits.MaxEmailLength}
-	sys.OnDelete(app.Accounts.ForgetDeleted) // a deleted login may be registered again
 	app.Login = login.New(group, sys, login.Settings{
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,

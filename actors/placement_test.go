@@ -1,0 +1,138 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// fakePlacement is a node of a cluster whose view the test sets.
+type fakePlacement struct {
+	name string
+	home atomic.Bool
+}
+
+func (p *fakePlacement) Node() string                { return p.name }
+func (p *fakePlacement) Home(storage.AccountID) bool { return p.home.Load() }
+
+// TestStaleActivationsWriteIsRefused runs two nodes over one database, both
+// believing themselves the account's home (a membership change in flight).
+// Each activation fences the other's: no write of a stale activation lands,
+// the stale one reloads, and every acknowledged change is in the store.
+func TestStaleActivationsWriteIsRefused(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pa, pb := &fakePlacement{name: "a"}, &fakePlacement{name: "b"}
+	pa.home.Store(true)
+	pb.home.Store(true)
+	a, b := New(db, Options{Placement: pa}), New(db, Options{Placement: pb})
+	defer a.Shutdown()
+	defer b.Shutdown()
+	ctx := context.Background()
+	acct, err := a.CreateAccount(ctx, &NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := acct.ID
+	for i, sys := range []*System{a, b, a, b, a} {
+		got, err := sys.Apply(ctx, id, addTickets{1})
+		if err != nil {
+			t.Fatalf("change %d: %v", i, err)
+		}
+		// Each node's actor was fenced by the other's activation and
+		// reloaded: it counts every earlier change.
+		if got.(int64) != int64(i+1) {
+			t.Fatalf("change %d answered %d tickets: a stale activation's state was used", i, got)
+		}
+	}
+	if epoch, node, err := db.Owner(id); err != nil || node != "a" || epoch < 3 {
+		t.Fatalf("owner after alternating activations: epoch %d node %q, %v", epoch, node, err)
+	}
+
+	// Node b learns the account's home is elsewhere while its actor is
+	// stale (a took the account since): its change is refused to the stale
+	// actor and runs again in a transient activation, on the stored state.
+	if _, err := b.Apply(ctx, id, addTickets{1}); err != nil { // b's actor is live and current
+		t.Fatal(err)
+	}
+	if _, err := a.Apply(ctx, id, addTickets{1}); err != nil { // a takes it: b's actor is stale
+		t.Fatal(err)
+	}
+	pb.home.Store(false)
+	stored, _ := db.LoadAccount(id)
+	before := stored.Tickets
+	// b's changes now run in transient activations (a fresh epoch each),
+	// which fence a's, and never its stale actor's state.
+	if got, err := b.Apply(ctx, id, addTickets{1}); err != nil || got.(int64) != before+1 {
+		t.Fatalf("transient change on a node that is not home: %v, %v (stored %d before)", got, err, before)
+	}
+	// The transient activation stops after its change (asynchronously:
+	// wait for it, a minute at most).
+	for deadline := time.Now().Add(time.Minute); b.Live() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d account actors left on the node that is not home after its change", b.Live())
+		}
+	}
+}
+
+// TestFencedChangeOnANodeThatLostTheAccountIsErrMoved: an actor whose
+// account moved while it was live gets its write refused; the asker learns
+// ErrMoved (wrapping storage.ErrFenced), and nothing is written.
+func TestFencedChangeOnANodeThatLostTheAccountIsErrMoved(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pa := &fakePlacement{name: "a"}
+	pa.home.Store(true)
+	a := New(db, Options{Placement: pa})
+	defer a.Shutdown()
+	ctx := context.Background()
+	acct, err := a.CreateAccount(ctx, &NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); err != nil {
+		t.Fatal(err)
+	}
+	// Another node activates the account (the database is the arbiter) and
+	// this node's view changes at the same moment.
+	if _, _, err := db.ActivateAccount(acct.ID, "elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	pa.home.Store(false)
+	// a's live actor still runs (it stops only after a refused write): the
+	// change goes to it, is fenced, and is not retried here.
+	_, err = a.shardOfApply(ctx, acct.ID)
+	if !errors.Is(err, ErrMoved) || !errors.Is(err, storage.ErrFenced) {
+		t.Fatalf("change of a stale activation: %v, want ErrMoved wrapping storage.ErrFenced", err)
+	}
+	stored, _ := db.LoadAccount(acct.ID)
+	if stored.Tickets != 1 {
+		t.Fatalf("%d tickets stored: the fenced change was written", stored.Tickets)
+	}
+}
+
+// shardOfApply applies addTickets{1} through account id's live actor even
+// when the account is not at home (as a request already routed to it is).
+func (s *System) shardOfApply(ctx context.Context, id storage.AccountID) (any, error) {
+	ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) *envelope {
+		return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: addTickets{1}, Deadline: dl}}
+	})
+	if errors.Is(err, storage.ErrFenced) {
+		return nil, fmt.Errorf("%w: %w", ErrMoved, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ch.Reply, nil
+}
