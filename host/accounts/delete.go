@@ -75,8 +75,6 @@ func (s *Service) deleteAll(ctx context.Context, out *Removed, ids []storage.Acc
 // ForgetDeleted was the service's actors.DeleteHook that freed a deleted
 // login in the process's look-alike index. The index is the store's now,
 // and the deletion's own commit removes the login's entry
-// (storage.AccountRecords), so there is nothing left to do here.
-//
-// Deprecated: do not register it; it remains only until its caller in
-// host/cli stops registering it.
+// (storage.AccountRecords), so it does nothing: it remains only until
+// host/cli stops registering it, and is then to be removed.
 func (s *Service) ForgetDeleted(*actors.Tx) (func(), error) { return nil, nil }
