@@ -174,3 +174,33 @@ func TestRegistriesUpdateGlobalConcurrently(t *testing.T) {
 		})
 	}
 }
+
+// Two registries generate a secret at once: both return the one stored.
+func TestRegistriesEnsureMetaAgree(t *testing.T) {
+	for _, backend := range []string{"pebble", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			s1, s2 := twoRegistries(t, backend)
+			ctx := context.Background()
+			for round := range 10 {
+				name := fmt.Sprintf("secret%d", round)
+				var wg sync.WaitGroup
+				got := make([][]byte, 2)
+				errs := make([]error, 2)
+				for i, sys := range []*System{s1, s2} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						got[i], errs[i] = sys.EnsureMeta(ctx, name, []byte(fmt.Sprintf("value of %d", i)))
+					}()
+				}
+				wg.Wait()
+				if errs[0] != nil || errs[1] != nil || string(got[0]) != string(got[1]) {
+					t.Fatalf("%s: %q %v and %q %v; want one value for both", name, got[0], errs[0], got[1], errs[1])
+				}
+				if stored, err := s1.DB().Meta(name); err != nil || string(stored) != string(got[0]) {
+					t.Errorf("%s: stored %q %v; returned %q", name, stored, err, got[0])
+				}
+			}
+		})
+	}
+}

@@ -373,7 +373,11 @@ func (s *System) IndexLoginSkeletons(ctx context.Context, marker, version string
 	}
 	err := s.db.EachLogin(func(login string, id storage.AccountID) error {
 		n++
-		chunk = append(chunk, SkeletonEntry{Skeleton: skeleton(login), ID: id})
+		sk := skeleton(login)
+		if sk == "" {
+			return nil
+		}
+		chunk = append(chunk, SkeletonEntry{Skeleton: sk, ID: id})
 		if len(chunk) < skeletonChunk {
 			return nil
 		}

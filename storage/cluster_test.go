@@ -1,11 +1,14 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -364,5 +367,63 @@ func TestPostgresFenceAcrossNodes(t *testing.T) {
 	}
 	if err := fencedGold(n2, a2, e2, 12); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A fenced commit is between its writes and its COMMIT (holding the owner
+// row FOR SHARE) when another activation starts: the activation waits for
+// it, and its load then includes the write, though its transaction began
+// before the write committed (SERIALIZABLE: its first snapshot is
+// refused and the transaction runs again).
+func TestPostgresActivationSeesInFlightFencedWrite(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url, MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	writeFresh(t, db, sampleAccount(5, "inflight"))
+	e1, a1, err := db.ActivateAccount(5, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type activation struct {
+		epoch uint64
+		acct  *Account
+		err   error
+	}
+	done := make(chan activation, 1)
+	st := pgStore(db)
+	ctx := context.Background()
+	watcher, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close(ctx)
+	st.BeforeCommit = func(context.Context, uint32) error {
+		st.BeforeCommit = nil // once; set before the activation starts
+		go func() {
+			e, a, err := db.ActivateAccount(5, "b")
+			done <- activation{e, a, err}
+		}()
+		waitFor(t, "the activation waits for the fenced commit's lock", func() (bool, error) {
+			var n int
+			err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+			return n > 0, err
+		})
+		return nil
+	}
+	if err := fencedGold(db, a1, e1, 555); err != nil {
+		t.Fatalf("the fenced write: %v", err)
+	}
+	b := <-done
+	if b.err != nil || b.epoch != 2 || b.acct.Gold != 555 {
+		t.Fatalf("activation after the in-flight write: epoch %d, %v; gold %v; want epoch 2 and gold 555", b.epoch, b.err, b.acct)
+	}
+	if n := st.Retries(); n < 1 {
+		t.Errorf("%d retries: the activation's first snapshot, older than the write, was not refused", n)
+	}
+	if err := fencedGold(db, a1, e1, 1); !errors.Is(err, ErrFenced) {
+		t.Errorf("the old activation's next write: %v; want ErrFenced", err)
 	}
 }

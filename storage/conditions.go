@@ -30,9 +30,12 @@ import (
 //   - Pebble: one mutex per database is held across the checks and the
 //     synced apply of every batch with conditions, and across
 //     ActivateAccount. A batch without conditions takes no lock and costs
-//     nothing more; it must therefore not write a key that conditions
-//     guard (owner epochs, the login and look-alike indexes, the id and
-//     global sequences), which only the functions named above write.
+//     nothing more; it must therefore not set a key that conditions guard
+//     (owner epochs, the login and look-alike indexes, the id and global
+//     sequences), which only the functions named above set. (Deleting one
+//     is safe: an account's deletion removes its login and skeleton
+//     entries; an insert-if-absent checked just before sees the entry and
+//     is refused, one checked just after finds it gone.)
 //
 // A key must not be both written plainly and conditionally in one batch.
 

@@ -172,15 +172,19 @@ const skeletonsMarker = "login_skeletons"
 // ensureSkeletons builds the store's look-alike index from the stored
 // logins, once per database and version of the rules, before the first
 // creation (actors.System.IndexLoginSkeletons): accounts created before
-// the index existed get their entries. Creations wait for it; a failure is
-// retried by the next creation.
+// the index existed get their entries. Creations wait for it (the first
+// creation after an upgrade takes about as long as a scan of the logins
+// and a commit per 1,024 of them); a failure is retried by the next
+// creation.
 func (s *Service) ensureSkeletons(ctx context.Context) error {
 	s.skeletonsMu.Lock()
 	defer s.skeletonsMu.Unlock()
 	if s.skeletonsBuilt {
 		return nil
 	}
-	if _, err := s.Sys.IndexLoginSkeletons(ctx, skeletonsMarker, login.SkeletonVersion, login.Skeleton); err != nil {
+	// Not bounded by the request that came first (each step of the build
+	// is, by the actors' ask timeout): a build cut short starts again.
+	if _, err := s.Sys.IndexLoginSkeletons(context.WithoutCancel(ctx), skeletonsMarker, login.SkeletonVersion, login.Skeleton); err != nil {
 		return fmt.Errorf("build the look-alike login index: %w", err)
 	}
 	s.skeletonsBuilt = true

@@ -182,11 +182,12 @@ func digitValue(r rune) rune {
 // The look-alike index is the store's (one entry per skeleton, written
 // insert-if-absent with each new account, so that it holds across every
 // process creating accounts: see PutLoginSkeletonNew in package storage). A
-// change of these rules or of the table must raise SkeletonVersion: the
-// entries of the stored logins are then written again under the new rules
-// (host/accounts does, before its first creation); two existing logins
-// that come to share a skeleton both stay, and new ones like them are
-// refused.
+// change of these rules or of the table (a new go.mau.fi/util) must raise
+// SkeletonVersion: the stored logins then get entries under the new rules
+// too (host/accounts does, before its first creation; the entries of the
+// old rules stay until their account is deleted, and only refuse more);
+// two existing logins that come to share a skeleton both stay, and new
+// ones like them are refused.
 func Skeleton(l string) string {
 	s := norm.NFKC.String(l)
 	for range 4 {

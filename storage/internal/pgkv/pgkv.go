@@ -12,8 +12,11 @@
 // It speaks only what PostgreSQL, CockroachDB and YugabyteDB all accept:
 // bytea, a primary key, INSERT ... ON CONFLICT (k) DO UPDATE, unnest of
 // two arrays, = ANY(array), ORDER BY with LIMIT, SERIALIZABLE isolation and
-// the synchronous_commit and statement_timeout settings. Only PostgreSQL 15
-// was tested (docs/postgres.md).
+// the synchronous_commit and statement_timeout settings. Conditional writes
+// (ApplyIf) and Update add SELECT ... FOR SHARE / FOR UPDATE, INSERT ... ON
+// CONFLICT DO NOTHING RETURNING and ON CONFLICT DO UPDATE ... WHERE; the
+// cluster's shared lock is pg_try_advisory_lock_shared (PostgreSQL only,
+// like the exclusive one). Only PostgreSQL 15 was tested (docs/postgres.md).
 package pgkv
 
 import (
