@@ -163,7 +163,7 @@ func TestFallbackRowsOnServer(t *testing.T) {
 	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`]; got != 4 {
 		t.Errorf("server filed %v reports, want 4", got)
 	}
-	if !strings.Contains(rep.Stopped, "--requests") {
+	if !strings.HasPrefix(rep.Stopped, "its --requests budget") {
 		t.Errorf("stopped %q, want the requests budget", rep.Stopped)
 	}
 }

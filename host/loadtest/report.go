@@ -221,7 +221,7 @@ func (r *Report) WriteText(w io.Writer) {
 		if r.Sequential {
 			what = "the last phase"
 		}
-		fmt.Fprintf(w, "stopped: %s %s\n", what, r.Stopped)
+		fmt.Fprintf(w, "%s stopped: %s\n", what, r.Stopped)
 	}
 	cpu := r.hasCPU()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -242,6 +242,10 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, o := range r.Ops {
 		if o.FallbackOf != "" {
 			fmt.Fprintf(w, "  %s: a %s that ran as %s (%s)\n", o.Name, o.FallbackOf, strings.TrimPrefix(o.Name, o.FallbackOf+">"), o.Fallback)
+			if of := r.Op(o.FallbackOf); of != nil && of.CPUPerOp > 0 {
+				fmt.Fprintf(w, "  %s: its server cpu/op is over its phase's %d operations, %d of them %s\n",
+					of.Name, of.OK+of.Errors+o.OK+o.Errors, o.OK+o.Errors, o.Name)
+			}
 		}
 		if r.Sequential && o.Stopped != "" && o.Stopped != r.Stopped && o.FallbackOf == "" {
 			fmt.Fprintf(w, "  %s phase stopped: %s\n", o.Name, o.Stopped)

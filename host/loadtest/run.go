@@ -223,8 +223,8 @@ func newClient(targets []*url.URL, concurrency int) (*client.Client, *transport)
 
 // Why a run (or a phase of a sequential run) stopped.
 const (
-	stoppedRequests    = "its --requests budget of operations was done before --duration"
-	stoppedDuration    = "its --duration was over before --requests operations were done"
+	stoppedRequests    = "its --requests budget of operations was done before its --duration was over"
+	stoppedDuration    = "its --duration was over before its --requests operations were done"
 	stoppedInterrupted = "interrupted"
 )
 

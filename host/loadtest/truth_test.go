@@ -134,7 +134,7 @@ func TestStopReason(t *testing.T) {
 	rep := &Report{Stopped: stoppedDuration, Accounts: 1}
 	var b strings.Builder
 	rep.WriteText(&b)
-	if !strings.Contains(b.String(), "stopped: the run its --duration was over before --requests operations were done") {
+	if !strings.Contains(b.String(), "the run stopped: its --duration was over before its --requests operations were done") {
 		t.Errorf("text report:\n%s", b.String())
 	}
 }
