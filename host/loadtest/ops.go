@@ -205,17 +205,18 @@ var OperationDoc = map[string]string{
 	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + what it paid (ticket_amount, or an exhausted chest's tickets)",
 	"chest":    "viewchest of a random chest",
 	"exchange": "the ticket exchange list; user_tickets must match",
-	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
-	"cloud":    "store as the store operation does, status, retrieve: the bytes must be the ones stored",
-	"store":    "store alone: the other of the account's two settings archives than it stored last (one durable mutation; the check at the end retrieves it)",
-	"guides":   "a hero's guide list (get_guide_list_filtered): success with the hosttime echoed (a hero without guides lists empty)",
-	"guide":    "get_guide of a guide of the demo heroes: the guide asked for, with the account's default, favorite and vote as its replies left them",
+	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost " +
+		"(with nothing left to buy it reads the list instead, counted as " + purchaseListed + ")",
+	"cloud":  "store as the store operation does, status, retrieve: the bytes must be the ones stored",
+	"store":  "store alone: the other of the account's two settings archives than it stored last (one durable mutation; the check at the end retrieves it)",
+	"guides": "a hero's guide list (get_guide_list_filtered): success with the hosttime echoed (a hero without guides lists empty)",
+	"guide":  "get_guide of a guide of the demo heroes: the guide asked for, with the account's default, favorite and vote as its replies left them",
 	"guideflag": "sets or removes (whichever changes it) the account's default or favorite mark on a guide (guide_default_set/remove, " +
 		"guide_favorite_set/remove); set must say which",
 	"vote": "guide_vote on a guide: the opposite of the account's last vote on it (both counts move), else up or down at random; " +
 		"the check at the end compares the server's counts (operator API) with the accounts' final votes",
 	"report": "files a report (/master/report/report) against another test account, within the server's default limits " +
-		"(20 a day, 2 per reportee); past them asks reportinforequest instead. It must be accepted (report_success 1)",
+		"(20 a day, 2 per reportee); past them asks reportinforequest instead, counted as " + reportStatus + ". It must be accepted (report_success 1)",
 	"reportinfo": "reportinforequest (the reporting status the client asks at login): success, status 0",
 }
 
