@@ -151,9 +151,13 @@ func TestFallbackRowsOnServer(t *testing.T) {
 	ts := clitest.Start(t, clitest.LoadTestLimits)
 	o := options(t, ts, "report=1")
 	o.Accounts, o.Concurrency, o.Requests = 2, 2, 20
+	o.ServerPID = os.Getpid() // the server runs in the test process
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rep.CPUUnavailable != "" {
+		t.Errorf("server CPU: %s", rep.CPUUnavailable)
 	}
 	// Two accounts may each file 2 reports against the other (the
 	// default limit per reportee); the 16 other operations fall back.

@@ -84,8 +84,9 @@ type OpReport struct {
 	Fallback   string `json:"fallback,omitempty"`
 	// CPUPerOp is the server's CPU time (its process and its plugin
 	// processes, from /proc) over the operations of the phase, fallbacks
-	// and failures included; CPURatio is it over the no-op's. Sequential
-	// runs with the server's process id only.
+	// and failures included; CPURatio is it over the no-op's. Given the
+	// server's process id, in sequential runs and in a run of one
+	// operation alone.
 	CPUPerOp time.Duration `json:"server_cpu_per_op_ns,omitempty"`
 	CPURatio float64       `json:"server_cpu_ratio_to_noop,omitempty"`
 }

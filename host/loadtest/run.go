@@ -132,9 +132,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Unsent, rep.Stopped = unsent, stopped
 		cpu := cpuSince()
 		for name := range o.Mix {
-			rec.setPhase(name, time.Since(start), stopped, -1)
+			// One operation alone (--scenario) owns the run's CPU.
+			own := time.Duration(-1)
+			if len(o.Mix) == 1 {
+				own = cpu
+			}
+			rec.setPhase(name, time.Since(start), stopped, own)
 		}
-		if cpu >= 0 {
+		if cpu >= 0 && len(o.Mix) > 1 {
 			rep.MixedCPU = cpu
 		}
 	}
