@@ -3,6 +3,7 @@ module github.com/honmaster/masterserver
 go 1.26.8
 
 require (
+	filippo.io/bigmod v0.1.0
 	github.com/BurntSushi/toml v1.6.0
 	github.com/HdrHistogram/hdrhistogram-go v1.2.0
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9

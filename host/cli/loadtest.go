@@ -32,7 +32,8 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlags("loadtest", stderr)
 	var o loadtest.Options
 	var mix, scenario, jsonFile, htmlFile, tokenFile, dataDir string
-	fs.StringVar(&o.Target, "target", "http://127.0.0.1:8080", "game port URL of the server under test (only servers you run)")
+	var targets targetList
+	fs.Var(&targets, "target", "game port URL of the server under test (only servers you run); repeat it for the nodes of a cluster: each request goes to one at random (default http://127.0.0.1:8080)")
 	fs.StringVar(&o.Operator, "operator", "http://127.0.0.1:8081", "operator listener URL of that server (grants, sub-accounts, balances, metrics); \"\" for none")
 	fs.StringVar(&o.Token, "token", "", "operator API token (default: read from --token-file)")
 	fs.StringVar(&tokenFile, "token-file", "", "file holding the operator token (default: DATA/"+operator.TokenFile+")")
@@ -50,6 +51,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")
 	fs.StringVar(&htmlFile, "html", "", "also write the report as a self-contained HTML page to this file")
 	fs.BoolVar(&o.KeepAccounts, "keep-accounts", false, "leave the test accounts on the server (default: deleted at the end through the operator API)")
+	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the server under test, on this machine: adds the server's CPU time per operation (its plugins included, from /proc; with --sequential, per operation, and against the no-op)")
 	if err := parse(fs, args); errors.Is(err, flag.ErrHelp) {
 		loadTestUsage(stdout, fs)
 		return flag.ErrHelp // the usage was printed
@@ -69,6 +71,10 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	o.Mix = m
+	o.Targets = targets
+	if len(o.Targets) == 0 {
+		o.Targets = []string{"http://127.0.0.1:8080"}
+	}
 	// The tester shares the machine with what it measures: its own garbage
 	// collections are overhead (see package gcfloor).
 	defer gcfloor.Start(loadTestGCHeapFloor).Stop()
@@ -80,8 +86,11 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			o.Token = strings.TrimSpace(string(b))
 		}
 	}
+	// Progress goes to stderr: rewritten in place on a terminal, a line
+	// every 5 seconds into a log or a pipe.
+	o.Progress = stderr
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		o.Progress = stderr
+		o.ProgressTTY = true
 	}
 	o.Log = stderr
 	rep, err := loadtest.Run(ctx, o)
@@ -120,6 +129,16 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
+// targetList is the repeatable --target flag.
+type targetList []string
+
+func (l *targetList) String() string { return strings.Join(*l, " ") }
+
+func (l *targetList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -135,6 +154,15 @@ func writeFile(path string, write func(io.Writer) error) error {
 func loadTestUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s loadtest [flags]\n\nflags:\n", Name)
 	printFlags(w, fs)
+	fmt.Fprint(w, `
+The server under test needs its per-address limits lifted: the tester
+registers every account, and opens every connection, from one address.
+Serve it with --config bench/loadtest.toml (from the source tree: the
+[limits] comment of the default configuration lists the same settings), and
+runs against it may follow one another. bench/run runs the whole
+benchmark: server pinned to some cores, tester to the others, server CPU
+per operation.
+`)
 	fmt.Fprintln(w, "\noperations:")
 	for _, n := range loadtest.OperationNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, loadtest.OperationDoc[n])

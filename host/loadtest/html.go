@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,32 +31,62 @@ td:first-child,th:first-child{text-align:left}svg{background:#fafafa;border:1px 
 	if r.Unsent > 0 {
 		fmt.Fprintf(&b, "; %d due but never sent", r.Unsent)
 	}
-	b.WriteString("</p><table><tr><th>operation</th><th>requests/op</th><th>ok</th><th>errors</th><th>ops/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>vs noop</th></tr>")
-	for _, o := range r.Ops {
-		ratio := "–"
-		if o.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2f", o.Ratio)
+	b.WriteString("</p>")
+	if r.Stopped != "" {
+		what := "The run"
+		if r.Sequential {
+			what = "The last phase"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>",
-			html.EscapeString(o.Name), o.Requests, o.OK, o.Errors, o.Throughput, round(o.P50), round(o.P90), round(o.P99), round(o.P999), round(o.Max), ratio)
+		fmt.Fprintf(&b, "<p>%s stopped: %s.</p>", what, html.EscapeString(r.Stopped))
 	}
-	b.WriteString("</table>")
+	cpu := r.hasCPU()
+	b.WriteString("<table><tr><th>operation</th><th>requests/op</th><th>ok</th><th>errors</th><th>retried</th><th>ops/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>vs noop</th>")
+	if cpu {
+		b.WriteString("<th>server CPU/op</th><th>CPU vs noop</th>")
+	}
+	b.WriteString("</tr>")
 	for _, o := range r.Ops {
-		for k, n := range o.Kinds {
-			fmt.Fprintf(&b, "<p class=bad>%s: %d × %s (first: %s)</p>", html.EscapeString(o.Name), n, html.EscapeString(k), html.EscapeString(o.FirstErrors[k]))
+		name := html.EscapeString(o.Name)
+		if o.FallbackOf != "" {
+			name = fmt.Sprintf(`<span title="%s">%s</span>`, html.EscapeString(o.Fallback), name)
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
+			name, o.Requests, o.OK, o.Errors, o.Retried, o.Throughput, round(o.P50), round(o.P90), round(o.P99), round(o.P999), round(o.Max), ratioText(o.Ratio))
+		if cpu {
+			fmt.Fprintf(&b, "<td>%s</td><td>%s</td>", round(o.CPUPerOp), ratioText(o.CPURatio))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table><ul>")
+	for _, o := range r.Ops {
+		if o.FallbackOf != "" {
+			fmt.Fprintf(&b, "<li>%s: a %s that did not do its own work (%s); counted apart from the %s row.</li>",
+				html.EscapeString(o.Name), html.EscapeString(o.FallbackOf), html.EscapeString(o.Fallback), html.EscapeString(o.FallbackOf))
+		}
+	}
+	for _, l := range r.ratioNotes() {
+		fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(l))
+	}
+	b.WriteString("<li>retried: requests sent again because the server had closed the idle keep-alive connection they went out on before reading them (never applied; not errors).</li></ul>")
+	for _, o := range r.Ops {
+		for _, k := range slices.Sorted(maps.Keys(o.Kinds)) {
+			fmt.Fprintf(&b, "<p class=bad>%s: %d × %s (first: %s)</p>", html.EscapeString(o.Name), o.Kinds[k], html.EscapeString(k), html.EscapeString(o.FirstErrors[k]))
 		}
 	}
 	fmt.Fprintf(&b, "<p>Consistency: %s</p>", html.EscapeString(r.Consistency.Summary()))
+	if s := r.Server; s != nil {
+		b.WriteString("<h2>Server during the run</h2><ul>")
+		for _, l := range s.Summary() {
+			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(l))
+		}
+		b.WriteString("</ul><p>(From its metrics, after − before; every counter is in the JSON report.)</p>")
+	}
 	b.WriteString("<h2>Over time</h2>")
 	b.WriteString(r.timelineSVG())
-	b.WriteString("<h2>Latency histograms</h2>")
+	b.WriteString("<h2>Latency histograms</h2><p>All on one axis: the same latency scale (log) across, and the same share of the operation's successful operations up.</p>")
+	axis := newHistAxis(r.Ops)
 	for _, o := range r.Ops {
-		fmt.Fprintf(&b, "<h3>%s</h3>%s", html.EscapeString(o.Name), histogramSVG(o.Buckets))
-	}
-	if s := r.Server; s != nil {
-		b.WriteString("<h2>Server counters (after − before)</h2><pre>")
-		b.WriteString(html.EscapeString(strings.Join(s.Lines(), "\n")))
-		b.WriteString("</pre>")
+		fmt.Fprintf(&b, "<h3>%s</h3>%s", html.EscapeString(o.Name), axis.svg(o.Buckets))
 	}
 	b.WriteString("</body></html>\n")
 	_, err := w.Write(b.Bytes())
@@ -116,26 +148,60 @@ func (r *Report) timelineSVG() string {
 	return b.String()
 }
 
-// histogramSVG draws the latency distribution, log-spaced bars.
-func histogramSVG(bs []Bucket) string {
-	if len(bs) == 0 {
+// histAxis is the one axis of every operation's histogram: the bucket
+// edges of all operations (buckets uses the same log-spaced edges for
+// each), and the largest share of an operation's count in one bucket.
+type histAxis struct {
+	edges    []time.Duration
+	index    map[time.Duration]int
+	maxShare float64
+}
+
+func newHistAxis(ops []OpReport) *histAxis {
+	a := &histAxis{index: map[time.Duration]int{}}
+	for _, o := range ops {
+		var total int64
+		for _, bk := range o.Buckets {
+			total += bk.Count
+			if _, ok := a.index[bk.UpTo]; !ok {
+				a.index[bk.UpTo] = 0
+				a.edges = append(a.edges, bk.UpTo)
+			}
+		}
+		for _, bk := range o.Buckets {
+			a.maxShare = max(a.maxShare, float64(bk.Count)/float64(total))
+		}
+	}
+	slices.Sort(a.edges)
+	for i, e := range a.edges {
+		a.index[e] = i
+	}
+	return a
+}
+
+// svg draws one operation's latency distribution on the axis.
+func (a *histAxis) svg(bs []Bucket) string {
+	if len(bs) == 0 || len(a.edges) == 0 {
 		return "<p>no successful operations</p>"
 	}
-	var maxC int64
+	var total int64
 	for _, bk := range bs {
-		maxC = max(maxC, bk.Count)
+		total += bk.Count
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg width="%d" height="%d" xmlns="http://www.w3.org/2000/svg">`, svgW, svgH)
-	bw := float64(svgW-2*pad) / float64(len(bs))
-	for i, bk := range bs {
-		h := float64(bk.Count) / float64(maxC) * (svgH - 2*pad)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#6a8"><title>≤ %s: %d</title></rect>`,
-			pad+float64(i)*bw, svgH-pad-h, max(bw-1, 1), h, round(bk.UpTo), bk.Count)
-		if i%max(len(bs)/8, 1) == 0 {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11">%s</text>`, pad+float64(i)*bw, svgH-pad+15, round(bk.UpTo))
+	bw := float64(svgW-2*pad) / float64(len(a.edges))
+	for _, bk := range bs {
+		share := float64(bk.Count) / float64(total)
+		h := share / a.maxShare * (svgH - 2*pad)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#6a8"><title>≤ %s: %d (%.1f%%)</title></rect>`,
+			pad+float64(a.index[bk.UpTo])*bw, svgH-pad-h, max(bw-1, 1), h, round(bk.UpTo), bk.Count, 100*share)
+	}
+	for i, e := range a.edges {
+		if i%max(len(a.edges)/8, 1) == 0 {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11">%s</text>`, pad+float64(i)*bw, svgH-pad+15, round(e))
 		}
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="15" font-size="12">operations by latency (tallest bar %d)</text></svg>`, pad, maxC)
+	fmt.Fprintf(&b, `<text x="%d" y="15" font-size="12">share of operations by latency (top of the axis: %.1f%%)</text></svg>`, pad, 100*a.maxShare)
 	return b.String()
 }

@@ -3,15 +3,20 @@ package loadtest_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/loadtest"
 	"github.com/honmaster/masterserver/host/operator"
@@ -30,7 +35,7 @@ func options(t *testing.T, ts *clitest.Server, mix string) loadtest.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return loadtest.Options{Target: ts.Client.Base, Operator: "http://" + ts.Runtime.OperatorAddr.String(),
+	return loadtest.Options{Targets: []string{ts.Client.Base}, Operator: "http://" + ts.Runtime.OperatorAddr.String(),
 		Token: strings.TrimSpace(string(tok)), Mix: m, Duration: 2 * time.Minute}
 }
 
@@ -102,15 +107,18 @@ func TestEveryOperation(t *testing.T) {
 			t.Errorf("server %s moved by %v, report says %d", series, got, want)
 		}
 	}
-	// A purchase with nothing left to buy looks at the list instead.
-	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`] +
-		rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange"}`]; int64(got) != rep.Op("purchase").OK+rep.Op("exchange").OK {
-		t.Errorf("server exchange and purchase requests %v, report says %d + %d", got, rep.Op("purchase").OK, rep.Op("exchange").OK)
-	}
-	// A report past the limits asks for the reporting status instead.
-	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`] +
-		rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/reportinforequest"}`]; int64(got) != rep.Op("report").OK+rep.Op("reportinfo").OK {
-		t.Errorf("server report and reportinfo requests %v, report says %d + %d", got, rep.Op("report").OK, rep.Op("reportinfo").OK)
+	// A purchase with nothing left to buy looks at the list instead, and a
+	// report past the limits asks for the reporting status: each counted
+	// in its own row, so the server's counts match row by row.
+	for series, want := range map[string]int64{
+		`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`: okOf(rep, "purchase"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange"}`:           okOf(rep, "exchange") + okOf(rep, "purchase>exchange"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`:            okOf(rep, "report"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/report/reportinforequest"}`: okOf(rep, "reportinfo") + okOf(rep, "report>reportinfo"),
+	} {
+		if got := rep.Server.Delta[series]; int64(got) != want {
+			t.Errorf("server %s moved by %v, report says %d", series, got, want)
+		}
 	}
 	var flags float64
 	for _, f := range []string{"guide_default_set", "guide_default_remove", "guide_favorite_set", "guide_favorite_remove"} {
@@ -125,6 +133,105 @@ func TestEveryOperation(t *testing.T) {
 	var html strings.Builder
 	if err := rep.WriteHTML(&html); err != nil || strings.Count(html.String(), "<svg") < len(o.Mix)+1 {
 		t.Errorf("html: %v, %d svg", err, strings.Count(html.String(), "<svg"))
+	}
+}
+
+// okOf is the named row's successful operations (0 without the row).
+func okOf(rep *loadtest.Report, name string) int64 {
+	if op := rep.Op(name); op != nil {
+		return op.OK
+	}
+	return 0
+}
+
+// TestFallbackRowsOnServer: past the server's report limits the report
+// operation asks the status instead; the report row counts only the
+// reports filed, as the server does, and the fallback row the rest.
+func TestFallbackRowsOnServer(t *testing.T) {
+	ts := clitest.Start(t, clitest.LoadTestLimits)
+	o := options(t, ts, "report=1")
+	o.Accounts, o.Concurrency, o.Requests = 2, 2, 20
+	o.ServerPID = os.Getpid() // the server runs in the test process
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.CPUUnavailable != "" {
+		t.Errorf("server CPU: %s", rep.CPUUnavailable)
+	}
+	// Two accounts may each file 2 reports against the other (the
+	// default limit per reportee); the 16 other operations fall back.
+	if okOf(rep, "report") != 4 || okOf(rep, "report>reportinfo") != 16 {
+		t.Errorf("report %d, report>reportinfo %d; want 4 and 16", okOf(rep, "report"), okOf(rep, "report>reportinfo"))
+	}
+	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`]; got != 4 {
+		t.Errorf("server filed %v reports, want 4", got)
+	}
+	if !strings.HasPrefix(rep.Stopped, "its --requests budget") {
+		t.Errorf("stopped %q, want the requests budget", rep.Stopped)
+	}
+}
+
+// forward accepts connections on a loopback port and copies each to and
+// from target: a second address of the same server.
+func forward(t *testing.T, target string) (addr string, conns *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	conns = new(atomic.Int64)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				s, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				go func() { io.Copy(s, c); s.(*net.TCPConn).CloseWrite() }()
+				io.Copy(c, s)
+			}()
+		}
+	}()
+	return ln.Addr().String(), conns
+}
+
+// TestSeveralTargets: with two targets (the server itself and a loopback
+// forwarder to it, as two nodes of one community would be) each request
+// goes to either, so the two requests of a login and an account's
+// mutations cross them, and the consistency check still holds.
+func TestSeveralTargets(t *testing.T) {
+	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
+	u, _ := url.Parse(ts.Client.Base)
+	fwd, conns := forward(t, u.Host)
+	o := options(t, ts, "login=1,drop=2,store=1,vote=1")
+	o.Targets = append(o.Targets, "http://"+fwd)
+	o.Accounts, o.Concurrency, o.Requests = 4, 4, 120
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, errs := rep.Total()
+	if ok != 120 || errs != 0 {
+		t.Errorf("%d ok, %d errors; want 120, 0", ok, errs)
+	}
+	c := rep.Consistency
+	if !c.OK() || c.BalancesChecked != 4 || c.CloudChecked == 0 || c.VotesChecked == 0 {
+		t.Errorf("consistency: %s", c.Summary())
+	}
+	direct, forwarded := rep.Targets[ts.Client.Base], rep.Targets["http://"+fwd]
+	// 140-odd requests each on a fair coin: both sides get some but with
+	// probability 2^-139.
+	if direct == 0 || forwarded == 0 || conns.Load() == 0 {
+		t.Errorf("requests by target %v, forwarder connections %d: want both used", rep.Targets, conns.Load())
 	}
 }
 
@@ -267,6 +374,34 @@ func TestProvisioningFailureRemovesAccounts(t *testing.T) {
 	}
 }
 
+// TestRunTwiceWithBenchConfig: under the default limits a second run
+// against the same server is refused at registration; with the load-test
+// settings of bench/loadtest.toml (the documented way) both pass.
+func TestRunTwiceWithBenchConfig(t *testing.T) {
+	bench, err := config.Load(filepath.Join("..", "..", "bench", "loadtest.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bench.Validate(); err != nil {
+		t.Fatalf("bench/loadtest.toml: %v", err)
+	}
+	twice := func(mutate func(*config.Config)) (first, second error) {
+		ts := clitest.Start(t, mutate)
+		o := options(t, ts, "report=1,store=1")
+		o.Accounts, o.Concurrency, o.Requests = 4, 4, 8
+		_, first = loadtest.Run(context.Background(), o)
+		_, second = loadtest.Run(context.Background(), o)
+		return first, second
+	}
+	// Defaults: 5 registrations at once from one address.
+	if first, second := twice(nil); first != nil || second == nil || !strings.Contains(second.Error(), "registrations_per_address") {
+		t.Errorf("default limits: first run %v, second %v; want the second refused, naming the setting", first, second)
+	}
+	if first, second := twice(func(c *config.Config) { c.Limits = bench.Limits }); first != nil || second != nil {
+		t.Errorf("bench/loadtest.toml: first run %v, second %v", first, second)
+	}
+}
+
 // scrapeGauge reads one series of the operator listener's /metrics.
 func scrapeGauge(t *testing.T, operatorURL, series string) float64 {
 	t.Helper()
@@ -317,7 +452,7 @@ func TestParseMix(t *testing.T) {
 // operator API, instead of failing every request.
 func TestNeedsOperator(t *testing.T) {
 	m, _ := loadtest.ParseMix("drop=1")
-	_, err := loadtest.Run(context.Background(), loadtest.Options{Target: "http://127.0.0.1:1", Accounts: 1, Concurrency: 1,
+	_, err := loadtest.Run(context.Background(), loadtest.Options{Targets: []string{"http://127.0.0.1:1"}, Accounts: 1, Concurrency: 1,
 		Requests: 1, Duration: time.Second, Mix: m})
 	if !errors.Is(err, loadtest.ErrUsage) {
 		t.Fatalf("err = %v, want a usage error", err)

@@ -98,6 +98,38 @@ type account struct {
 	index   int         // position in the run's accounts (env.logins)
 	marks   *guideMarks // guide flags and votes as the replies said (ops_guides.go)
 	reports int         // reports filed (ops_reports.go)
+
+	// fellBack names the fallback row (fallbacks) the account's current
+	// operation ran as instead of its own; "" when it ran as itself.
+	fellBack string
+}
+
+// fallback is an operation that did the work of another instead of its own.
+type fallback struct {
+	of, as string // the operation of the mix, and the one it ran instead
+	why    string
+}
+
+// Fallback rows: an operation that could not do its own work any more does
+// another's instead, and is counted in a row of its own, so that the
+// operation's row counts only what it says (purchases made, reports filed).
+const (
+	purchaseListed = "purchase>exchange"
+	reportStatus   = "report>reportinfo"
+)
+
+// fallbacks are the fallback rows, by row name.
+var fallbacks = map[string]fallback{
+	purchaseListed: {of: "purchase", as: "exchange", why: "nothing left to buy: read the exchange list instead"},
+	reportStatus:   {of: "report", as: "reportinfo", why: "past the report limits: asked the reporting status instead"},
+}
+
+// requestsOf is the HTTP requests per operation of a row of the report.
+func requestsOf(row string) int {
+	if f, ok := fallbacks[row]; ok {
+		return operations[f.as].requests
+	}
+	return operations[row].requests
 }
 
 // env is what operations share.
@@ -124,29 +156,33 @@ type operation struct {
 	why           string
 	spends        bool // needs tickets and gold granted
 	guides        bool // needs the guides found at provisioning
-	do            func(ctx context.Context, e *env, a *account, rng *rand.Rand) error
+	// reads: the operation changes nothing on the server, so a request of
+	// it that met a connection closed under it may be sent again
+	// (transport).
+	reads bool
+	do    func(ctx context.Context, e *env, a *account, rng *rand.Rand) error
 }
 
 // operations is the table of the mix's operations.
 var operations = map[string]operation{
-	"noop":     {requests: 1, do: opNoop},
+	"noop":     {requests: 1, reads: true, do: opNoop},
 	"login":    {requests: 2, do: opLogin},
 	"switch":   {requests: 1, do: opSwitch, needsOperator: true, why: "creating sub-accounts"},
-	"patch":    {requests: 1, do: opPatch},
-	"board":    {requests: 1, do: opBoard},
+	"patch":    {requests: 1, reads: true, do: opPatch},
+	"board":    {requests: 1, reads: true, do: opBoard},
 	"drop":     {requests: 1, do: opDrop, needsOperator: true, why: "granting tickets and gold", spends: true},
-	"chest":    {requests: 1, do: opChest},
-	"exchange": {requests: 1, do: opExchange},
+	"chest":    {requests: 1, reads: true, do: opChest},
+	"exchange": {requests: 1, reads: true, do: opExchange},
 	"purchase": {requests: 1, do: opPurchase, needsOperator: true, why: "granting tickets", spends: true},
 	"cloud":    {requests: 3, do: opCloud},
 	"store":    {requests: 1, do: opStore},
-	"guides":   {requests: 1, do: opGuides},
+	"guides":   {requests: 1, reads: true, do: opGuides},
 	// ops_guides.go, ops_reports.go
-	"guide":      {requests: 1, do: opGuide, guides: true},
+	"guide":      {requests: 1, reads: true, do: opGuide, guides: true},
 	"guideflag":  {requests: 1, do: opGuideFlag, guides: true},
 	"vote":       {requests: 1, do: opVote, guides: true},
 	"report":     {requests: 1, do: opReport},
-	"reportinfo": {requests: 1, do: opReportInfo},
+	"reportinfo": {requests: 1, reads: true, do: opReportInfo},
 }
 
 // OperationNames lists the operations a mix may name.
@@ -169,17 +205,18 @@ var OperationDoc = map[string]string{
 	"drop":     "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + what it paid (ticket_amount, or an exhausted chest's tickets)",
 	"chest":    "viewchest of a random chest",
 	"exchange": "the ticket exchange list; user_tickets must match",
-	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost",
-	"cloud":    "store as the store operation does, status, retrieve: the bytes must be the ones stored",
-	"store":    "store alone: the other of the account's two settings archives than it stored last (one durable mutation; the check at the end retrieves it)",
-	"guides":   "a hero's guide list (get_guide_list_filtered): success with the hosttime echoed (a hero without guides lists empty)",
-	"guide":    "get_guide of a guide of the demo heroes: the guide asked for, with the account's default, favorite and vote as its replies left them",
+	"purchase": "buys an exchange item the account does not own; tickets_remaining must equal the balance before - cost " +
+		"(with nothing left to buy it reads the list instead, counted as " + purchaseListed + ")",
+	"cloud":  "store as the store operation does, status, retrieve: the bytes must be the ones stored",
+	"store":  "store alone: the other of the account's two settings archives than it stored last (one durable mutation; the check at the end retrieves it)",
+	"guides": "a hero's guide list (get_guide_list_filtered): success with the hosttime echoed (a hero without guides lists empty)",
+	"guide":  "get_guide of a guide of the demo heroes: the guide asked for, with the account's default, favorite and vote as its replies left them",
 	"guideflag": "sets or removes (whichever changes it) the account's default or favorite mark on a guide (guide_default_set/remove, " +
 		"guide_favorite_set/remove); set must say which",
 	"vote": "guide_vote on a guide: the opposite of the account's last vote on it (both counts move), else up or down at random; " +
 		"the check at the end compares the server's counts (operator API) with the accounts' final votes",
 	"report": "files a report (/master/report/report) against another test account, within the server's default limits " +
-		"(20 a day, 2 per reportee); past them asks reportinforequest instead. It must be accepted (report_success 1)",
+		"(20 a day, 2 per reportee); past them asks reportinforequest instead, counted as " + reportStatus + ". It must be accepted (report_success 1)",
 	"reportinfo": "reportinforequest (the reporting status the client asks at login): success, status 0",
 }
 
@@ -412,6 +449,7 @@ func opPurchase(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 		}
 	}
 	if len(choices) == 0 {
+		a.fellBack = purchaseListed
 		return opExchange(ctx, e, a, rng) // everything owned: look at the list instead
 	}
 	it := choices[rng.IntN(len(choices))]

@@ -28,6 +28,7 @@ func reportBudget(accounts int) int {
 func opReport(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 	n := len(e.logins)
 	if a.reports >= reportBudget(n) {
+		a.fellBack = reportStatus
 		return opReportInfo(ctx, e, a, rng)
 	}
 	// Two reports against each of the next accounts in turn.

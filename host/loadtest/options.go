@@ -28,7 +28,10 @@ var ErrUsage = errors.New("invalid load test options")
 // Options configure a run. Every run is bounded by Requests and Duration,
 // whichever comes first.
 type Options struct {
-	Target   string // game port base URL, e.g. http://127.0.0.1:8080
+	// Targets are the game port base URLs, e.g. http://127.0.0.1:8080: one
+	// server, or the nodes of a cluster (each request goes to one of them
+	// at random, so one account's requests cross nodes).
+	Targets  []string
 	Operator string // operator listener base URL, e.g. http://127.0.0.1:8081 ("" = none)
 	Token    string // operator API token (grants, sub-accounts, final balances)
 
@@ -49,8 +52,18 @@ type Options struct {
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
 	Tickets, Gold int64
-	// Progress receives a live status line every second (nil: silent).
-	Progress io.Writer
+	// Progress receives status lines while the run goes (nil: silent):
+	// one rewritten in place every second when ProgressTTY (a terminal),
+	// else a line every 5 seconds (a log or a pipe).
+	Progress    io.Writer
+	ProgressTTY bool
+	// ServerPID, when > 0, is the process id of the server under test on
+	// this machine: the report then gives the server's CPU time per
+	// operation (from /proc: the server and its plugin processes), which
+	// the tester's own CPU use does not disturb.
+	ServerPID int
+	// Proc is the /proc mount read for ServerPID ("" = /proc).
+	Proc string
 	// Log receives provisioning steps (nil: silent).
 	Log io.Writer
 	// KeepAccounts leaves the test accounts on the server at the end;
@@ -113,8 +126,6 @@ func (m Mix) names() []string {
 
 func (o *Options) check() error {
 	switch {
-	case o.Target == "":
-		return fmt.Errorf("%w: a target URL is needed", ErrUsage)
 	case o.Accounts < 1 || o.Accounts > 100000:
 		return fmt.Errorf("%w: accounts must be 1..100000", ErrUsage)
 	case o.Requests < 1 || o.Duration <= 0:
@@ -131,6 +142,12 @@ func (o *Options) check() error {
 		if op.needsOperator && (o.Operator == "" || o.Token == "") {
 			return fmt.Errorf("%w: %s needs the operator listener (--operator URL and --token) for %s", ErrUsage, name, op.why)
 		}
+	}
+	if _, err := parseTargets(o.Targets); err != nil {
+		return err
+	}
+	if o.Proc == "" {
+		o.Proc = "/proc"
 	}
 	if o.Tickets == 0 {
 		o.Tickets = 1_000_000

@@ -24,6 +24,10 @@ type opStats struct {
 	kinds   map[string]int64
 	first   map[string]string // first error detail per kind
 	elapsed time.Duration
+	retried int64 // requests sent again after a stale keep-alive connection (transport)
+	stopped string
+	cpu     time.Duration // server CPU time of the operation's phase (0: not measured)
+	cpuOps  int64         // operations of the phase, fallbacks included
 }
 
 // second is one second of the run, all operations together.
@@ -39,15 +43,39 @@ type recorder struct {
 	ops      map[string]*opStats
 	timeline []*second
 	progress io.Writer
+	tty      bool
 	done     chan struct{}
 	wg       sync.WaitGroup
 }
 
-func newRecorder(progress io.Writer) *recorder {
-	r := &recorder{start: time.Now(), ops: map[string]*opStats{}, progress: progress, done: make(chan struct{})}
+// Progress intervals: a terminal's line is rewritten every second; a log
+// or a pipe gets a line every logProgressEvery, enough to see a long run
+// move without flooding it.
+const (
+	ttyProgressEvery = time.Second
+	logProgressEvery = 5 * time.Second
+)
+
+func newRecorder(progress io.Writer, tty bool) *recorder {
+	every := logProgressEvery
+	if tty {
+		every = ttyProgressEvery
+	}
+	var ticks <-chan time.Time
+	var stopTicker func()
+	if progress != nil {
+		t := time.NewTicker(every)
+		ticks, stopTicker = t.C, t.Stop
+	}
+	return newRecorderTicks(progress, tty, ticks, stopTicker)
+}
+
+// newRecorderTicks is newRecorder with the progress ticks given (tests).
+func newRecorderTicks(progress io.Writer, tty bool, ticks <-chan time.Time, stopTicks func()) *recorder {
+	r := &recorder{start: time.Now(), ops: map[string]*opStats{}, progress: progress, tty: tty, done: make(chan struct{})}
 	if progress != nil {
 		r.wg.Add(1)
-		go r.report()
+		go r.report(ticks, stopTicks)
 	}
 	return r
 }
@@ -61,11 +89,12 @@ func (r *recorder) op(name string) *opStats {
 	return s
 }
 
-func (r *recorder) record(name string, lat time.Duration, err error) {
+func (r *recorder) record(name string, lat time.Duration, retried int64, err error) {
 	us := max(lat.Microseconds(), 1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.op(name)
+	s.retried += retried
 	sec := int(time.Since(r.start) / time.Second)
 	for len(r.timeline) <= sec {
 		r.timeline = append(r.timeline, &second{hist: hdrhistogram.New(histMin, histMax, 2)})
@@ -87,24 +116,52 @@ func (r *recorder) record(name string, lat time.Duration, err error) {
 	_ = t.hist.RecordValue(min(us, histMax))
 }
 
-func (r *recorder) setElapsed(name string, d time.Duration) {
+// setPhase records how long the operation name ran, why it stopped, and
+// the server's CPU time meanwhile (cpu < 0: not measured); its fallback
+// rows (fallbacks) ran in the same phase.
+func (r *recorder) setPhase(name string, d time.Duration, stopped string, cpu time.Duration) {
 	r.mu.Lock()
-	r.op(name).elapsed = d
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	rows := []string{name}
+	for fb, f := range fallbacks {
+		if f.of == name {
+			rows = append(rows, fb)
+		}
+	}
+	var n int64
+	for _, row := range rows {
+		if s := r.ops[row]; s != nil {
+			n += s.ok + s.errs
+		}
+	}
+	for _, row := range rows {
+		if s := r.ops[row]; s != nil || row == name {
+			s = r.op(row)
+			s.elapsed, s.stopped = d, stopped
+			if row == name && cpu >= 0 {
+				s.cpu, s.cpuOps = cpu, n
+			}
+		}
+	}
 }
 
-// report writes a status line every second until stop.
-func (r *recorder) report() {
+// report writes a status line on every tick until stop.
+func (r *recorder) report(ticks <-chan time.Time, stopTicks func()) {
 	defer r.wg.Done()
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
+	if stopTicks != nil {
+		defer stopTicks()
+	}
 	var lastOK int64
+	last := r.start
 	for {
+		var now time.Time
 		select {
 		case <-r.done:
-			fmt.Fprint(r.progress, "\r\033[K")
+			if r.tty {
+				fmt.Fprint(r.progress, "\r\033[K")
+			}
 			return
-		case <-t.C:
+		case now = <-ticks:
 		}
 		r.mu.Lock()
 		var ok, errs int64
@@ -115,9 +172,15 @@ func (r *recorder) report() {
 			all.Merge(s.hist)
 		}
 		r.mu.Unlock()
-		fmt.Fprintf(r.progress, "\r\033[K%5.0fs  %d ok  %d/s  %d errors  p99 so far %s",
-			time.Since(r.start).Seconds(), ok, ok-lastOK, errs, usDur(all.ValueAtQuantile(99)))
-		lastOK = ok
+		rate := float64(ok-lastOK) / max(now.Sub(last).Seconds(), 1e-3)
+		line := fmt.Sprintf("%5.0fs  %d ok  %.0f/s  %d errors  p99 so far %s",
+			now.Sub(r.start).Seconds(), ok, rate, errs, usDur(all.ValueAtQuantile(99)))
+		if r.tty {
+			fmt.Fprint(r.progress, "\r\033[K"+line)
+		} else {
+			fmt.Fprintln(r.progress, line)
+		}
+		lastOK, last = ok, now
 	}
 }
 

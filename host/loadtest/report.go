@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -30,12 +31,22 @@ type Report struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 	// Unsent counts open-loop operations that were due but never sent
 	// before the run ended (the server fell behind the rate).
-	Unsent      int64           `json:"unsent"`
-	Ops         []OpReport      `json:"operations"`
-	Timeline    []SecondReport  `json:"timeline"`
-	Consistency Consistency     `json:"consistency"`
-	Server      *ServerCounters `json:"server,omitempty"`
-	Cleanup     Cleanup         `json:"cleanup"`
+	Unsent int64 `json:"unsent"`
+	// Stopped says why the run (the last phase of a sequential run) ended.
+	Stopped string `json:"stopped"`
+	// Targets counts the requests sent to each target, when there were
+	// several.
+	Targets map[string]int64 `json:"requests_by_target,omitempty"`
+	// MixedCPU is the server's CPU time during a mixed run (its plugin
+	// processes included), when its process id was given.
+	MixedCPU time.Duration `json:"server_cpu_ns,omitempty"`
+	// CPUUnavailable says why the server's CPU time was not read.
+	CPUUnavailable string          `json:"server_cpu_unavailable,omitempty"`
+	Ops            []OpReport      `json:"operations"`
+	Timeline       []SecondReport  `json:"timeline"`
+	Consistency    Consistency     `json:"consistency"`
+	Server         *ServerCounters `json:"server,omitempty"`
+	Cleanup        Cleanup         `json:"cleanup"`
 }
 
 // OpReport is one operation's figures.
@@ -55,8 +66,29 @@ type OpReport struct {
 	P99         time.Duration     `json:"p99_ns"`    //
 	P999        time.Duration     `json:"p99_9_ns"`  //
 	Max         time.Duration     `json:"max_ns"`    //
-	Ratio       float64           `json:"ratio_to_noop,omitempty"`
-	Buckets     []Bucket          `json:"histogram"` // latency distribution
+	// Ratio compares the operation with the no-op (noop) of the same run:
+	// run one after another (sequential), the operation's ops/s over the
+	// no-op's; mixed, the no-op's mean latency over the operation's. Below
+	// 1: slower than the no-op.
+	Ratio   float64  `json:"ratio_to_noop,omitempty"`
+	Buckets []Bucket `json:"histogram"` // latency distribution
+	// Retried counts requests sent again because the keep-alive connection
+	// they went out on had been closed by the server before they reached
+	// it (see transport); each succeeded or failed on its own afterwards.
+	Retried int64 `json:"retried_unsent,omitempty"`
+	// Stopped says why the operation's phase ended (sequential runs).
+	Stopped string `json:"stopped,omitempty"`
+	// FallbackOf names the operation of the mix a fallback row belongs to
+	// (e.g. purchase for purchase>exchange), and Fallback why it ran.
+	FallbackOf string `json:"fallback_of,omitempty"`
+	Fallback   string `json:"fallback,omitempty"`
+	// CPUPerOp is the server's CPU time (its process and its plugin
+	// processes, from /proc) over the operations of the phase, fallbacks
+	// and failures included; CPURatio is it over the no-op's. Given the
+	// server's process id, in sequential runs and in a run of one
+	// operation alone.
+	CPUPerOp time.Duration `json:"server_cpu_per_op_ns,omitempty"`
+	CPURatio float64       `json:"server_cpu_ratio_to_noop,omitempty"`
 }
 
 // Bucket is one bar of the latency histogram: Count operations took at
@@ -98,7 +130,14 @@ func (r *Report) fill(rec *recorder) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	for name, s := range rec.ops {
-		o := OpReport{Name: name, Requests: operations[name].requests, OK: s.ok, Errors: s.errs, Seconds: s.elapsed.Seconds()}
+		o := OpReport{Name: name, Requests: requestsOf(name), OK: s.ok, Errors: s.errs, Seconds: s.elapsed.Seconds(),
+			Retried: s.retried, Stopped: s.stopped}
+		if f, ok := fallbacks[name]; ok {
+			o.FallbackOf, o.Fallback = f.of, f.why
+		}
+		if s.cpuOps > 0 {
+			o.CPUPerOp = s.cpu / time.Duration(s.cpuOps)
+		}
 		if len(s.kinds) > 0 {
 			o.Kinds, o.FirstErrors = s.kinds, s.first
 		}
@@ -115,6 +154,13 @@ func (r *Report) fill(rec *recorder) {
 		r.Ops = append(r.Ops, o)
 	}
 	sort.Slice(r.Ops, func(i, j int) bool { return r.Ops[i].Name < r.Ops[j].Name })
+	if noop := r.Op("noop"); noop != nil && noop.CPUPerOp > 0 {
+		for i := range r.Ops {
+			if o := &r.Ops[i]; o.CPUPerOp > 0 {
+				o.CPURatio = float64(o.CPUPerOp) / float64(noop.CPUPerOp)
+			}
+		}
+	}
 	if noop := r.Op("noop"); noop != nil && noop.OK > 0 {
 		for i := range r.Ops {
 			o := &r.Ops[i]
@@ -171,17 +217,41 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, ", %d due but never sent (the server fell behind the rate)", r.Unsent)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\treqs/op\tok\terrors\tops/s\tp50\tp90\tp99\tp99.9\tmax\tvs noop\t")
-	for _, o := range r.Ops {
-		ratio := "-"
-		if o.Ratio > 0 {
-			ratio = strconv.FormatFloat(o.Ratio, 'f', 2, 64)
+	if r.Stopped != "" {
+		what := "the run"
+		if r.Sequential {
+			what = "the last phase"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", o.Name, o.Requests, o.OK, o.Errors, o.Throughput,
-			round(o.P50), round(o.P90), round(o.P99), round(o.P999), round(o.Max), ratio)
+		fmt.Fprintf(w, "%s stopped: %s\n", what, r.Stopped)
+	}
+	cpu := r.hasCPU()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "operation\treqs/op\tok\terrors\tretried\tops/s\tp50\tp90\tp99\tp99.9\tmax\tvs noop\t"
+	if cpu {
+		head += "server cpu/op\tcpu vs noop\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, o := range r.Ops {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t", o.Name, o.Requests, o.OK, o.Errors, o.Retried, o.Throughput,
+			round(o.P50), round(o.P90), round(o.P99), round(o.P999), round(o.Max), ratioText(o.Ratio))
+		if cpu {
+			fmt.Fprintf(tw, "%s\t%s\t", round(o.CPUPerOp), ratioText(o.CPURatio))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	for _, o := range r.Ops {
+		if o.FallbackOf != "" {
+			fmt.Fprintf(w, "  %s: a %s that ran as %s (%s)\n", o.Name, o.FallbackOf, strings.TrimPrefix(o.Name, o.FallbackOf+">"), o.Fallback)
+			if of := r.Op(o.FallbackOf); of != nil && of.CPUPerOp > 0 {
+				fmt.Fprintf(w, "  %s: its server cpu/op is over its phase's %d operations, %d of them %s\n",
+					of.Name, of.OK+of.Errors+o.OK+o.Errors, o.OK+o.Errors, o.Name)
+			}
+		}
+		if r.Sequential && o.Stopped != "" && o.Stopped != r.Stopped && o.FallbackOf == "" {
+			fmt.Fprintf(w, "  %s phase stopped: %s\n", o.Name, o.Stopped)
+		}
+	}
 	for _, o := range r.Ops {
 		kinds := make([]string, 0, len(o.Kinds))
 		for k := range o.Kinds {
@@ -192,12 +262,15 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s errors %s: %d (first: %s)\n", o.Name, k, o.Kinds[k], o.FirstErrors[k])
 		}
 	}
-	if r.Op("noop") != nil {
-		if r.Sequential {
-			fmt.Fprintln(w, "vs noop: the operation's ops/s over the no-op's, each run alone with the same concurrency")
-		} else {
-			fmt.Fprintln(w, "vs noop: the no-op's mean latency over the operation's, in the same mixed run")
+	for _, l := range r.ratioNotes() {
+		fmt.Fprintln(w, l)
+	}
+	if len(r.Targets) > 0 {
+		fmt.Fprint(w, "requests by target:")
+		for _, t := range slices.Sorted(maps.Keys(r.Targets)) {
+			fmt.Fprintf(w, " %s %d;", t, r.Targets[t])
 		}
+		fmt.Fprintln(w)
 	}
 	c := r.Consistency
 	fmt.Fprintf(w, "consistency: %s\n", c.Summary())
@@ -206,11 +279,53 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "accounts: %s\n", r.Cleanup.Summary())
 	if s := r.Server; s != nil {
-		fmt.Fprintln(w, "server counters (after - before):")
-		for _, l := range s.Lines() {
+		fmt.Fprintln(w, "server, during the run (its metrics, after - before; all of them in the JSON report):")
+		for _, l := range s.Summary() {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
+}
+
+func ratioText(r float64) string {
+	if r <= 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(r, 'f', 2, 64)
+}
+
+// hasCPU reports whether the server's CPU per operation was measured.
+func (r *Report) hasCPU() bool {
+	for _, o := range r.Ops {
+		if o.CPUPerOp > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ratioNotes explain the "vs noop" columns of the run, and the server CPU
+// figures.
+func (r *Report) ratioNotes() []string {
+	var out []string
+	if r.Op("noop") != nil {
+		if r.Sequential {
+			out = append(out, "vs noop: the operation's ops/s over the no-op's, each run alone with the same concurrency (below 1: slower than the no-op)")
+		} else {
+			out = append(out, "vs noop: the no-op's mean latency over the operation's, in the same mixed run (below 1: slower than the no-op)")
+		}
+	}
+	if r.hasCPU() {
+		out = append(out, "server cpu/op: the server's CPU time (user + system, its plugin processes included, from /proc) during the operation's phase "+
+			"over the operations of that phase; cpu vs noop: that over the no-op's (above 1: costs the server more than the no-op)")
+	}
+	if r.MixedCPU > 0 {
+		ok, errs := r.Total()
+		out = append(out, fmt.Sprintf("server cpu: %s over the run, %s per operation of the mix", r.MixedCPU.Round(time.Millisecond), round(r.MixedCPU/time.Duration(max(ok+errs, 1)))))
+	}
+	if r.CPUUnavailable != "" {
+		out = append(out, "server cpu: not measured: "+r.CPUUnavailable)
+	}
+	return out
 }
 
 func round(d time.Duration) string {
@@ -356,7 +471,68 @@ var counterPrefixes = []string{
 	"honmaster_plugin_calls_total", "honmaster_plugin_restarts_total", "honmaster_storage_commit_duration_seconds_count",
 	"honmaster_storage_commit_duration_seconds_sum", "honmaster_storage_commit_errors_total", "honmaster_actors_passivated_total",
 	"honmaster_actor_mailbox_wait_seconds_sum", "honmaster_actor_mailbox_wait_seconds_count",
+	"honmaster_storage_commit_records_sum", "honmaster_storage_commit_records_count",
+	"honmaster_plugin_call_duration_seconds_sum", "honmaster_plugin_call_duration_seconds_count",
 }
+
+// Summary states what the server's metrics say of the run in a few lines:
+// its commits (how many, mean time, mean records each), the mean wait in
+// an actor's mailbox, each plugin method's calls and mean time, and the
+// server's memory at the end.
+func (s *ServerCounters) Summary() []string {
+	var out []string
+	mean := func(sum, count string) (float64, float64) {
+		n := s.Delta[count]
+		if n <= 0 {
+			return 0, 0
+		}
+		return s.Delta[sum] / n, n
+	}
+	if m, n := mean("honmaster_storage_commit_duration_seconds_sum", "honmaster_storage_commit_duration_seconds_count"); n > 0 {
+		line := fmt.Sprintf("commits: %.0f, mean %s", n, secondsText(m))
+		if rec, rn := mean("honmaster_storage_commit_records_sum", "honmaster_storage_commit_records_count"); rn > 0 {
+			line += fmt.Sprintf(", %.1f records each", rec)
+		}
+		if e := s.Delta["honmaster_storage_commit_errors_total"]; e > 0 {
+			line += fmt.Sprintf(", %.0f failed", e)
+		}
+		out = append(out, line)
+	}
+	if m, n := mean("honmaster_actor_mailbox_wait_seconds_sum", "honmaster_actor_mailbox_wait_seconds_count"); n > 0 {
+		out = append(out, fmt.Sprintf("actor messages: %.0f, mean wait in the mailbox %s", n, secondsText(m)))
+	}
+	const pluginSum, pluginCount = "honmaster_plugin_call_duration_seconds_sum", "honmaster_plugin_call_duration_seconds_count"
+	var labels []string
+	for k := range s.Delta {
+		if l, ok := strings.CutPrefix(k, pluginCount); ok {
+			labels = append(labels, l)
+		}
+	}
+	slices.Sort(labels)
+	for _, l := range labels {
+		if m, n := mean(pluginSum+l, pluginCount+l); n > 0 {
+			out = append(out, fmt.Sprintf("plugin calls %s: %.0f, mean %s", l, n, secondsText(m)))
+		}
+	}
+	var restarts float64
+	for k, v := range s.Delta {
+		if strings.HasPrefix(k, "honmaster_plugin_restarts_total") {
+			restarts += v
+		}
+	}
+	if r := restarts; r > 0 {
+		out = append(out, fmt.Sprintf("plugin restarts: %.0f", r))
+	}
+	if rss, ok := s.After["process_resident_memory_bytes"]; ok {
+		out = append(out, fmt.Sprintf("resident memory at the end: %.0f MiB", rss/(1<<20)))
+	}
+	if len(out) == 0 {
+		out = append(out, "no commit, actor message or plugin call")
+	}
+	return out
+}
+
+func secondsText(sec float64) string { return round(time.Duration(sec * float64(time.Second))) }
 
 var gaugeNames = []string{"process_resident_memory_bytes", "honmaster_actors_live", "go_goroutines", "honmaster_pebble_disk_space_bytes",
 	"honmaster_sessions_live"}

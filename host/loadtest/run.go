@@ -37,7 +37,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			fmt.Fprintf(o.Log, format+"\n", args...)
 		}
 	}
-	c := newClient(o.Target, o.Concurrency)
+	targets, _ := parseTargets(o.Targets) // checked by o.check
+	c, tr := newClient(targets, o.Concurrency)
 	defer c.HTTP.CloseIdleConnections()
 	var opc *opClient
 	if o.Operator != "" {
@@ -67,7 +68,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, fmt.Errorf("guide counts before the run: %w (%s)", err, cl.Summary())
 		}
 	}
-	rep := &Report{Target: o.Target, Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
+	rep := &Report{Target: strings.Join(o.Targets, " "), Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
 		Sequential: o.Sequential, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
 	if o.Rate > 0 {
 		rep.Mode = "open"
@@ -82,7 +83,25 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	for _, a := range accts {
 		pool <- a
 	}
-	rec := newRecorder(o.Progress)
+	rec := newRecorder(o.Progress, o.ProgressTTY)
+	// cpuSince returns the server's CPU time since the previous call (-1
+	// when it is not measured).
+	cpuLast, cpuErr := time.Duration(-1), error(nil)
+	cpuSince := func() time.Duration {
+		if o.ServerPID <= 0 || cpuErr != nil {
+			return -1
+		}
+		now, err := processTreeCPU(o.Proc, o.ServerPID)
+		if err != nil {
+			cpuErr = err
+			rep.CPUUnavailable = err.Error()
+			return -1
+		}
+		d := now - cpuLast
+		cpuLast = now
+		return d
+	}
+	cpuSince()
 	start := time.Now()
 	if o.Sequential {
 		names := o.Mix.names()
@@ -94,21 +113,45 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			if share == 0 {
 				continue
 			}
-			logf("phase %s: %s or %d operations", name, o.Duration/time.Duration(len(names)), share)
+			d := o.Duration / time.Duration(len(names))
+			logf("phase %s: %s or %d operations", name, d, share)
 			t0 := time.Now()
-			rep.Unsent += drive(ctx, o, e, pool, rec, Mix{name: 1}, share, o.Duration/time.Duration(len(names)))
-			rec.setElapsed(name, time.Since(t0))
+			cpuSince()
+			unsent, stopped := drive(ctx, o, e, pool, rec, Mix{name: 1}, share, d)
+			rep.Unsent += unsent
+			rec.setPhase(name, time.Since(t0), stopped, cpuSince())
+			rep.Stopped = stopped
+			if ctx.Err() != nil {
+				break
+			}
 		}
 	} else {
 		logf("running %s for at most %s or %d operations", o.Mix, o.Duration, o.Requests)
-		rep.Unsent = drive(ctx, o, e, pool, rec, o.Mix, o.Requests, o.Duration)
+		cpuSince()
+		unsent, stopped := drive(ctx, o, e, pool, rec, o.Mix, o.Requests, o.Duration)
+		rep.Unsent, rep.Stopped = unsent, stopped
+		cpu := cpuSince()
 		for name := range o.Mix {
-			rec.setElapsed(name, time.Since(start))
+			// One operation alone (--scenario) owns the run's CPU.
+			own := time.Duration(-1)
+			if len(o.Mix) == 1 {
+				own = cpu
+			}
+			rec.setPhase(name, time.Since(start), stopped, own)
+		}
+		if cpu >= 0 && len(o.Mix) > 1 {
+			rep.MixedCPU = cpu
 		}
 	}
 	rep.Elapsed = time.Since(start)
 	rec.stop()
 	rep.fill(rec)
+	if len(targets) > 1 {
+		rep.Targets = map[string]int64{}
+		for i, t := range targets {
+			rep.Targets[t.String()] = tr.sent[i].Load()
+		}
+	}
 	logf("checking consistency")
 	rep.Consistency = consistency(ctx, e, opc, accts)
 	if votes {
@@ -160,24 +203,41 @@ const cleanupTimeout = 5 * time.Minute
 
 // newClient returns a client whose keep-alive pool holds a connection per
 // concurrent request, so that connections are reused rather than closed
-// and re-opened (a TIME_WAIT storm measures the client, not the server).
-func newClient(target string, concurrency int) *client.Client {
-	c := client.New(target)
-	c.HTTP = &http.Client{Timeout: requestTimeout, Transport: &http.Transport{
+// and re-opened (a TIME_WAIT storm measures the client, not the server),
+// but never opens more than it has clients (a server closes connections
+// past its per-address limit, limits.max_connections_per_address, as soon
+// as it accepts them), and whose transport spreads the requests over the targets and sends
+// again those that never reached the server (transport).
+//
+// A connection idle for 50 s is closed by the tester, before the server's
+// default idle timeout (server.idle_timeout, 2 minutes) closes it under a
+// request being sent.
+func newClient(targets []*url.URL, concurrency int) (*client.Client, *transport) {
+	c := client.New(targets[0].String())
+	tr := newTransport(&http.Transport{
 		Proxy:               nil, // the target only: never a proxy from the environment
 		MaxIdleConns:        concurrency + 16,
 		MaxIdleConnsPerHost: concurrency + 16,
-		IdleConnTimeout:     90 * time.Second,
+		MaxConnsPerHost:     max(concurrency, provisionParallel),
+		IdleConnTimeout:     50 * time.Second,
 		DisableCompression:  true,
-	}}
-	return c
+	}, targets)
+	c.HTTP = &http.Client{Timeout: requestTimeout, Transport: tr}
+	return c, tr
 }
 
+// Why a run (or a phase of a sequential run) stopped.
+const (
+	stoppedRequests    = "its --requests budget of operations was done before its --duration was over"
+	stoppedDuration    = "its --duration was over before its --requests operations were done"
+	stoppedInterrupted = "interrupted"
+)
+
 // drive runs the mix until budget operations were started or d passed,
-// and returns how many operations were due but never sent: in the open
+// and returns how many operations were due but never sent (in the open
 // loop because the server fell behind the rate, in either loop because no
-// account was free before the end.
-func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *recorder, mix Mix, budget int, d time.Duration) (unsent int64) {
+// account was free before the end) and why it stopped.
+func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *recorder, mix Mix, budget int, d time.Duration) (unsent int64, stopped string) {
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	names := mix.names()
@@ -209,10 +269,30 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 		name := pick(rng)
 		// Requests are not bound to the run's end: an operation started in
 		// time finishes, so that its effect is known to the check.
-		reqCtx, cancelReq := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		var retried atomic.Int64
+		opCtx := withRetryCounter(context.WithoutCancel(ctx), &retried)
+		if operations[name].reads {
+			opCtx = withReplayable(opCtx)
+		}
+		reqCtx, cancelReq := context.WithTimeout(opCtx, requestTimeout)
+		a.fellBack = ""
 		err := operations[name].do(reqCtx, e, a, rng)
 		cancelReq()
-		rec.record(name, time.Since(intended), err)
+		if a.fellBack != "" {
+			name = a.fellBack
+		}
+		rec.record(name, time.Since(intended), retried.Load(), err)
+	}
+	// why tells why the loop ended: the budget when all of it was taken.
+	var taken atomic.Int64
+	why := func() string {
+		switch {
+		case ctx.Err() != nil:
+			return stoppedInterrupted
+		case taken.Load() >= int64(budget):
+			return stoppedRequests
+		}
+		return stoppedDuration
 	}
 	var wg sync.WaitGroup
 	if o.Rate <= 0 {
@@ -224,12 +304,13 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 				defer wg.Done()
 				rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
 				for runCtx.Err() == nil && left.Add(-1) >= 0 {
+					taken.Add(1)
 					one(rng, time.Now())
 				}
 			}()
 		}
 		wg.Wait()
-		return unsent
+		return unsent, why()
 	}
 	// Open loop: the k-th operation is due at start + k/rate whether or not
 	// the server kept up; senders take due operations in order.
@@ -263,12 +344,13 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 		}
 		select {
 		case queue <- due:
+			taken.Add(1)
 		case <-runCtx.Done():
 		}
 	}
 	close(queue)
 	wg.Wait()
-	return unsent
+	return unsent, why()
 }
 
 // provision registers, grants, creates sub-accounts and logs in.
@@ -280,7 +362,7 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 		wantGuides = wantGuides || operations[name].guides
 	}
 	accts := make([]*account, o.Accounts)
-	err := forEach(ctx, o.Accounts, 16, func(i int) error {
+	err := forEach(ctx, o.Accounts, provisionParallel, func(i int) error {
 		a := &account{login: e.logins[i], password: "load-" + e.run, owned: map[string]bool{}, index: i, marks: newGuideMarks()}
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
@@ -292,7 +374,7 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 			return fmt.Errorf("register %s: %w", a.login, err)
 		}
 		if r.Status == http.StatusTooManyRequests {
-			return fmt.Errorf("register %s: the server refused it as one registration too many from this address (HTTP 429): raise its limits.registrations_per_address for load tests (the [limits] comment of the default configuration has the block of per-address limits to raise)", a.login)
+			return fmt.Errorf("register %s: the server refused it as one registration too many from this address (HTTP 429): raise its limits.registrations_per_address for load tests (serve --config bench/loadtest.toml from the source tree, or the block of per-address limits in the [limits] comment of the default configuration)", a.login)
 		}
 		if r.Status != 200 {
 			return fmt.Errorf("register %s: HTTP %d %s", a.login, r.Status, r.Body)
@@ -349,6 +431,9 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 	}
 	return accts, nil
 }
+
+// provisionParallel is how many accounts are provisioned at once.
+const provisionParallel = 16
 
 // forEach runs f(0..n-1) with at most par at once and returns the first error.
 func forEach(ctx context.Context, n, par int, f func(int) error) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -110,7 +111,8 @@ func newFakeCloud(t *testing.T, f *fakeCloud) (*env, *account) {
 	f.t, f.cookie = t, testCookie
 	ts := httptest.NewServer(f)
 	t.Cleanup(ts.Close)
-	c := newClient(ts.URL, 1)
+	u, _ := url.Parse(ts.URL)
+	c, _ := newClient([]*url.URL{u}, 1)
 	c.HTTP.Timeout = 10 * time.Second
 	t.Cleanup(c.HTTP.CloseIdleConnections)
 	a := &account{login: "ltabc0", password: "load-abc", id: "1", owned: map[string]bool{}, marks: newGuideMarks(),

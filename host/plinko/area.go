@@ -389,13 +389,11 @@ func (a *Area) exchange(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.exchangeFail(err)
 	}
-	items := make([]exchangeItem, len(view.cat.Exchange))
-	for i, e := range view.cat.Exchange {
-		p := e.Product
-		items[i] = exchangeItem{ID: strconv.Itoa(i + 1), Cost: itoa(e.Cost), ProductID: itoa(p.ID),
-			Name: p.Name, Type: p.Type, LocalPath: p.LocalPath}
+	items, err := view.exchangeItems()
+	if err != nil {
+		return a.exchangeFailWith(err, acct.Tickets)
 	}
-	return a.php(exchangeReply{StatusCode: int(StatusExchangeOK), Items: items, UserTickets: itoa(acct.Tickets)})
+	return a.php(exchangeListReply{StatusCode: int(StatusExchangeOK), Items: items, UserTickets: itoa(acct.Tickets)})
 }
 
 // exchangeFail answers a failed list in the list's shape, without items

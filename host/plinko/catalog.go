@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
 )
 
 // Limits of an imported catalog. The recorded original had up to 772
@@ -306,6 +308,11 @@ type catalogView struct {
 	version  uint64 // catalogVersion when it was read
 	cat      *Catalog
 	exchange map[int64]int // product id -> index in cat.Exchange
+	// exchangeItems is the exchange list's items, PHP-encoded on the first
+	// list of this catalog version and reused by every list after it (the
+	// items are the same for every account; ~250 µs of encoding per list at
+	// 1,000 items otherwise).
+	exchangeItems func() (encodedPHP, error)
 }
 
 func newView(version uint64, c *Catalog) *catalogView {
@@ -313,8 +320,25 @@ func newView(version uint64, c *Catalog) *catalogView {
 	for i, e := range c.Exchange {
 		v.exchange[e.Product.ID] = i
 	}
+	v.exchangeItems = sync.OnceValues(func() (encodedPHP, error) {
+		items := make([]exchangeItem, len(c.Exchange))
+		for i, e := range c.Exchange {
+			p := e.Product
+			items[i] = exchangeItem{ID: strconv.Itoa(i + 1), Cost: itoa(e.Cost), ProductID: itoa(p.ID),
+				Name: p.Name, Type: p.Type, LocalPath: p.LocalPath}
+		}
+		b, err := wire.Marshal(items)
+		return encodedPHP(b), err
+	})
 	return v
 }
+
+// encodedPHP is a value encoded once, written as it is into every reply
+// that carries it.
+type encodedPHP []byte
+
+// AppendPHP implements wire.Marshaler.
+func (e encodedPHP) AppendPHP(dst []byte) ([]byte, error) { return append(dst, e...), nil }
 
 // chest returns the products of chest tier t in catalog order.
 func (v *catalogView) chest(t sdk.Tier) []Product {

@@ -72,6 +72,15 @@ type exchangeReply struct {
 	UserTickets string         `php:"user_tickets"`
 }
 
+// exchangeListReply is exchangeReply as a list is sent: its items encoded
+// once per catalog version (catalogView.exchangeItems). exchangeReply stays
+// the documented shape (and the failures' reply).
+type exchangeListReply struct {
+	StatusCode  int        `php:"status_code"`
+	Items       encodedPHP `php:"items"`
+	UserTickets string     `php:"user_tickets"`
+}
+
 // exchangeItem is one entry of items; every value is a string.
 type exchangeItem struct {
 	ID        string `php:"id"` // 1-based position in the exchange

@@ -246,10 +246,10 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 		if n, ok := others[reportee]; ok {
 			return n
 		}
-		ids, err := otherReporters(db, reportee, tx.ID())
+		ids, created, err := otherReporters(db, reportee, tx.ID())
 		n := reporters{all: len(ids)}
 		if err == nil {
-			n.young, err = youngAccounts(db, ids, c.now, c.limits.NewAccountAge)
+			n.young, err = youngAccounts(db, ids, created, c.now, c.limits.NewAccountAge)
 		}
 		if err != nil && scanErr == nil {
 			scanErr = err
@@ -292,7 +292,7 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 		if err := queueIndex.Put(tx, queueKey(&r), &indexValue{Reportee: r.Reportee.ID}); err != nil {
 			return nil, err
 		}
-		if err := reporteeIndex.Put(tx, reporteeKey(r.Reportee.ID, r.ID.Seq), &indexValue{}); err != nil {
+		if err := reporteeIndex.Put(tx, reporteeKey(r.Reportee.ID, r.ID.Seq), &indexValue{ReporterCreated: tx.View().Created}); err != nil {
 			return nil, err
 		}
 		last = r.ID.Seq
@@ -309,47 +309,58 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 }
 
 // otherReporters returns the distinct accounts other than self with an
-// open report against reportee.
-func otherReporters(db *storage.DB, reportee, self storage.AccountID) ([]storage.AccountID, error) {
+// open report against reportee, and the account creation of those whose
+// index entries keep it.
+func otherReporters(db *storage.DB, reportee, self storage.AccountID) ([]storage.AccountID, map[storage.AccountID]time.Time, error) {
 	var entries []IndexEntry
-	err := reporteeIndex.Each(db, storage.KeyUint32(uint32(reportee)), func(key string, writer storage.AccountID, _ *indexValue) error {
+	created := map[storage.AccountID]time.Time{}
+	err := reporteeIndex.Each(db, storage.KeyUint32(uint32(reportee)), func(key string, writer storage.AccountID, v *indexValue) error {
 		seq, err := seqOfReporteeKey(key)
 		if err != nil {
 			return err
 		}
 		entries = append(entries, IndexEntry{Report: ReportID{Reporter: writer, Seq: seq}, Reportee: reportee})
+		if !v.ReporterCreated.IsZero() {
+			created[writer] = v.ReporterCreated
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(entries) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	res, err := resolutionsOf(db, reportee)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return DistinctOtherReporters(entries, func(id ReportID) bool { _, ok := res[id]; return ok }, self), nil
+	return DistinctOtherReporters(entries, func(id ReportID) bool { _, ok := res[id]; return ok }, self), created, nil
 }
 
 // youngAccounts counts the accounts of ids created less than age before
-// now (none when age is 0; an unknown creation time counts as old). One
-// profile read per account: ids are the distinct reporters with open
-// reports against one player.
-func youngAccounts(db *storage.DB, ids []storage.AccountID, now time.Time, age time.Duration) (int, error) {
+// now (none when age is 0; an unknown creation time counts as old). The
+// creation comes from created (kept in the reportee index entries), else
+// from the account's profile (entries written before it was kept): one
+// profile read and decode per such account, which made filing a report
+// against a player reported by thousands cost thousands of reads.
+func youngAccounts(db *storage.DB, ids []storage.AccountID, created map[storage.AccountID]time.Time, now time.Time, age time.Duration) (int, error) {
 	if age <= 0 {
 		return 0, nil
 	}
 	n := 0
 	for _, id := range ids {
-		a, err := db.AccountProfile(id)
-		if errors.Is(err, storage.ErrNotFound) {
-			continue // deleted since: its entries go with it
-		} else if err != nil {
-			return 0, err
+		c, ok := created[id]
+		if !ok {
+			a, err := db.AccountProfile(id)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue // deleted since: its entries go with it
+			} else if err != nil {
+				return 0, err
+			}
+			c = a.Created
 		}
-		if !a.Created.IsZero() && now.Sub(a.Created) < age {
+		if !c.IsZero() && now.Sub(c) < age {
 			n++
 		}
 	}

@@ -19,7 +19,7 @@ import (
 //	  reports.report      x/…/<reporter><seq:4>       the submission (Report without Resolution)
 //	  reports.reporter    x/…/<reporter>              last sequence number
 //	  reports.queue       i/…/<received ns:8><seq:4><reporter>   the moderation queue, oldest first
-//	  reports.by_reportee i/…/<reportee:4><seq:4><reporter>      reports against one player
+//	  reports.by_reportee i/…/<reportee:4><seq:4><reporter>      reports against one player (value: the reporter's creation)
 //	per account, written at login (the account's actor, in the session's commit)
 //	  reports.sysinfo     x/…/<account>               the latest SysInfo of pre_auth and srpAuth
 //	per reportee (written by the reportee's actor, in the commit that resolves)
@@ -71,9 +71,11 @@ func (s *sysInfo) String() string {
 }
 
 // indexValue is the value of an index entry: the other account of the
-// report (the reportee in the queue), so a scan needs no extra read.
+// report (the reportee in the queue), and in the reportee index the
+// reporter's account creation, so a scan needs no extra read.
 type indexValue struct {
-	Reportee storage.AccountID `json:",omitempty"`
+	Reportee        storage.AccountID `json:",omitempty"`
+	ReporterCreated time.Time         `json:",omitzero"` // zero: not kept (an entry of an earlier version)
 }
 
 func seqKey(seq uint32) string { return storage.KeyUint32(seq) }
@@ -190,8 +192,12 @@ var (
 		},
 	}
 	indexCodec = recordCodec[indexValue, *reportspb.IndexEntry]{
-		to:   func(v *indexValue) *reportspb.IndexEntry { return &reportspb.IndexEntry{Reportee: uint32(v.Reportee)} },
-		from: func(m *reportspb.IndexEntry) *indexValue { return &indexValue{Reportee: storage.AccountID(m.Reportee)} },
+		to: func(v *indexValue) *reportspb.IndexEntry {
+			return &reportspb.IndexEntry{Reportee: uint32(v.Reportee), ReporterCreated: nanos(v.ReporterCreated)}
+		},
+		from: func(m *reportspb.IndexEntry) *indexValue {
+			return &indexValue{Reportee: storage.AccountID(m.Reportee), ReporterCreated: fromNanos(m.ReporterCreated)}
+		},
 	}
 )
 

@@ -10,7 +10,9 @@ import (
 )
 
 // Client is the client side of one handshake, for tests and the load tester.
-// It is not safe for concurrent use.
+// It is not safe for concurrent use. g^a and g^x use the group's fixed-base
+// table (fast, constant-time); S = (B − k·g^x)^(a + u·x) is math/big's
+// variable-time Exp: the client's secrets are the tester's own.
 type Client struct {
 	// Form selects how A and S enter the proofs; set it before AHex and
 	// Proof. With FormMinimal, AHex also sends A without leading zeros, as
@@ -35,7 +37,7 @@ func (g *Group) NewClient(login, password string, rnd io.Reader) (*Client, error
 	if err := drawSecret(rnd, buf[:], &c.a); err != nil {
 		return nil, err
 	}
-	new(big.Int).Exp(g.g, &c.a, g.n).FillBytes(c.padA[:])
+	copy(c.padA[:], g.fixed().exp(&buf).Bytes(g.mod))
 	return c, nil
 }
 
@@ -72,8 +74,9 @@ func (c *Client) Proof(saltHex, salt2, bHex string) (m1Hex string, err error) {
 	}
 
 	// S = (B − k·g^x)^(a + u·x) mod N
-	x := privateKey(c.login, salt, g.PasswordSecret(c.password, salt2))
-	base := new(big.Int).Exp(g.g, x, g.n)
+	xBytes := privateKeyBytes(c.login, salt, g.PasswordSecret(c.password, salt2))
+	x := new(big.Int).SetBytes(xBytes[:])
+	base := new(big.Int).SetBytes(g.fixed().exp(&xBytes).Bytes(g.mod))
 	base.Mul(base, g.k)
 	base.Sub(bPub, base)
 	base.Mod(base, g.n) // Mod is Euclidean: the result is in [0, N)

@@ -40,4 +40,43 @@
 //
 // A Server or Client is one handshake and is not safe for concurrent use; a
 // Group is immutable and safe to share.
+//
+// # Secret values and how each is handled
+//
+// An attacker who times the server (or shares its machine) must learn
+// nothing that opens an account, so every computation on a secret takes a
+// time and touches memory independent of that secret:
+//
+//   - b (the server's private value, 256 bits, per handshake): knowing b
+//     and B gives k·v, hence the verifier. g^b comes from the Group's
+//     fixed-base table (fixedbase.go: 64 windows of 4 bits, 16 entries each,
+//     256 KiB, built on first use in ~6 ms; every window multiplies and
+//     reads its whole row under a mask), and S = (A·v^u)^b is
+//     filippo.io/bigmod's constant-time Exp. b lives in a fixed array,
+//     wiped after Verify.
+//   - v (the verifier, stored): a password guess can be checked against it
+//     offline. It is loaded with bigmod (its range check is constant-time),
+//     and k·v, v^u, A·v^u use only bigmod's constant-time Mul and Exp.
+//   - x (the password's private key, 256 bits) at account creation
+//     (Verifier): g^x is the fixed-base table's.
+//   - S, K and everything derived from v or b: bigmod values, S written to
+//     a fixed 256-byte array; M1 is compared with crypto/subtle. Building
+//     both proof forms always (see Server.Verify) hides whether S has a
+//     leading zero byte from the time of the comparison; stripping the
+//     zeros for the minimal form itself is a loop over them (at most a few
+//     bytes, 1 login in 128).
+//   - the password and salt2 are hashed (MD5, SHA-256: constant-time in the
+//     content for a given length).
+//
+// Public values use math/big or plain bytes: N, g, k, A and B (on the
+// wire), u (a hash of A and B), the salts, M2 (sent). FakeVerifier's value
+// is public in effect (it opens nothing). The Client is for tests and the
+// load tester: its g^a and g^x use the table, but its S is math/big's
+// variable-time Exp (the secrets are the tester's own).
+//
+// Cost (host/srp benchmarks on the project's 2-core machine, one core):
+// g^b from the table is ~0.35 of one math/big modexp, a bigmod Exp ~0.86,
+// so the server's three exponentiations of a login cost ~2.1 math/big
+// modexps; BenchmarkLoginOverModExp puts the whole server-side SRP at ~0.76
+// of the naive floor of three math/big modexps (it was ~1.02).
 package srp

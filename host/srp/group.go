@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+
+	"filippo.io/bigmod"
 )
 
 // HashForm selects how the password secret p is derived from the password.
@@ -58,6 +60,12 @@ type Group struct {
 	g      *big.Int
 	k      *big.Int          // H(N ‖ PAD(g))
 	hNxorG [sha256.Size]byte // H(N) XOR H(PAD(g)), the first M1 field
+	// mod is N for the constant-time arithmetic of secret values, kPad
+	// PAD(k) to load k into it, and fixed the table of g^e (fixedbase.go),
+	// computed on first use.
+	mod    *bigmod.Modulus
+	kPad   padded
+	fixed  func() *fixedBase
 	magic1 string
 	magic2 string
 	form   HashForm
@@ -94,6 +102,7 @@ func NewGroup(nHex string, g int64, magic1, magic2 string, form HashForm) (*Grou
 		return nil, fmt.Errorf("%w: unknown hash form %q", ErrBadGroup, form)
 	}
 
+	var err error
 	var nBytes, gPad [padLen]byte
 	n.FillBytes(nBytes[:])
 	gi.FillBytes(gPad[:])
@@ -105,6 +114,11 @@ func NewGroup(nHex string, g int64, magic1, magic2 string, form HashForm) (*Grou
 		magic2: magic2,
 		form:   form,
 	}
+	if grp.mod, err = bigmod.NewModulus(nBytes[:]); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadGroup, err)
+	}
+	grp.k.FillBytes(grp.kPad[:]) // k < 2^256 < N
+	grp.fixed = sync.OnceValue(func() *fixedBase { return newFixedBase(grp.g, grp.n, grp.mod) })
 	hN, hG := sha256.Sum256(nBytes[:]), sha256.Sum256(gPad[:])
 	for i := range grp.hNxorG {
 		grp.hNxorG[i] = hN[i] ^ hG[i]
@@ -138,13 +152,14 @@ func (g *Group) PasswordSecret(password, salt2 string) string {
 	return sha256Hex(md5Hex(md5Hex(password)+salt2+g.magic1) + g.magic2)
 }
 
-// privateKey returns x = H(s ‖ H(I ‖ ":" ‖ p)).
-func privateKey(login string, salt []byte, secret string) *big.Int {
+// privateKeyBytes returns x = H(s ‖ H(I ‖ ":" ‖ p)) as its 32 bytes.
+func privateKeyBytes(login string, salt []byte, secret string) (x [secretBytes]byte) {
 	inner := sha256.New()
 	inner.Write([]byte(login))
 	inner.Write([]byte{':'})
 	inner.Write([]byte(secret))
-	return new(big.Int).SetBytes(hashOf(salt, inner.Sum(nil)))
+	copy(x[:], hashOf(salt, inner.Sum(nil)))
+	return x
 }
 
 // hashOf returns H(parts[0] ‖ parts[1] ‖ ...).

@@ -10,6 +10,8 @@ import (
 	"hash"
 	"io"
 	"math/big"
+
+	"filippo.io/bigmod"
 )
 
 // ProofForm names how A and S enter M1, K and M2.
@@ -39,9 +41,9 @@ type Server struct {
 	grp   *Group
 	login string
 	salt  []byte
-	v     big.Int
-	a     big.Int // A as sent (not reduced mod N)
-	b     big.Int
+	v     *bigmod.Nat // secret: the verifier, constant-time arithmetic only
+	a     *bigmod.Nat // A mod N (A as sent is padA)
+	b     [secretBytes]byte
 	padA  padded
 	padB  padded
 	form  ProofForm
@@ -58,29 +60,40 @@ func (g *Group) NewServer(login string, salt, verifier []byte, aHex string, rnd 
 		return nil, fmt.Errorf("%w: empty salt", ErrBadVerifier)
 	}
 	s := &Server{grp: g, login: login, salt: bytes.Clone(salt)}
-	if s.v.SetBytes(verifier); s.v.Sign() == 0 || s.v.Cmp(g.n) >= 0 {
+	// v is secret: bigmod checks v < N in constant time; v = 0 (a broken
+	// record, not a secret worth hiding) is refused as before.
+	v, err := bigmod.NewNat().SetBytes(verifier, g.mod)
+	if err != nil || v.IsZero() == 1 {
 		return nil, fmt.Errorf("%w: v not in [1, N)", ErrBadVerifier)
 	}
+	s.v = v
 	if err := g.parsePublic(aHex, &s.padA); err != nil {
 		return nil, err
 	}
-	if err := g.checkPublic(s.a.SetBytes(s.padA[:])); err != nil {
+	if err := g.checkPublic(new(big.Int).SetBytes(s.padA[:])); err != nil {
 		return nil, err
 	}
+	// A < 2^2048 may exceed N (kept as sent for the hashes): reduced here.
+	if s.a, err = bigmod.NewNat().SetOverflowingBytes(s.padA[:], g.mod); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPublicValue, err)
+	}
 
-	var kv, bPub big.Int
-	kv.Mul(g.k, &s.v)
-	var buf [secretBytes]byte
+	// k·v, constant-time: v is secret.
+	kv, err := bigmod.NewNat().SetBytes(g.kPad[:], g.mod)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadGroup, err) // k < 2^256 < N: never
+	}
+	kv.Mul(s.v, g.mod)
+	fixed := g.fixed()
 	for range maxRedraws {
-		if err := drawSecret(rnd, buf[:], &s.b); err != nil {
+		if err := drawSecretBytes(rnd, &s.b); err != nil {
 			return nil, err
 		}
-		bPub.Exp(g.g, &s.b, g.n)
-		bPub.Add(&bPub, &kv)
-		bPub.Mod(&bPub, g.n)
+		// B = k·v + g^b: g^b from the fixed-base table, b secret.
+		bPub := fixed.exp(&s.b).Add(kv, g.mod)
 		// Clients disagree on stripping leading zeros; a non-zero first
 		// byte makes PAD(B) and the minimal bytes of B the same.
-		if bPub.FillBytes(s.padB[:]); s.padB[0] != 0 {
+		if copy(s.padB[:], bPub.Bytes(g.mod)); s.padB[0] != 0 {
 			return s, nil
 		}
 	}
@@ -125,10 +138,9 @@ func (s *Server) verify(m1Hex string, keepOnMismatch bool) (m2Hex string, err er
 			s.used = false
 			return
 		}
-		// b is needed by this call only; dropping it means a Server kept by
-		// mistake cannot answer again (math/big gives no guarantee that the
-		// old words are wiped from memory).
-		s.b.SetInt64(0)
+		// b is needed by this call only; wiping it means a Server kept by
+		// mistake cannot answer again.
+		clear(s.b[:])
 	}()
 
 	var m1 [sha256.Size]byte
@@ -138,21 +150,21 @@ func (s *Server) verify(m1Hex string, keepOnMismatch bool) (m2Hex string, err er
 
 	d := sha256.New()
 	var sum [sha256.Size]byte
-	var u big.Int
-	if u.SetBytes(digest(d, &sum, s.padA[:], s.padB[:])).Sign() == 0 {
+	// u is public (a hash of A and B).
+	u := digest(d, &sum, s.padA[:], s.padB[:])
+	if new(big.Int).SetBytes(u).Sign() == 0 {
 		return "", ErrZeroScrambler
 	}
 
 	// S = (A · v^u)^b mod N: two of the three modular exponentiations of a
-	// login (g^b was the first).
-	n := s.grp.n
-	var sv big.Int
-	sv.Exp(&s.v, &u, n)
-	sv.Mul(&sv, &s.a)
-	sv.Mod(&sv, n)
-	sv.Exp(&sv, &s.b, n)
+	// login (g^b was the first), both constant-time: v and b are secret,
+	// and so is every value derived from them.
+	m := s.grp.mod
+	sv := bigmod.NewNat().Exp(s.v, u, m)
+	sv.Mul(s.a, m)
+	sv = bigmod.NewNat().Exp(sv, s.b[:], m)
 	var padS padded
-	sv.FillBytes(padS[:])
+	copy(padS[:], sv.Bytes(m))
 
 	// Build both candidate proofs whatever M1 holds, so the time taken does
 	// not tell whether S has a leading zero byte.

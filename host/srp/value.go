@@ -80,6 +80,24 @@ func hexDigit(c byte) (byte, bool) {
 }
 
 // drawSecret fills buf from rnd and returns it as a non-zero integer in z.
+// drawSecretBytes is drawSecret into a fixed array, for the constant-time
+// arithmetic: a value of only zero bytes is redrawn.
+func drawSecretBytes(rnd io.Reader, buf *[secretBytes]byte) error {
+	for range maxRedraws {
+		if _, err := io.ReadFull(rnd, buf[:]); err != nil {
+			return fmt.Errorf("%w: %w", ErrRandomSource, err)
+		}
+		var or byte
+		for _, c := range buf {
+			or |= c
+		}
+		if or != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: only zero values", ErrRandomSource)
+}
+
 func drawSecret(rnd io.Reader, buf []byte, z *big.Int) error {
 	for range maxRedraws {
 		if _, err := io.ReadFull(rnd, buf); err != nil {

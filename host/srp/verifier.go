@@ -90,7 +90,11 @@ func drawSalts(rnd io.Reader) (salt []byte, salt2 string, err error) {
 // Verifier returns PAD(v) with v = g^x mod N and x = H(s ‖ H(I ‖ ":" ‖ p)),
 // for a login I (exactly as stored), salt s and password secret p (see
 // PasswordSecret).
+//
+// x is secret (it opens the account as the password does): g^x is the
+// constant-time fixed-base exponentiation.
 func (g *Group) Verifier(login string, salt []byte, secret string) []byte {
-	v := new(big.Int).Exp(g.g, privateKey(login, salt, secret), g.n)
-	return v.FillBytes(make([]byte, padLen))
+	x := privateKeyBytes(login, salt, secret)
+	defer clear(x[:])
+	return g.fixed().exp(&x).Bytes(g.mod)
 }

@@ -548,12 +548,16 @@ func (x *Moderation) GetSuspensions() int64 {
 }
 
 // IndexEntry is the value of an entry of reports.queue (the reportee) and
-// reports.by_reportee (empty).
+// reports.by_reportee (the reporter's account creation).
 type IndexEntry struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Reportee      uint32                 `protobuf:"varint,1,opt,name=reportee,proto3" json:"reportee,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Reportee uint32                 `protobuf:"varint,1,opt,name=reportee,proto3" json:"reportee,omitempty"`
+	// by_reportee: the reporter's account creation (unix ns), so that
+	// counting the new accounts among a player's reporters reads no profile;
+	// 0 in entries written before it was kept (their profile is read).
+	ReporterCreated int64 `protobuf:"varint,2,opt,name=reporter_created,json=reporterCreated,proto3" json:"reporter_created,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *IndexEntry) Reset() {
@@ -589,6 +593,13 @@ func (*IndexEntry) Descriptor() ([]byte, []int) {
 func (x *IndexEntry) GetReportee() uint32 {
 	if x != nil {
 		return x.Reportee
+	}
+	return 0
+}
+
+func (x *IndexEntry) GetReporterCreated() int64 {
+	if x != nil {
+		return x.ReporterCreated
 	}
 	return 0
 }
@@ -647,10 +658,11 @@ const file_reports_records_proto_rawDesc = "" +
 	"\rpopup_pending\x18\b \x01(\bR\fpopupPending\x12!\n" +
 	"\fguilty_level\x18\t \x01(\x03R\vguiltyLevel\x12 \n" +
 	"\vsuspensions\x18\n" +
-	" \x01(\x03R\vsuspensions\"(\n" +
+	" \x01(\x03R\vsuspensions\"S\n" +
 	"\n" +
 	"IndexEntry\x12\x1a\n" +
-	"\breportee\x18\x01 \x01(\rR\breporteeBCZAgithub.com/honmaster/masterserver/host/reports/internal/reportspbb\x06proto3"
+	"\breportee\x18\x01 \x01(\rR\breportee\x12)\n" +
+	"\x10reporter_created\x18\x02 \x01(\x03R\x0freporterCreatedBCZAgithub.com/honmaster/masterserver/host/reports/internal/reportspbb\x06proto3"
 
 var (
 	file_reports_records_proto_rawDescOnce sync.Once
