@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -127,10 +128,29 @@ func TestClusterEndToEnd(t *testing.T) {
 	}
 	cmds := make([]*exec.Cmd, nodes)
 	games := make([]string, nodes)
+	var op0 string
 	for i := range nodes {
-		cmds[i], games[i] = startHost(t, bin, datas[i], confs[i])
+		var op string
+		cmds[i], games[i], op = startHostOperator(t, bin, datas[i], confs[i])
+		if i == 0 {
+			op0 = op
+		}
 	}
 	waitClusterSize(t, games, nodes)
+
+	// The load tester's durable mix through all three nodes (each request
+	// to one at random): its own checks (balances and cloud archives as the
+	// replies left them) must hold.
+	ltArgs := []string{"loadtest", "--operator", "http://" + op0, "--token-file", filepath.Join(datas[0], "operator.token"),
+		"--mix", "login=1,drop=4,store=2,board=1", "--accounts", "12", "--concurrency", "12", "--duration", "4s", "--requests", "3000"}
+	for _, g := range games {
+		ltArgs = append(ltArgs, "--target", "http://"+g)
+	}
+	if out, err := exec.Command(bin, ltArgs...).CombinedOutput(); err != nil {
+		t.Fatalf("loadtest through three nodes: %v\n%s", err, out)
+	} else {
+		t.Logf("loadtest through three nodes:\n%s", out)
+	}
 
 	sp := &spread{nodes: append([]string(nil), games...), base: &http.Transport{MaxIdleConnsPerHost: 64}}
 	c := client.New("http://cluster")

@@ -94,6 +94,14 @@ func hostBackends(t *testing.T, fn func(t *testing.T, conf string)) {
 // given) and waits until /healthz answers 200.
 func startHost(t *testing.T, bin, data string, conf ...string) (*exec.Cmd, string) {
 	t.Helper()
+	cmd, addr, _ := startHostOperator(t, bin, data, conf...)
+	return cmd, addr
+}
+
+// startHostOperator is startHost that also returns the operator listener's
+// address ("" when it is off).
+func startHostOperator(t *testing.T, bin, data string, conf ...string) (*exec.Cmd, string, string) {
+	t.Helper()
 	cmd := exec.Command(bin, serveArgs(t, data, conf...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -105,9 +113,13 @@ func startHost(t *testing.T, bin, data string, conf ...string) (*exec.Cmd, strin
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr := make(chan string, 1)
+	var opAddr string
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "operator listener on "); ok {
+				opAddr, _, _ = strings.Cut(a, " ")
+			}
 			if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
 				addr <- a
 			}
@@ -120,7 +132,7 @@ func startHost(t *testing.T, bin, data string, conf ...string) (*exec.Cmd, strin
 			if r, err := http.Get("http://" + a + "/healthz"); err == nil {
 				r.Body.Close()
 				if r.StatusCode == 200 {
-					return cmd, a
+					return cmd, a, opAddr
 				}
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -129,7 +141,7 @@ func startHost(t *testing.T, bin, data string, conf ...string) (*exec.Cmd, strin
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not start")
 	}
-	return nil, ""
+	return nil, "", ""
 }
 
 func alive(pid int) bool {
