@@ -115,8 +115,11 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 		SessionCacheSize: sessions, Logger: log, Placement: placement(node)})
 	app.Sys = sys
 	verifiers := cfg.Actors.VerifierCacheSize
-	if verifiers == 0 {
-		verifiers = -1 // the setting's 0 means no cache
+	if verifiers == 0 || node != nil {
+		// The setting's 0 means no cache. A cluster node keeps none either:
+		// a login deleted and registered again on another node would keep
+		// its old id here.
+		verifiers = -1
 	}
 	secret, err := app.secret()
 	if err != nil {
