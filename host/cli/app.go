@@ -21,6 +21,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
@@ -49,6 +50,15 @@ type App struct {
 	// guideTally is the guides area's live vote counts while it serves
 	// (see GuideTally).
 	guideTally atomic.Pointer[guides.Tally]
+
+	// console is the web console while it serves (nil: none), runtime
+	// the started server (a configuration reload reaches both).
+	console *console.Console
+	runtime atomic.Pointer[Runtime]
+
+	// configSource reads the configuration again for a reload (nil: no
+	// reloads; WithConfigSource).
+	configSource func() (*config.Config, error)
 
 	// pluginClock times each area's plugin supervisor (WithPluginClock);
 	// nil: the real clock.

@@ -18,10 +18,12 @@ func mountConsole(op *operator.Server, app *App) error {
 		Health:           func() error { return storageHealth(app.DB.Health()) },
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
-		SecureCookies:    app.Cfg.ConsoleSecureCookies()})
+		SecureCookies:    app.Cfg.ConsoleSecureCookies(),
+		Reload:           app.reloadFromConsole})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
+	app.console = c
 	c.Mount(op.Handle)
 	return nil
 }

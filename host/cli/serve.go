@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"sync"
@@ -28,8 +29,7 @@ import (
 // down gracefully: stop accepting, finish requests in flight, stop plugins,
 // drain the actors, close storage.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", stderr)
-	demo := fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	fs, demo := serveFlags(stderr)
 	cfg, err := config.FromArgs(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -42,17 +42,54 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkPluginFlags(cfg); err != nil {
 		return err
 	}
-	log := newLogger(cfg, stderr, slog.LevelDebug)
+	log := NewServeLogger(cfg, stderr)
 	applyMemoryLimit(cfg, log) // memlimit.go
 	applyGCHeapFloor(cfg.Server.GCHeapFloor, log)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// SIGHUP reloads the configuration (systemctl reload). Caught from
+	// here on, so that one during start-up is not fatal: it is served once
+	// the server is up.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 
-	rt, err := Start(ctx, cfg, log, *demo, stdout)
+	source := func() (*config.Config, error) {
+		fs, _ := serveFlags(io.Discard)
+		return config.FromArgs(fs, args)
+	}
+	rt, err := Start(ctx, cfg, log, *demo, stdout, WithConfigSource(source))
 	if err != nil {
 		return err
 	}
+	go func() {
+		for {
+			select {
+			case <-hup:
+				log.Info("SIGHUP: reloading the configuration", "config", configSource(fs))
+				rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	return rt.Wait(ctx)
+}
+
+// configSource names where a configuration parsed by fs comes from, for
+// the log: the --config file, or the built-in defaults.
+func configSource(fs *flag.FlagSet) string {
+	if f := fs.Lookup(config.ConfigFlag); f != nil && f.Value.String() != "" {
+		return f.Value.String()
+	}
+	return "built-in defaults"
+}
+
+// serveFlags are serve's flags besides config.FromArgs's.
+func serveFlags(stderr io.Writer) (fs *flag.FlagSet, demo *bool) {
+	fs = newFlags("serve", stderr)
+	demo = fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	return fs, demo
 }
 
 // Wait serves until ctx ends, then stops gracefully and returns Stop's
@@ -102,6 +139,9 @@ type Runtime struct {
 	Operator     *operator.Server
 	OperatorAddr net.Addr
 	ln           net.Listener // the game listener
+
+	reloadMu sync.Mutex     // one reload at a time
+	cfg      *config.Config // in force (reload.go); under reloadMu
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -191,6 +231,8 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
 		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
+	rt.cfg = cfg
+	app.runtime.Store(rt)
 	go func() {
 		rt.serveErr = srv.Serve(ln)
 		close(rt.served)

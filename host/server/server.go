@@ -14,6 +14,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -28,7 +29,7 @@ type Deps struct {
 
 // Server is the HTTP host.
 type Server struct {
-	cfg         *config.Config
+	cfg         atomic.Pointer[config.Config] // conf; swapped by Reload
 	log         *slog.Logger
 	login       *login.Service
 	accounts    *accounts.Service
@@ -46,7 +47,8 @@ type Server struct {
 
 // New builds a server. Call Mount for the areas before Serve.
 func New(d Deps) *Server {
-	s := &Server{cfg: d.Config, log: d.Logger, login: d.Login, accounts: d.Accounts}
+	s := &Server{log: d.Logger, login: d.Login, accounts: d.Accounts}
+	s.cfg.Store(d.Config)
 	s.paths, s.funcs = s.builtinRoutes()
 	s.limits = wire.Limits{MaxBody: int64(d.Config.Server.BodyLimit)}
 	c := d.Config.Server
@@ -67,6 +69,25 @@ func New(d Deps) *Server {
 		ErrorHandler: s.fasthttpError,
 	}
 	return s
+}
+
+// conf is the configuration in force.
+func (s *Server) conf() *config.Config { return s.cfg.Load() }
+
+// Reload puts cfg in force for what the server reads per request (patch
+// records, portal.register_enabled, server.trust_forwarded_for,
+// actors.ask_timeout) and its limits (limits.registrations_per_address,
+// limits.max_connections, limits.max_connections_per_address); requests
+// in flight finish with the configuration they started with. What fasthttp
+// was built with (timeouts, body limit) and the listen address stay as
+// they are: the caller keeps those keys at their running values.
+func (s *Server) Reload(cfg *config.Config) {
+	s.cfg.Store(cfg)
+	l := cfg.Limits
+	s.registerLimit().SetRate(limit.Rate{Burst: l.RegistrationsPerAddress.Burst, Every: l.RegistrationsPerAddress.Every.Duration})
+	if gl := s.listener.Load(); gl != nil {
+		gl.setLimits(l.MaxConnections, l.MaxConnectionsPerAddress)
+	}
 }
 
 // ErrRouteClash: two areas (or an area and the host) claim one path or one
@@ -118,7 +139,7 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
+	guarded := newGuardedListener(ln, s.conf().Limits.MaxConnections, s.conf().Limits.MaxConnectionsPerAddress, s.log)
 	s.listener.Store(guarded)
 	s.ready.Store(true)
 	err := s.srv.Serve(guarded)
@@ -181,7 +202,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	area, fn := "unknown", ""
 	r, err := wire.ReadRequest(ctx, s.limits)
 	if r != nil {
-		if s.cfg.Server.TrustForwardedFor {
+		if s.conf().Server.TrustForwardedFor {
 			if ip := forwardedFor(string(ctx.Request.Header.Peek("X-Forwarded-For"))); ip != "" {
 				r.RemoteIP = ip
 			}
@@ -204,7 +225,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	default:
 		area = rt.area
-		c, cancel := context.WithTimeout(context.Background(), s.cfg.Actors.AskTimeout.Duration+time.Second)
+		c, cancel := context.WithTimeout(context.Background(), s.conf().Actors.AskTimeout.Duration+time.Second)
 		resp = s.call(c, rt, r)
 		cancel()
 	}
