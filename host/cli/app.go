@@ -55,6 +55,8 @@ type App struct {
 	// the started server (a configuration reload reaches both).
 	console *console.Console
 	runtime atomic.Pointer[Runtime]
+	// accessLog is server.access_log in force.
+	accessLog atomic.Bool
 
 	// configSource reads the configuration again for a reload (nil: no
 	// reloads; WithConfigSource).

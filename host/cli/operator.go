@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sort"
@@ -22,7 +23,13 @@ import (
 // instrument connects the metrics to the parts that feed them.
 func instrument(app *App, srv *server.Server) {
 	m := app.Metrics
-	srv.SetObserver(m.ObserveRequest)
+	app.accessLog.Store(app.Cfg.Server.AccessLog)
+	srv.SetObserver(func(r *server.RequestInfo) {
+		outcome := m.ObserveRequest(r)
+		if app.accessLog.Load() {
+			logAccess(app.Log, r, outcome)
+		}
+	})
 	app.Sys.SetMailboxObserver(m.ObserveMailboxWait)
 	app.DB.SetCommitObserver(m.ObserveCommit)
 	m.Watch(metrics.Sources{
@@ -45,6 +52,19 @@ func (p *Plugins) statuses() []metrics.PluginStatus {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Area < out[j].Area })
 	return out
+}
+
+// logAccess writes a request's access line. The account is "-" when the
+// request names none (it carries only a session cookie).
+func logAccess(log *slog.Logger, r *server.RequestInfo, outcome string) {
+	account := r.Account
+	if account == "" {
+		account = "-"
+	}
+	log.LogAttrs(context.Background(), slog.LevelInfo, "access",
+		slog.String("client", r.Client), slog.String("account", account), slog.String("route", r.Route),
+		slog.String("outcome", outcome), slog.Int("status", r.Status), slog.Int("bytes", len(r.Body)),
+		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
 }
 
 // startOperator starts the operator listener when it is enabled; it returns

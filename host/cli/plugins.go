@@ -207,7 +207,7 @@ func (a *App) startPlugin(ctx context.Context, area sdk.Area, pc config.Plugin) 
 		StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
 		PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
 		BatchesInFlight: pc.BatchesInFlight}
-	opts := supervisor.Options{Logger: a.Log.With("plugin", string(area))}
+	opts := supervisor.Options{Logger: a.Log} // the supervisor names its area (plugin_area); go-plugin adds its own "plugin" key
 	if a.pluginClock != nil {
 		opts.Clock = a.pluginClock(area)
 	}

@@ -19,7 +19,7 @@ import (
 // warning line.
 var liveKeys = []string{
 	"server.log_level", "server.log_format", "server.log_repeat_limit", "server.log_repeat_window",
-	"server.trust_forwarded_for",
+	"server.trust_forwarded_for", "server.access_log",
 	"portal.register_enabled",
 	"patch",
 	"console.secure_cookie",
@@ -150,6 +150,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	if sw := logSwitchOf(app.Log); sw != nil {
 		sw.apply(next)
 	}
+	app.accessLog.Store(next.Server.AccessLog)
 	rt.Server.Reload(next)
 	l := next.Limits
 	app.Login.SetFailedProofRates(limitRate(l.FailedProofsAddress), limitRate(l.FailedProofsLogin))

@@ -52,7 +52,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		}
 	}
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n", filepath.Join(dir, "data"))
-	write(base + "[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n")
+	write(base + "[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"warn\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n")
 	args := []string{"--config", file}
 	load := func() (*config.Config, error) {
 		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), args)
@@ -113,7 +113,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	}
 	close(start)
 
-	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"debug\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n")
+	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n")
 	res, err := rt.Reload(ctx)
 	if err != nil {
 		t.Fatalf("reload: %v", err)
@@ -138,10 +138,16 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Errorf("registration after raising the limit by reload: %d", st)
 	}
 	out := logs.String()
-	for _, want := range []string{`level=DEBUG msg=request`, `msg="configuration reloaded"`, `keys=[server.listen]`, `msg="configuration not reloaded`} {
+	for _, want := range []string{`msg="configuration reloaded"`, `keys=[server.listen]`, `msg="configuration not reloaded`,
+		`msg=access client=127.0.0.1 account=second route=/portal/register outcome=ok status=200`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q", want)
 		}
+	}
+	// At warn, before the reload, no access line (info) was written; at
+	// info, after it, they are.
+	if reloaded, access := strings.Index(out, `msg="configuration reloaded"`), strings.Index(out, "msg=access"); access < reloaded {
+		t.Errorf("an access line came before the reload to info (at %d, reload at %d):\n%s", access, reloaded, out)
 	}
 	// The server still listens where it started.
 	if _, err := c.PostForm(ctx, "/healthz", nil); err != nil {

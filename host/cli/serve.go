@@ -60,8 +60,10 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rt, err := Start(ctx, cfg, log, *demo, stdout, WithConfigSource(source))
 	if err != nil {
-		return err
+		return err // one sentence on stderr, nothing else (a failed start logs no start-up line)
 	}
+	dataDir, _ := filepath.Abs(cfg.Storage.DataDir)
+	log.Info("started", "version", versionString(), "data_dir", dataDir, "config", configSource(fs), "storage", cfg.Storage.Backend)
 	go func() {
 		for {
 			select {
@@ -239,8 +241,21 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	}()
 	go rt.sweepSessions()
 	// One start-up line for the address, on stdout, where scripts and
-	// tests read it (the log has it at debug level, for JSON logs).
-	log.Debug("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
+	// tests read it, and one in the log with the operator listener and
+	// where each plugin comes from.
+	var plugins []string
+	for _, row := range areaTable {
+		src := "bundled"
+		if p := cfg.Plugins[string(row.area)].Path; p != "" {
+			src = p
+		}
+		plugins = append(plugins, string(row.area)+"="+src)
+	}
+	opListen := "off"
+	if opAddr != nil {
+		opListen = opAddr.String()
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "operator_addr", opListen, "plugins", plugins, "data_dir", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	return rt, nil
 }

@@ -85,9 +85,10 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// ObserveRequest is the HTTP server's observer (server.SetObserver).
-func (m *Metrics) ObserveRequest(r *server.RequestInfo) {
-	outcome := Outcome(r.Area, r.Status, r.Body)
+// ObserveRequest is the HTTP server's observer (server.SetObserver); it
+// returns the request's outcome (for the access log).
+func (m *Metrics) ObserveRequest(r *server.RequestInfo) (outcome string) {
+	outcome = Outcome(r.Area, r.Status, r.Body)
 	m.requests.WithLabelValues(r.Route, outcome).Inc()
 	m.requestLatency.WithLabelValues(r.Route, outcome).Observe(r.Duration.Seconds())
 	switch r.Route {
@@ -101,6 +102,7 @@ func (m *Metrics) ObserveRequest(r *server.RequestInfo) {
 			m.sessions.WithLabelValues("switch").Inc()
 		}
 	}
+	return outcome
 }
 
 // ObserveMailboxWait is the actor system's mailbox observer.

@@ -191,7 +191,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
-		s.observed(path, "", true, "health", ctx.Response.StatusCode(), nil, start)
+		s.observed(ctx, nil, path, "", true, "health", nil, start)
 		return
 	}
 	if err := checkFraming(&ctx.Request.Header); err != nil {
@@ -230,11 +230,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		cancel()
 	}
 	s.write(ctx, resp)
-	s.observed(path, fn, found, area, ctx.Response.StatusCode(), resp.Body, start)
-	if s.log.Enabled(context.Background(), slog.LevelDebug) {
-		s.log.Debug("request", "method", string(ctx.Method()), "path", path, "f", fn, "area", area,
-			"status", ctx.Response.StatusCode(), "bytes", len(resp.Body), "dur", time.Since(start))
-	}
+	s.observed(ctx, r, path, fn, found, area, resp.Body, start)
 }
 
 var (
@@ -322,12 +318,12 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	if rt, ok := s.lookup(path, fn); ok {
 		resp := rt.fail(err)
 		s.write(ctx, resp)
-		s.observed(path, fn, true, rt.area, ctx.Response.StatusCode(), resp.Body, start)
+		s.observed(ctx, nil, path, fn, true, rt.area, resp.Body, start)
 		return
 	}
 	resp := s.notFound(path, fn)
 	s.write(ctx, resp)
-	s.observed(path, fn, false, "", ctx.Response.StatusCode(), resp.Body, start)
+	s.observed(ctx, nil, path, fn, false, "", resp.Body, start)
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
