@@ -47,6 +47,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runPlayer(ctx, args[1:], stdout)
 	case "storage":
 		err = runStorage(ctx, args[1:], stdout, stderr)
+	case "restore":
+		err = runRestore(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		err = runHelp(ctx, args[1:], stdout)
 	default:
@@ -106,6 +108,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
 	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	fmt.Fprintln(w, "  version")
+	fmt.Fprintln(w, "  restore --from BACKUP --data DIR [--replace] (a backup into a stopped server's data directory)")
 	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
