@@ -14,6 +14,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
@@ -89,6 +90,9 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	if err := mountConsole(op, app); err != nil {
 		return nil, nil, err
 	}
+	// The listener's front page is the console: an operator who types the
+	// address lands on it (the sign-in page when signed out).
+	op.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, nil, listenError("operator.listen", cfg.Listen, err)

@@ -257,6 +257,9 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "operator_addr", opListen, "plugins", plugins, "data_dir", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	if demo {
+		printDemoConsole(stdout, opAddr)
+	}
 	return rt, nil
 }
 
