@@ -461,16 +461,20 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := c.signIns.check(loginName, limit.AddrKey(addr)); !ok {
 		wait = wait.Round(time.Second)
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+		c.d.Metrics.ObserveConsoleSignIn(metrics.SignInLimited)
 		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
 		return
 	}
 	s, err := c.check(r.Context(), loginName, password)
 	if err != nil {
 		c.signIns.failed(loginName, limit.AddrKey(addr))
+		outcome := metrics.SignInRefused
 		if !errors.Is(err, ErrSignIn) {
+			outcome = metrics.SignInError
 			c.d.Log.Error("console sign-in", "err", err)
 		}
-		c.d.Log.Info("console sign-in refused", "login", loginName, "addr", addr)
+		c.d.Metrics.ObserveConsoleSignIn(outcome)
+		c.d.Log.Warn("console sign-in refused", "login", loginName, "addr", addr)
 		again(ErrSignIn.Error(), http.StatusUnauthorized)
 		return
 	}
@@ -484,6 +488,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	c.signIns.succeeded(loginName, limit.AddrKey(addr), c.d.Now())
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
+	c.d.Metrics.ObserveConsoleSignIn(metrics.SignInOK)
 	c.d.Log.Info("console sign-in", "login", loginName, "addr", addr)
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)
 }

@@ -44,6 +44,7 @@ type Metrics struct {
 	pluginCalls    *prometheus.CounterVec
 	pluginLatency  *prometheus.HistogramVec
 	plk            plinkoMetrics
+	act            activity // counts.go
 }
 
 // New returns the metrics registered on a fresh registry, with the Go
@@ -77,6 +78,7 @@ func New() *Metrics {
 		m.commitBytes, m.commitErrors, m.pluginCalls, m.pluginLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.plinko()
+	m.registerActivity()
 	return m
 }
 
@@ -91,6 +93,7 @@ func (m *Metrics) ObserveRequest(r *server.RequestInfo) (outcome string) {
 	outcome = Outcome(r.Area, r.Status, r.Body)
 	m.requests.WithLabelValues(r.Route, outcome).Inc()
 	m.requestLatency.WithLabelValues(r.Route, outcome).Observe(r.Duration.Seconds())
+	m.observeActivity(r, outcome)
 	switch r.Route {
 	case "client_requester.php?f=" + server.FuncSRPAuth:
 		m.logins.WithLabelValues(outcome).Inc()
