@@ -105,7 +105,7 @@ func printProblems(w io.Writer, err error, ps []*config.Problem) {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s <command> [flags]\n\n", Name)
 	fmt.Fprintln(w, "Server:")
-	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
+	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--operator-listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
 	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	fmt.Fprintln(w, "  version")
 	fmt.Fprintln(w, "  restore --from BACKUP --data DIR [--replace] (a backup into a stopped server's data directory)")
@@ -346,7 +346,7 @@ func configError(err error) error {
 	case errors.As(err, &fe):
 		return &opError{cause: errors.Join(errConfig, err), msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
 	}
-	return fmt.Errorf("%w: %w", errUsage, err)
+	return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: flagMessage(err.Error())})
 }
 
 // printFlags lists the flags of fs as flag.PrintDefaults does, but spelt

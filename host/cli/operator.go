@@ -68,11 +68,11 @@ func logAccess(log *slog.Logger, r *server.RequestInfo, outcome string) {
 		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
 }
 
-// startOperator starts the operator listener when it is enabled; it returns
-// nil, "" when it is off.
-func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, error) {
+// startOperator serves the operator listener on ln (opened by Start, nil
+// when operator.enabled is false: then it returns nil, nil).
+func startOperator(app *App, stdout io.Writer, ln net.Listener) (*operator.Server, net.Addr, error) {
 	cfg := app.Cfg.Operator
-	if !cfg.Enabled {
+	if ln == nil {
 		return nil, nil, nil
 	}
 	token, err := operator.Token(cfg.Token, app.Cfg.Storage.DataDir)
@@ -93,10 +93,6 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	// The listener's front page is the console: an operator who types the
 	// address lands on it (the sign-in page when signed out).
 	op.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return nil, nil, listenError("operator.listen", cfg.Listen, err)
-	}
 	go func() {
 		if err := op.Serve(ln); err != nil {
 			app.Log.Error("operator listener", "err", err)

@@ -251,7 +251,11 @@ func (r *CreateAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 	if err != nil {
 		return explainCreate(err, c)
 	}
-	fmt.Fprintln(out, acct.ID)
+	if acct.SuperID != acct.ID {
+		fmt.Fprintf(out, "account %d %q created, a sub-account of %q\n", acct.ID, acct.Login, r.Parent)
+		return nil
+	}
+	fmt.Fprintf(out, "account %d %q created\n", acct.ID, acct.Login)
 	return nil
 }
 
@@ -353,8 +357,28 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 	if err != nil {
 		return err
 	}
-	for _, s := range subs {
-		fmt.Fprintf(out, "sub-account of %d: %d\n", acct.SuperID, s)
+	// The main account (for a sub-account) and the sub-accounts, each by
+	// id and login; this account is marked.
+	if acct.SuperID != acct.ID {
+		main, err := app.DB.Account(acct.SuperID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "main account %d %q\n", main.ID, main.Login)
+	}
+	for _, id := range subs {
+		if id == acct.SuperID {
+			continue
+		}
+		a, err := app.DB.Account(id)
+		if err != nil {
+			return err
+		}
+		this := ""
+		if id == acct.ID {
+			this = " (this one)"
+		}
+		fmt.Fprintf(out, "sub-account %d %q%s\n", id, a.Login, this)
 	}
 	return nil
 }

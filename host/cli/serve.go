@@ -189,46 +189,59 @@ func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
+	// The ports first: a port in use is said before anything else happens
+	// (no data directory created, no plugin started, nothing to undo).
+	ln, err := net.Listen("tcp", cfg.Server.Listen)
+	if err != nil {
+		return nil, listenError("server.listen, --listen", cfg.Server.Listen, err)
+	}
+	var opLn net.Listener
+	if cfg.Operator.Enabled {
+		if opLn, err = net.Listen("tcp", cfg.Operator.Listen); err != nil {
+			ln.Close()
+			return nil, listenError("operator.listen, --operator-listen", cfg.Operator.Listen, err)
+		}
+	}
+	closeListeners := func() {
+		ln.Close()
+		if opLn != nil {
+			opLn.Close()
+		}
+	}
 	app, err := OpenApp(cfg, log)
 	if err != nil {
+		closeListeners()
 		return nil, openError(cfg.Storage.DataDir, err)
+	}
+	fail := func(err error) (*Runtime, error) {
+		closeListeners()
+		app.Close()
+		return nil, err
 	}
 	for _, o := range opts {
 		o(app)
 	}
 	if demo {
 		if err := seedDemo(ctx, app, stdout); err != nil {
-			app.Close()
-			return nil, fmt.Errorf("demo seed: %w", err)
+			return fail(fmt.Errorf("demo seed: %w", err))
 		}
 	}
 	if err := app.startPlugins(ctx); err != nil {
-		app.Close()
-		return nil, err
+		return fail(err)
 	}
 	checkFileLimit(cfg, len(app.Plugins.sups), log, fileLimit) // filelimit.go
 	srv, err := mountAreas(app)
 	if err != nil {
-		app.Close()
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", cfg.Server.Listen)
-	if err != nil {
-		app.Close()
-		return nil, listenError("server.listen, --listen", cfg.Server.Listen, err)
+		return fail(err)
 	}
 	stopAdm, err := serveAdmin(context.WithoutCancel(ctx), app, filepath.Join(cfg.Storage.DataDir, AdminSocketName))
 	if err != nil {
-		ln.Close()
-		app.Close()
-		return nil, err
+		return fail(err)
 	}
-	op, opAddr, err := startOperator(app, stdout)
+	op, opAddr, err := startOperator(app, stdout, opLn)
 	if err != nil {
 		stopAdm()
-		ln.Close()
-		app.Close()
-		return nil, err
+		return fail(err)
 	}
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
 		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
