@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -152,5 +154,72 @@ func TestReloadUnderLoad(t *testing.T) {
 	// The server still listens where it started.
 	if _, err := c.PostForm(ctx, "/healthz", nil); err != nil {
 		t.Errorf("after reloads: %v", err)
+	}
+}
+
+// TestReloadRestartsChangedPlugin: a reload that changes one plugin's
+// table starts that plugin anew and leaves the others running; a plugin
+// that cannot start with its new settings changes nothing.
+func TestReloadRestartsChangedPlugin(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "honmaster.toml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
+	write(base)
+	load := func() (*config.Config, error) {
+		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.DiscardHandler), false, io.Discard, cli.WithConfigSource(load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop() })
+	pids := func() map[sdk.Area]int {
+		out := map[sdk.Area]int{}
+		for _, a := range []sdk.Area{sdk.AreaPlinko, sdk.AreaGuides, sdk.AreaReports} {
+			st, ok := rt.App.Plugins.Status(a)
+			if !ok || st.PID == 0 {
+				t.Fatalf("%s plugin not running: %+v", a, st)
+			}
+			out[a] = st.PID
+		}
+		return out
+	}
+	before := pids()
+
+	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\n")
+	res, err := rt.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"plugins.plinko"}; !slices.Equal(res.Applied, want) {
+		t.Errorf("applied %v, want %v", res.Applied, want)
+	}
+	after := pids()
+	if after[sdk.AreaPlinko] == before[sdk.AreaPlinko] {
+		t.Error("the plinko plugin was not restarted")
+	}
+	if after[sdk.AreaGuides] != before[sdk.AreaGuides] || after[sdk.AreaReports] != before[sdk.AreaReports] {
+		t.Errorf("plugins whose settings did not change were restarted: %v -> %v", before, after)
+	}
+	if bad := rt.App.Plugins.Unhealthy(); len(bad) > 0 {
+		t.Errorf("unhealthy after the reload: %v", bad)
+	}
+
+	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\npath = \"/nonexistent/plinko-plugin\"\n")
+	if _, err := rt.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "plinko plugin did not start") {
+		t.Errorf("reload with a plugin that cannot start: %v", err)
+	}
+	if got := pids(); got[sdk.AreaPlinko] != after[sdk.AreaPlinko] {
+		t.Errorf("a refused reload replaced the plinko plugin: %v -> %v", after, got)
 	}
 }
