@@ -26,6 +26,7 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
@@ -55,6 +56,10 @@ type App struct {
 	// the started server (a configuration reload reaches both).
 	console *console.Console
 	runtime atomic.Pointer[Runtime]
+	// reportsArea and guidesService are the areas whose limits a reload
+	// changes (set when their routes are built, before serving; nil until).
+	reportsArea   *reports.Area
+	guidesService *guides.Service
 	// accessLog is server.access_log in force.
 	accessLog atomic.Bool
 

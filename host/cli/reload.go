@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
 
@@ -27,6 +28,7 @@ var liveKeys = []string{
 	"limits.failed_proofs_per_address", "limits.failed_proofs_per_login_address",
 	"limits.max_connections", "limits.max_connections_per_address",
 	"limits.console_signin_per_address", "limits.console_signin_per_login",
+	"limits.reports_per_address", "limits.guide_votes_per_address", "limits.guide_votes_per_guide_address",
 	"plugins.", "plugin_defaults.",
 }
 
@@ -154,6 +156,12 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	rt.Server.Reload(next)
 	l := next.Limits
 	app.Login.SetFailedProofRates(limitRate(l.FailedProofsAddress), limitRate(l.FailedProofsLogin))
+	if app.reportsArea != nil {
+		app.reportsArea.SetAddressRate(limit.Rate{Burst: l.ReportsAddress.Burst, Every: l.ReportsAddress.Every.Duration})
+	}
+	if app.guidesService != nil {
+		app.guidesService.SetVoteBudget(voteBudget(l))
+	}
 	if app.console != nil {
 		app.console.SetSecureCookies(next.ConsoleSecureCookies())
 		app.console.SetSignInRates(consoleRate(l.ConsoleSignInAddress), consoleRate(l.ConsoleSignInLogin))

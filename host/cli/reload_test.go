@@ -115,15 +115,16 @@ func TestReloadUnderLoad(t *testing.T) {
 	}
 	close(start)
 
-	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n")
+	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n" +
+		"reports_per_address = { burst = 3, every = \"1h\" }\nguide_votes_per_address = { burst = 3, every = \"1h\" }\nsessions_per_account = 3\n")
 	res, err := rt.Reload(ctx)
 	if err != nil {
 		t.Fatalf("reload: %v", err)
 	}
-	if want := []string{"limits.registrations_per_address", "server.log_level"}; !slices.Equal(res.Applied, want) {
+	if want := []string{"limits.guide_votes_per_address", "limits.registrations_per_address", "limits.reports_per_address", "server.log_level"}; !slices.Equal(res.Applied, want) {
 		t.Errorf("applied %v, want %v", res.Applied, want)
 	}
-	if want := []string{"server.listen"}; !slices.Equal(res.Kept, want) {
+	if want := []string{"limits.sessions_per_account", "server.listen"}; !slices.Equal(res.Kept, want) {
 		t.Errorf("kept %v, want %v", res.Kept, want)
 	}
 	write(base + "[server]\nlog_level = \"loud\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n")
@@ -140,7 +141,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Errorf("registration after raising the limit by reload: %d", st)
 	}
 	out := logs.String()
-	for _, want := range []string{`msg="configuration reloaded"`, `keys=[server.listen]`, `msg="configuration not reloaded`,
+	for _, want := range []string{`msg="configuration reloaded"`, `keys="[limits.sessions_per_account server.listen]"`, `msg="configuration not reloaded`,
 		`msg=access client=127.0.0.1 account=second route=/portal/register outcome=ok status=200`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q", want)
