@@ -15,6 +15,9 @@ const (
 	DataFlag     = "data"
 	LogLevelFlag = "log-level"
 	PluginFlag   = "plugin"
+	// OperatorListenFlag moves the operator listener, as a second instance
+	// on one machine needs to (operator.listen).
+	OperatorListenFlag = "operator-listen"
 )
 
 // BindFlags registers on fs the flags that override single keys of c:
@@ -23,6 +26,7 @@ const (
 //	--data DIR           storage.data_dir
 //	--log-level LEVEL    server.log_level
 //	--plugin AREA=PATH   plugins.<area>.path (repeatable; PATH "" = bundled)
+//	--operator-listen ADDR  operator.listen
 //
 // Parsing fs writes into c at once, so bind to c after loading any file:
 // flags beat the file, which beats the defaults. FromArgs does that ordering
@@ -35,7 +39,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 //
 //  1. start from Default();
 //  2. if --config FILE is given, load FILE over the defaults (see Load);
-//  3. apply --listen, --data, --log-level and --plugin on top, in the order
+//  3. apply --listen, --operator-listen, --data, --log-level and --plugin on top, in the order
 //     given, wherever they appear among the arguments;
 //  4. Validate.
 //
@@ -113,6 +117,13 @@ func bindFlags(fs *flag.FlagSet, shown *Config, apply func(func(*Config))) {
 			return nil
 		},
 	}, DataFlag, "`directory` of the database and the generated secret (storage.data_dir)")
+	fs.Var(&flagValue{
+		show: shown.Operator.Listen,
+		set: func(v string) error {
+			apply(func(c *Config) { c.Operator.Listen = v })
+			return nil
+		},
+	}, OperatorListenFlag, "`address` of the operator listener (metrics, console, API), host:port (operator.listen)")
 	fs.Var(&flagValue{
 		show: string(shown.Server.LogLevel),
 		set: func(v string) error {

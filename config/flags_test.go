@@ -154,3 +154,15 @@ func TestFlagHelpShowsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorListenFlag: --operator-listen moves the operator listener
+// without a file (a second instance on one machine).
+func TestOperatorListenFlag(t *testing.T) {
+	c, err := FromArgs(flag.NewFlagSet("t", flag.ContinueOnError), []string{"--operator-listen", "127.0.0.1:9181"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Operator.Listen != "127.0.0.1:9181" {
+		t.Errorf("operator.listen = %q", c.Operator.Listen)
+	}
+}

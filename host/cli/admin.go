@@ -11,6 +11,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"time"
 )
 
@@ -161,12 +163,52 @@ func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 		reply.Error, reply.Usage, reply.Config = explain(err), errors.Is(err, errUsage), errors.Is(err, errConfig)
 	}
 	reply.Output = out.String()
-	if req != nil {
-		app.Log.Info("admin command", "op", req.Op(), "request", req, "err", reply.Error)
-	} else {
+	switch {
+	case req != nil && err != nil:
+		app.Log.Warn("admin command failed", append(requestAttrs(req), "err", reply.Error)...)
+	case req != nil:
+		app.Log.Info("admin command", requestAttrs(req)...)
+	default:
 		app.Log.Warn("admin request refused", "err", err)
 	}
 	json.NewEncoder(conn).Encode(reply)
+}
+
+// requestAttrs are an operator command's log attributes: its op and each
+// field of its request by name ("login", "gold"), with secrets (a
+// password, a token) shown only as set or not.
+func requestAttrs(req Request) []any {
+	attrs := []any{"op", req.Op()}
+	v := reflect.Indirect(reflect.ValueOf(req))
+	if v.Kind() != reflect.Struct {
+		return attrs
+	}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := strings.ToLower(f.Name)
+		val := v.Field(i).Interface()
+		if secretField(name) {
+			val = "(redacted)"
+			if v.Field(i).IsZero() {
+				val = "(none)"
+			}
+		}
+		attrs = append(attrs, name, val)
+	}
+	return attrs
+}
+
+// secretField reports whether a request field holds a secret.
+func secretField(name string) bool {
+	for _, s := range []string{"password", "token", "secret"} {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // errNoServer means no server answers on the data directory's socket.

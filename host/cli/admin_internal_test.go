@@ -200,8 +200,9 @@ func TestAdminLogHidesPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	slog.New(slog.NewTextHandler(&buf, nil)).Info("admin command", "op", req.Op(), "request", req)
-	if strings.Contains(buf.String(), "hunter2") || !strings.Contains(buf.String(), "login=x") {
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("admin command", requestAttrs(req)...)
+	if strings.Contains(buf.String(), "hunter2") || !strings.Contains(buf.String(), "login=x") ||
+		!strings.Contains(buf.String(), `op="account create"`) || !strings.Contains(buf.String(), "password=(redacted)") || strings.Contains(buf.String(), "&{") {
 		t.Errorf("log line %q", buf.String())
 	}
 }

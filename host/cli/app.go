@@ -22,10 +22,12 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cluster"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
@@ -52,6 +54,21 @@ type App struct {
 	// guideTally is the guides area's live vote counts while it serves
 	// (see GuideTally).
 	guideTally atomic.Pointer[guides.Tally]
+
+	// console is the web console while it serves (nil: none), runtime
+	// the started server (a configuration reload reaches both).
+	console *console.Console
+	runtime atomic.Pointer[Runtime]
+	// reportsArea and guidesService are the areas whose limits a reload
+	// changes (set when their routes are built, before serving; nil until).
+	reportsArea   *reports.Area
+	guidesService *guides.Service
+	// accessLog is server.access_log in force.
+	accessLog atomic.Bool
+
+	// configSource reads the configuration again for a reload (nil: no
+	// reloads; WithConfigSource).
+	configSource func() (*config.Config, error)
 
 	// pluginClock times each area's plugin supervisor (WithPluginClock);
 	// nil: the real clock.

@@ -47,6 +47,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runPlayer(ctx, args[1:], stdout)
 	case "storage":
 		err = runStorage(ctx, args[1:], stdout, stderr)
+	case "restore":
+		err = runRestore(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		err = runHelp(ctx, args[1:], stdout)
 	default:
@@ -103,9 +105,10 @@ func printProblems(w io.Writer, err error, ps []*config.Problem) {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s <command> [flags]\n\n", Name)
 	fmt.Fprintln(w, "Server:")
-	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
+	fmt.Fprintln(w, "  serve [--config FILE] [--listen ADDR] [--operator-listen ADDR] [--data DIR] [--log-level L] [--plugin AREA=PATH] [--demo]")
 	fmt.Fprintln(w, "  loadtest [--target URL] [--operator URL] [--mix OP=W,...] [--accounts N] [--concurrency C | --rate R] [--requests N] [--duration D] [--json FILE] [--html FILE]")
 	fmt.Fprintln(w, "  version")
+	fmt.Fprintln(w, "  restore --from BACKUP --data DIR [--replace] (a backup into a stopped server's data directory)")
 	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
@@ -343,7 +346,7 @@ func configError(err error) error {
 	case errors.As(err, &fe):
 		return &opError{cause: errors.Join(errConfig, err), msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
 	}
-	return fmt.Errorf("%w: %w", errUsage, err)
+	return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: flagMessage(err.Error())})
 }
 
 // printFlags lists the flags of fs as flag.PrintDefaults does, but spelt

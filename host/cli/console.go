@@ -19,10 +19,12 @@ func mountConsole(op *operator.Server, app *App) error {
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
 		SecureCookies:    app.Cfg.ConsoleSecureCookies(),
-		Nodes:            consoleNodes(app)})
+		Nodes:            consoleNodes(app),
+		Reload:           app.reloadFromConsole})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
+	app.console = c
 	c.Mount(op.Handle)
 	return nil
 }

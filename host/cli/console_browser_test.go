@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/wire"
@@ -104,7 +106,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	t.Logf("console screenshots in %s", shots)
 
-	ts := clitest.Start(t, nil)
+	var running *config.Config // the configuration the reload button reads back
+	ts := clitest.StartWith(t, nil, cli.WithConfigSource(func() (*config.Config, error) { c := *running; return &c, nil }))
+	running = ts.Config
 	ts.Host(t, "account", "create", "--login", "boss", "--password", "boss-pw")
 	ts.Host(t, "account", "create", "--login", "player", "--password", "player-pw", "--nickname", "Fluffy")
 	ts.Host(t, "account", "role", "--login", "boss", "--operator")
@@ -125,6 +129,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("dashboard plugins = %q", got)
 	}
 	screenshot(t, ctx, shots, "dashboard")
+	do(t, ctx, "reload button", chromedp.Click(chromedp.CSS("#reload")), chromedp.WaitVisible(chromedp.CSS("#notice")))
+	if got := text(t, ctx, "#notice"); !strings.Contains(got, "configuration reloaded: nothing changed") {
+		t.Errorf("reload notice = %q", got)
+	}
 
 	// Find the account by nickname and grant tickets and an upgrade.
 	do(t, ctx, "search",
@@ -146,6 +154,20 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatalf("balances after grant = %q", got)
 	}
 	screenshot(t, ctx, shots, "account")
+
+	// A phone 360 px wide: the page (with its session-record table, the
+	// widest) lays out at the phone's width, not a desktop's 980 px.
+	do(t, ctx, "phone viewport", chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS("#grant-tickets")))
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[int64]("document.documentElement.scrollWidth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if width > 360 {
+		t.Errorf("the account page is %d px wide on a 360 px phone", width)
+	}
+	screenshot(t, ctx, shots, "account-360px")
+	do(t, ctx, "desktop viewport", chromedp.EmulateReset(), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#grant-tickets")))
 
 	// The player's next game login sees them: the upgrade in the session
 	// record, the tickets on the Plinko board.

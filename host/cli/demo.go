@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -26,6 +28,12 @@ var demoAccounts = []demoAccount{
 	{"demo_smurf", "demo-pass", "DemoSmurf", "demo"},
 	{"friend", "friend-pass", "FriendlyFoe", ""},
 }
+
+// demoOperator is the demo's console operator: a main account with the
+// operator role. The console is on the operator listener, loopback unless
+// operator.allow_remote, so its known password is reachable from this
+// machine only.
+var demoOperator = demoAccount{"demo_admin", "demo-admin-pass", "DemoAdmin", ""}
 
 // seedDemo creates the demo accounts unless the data directory has them
 // already (other accounts may exist), and the demo prize catalog unless one
@@ -48,6 +56,17 @@ func seedDemo(ctx context.Context, app *App, out io.Writer) error {
 	if err := seedDemoGuides(ctx, app); err != nil {
 		return err
 	}
+	if _, err := app.DB.LoginID(demoOperator.login); errors.Is(err, storage.ErrNotFound) {
+		if _, err := app.Accounts.Create(ctx, accounts.Create{Login: demoOperator.login, Password: demoOperator.password,
+			Nickname: demoOperator.nickname}); err != nil {
+			return err
+		}
+		if err := console.SetOperator(ctx, app.Sys, demoOperator.login, true); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
 	fmt.Fprintln(out, "demo accounts (login / password):")
 	for _, d := range demoAccounts {
 		kind := "main account"
@@ -56,7 +75,17 @@ func seedDemo(ctx context.Context, app *App, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "  %-12s %-12s %s\n", d.login, d.password, kind)
 	}
+	fmt.Fprintf(out, "  %-12s %-12s operator of the web console\n", demoOperator.login, demoOperator.password)
 	return nil
+}
+
+// printDemoConsole prints where the demo's console is and who signs in.
+func printDemoConsole(out io.Writer, opAddr net.Addr) {
+	if opAddr == nil {
+		fmt.Fprintln(out, "web console: off (operator.enabled = false)")
+		return
+	}
+	fmt.Fprintf(out, "web console: http://%s%s (sign in as %s / %s)\n", opAddr, console.Prefix, demoOperator.login, demoOperator.password)
 }
 
 func createDemo(ctx context.Context, app *App) error {

@@ -123,11 +123,20 @@ func TestLoginEndToEnd(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend func(*config.Config)) {
 		ts := start(t, backend)
 		ctx := context.Background()
-		mainID := ts.Host(t, "account", "create", "--login", "SouL", "--password", "s3cret", "--nickname", "TheSoul")
-		subID := ts.Host(t, "account", "create", "--login", "SouL_alt", "--password", "other", "--parent", "SouL")
+		created := ts.Host(t, "account", "create", "--login", "SouL", "--password", "s3cret", "--nickname", "TheSoul")
+		createdSub := ts.Host(t, "account", "create", "--login", "SouL_alt", "--password", "other", "--parent", "SouL")
 		ts.Host(t, "account", "grant", "--login", "SouL", "--gold", "100", "--tickets", "7", "--upgrade", "aa.Hero_Pyromancer.Alt2")
-		if mainID != "1" || subID != "2" {
-			t.Fatalf("ids %q %q", mainID, subID)
+		if created != `account 1 "SouL" created` || createdSub != `account 2 "SouL_alt" created, a sub-account of "SouL"` {
+			t.Fatalf("account create said %q, %q", created, createdSub)
+		}
+		if got, want := ts.Host(t, "account", "show", "--login", "SouL"), "\nsub-account 2 \"SouL_alt\""; !strings.Contains(got, want) {
+			t.Errorf("account show of the main account:\n%s\nwithout %q", got, want)
+		}
+		got := ts.Host(t, "account", "show", "--login", "SouL_alt")
+		for _, want := range []string{"\nmain account 1 \"SouL\"", "\nsub-account 2 \"SouL_alt\" (this one)"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("account show of the sub-account:\n%s\nwithout %q", got, want)
+			}
 		}
 
 		s, err := ts.Client.Login(ctx, "SouL", "s3cret") // checks M2
@@ -160,7 +169,7 @@ func TestLoginEndToEnd(t *testing.T) {
 			t.Errorf("login with other case: %v", err)
 		}
 
-		sub, err := ts.Client.Switch(ctx, s, "SouL_alt", subID)
+		sub, err := ts.Client.Switch(ctx, s, "SouL_alt", "2")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +184,7 @@ func TestLoginEndToEnd(t *testing.T) {
 			t.Error("is_current_subaccount false after switching")
 		}
 		// The old cookie still belongs to the main account, which is untouched.
-		back, err := ts.Client.Switch(ctx, s, "SouL", mainID)
+		back, err := ts.Client.Switch(ctx, s, "SouL", "1")
 		if err != nil {
 			t.Fatalf("old cookie after switch: %v", err)
 		}

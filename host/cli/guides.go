@@ -25,6 +25,7 @@ func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 		return nil, err
 	}
 	app.guideTally.Store(s.Tally())
+	app.guidesService = s
 	return s.Routes(), nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
@@ -22,7 +24,13 @@ import (
 // instrument connects the metrics to the parts that feed them.
 func instrument(app *App, srv *server.Server) {
 	m := app.Metrics
-	srv.SetObserver(m.ObserveRequest)
+	app.accessLog.Store(app.Cfg.Server.AccessLog)
+	srv.SetObserver(func(r *server.RequestInfo) {
+		outcome := m.ObserveRequest(r)
+		if app.accessLog.Load() {
+			logAccess(app.Log, r, outcome)
+		}
+	})
 	app.Sys.SetMailboxObserver(m.ObserveMailboxWait)
 	app.DB.SetCommitObserver(m.ObserveCommit)
 	m.Watch(metrics.Sources{
@@ -47,11 +55,24 @@ func (p *Plugins) statuses() []metrics.PluginStatus {
 	return out
 }
 
-// startOperator starts the operator listener when it is enabled; it returns
-// nil, "" when it is off.
-func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, error) {
+// logAccess writes a request's access line. The account is "-" when the
+// request names none (it carries only a session cookie).
+func logAccess(log *slog.Logger, r *server.RequestInfo, outcome string) {
+	account := r.Account
+	if account == "" {
+		account = "-"
+	}
+	log.LogAttrs(context.Background(), slog.LevelInfo, "access",
+		slog.String("client", r.Client), slog.String("account", account), slog.String("route", r.Route),
+		slog.String("outcome", outcome), slog.Int("status", r.Status), slog.Int("bytes", len(r.Body)),
+		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
+}
+
+// startOperator serves the operator listener on ln (opened by Start, nil
+// when operator.enabled is false: then it returns nil, nil).
+func startOperator(app *App, stdout io.Writer, ln net.Listener) (*operator.Server, net.Addr, error) {
 	cfg := app.Cfg.Operator
-	if !cfg.Enabled {
+	if ln == nil {
 		return nil, nil, nil
 	}
 	token, err := operator.Token(cfg.Token, app.Cfg.Storage.DataDir)
@@ -69,10 +90,9 @@ func startOperator(app *App, stdout io.Writer) (*operator.Server, net.Addr, erro
 	if err := mountConsole(op, app); err != nil {
 		return nil, nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return nil, nil, listenError("operator.listen", cfg.Listen, err)
-	}
+	// The listener's front page is the console: an operator who types the
+	// address lands on it (the sign-in page when signed out).
+	op.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 	go func() {
 		if err := op.Serve(ln); err != nil {
 			app.Log.Error("operator listener", "err", err)

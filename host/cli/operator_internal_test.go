@@ -154,7 +154,7 @@ func TestMissingDataDir(t *testing.T) {
 	t.Run("init", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "new")
 		code, out, errOut := run("account", "create", "--init", "--data", dir, "--login", "first", "--password", "p")
-		if code != 0 || strings.TrimSpace(out) != "1" {
+		if code != 0 || strings.TrimSpace(out) != `account 1 "first" created` {
 			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 		}
 		// Quiet: an offline command prints its output, not the runtime's

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/console"
@@ -250,7 +251,11 @@ func (r *CreateAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 	if err != nil {
 		return explainCreate(err, c)
 	}
-	fmt.Fprintln(out, acct.ID)
+	if acct.SuperID != acct.ID {
+		fmt.Fprintf(out, "account %d %q created, a sub-account of %q\n", acct.ID, acct.Login, r.Parent)
+		return nil
+	}
+	fmt.Fprintf(out, "account %d %q created\n", acct.ID, acct.Login)
 	return nil
 }
 
@@ -352,8 +357,28 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 	if err != nil {
 		return err
 	}
-	for _, s := range subs {
-		fmt.Fprintf(out, "sub-account of %d: %d\n", acct.SuperID, s)
+	// The main account (for a sub-account) and the sub-accounts, each by
+	// id and login; this account is marked.
+	if acct.SuperID != acct.ID {
+		main, err := app.DB.Account(acct.SuperID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "main account %d %q\n", main.ID, main.Login)
+	}
+	for _, id := range subs {
+		if id == acct.SuperID {
+			continue
+		}
+		a, err := app.DB.Account(id)
+		if err != nil {
+			return err
+		}
+		this := ""
+		if id == acct.ID {
+			this = " (this one)"
+		}
+		fmt.Fprintf(out, "sub-account %d %q%s\n", id, a.Login, this)
 	}
 	return nil
 }
@@ -534,8 +559,12 @@ func parseDeleteAccount(args []string) (Request, error) {
 	return checked(&r)
 }
 
-// BackupRequest writes a consistent copy of the database into To, a
-// directory that must not exist yet (an absolute path).
+// BackupRequest writes a backup into To, a directory that must not exist
+// yet (an absolute path), laid out as a data directory: To/db a consistent
+// copy of the database (with the generated auth_hash secret) and
+// To/operator.token the generated operator token, when there is one
+// (restore.go). The configuration file is the operator's, not the
+// backup's.
 type BackupRequest struct {
 	To string `json:"to"`
 }
@@ -553,7 +582,15 @@ func (r *BackupRequest) Validate() error {
 }
 
 func (r *BackupRequest) Run(_ context.Context, app *App, out io.Writer) error {
-	if err := app.DB.Checkpoint(r.To); err != nil {
+	if app.Cfg.Storage.Backend == config.BackendPebble {
+		if err := os.Mkdir(r.To, 0o700); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return &opError{cause: err, msg: fmt.Sprintf("backup not written: %s already exists (give a new directory)", r.To)}
+			}
+			return &opError{cause: err, msg: fmt.Sprintf("backup to %s failed: %v", r.To, unwrapPath(err))}
+		}
+	}
+	if err := app.DB.Checkpoint(filepath.Join(r.To, dbDirName)); err != nil {
 		if errors.Is(err, storage.ErrNoCheckpoint) {
 			return &opError{cause: errors.Join(errConfig, err), msg: "the database is in PostgreSQL (storage.backend = \"postgres\"), " +
 				"which backup cannot copy into a directory: back it up with PostgreSQL's own tools, e.g. " +
@@ -564,7 +601,14 @@ func (r *BackupRequest) Run(_ context.Context, app *App, out io.Writer) error {
 		}
 		return &opError{cause: err, msg: fmt.Sprintf("backup to %s failed: %v", r.To, unwrapPath(err))}
 	}
-	fmt.Fprintf(out, "backup written to %s\n", r.To)
+	token := ""
+	if b, err := os.ReadFile(filepath.Join(app.Cfg.Storage.DataDir, operator.TokenFile)); err == nil {
+		if err := os.WriteFile(filepath.Join(r.To, operator.TokenFile), b, 0o600); err != nil {
+			return &opError{cause: err, msg: fmt.Sprintf("backup to %s: the database is written but the operator token is not: %v", r.To, unwrapPath(err))}
+		}
+		token = " (database and operator token; the configuration file is yours to keep)"
+	}
+	fmt.Fprintf(out, "backup written to %s%s\n", r.To, token)
 	return nil
 }
 

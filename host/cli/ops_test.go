@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -23,13 +25,63 @@ func TestBackupWhileRunning(t *testing.T) {
 	if out := ts.Host(t, "backup", "--to", dir); !strings.Contains(out, dir) {
 		t.Fatalf("backup said %q", out)
 	}
-	db, err := storage.Open(dir, nil)
+	db, err := storage.Open(filepath.Join(dir, "db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	if _, err := db.LoginID("saved"); err != nil {
 		t.Errorf("backup lacks the account: %v", err)
+	}
+	want, err := os.ReadFile(filepath.Join(ts.DataDir, "operator.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "operator.token")); err != nil || string(got) != string(want) {
+		t.Errorf("backup's operator.token: %q, %v", got, err)
+	}
+}
+
+// TestRestore: restore refuses a running server's directory and a
+// directory that is not a backup (changing nothing), and restores a backup
+// into a new data directory, token included, that a server then serves.
+func TestRestore(t *testing.T) {
+	ts := start(t, onPebble)
+	ts.Host(t, "account", "create", "--login", "kept", "--password", "pw")
+	backup := filepath.Join(t.TempDir(), "backup")
+	ts.Host(t, "backup", "--to", backup)
+	run := func(args ...string) (int, string, string) {
+		var out, errOut strings.Builder
+		code := cli.Main(context.Background(), append([]string{"restore"}, args...), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	if code, _, errOut := run("--from", backup, "--data", ts.DataDir, "--replace"); code == 0 || !strings.Contains(errOut, "a server is running") {
+		t.Errorf("restore into the running server's directory: exit %d, %q", code, errOut)
+	}
+	target := filepath.Join(t.TempDir(), "restored")
+	if code, _, errOut := run("--from", t.TempDir(), "--data", target); code == 0 || !strings.Contains(errOut, "holds no backup") {
+		t.Errorf("restore from an empty directory: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(target, "db")); err == nil {
+		t.Error("a refused restore left a database behind")
+	}
+	code, out, errOut := run("--from", backup, "--data", target)
+	if code != 0 || !strings.Contains(out, "1 accounts") || !strings.Contains(out, "operator token restored") {
+		t.Fatalf("restore: exit %d, %q, %q", code, out, errOut)
+	}
+	if code, _, errOut := run("--from", backup, "--data", target); code != 2 || !strings.Contains(errOut, "--replace") {
+		t.Errorf("second restore without --replace: exit %d, %q", code, errOut)
+	}
+	if code, out, errOut := run("--from", backup, "--data", target, "--replace"); code != 0 || !strings.Contains(out, "db.replaced-") {
+		t.Errorf("restore --replace: exit %d, %q, %q", code, out, errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join(ts.DataDir, "operator.token"))
+	if got, err := os.ReadFile(filepath.Join(target, "operator.token")); err != nil || string(got) != string(want) {
+		t.Errorf("restored operator.token: %q, %v", got, err)
+	}
+	restored := start(t, func(c *config.Config) { onPebble(c); c.Storage.DataDir = target })
+	if out := restored.Host(t, "account", "show", "--login", "kept"); !strings.Contains(out, "kept") {
+		t.Errorf("the restored server does not know the account: %q", out)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/honmaster/masterserver/config"
 
@@ -85,7 +87,64 @@ func PluginMode(args []string) bool {
 // Plugins are the supervised plugin processes of a running server; the zero
 // value (operator commands with the server stopped) has none.
 type Plugins struct {
-	sups map[sdk.Area]*supervisor.Supervisor
+	sups map[sdk.Area]*pluginSlot // fixed once started; each slot's plugin may be replaced (reload)
+}
+
+// pluginSlot is an area's supervised plugin, which a configuration reload
+// may replace: calls go to the plugin in force, and a replaced one is
+// stopped only after the calls it was serving have returned, so a restart
+// drops no request.
+type pluginSlot struct {
+	cur atomic.Pointer[pluginUse]
+}
+
+// pluginUse is one supervisor's time in a slot.
+type pluginUse struct {
+	sup *supervisor.Supervisor
+	// mu is held for reading by each call in flight; replace takes it to
+	// wait for them.
+	mu      sync.RWMutex
+	retired bool
+}
+
+var _ sdk.Caller = (*pluginSlot)(nil)
+
+func newPluginSlot(s *supervisor.Supervisor) *pluginSlot {
+	slot := &pluginSlot{}
+	slot.cur.Store(&pluginUse{sup: s})
+	return slot
+}
+
+// Decide calls the plugin in force.
+func (p *pluginSlot) Decide(ctx context.Context, decision string, facts, state []byte) (sdk.RawResult, error) {
+	for {
+		u := p.cur.Load()
+		u.mu.RLock()
+		if u.retired { // replaced since Load: go to the new one
+			u.mu.RUnlock()
+			continue
+		}
+		res, err := u.sup.Decide(ctx, decision, facts, state)
+		u.mu.RUnlock()
+		return res, err
+	}
+}
+
+func (p *pluginSlot) supervisor() *supervisor.Supervisor { return p.cur.Load().sup }
+
+// Ready, Status and Stop are the plugin in force's.
+func (p *pluginSlot) Ready() bool               { return p.supervisor().Ready() }
+func (p *pluginSlot) Status() supervisor.Status { return p.supervisor().Status() }
+func (p *pluginSlot) Stop()                     { p.supervisor().Stop() }
+
+// replace puts s in force, waits for the calls of the plugin it replaces
+// to return, and stops that one.
+func (p *pluginSlot) replace(s *supervisor.Supervisor) {
+	old := p.cur.Swap(&pluginUse{sup: s})
+	old.mu.Lock()
+	old.retired = true
+	old.mu.Unlock()
+	old.sup.Stop()
 }
 
 // Caller reaches the plugin of area: calls go to the current plugin
@@ -130,31 +189,38 @@ func (p *Plugins) Stop() {
 // bundled by default, or the external binary configured in
 // [plugins.AREA] path. It returns when all answer their first health call.
 func (a *App) startPlugins(ctx context.Context) error {
-	a.Plugins.sups = map[sdk.Area]*supervisor.Supervisor{}
+	a.Plugins.sups = map[sdk.Area]*pluginSlot{}
 	for _, row := range areaTable {
-		area := row.area
-		pc := a.Cfg.Plugins[string(area)]
-		src := supervisor.Source{Area: area, Path: pc.Path, Args: pc.Args, Env: pc.Env,
-			StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
-			PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
-			BatchesInFlight: pc.BatchesInFlight}
-		opts := supervisor.Options{Logger: a.Log.With("plugin", string(area))}
-		if a.pluginClock != nil {
-			opts.Clock = a.pluginClock(area)
-		}
-		s := supervisor.New(src, opts)
-		if err := s.Start(ctx); err != nil {
+		s, err := a.startPlugin(ctx, row.area, a.Cfg.Plugins[string(row.area)])
+		if err != nil {
 			a.Plugins.Stop()
-			how := "the bundled plugin"
-			if pc.Path != "" {
-				how = fmt.Sprintf("plugins.%s.path or --plugin %s=PATH", area, area)
-			}
-			return &opError{cause: err, msg: fmt.Sprintf("the %s plugin did not start, so the server did not either: %s (check %s)",
-				area, stripInternal(err.Error()), how)}
+			return err
 		}
-		a.Plugins.sups[area] = s // the supervisor logged "plugin running"
+		a.Plugins.sups[row.area] = newPluginSlot(s) // the supervisor logged "plugin running"
 	}
 	return nil
+}
+
+// startPlugin starts area's plugin as pc configures it.
+func (a *App) startPlugin(ctx context.Context, area sdk.Area, pc config.Plugin) (*supervisor.Supervisor, error) {
+	src := supervisor.Source{Area: area, Path: pc.Path, Args: pc.Args, Env: pc.Env,
+		StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
+		PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
+		BatchesInFlight: pc.BatchesInFlight}
+	opts := supervisor.Options{Logger: a.Log} // the supervisor names its area (plugin_area); go-plugin adds its own "plugin" key
+	if a.pluginClock != nil {
+		opts.Clock = a.pluginClock(area)
+	}
+	s := supervisor.New(src, opts)
+	if err := s.Start(ctx); err != nil {
+		how := "the bundled plugin"
+		if pc.Path != "" {
+			how = fmt.Sprintf("plugins.%s.path or --plugin %s=PATH", area, area)
+		}
+		return nil, &opError{cause: err, msg: fmt.Sprintf("the %s plugin did not start, so the server did not either: %s (check %s)",
+			area, stripInternal(err.Error()), how)}
+	}
+	return s, nil
 }
 
 // errAreaNotServed: a plugin is configured for an area this build does not

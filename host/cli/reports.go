@@ -43,6 +43,7 @@ func reportsRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 		return nil, err
 	}
 	app.Login.SetSessionHook(reports.SessionHook)
+	app.reportsArea = a
 	return a.Routes(), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"sync"
@@ -28,8 +29,7 @@ import (
 // down gracefully: stop accepting, finish requests in flight, stop plugins,
 // drain the actors, close storage.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", stderr)
-	demo := fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	fs, demo := serveFlags(stderr)
 	cfg, err := config.FromArgs(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -42,17 +42,56 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkPluginFlags(cfg); err != nil {
 		return err
 	}
-	log := newLogger(cfg, stderr, slog.LevelDebug)
+	log := NewServeLogger(cfg, stderr)
 	applyMemoryLimit(cfg, log) // memlimit.go
 	applyGCHeapFloor(cfg.Server.GCHeapFloor, log)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// SIGHUP reloads the configuration (systemctl reload). Caught from
+	// here on, so that one during start-up is not fatal: it is served once
+	// the server is up.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 
-	rt, err := Start(ctx, cfg, log, *demo, stdout)
-	if err != nil {
-		return err
+	source := func() (*config.Config, error) {
+		fs, _ := serveFlags(io.Discard)
+		return config.FromArgs(fs, args)
 	}
+	rt, err := Start(ctx, cfg, log, *demo, stdout, WithConfigSource(source))
+	if err != nil {
+		return err // one sentence on stderr, nothing else (a failed start logs no start-up line)
+	}
+	dataDir, _ := filepath.Abs(cfg.Storage.DataDir)
+	log.Info("started", "version", versionString(), "data_dir", dataDir, "config", configSource(fs), "storage", cfg.Storage.Backend)
+	go func() {
+		for {
+			select {
+			case <-hup:
+				log.Info("SIGHUP: reloading the configuration", "config", configSource(fs))
+				rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	return rt.Wait(ctx)
+}
+
+// configSource names where a configuration parsed by fs comes from, for
+// the log: the --config file, or the built-in defaults.
+func configSource(fs *flag.FlagSet) string {
+	if f := fs.Lookup(config.ConfigFlag); f != nil && f.Value.String() != "" {
+		return f.Value.String()
+	}
+	return "built-in defaults"
+}
+
+// serveFlags are serve's flags besides config.FromArgs's.
+func serveFlags(stderr io.Writer) (fs *flag.FlagSet, demo *bool) {
+	fs = newFlags("serve", stderr)
+	demo = fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	return fs, demo
 }
 
 // Wait serves until ctx ends, then stops gracefully and returns Stop's
@@ -107,6 +146,9 @@ type Runtime struct {
 	Operator     *operator.Server
 	OperatorAddr net.Addr
 	ln           net.Listener // the game listener
+
+	reloadMu sync.Mutex     // one reload at a time
+	cfg      *config.Config // in force (reload.go); under reloadMu
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -152,50 +194,65 @@ func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
+	// The ports first: a port in use is said before anything else happens
+	// (no data directory created, no plugin started, nothing to undo).
+	ln, err := net.Listen("tcp", cfg.Server.Listen)
+	if err != nil {
+		return nil, listenError("server.listen, --listen", cfg.Server.Listen, err)
+	}
+	var opLn net.Listener
+	if cfg.Operator.Enabled {
+		if opLn, err = net.Listen("tcp", cfg.Operator.Listen); err != nil {
+			ln.Close()
+			return nil, listenError("operator.listen, --operator-listen", cfg.Operator.Listen, err)
+		}
+	}
+	closeListeners := func() {
+		ln.Close()
+		if opLn != nil {
+			opLn.Close()
+		}
+	}
 	app, err := openApp(cfg, log, true)
 	if err != nil {
+		closeListeners()
 		return nil, openError(cfg.Storage.DataDir, err)
+	}
+	fail := func(err error) (*Runtime, error) {
+		closeListeners()
+		app.Close()
+		return nil, err
 	}
 	for _, o := range opts {
 		o(app)
 	}
 	if demo {
 		if err := seedDemo(ctx, app, stdout); err != nil {
-			app.Close()
-			return nil, fmt.Errorf("demo seed: %w", err)
+			return fail(fmt.Errorf("demo seed: %w", err))
 		}
 	}
 	if err := app.startPlugins(ctx); err != nil {
-		app.Close()
-		return nil, err
+		return fail(err)
 	}
 	checkFileLimit(cfg, len(app.Plugins.sups), log, fileLimit) // filelimit.go
 	srv, err := mountAreas(app)
 	if err != nil {
-		app.Close()
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", cfg.Server.Listen)
-	if err != nil {
-		app.Close()
-		return nil, listenError("server.listen, --listen", cfg.Server.Listen, err)
+		return fail(err)
 	}
 	stopAdm, err := serveAdmin(context.WithoutCancel(ctx), app, filepath.Join(cfg.Storage.DataDir, AdminSocketName))
 	if err != nil {
-		ln.Close()
-		app.Close()
-		return nil, err
+		return fail(err)
 	}
-	op, opAddr, err := startOperator(app, stdout)
+	op, opAddr, err := startOperator(app, stdout, opLn)
 	if err != nil {
 		stopAdm()
-		ln.Close()
-		app.Close()
-		return nil, err
+		return fail(err)
 	}
 	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
 		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
+	rt.cfg = cfg
+	app.runtime.Store(rt)
 	go func() {
 		rt.serveErr = srv.Serve(ln)
 		close(rt.served)
@@ -203,9 +260,25 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	go rt.sweepSessions()
 	go rt.syncCluster(rt.sweepCtx)
 	// One start-up line for the address, on stdout, where scripts and
-	// tests read it (the log has it at debug level, for JSON logs).
-	log.Debug("listening", "addr", ln.Addr().String(), "data", cfg.Storage.DataDir)
+	// tests read it, and one in the log with the operator listener and
+	// where each plugin comes from.
+	var plugins []string
+	for _, row := range areaTable {
+		src := "bundled"
+		if p := cfg.Plugins[string(row.area)].Path; p != "" {
+			src = p
+		}
+		plugins = append(plugins, string(row.area)+"="+src)
+	}
+	opListen := "off"
+	if opAddr != nil {
+		opListen = opAddr.String()
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "operator_addr", opListen, "plugins", plugins, "data_dir", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	if demo {
+		printDemoConsole(stdout, opAddr)
+	}
 	return rt, nil
 }
 

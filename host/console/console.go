@@ -45,6 +45,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
@@ -108,6 +109,9 @@ type Deps struct {
 	// Nodes lists the cluster's members as this node sees them (nil: a
 	// single node, no cluster section on the dashboard).
 	Nodes func() []Node
+	// Reload reloads the server's configuration (the dashboard's button,
+	// as SIGHUP does) and words the outcome; nil: no button.
+	Reload func(ctx context.Context) (string, error)
 	// SessionLifetime is how long a console session lasts (0: 8h).
 	SessionLifetime time.Duration
 	Log             *slog.Logger
@@ -131,6 +135,7 @@ type Console struct {
 	sessions map[[32]byte]*session // by SHA-256 of the cookie
 	extra    []Page
 	signIns  *signInLimits // signin_limit.go
+	secure   atomic.Bool   // Deps.SecureCookies, changed by SetSecureCookies
 	rates    rateSampler
 	mux      *http.ServeMux
 }
@@ -162,14 +167,10 @@ func New(d Deps) (*Console, error) {
 	if d.Odds == (sdk.Odds{}) {
 		d.Odds = sdk.DefaultOdds
 	}
-	if d.SignInPerAddress == (limit.Rate{}) {
-		d.SignInPerAddress = limit.Rate{Burst: 10, Every: time.Minute}
-	}
-	if d.SignInPerLogin == (limit.Rate{}) {
-		d.SignInPerLogin = limit.Rate{Burst: 5, Every: time.Minute}
-	}
+	d.SignInPerAddress, d.SignInPerLogin = signInDefaults(d.SignInPerAddress, d.SignInPerLogin)
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
 		signIns: newSignInLimits(d.SignInPerAddress, d.SignInPerLogin, d.Now)}
+	c.secure.Store(d.SecureCookies)
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html")
 	if err != nil {
 		return nil, err
@@ -192,6 +193,31 @@ func New(d Deps) (*Console, error) {
 	c.rates.add(d.Now(), c.counters())
 	c.routes()
 	return c, nil
+}
+
+// signInDefaults applies the defaults of Deps.SignInPerAddress and
+// SignInPerLogin.
+func signInDefaults(perAddr, perLogin limit.Rate) (limit.Rate, limit.Rate) {
+	if perAddr == (limit.Rate{}) {
+		perAddr = limit.Rate{Burst: 10, Every: time.Minute}
+	}
+	if perLogin == (limit.Rate{}) {
+		perLogin = limit.Rate{Burst: 5, Every: time.Minute}
+	}
+	return perAddr, perLogin
+}
+
+// SetSecureCookies changes Deps.SecureCookies (a configuration reload);
+// cookies set from now on follow it, sessions go on.
+func (c *Console) SetSecureCookies(on bool) { c.secure.Store(on) }
+
+// SetSignInRates changes Deps.SignInPerAddress and SignInPerLogin (a
+// configuration reload), with the same defaults; budgets already spent
+// stay spent, capped at the new bursts.
+func (c *Console) SetSignInRates(perAddr, perLogin limit.Rate) {
+	perAddr, perLogin = signInDefaults(perAddr, perLogin)
+	c.signIns.byAddr.SetRate(perAddr)
+	c.signIns.byLogin.SetRate(perLogin)
 }
 
 var funcs = template.FuncMap{
@@ -228,6 +254,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /console/signin", c.signIn)
 	m.Handle("POST /console/signout", c.auth(http.HandlerFunc(c.signOut)))
 	m.Handle("GET /console/{$}", c.auth(http.HandlerFunc(c.dashboard)))
+	m.Handle("POST /console/reload", c.auth(http.HandlerFunc(c.reload)))
 	m.Handle("GET /console/accounts", c.auth(http.HandlerFunc(c.accountsPage)))
 	m.Handle("GET /console/account", c.auth(http.HandlerFunc(c.accountPage)))
 	m.Handle("POST /console/account/grant", c.auth(http.HandlerFunc(c.grant)))
@@ -259,7 +286,7 @@ func newToken() string {
 // reached through a TLS proxy.
 func (c *Console) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: Prefix, MaxAge: maxAge, HttpOnly: true,
-		Secure: c.d.SecureCookies || r.TLS != nil, SameSite: http.SameSiteStrictMode}
+		Secure: c.secure.Load() || r.TLS != nil, SameSite: http.SameSiteStrictMode}
 }
 
 // current returns the request's console session, if it has a live one
@@ -443,16 +470,20 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := c.signIns.check(loginName, limit.AddrKey(addr)); !ok {
 		wait = wait.Round(time.Second)
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+		c.d.Metrics.ObserveConsoleSignIn(metrics.SignInLimited)
 		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
 		return
 	}
 	s, err := c.check(r.Context(), loginName, password)
 	if err != nil {
 		c.signIns.failed(loginName, limit.AddrKey(addr))
+		outcome := metrics.SignInRefused
 		if !errors.Is(err, ErrSignIn) {
+			outcome = metrics.SignInError
 			c.d.Log.Error("console sign-in", "err", err)
 		}
-		c.d.Log.Info("console sign-in refused", "login", loginName, "addr", addr)
+		c.d.Metrics.ObserveConsoleSignIn(outcome)
+		c.d.Log.Warn("console sign-in refused", "login", loginName, "addr", addr)
 		again(ErrSignIn.Error(), http.StatusUnauthorized)
 		return
 	}
@@ -466,6 +497,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	c.signIns.succeeded(loginName, limit.AddrKey(addr), c.d.Now())
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
+	c.d.Metrics.ObserveConsoleSignIn(metrics.SignInOK)
 	c.d.Log.Info("console sign-in", "login", loginName, "addr", addr)
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)
 }

@@ -112,7 +112,7 @@ func TestReportsPage(t *testing.T) {
 		t.Errorf("unknown action:\n%s", page)
 	}
 	page = resolve(url.Values{"csrf": {tok}, "action": {"suspend"}, "days": {"3"}, "note": {"second offence"}})
-	if !strings.Contains(page, "is now suspended until") || !strings.Contains(page, `id="resolution">suspend 3 day(s) by admin`) ||
+	if !strings.Contains(page, "is suspended until") || !strings.Contains(page, `id="resolution">suspend 3 day(s) by admin`) ||
 		strings.Contains(page, `id="resolve"`) {
 		t.Fatalf("after resolve:\n%s", page)
 	}

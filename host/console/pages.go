@@ -161,6 +161,7 @@ type dashboardData struct {
 	SessionsCreated float64
 	Clustered       bool
 	Nodes           []Node
+	CanReload       bool // Deps.Reload is set: show the button
 }
 
 type pluginRow struct {
@@ -199,7 +200,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 		StorageOK: true, Storage: "healthy",
 		LiveActors: sum(fams, "honmaster_actors_live", "", ""), CommitErrors: sum(fams, "honmaster_storage_commit_errors_total", "", ""),
 		TicketsIn: sum(fams, "honmaster_plinko_tickets_total", "direction", "in"), TicketsOut: sum(fams, "honmaster_plinko_tickets_total", "direction", "out"),
-		SessionsCreated: sum(fams, "honmaster_sessions_created_total", "", "")}
+		SessionsCreated: sum(fams, "honmaster_sessions_created_total", "", ""), CanReload: c.d.Reload != nil}
 	if c.d.Health != nil {
 		if err := c.d.Health(); err != nil {
 			d.StorageOK, d.Storage = false, err.Error()
@@ -218,6 +219,24 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 		d.Clustered, d.Nodes = true, c.d.Nodes()
 	}
 	c.render(w, r, "dashboard", "Dashboard", d, "")
+}
+
+// reload reloads the server's configuration file, as SIGHUP does; the
+// outcome (what changed, what needs a restart, or why the file was refused)
+// comes back as the dashboard's notice or error.
+func (c *Console) reload(w http.ResponseWriter, r *http.Request) {
+	if c.d.Reload == nil {
+		http.Error(w, "this server cannot reload its configuration from the console", http.StatusNotFound)
+		return
+	}
+	msg, err := c.d.Reload(r.Context())
+	if err != nil {
+		c.d.Log.Warn("console reload refused", "operator", Operator(r), "err", err)
+		back(w, r, Prefix, "", err)
+		return
+	}
+	c.d.Log.Info("console reload", "operator", Operator(r))
+	back(w, r, Prefix, msg, nil)
 }
 
 // Accounts.

@@ -48,7 +48,7 @@ const (
 )
 
 func newSignInLimits(perAddr, perLogin limit.Rate, now func() time.Time) *signInLimits {
-	return &signInLimits{byAddr: limit.New(perAddr, 0, now), byLogin: limit.New(perLogin, 0, now),
+	return &signInLimits{byAddr: limit.NewAdjustable(perAddr, 0, now), byLogin: limit.NewAdjustable(perLogin, 0, now),
 		trusted: map[string]*trustedAddrs{}}
 }
 

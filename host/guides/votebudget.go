@@ -26,7 +26,16 @@ type voteLimits struct {
 }
 
 func (b VoteBudget) limiters(now func() time.Time) *voteLimits {
-	return &voteLimits{any: limit.New(b.PerAddress, b.Keys, now), one: limit.New(b.PerGuideAddress, b.Keys, now)}
+	return &voteLimits{any: limit.NewAdjustable(b.PerAddress, b.Keys, now), one: limit.NewAdjustable(b.PerGuideAddress, b.Keys, now)}
+}
+
+// SetVoteBudget changes Deps.Votes' rates (limits.guide_votes_per_address
+// and guide_votes_per_guide_address, a configuration reload): what an
+// address spent stays spent, capped at the new bursts; a zero rate turns a
+// budget off. Keys stays as built.
+func (s *Service) SetVoteBudget(b VoteBudget) {
+	s.area.votes.any.SetRate(b.PerAddress)
+	s.area.votes.one.SetRate(b.PerGuideAddress)
 }
 
 // spend takes a vote on gid from the address ip out of both budgets, or

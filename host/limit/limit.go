@@ -61,6 +61,57 @@ func New(r Rate, maxKeys int, now func() time.Time) *Keyed {
 	return &Keyed{rate: r, maxKeys: maxKeys, now: now, m: map[string]*bucket{}}
 }
 
+// NewAdjustable is New for a limiter whose rate a configuration reload may
+// change (SetRate): it never returns nil, and a rate that is off (Burst or
+// Every <= 0) allows everything until SetRate turns it on.
+func NewAdjustable(r Rate, maxKeys int, now func() time.Time) *Keyed {
+	k := New(Rate{Burst: 1, Every: time.Second}, maxKeys, now)
+	k.rate = r
+	return k
+}
+
+// SetRate changes the rate from now on (a configuration reload). What a
+// key spent stays spent: a raised Burst adds its difference to every
+// bucket (an operator who raises a limit relieves those it stopped at
+// once), a lowered one caps buckets at the new Burst. A rate that is off
+// allows everything (and forgets every key).
+func (k *Keyed) SetRate(r Rate) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now := k.now()
+	wasOff := k.off()
+	if !wasOff {
+		for _, b := range k.m {
+			k.refill(b, now) // what was earned at the old pace
+		}
+	}
+	raise := float64(r.Burst - k.rate.Burst)
+	k.rate = r
+	if wasOff || k.off() {
+		clear(k.m)
+		return
+	}
+	for _, b := range k.m {
+		b.tokens = min(b.tokens+max(raise, 0), float64(r.Burst))
+	}
+}
+
+// Rate returns the current rate.
+func (k *Keyed) Rate() Rate {
+	if k == nil {
+		return Rate{}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.rate
+}
+
+// off reports whether the rate allows everything (k.mu is held).
+func (k *Keyed) off() bool { return k.rate.Burst <= 0 || k.rate.Every <= 0 }
+
 // refill brings b up to date at now.
 func (k *Keyed) refill(b *bucket, now time.Time) {
 	if el := now.Sub(b.at); el > 0 {
@@ -78,6 +129,9 @@ func (k *Keyed) Check(key string) (ok bool, wait time.Duration) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.off() {
+		return true, 0
+	}
 	b, found := k.m[key]
 	if !found {
 		return true, 0
@@ -98,6 +152,9 @@ func (k *Keyed) Charge(key string) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.off() {
+		return
+	}
 	b := k.get(key, now)
 	k.refill(b, now)
 	// Never more than one bucket's worth in debt: the wait stays bounded
@@ -114,6 +171,9 @@ func (k *Keyed) Allow(key string) (ok bool, wait time.Duration) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.off() {
+		return true, 0
+	}
 	b := k.get(key, now)
 	k.refill(b, now)
 	if b.tokens >= 1 {
@@ -135,6 +195,9 @@ func (k *Keyed) AllowN(key string, n int) (ok bool, wait time.Duration) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.off() {
+		return true, 0
+	}
 	b := k.get(key, now)
 	k.refill(b, now)
 	if b.tokens >= float64(n) {

@@ -83,3 +83,47 @@ func TestAllowN(t *testing.T) {
 		t.Error("a nil limiter refused")
 	}
 }
+
+func TestSetRate(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	k := NewAdjustable(Rate{}, 10, func() time.Time { return clock })
+	for range 100 {
+		if ok, _ := k.Allow("a"); !ok {
+			t.Fatal("an adjustable limiter that is off refused")
+		}
+	}
+	k.SetRate(Rate{Burst: 2, Every: time.Second})
+	if got := k.Rate(); got != (Rate{Burst: 2, Every: time.Second}) {
+		t.Fatalf("Rate = %+v", got)
+	}
+	k.Allow("a")
+	k.Allow("a")
+	if ok, _ := k.Allow("a"); ok {
+		t.Fatal("third token of burst 2 allowed after SetRate")
+	}
+	// Raising adds the difference: a spent key gets the new tokens at once.
+	k.SetRate(Rate{Burst: 4, Every: time.Second})
+	for i := range 2 {
+		if ok, _ := k.Allow("a"); !ok {
+			t.Fatalf("token %d of the raised burst refused", i)
+		}
+	}
+	if ok, _ := k.Allow("a"); ok {
+		t.Fatal("raising from 2 to 4 gave a spent key more than 2 tokens")
+	}
+	// Lowering caps what buckets hold at once.
+	k.Allow("b")
+	k.SetRate(Rate{Burst: 1, Every: time.Minute})
+	k.Allow("c")
+	if ok, wait := k.Allow("c"); ok || wait != time.Minute {
+		t.Fatalf("after lowering to 1/min: ok=%v wait=%v", ok, wait)
+	}
+	// Off again allows everything.
+	k.SetRate(Rate{})
+	if ok, _ := k.Allow("c"); !ok {
+		t.Fatal("refused after SetRate turned the limit off")
+	}
+	if ok, _ := k.AllowN("c", 1000); !ok {
+		t.Fatal("AllowN refused after SetRate turned the limit off")
+	}
+}

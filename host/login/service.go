@@ -99,12 +99,20 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 			return h.Sum32()
 		}),
 		pending:  newPendingSet(set.PreAuthMaxPending, set.PreAuthPerAddress, set.PreAuthLifetime),
-		failAddr: limit.New(set.FailedProofsAddress, set.TrackedKeys, now),
-		failPair: limit.New(set.FailedProofsLogin, set.TrackedKeys, now),
+		failAddr: limit.NewAdjustable(set.FailedProofsAddress, set.TrackedKeys, now),
+		failPair: limit.NewAdjustable(set.FailedProofsLogin, set.TrackedKeys, now),
 		sessions: newSessionIndex(set.SessionsPerAccount),
 		tooltips: mustEncode(awardsTooltip())}
 	sys.OnDelete(s.forgetAccount) // forget.go
 	return s
+}
+
+// SetFailedProofRates changes Settings.FailedProofsAddress and
+// FailedProofsLogin (a configuration reload): budgets already spent stay
+// spent, capped at the new bursts; a zero rate turns a limit off.
+func (s *Service) SetFailedProofRates(byAddress, byLoginAddress limit.Rate) {
+	s.failAddr.SetRate(byAddress)
+	s.failPair.SetRate(byLoginAddress)
 }
 
 // withDefaults fills zero settings (tests, tools) with the defaults of

@@ -45,6 +45,7 @@ type Metrics struct {
 	pluginLatency  *prometheus.HistogramVec
 	plk            plinkoMetrics
 	node           string // see SetNode
+	act            activity // counts.go
 }
 
 // New returns the metrics registered on a fresh registry, with the Go
@@ -78,6 +79,7 @@ func New() *Metrics {
 		m.commitBytes, m.commitErrors, m.pluginCalls, m.pluginLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.plinko()
+	m.registerActivity()
 	return m
 }
 
@@ -86,11 +88,13 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.gatherer(), promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// ObserveRequest is the HTTP server's observer (server.SetObserver).
-func (m *Metrics) ObserveRequest(r *server.RequestInfo) {
-	outcome := Outcome(r.Area, r.Status, r.Body)
+// ObserveRequest is the HTTP server's observer (server.SetObserver); it
+// returns the request's outcome (for the access log).
+func (m *Metrics) ObserveRequest(r *server.RequestInfo) (outcome string) {
+	outcome = Outcome(r.Area, r.Status, r.Body)
 	m.requests.WithLabelValues(r.Route, outcome).Inc()
 	m.requestLatency.WithLabelValues(r.Route, outcome).Observe(r.Duration.Seconds())
+	m.observeActivity(r, outcome)
 	switch r.Route {
 	case "client_requester.php?f=" + server.FuncSRPAuth:
 		m.logins.WithLabelValues(outcome).Inc()
@@ -102,6 +106,7 @@ func (m *Metrics) ObserveRequest(r *server.RequestInfo) {
 			m.sessions.WithLabelValues("switch").Inc()
 		}
 	}
+	return outcome
 }
 
 // ObserveMailboxWait is the actor system's mailbox observer.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	rules "github.com/honmaster/masterserver/plugins/reports"
@@ -70,6 +71,11 @@ func New(d Deps) (*Area, error) {
 }
 
 // Routes are the five paths the area serves (PathUnusedRap is not one).
+// SetAddressRate changes Config.PerAddress (limits.reports_per_address, a
+// configuration reload): what an address spent stays spent, capped at the
+// new burst; a zero rate turns the budget off.
+func (a *Area) SetAddressRate(r limit.Rate) { a.h.byAddress.SetRate(r) }
+
 // /rap/report2.php belongs to the site URL and is served on this listener.
 func (a *Area) Routes() []server.Route {
 	php := func(v any) server.Response { return server.PHP(a.log, v) }

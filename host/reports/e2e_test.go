@@ -280,7 +280,7 @@ func TestReportsEndToEnd(t *testing.T) {
 		t.Errorf("bob's reports:\n%s", out)
 	}
 	out = s.Host(t, "reports", "resolve", id+"-1", "--action", "suspend", "--days", "3", "--note", "offensive name", "--by", "mod1")
-	if !strings.Contains(out, "suspended") || !strings.Contains(out, `"bob" is now suspended until`) {
+	if !strings.Contains(out, "suspended") || !strings.Contains(out, `"bob" is suspended until`) {
 		t.Errorf("resolve: %q", out)
 	}
 	if code, _, errOut := s.Run("reports", "resolve", id+"-1", "--action", "warn"); code == 0 || !strings.Contains(errOut, "already resolved") {

@@ -59,7 +59,7 @@ type Handlers struct {
 	cfg       Config
 	now       func() time.Time
 	log       *slog.Logger
-	byAddress *limit.Keyed // nil: no per-address budget
+	byAddress *limit.Keyed // a zero rate: no per-address budget
 }
 
 // NewHandlers builds the handlers. now may be nil (time.Now); log may be
@@ -73,7 +73,7 @@ func NewHandlers(b Backend, cfg Config, now func() time.Time, log *slog.Logger) 
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", areaName),
-		byAddress: limit.New(cfg.PerAddress, cfg.AddressKeys, now)}
+		byAddress: limit.NewAdjustable(cfg.PerAddress, cfg.AddressKeys, now)}
 }
 
 // Report2 serves /rap/report2.php: several reports in one request, each

@@ -225,8 +225,25 @@ func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 
 // FormatResolved writes the one-line confirmation of a resolution.
 func FormatResolved(w io.Writer, r *Report, m Moderation, now time.Time) error {
-	_, err := fmt.Fprintf(w, "report %s %s; %s is now %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), m.StandingAt(now))
+	_, err := fmt.Fprintf(w, "report %s %s; %s %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), m.StandingSentence(now))
 	return err
+}
+
+// StandingSentence words the effective standing at now as the end of a
+// sentence about the player: "is in good standing", "is under a warning
+// until T" or "is suspended until T".
+func (m Moderation) StandingSentence(now time.Time) string {
+	until := " until " + m.Until.UTC().Format(TimeLayout)
+	switch st := m.Effective(now); st {
+	case rules.StandingNormal:
+		return "is in good standing"
+	case rules.StandingWarning:
+		return "is under a warning" + until
+	case rules.StandingSuspended:
+		return "is suspended" + until
+	default:
+		return "has standing " + st.String() + until
+	}
 }
 
 // Verdict is the resolution's action with its days ("suspend 3 day(s)",

@@ -173,7 +173,27 @@ standing:   suspended until 2026-11-25 12:00:00Z (guilty level 1)
 	if err := FormatResolved(&b, &r, m, t0); err != nil {
 		t.Fatal(err)
 	}
-	if want := "report 1-4 suspended; \"Bob\" is now suspended until 2026-11-25 12:00:00Z\n"; b.String() != want {
+	if want := "report 1-4 suspended; \"Bob\" is suspended until 2026-11-25 12:00:00Z\n"; b.String() != want {
 		t.Errorf("resolved: %q", b.String())
+	}
+}
+
+// TestStandingSentence: the resolution's confirmation reads as a sentence
+// ("is under a warning until", not "is now warning until").
+func TestStandingSentence(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	until := now.Add(48 * time.Hour)
+	for _, tc := range []struct {
+		m    Moderation
+		want string
+	}{
+		{Moderation{}, "is in good standing"},
+		{Moderation{Standing: rules.StandingWarning, Until: until}, "is under a warning until 2026-11-25 12:00:00Z"},
+		{Moderation{Standing: rules.StandingSuspended, Until: until}, "is suspended until 2026-11-25 12:00:00Z"},
+		{Moderation{Standing: rules.StandingWarning, Until: now}, "is in good standing"}, // expired
+	} {
+		if got := tc.m.StandingSentence(now); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
+		}
 	}
 }

@@ -80,15 +80,15 @@ const shedLogEvery = 10 * time.Second
 // shedLogEvery per reason, with counts.
 type guardedListener struct {
 	net.Listener
-	log     *slog.Logger
+	log *slog.Logger
+	now func() time.Time
+
+	mu      sync.Mutex
 	max     int // open connections in total
 	perAddr int // open connections per client address
-	now     func() time.Time
-
-	mu     sync.Mutex
-	open   int
-	byAddr map[string]int
-	quiet  list.List // of *guardedConn, the oldest quiet first
+	open    int
+	byAddr  map[string]int
+	quiet   list.List // of *guardedConn, the oldest quiet first
 
 	shed       [len(shedReasons)]atomic.Int64
 	shedLog    [len(shedReasons)]shedLogState // under mu
@@ -103,6 +103,14 @@ type shedLogState struct {
 
 func newGuardedListener(ln net.Listener, max, perAddr int, log *slog.Logger) *guardedListener {
 	return &guardedListener{Listener: ln, log: log, max: max, perAddr: perAddr, now: time.Now, byAddr: map[string]int{}}
+}
+
+// setLimits changes the limits (a configuration reload) for connections
+// accepted from now on; open connections beyond them stay open.
+func (l *guardedListener) setLimits(max, perAddr int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.max, l.perAddr = max, perAddr
 }
 
 // Accept returns the next connection within the limits.

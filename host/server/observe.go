@@ -1,6 +1,12 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/honmaster/masterserver/wire"
+)
 
 // RequestInfo describes one answered request, for metrics.
 type RequestInfo struct {
@@ -13,6 +19,12 @@ type RequestInfo struct {
 	Status   int    // HTTP status
 	Body     []byte // the reply body; valid only during the call
 	Duration time.Duration
+	// Client is the client's address (X-Forwarded-For's last entry with
+	// server.trust_forwarded_for).
+	Client string
+	// Account is the account the request names (its login or account_id
+	// field), "" when it names none (a request with only a cookie).
+	Account string
 }
 
 // SetObserver makes the server report every answered request to f, on the
@@ -33,13 +45,23 @@ func routeName(path, fn string, found bool) string {
 	return path
 }
 
-// observed reports a request to the observer, if any.
-func (s *Server) observed(path, fn string, found bool, area string, status int, body []byte, start time.Time) {
+// observed reports a request to the observer, if any; r is the request
+// as read (nil when it could not be).
+func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn string, found bool, area string, body []byte, start time.Time) {
 	if s.observe == nil {
 		return
 	}
 	if !found {
 		area = "unknown"
 	}
-	s.observe(&RequestInfo{Route: routeName(path, fn, found), Area: area, Status: status, Body: body, Duration: time.Since(start)})
+	info := &RequestInfo{Route: routeName(path, fn, found), Area: area, Status: ctx.Response.StatusCode(), Body: body, Duration: time.Since(start)}
+	if r != nil {
+		info.Client = r.RemoteIP
+		if info.Account = r.Form.Get("login"); info.Account == "" {
+			info.Account = r.Form.Get("account_id")
+		}
+	} else {
+		info.Client = ctx.RemoteIP().String()
+	}
+	s.observe(info)
 }

@@ -44,7 +44,7 @@ func (s *Server) patchInfo(_ context.Context, r *wire.Request) Response {
 	if err := r.Decode(&req); err != nil {
 		return s.genericFail(err)
 	}
-	p, ok := s.cfg.Patch(req.OS, req.Arch)
+	p, ok := s.conf().Patch(req.OS, req.Arch)
 	if !ok {
 		return phpReply(s.log, errorReply{Error: "no patch information for os " + req.OS + " arch " + req.Arch})
 	}

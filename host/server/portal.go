@@ -105,8 +105,8 @@ type registrations struct {
 
 func (s *Server) registerLimit() *limit.Keyed {
 	s.regs.once.Do(func() {
-		l := s.cfg.Limits
-		s.regs.k = limit.New(limit.Rate{Burst: l.RegistrationsPerAddress.Burst, Every: l.RegistrationsPerAddress.Every.Duration},
+		l := s.conf().Limits
+		s.regs.k = limit.NewAdjustable(limit.Rate{Burst: l.RegistrationsPerAddress.Burst, Every: l.RegistrationsPerAddress.Every.Duration},
 			l.TrackedKeys, nil)
 	})
 	return s.regs.k
@@ -121,7 +121,7 @@ func (s *Server) register(ctx context.Context, r *wire.Request) Response {
 	}
 	var req registerRequest
 	if err := r.Decode(&req); err != nil {
-		if !s.cfg.Portal.RegisterEnabled {
+		if !s.conf().Portal.RegisterEnabled {
 			return s.registerFail(errRegisterOff)
 		}
 		return s.registerFail(fmt.Errorf("%w: %w", errBadRequest, err))
@@ -141,7 +141,7 @@ func (s *Server) register(ctx context.Context, r *wire.Request) Response {
 // the switch, the per-address limit (wait is how long until the next one
 // is allowed, when refused by it), then accounts.Create.
 func (s *Server) createAccount(ctx context.Context, req registerRequest, ip string) (acct *storage.Account, wait time.Duration, err error) {
-	if !s.cfg.Portal.RegisterEnabled {
+	if !s.conf().Portal.RegisterEnabled {
 		return nil, 0, errRegisterOff
 	}
 	if ok, wait := s.registerLimit().Allow(limit.AddrKey(ip)); !ok {
@@ -197,7 +197,7 @@ small{color:#aaa}</style></head><body>
 `))
 
 func (s *Server) renderRegisterPage(status int, p registerPage) Response {
-	p.Enabled = s.cfg.Portal.RegisterEnabled
+	p.Enabled = s.conf().Portal.RegisterEnabled
 	p.MaxLogin, p.MaxPassword = login.MaxLoginLength, accounts.MaxPasswordRunes
 	var b bytes.Buffer
 	if err := registerPageTemplate.Execute(&b, p); err != nil {
@@ -214,7 +214,7 @@ func (s *Server) renderRegisterPage(status int, p registerPage) Response {
 func (s *Server) registerPageHandler(ctx context.Context, r *wire.Request) Response {
 	if r.Method != fasthttp.MethodPost {
 		status := fasthttp.StatusOK
-		if !s.cfg.Portal.RegisterEnabled {
+		if !s.conf().Portal.RegisterEnabled {
 			status = fasthttp.StatusForbidden
 		}
 		return s.renderRegisterPage(status, registerPage{})
@@ -223,7 +223,7 @@ func (s *Server) registerPageHandler(ctx context.Context, r *wire.Request) Respo
 		Email: strings.TrimSpace(r.Form.Get("email"))}
 	again := registerPage{Login: req.Login, Email: req.Email}
 	switch {
-	case !s.cfg.Portal.RegisterEnabled:
+	case !s.conf().Portal.RegisterEnabled:
 		return s.renderRegisterPage(fasthttp.StatusForbidden, again)
 	case req.Login == "":
 		again.Error = "choose a login"

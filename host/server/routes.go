@@ -132,7 +132,7 @@ func (s *Server) patches(context.Context, *wire.Request) Response {
 // (the client's in-game browser) points here, so it must not be a 404.
 func (s *Server) front(context.Context, *wire.Request) Response {
 	page := "<!doctype html><title>honmaster</title><p>This is a Heroes of Newerth master server (honmaster).</p>\n"
-	if s.cfg.Portal.RegisterEnabled {
+	if s.conf().Portal.RegisterEnabled {
 		page += "<p><a href=\"" + PathRegisterPage + "\">Create an account</a></p>\n"
 	}
 	return Text("text/html; charset=utf-8", page)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -28,7 +29,7 @@ type Deps struct {
 
 // Server is the HTTP host.
 type Server struct {
-	cfg         *config.Config
+	cfg         atomic.Pointer[config.Config] // conf; swapped by Reload
 	log         *slog.Logger
 	login       *login.Service
 	accounts    *accounts.Service
@@ -73,7 +74,8 @@ func (s *Server) ServeLocal(ctx context.Context, r *wire.Request) Response {
 
 // New builds a server. Call Mount for the areas before Serve.
 func New(d Deps) *Server {
-	s := &Server{cfg: d.Config, log: d.Logger, login: d.Login, accounts: d.Accounts}
+	s := &Server{log: d.Logger, login: d.Login, accounts: d.Accounts}
+	s.cfg.Store(d.Config)
 	s.paths, s.funcs = s.builtinRoutes()
 	s.limits = wire.Limits{MaxBody: int64(d.Config.Server.BodyLimit)}
 	c := d.Config.Server
@@ -94,6 +96,25 @@ func New(d Deps) *Server {
 		ErrorHandler: s.fasthttpError,
 	}
 	return s
+}
+
+// conf is the configuration in force.
+func (s *Server) conf() *config.Config { return s.cfg.Load() }
+
+// Reload puts cfg in force for what the server reads per request (patch
+// records, portal.register_enabled, server.trust_forwarded_for,
+// actors.ask_timeout) and its limits (limits.registrations_per_address,
+// limits.max_connections, limits.max_connections_per_address); requests
+// in flight finish with the configuration they started with. What fasthttp
+// was built with (timeouts, body limit) and the listen address stay as
+// they are: the caller keeps those keys at their running values.
+func (s *Server) Reload(cfg *config.Config) {
+	s.cfg.Store(cfg)
+	l := cfg.Limits
+	s.registerLimit().SetRate(limit.Rate{Burst: l.RegistrationsPerAddress.Burst, Every: l.RegistrationsPerAddress.Every.Duration})
+	if gl := s.listener.Load(); gl != nil {
+		gl.setLimits(l.MaxConnections, l.MaxConnectionsPerAddress)
+	}
 }
 
 // ErrRouteClash: two areas (or an area and the host) claim one path or one
@@ -145,7 +166,7 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	guarded := newGuardedListener(ln, s.cfg.Limits.MaxConnections, s.cfg.Limits.MaxConnectionsPerAddress, s.log)
+	guarded := newGuardedListener(ln, s.conf().Limits.MaxConnections, s.conf().Limits.MaxConnectionsPerAddress, s.log)
 	s.listener.Store(guarded)
 	s.ready.Store(true)
 	err := s.srv.Serve(guarded)
@@ -197,7 +218,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
-		s.observed(path, "", true, "health", ctx.Response.StatusCode(), nil, start)
+		s.observed(ctx, nil, path, "", true, "health", nil, start)
 		return
 	}
 	if err := checkFraming(&ctx.Request.Header); err != nil {
@@ -208,7 +229,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	area, fn := "unknown", ""
 	r, err := wire.ReadRequest(ctx, s.limits)
 	if r != nil {
-		if s.cfg.Server.TrustForwardedFor {
+		if s.conf().Server.TrustForwardedFor {
 			if ip := forwardedFor(string(ctx.Request.Header.Peek("X-Forwarded-For"))); ip != "" {
 				r.RemoteIP = ip
 			}
@@ -231,16 +252,12 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	default:
 		area = rt.area
-		c, cancel := context.WithTimeout(context.Background(), s.cfg.Actors.AskTimeout.Duration+time.Second)
+		c, cancel := context.WithTimeout(context.Background(), s.conf().Actors.AskTimeout.Duration+time.Second)
 		resp = s.serve(c, rt, r)
 		cancel()
 	}
 	s.write(ctx, resp)
-	s.observed(path, fn, found, area, ctx.Response.StatusCode(), resp.Body, start)
-	if s.log.Enabled(context.Background(), slog.LevelDebug) {
-		s.log.Debug("request", "method", string(ctx.Method()), "path", path, "f", fn, "area", area,
-			"status", ctx.Response.StatusCode(), "bytes", len(resp.Body), "dur", time.Since(start))
-	}
+	s.observed(ctx, r, path, fn, found, area, resp.Body, start)
 }
 
 var (
@@ -343,12 +360,12 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	if rt, ok := s.lookup(path, fn); ok {
 		resp := rt.fail(err)
 		s.write(ctx, resp)
-		s.observed(path, fn, true, rt.area, ctx.Response.StatusCode(), resp.Body, start)
+		s.observed(ctx, nil, path, fn, true, rt.area, resp.Body, start)
 		return
 	}
 	resp := s.notFound(path, fn)
 	s.write(ctx, resp)
-	s.observed(path, fn, false, "", ctx.Response.StatusCode(), resp.Body, start)
+	s.observed(ctx, nil, path, fn, false, "", resp.Body, start)
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {

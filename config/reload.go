@@ -1,0 +1,107 @@
+package config
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Changed lists the keys whose value differs between old and new, as they
+// are written in the file: "server.log_level", "limits.sessions_per_account",
+// "plugins.guides" (one key per plugin area, its whole table), "patch" (the
+// whole list). A table this package does not know field by field (a new
+// section added later) is compared whole under its own name, so a change
+// to it is never missed. The result is sorted.
+func Changed(old, new *Config) []string {
+	var out []string
+	ov, nv := reflect.ValueOf(old).Elem(), reflect.ValueOf(new).Elem()
+	t := ov.Type()
+	for i := range t.NumField() {
+		table := tomlName(t.Field(i))
+		if table == "" {
+			continue
+		}
+		of, nf := ov.Field(i), nv.Field(i)
+		switch {
+		case of.Kind() == reflect.Map:
+			keys := map[string]bool{}
+			for _, k := range of.MapKeys() {
+				keys[k.String()] = true
+			}
+			for _, k := range nf.MapKeys() {
+				keys[k.String()] = true
+			}
+			for k := range keys {
+				a, b := of.MapIndex(reflect.ValueOf(k)), nf.MapIndex(reflect.ValueOf(k))
+				if a.IsValid() != b.IsValid() || (a.IsValid() && !reflect.DeepEqual(a.Interface(), b.Interface())) {
+					out = append(out, table+"."+k)
+				}
+			}
+		case of.Kind() == reflect.Struct:
+			ft := of.Type()
+			for j := range ft.NumField() {
+				key := tomlName(ft.Field(j))
+				if key != "" && !reflect.DeepEqual(of.Field(j).Interface(), nf.Field(j).Interface()) {
+					out = append(out, table+"."+key)
+				}
+			}
+		default:
+			if !reflect.DeepEqual(of.Interface(), nf.Interface()) {
+				out = append(out, table)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Keep sets each of keys (as Changed names them) in dst to its value in
+// src: a reload keeps the running value of a key that cannot change live.
+// dst and src share no slice or map afterwards only where src's value is
+// itself not shared; Keep copies the value, not its contents.
+func Keep(dst, src *Config, keys []string) {
+	dv, sv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for _, key := range keys {
+		table, rest, _ := strings.Cut(key, ".")
+		df, ok := fieldByTOML(dv, table)
+		if !ok {
+			continue
+		}
+		sf, _ := fieldByTOML(sv, table)
+		switch {
+		case rest == "":
+			df.Set(sf)
+		case df.Kind() == reflect.Map:
+			k := reflect.ValueOf(rest)
+			if df.IsNil() {
+				df.Set(reflect.MakeMap(df.Type()))
+			}
+			df.SetMapIndex(k, sf.MapIndex(k)) // an invalid value deletes the key
+		case df.Kind() == reflect.Struct:
+			if f, ok := fieldByTOML(df, rest); ok {
+				s, _ := fieldByTOML(sf, rest)
+				f.Set(s)
+			}
+		}
+	}
+}
+
+// fieldByTOML returns the field of struct v whose TOML name is name.
+func fieldByTOML(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		if tomlName(t.Field(i)) == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// tomlName is the TOML key of a struct field ("" when it has none).
+func tomlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}

@@ -1,0 +1,226 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli"
+	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestReloadUnderLoad: a reload changes a limit (registrations per
+// address) and the log level while clients keep sending requests, and none
+// of them fails; the listen address changed in the file is kept and named;
+// a file that does not validate changes nothing.
+func TestReloadUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "honmaster.toml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n", filepath.Join(dir, "data"))
+	write(base + "[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"warn\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n")
+	args := []string{"--config", file}
+	load := func() (*config.Config, error) {
+		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), args)
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	log := cli.NewServeLogger(cfg, &logs)
+	rt, err := cli.Start(context.Background(), cfg, log, false, io.Discard, cli.WithConfigSource(load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop() })
+	c := client.New("http://" + rt.Addr.String())
+	defer c.HTTP.CloseIdleConnections()
+	ctx := context.Background()
+	register := func(login string) int {
+		t.Helper()
+		r, err := c.PostForm(ctx, "/portal/register", url.Values{"login": {login}, "password": {"pw"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
+	}
+	if st := register("first"); st != http.StatusOK {
+		t.Fatalf("first registration: %d", st)
+	}
+	if st := register("second"); st == http.StatusOK {
+		t.Fatal("second registration from one address passed burst 1")
+	}
+
+	// Load: bounded in count, on loopback; every reply must be a success.
+	const workers, perWorker = 4, 150
+	var wg sync.WaitGroup
+	failures := make(chan error, workers*perWorker)
+	start := make(chan struct{})
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for i := range perWorker {
+				path := "/healthz"
+				if i%2 == 1 {
+					path = "/patcher/patcher.php?os=wac&arch=x86_64"
+				}
+				r, err := c.PostForm(ctx, path, nil)
+				switch {
+				case err != nil:
+					failures <- fmt.Errorf("worker %d request %d: %w", w, i, err)
+				case r.Status != http.StatusOK || bytes.Contains(r.Body, []byte("error")):
+					failures <- fmt.Errorf("worker %d request %d %s: %d %s", w, i, path, r.Status, r.Body)
+				}
+			}
+		}()
+	}
+	close(start)
+
+	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n" +
+		"reports_per_address = { burst = 3, every = \"1h\" }\nguide_votes_per_address = { burst = 3, every = \"1h\" }\nsessions_per_account = 3\n")
+	res, err := rt.Reload(ctx)
+	if err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if want := []string{"limits.guide_votes_per_address", "limits.registrations_per_address", "limits.reports_per_address", "server.log_level"}; !slices.Equal(res.Applied, want) {
+		t.Errorf("applied %v, want %v", res.Applied, want)
+	}
+	if want := []string{"limits.sessions_per_account", "server.listen"}; !slices.Equal(res.Kept, want) {
+		t.Errorf("kept %v, want %v", res.Kept, want)
+	}
+	write(base + "[server]\nlog_level = \"loud\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n")
+	if _, err := rt.Reload(ctx); err == nil || !strings.Contains(err.Error(), "log_level") {
+		t.Errorf("reload of an invalid file: %v; want a refusal naming server.log_level", err)
+	}
+	wg.Wait()
+	close(failures)
+	for err := range failures {
+		t.Error(err)
+	}
+
+	if st := register("second"); st != http.StatusOK {
+		t.Errorf("registration after raising the limit by reload: %d", st)
+	}
+	out := logs.String()
+	for _, want := range []string{`msg="configuration reloaded"`, `keys="[limits.sessions_per_account server.listen]"`, `msg="configuration not reloaded`,
+		`msg=access client=127.0.0.1 account=second route=/portal/register outcome=ok status=200`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+	// At warn, before the reload, no access line (info) was written; at
+	// info, after it, they are.
+	if reloaded, access := strings.Index(out, `msg="configuration reloaded"`), strings.Index(out, "msg=access"); access < reloaded {
+		t.Errorf("an access line came before the reload to info (at %d, reload at %d):\n%s", access, reloaded, out)
+	}
+	// The server still listens where it started.
+	if _, err := c.PostForm(ctx, "/healthz", nil); err != nil {
+		t.Errorf("after reloads: %v", err)
+	}
+}
+
+// TestReloadRestartsChangedPlugin: a reload that changes one plugin's
+// table starts that plugin anew and leaves the others running; a plugin
+// that cannot start with its new settings changes nothing.
+func TestReloadRestartsChangedPlugin(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "honmaster.toml")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
+	write(base)
+	load := func() (*config.Config, error) {
+		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.DiscardHandler), false, io.Discard, cli.WithConfigSource(load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop() })
+	pids := func() map[sdk.Area]int {
+		out := map[sdk.Area]int{}
+		for _, a := range []sdk.Area{sdk.AreaPlinko, sdk.AreaGuides, sdk.AreaReports} {
+			st, ok := rt.App.Plugins.Status(a)
+			if !ok || st.PID == 0 {
+				t.Fatalf("%s plugin not running: %+v", a, st)
+			}
+			out[a] = st.PID
+		}
+		return out
+	}
+	before := pids()
+
+	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\n")
+	res, err := rt.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"plugins.plinko"}; !slices.Equal(res.Applied, want) {
+		t.Errorf("applied %v, want %v", res.Applied, want)
+	}
+	after := pids()
+	if after[sdk.AreaPlinko] == before[sdk.AreaPlinko] {
+		t.Error("the plinko plugin was not restarted")
+	}
+	if after[sdk.AreaGuides] != before[sdk.AreaGuides] || after[sdk.AreaReports] != before[sdk.AreaReports] {
+		t.Errorf("plugins whose settings did not change were restarted: %v -> %v", before, after)
+	}
+	if bad := rt.App.Plugins.Unhealthy(); len(bad) > 0 {
+		t.Errorf("unhealthy after the reload: %v", bad)
+	}
+
+	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\npath = \"/nonexistent/plinko-plugin\"\n")
+	if _, err := rt.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "plinko plugin did not start") {
+		t.Errorf("reload with a plugin that cannot start: %v", err)
+	}
+	if got := pids(); got[sdk.AreaPlinko] != after[sdk.AreaPlinko] {
+		t.Errorf("a refused reload replaced the plinko plugin: %v -> %v", after, got)
+	}
+}

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/honmaster/masterserver/host/operator"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// A backup (honmaster backup --to DIR) is laid out as a data directory:
+// DIR/db is the database's checkpoint (it holds the generated auth_hash
+// secret with everything else) and DIR/operator.token the generated
+// operator token, when there is one. The configuration file is the
+// operator's own and in no backup: keep it with the rest of the machine's
+// configuration.
+
+// runRestore is "honmaster restore --from BACKUP --data DIR": it puts a
+// backup in place as DIR's database, with the server stopped.
+func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fset := newFlags("restore", stderr)
+	from := fset.String("from", "", "the backup directory (written by honmaster backup --to)")
+	data := fset.String("data", "", "the data directory to restore into (created if missing; its server must be stopped)")
+	replace := fset.Bool("replace", false, "set the data directory's current database aside (renamed db.replaced-TIME) instead of refusing")
+	if err := parse(fset, args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "usage: %s restore --from BACKUP --data DIR [--replace]\n\n"+
+			"Restores a backup (honmaster backup --to BACKUP) into DIR, with the server on DIR stopped: the\n"+
+			"database, its generated secret and the operator token. The configuration file is not in\n"+
+			"backups: it is yours to keep.\n\nflags:\n", Name)
+		printFlags(stdout, fset)
+		return flag.ErrHelp
+	} else if err != nil {
+		return err
+	}
+	switch {
+	case *from == "" || *data == "":
+		return usageError("give --from BACKUP and --data DIR")
+	}
+	src, err := backupDB(*from)
+	if err != nil {
+		return err
+	}
+	if conn, err := net.DialTimeout("unix", filepath.Join(*data, AdminSocketName), 2*time.Second); err == nil {
+		conn.Close()
+		return &opError{cause: errInUse, msg: fmt.Sprintf("a server is running on %s: stop it first (systemctl stop honmaster), then restore", *data)}
+	}
+	if err := os.MkdirAll(*data, 0o700); err != nil {
+		return &opError{cause: err, msg: "cannot create the data directory: " + unwrapPath(err)}
+	}
+	dst := filepath.Join(*data, dbDirName)
+	if _, err := os.Stat(dst); err == nil && !*replace {
+		return &opError{cause: errors.Join(errUsage, fs.ErrExist), msg: fmt.Sprintf("%s already has a database: add --replace to set it aside "+
+			"(it is renamed, not deleted), or restore into a new directory", *data)}
+	}
+
+	// Verify the backup on a copy inside the data directory, so that what
+	// is checked is what gets used: it must open as a database this
+	// version can serve.
+	tmp := filepath.Join(*data, "db.restoring")
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := copyTree(src, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return &opError{cause: err, msg: "cannot copy the backup: " + unwrapPath(err)}
+	}
+	accounts, err := verifyRestored(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return &opError{cause: err, msg: fmt.Sprintf("%s is not a usable backup, nothing was changed: %s", *from, explain(openError(tmp, err)))}
+	}
+
+	if _, err := os.Stat(dst); err == nil {
+		// Opening it proves no server holds it (Pebble's lock).
+		db, err := storage.Open(dst, nil)
+		if err != nil {
+			os.RemoveAll(tmp)
+			return &opError{cause: errInUse, msg: fmt.Sprintf("the database in %s cannot be set aside (is a server running on it?): %s", *data, explain(err))}
+		}
+		db.Close()
+		aside := dst + ".replaced-" + time.Now().UTC().Format("20060102T150405Z")
+		if err := os.Rename(dst, aside); err != nil {
+			os.RemoveAll(tmp)
+			return err
+		}
+		fmt.Fprintf(stdout, "the previous database is kept in %s\n", aside)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	token := "no operator token in the backup (a new one is generated at start, or operator.token in the configuration is used)"
+	if b, err := os.ReadFile(filepath.Join(*from, operator.TokenFile)); err == nil {
+		if err := os.WriteFile(filepath.Join(*data, operator.TokenFile), b, 0o600); err != nil {
+			return err
+		}
+		token = "operator token restored"
+	}
+	fmt.Fprintf(stdout, "restored %s into %s: %d accounts; %s.\nThe configuration file is not part of backups: start the server with yours.\n",
+		*from, *data, accounts, token)
+	return nil
+}
+
+// errInUse: the data directory is in use by a running server.
+var errInUse = errors.New("data directory in use")
+
+// backupDB returns the database directory of a backup: BACKUP/db, or
+// BACKUP itself for a backup written before backups held the token.
+func backupDB(from string) (string, error) {
+	for _, dir := range []string{filepath.Join(from, dbDirName), from} {
+		// Every Pebble database has a manifest.
+		if m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*")); len(m) > 0 {
+			return dir, nil
+		}
+	}
+	return "", &opError{cause: errors.Join(errUsage, fs.ErrNotExist),
+		msg: fmt.Sprintf("%s holds no backup (no database in it or in its db directory): give the directory honmaster backup --to wrote", from)}
+}
+
+// verifyRestored opens the database at dir and reads every account, and
+// returns how many there are.
+func verifyRestored(dir string) (int, error) {
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	n := 0
+	err = db.EachAccount(func(*storage.Account) error { n++; return nil })
+	return n, err
+}
+
+// copyTree copies the regular files of src into dst (created), keeping
+// the layout; a checkpoint has no other kind.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o700)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Sync(); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
