@@ -44,7 +44,7 @@ type Metrics struct {
 	pluginCalls    *prometheus.CounterVec
 	pluginLatency  *prometheus.HistogramVec
 	plk            plinkoMetrics
-	node           string // see SetNode
+	node           string   // see SetNode
 	act            activity // counts.go
 }
 
