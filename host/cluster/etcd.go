@@ -131,7 +131,9 @@ func (m *etcdMembership) suspect(addr string) bool {
 // stop deregisters this member (the others drop it at once, not at its
 // lease's expiry) and stops the pause watch. cluster.Cluster.Shutdown only
 // calls the provider on a graceful shutdown, which also waits seconds for
-// grains to move; a node's grains hold nothing to move.
+// grains to move; a node's grains hold nothing to move. The provider keeps
+// its etcd client open (it has no way to close it): the process exits
+// after Stop.
 func (m *etcdMembership) stop() {
 	m.stops.Do(func() {
 		close(m.done)
