@@ -237,14 +237,16 @@ func (n *Node) topology(ms []*cluster.Member) {
 	})
 	n.view.Store(&view)
 	n.log.Info("cluster topology", "members", len(view))
-	// The static provider always lists this node; etcd's drops it when its
-	// key goes: its lease expired (the node was paused or cut off from
-	// etcd), and the others have taken its accounts and blocked its member
-	// id for good.
+	// A member that no longer sees itself was removed, for good: etcd's
+	// provider drops this node when its key goes (its lease expired: the
+	// node was paused or cut off from etcd), and the others have taken its
+	// accounts and blocked its member id. The static provider always lists
+	// this node; protoactor leaves it out only if its own id were ever
+	// blocked, which is as final.
 	if self {
 		n.joined.Store(true)
 	} else if n.joined.Load() && !n.stopping.Load() {
-		n.die("this node was removed from the cluster (its etcd lease expired: paused, starved or cut off from etcd); the other nodes have taken its accounts")
+		n.die("this node was removed from the cluster (its etcd lease expired, or the others dropped it: paused, starved or cut off); the other nodes have taken its accounts")
 	}
 }
 
