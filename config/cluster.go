@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Cluster is the [cluster] table: several nodes serving one community over
@@ -19,12 +20,18 @@ type Cluster struct {
 	Listen    string `toml:"listen"`
 	Advertise string `toml:"advertise"`
 	// Provider finds the members: "static" (Peers) or "etcd".
-	Provider      string   `toml:"provider"`
-	Peers         []string `toml:"peers"`
-	EtcdEndpoints []string `toml:"etcd_endpoints"`
-	ProbeInterval Duration `toml:"probe_interval"`
-	ProbeTimeout  Duration `toml:"probe_timeout"`
-	ProbeFailures int      `toml:"probe_failures"`
+	Provider string   `toml:"provider"`
+	Peers    []string `toml:"peers"`
+	// EtcdEndpoints are the etcd servers of the "etcd" provider (host:port);
+	// EtcdPrefix the key prefix of this cluster's members ("" :
+	// "/honmaster/<name>"); EtcdDialTimeout bounds the connection to etcd
+	// when the node starts.
+	EtcdEndpoints   []string `toml:"etcd_endpoints"`
+	EtcdPrefix      string   `toml:"etcd_prefix"`
+	EtcdDialTimeout Duration `toml:"etcd_dial_timeout"`
+	ProbeInterval   Duration `toml:"probe_interval"`
+	ProbeTimeout    Duration `toml:"probe_timeout"`
+	ProbeFailures   int      `toml:"probe_failures"`
 	// SyncInterval is how often a node reads which global records (guides,
 	// the Plinko catalog, the reports queue) other nodes changed, and how
 	// stale a guide's vote counts may be on another node.
@@ -63,7 +70,21 @@ func (c *Config) validateCluster(ps *problems) {
 			hostPort(ps, "cluster.peers", p, true)
 		}
 	case "etcd":
-		ps.add("cluster.provider", "\"etcd\" is not built into this version; use \"static\" with peers (docs/cluster.md)")
+		if len(cl.EtcdEndpoints) == 0 {
+			ps.add("cluster.etcd_endpoints", "provider \"etcd\" needs at least one etcd server (host:port)")
+		}
+		for _, e := range cl.EtcdEndpoints {
+			hostPort(ps, "cluster.etcd_endpoints", e, true)
+		}
+		// protoactor's etcd provider names a member by the last "/"-separated
+		// part of its key, <prefix>/<name>/<name>@<member id>.
+		if strings.Contains(cl.Name, "/") {
+			ps.add("cluster.name", "must not contain \"/\" with provider \"etcd\" (it is part of the etcd keys), got %q", cl.Name)
+		}
+		if p := cl.EtcdPrefix; p != "" && (!strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/")) {
+			ps.add("cluster.etcd_prefix", "must start with \"/\" and not end with one (like \"/honmaster/eu\"), got %q", p)
+		}
+		positive(ps, "cluster.etcd_dial_timeout", cl.EtcdDialTimeout)
 	default:
 		ps.add("cluster.provider", "must be \"static\" or \"etcd\", got %q", cl.Provider)
 	}

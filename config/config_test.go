@@ -81,7 +81,7 @@ func wantDefaults() *Config {
 		Limits:         wantLimits(),
 		Cluster: Cluster{Name: "honmaster", Listen: "127.0.0.1:7400", Provider: "static", Peers: []string{}, EtcdEndpoints: []string{},
 			ProbeInterval: Duration{500 * time.Millisecond}, ProbeTimeout: Duration{500 * time.Millisecond}, ProbeFailures: 3,
-			SyncInterval: Duration{time.Second}},
+			SyncInterval: Duration{time.Second}, EtcdDialTimeout: Duration{5 * time.Second}},
 	}
 }
 

@@ -21,7 +21,9 @@ func startCluster(cfg *config.Config, app *App) (*cluster.Node, error) {
 		return nil, nil
 	}
 	return cluster.Start(cluster.Config{Name: cc.Name, Node: cc.NodeName(), Listen: cc.Listen, Advertise: cc.Advertise,
-		Peers: cc.Peers, ProbeInterval: cc.ProbeInterval.Duration, ProbeTimeout: cc.ProbeTimeout.Duration,
+		Provider: cc.Provider, Peers: cc.Peers,
+		EtcdEndpoints: cc.EtcdEndpoints, EtcdPrefix: cc.EtcdPrefix, EtcdDialTimeout: cc.EtcdDialTimeout.Duration,
+		ProbeInterval: cc.ProbeInterval.Duration, ProbeTimeout: cc.ProbeTimeout.Duration,
 		ProbeFailures: cc.ProbeFailures, RequestTimeout: cfg.Actors.AskTimeout.Duration + time.Second, Logger: app.Log})
 }
 
@@ -100,11 +102,7 @@ func consoleNodes(app *App) func() []console.Node {
 	return func() []console.Node {
 		var out []console.Node
 		for _, m := range n.Members() {
-			name := m.Node
-			if name == "" {
-				name = m.ID
-			}
-			out = append(out, console.Node{Name: name, Address: m.Address, Self: m.Self})
+			out = append(out, console.Node{Name: m.Node, Address: m.Address, Self: m.Self})
 		}
 		return out
 	}

@@ -23,5 +23,8 @@
 // topology, its grains start on the others at their next request, and it
 // is blocked (protoactor never lets a member id back in). A node that was
 // paused longer than its lease (static.go) leaves and exits, so that its
-// supervisor restarts it under a new member id.
+// supervisor restarts it under a new member id. The etcd provider (etcd.go,
+// protoactor's own) keeps each member as a key under a lease in etcd
+// instead: a member whose key goes leaves, and a node that sees itself
+// removed, or that did not run for longer than its lease, exits likewise.
 package cluster

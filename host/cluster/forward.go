@@ -47,8 +47,9 @@ const retryPause = 100 * time.Millisecond
 // its node), and its reply comes back. Requests that name no account are
 // served here (handled false).
 //
-// When the account's node cannot be reached, because it missed its last
-// probe or did not give the grain's address within reachWait, the request
+// When the account's node cannot be reached, because it is suspect (it
+// missed its last probe, or left etcd's topology) or did not give the
+// grain's address within reachWait, the request
 // was sent nowhere, and it is served here (handled false): the handler's
 // change runs in a transient activation whose owner epoch fences the
 // unreachable node's. So a node's death costs its players the requests it
@@ -119,8 +120,8 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 }
 
 // await waits for a forwarded request's reply, but no longer than its home
-// node stays reachable: once the node misses a probe (it died or was
-// paused), the request's outcome is unknown, and the player learns it then
+// node stays reachable: once the node is suspect (it died or was paused),
+// the request's outcome is unknown, and the player learns it then
 // rather than at the request's deadline.
 func (n *Node) await(f *actor.Future, home string) (any, error) {
 	type result struct {

@@ -31,20 +31,61 @@ type Config struct {
 	// Listen is the host:port of this node's cluster port; Advertise the
 	// host:port the others reach it at ("" : Listen).
 	Listen, Advertise string
-	Peers             []string // the other nodes' cluster addresses (static provider)
-	ProbeInterval     time.Duration
-	ProbeTimeout      time.Duration
-	ProbeFailures     int
+	// Provider finds the members: ProviderStatic (Peers, probed) or
+	// ProviderEtcd (EtcdEndpoints). "" : ProviderStatic.
+	Provider string
+	Peers    []string // the other nodes' cluster addresses (static provider)
+	// ProbeInterval, ProbeTimeout and ProbeFailures are the static
+	// provider's probes. With either provider, ProbeTimeout also bounds the
+	// search for an account's grain, and ProbeInterval how often a
+	// forwarded request checks that its node is still a member (Forward).
+	ProbeInterval time.Duration
+	ProbeTimeout  time.Duration
+	ProbeFailures int
+	// EtcdEndpoints are the etcd servers (host:port) of the etcd provider;
+	// EtcdPrefix the key prefix of this cluster's members ("" :
+	// "/honmaster/<Name>", see EtcdKeyPrefix); EtcdDialTimeout bounds the
+	// connection to etcd at the start.
+	EtcdEndpoints   []string
+	EtcdPrefix      string
+	EtcdDialTimeout time.Duration
 	// RequestTimeout bounds a forwarded request (its deadline travels with
 	// it, see Forward).
 	RequestTimeout time.Duration
 	Logger         *slog.Logger
 
-	// probeGate, when set, holds the first probe until it is closed: tests
+	// probeGate, when set, holds the first probe (static provider) or the
+	// registration in etcd until it is closed: tests
 	// that start several members in one process start them all first,
 	// because protoactor's remote sets gRPC's process-wide logger at every
 	// start, racing with the gRPC connections of members already probing.
 	probeGate <-chan struct{}
+}
+
+// The providers of Config.Provider.
+const (
+	ProviderStatic = "static"
+	ProviderEtcd   = "etcd"
+)
+
+// EtcdKeyPrefix is the default key prefix of a cluster's members in etcd.
+// protoactor's provider puts each member at
+// <prefix>/<cluster>/<cluster>@<member id> and watches <prefix>/<cluster>
+// (no trailing slash: a cluster "eu" sharing a prefix with a cluster "eu2"
+// would see its members), so every cluster gets a prefix of its own.
+func EtcdKeyPrefix(clusterName string) string { return "/honmaster/" + clusterName }
+
+// membership is what the node needs of its cluster provider beside
+// protoactor's interface.
+type membership interface {
+	cluster.ClusterProvider
+	// nodeName is the node name of member id, "" when unknown.
+	nodeName(id string) string
+	// suspect reports whether the member at addr may be dead or paused:
+	// requests are not sent to it (see Node.Forward).
+	suspect(addr string) bool
+	// stop ends the provider's work and leaves the cluster.
+	stop()
 }
 
 // Node is this process's membership in the cluster.
@@ -53,7 +94,7 @@ type Node struct {
 	log   *slog.Logger
 	as    *actor.ActorSystem
 	c     *cluster.Cluster
-	prov  *staticProvider
+	prov  membership
 	rdv   atomic.Pointer[cluster.Rendezvous]
 	self  string // advertised address
 	view  atomic.Pointer[[]Member]
@@ -61,6 +102,10 @@ type Node struct {
 	once  sync.Once
 	stops sync.Once
 	why   atomic.Value // string: why fatal closed
+	// joined is set once this node saw itself in the topology, stopping
+	// when Stop began: a member that then disappears from its own
+	// topology was removed by the others (see topology).
+	joined, stopping atomic.Bool
 
 	served atomic.Pointer[ServeLocal]
 	sys    atomic.Pointer[actors.System]
@@ -72,7 +117,7 @@ type Node struct {
 type Member struct {
 	ID      string // protoactor member id (new at every start)
 	Address string // cluster address
-	Node    string // node name
+	Node    string // node name (its address when its provider does not tell)
 	Self    bool
 }
 
@@ -106,7 +151,20 @@ func Start(cfg Config) (*Node, error) {
 		return protoactorLogger(log)
 	}))
 	rc := remote.Configure(host, port, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))))
-	n.prov = newStaticProvider(n, cfg)
+	switch cfg.Provider {
+	case ProviderStatic, "":
+		n.prov = newStaticProvider(n, cfg)
+	case ProviderEtcd:
+		if cfg.EtcdPrefix == "" {
+			cfg.EtcdPrefix = EtcdKeyPrefix(cfg.Name)
+			n.cfg = cfg
+		}
+		if n.prov, err = newEtcdMembership(n, cfg); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("cluster provider %q: must be %q or %q", cfg.Provider, ProviderStatic, ProviderEtcd)
+	}
 	kind := cluster.NewKind(KindAccount, actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} }))
 	cc := cluster.Configure(cfg.Name, n.prov, disthash.New(), rc,
 		cluster.WithKinds(kind),
@@ -128,10 +186,16 @@ func Start(cfg Config) (*Node, error) {
 		startErr <- nil
 	}()
 	if err := <-startErr; err != nil {
+		n.prov.stop()
 		return nil, err
 	}
 	n.self = n.as.Address()
-	log.Info("cluster member started", "cluster", cfg.Name, "node", cfg.Node, "address", n.self, "peers", cfg.Peers)
+	if cfg.Provider == ProviderEtcd {
+		log.Info("cluster member started", "cluster", cfg.Name, "node", cfg.Node, "address", n.self,
+			"etcd", cfg.EtcdEndpoints, "etcd_prefix", cfg.EtcdPrefix)
+	} else {
+		log.Info("cluster member started", "cluster", cfg.Name, "node", cfg.Node, "address", n.self, "peers", cfg.Peers)
+	}
 	return n, nil
 }
 
@@ -153,8 +217,14 @@ func (n *Node) topology(ms []*cluster.Member) {
 	r.UpdateMembers(ms)
 	n.rdv.Store(r)
 	view := make([]Member, 0, len(ms))
+	self := false
 	for _, m := range ms {
-		view = append(view, Member{ID: m.Id, Address: m.Address(), Node: n.prov.nodeName(m.Id), Self: m.Id == n.as.ID})
+		name := n.prov.nodeName(m.Id)
+		if name == "" {
+			name = m.Address()
+		}
+		view = append(view, Member{ID: m.Id, Address: m.Address(), Node: name, Self: n.isSelf(m.Id)})
+		self = self || n.isSelf(m.Id)
 	}
 	slices.SortFunc(view, func(a, b Member) int {
 		switch {
@@ -167,6 +237,23 @@ func (n *Node) topology(ms []*cluster.Member) {
 	})
 	n.view.Store(&view)
 	n.log.Info("cluster topology", "members", len(view))
+	// A member that no longer sees itself was removed, for good: etcd's
+	// provider drops this node when its key goes (its lease expired: the
+	// node was paused or cut off from etcd), and the others have taken its
+	// accounts and blocked its member id. The static provider always lists
+	// this node; protoactor leaves it out only if its own id were ever
+	// blocked, which is as final.
+	if self {
+		n.joined.Store(true)
+	} else if n.joined.Load() && !n.stopping.Load() {
+		n.die("this node was removed from the cluster (its etcd lease expired, or the others dropped it: paused, starved or cut off); the other nodes have taken its accounts")
+	}
+}
+
+// isSelf reports whether member id is this node: the actor system's id
+// (static provider), or "<cluster>@<id>" (the etcd provider's member ids).
+func (n *Node) isSelf(id string) bool {
+	return id == n.as.ID || id == n.cfg.Name+"@"+n.as.ID
 }
 
 // Node implements actors.Placement.
@@ -248,9 +335,11 @@ func (n *Node) Stats() Stats {
 		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), Members: len(n.Members())}
 }
 
-// Stop leaves the cluster: the peers see this node go at their next probe.
+// Stop leaves the cluster: the peers see this node go at their next probe
+// (static provider) or at once (etcd: its key is deleted).
 func (n *Node) Stop() {
 	n.stops.Do(func() {
+		n.stopping.Store(true)
 		n.prov.stop()
 		n.c.Shutdown(false)
 	})
