@@ -148,6 +148,13 @@ func TestProgressLinesWhenNotATerminal(t *testing.T) {
 	rec := newRecorderTicks(&buf, false, ticks, nil)
 	rec.record("noop", time.Millisecond, 0, nil)
 	ticks <- rec.start.Add(5 * time.Second)
+	// The tick was received, not yet written: wait for its line (a minute
+	// at most) before the next operation, which it must not count.
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(buf.String(), "\n"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no progress line after a tick")
+		}
+	}
 	rec.record("noop", time.Millisecond, 0, nil)
 	ticks <- rec.start.Add(10 * time.Second)
 	rec.stop()
