@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -240,5 +241,30 @@ func TestConcurrentRequestsThroughEveryNode(t *testing.T) {
 	}
 	if a.Tickets != int64(each*len(nodes)) {
 		t.Fatalf("%d tickets stored after %d acknowledged requests", a.Tickets, each*len(nodes))
+	}
+}
+
+// TestALeavingNodeRefusesForwardedRequests: once a node stops (a rolling
+// upgrade), a request another node forwards to it is refused with nothing
+// done, so that the forwarding node serves it elsewhere, rather than
+// served by a node whose plugins and actors are going away.
+func TestALeavingNodeRefusesForwardedRequests(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a")
+	tn := nodes[0]
+	calls := 0
+	tn.n.Attach(tn.sys, func(context.Context, *wire.Request) server.Response {
+		calls++
+		return server.Response{Body: []byte("served")}
+	})
+	tn.stop()
+	var got *clusterpb.Reply
+	tn.n.serveForward(toForward(preAuth("p"), time.Now().Add(time.Minute), "b"), func(r *clusterpb.Reply) { got = r })
+	if got.GetRefused() == "" || calls != 0 {
+		t.Fatalf("a stopped node answered a forwarded request %q (refused %q), serving it %d times", got.GetBody(), got.GetRefused(), calls)
 	}
 }

@@ -42,6 +42,6 @@ func (g *grain) Receive(ctx actor.Context) {
 			ctx.Respond(&clusterpb.Reply{Refused: "not an account"})
 			return
 		}
-		go func() { root.Send(sender, g.n.serveForward(m)) }()
+		go g.n.serveForward(m, func(rep *clusterpb.Reply) { root.Send(sender, rep) })
 	}
 }

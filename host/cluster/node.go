@@ -66,6 +66,7 @@ type Node struct {
 	sys    atomic.Pointer[actors.System]
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
+	inflight                                            inflight // forwarded requests served here (see Stop)
 }
 
 // Member is one node as this node sees it.
@@ -249,8 +250,12 @@ func (n *Node) Stats() Stats {
 }
 
 // Stop leaves the cluster: the peers see this node go at their next probe.
+// From its start, forwarded requests are refused (nothing done: the
+// forwarding node serves them elsewhere); those already being served here
+// finish and send their replies first, for at most RequestTimeout.
 func (n *Node) Stop() {
 	n.stops.Do(func() {
+		n.inflight.leave(n.cfg.RequestTimeout)
 		n.prov.stop()
 		n.c.Shutdown(false)
 	})
