@@ -19,6 +19,7 @@ type fakePlacement struct {
 
 func (p *fakePlacement) Node() string                { return p.name }
 func (p *fakePlacement) Home(storage.AccountID) bool { return p.home.Load() }
+func (p *fakePlacement) Changed(storage.AccountID)   {}
 
 // TestStaleActivationsWriteIsRefused runs two nodes over one database, both
 // believing themselves the account's home (a membership change in flight).

@@ -268,3 +268,53 @@ func TestALeavingNodeRefusesForwardedRequests(t *testing.T) {
 		t.Fatalf("a stopped node answered a forwarded request %q (refused %q), serving it %d times", got.GetBody(), got.GetRefused(), calls)
 	}
 }
+
+// TestATransientChangeElsewhereRefreshesTheHome: a change made on a node
+// that is not the account's home (an operator's command there) runs in a
+// transient activation; the home's live actor, which still holds the
+// state from before, is told to start afresh, so that its reads show the
+// change (without it they showed the old state until the actor's next
+// write or passivation).
+func TestATransientChangeElsewhereRefreshesTheHome(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b")
+	waitMembers(t, nodes, 2)
+	ctx := context.Background()
+	acct, err := nodes[0].sys.CreateAccount(ctx, &actors.NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served string
+	var tickets int
+	if _, err := fmt.Sscanf(forward(t, nodes[0], "p"), "%s %d", &served, &tickets); err != nil {
+		t.Fatal(err)
+	}
+	home, other := nodes[0], nodes[1]
+	if served == other.name {
+		home, other = other, home
+	}
+	if _, err := other.sys.Apply(ctx, acct.ID, addTicket{}); err != nil { // transient: other is not the home
+		t.Fatal(err)
+	}
+	stored, err := db.LoadAccount(acct.ID)
+	if err != nil || stored.Tickets != 2 {
+		t.Fatalf("stored after two changes: %v, %v", stored, err)
+	}
+	// The home is told asynchronously: wait for it, a minute at most.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		a, err := home.sys.Account(ctx, acct.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Tickets == stored.Tickets {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the home still reads %d tickets, the store holds %d", a.Tickets, stored.Tickets)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -177,6 +178,26 @@ func (n *Node) Node() string { return n.cfg.Node }
 // current view (the same rendezvous hash disthash places grains by).
 func (n *Node) Home(id storage.AccountID) bool {
 	return n.rdv.Load().GetByClusterIdentity(identityOf(id)) == n.self
+}
+
+// Changed implements actors.Placement: after a transient activation here
+// changed account id, the grain on its home is told to start afresh
+// (Reactivate), so that the home's live actor drops the state it held
+// from before. The grain is found or activated (its start reactivates as
+// well) in a goroutine, within ProbeTimeout; a home that cannot be
+// reached is not told, and its actor catches up at its next write (which
+// the new owner epoch refuses) or when it passivates.
+func (n *Node) Changed(id storage.AccountID) {
+	ci := identityOf(id)
+	home := n.rdv.Load().GetByClusterIdentity(ci)
+	if home == "" || home == n.self {
+		return
+	}
+	go func() {
+		if pid := n.grainPID(ci, home, time.Now().Add(n.cfg.ProbeTimeout)); pid != nil {
+			n.as.Root.Send(pid, &clusterpb.Reactivate{})
+		}
+	}()
 }
 
 func identityOf(id storage.AccountID) *cluster.ClusterIdentity {
