@@ -79,7 +79,7 @@ func startNodes(t *testing.T, db *storage.DB, names ...string) []*testNode {
 			}
 		}
 		n, err := Start(Config{Name: "test", Node: name, Listen: addrs[i], Peers: peers,
-			ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 500 * time.Millisecond, ProbeFailures: 3,
+			ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 2 * time.Second, ProbeFailures: 3,
 			RequestTimeout: 10 * time.Second, probeGate: gate})
 		if err != nil {
 			t.Fatal(err)
