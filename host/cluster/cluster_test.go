@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -316,5 +317,37 @@ func TestATransientChangeElsewhereRefreshesTheHome(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the home still reads %d tickets, the store holds %d", a.Tickets, stored.Tickets)
 		}
+	}
+}
+
+// TestALargeRequestReachesItsHome: a forwarded request travels between
+// nodes as one gRPC message (several, batched into one, when they go to
+// the same node at once), and gRPC refuses a message past 4 MiB by
+// default, breaking the connection with every request in flight on it.
+// A request of several MiB (a large server.body_limit, or a few cloud
+// uploads batched together) must still reach its account's home.
+func TestALargeRequestReachesItsHome(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b")
+	waitMembers(t, nodes, 2)
+	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	served := strings.Fields(forward(t, nodes[0], "p"))[0]
+	via := nodes[0]
+	if served == via.name {
+		via = nodes[1]
+	}
+	r := preAuth("p")
+	r.Form["big"] = []string{strings.Repeat("x", 6<<20)}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	resp, handled, err := via.n.Forward(ctx, r)
+	if err != nil || !handled || resp.Status != 0 {
+		t.Fatalf("a 6 MiB request via %s to %s: handled %v, %v, %d %s", via.name, served, handled, err, resp.Status, resp.Body)
 	}
 }

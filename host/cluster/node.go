@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
@@ -107,7 +109,14 @@ func Start(cfg Config) (*Node, error) {
 	n.as = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(log)
 	}))
-	rc := remote.Configure(host, port, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))))
+	// gRPC refuses a message past 4 MiB by default, and protoactor sends
+	// what it has queued for a node as one message: a few forwarded
+	// uploads at once, or one request under a large server.body_limit,
+	// would break the connection with every request in flight on it. The
+	// peers are this cluster's own nodes (the port is private): accept
+	// what protobuf can carry.
+	rc := remote.Configure(host, port, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))),
+		remote.WithServerOptions(grpc.MaxRecvMsgSize(math.MaxInt32)))
 	n.prov = newStaticProvider(n, cfg)
 	kind := cluster.NewKind(KindAccount, actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} }))
 	cc := cluster.Configure(cfg.Name, n.prov, disthash.New(), rc,
