@@ -30,8 +30,11 @@ import (
 // another node) come from storage, never from a local activation, which
 // could be stale. A change to such an account (an operator's command, a
 // switch to a sub-account homed elsewhere) runs in a transient activation
-// that stops right after it: its epoch fences the home's activation, which
-// reloads on its next request. Sessions are read from storage on every
+// that stops right after it: its epoch fences the home's activation, whose
+// next write is refused and runs again on a fresh load, and the home is
+// told (Placement.Changed) to start afresh. Until it is (or when it
+// cannot be reached), the home's reads may still show the state from
+// before the change. Sessions are read from storage on every
 // request (no cache: a logout on one node holds on every node at once), and
 // global keyspaces written by other nodes are seen through
 // SyncGlobalVersions.
@@ -41,6 +44,12 @@ type Placement interface {
 	// Home reports whether account id's home is this node in the node's
 	// current view of the cluster.
 	Home(id storage.AccountID) bool
+	// Changed is told that a transient activation here changed account
+	// id, homed elsewhere: the home's live actor, if any, holds the state
+	// from before and should start afresh (Reactivate there), so that its
+	// reads catch up at once rather than at its next write. Best effort,
+	// and it must not block: a home that cannot be reached is not told.
+	Changed(id storage.AccountID)
 }
 
 // ErrMoved is returned for a change refused because another node activated
@@ -91,6 +100,9 @@ func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) 
 		}
 		if err != nil {
 			return nil, err
+		}
+		if s.remote(id) {
+			s.opts.Placement.Changed(id)
 		}
 		return ch.Reply, nil
 	}

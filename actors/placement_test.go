@@ -19,6 +19,7 @@ type fakePlacement struct {
 
 func (p *fakePlacement) Node() string                { return p.name }
 func (p *fakePlacement) Home(storage.AccountID) bool { return p.home.Load() }
+func (p *fakePlacement) Changed(storage.AccountID)   {}
 
 // TestStaleActivationsWriteIsRefused runs two nodes over one database, both
 // believing themselves the account's home (a membership change in flight).
@@ -135,4 +136,45 @@ func (s *System) shardOfApply(ctx context.Context, id storage.AccountID) (any, e
 		return nil, err
 	}
 	return ch.Reply, nil
+}
+
+// TestPublishedIsNeverStaleInClusterMode: pre_auth reads an account's SRP
+// verifier through Published. In cluster mode another node can change the
+// account (a transient activation: an operator's command there, or a
+// request served there while this node missed a probe) without this
+// node's live actor knowing until its next write, so a published state
+// may be stale: a password reset elsewhere would leave the old password
+// good for a login here. Published must then give nothing (the caller
+// reads storage), never the stale state.
+func TestPublishedIsNeverStaleInClusterMode(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pa, pb := &fakePlacement{name: "a"}, &fakePlacement{name: "b"}
+	pa.home.Store(true) // a is the home; b sees it elsewhere
+	a, b := New(db, Options{Placement: pa}), New(db, Options{Placement: pb})
+	defer a.Shutdown()
+	defer b.Shutdown()
+	ctx := context.Background()
+	acct, err := a.CreateAccount(ctx, &NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); err != nil { // a's actor is live
+		t.Fatal(err)
+	}
+	// b changes the account in a transient activation, which fences a's.
+	if _, err := b.Apply(ctx, acct.ID, addTickets{5}); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := db.LoadAccount(acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := a.Published(acct.ID); p != nil && p.Tickets != stored.Tickets {
+		t.Fatalf("Published on the home gave %d tickets, the store holds %d: a stale state (a changed password would still log in)",
+			p.Tickets, stored.Tickets)
+	}
 }

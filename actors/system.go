@@ -436,8 +436,13 @@ func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.A
 // Snapshot, shared and strictly read-only), else nil: unlike Snapshot it
 // never loads the account. For reads that can fall back to storage
 // themselves (pre_auth's verifier) without keeping an account in memory.
+//
+// In cluster mode it is always nil: another node may have changed the
+// account (a transient activation, see Placement) without this node's
+// actor knowing before its next write, and a stale verifier would let an
+// old password log in.
 func (s *System) Published(id storage.AccountID) *storage.Account {
-	if s.remote(id) {
+	if s.clustered() {
 		return nil
 	}
 	if v, ok := s.published.Load(id); ok {

@@ -256,10 +256,13 @@ func (a *App) secret() ([]byte, error) {
 
 // Close stops the actors (after their queued work) and closes storage.
 func (a *App) Close() {
-	a.Plugins.Stop()
+	// The cluster first: it stops taking forwarded requests (the other
+	// nodes serve them) and lets those it serves finish while the plugins
+	// and the actors still run.
 	if a.Cluster != nil {
 		a.Cluster.Stop()
 	}
+	a.Plugins.Stop()
 	a.Sys.Shutdown()
 	if err := a.DB.Close(); err != nil {
 		a.Log.Error("close storage", "err", err)

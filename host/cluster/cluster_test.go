@@ -15,11 +15,13 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -85,7 +87,7 @@ func startNodesWith(t *testing.T, db *storage.DB, edit func(Config) Config, name
 			}
 		}
 		n, err := Start(edit(Config{Name: "test", Node: name, Listen: addrs[i], Peers: peers,
-			ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 500 * time.Millisecond, ProbeFailures: 3,
+			ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 2 * time.Second, ProbeFailures: 3,
 			RequestTimeout: 10 * time.Second, probeGate: gate}))
 		if err != nil {
 			t.Fatal(err)
@@ -256,5 +258,112 @@ func TestConcurrentRequestsThroughEveryNode(t *testing.T) {
 	}
 	if a.Tickets != int64(each*len(nodes)) {
 		t.Fatalf("%d tickets stored after %d acknowledged requests", a.Tickets, each*len(nodes))
+	}
+}
+
+// TestALeavingNodeRefusesForwardedRequests: once a node stops (a rolling
+// upgrade), a request another node forwards to it is refused with nothing
+// done, so that the forwarding node serves it elsewhere, rather than
+// served by a node whose plugins and actors are going away.
+func TestALeavingNodeRefusesForwardedRequests(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a")
+	tn := nodes[0]
+	calls := 0
+	tn.n.Attach(tn.sys, func(context.Context, *wire.Request) server.Response {
+		calls++
+		return server.Response{Body: []byte("served")}
+	})
+	tn.stop()
+	var got *clusterpb.Reply
+	tn.n.serveForward(toForward(preAuth("p"), time.Now().Add(time.Minute), "b"), func(r *clusterpb.Reply) { got = r })
+	if got.GetRefused() == "" || calls != 0 {
+		t.Fatalf("a stopped node answered a forwarded request %q (refused %q), serving it %d times", got.GetBody(), got.GetRefused(), calls)
+	}
+}
+
+// TestATransientChangeElsewhereRefreshesTheHome: a change made on a node
+// that is not the account's home (an operator's command there) runs in a
+// transient activation; the home's live actor, which still holds the
+// state from before, is told to start afresh, so that its reads show the
+// change (without it they showed the old state until the actor's next
+// write or passivation).
+func TestATransientChangeElsewhereRefreshesTheHome(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b")
+	waitMembers(t, nodes, 2)
+	ctx := context.Background()
+	acct, err := nodes[0].sys.CreateAccount(ctx, &actors.NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served string
+	var tickets int
+	if _, err := fmt.Sscanf(forward(t, nodes[0], "p"), "%s %d", &served, &tickets); err != nil {
+		t.Fatal(err)
+	}
+	home, other := nodes[0], nodes[1]
+	if served == other.name {
+		home, other = other, home
+	}
+	if _, err := other.sys.Apply(ctx, acct.ID, addTicket{}); err != nil { // transient: other is not the home
+		t.Fatal(err)
+	}
+	stored, err := db.LoadAccount(acct.ID)
+	if err != nil || stored.Tickets != 2 {
+		t.Fatalf("stored after two changes: %v, %v", stored, err)
+	}
+	// The home is told asynchronously: wait for it, a minute at most.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		a, err := home.sys.Account(ctx, acct.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Tickets == stored.Tickets {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the home still reads %d tickets, the store holds %d", a.Tickets, stored.Tickets)
+		}
+	}
+}
+
+// TestALargeRequestReachesItsHome: a forwarded request travels between
+// nodes as one gRPC message (several, batched into one, when they go to
+// the same node at once), and gRPC refuses a message past 4 MiB by
+// default, breaking the connection with every request in flight on it.
+// A request of several MiB (a large server.body_limit, or a few cloud
+// uploads batched together) must still reach its account's home.
+func TestALargeRequestReachesItsHome(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b")
+	waitMembers(t, nodes, 2)
+	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	served := strings.Fields(forward(t, nodes[0], "p"))[0]
+	via := nodes[0]
+	if served == via.name {
+		via = nodes[1]
+	}
+	r := preAuth("p")
+	r.Form["big"] = []string{strings.Repeat("x", 6<<20)}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	resp, handled, err := via.n.Forward(ctx, r)
+	if err != nil || !handled || resp.Status != 0 {
+		t.Fatalf("a 6 MiB request via %s to %s: handled %v, %v, %d %s", via.name, served, handled, err, resp.Status, resp.Body)
 	}
 }

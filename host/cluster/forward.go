@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -221,20 +222,81 @@ func accountOf(sys *actors.System, r *wire.Request) (storage.AccountID, bool) {
 	return sess.AccountID, true
 }
 
-// serveForward serves a forwarded request here (on the grain's node).
-func (n *Node) serveForward(m *clusterpb.Forward) *clusterpb.Reply {
+// serveForward serves a forwarded request here (on the grain's node) and
+// gives reply its answer. A node that is leaving (Stop) refuses it, having
+// done nothing, so that the forwarding node serves it elsewhere; Stop
+// waits for the requests it already serves, their replies sent.
+func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) {
+	if !n.inflight.enter() {
+		reply(&clusterpb.Reply{Refused: "the node is leaving the cluster"})
+		return
+	}
+	defer n.inflight.exit()
 	serve := n.served.Load()
 	if serve == nil {
-		return &clusterpb.Reply{Refused: "the node is starting"}
+		reply(&clusterpb.Reply{Refused: "the node is starting"})
+		return
 	}
 	by := time.Unix(0, m.GetDeadlineUnixNano())
 	if !time.Now().Before(by) {
-		return &clusterpb.Reply{Refused: "the request's deadline passed before it was served"}
+		reply(&clusterpb.Reply{Refused: "the request's deadline passed before it was served"})
+		return
 	}
 	n.servedHere.Add(1)
 	ctx, cancel := context.WithDeadline(context.Background(), by)
 	defer cancel()
-	return toReply((*serve)(ctx, fromForward(m)))
+	reply(toReply((*serve)(ctx, fromForward(m))))
+}
+
+// inflight counts the forwarded requests a node serves, and refuses new
+// ones once it is leaving.
+type inflight struct {
+	mu      sync.Mutex
+	leaving bool
+	n       int
+	idle    chan struct{} // made by leave while requests run; closed when the last ends
+}
+
+// enter admits one forwarded request (false: the node is leaving).
+func (f *inflight) enter() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.leaving {
+		return false
+	}
+	f.n++
+	return true
+}
+
+func (f *inflight) exit() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 && f.idle != nil {
+		close(f.idle)
+		f.idle = nil
+	}
+}
+
+// leave refuses every later request and waits until those running have
+// answered, or for at most wait (their deadlines came from another node).
+func (f *inflight) leave(wait time.Duration) {
+	f.mu.Lock()
+	f.leaving = true
+	if f.n == 0 {
+		f.mu.Unlock()
+		return
+	}
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
 }
 
 func toFields(v wire.Values) []*clusterpb.Field {

@@ -33,6 +33,12 @@ func (g *grain) Receive(ctx actor.Context) {
 		ctx.SetReceiveTimeout(grainIdle)
 	case *actor.ReceiveTimeout:
 		ctx.Poison(ctx.Self())
+	case *clusterpb.Reactivate:
+		// Another node changed the account in a transient activation: the
+		// local actor's state is from before (see Node.Changed).
+		if sys := g.n.sys.Load(); sys != nil && g.ok {
+			sys.Reactivate(g.id)
+		}
 	case *clusterpb.Forward:
 		sender, root := ctx.Sender(), ctx.ActorSystem().Root
 		if sender == nil {
@@ -42,6 +48,6 @@ func (g *grain) Receive(ctx actor.Context) {
 			ctx.Respond(&clusterpb.Reply{Refused: "not an account"})
 			return
 		}
-		go func() { root.Send(sender, g.n.serveForward(m)) }()
+		go g.n.serveForward(m, func(rep *clusterpb.Reply) { root.Send(sender, rep) })
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -16,8 +17,10 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -111,6 +114,7 @@ type Node struct {
 	sys    atomic.Pointer[actors.System]
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
+	inflight                                            inflight // forwarded requests served here (see Stop)
 }
 
 // Member is one node as this node sees it.
@@ -150,7 +154,14 @@ func Start(cfg Config) (*Node, error) {
 	n.as = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(log)
 	}))
-	rc := remote.Configure(host, port, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))))
+	// gRPC refuses a message past 4 MiB by default, and protoactor sends
+	// what it has queued for a node as one message: a few forwarded
+	// uploads at once, or one request under a large server.body_limit,
+	// would break the connection with every request in flight on it. The
+	// peers are this cluster's own nodes (the port is private): accept
+	// what protobuf can carry.
+	rc := remote.Configure(host, port, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))),
+		remote.WithServerOptions(grpc.MaxRecvMsgSize(math.MaxInt32)))
 	switch cfg.Provider {
 	case ProviderStatic, "":
 		n.prov = newStaticProvider(n, cfg)
@@ -265,6 +276,26 @@ func (n *Node) Home(id storage.AccountID) bool {
 	return n.rdv.Load().GetByClusterIdentity(identityOf(id)) == n.self
 }
 
+// Changed implements actors.Placement: after a transient activation here
+// changed account id, the grain on its home is told to start afresh
+// (Reactivate), so that the home's live actor drops the state it held
+// from before. The grain is found or activated (its start reactivates as
+// well) in a goroutine, within ProbeTimeout; a home that cannot be
+// reached is not told, and its actor catches up at its next write (which
+// the new owner epoch refuses) or when it passivates.
+func (n *Node) Changed(id storage.AccountID) {
+	ci := identityOf(id)
+	home := n.rdv.Load().GetByClusterIdentity(ci)
+	if home == "" || home == n.self {
+		return
+	}
+	go func() {
+		if pid := n.grainPID(ci, home, time.Now().Add(n.cfg.ProbeTimeout)); pid != nil {
+			n.as.Root.Send(pid, &clusterpb.Reactivate{})
+		}
+	}()
+}
+
 func identityOf(id storage.AccountID) *cluster.ClusterIdentity {
 	return &cluster.ClusterIdentity{Identity: strconv.FormatUint(uint64(id), 10), Kind: KindAccount}
 }
@@ -336,10 +367,14 @@ func (n *Node) Stats() Stats {
 }
 
 // Stop leaves the cluster: the peers see this node go at their next probe
-// (static provider) or at once (etcd: its key is deleted).
+// (static provider) or at once (etcd: its key is deleted). From its start,
+// forwarded requests are refused (nothing done: the forwarding node serves
+// them elsewhere); those already being served here finish and send their
+// replies first, for at most RequestTimeout.
 func (n *Node) Stop() {
 	n.stops.Do(func() {
 		n.stopping.Store(true)
+		n.inflight.leave(n.cfg.RequestTimeout)
 		n.prov.stop()
 		n.c.Shutdown(false)
 	})

@@ -48,11 +48,18 @@ func (p *staticProvider) nodeName(id string) string {
 
 // suspect reports whether the peer at addr missed its last probe: requests
 // are not sent to a node that may be dead or paused (see Node.Forward).
+// addr is a member's address as the topology has it (the host:port the
+// peer advertises), which need not be how cluster.peers names it (a host
+// name, where the peer advertises its IP address): either matches.
 func (p *staticProvider) suspect(addr string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	st := p.state[addr]
-	return st != nil && st.misses > 0
+	for peer, st := range p.state {
+		if st.misses > 0 && (peer == addr || st.member != nil && st.member.Address() == addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // StartMember implements cluster.ClusterProvider.

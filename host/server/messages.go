@@ -29,7 +29,8 @@ func publicMessage(err error) string {
 		return "this login is already taken"
 	case errors.Is(err, errRegisterOff):
 		return errRegisterOff.Error()
-	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired), errors.Is(err, actors.ErrStopped):
+	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired), errors.Is(err, actors.ErrStopped),
+		errors.Is(err, actors.ErrMoved): // cluster mode: nothing written, the next try is served afresh
 		return "the server is busy; try again"
 	}
 	if msg := accounts.RuleMessage(err); msg != "" {
