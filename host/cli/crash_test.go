@@ -23,6 +23,12 @@ func buildHost(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the host binary; skipped with -short")
 	}
+	if raceDetector {
+		// The server under test is a separate process, built without the
+		// race detector: a -race run of this test checks only its client
+		// side, and costs CI minutes. The plain pass runs it.
+		t.Skip("runs the host binary as a separate process (not built with -race); the plain test pass runs it")
+	}
 	bin := filepath.Join(t.TempDir(), "host")
 	runGo(t, "build", "-o", bin, "github.com/honmaster/masterserver/host")
 	return bin
