@@ -115,6 +115,8 @@ func TestReloadUnderLoad(t *testing.T) {
 	}
 	close(start)
 
+	// At warn, before the reload, no access line (info) is written.
+	beforeReload := logs.String()
 	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n" +
 		"reports_per_address = { burst = 3, every = \"1h\" }\nguide_votes_per_address = { burst = 3, every = \"1h\" }\nsessions_per_account = 3\n")
 	res, err := rt.Reload(ctx)
@@ -147,10 +149,11 @@ func TestReloadUnderLoad(t *testing.T) {
 			t.Errorf("log lacks %q", want)
 		}
 	}
-	// At warn, before the reload, no access line (info) was written; at
-	// info, after it, they are.
-	if reloaded, access := strings.Index(out, `msg="configuration reloaded"`), strings.Index(out, "msg=access"); access < reloaded {
-		t.Errorf("an access line came before the reload to info (at %d, reload at %d):\n%s", access, reloaded, out)
+	// Before the reload (at warn) no access line; after it (at info) the
+	// registration's, checked above. (Where one falls among the reload's
+	// own lines depends on the workers' timing: not checked.)
+	if strings.Contains(beforeReload, "msg=access") {
+		t.Errorf("an access line was written at level warn, before the reload:\n%s", beforeReload)
 	}
 	// The server still listens where it started.
 	if _, err := c.PostForm(ctx, "/healthz", nil); err != nil {
