@@ -22,6 +22,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -100,7 +101,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	pg := storagetest.PostgresURL(t)
 	bin := buildHost(t)
 	const nodes, accounts = 3, 8
-	addrs := freeLoopbackAddrs(t, nodes)
+	addrs := clustertest.FreeAddrs(t, nodes)
 	confs := make([]string, nodes)
 	datas := make([]string, nodes)
 	for i := range nodes {
@@ -406,23 +407,4 @@ func waitClusterSize(t *testing.T, games []string, want int) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-}
-
-// freeLoopbackAddrs returns n loopback addresses whose ports are free now.
-func freeLoopbackAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
 }

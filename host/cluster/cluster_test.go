@@ -12,7 +12,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,30 +20,12 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
-
-// freeAddrs returns n loopback addresses with ports free right now.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
-}
 
 // testNode is one member: a cluster node and its actors over the shared
 // database, serving a request by naming itself and adding a ticket.
@@ -75,7 +56,7 @@ func startNodes(t *testing.T, db *storage.DB, names ...string) []*testNode {
 // provider, say).
 func startNodesWith(t *testing.T, db *storage.DB, edit func(Config) Config, names ...string) []*testNode {
 	t.Helper()
-	addrs := freeAddrs(t, len(names))
+	addrs := clustertest.FreeAddrs(t, len(names))
 	gate := make(chan struct{})
 	defer close(gate)
 	var nodes []*testNode

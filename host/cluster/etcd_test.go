@@ -16,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -36,7 +37,7 @@ func startEtcd(t *testing.T) string {
 		t.Skipf("%s is missing: install Debian's etcd-server to run the etcd provider's tests", etcdBinary)
 	}
 	dir := t.TempDir()
-	addrs := freeAddrs(t, 2)
+	addrs := clustertest.FreeAddrs(t, 2)
 	client, peer := "http://"+addrs[0], "http://"+addrs[1]
 	logPath := filepath.Join(dir, "etcd.log")
 	logFile, err := os.Create(logPath)
