@@ -125,6 +125,10 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 // the request's outcome is unknown, and the player learns it then
 // rather than at the request's deadline.
 func (n *Node) await(f *actor.Future, home string) (any, error) {
+	if home == n.self {
+		// This node never suspects itself: no watch, no goroutine.
+		return f.Result()
+	}
 	type result struct {
 		res any
 		err error
@@ -141,7 +145,7 @@ func (n *Node) await(f *actor.Future, home string) (any, error) {
 		case r := <-done:
 			return r.res, r.err
 		case <-t.C:
-			if home != n.self && n.prov.suspect(home) {
+			if n.prov.suspect(home) {
 				return nil, actor.ErrTimeout
 			}
 		}
