@@ -17,7 +17,7 @@ import (
 
 // TestLiveAccountsRSS measures the memory of many live accounts (each with
 // a cached session) and after they are all passivated. It runs only when
-// HONMASTER_RSS_ACCOUNTS is set (the README figures):
+// HONMASTER_RSS_ACCOUNTS is set (docs/performance.md keeps its figures):
 //
 //	HONMASTER_RSS_ACCOUNTS=100000 go test -run TestLiveAccountsRSS -v ./actors/
 func TestLiveAccountsRSS(t *testing.T) {

@@ -1,7 +1,9 @@
-// Command host is the Heroes of Newerth master server: run "honmaster serve" to
-// serve the game client, "host help" for the operator commands. The binary
-// also carries the bundled plugins: the server re-executes it as
-// "honmaster plugin AREA" to run them.
+// Command honmaster is the Heroes of Newerth master server: run "honmaster
+// serve" to serve the game client, "honmaster help" for the operator
+// commands. Its main package lives in host/, so build it with
+// "go build -o honmaster ./host" (a plain "go build ./host" names the binary
+// host). The binary also carries the bundled plugins: the server re-executes
+// it as "honmaster plugin AREA" to run them.
 package main
 
 import (

@@ -31,7 +31,7 @@ func guidesRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 
 func init() {
 	ops = append(ops,
-		op{name: "guides import", usage: "FILE [--strict] (own JSON array or captured get_guide replies, see README; --strict: refuse the file if any guide is refused)",
+		op{name: "guides import", usage: "FILE [--strict] (own JSON array or captured get_guide replies, see docs/areas.md; --strict: refuse the file if any guide is refused)",
 			parse: parseGuidesImport, empty: func() Request { return new(GuidesImportRequest) }},
 		op{name: "guides list", usage: "[--hero Hero_X] (guides with flags and counts; all heroes without --hero)",
 			parse: parseGuidesList, empty: func() Request { return new(GuidesListRequest) }},

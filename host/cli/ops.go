@@ -79,7 +79,7 @@ var ops = []op{
 		parse: parseBackup, empty: func() Request { return new(BackupRequest) }},
 	{name: "plugins",
 		parse: parsePlugins, empty: func() Request { return new(PluginsRequest) }},
-	{name: "products import", usage: "FILE (JSON catalog, see README)",
+	{name: "products import", usage: "FILE (JSON catalog, see host/plinko/catalog.md)",
 		parse: parseImportProducts, empty: func() Request { return new(ImportProductsRequest) }},
 	{name: "cloud show", usage: "--login L [--bucket B]",
 		parse: parseCloudShow, empty: func() Request { return new(CloudShowRequest) }},

@@ -266,7 +266,7 @@ func TestHungPluginRestarted(t *testing.T) {
 		t.Errorf("drop after restart: %+v %v", r, err)
 	}
 	if out := ts.Host(t, "plugins"); !strings.Contains(out, "bundled@") || !strings.Contains(out, "ping") {
-		t.Errorf("host plugins does not show the plugin and its last error:\n%s", out)
+		t.Errorf("honmaster plugins does not show the plugin and its last error:\n%s", out)
 	}
 }
 

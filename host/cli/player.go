@@ -16,7 +16,7 @@ import (
 )
 
 // "player login" and "player report": a game client's calls from the
-// command line, to try a server (or follow the README's walkthrough)
+// command line, to try a server (or follow docs/walkthrough.md)
 // without the game. They talk HTTP to the game listener like the client:
 // SRP login (pre_auth, srpAuth) and /master/report/report.
 

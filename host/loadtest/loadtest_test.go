@@ -235,7 +235,7 @@ func TestSeveralTargets(t *testing.T) {
 	}
 }
 
-// pluginPID reads the PID of area's plugin from "host plugins".
+// pluginPID reads the PID of area's plugin from "honmaster plugins".
 func pluginPID(t *testing.T, ts *clitest.Server, area string) int {
 	t.Helper()
 	for _, line := range strings.Split(ts.Host(t, "plugins"), "\n") {

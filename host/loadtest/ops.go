@@ -195,7 +195,7 @@ func OperationNames() []string {
 	return out
 }
 
-// OperationDoc describes each operation (for --help and the README).
+// OperationDoc describes each operation (for --help and docs/loadtest.md).
 var OperationDoc = map[string]string{
 	"noop":     "POST to a path the server does not serve: the whole HTTP stack and its 404 PHP error reply, nothing else (the ceiling)",
 	"login":    "pre_auth + srpAuth with the client's SRP arithmetic; the server's proof M2 is checked",

@@ -3,7 +3,7 @@
 // system's mailbox observer, storage's commit observer, a wrapper around
 // plugin deciders, and collectors that read the engine's, the actors' and
 // the supervisors' own counters at scrape time. Every metric is listed in
-// the README ("Metrics").
+// docs/metrics.md.
 package metrics
 
 import (

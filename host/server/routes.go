@@ -7,8 +7,8 @@ import (
 	"github.com/honmaster/masterserver/wire"
 )
 
-// Paths served by the host. Every path and function name the client uses is
-// named here and nowhere else.
+// Paths the host serves itself. Each area names its own paths and functions
+// beside its handlers and mounts them (Route, Mount).
 const (
 	PathClientRequester = "/client_requester.php"
 	PathPatcher         = "/patcher/patcher.php"

@@ -1,12 +1,20 @@
 // Package plinko provides the bundled plinko plugin: the SDK's default
-// decider (sdk.DefaultPlinko) served over go-plugin.
+// decider (sdk.DefaultPlinko, the specification's proposed odds) served over
+// go-plugin.
 //
 // The host binary carries it and runs it by re-executing itself in plugin
-// mode (as Packer and Terraform do with their bundled plugins):
+// mode (as Packer and Terraform do with their bundled plugins): the
+// supervisor starts "honmaster plugin plinko", and host/cli's plugin mode
+// serves the bundled plugin that the area's row of its area table names
+// (Plugin). Serve is for other programs that start this plugin from their
+// own binary, such as a test binary that starts a supervisor and re-executes
+// itself as the plugin (plugins/supervisor's TestMain):
 //
-//	// in the host's main, before anything else:
-//	if len(os.Args) >= 3 && os.Args[1] == "plugin" && os.Args[2] == "plinko" {
-//		plinko.Serve() // never returns
+//	func TestMain(m *testing.M) {
+//		if os.Getenv("SUPERVISOR_TEST_HELPER") == "plinko" { // set on the command the supervisor starts
+//			plinko.Serve() // never returns
+//		}
+//		os.Exit(m.Run())
 //	}
 //
 // Configuration can point the plinko area at an external binary instead

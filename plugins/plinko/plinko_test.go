@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 }
 
 // The bundled plugin refuses to run without the host's handshake (the
-// magic cookie), so a user running "host plugin plinko" by hand gets a
+// magic cookie), so a user running "honmaster plugin plinko" by hand gets a
 // clear message instead of a silent server.
 func TestServeRefusesToRunByHand(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

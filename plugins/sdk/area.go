@@ -116,7 +116,7 @@ func ParseArea(s string) (Area, error) {
 // The magic cookie is a UX check (it stops a user from running a plugin
 // binary by hand), not a security measure. A plugin written in another
 // language checks the environment variable and prints go-plugin's handshake
-// line "1|2|tcp|127.0.0.1:PORT|grpc" (see README "Writing a plugin").
+// line "1|2|tcp|127.0.0.1:PORT|grpc" (see docs/plugins.md, "Writing a plugin").
 var Handshake = plugin.HandshakeConfig{
 	MagicCookieKey:   "HONMASTER_PLUGIN_MAGIC_COOKIE",
 	MagicCookieValue: "4f1d3a0c8e2b47a6b9d5c7e1f0a2b3c4-honmaster-plugin",

@@ -15,7 +15,7 @@ const helperEnv = "SUPERVISOR_TEST_HELPER"
 
 // TestMain lets the test binary play the plugin (and, for the orphan test,
 // the host): the supervisor re-executes it with helperEnv set, just as the
-// real host re-executes itself as "host plugin plinko".
+// real host re-executes itself as "honmaster plugin plinko".
 func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
