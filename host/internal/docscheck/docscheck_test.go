@@ -100,43 +100,71 @@ func TestHeadingAnchor(t *testing.T) {
 	}
 }
 
+func TestLinksSkipCode(t *testing.T) {
+	lines := []string{
+		"a [link](a.md) and `[no](b.md)` and [`code` text](c.md#x), `a span",
+		"that goes on [no](d.md)` then [yes](e.md)",
+		"```",
+		"[no](f.md)",
+		"```",
+	}
+	var got []string
+	for _, l := range links(lines) {
+		got = append(got, l.target)
+	}
+	if want := []string{"a.md", "c.md#x", "e.md"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("links = %q, want %q", got, want)
+	}
+}
+
 type mdLink struct {
 	target string
 	line   int
 }
 
-// links lists the link targets outside fenced code blocks and code spans.
+// links lists the link targets outside fenced code blocks and code spans
+// (a code span may continue on the next line of its paragraph).
 func links(lines []string) []mdLink {
 	var out []mdLink
-	fenced := false
+	fenced, inSpan := false, false
 	for i, line := range lines {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
+			fenced, inSpan = !fenced, false
 			continue
 		}
 		if fenced {
 			continue
 		}
-		for _, m := range link.FindAllStringSubmatch(withoutCodeSpans(line), -1) {
+		if strings.TrimSpace(line) == "" {
+			inSpan = false
+			continue
+		}
+		var text string
+		text, inSpan = withoutCodeSpans(line, inSpan)
+		for _, m := range link.FindAllStringSubmatch(text, -1) {
 			out = append(out, mdLink{target: m[1], line: i + 1})
 		}
 	}
 	return out
 }
 
-// withoutCodeSpans drops `code` from a line, whose brackets are no links;
-// a link's text may hold a code span, which keeps its target.
-func withoutCodeSpans(line string) string {
-	parts := strings.Split(line, "`")
+// withoutCodeSpans replaces the code in a line, whose brackets are no
+// links, by "x" (a link's text may hold a code span, which keeps its
+// target). inSpan says whether the line starts inside a code span; the
+// result says whether it ends inside one.
+func withoutCodeSpans(line string, inSpan bool) (string, bool) {
 	var b strings.Builder
-	for i, p := range parts {
-		if i%2 == 0 {
-			b.WriteString(p)
-		} else {
+	for i, part := range strings.Split(line, "`") {
+		if i > 0 {
+			inSpan = !inSpan
+		}
+		if inSpan {
 			b.WriteString("x")
+		} else {
+			b.WriteString(part)
 		}
 	}
-	return b.String()
+	return b.String(), inSpan
 }
 
 // headingAnchors returns the anchors GitHub gives the file's headings,
