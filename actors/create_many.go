@@ -75,38 +75,50 @@ func (r *registry) createMany(reqs []*NewAccount) ([]Created, error) {
 	logins := make(map[string]bool, len(reqs))
 	skeletons := make(map[string]bool, len(reqs))
 	for i, req := range reqs {
-		switch {
-		case req.ParentLogin != "":
+		if req.ParentLogin != "" {
 			res[i].Err = fmt.Errorf("%w: %q: a sub-account is not created in a batch", ErrBadParent, req.ParentLogin)
 			continue
-		case logins[req.Login]:
-			res[i].Err = fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
-			continue
-		case req.LoginSkeleton != "" && skeletons[req.LoginSkeleton]:
-			res[i].Err = fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
-			continue
 		}
-		logins[req.Login] = true
-		if req.LoginSkeleton != "" {
-			skeletons[req.LoginSkeleton] = true
-		}
-		if _, err := db.LoginID(req.Login); err == nil {
-			res[i].Err = fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
-			continue
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return nil, err
-		}
-		if req.LoginSkeleton != "" {
-			if _, err := db.LoginSkeletonID(req.LoginSkeleton); err == nil {
-				res[i].Err = fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
-				continue
+		// The login before its skeleton (a login taken is the plainer
+		// reason), and only accepted accounts hold theirs for the lines
+		// after them.
+		taken := logins[req.Login]
+		if !taken {
+			if _, err := db.LoginID(req.Login); err == nil {
+				taken = true
 			} else if !errors.Is(err, storage.ErrNotFound) {
 				return nil, err
 			}
 		}
+		if taken {
+			res[i].Err = fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
+			continue
+		}
+		if req.LoginSkeleton != "" {
+			alike := skeletons[req.LoginSkeleton]
+			if !alike {
+				if _, err := db.LoginSkeletonID(req.LoginSkeleton); err == nil {
+					alike = true
+				} else if !errors.Is(err, storage.ErrNotFound) {
+					return nil, err
+				}
+			}
+			if alike {
+				res[i].Err = fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
+				continue
+			}
+			skeletons[req.LoginSkeleton] = true
+		}
+		logins[req.Login] = true
 	}
-	// Each conflict on a login or skeleton refuses one account, so the
-	// loop ends; lost id sequences are bounded by createTries.
+	return r.commitMany(reqs, res)
+}
+
+// commitMany commits the accounts of reqs not refused in res (see
+// createManyOnce), refusing those whose login or skeleton another process
+// stored since they were checked. Each such conflict refuses one account,
+// so the loop ends; lost id sequences are bounded by createTries.
+func (r *registry) commitMany(reqs []*NewAccount, res []Created) ([]Created, error) {
 	for lost := 0; ; {
 		err := r.createManyOnce(reqs, res)
 		var ce *storage.ConflictError

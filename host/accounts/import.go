@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -319,11 +320,18 @@ func (s *Service) parseLine(line []byte, it *importItem) {
 		it.err = fmt.Errorf("%w: not a JSON object", ErrBadImportLine)
 		return
 	}
+	// The login first, so that the refusal of a bad line names it.
+	_ = json.Unmarshal(fields["login"], &it.login)
+	var unknown []string
 	for name := range fields {
 		if !importFields[name] {
-			it.err = fmt.Errorf("%w: unknown field %q (the fields are login, password, salt, salt2, verifier, email, nickname)", ErrBadImportLine, name)
-			return
+			unknown = append(unknown, name)
 		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		it.err = fmt.Errorf("%w: unknown field %q (the fields are login, password, salt, salt2, verifier, email, nickname)", ErrBadImportLine, unknown[0])
+		return
 	}
 	var rec ImportRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
