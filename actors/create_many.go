@@ -69,12 +69,19 @@ func (s *System) CreateAccounts(ctx context.Context, reqs []*NewAccount) ([]Crea
 // state). A commit refused on a login or skeleton another process stored
 // meanwhile refuses that account and writes the others again; one that
 // lost the id sequence reads it again, up to createTries times.
-func (r *registry) createMany(reqs []*NewAccount) ([]Created, error) {
+//
+// deadlines, when not nil, are the requests' own: one past its deadline is
+// refused with ErrExpired.
+func (r *registry) createMany(reqs []*NewAccount, deadlines []time.Time) ([]Created, error) {
 	db := r.sys.db
 	res := make([]Created, len(reqs))
 	logins := make(map[string]bool, len(reqs))
 	skeletons := make(map[string]bool, len(reqs))
 	for i, req := range reqs {
+		if deadlines != nil && expired(deadlines[i]) {
+			res[i].Err = ErrExpired
+			continue
+		}
 		if req.ParentLogin != "" {
 			res[i].Err = fmt.Errorf("%w: %q: a sub-account is not created in a batch", ErrBadParent, req.ParentLogin)
 			continue

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/storage"
 )
@@ -181,5 +184,84 @@ func TestCreateAccountsCommitConflicts(t *testing.T) {
 	}
 	if id, err := sys.DB().LoginID("x"); err != nil || id != 1 {
 		t.Errorf("x now %d %v", id, err)
+	}
+}
+
+// Creations that arrive while another commits share one commit (group
+// commit), each with its own outcome: the accounts of the group get
+// consecutive ids, a duplicate login in the group is refused as taken, a
+// call whose deadline passed before the registry got to it is refused as
+// expired, and the group costs one commit.
+func TestCreateAccountGroupCommit(t *testing.T) {
+	sys, _ := twoRegistries(t, "pebble")
+	ctx := context.Background()
+	var commits atomic.Int64
+	sys.DB().SetCommitObserver(func(storage.CommitInfo) { commits.Add(1) })
+	// As if a leader were sending a group: the calls only queue.
+	sys.creates.mu.Lock()
+	sys.creates.leading = true
+	sys.creates.mu.Unlock()
+	const n = 20
+	type outcome struct {
+		login string
+		acct  *storage.Account
+		err   error
+	}
+	out := make(chan outcome, n+1)
+	for i := range n {
+		l := fmt.Sprintf("g%d", i)
+		if i == n-1 {
+			l = "g0" // taken earlier in the group
+		}
+		go func() {
+			a, err := sys.CreateAccount(ctx, &NewAccount{Login: l, LoginSkeleton: "sk-" + l})
+			out <- outcome{l, a, err}
+		}()
+	}
+	queued := func() int { sys.creates.mu.Lock(); defer sys.creates.mu.Unlock(); return len(sys.creates.pending) }
+	for hang := time.Now().Add(2 * time.Minute); queued() < n; runtime.Gosched() {
+		if time.Now().After(hang) { // a guard against hanging, not a timing assertion
+			t.Fatalf("%d of %d creations queued", queued(), n)
+		}
+	}
+	late := &createCall{req: &NewAccount{Login: "late", LoginSkeleton: "sk-late"}, deadline: time.Now().Add(-time.Second), done: make(chan Created, 1)}
+	sys.creates.mu.Lock()
+	sys.creates.pending = append(sys.creates.pending, late)
+	sys.creates.mu.Unlock()
+	before := commits.Load()
+	sys.leadCreates()
+	if got := commits.Load() - before; got != 1 {
+		t.Errorf("%d commits for a group of %d creations, want 1", got, n)
+	}
+	if r := <-late.done; !errors.Is(r.Err, ErrExpired) || r.Account != nil {
+		t.Errorf("late call: %+v", r)
+	}
+	ids := map[storage.AccountID]bool{}
+	taken := 0
+	for range n {
+		o := <-out
+		switch {
+		case o.err == nil:
+			ids[o.acct.ID] = true
+		case errors.Is(o.err, ErrLoginTaken) && o.login == "g0":
+			taken++
+		default:
+			t.Errorf("%s: %v", o.login, o.err)
+		}
+	}
+	if len(ids) != n-1 || taken != 1 {
+		t.Errorf("%d created, %d taken", len(ids), taken)
+	}
+	for id := storage.AccountID(1); id < n; id++ {
+		if !ids[id] {
+			t.Errorf("id %d not given", id)
+		}
+	}
+	if sys.creates.leading || len(sys.creates.pending) != 0 {
+		t.Errorf("leader left %v with %d pending", sys.creates.leading, len(sys.creates.pending))
+	}
+	// Alone, a creation is sent at once.
+	if a, err := sys.CreateAccount(ctx, &NewAccount{Login: "alone", LoginSkeleton: "sk-alone"}); err != nil || a.ID != n {
+		t.Errorf("alone: %v %v", a, err)
 	}
 }

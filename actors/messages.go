@@ -55,11 +55,13 @@ type createAccount struct {
 }
 
 // createAccounts asks the registry to create many accounts in one commit
-// (System.CreateAccounts), unless Deadline has passed when the registry
-// gets to it.
+// (System.CreateAccounts, and the group commit of CreateAccount), unless
+// Deadline has passed when the registry gets to it. Deadlines, when set,
+// holds each request's own: one past it is refused, the others created.
 type createAccounts struct {
-	Reqs     []*NewAccount
-	Deadline time.Time
+	Reqs      []*NewAccount
+	Deadlines []time.Time
+	Deadline  time.Time
 }
 
 // ensureMeta asks the registry for a metadata value, storing Value first

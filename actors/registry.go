@@ -52,7 +52,7 @@ func (r *registry) serve(msg any) any {
 		if expired(m.Deadline) {
 			return &failure{Err: ErrExpired}
 		}
-		res, err := r.createMany(m.Reqs)
+		res, err := r.createMany(m.Reqs, m.Deadlines)
 		if err != nil {
 			return &failure{Err: err}
 		}
