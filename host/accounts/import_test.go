@@ -178,3 +178,37 @@ func TestImportLongLine(t *testing.T) {
 		t.Errorf("%+v %+v", res, refused)
 	}
 }
+
+// An import that stops part way (its context ended: an admin command's
+// time ran out) says up to which line every line was handled, and wrote
+// nothing after it; the same file again finishes it.
+func TestImportStopsCleanly(t *testing.T) {
+	s := &Service{Group: srp.DefaultGroup(), Sys: actorstest.New(t)}
+	var file strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&file, `{"login":"s%d","password":"p"}`+"\n", i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := s.Import(ctx, strings.NewReader(file.String()), ImportOptions{Batch: 2,
+		Progress: func(ImportResult) { cancel() }})
+	if !errors.Is(err, context.Canceled) || res.Lines != 2 || res.Created != 2 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	for i := range 6 {
+		_, err := s.Sys.DB().LoginID(fmt.Sprintf("s%d", i))
+		if (i < 2) != (err == nil) {
+			t.Errorf("s%d: %v", i, err)
+		}
+	}
+	var refused int
+	res, err = s.Import(context.Background(), strings.NewReader(file.String()), ImportOptions{Batch: 2,
+		Refused: func(r ImportRefusal) {
+			refused++
+			if !errors.Is(r.Err, actors.ErrLoginTaken) || r.Line > 2 {
+				t.Errorf("again: line %d %v", r.Line, r.Err)
+			}
+		}})
+	if err != nil || res.Created != 4 || refused != 2 {
+		t.Errorf("again: %+v %v", res, err)
+	}
+}

@@ -71,9 +71,13 @@ func (r *ImportAccountsRequest) Run(ctx context.Context, app *App, out io.Writer
 	})
 	elapsed := time.Since(start)
 	if err != nil {
+		why := explain(err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = fmt.Sprintf("an admin command may run %s (import a big file with the server stopped)", adminTimeout)
+		}
 		return &opError{cause: err, msg: fmt.Sprintf("the import stopped after line %d (%d accounts created, %d lines refused): %s. "+
 			"Every line up to %d was handled and the next batch may or may not be written: import the same file again to finish "+
-			"(the accounts it created are then refused as taken)", res.Lines, res.Created, res.Refused, explain(err), res.Lines)}
+			"(the accounts it created are then refused as taken)", res.Lines, res.Created, res.Refused, why, res.Lines)}
 	}
 	fmt.Fprintf(out, "imported %s: %d lines, %d accounts created, %d refused in %.1f s (verifiers from passwords: %d in %.1f s; creation and commits %.1f s)\n",
 		r.File, res.Lines, res.Created, res.Refused, elapsed.Seconds(), res.Verifiers, res.VerifierTime.Seconds(), res.CommitTime.Seconds())
