@@ -54,6 +54,16 @@ type createAccount struct {
 	Deadline time.Time
 }
 
+// createAccounts asks the registry to create many accounts in one commit
+// (System.CreateAccounts, and the group commit of CreateAccount), unless
+// Deadline has passed when the registry gets to it. Deadlines, when set,
+// holds each request's own: one past it is refused, the others created.
+type createAccounts struct {
+	Reqs      []*NewAccount
+	Deadlines []time.Time
+	Deadline  time.Time
+}
+
 // ensureMeta asks the registry for a metadata value, storing Value first
 // when none exists.
 type ensureMeta struct {
@@ -79,6 +89,9 @@ type changed struct{ Reply any }
 
 // created is the reply to createAccount.
 type created struct{ Account *storage.Account }
+
+// createdMany is the reply to createAccounts: one result per request.
+type createdMany struct{ Results []Created }
 
 // failure is the reply of any request that could not be served.
 type failure struct{ Err error }

@@ -48,6 +48,15 @@ func (r *registry) serve(msg any) any {
 			return &failure{Err: err}
 		}
 		return &created{Account: acct}
+	case *createAccounts:
+		if expired(m.Deadline) {
+			return &failure{Err: ErrExpired}
+		}
+		res, err := r.createMany(m.Reqs, m.Deadlines)
+		if err != nil {
+			return &failure{Err: err}
+		}
+		return &createdMany{Results: res}
 	case *ensureMeta:
 		v, err := r.ensureMeta(m.Name, m.Value)
 		if err != nil {
@@ -182,6 +191,23 @@ func (r *registry) createOnce(req *NewAccount) (*storage.Account, error) {
 		acct.SuperID = parent.ID
 		b.PutSubAccount(parent.ID, id)
 	}
+	putNewAccount(b, acct, req)
+	b.SetNextAccountIDIf(id, id+1)
+	if err := db.Commit(b); err != nil {
+		return nil, err
+	}
+	return acct, nil
+}
+
+// putNewAccount writes every record of the new account acct (its id,
+// SuperID and login assigned) as req describes it: profile and lists (and
+// with them the nickname index entry), owned upgrades, the login and its
+// look-alike skeleton (insert-if-absent) and the registration address.
+// The records are those the account's actor would write for the same
+// state (storage.Batch.PutAccount with no previous state), so that its
+// first activation loads exactly this account.
+func putNewAccount(b *storage.Batch, acct *storage.Account, req *NewAccount) {
+	id := acct.ID
 	b.PutAccount(acct, nil)
 	b.PutUpgrades(id, 0, acct.Upgrades)
 	b.PutLoginNew(acct.Login, id)
@@ -189,11 +215,6 @@ func (r *registry) createOnce(req *NewAccount) (*storage.Account, error) {
 		b.PutLoginSkeletonNew(req.LoginSkeleton, id)
 	}
 	b.PutRegistrationAddress(id, req.Address)
-	b.SetNextAccountIDIf(id, id+1)
-	if err := db.Commit(b); err != nil {
-		return nil, err
-	}
-	return acct, nil
 }
 
 // GlobalTx is the write access of one global update: it implements

@@ -77,7 +77,8 @@ type System struct {
 	// accountProps spawns every account actor (one Props for all: a Props
 	// per actor would stay with it as long as it lives).
 	accountProps *actor.Props
-	globalSeen   globalSeen // see SyncGlobalVersions
+	globalSeen   globalSeen  // see SyncGlobalVersions
+	creates      createGroup // CreateAccount's group commit (create_group.go)
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -321,7 +322,16 @@ type NewAccount struct {
 }
 
 // CreateAccount creates an account through the registry and returns it.
+// Creations that arrive while another commits share the next commit (see
+// createGroup); a sub-account is created alone.
 func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.Account, error) {
+	if req.ParentLogin == "" {
+		dl := s.deadline(ctx)
+		if !time.Now().Before(dl) {
+			return nil, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
+		}
+		return s.createGrouped(req, dl)
+	}
 	c, err := mutate[*created](ctx, s, s.registry, func(dl time.Time) *envelope {
 		return &envelope{Msg: &createAccount{Req: req, Deadline: dl}}
 	})

@@ -92,32 +92,15 @@ const MaxPasswordRunes = 128
 // Create makes an account: it derives the SRP verifier (the password itself
 // is never stored) and has the registry write the record.
 func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error) {
-	if err := CheckLogin(c.Login); err != nil {
+	if err := s.complete(&c); err != nil {
 		return nil, err
 	}
-	if c.Password == "" || utf8.RuneCountInString(c.Password) > MaxPasswordRunes {
-		return nil, ErrBadPassword
-	}
-	if c.Email == "" {
-		c.Email = strings.ToLower(c.Login) + "@example.invalid"
-	}
-	maxEmail := s.MaxEmail
-	if maxEmail <= 0 {
-		maxEmail = 254
-	}
-	if err := checkEmail(c.Email, maxEmail); err != nil {
+	if err := checkPassword(c.Password); err != nil {
 		return nil, err
-	}
-	if c.Nickname == "" {
-		c.Nickname = c.Login
 	}
 	salt, salt2, v, err := s.Group.NewVerifier(c.Login, c.Password, s.rand())
 	if err != nil {
 		return nil, err
-	}
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
 	}
 	// A login that looks like an existing one (DEMO, dеmo next to demo) is
 	// refused by the store: its skeleton is inserted only if absent, in the
@@ -132,18 +115,58 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	if err := s.ensureSkeletons(ctx); err != nil {
 		return nil, err
 	}
-	acct, err := s.Sys.CreateAccount(ctx, &actors.NewAccount{
-		Login: c.Login, ParentLogin: c.Parent, Address: c.Address, LoginSkeleton: sk,
-		Account: storage.Account{
-			Nickname: c.Nickname, Email: c.Email, AccountType: 1, Standing: 3, IsNew: true,
-			Created: now().UTC(), SRP: storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v},
-			Stats: storage.Stats{Level: 1, AccPubSkill: 1500, RnkRating: 1500, CSRating: 1500},
-		},
-	})
+	acct, err := s.Sys.CreateAccount(ctx, s.newAccount(c, sk, storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}))
 	if errors.Is(err, actors.ErrLoginLookalike) {
 		return nil, fmt.Errorf("%w: %w", login.ErrLoginLookalike, err)
 	}
 	return acct, err
+}
+
+// complete checks c's login and e-mail and fills in the defaults of the
+// e-mail and the nickname.
+func (s *Service) complete(c *Create) error {
+	if err := CheckLogin(c.Login); err != nil {
+		return err
+	}
+	if c.Email == "" {
+		c.Email = strings.ToLower(c.Login) + "@example.invalid"
+	}
+	maxEmail := s.MaxEmail
+	if maxEmail <= 0 {
+		maxEmail = 254
+	}
+	if err := checkEmail(c.Email, maxEmail); err != nil {
+		return err
+	}
+	if c.Nickname == "" {
+		c.Nickname = c.Login
+	}
+	return nil
+}
+
+func checkPassword(p string) error {
+	if p == "" || utf8.RuneCountInString(p) > MaxPasswordRunes {
+		return ErrBadPassword
+	}
+	return nil
+}
+
+// newAccount is the creation request of a new account as c describes it
+// (its defaults filled in), with the login's skeleton sk and its SRP
+// credentials: every account starts from this record, whoever creates it.
+func (s *Service) newAccount(c Create, sk string, cred storage.SRPVerifier) *actors.NewAccount {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	return &actors.NewAccount{
+		Login: c.Login, ParentLogin: c.Parent, Address: c.Address, LoginSkeleton: sk,
+		Account: storage.Account{
+			Nickname: c.Nickname, Email: c.Email, AccountType: 1, Standing: 3, IsNew: true,
+			Created: now().UTC(), SRP: cred,
+			Stats: storage.Stats{Level: 1, AccPubSkill: 1500, RnkRating: 1500, CSRating: 1500},
+		},
+	}
 }
 
 // checkEmail accepts a bare address (name@example.com) of at most max

@@ -204,7 +204,7 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return flag.ErrHelp
 	}
 	if init && !o.mayInit {
-		return usageError("--init is only for account create")
+		return usageError("--init is only for account create and account import")
 	}
 	// The command line is parsed once, into the operation's typed request,
 	// and checked before anything is opened.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+
+	"filippo.io/bigmod"
 )
 
 const (
@@ -97,4 +99,15 @@ func (g *Group) Verifier(login string, salt []byte, secret string) []byte {
 	x := privateKeyBytes(login, salt, secret)
 	defer clear(x[:])
 	return g.fixed().exp(&x).Bytes(g.mod)
+}
+
+// StoredVerifier checks a verifier taken from another server's records
+// (an operator's import) and returns it as PAD(v): v must be in [1, N),
+// as NewServer requires of every stored verifier (ErrBadVerifier).
+func (g *Group) StoredVerifier(verifier []byte) ([]byte, error) {
+	v, err := bigmod.NewNat().SetBytes(verifier, g.mod)
+	if err != nil || v.IsZero() == 1 {
+		return nil, fmt.Errorf("%w: v not in [1, N)", ErrBadVerifier)
+	}
+	return v.Bytes(g.mod), nil
 }

@@ -1,0 +1,3 @@
+package cli
+
+func init() { sampleArgs["account import"] = []string{"accounts.jsonl", "--batch", "500"} }
