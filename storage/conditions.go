@@ -109,6 +109,7 @@ type conditions struct {
 	fences []fence
 	news   []kv
 	swaps  []swap
+	counts []countOp // kept counts (counts.go)
 }
 
 type fence struct {
@@ -125,11 +126,18 @@ type swap struct {
 
 // none reports whether there is nothing to check.
 func (c *conditions) none() bool {
-	return c == nil || len(c.fences) == 0 && len(c.news) == 0 && len(c.swaps) == 0
+	return c == nil || len(c.fences) == 0 && len(c.news) == 0 && len(c.swaps) == 0 && len(c.counts) == 0
 }
 
 // writes reports whether the conditions carry writes of their own.
-func (c *conditions) writes() bool { return c != nil && (len(c.news) > 0 || len(c.swaps) > 0) }
+func (c *conditions) writes() bool {
+	return c != nil && (len(c.news) > 0 || len(c.swaps) > 0 || len(c.counts) > 0)
+}
+
+// onlyCounts reports whether the conditions are count operations alone.
+func (c *conditions) onlyCounts() bool {
+	return len(c.counts) > 0 && len(c.fences) == 0 && len(c.news) == 0 && len(c.swaps) == 0
+}
 
 // check tells whether every condition holds as r reads the database now
 // (the Pebble engine, under its mutex).
