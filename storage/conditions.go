@@ -12,7 +12,9 @@ import (
 // in the same atomic step as its writes: an owner epoch it is fenced by
 // (Fence), keys it inserts only where absent (PutLoginNew,
 // PutLoginSkeletonNew) and values it sets only where they still hold what
-// the writer read (SetNextAccountIDIf, GlobalWrites.Seal). If one does not
+// the writer read (SetNextAccountIDIf, GlobalWrites.Seal); it may also carry
+// operations on kept counts (counts.go), which read and write the counts in
+// the same atomic step and never refuse a batch. If one does not
 // hold, nothing of the batch is written and Commit returns a *ConflictError
 // or a *FencedError (both errors.Is ErrConflict): a definite failure, never
 // ErrCommitUncertain.
@@ -32,7 +34,8 @@ import (
 //     ActivateAccount. A batch without conditions takes no lock and costs
 //     nothing more; it must therefore not set a key that conditions guard
 //     (owner epochs, the login and look-alike indexes, the id and global
-//     sequences), which only the functions named above set. (Deleting one
+//     sequences; kept counts have a mutex of their own, see counts.go),
+//     which only the functions named above set. (Deleting one
 //     is safe: an account's deletion removes its login and skeleton
 //     entries; an insert-if-absent checked just before sees the entry and
 //     is refused, one checked just after finds it gone.)

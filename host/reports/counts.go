@@ -37,10 +37,12 @@ import (
 //
 // "New" reporters (younger than Limits.NewAccountAge) change with time
 // without any write: the hours after the one where the age limit falls are
-// summed (at most age/1h counts: 168 for a week), and in that one hour the
-// reporters' own reports.open counts are read, ordered by creation, so
-// that the boundary is exact to the nanosecond, as the scan it replaces
-// was. Counts about a deleted reportee stay (unread: it cannot be
+// summed (at most age/1h counts: 168 for a week), and when that one hour's
+// count is not zero, its reporters' own reports.open counts are read,
+// ordered by creation, so that the boundary is exact to the nanosecond, as
+// the scan it replaces was. (That read is as long as the reporters of the
+// player created in one hour: bounded by the registration limits, and
+// needed for one hour a week after they were created.) Counts about a deleted reportee stay (unread: it cannot be
 // reported any more), like the reports against it.
 var (
 	openCounts     = storage.NewCountKeyspace("reports.open")
@@ -83,9 +85,9 @@ func countOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, cr
 // openReporters reads the facts about reportee's other reporters: how many
 // accounts other than self (created selfCreated) have an open report
 // against it, and how many of those were created less than age before now
-// (none when age is 0). A fixed number of reads: two counts, at most
-// age/1h+1 hour counts, and the open counts of reporters created in the
-// hour where the age limit falls.
+// (none when age is 0). Two counts, at most age/1h+1 hour counts, and,
+// when some exist, the open counts of reporters created in the hour where
+// the age limit falls: none of it grows with the reports.
 func openReporters(db *storage.DB, reportee, self storage.AccountID, selfCreated, now time.Time, age time.Duration) (all, young int, err error) {
 	total, err := reporterCounts.Get(db, storage.KeyUint32(uint32(reportee)))
 	if err != nil {
@@ -109,8 +111,17 @@ func openReporters(db *storage.DB, reportee, self storage.AccountID, selfCreated
 		err = hourCounts.Each(db, hourKey(reportee, 0), hourKey(reportee, math.MaxInt64), func(_ string, c int64) error { n += c; return nil })
 	} else {
 		h0 := hourOf(cutoff)
-		err = hourCounts.Each(db, hourKey(reportee, h0+1), hourKey(reportee, math.MaxInt64), func(_ string, c int64) error { n += c; return nil })
-		if err == nil {
+		boundary := false // someone of the hour where the limit falls has an open report
+		first := hourKey(reportee, h0)
+		err = hourCounts.Each(db, first, hourKey(reportee, math.MaxInt64), func(k string, c int64) error {
+			if k == first {
+				boundary = c > 0
+			} else {
+				n += c
+			}
+			return nil
+		})
+		if err == nil && boundary {
 			lo := storage.KeyUint32(uint32(reportee)) + storage.KeyUint64(uint64(cutoff+1))
 			hi := storage.KeyUint32(uint32(reportee)) + storage.KeyUint64(uint64((h0+1)*int64(time.Hour)))
 			err = openCounts.Each(db, lo, hi, func(_ string, c int64) error {
