@@ -208,12 +208,11 @@ func (a *Area) ReportingStatus(ctx context.Context, id storage.AccountID) (Moder
 // reporter's actor: it reads the reporter's own records (last sequence,
 // reports in the window, latest SysInfo) and the kept counts of the
 // reportees' open reports (counts.go: a few reads, whatever the number of
-// reports), asks the
-// plugin once per draft (Assess), and writes every accepted report with
-// its queue and reportee index entries and its kept counts, the
-// reporter's new last sequence and the plugin's state, in one commit. A plugin error or a decision
-// that fails the contract's check refuses that draft only; nothing is
-// altered.
+// reports), asks the plugin once per draft (Assess), and writes every
+// accepted report with its queue and reportee index entries and its kept
+// counts, the reporter's new last sequence and the plugin's state, in one
+// commit. A plugin error or a decision that fails the contract's check
+// refuses that draft only; nothing is altered.
 type submitChange struct {
 	ctx      context.Context
 	decider  sdk.Caller
