@@ -18,7 +18,8 @@ var ErrHasSubAccounts = errors.New("actors: the account has sub-accounts")
 // when the account is deleted (a guide's vote counts, a cache keyed by the
 // account). It runs inside the account's actor, before the deletion
 // commits: reads through tx.DB() still see every record being deleted. It
-// must not write. It returns a function to run after the commit (nil for
+// must not write records; it may change kept counts the account's records
+// fed (storage.ResetMember), which commit with the deletion. It returns a function to run after the commit (nil for
 // none), or an error, which refuses the deletion (nothing is written).
 type DeleteHook func(tx *Tx) (after func(), err error)
 
@@ -95,9 +96,10 @@ func (c *deleteChange) Apply(tx *Tx) (any, error) {
 			d.after = append(d.after, after)
 		}
 	}
-	if tx.dirty || !tx.batch.Empty() || len(tx.memoSet) > 0 { // sessions and plugin states are batch writes too
+	if tx.dirty || tx.batch.WritesRecords() || len(tx.memoSet) > 0 { // sessions and plugin states are batch writes too
 		// A hook sees the records; any write of its would outlive the
-		// account (or be deleted with it unseen).
+		// account (or be deleted with it unseen). Kept counts belong to
+		// no account: a hook keeps them right.
 		return nil, fmt.Errorf("%w: a delete hook wrote to the account", ErrBadEdit)
 	}
 	tx.batch.DeleteAccountRecords(r)

@@ -48,7 +48,8 @@ func (r *AccountRecords) add(family string, key []byte) {
 //     against it) are theirs and are not included;
 //   - its plugin state of every area (pluginstate/<area>/<id>).
 //
-// Global records (g/) and metadata (m/) belong to no account; the owner
+// Global records (g/), kept counts (n/: an area's delete hook zeroes what
+// the account fed) and metadata (m/) belong to no account; the owner
 // record (e/) stays, so that an epoch is never given twice. It reads
 // storage directly: call it inside the account's actor (the deletion
 // change), where no other write of the account can interleave.

@@ -138,6 +138,7 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 		"prefixPluginState": "every area's plugin state on disk",
 		"prefixOwner":       "owner epochs: kept, so that an epoch is never given twice",
 		"prefixSkeleton":    "the login's look-alike skeleton entry (scan)",
+		"prefixCount":       "kept counts: no account's (an area's delete hook zeroes what the account fed)",
 	}
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")

@@ -25,6 +25,12 @@ func (b *Batch) Discard() { b.eb.release() }
 // Empty reports whether the batch holds no write (a Fence is no write).
 func (b *Batch) Empty() bool { return b.eb.empty() && !b.conds.writes() && b.err == nil }
 
+// WritesRecords reports whether the batch writes anything but kept counts
+// (count operations, counts.go).
+func (b *Batch) WritesRecords() bool {
+	return !b.eb.empty() || len(b.conds.news) > 0 || len(b.conds.swaps) > 0 || b.err != nil
+}
+
 func (b *Batch) set(key, value []byte, err error) {
 	if b.err != nil {
 		return

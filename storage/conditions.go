@@ -12,7 +12,9 @@ import (
 // in the same atomic step as its writes: an owner epoch it is fenced by
 // (Fence), keys it inserts only where absent (PutLoginNew,
 // PutLoginSkeletonNew) and values it sets only where they still hold what
-// the writer read (SetNextAccountIDIf, GlobalWrites.Seal). If one does not
+// the writer read (SetNextAccountIDIf, GlobalWrites.Seal); it may also carry
+// operations on kept counts (counts.go), which read and write the counts in
+// the same atomic step and never refuse a batch. If one does not
 // hold, nothing of the batch is written and Commit returns a *ConflictError
 // or a *FencedError (both errors.Is ErrConflict): a definite failure, never
 // ErrCommitUncertain.
@@ -32,7 +34,8 @@ import (
 //     ActivateAccount. A batch without conditions takes no lock and costs
 //     nothing more; it must therefore not set a key that conditions guard
 //     (owner epochs, the login and look-alike indexes, the id and global
-//     sequences), which only the functions named above set. (Deleting one
+//     sequences; kept counts have a mutex of their own, see counts.go),
+//     which only the functions named above set. (Deleting one
 //     is safe: an account's deletion removes its login and skeleton
 //     entries; an insert-if-absent checked just before sees the entry and
 //     is refused, one checked just after finds it gone.)
@@ -109,6 +112,7 @@ type conditions struct {
 	fences []fence
 	news   []kv
 	swaps  []swap
+	counts []countOp // kept counts (counts.go)
 }
 
 type fence struct {
@@ -125,11 +129,18 @@ type swap struct {
 
 // none reports whether there is nothing to check.
 func (c *conditions) none() bool {
-	return c == nil || len(c.fences) == 0 && len(c.news) == 0 && len(c.swaps) == 0
+	return c == nil || len(c.fences) == 0 && len(c.news) == 0 && len(c.swaps) == 0 && len(c.counts) == 0
 }
 
 // writes reports whether the conditions carry writes of their own.
-func (c *conditions) writes() bool { return c != nil && (len(c.news) > 0 || len(c.swaps) > 0) }
+func (c *conditions) writes() bool {
+	return c != nil && (len(c.news) > 0 || len(c.swaps) > 0 || len(c.counts) > 0)
+}
+
+// onlyCounts reports whether the conditions are count operations alone.
+func (c *conditions) onlyCounts() bool {
+	return len(c.counts) > 0 && len(c.fences) == 0 && len(c.news) == 0 && len(c.swaps) == 0
+}
 
 // check tells whether every condition holds as r reads the database now
 // (the Pebble engine, under its mutex).

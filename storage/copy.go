@@ -152,9 +152,9 @@ func Sums(db *DB) ([]KeyspaceSum, error) {
 }
 
 // keyFamily is the family a key belongs to: its keyspace's prefix for the
-// named keyspaces (x/, g/, i/, pluginstate/), else its first "<c>/".
+// named keyspaces (x/, g/, i/, pluginstate/, n/), else its first "<c>/".
 func keyFamily(k []byte) string {
-	for _, p := range []string{prefixAcctKS, prefixGlobKS, prefixIndex, prefixPluginState} {
+	for _, p := range []string{prefixAcctKS, prefixGlobKS, prefixIndex, prefixPluginState, prefixCount} {
 		if rest, ok := bytes.CutPrefix(k, []byte(p)); ok {
 			if i := bytes.IndexByte(rest, '/'); i >= 0 {
 				return p + string(rest[:i+1])

@@ -397,7 +397,7 @@ func (db *DB) Commit(b *Batch) error {
 	var c *conditions
 	if !b.conds.none() {
 		c = &b.conds
-		ops += len(c.news) + len(c.swaps)
+		ops += len(c.news) + len(c.swaps) + len(c.counts)
 	}
 	err := guard.apply(db.eng, b.eb, c) // synced, with engine panics recovered
 	if db.knobs != nil && db.knobs.CommitResult != nil {

@@ -26,6 +26,7 @@ import (
 //	m/gver/<keyspace>           the global sequence of the last write of a global keyspace
 //	e/<id:4>                    owner record: the account's owner epoch and node (owner.go)
 //	k/<skeleton>                AccountID of the login whose look-alike skeleton this is (skeleton.go)
+//	n/<keyspace>/<key>          a kept count an area declared, changed by count operations (counts.go)
 //
 // Every value written by version 2 starts with the format byte 2 (a
 // version 1 value starts with 1), except the fixed-size index values, the
@@ -50,7 +51,7 @@ const (
 var ownPrefixes = map[string]bool{
 	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
 	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
-	prefixOwner: true, prefixSkeleton: true,
+	prefixOwner: true, prefixSkeleton: true, prefixCount: true,
 }
 
 // Metadata names kept under the m/ prefix.

@@ -19,6 +19,9 @@ type pebbleEngine struct {
 	// conditions, and across update (see conditions.go): nothing else
 	// writes the keys conditions read.
 	condMu sync.Mutex
+	// countMu is held while a batch's count operations read the counts
+	// and until the batch is applied (counts.go).
+	countMu sync.Mutex
 }
 
 func openPebble(dir string, opts *Options) (*DB, error) {
@@ -119,10 +122,20 @@ func (e *pebbleEngine) apply(b engineBatch, c *conditions) error {
 	if c.none() {
 		return e.db.Apply(pb, pebble.Sync)
 	}
+	if c.onlyCounts() {
+		return e.applyCounts(pb, c)
+	}
 	e.condMu.Lock()
 	defer e.condMu.Unlock()
+	if len(c.counts) > 0 {
+		e.countMu.Lock()
+		defer e.countMu.Unlock()
+	}
 	if err := c.check(e); err != nil { // a *ConflictError or *FencedError, or a read's failure
 		return fmt.Errorf("%w: %w", errNotCommitted, err)
+	}
+	if err := setCounts(pb, c, e); err != nil {
+		return err
 	}
 	for _, n := range c.news {
 		if err := pb.Set(n.k, n.v, nil); err != nil {
@@ -135,6 +148,44 @@ func (e *pebbleEngine) apply(b engineBatch, c *conditions) error {
 		}
 	}
 	return e.db.Apply(pb, pebble.Sync)
+}
+
+// applyCounts applies a batch whose only conditions are count operations:
+// under countMu until the batch is in the memtable (so the next batch's
+// operations read its counts), then waits for the WAL sync unlocked, so
+// that concurrent commits share their syncs.
+func (e *pebbleEngine) applyCounts(pb *pebble.Batch, c *conditions) error {
+	err := func() error {
+		e.countMu.Lock()
+		defer e.countMu.Unlock()
+		if err := setCounts(pb, c, e); err != nil {
+			return err
+		}
+		return e.db.ApplyNoSyncWait(pb, pebble.Sync)
+	}()
+	if err != nil {
+		return err
+	}
+	return pb.SyncWait()
+}
+
+// setCounts writes the counts' new values into pb (countMu held).
+func setCounts(pb *pebble.Batch, c *conditions, r reader) error {
+	vals, err := c.applyCounts(r)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errNotCommitted, err)
+	}
+	for k, v := range vals {
+		if v == nil {
+			err = pb.Delete([]byte(k), nil)
+		} else {
+			err = pb.Set([]byte(k), v, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", errNotCommitted, err)
+		}
+	}
+	return nil
 }
 
 // update runs fn under condMu, reading the database as it is (nothing

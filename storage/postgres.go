@@ -198,6 +198,10 @@ func (e *pgEngine) apply(b engineBatch, c *conditions) error {
 	for _, s := range c.swaps {
 		pc.Swaps = append(pc.Swaps, pgkv.Swap{Key: s.k, Old: s.old, New: s.nu, AbsentOK: s.absentOK})
 	}
+	for _, op := range c.orderedCounts() {
+		pc.Counts = append(pc.Counts, pgkv.CountOp{Key: op.key, Delta: op.delta, Set: op.kind == countSet,
+			Reset: op.kind == countReset, Sets: op.sets})
+	}
 	return e.failure(e.st.ApplyIf(b.(*pgBatch).writes, pc))
 }
 

@@ -131,6 +131,7 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration,
 		SessionCacheSize: sessions, Logger: log, Placement: placement(node)})
 	app.Sys = sys
+	sys.OnDelete(reports.DeleteHook) // a deleted reporter's open reports leave the kept counts, offline too
 	verifiers := cfg.Actors.VerifierCacheSize
 	if verifiers == 0 || node != nil {
 		// The setting's 0 means no cache. A cluster node keeps none either:

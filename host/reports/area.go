@@ -66,6 +66,9 @@ func New(d Deps) (*Area, error) {
 	}
 	d.Config.Limits = d.Config.Limits.WithDefaults()
 	a := &Area{d: d, log: d.Log.With("area", areaName)}
+	if err := keepCounts(context.Background(), d.Sys, a.log); err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
 	a.h = NewHandlers(a, d.Config, d.Now, d.Log)
 	return a, nil
 }
@@ -203,12 +206,13 @@ func (a *Area) ReportingStatus(ctx context.Context, id storage.AccountID) (Moder
 
 // submitChange judges and files the drafts of one request in the
 // reporter's actor: it reads the reporter's own records (last sequence,
-// reports in the window, latest SysInfo) and the reportees' index, asks the
-// plugin once per draft (Assess), and writes every accepted report with
-// its queue and reportee index entries, the reporter's new last sequence
-// and the plugin's state, in one commit. A plugin error or a decision
-// that fails the contract's check refuses that draft only; nothing is
-// altered.
+// reports in the window, latest SysInfo) and the kept counts of the
+// reportees' open reports (counts.go: a few reads, whatever the number of
+// reports), asks the plugin once per draft (Assess), and writes every
+// accepted report with its queue and reportee index entries and its kept
+// counts, the reporter's new last sequence and the plugin's state, in one
+// commit. A plugin error or a decision that fails the contract's check
+// refuses that draft only; nothing is altered.
 type submitChange struct {
 	ctx      context.Context
 	decider  sdk.Caller
@@ -247,18 +251,16 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 	newState := state
 	type reporters struct{ all, young int }
 	others := map[storage.AccountID]reporters{}
-	var scanErr error
+	var countErr error
 	count := func(reportee storage.AccountID) reporters {
 		if n, ok := others[reportee]; ok {
 			return n
 		}
-		ids, created, err := otherReporters(db, reportee, tx.ID())
-		n := reporters{all: len(ids)}
-		if err == nil {
-			n.young, err = youngAccounts(db, ids, created, c.now, c.limits.NewAccountAge)
-		}
-		if err != nil && scanErr == nil {
-			scanErr = err
+		var n reporters
+		var err error
+		n.all, n.young, err = openReporters(db, reportee, tx.ID(), tx.View().Created, c.now, c.limits.NewAccountAge)
+		if err != nil && countErr == nil {
+			countErr = err
 		}
 		others[reportee] = n
 		return n
@@ -278,8 +280,8 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 		return res.Decision, nil
 	}
 	outs := Assess(b, c.drafts, decide)
-	if scanErr != nil {
-		return nil, scanErr
+	if countErr != nil {
+		return nil, countErr
 	}
 	if err := c.ctx.Err(); err != nil {
 		// The asker has gone: committing now would hide a write behind an
@@ -292,13 +294,7 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 			continue
 		}
 		r := outs[i].Report
-		if err := reportRecords.Put(tx, seqKey(r.ID.Seq), &r); err != nil {
-			return nil, err
-		}
-		if err := queueIndex.Put(tx, queueKey(&r), &indexValue{Reportee: r.Reportee.ID}); err != nil {
-			return nil, err
-		}
-		if err := reporteeIndex.Put(tx, reporteeKey(r.Reportee.ID, r.ID.Seq), &indexValue{ReporterCreated: tx.View().Created}); err != nil {
+		if err := fileReport(tx, &r); err != nil {
 			return nil, err
 		}
 		last = r.ID.Seq
@@ -314,63 +310,21 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 	return outs, nil
 }
 
-// otherReporters returns the distinct accounts other than self with an
-// open report against reportee, and the account creation of those whose
-// index entries keep it.
-func otherReporters(db *storage.DB, reportee, self storage.AccountID) ([]storage.AccountID, map[storage.AccountID]time.Time, error) {
-	var entries []IndexEntry
-	created := map[storage.AccountID]time.Time{}
-	err := reporteeIndex.Each(db, storage.KeyUint32(uint32(reportee)), func(key string, writer storage.AccountID, v *indexValue) error {
-		seq, err := seqOfReporteeKey(key)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, IndexEntry{Report: ReportID{Reporter: writer, Seq: seq}, Reportee: reportee})
-		if !v.ReporterCreated.IsZero() {
-			created[writer] = v.ReporterCreated
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
+// fileReport writes report r of the reporter whose actor runs tx: the
+// report, its queue and reportee index entries, and one more open report
+// of the reporter against the reportee in the kept counts.
+func fileReport(tx *actors.Tx, r *Report) error {
+	if err := reportRecords.Put(tx, seqKey(r.ID.Seq), r); err != nil {
+		return err
 	}
-	if len(entries) == 0 {
-		return nil, nil, nil
+	if err := queueIndex.Put(tx, queueKey(r), &indexValue{Reportee: r.Reportee.ID}); err != nil {
+		return err
 	}
-	res, err := resolutionsOf(db, reportee)
-	if err != nil {
-		return nil, nil, err
+	if err := reporteeIndex.Put(tx, reporteeKey(r.Reportee.ID, r.ID.Seq), &indexValue{ReporterCreated: tx.View().Created}); err != nil {
+		return err
 	}
-	return DistinctOtherReporters(entries, func(id ReportID) bool { _, ok := res[id]; return ok }, self), created, nil
-}
-
-// youngAccounts counts the accounts of ids created less than age before
-// now (none when age is 0; an unknown creation time counts as old). The
-// creation comes from created (kept in the reportee index entries), else
-// from the account's profile (entries written before it was kept): one
-// profile read and decode per such account, which made filing a report
-// against a player reported by thousands cost thousands of reads.
-func youngAccounts(db *storage.DB, ids []storage.AccountID, created map[storage.AccountID]time.Time, now time.Time, age time.Duration) (int, error) {
-	if age <= 0 {
-		return 0, nil
-	}
-	n := 0
-	for _, id := range ids {
-		c, ok := created[id]
-		if !ok {
-			a, err := db.AccountProfile(id)
-			if errors.Is(err, storage.ErrNotFound) {
-				continue // deleted since: its entries go with it
-			} else if err != nil {
-				return 0, err
-			}
-			c = a.Created
-		}
-		if !c.IsZero() && now.Sub(c) < age {
-			n++
-		}
-	}
-	return n, nil
+	countOpen(tx, r.Reportee.ID, tx.ID(), tx.View().Created, 1)
+	return nil
 }
 
 func seqOfReporteeKey(key string) (uint32, error) {
@@ -534,7 +488,9 @@ func Resolve(ctx context.Context, sys *actors.System, args ResolveArgs, moderato
 	return r, out.(Moderation), nil
 }
 
-// resolveChange runs in the reportee's actor.
+// resolveChange runs in the reportee's actor: the resolution, the
+// reportee's moderation state and one open report fewer of the reporter
+// against the reportee in the kept counts, in one commit.
 type resolveChange struct {
 	report *Report
 	res    Resolution
@@ -553,9 +509,16 @@ func (c *resolveChange) Apply(tx *actors.Tx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	created, found, err := reporterCreated(db, tx.ID(), c.report.ID)
+	if err != nil {
+		return nil, err
+	}
 	next := m.Apply(c.res, c.report.Reason, c.res.Time)
 	if err := resolutionRecords.Put(tx, idKey(c.report.ID), &c.res); err != nil {
 		return nil, err
+	}
+	if found {
+		countOpen(tx, tx.ID(), c.report.ID.Reporter, created, -1)
 	}
 	if next != *m {
 		if err := moderationRecords.Put(tx, "", &next); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/actors/actorstest"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/login"
@@ -52,7 +53,14 @@ func newAreaFixture(t *testing.T, logins ...string) *areaFixture {
 // Accounts are created on the fixture's clock (f.accounts).
 func newAreaFixtureWith(t *testing.T, cfg Config, logins ...string) *areaFixture {
 	t.Helper()
-	sys := actorstest.New(t)
+	return newAreaFixtureOn(t, actorstest.New(t), cfg, logins...)
+}
+
+// newAreaFixtureOn is newAreaFixtureWith over the actor system sys, with
+// the area's delete hook registered as the server does.
+func newAreaFixtureOn(t *testing.T, sys *actors.System, cfg Config, logins ...string) *areaFixture {
+	t.Helper()
+	sys.OnDelete(DeleteHook)
 	grp := srp.DefaultGroup()
 	clk := &syncClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	acc := &accounts.Service{Group: grp, Sys: sys, Now: clk.now}

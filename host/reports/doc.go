@@ -96,6 +96,12 @@
 //
 // The bundled rule gives priority 1 plus one for each other player with an
 // open report against the same reportee, at most Limits.MaxPriority (10).
+// Those players, and how many of them are new accounts, are read from
+// counts kept beside the reports (counts.go), not by reading the reports
+// against the reportee: filing costs the same with a thousand reports or a
+// million, and with ten thousand against one player. A database written by
+// an earlier version gets its counts at the area's start (one pass over the
+// reportee index and the resolutions).
 // "honmaster reports list" shows the highest priority first, then the oldest.
 //
 // # Decisions

@@ -25,6 +25,9 @@ import (
 //	per reportee (written by the reportee's actor, in the commit that resolves)
 //	  reports.resolution  x/…/<reportee><reporter:4><seq:4>   a moderator's verdict
 //	  reports.moderation  x/…/<reportee>              the account's moderation state
+//	kept counts (storage.CountKeyspace, n/…; counts.go): changed in the commits above
+//	  reports.open, reports.reporters, reports.by_hour        open reports per reporter and reportee,
+//	                                                          distinct reporters per reportee (and per creation hour)
 //
 // The two indexes are entries owned by the reporter (storage.IndexKeyspace)
 // written in the same batch as the report, so after a crash either all

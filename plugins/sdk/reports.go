@@ -191,8 +191,12 @@ func (l ReportLimits) WithDefaults() ReportLimits {
 }
 
 // ReportFacts are what the host knows about one report when it asks whether to
-// accept it. The counts come from the reporter's own stored reports (and
-// the reportee's index), so they are exact across restarts.
+// accept it. The reporter's counts come from its own stored reports, the
+// counts about the reportee's other reporters from counts the host keeps
+// beside the reports (in the same commits), so they are exact across
+// restarts, and cost the same however many reports there are. (Their
+// meaning did not change when the host stopped scanning the reports
+// against the reportee to compute them.)
 type ReportFacts struct {
 	Reporter uint32
 	Reportee uint32

@@ -22,6 +22,7 @@ package pgkv
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -420,6 +421,21 @@ type Conditions struct {
 	// Swaps set a row only where it holds Old (or is absent, when
 	// AbsentOK); otherwise they fail with a ConflictError.
 	Swaps []Swap
+	// Counts are kept counts' operations, applied in order after the
+	// other conditions (Sets first, then member changes).
+	Counts []CountOp
+}
+
+// CountOp is one operation on kept counts (storage/counts.go): a count
+// is 8 bytes big-endian, absent is zero, and one that becomes zero is
+// deleted. Set stores Delta as Key's count. Otherwise Key's count gets
+// Delta added (or becomes 0, Reset); when it crosses from <= 0 to > 0
+// every count of Sets gains one, from > 0 to <= 0 loses one.
+type CountOp struct {
+	Key        []byte
+	Delta      int64
+	Set, Reset bool
+	Sets       [][]byte
 }
 
 // Check is one row a conditional write depends on: OK gets its value
@@ -443,7 +459,7 @@ type ConflictError struct{ Key []byte }
 func (e *ConflictError) Error() string { return fmt.Sprintf("pgkv: conflict on key %q", e.Key) }
 
 func (c *Conditions) none() bool {
-	return c == nil || len(c.Checks) == 0 && len(c.New) == 0 && len(c.Swaps) == 0
+	return c == nil || len(c.Checks) == 0 && len(c.New) == 0 && len(c.Swaps) == 0 && len(c.Counts) == 0
 }
 
 // ApplyIf is Apply, committed only if every condition of c holds (c nil:
@@ -657,6 +673,53 @@ func (s *Store) queueConditions(b *pgx.Batch, c *Conditions, unmet *error) {
 			}
 			return nil
 		})
+	}
+	queueCounts(b, c.Counts)
+}
+
+// countValue reads a count's bytea as a bigint (8 bytes big-endian).
+const countValue = `('x' || encode(%s, 'hex'))::bit(64)::bigint`
+
+// countMember is one member change of CountOp in one statement: the
+// member's row is locked and read, written back (deleted at zero), and
+// the step it makes is added to every count of $4.
+var countMember = `WITH cur AS (SELECT ` + fmt.Sprintf(countValue, "v") + ` AS o FROM ` + Table + ` WHERE k = $1 FOR UPDATE),
+ nu AS (SELECT o, CASE WHEN $3::bool THEN 0 ELSE o END + $2::bigint AS n FROM (SELECT coalesce((SELECT o FROM cur), 0) AS o) x),
+ put AS (INSERT INTO ` + Table + ` (k, v) SELECT $1, int8send(n) FROM nu WHERE n <> 0 ON CONFLICT (k) DO UPDATE SET v = excluded.v),
+ del AS (DELETE FROM ` + Table + ` WHERE k = $1 AND (SELECT n FROM nu) = 0),
+ step AS (SELECT CASE WHEN o <= 0 AND n > 0 THEN 1 WHEN o > 0 AND n <= 0 THEN -1 ELSE 0 END AS s FROM nu)
+INSERT INTO ` + Table + ` AS t (k, v) SELECT sk, int8send(step.s::bigint) FROM unnest($4::bytea[]) AS sk, step WHERE step.s <> 0
+ ON CONFLICT (k) DO UPDATE SET v = int8send(` + fmt.Sprintf(countValue, "t.v") + ` + ` + fmt.Sprintf(countValue, "excluded.v") + `)`
+
+// queueCounts queues the count operations, in order.
+func queueCounts(b *pgx.Batch, ops []CountOp) {
+	var setKeys, setVals, zeroKeys [][]byte
+	for _, op := range ops {
+		if !op.Set {
+			continue
+		}
+		if op.Delta == 0 {
+			zeroKeys = append(zeroKeys, op.Key)
+		} else {
+			setKeys = append(setKeys, op.Key)
+			setVals = append(setVals, binary.BigEndian.AppendUint64(nil, uint64(op.Delta)))
+		}
+	}
+	if len(setKeys) > 0 {
+		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, setKeys, setVals)
+	}
+	if len(zeroKeys) > 0 {
+		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, zeroKeys)
+	}
+	for _, op := range ops {
+		if op.Set {
+			continue
+		}
+		sets := op.Sets
+		if sets == nil {
+			sets = [][]byte{}
+		}
+		b.Queue(countMember, op.Key, op.Delta, op.Reset, sets)
 	}
 }
 

@@ -1,0 +1,129 @@
+package storage
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+var (
+	testMembers = NewCountKeyspace("test.members")
+	testSets    = NewCountKeyspace("test.sets")
+)
+
+func countOf(t *testing.T, db *DB, ks *CountKeyspace, key string) int64 {
+	t.Helper()
+	n, err := ks.Get(db, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A set counts its members above zero, through adds, resets and sets, and
+// a count that reaches zero is deleted; on each engine.
+func TestCountMembers(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB) {
+		set := testSets.At("s")
+		add := func(member string, d int64) {
+			commitRaw(t, db, func(b *Batch) { AddMember(writerOf{b.ForAccount(1)}, testMembers.At(member), d, set, set) })
+		}
+		add("a", 1)
+		add("a", 1) // still one member
+		add("b", 1)
+		if got := countOf(t, db, testSets, "s"); got != 2 {
+			t.Fatalf("set = %d after a, a, b; want 2", got)
+		}
+		add("a", -1)
+		if got := countOf(t, db, testSets, "s"); got != 2 {
+			t.Fatalf("set = %d with a at 1; want 2", got)
+		}
+		add("a", -1) // a leaves
+		if got, a := countOf(t, db, testSets, "s"), countOf(t, db, testMembers, "a"); got != 1 || a != 0 {
+			t.Fatalf("set = %d, a = %d after a left; want 1, 0", got, a)
+		}
+		if keys := scanKeys(t, db, testMembers.key("a")); len(keys) != 0 {
+			t.Errorf("a count at zero is still stored: %q", keys)
+		}
+		add("c", -1) // below zero: not a member
+		add("c", 1)  // back to zero: still not one
+		if got := countOf(t, db, testSets, "s"); got != 1 {
+			t.Fatalf("set = %d after c went -1, 0; want 1", got)
+		}
+		// Several changes in one batch apply in order.
+		commitRaw(t, db, func(b *Batch) {
+			w := writerOf{b.ForAccount(1)}
+			AddMember(w, testMembers.At("d"), 2, set)
+			ResetMember(w, testMembers.At("b"), set)
+			AddMember(w, testMembers.At("d"), -1, set)
+		})
+		if got, d := countOf(t, db, testSets, "s"), countOf(t, db, testMembers, "d"); got != 1 || d != 1 {
+			t.Fatalf("set = %d, d = %d after +d, reset b, -d; want 1, 1", got, d)
+		}
+		// A rebuild sets counts outright; zero deletes.
+		commitRaw(t, db, func(b *Batch) {
+			g := batchGlobal{b.ForGlobal()}
+			testSets.Set(g, "s", 7)
+			testMembers.Set(g, "d", 0)
+			testMembers.Set(g, "e", -3)
+		})
+		var got []string
+		if err := testMembers.Each(db, "", "", func(k string, n int64) error { got = append(got, fmt.Sprintf("%s=%d", k, n)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != "[c=0 e=-3]" && fmt.Sprint(got) != "[e=-3]" {
+			t.Errorf("members after the sets: %v", got)
+		}
+		if n := countOf(t, db, testSets, "s"); n != 7 {
+			t.Errorf("set = %d after Set 7", n)
+		}
+	})
+}
+
+// Many writers changing the same members and set at once: the set ends
+// exact (the changes are serialized by the engine, not by the writers).
+func TestCountMembersConcurrent(t *testing.T) {
+	const writers, rounds = 6, 10
+	eachEngine(t, func(t *testing.T, db *DB) {
+		set := testSets.At("s")
+		var wg sync.WaitGroup
+		errs := make(chan error, writers*rounds)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds {
+					// Writer w joins member m, and every other round
+					// leaves it again, racing the others on m and s.
+					m := testMembers.At(fmt.Sprint(r % 3))
+					b := db.NewBatch()
+					d := int64(1)
+					if w%2 == 1 && r%2 == 1 {
+						d = -1
+					}
+					AddMember(writerOf{b.ForAccount(AccountID(w + 1))}, m, d, set)
+					if err := db.Commit(b); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		var in int64
+		if err := testMembers.Each(db, "", "", func(_ string, n int64) error {
+			if n > 0 {
+				in++
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := countOf(t, db, testSets, "s"); got != in {
+			t.Errorf("set = %d, members above zero = %d", got, in)
+		}
+	})
+}
