@@ -297,7 +297,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if accountID != strconv.FormatUint(uint64(target), 10) {
 		return nil, fail(ReasonMalformed, errors.New("account_id does not match login"))
 	}
-	acct, err := s.db.AccountProfile(target)
+	acct, err := s.profile(target)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
@@ -393,13 +393,25 @@ func (s *Service) identities(self *storage.Account) ([][2]string, error) {
 	for _, id := range append([]storage.AccountID{self.SuperID}, subs...) {
 		a := self
 		if id != self.ID {
-			if a, err = s.db.Account(id); err != nil {
+			if a, err = s.profile(id); err != nil {
 				return nil, err
 			}
 		}
 		out = append(out, [2]string{a.Nickname, itoa(a.ID)})
 	}
 	return out, nil
+}
+
+// profile returns account id's profile (no owned upgrades) for a read that
+// feeds no write: the live actor's published state when there is one (no
+// disk read, no decode: what switch_auth and every login spend most on
+// besides the commit), else the stored record, without activating an actor
+// for it.
+func (s *Service) profile(id storage.AccountID) (*storage.Account, error) {
+	if a := s.sys.Published(id); a != nil {
+		return a, nil
+	}
+	return s.db.AccountProfile(id)
 }
 
 func (s *Service) mac(parts ...string) []byte {
