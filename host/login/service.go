@@ -68,9 +68,10 @@ type Service struct {
 	now      func() time.Time
 	rand     io.Reader
 	tooltips encoded // awards_tooltip: constant, encoded once
-	// verifiers caches the account id of a login for pre_auth (its SRP
-	// values come from the account's live actor, or storage). A login's id
-	// never changes while its account exists, so the cache cannot go stale.
+	// verifiers caches the account id of a login for pre_auth and
+	// switch_auth (pre_auth's SRP values come from the account's live
+	// actor, or storage). A login's id never changes while its account
+	// exists, so the cache cannot go stale.
 	// It is bounded (least recently used evicted), so logins ever seen do
 	// not pile up in memory; it keeps no verifier, which a live account's
 	// actor already holds.
@@ -189,25 +190,34 @@ type verifierEntry struct {
 // logs in, holds them). Unknown logins are not cached (the account may be
 // created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
-	id, ok := s.verifiers.Get(login)
-	if !ok {
-		var err error
-		id, err = s.db.LoginID(login)
-		if errors.Is(err, storage.ErrNotFound) {
-			return s.fakeVerifier(login)
-		} else if err != nil {
-			return nil, fail(ReasonInternal, err)
-		}
-		s.verifiers.Set(login, id)
+	id, err := s.loginID(login)
+	if errors.Is(err, storage.ErrNotFound) {
+		return s.fakeVerifier(login)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
 	}
 	acct := s.sys.Published(id)
 	if acct == nil {
-		var err error
 		if acct, err = s.db.AccountProfile(id); err != nil {
 			return nil, fail(ReasonInternal, err)
 		}
 	}
 	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
+}
+
+// loginID returns the account id of login from the cache or storage
+// (storage.ErrNotFound: no such login; not cached, as the account may be
+// created any moment).
+func (s *Service) loginID(login string) (storage.AccountID, error) {
+	if id, ok := s.verifiers.Get(login); ok {
+		return id, nil
+	}
+	id, err := s.db.LoginID(login)
+	if err != nil {
+		return 0, err
+	}
+	s.verifiers.Set(login, id)
+	return id, nil
 }
 
 // SRPAuth checks the client's proof against the handshake that client
@@ -288,7 +298,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
-	target, err := s.db.LoginID(login)
+	target, err := s.loginID(login)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fail(ReasonUnknownAccount, nil)
 	} else if err != nil {
