@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -90,11 +91,18 @@ type Storage struct {
 	CacheSize       ByteSize `toml:"cache_size"`         // Pebble block cache
 	MemTableSize    ByteSize `toml:"memtable_size"`      // one Pebble memtable
 	BloomBitsPerKey int      `toml:"bloom_bits_per_key"` // 0: no bloom filters
+	// WALMinSyncInterval is the least time between two syncs of Pebble's
+	// write-ahead log: commits that arrive meanwhile share the next sync.
+	WALMinSyncInterval Duration `toml:"wal_min_sync_interval"`
 	// Backend is where the database lives: "pebble" (in DataDir/db) or
 	// "postgres" (Postgres.URL).
 	Backend  string          `toml:"backend"`
 	Postgres StoragePostgres `toml:"postgres"`
 }
+
+// MaxWALMinSyncInterval bounds storage.wal_min_sync_interval: every commit
+// waits up to that long for its sync, and so does its reply.
+const MaxWALMinSyncInterval = 10 * time.Millisecond
 
 // Storage backends.
 const (

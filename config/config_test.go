@@ -35,7 +35,7 @@ func wantDefaults() *Config {
 			TrustForwardedFor: false, MemoryLimit: MemoryLimit{Auto: true},
 			GCHeapFloor: 64 * MiB,
 		},
-		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10,
+		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 16 * MiB, BloomBitsPerKey: 10, WALMinSyncInterval: Duration{time.Millisecond},
 			Backend: BackendPebble, Postgres: StoragePostgres{MaxConns: 16, StatementTimeout: Duration{10 * time.Second}}},
 		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
 			SessionCacheSize: 100000, VerifierCacheSize: 20000},
@@ -425,6 +425,9 @@ func TestValidateSingle(t *testing.T) {
 		{"reports per_reportee negative", func(c *Config) { c.Reports.PerReportee = -1 }, "reports.per_reportee"},
 		{"reports text too long", func(c *Config) { c.Reports.MaxTextRunes = 5000 }, "reports.max_text_runes"},
 		{"reports priority 0", func(c *Config) { c.Reports.MaxPriority = 0 }, "reports.max_priority"},
+		{"wal sync at once", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{} }, ""},
+		{"wal sync interval negative", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{-time.Millisecond} }, "storage.wal_min_sync_interval"},
+		{"wal sync interval too long", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{20 * time.Millisecond} }, "storage.wal_min_sync_interval"},
 		{"unknown backend", func(c *Config) { c.Storage.Backend = "mysql" }, "storage.backend"},
 		{"postgres without url", func(c *Config) { c.Storage.Backend = BackendPostgres }, "storage.postgres.url"},
 		{"postgres url", func(c *Config) {

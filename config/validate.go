@@ -30,6 +30,9 @@ func (c *Config) Validate() error {
 	if c.Storage.BloomBitsPerKey < 0 || c.Storage.BloomBitsPerKey > 32 {
 		ps.add("storage.bloom_bits_per_key", "must be 0..32")
 	}
+	if d := c.Storage.WALMinSyncInterval.Duration; d < 0 || d > MaxWALMinSyncInterval {
+		ps.add("storage.wal_min_sync_interval", "must be 0s..10ms")
+	}
 	c.validateStorageBackend(&ps)
 	if c.Actors.SessionCacheSize < 0 {
 		ps.add("actors.session_cache_size", "must be >= 0")

@@ -97,6 +97,11 @@ type Options struct {
 	// BloomBitsPerKey sizes the bloom filter of every table (default 10,
 	// about 1% false positives); a negative value disables the filters.
 	BloomBitsPerKey int
+	// WALMinSyncInterval is the least time between two syncs of the
+	// write-ahead log (0: sync as soon as asked). A commit still returns
+	// only once a sync covers it; the commits that arrive meanwhile share
+	// that sync.
+	WALMinSyncInterval time.Duration
 	// Knobs inject faults in tests; nil in production.
 	Knobs *TestingKnobs
 }

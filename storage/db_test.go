@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -211,5 +212,41 @@ func TestReopenAndCheckpoint(t *testing.T) {
 			t.Errorf("%s: LoginID(a) = %d, %v", tc.dir, id, err)
 		}
 		db.Close()
+	}
+}
+
+// TestWALMinSyncInterval checks that commits made together with a least
+// interval between WAL syncs all return and are on disk after a reopen
+// (they share syncs; none is left waiting).
+func TestWALMinSyncInterval(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	db, err := Open(dir, &Options{WALMinSyncInterval: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			b := db.NewBatch()
+			b.PutAccount(sampleAccount(AccountID(i+1), fmt.Sprintf("a%d", i)), nil)
+			errs <- db.Commit(b)
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range n {
+		if _, err := db.AccountProfile(AccountID(i + 1)); err != nil {
+			t.Errorf("account %d after a reopen: %v", i+1, err)
+		}
 	}
 }

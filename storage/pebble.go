@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -39,6 +40,9 @@ func openPebble(dir string, opts *Options) (*DB, error) {
 	po.MemTableSize = DefaultMemTableSize
 	if opts.MemTableSize > 0 {
 		po.MemTableSize = uint64(opts.MemTableSize)
+	}
+	if d := opts.WALMinSyncInterval; d > 0 {
+		po.WALMinSyncInterval = func() time.Duration { return d }
 	}
 	bits := opts.BloomBitsPerKey
 	if bits == 0 {

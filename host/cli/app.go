@@ -180,7 +180,8 @@ func openStorage(cfg *config.Config, log *slog.Logger, clustered bool) (*storage
 		bloom = -1 // the setting's 0 means no filters
 	}
 	db, err := storage.Open(filepath.Join(cfg.Storage.DataDir, dbDirName), &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second),
-		CacheSize: int64(cfg.Storage.CacheSize), MemTableSize: int64(cfg.Storage.MemTableSize), BloomBitsPerKey: bloom})
+		CacheSize: int64(cfg.Storage.CacheSize), MemTableSize: int64(cfg.Storage.MemTableSize), BloomBitsPerKey: bloom,
+		WALMinSyncInterval: cfg.Storage.WALMinSyncInterval.Duration})
 	if err != nil {
 		return nil, err
 	}

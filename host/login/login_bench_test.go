@@ -129,3 +129,50 @@ func TestBenchServiceLogsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkSwitchAuth measures switch_auth from a main account's session
+// to its sub-account, both live: the session check, the target's profile,
+// the identities of the record (main and sub), the session committed
+// through the sub-account's actor, and the record PHP-encoded.
+func BenchmarkSwitchAuth(b *testing.B) {
+	s := newBenchService(b)
+	ctx := context.Background()
+	sub, err := s.sys.CreateAccount(ctx, &actors.NewAccount{Login: "benchsub", ParentLogin: "bench",
+		Account: storage.Account{Nickname: "benchsub"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cookie := loginForBench(b, s)
+	subID := itoa(sub.ID)
+	for b.Loop() {
+		rec, err := s.SwitchAuth(ctx, "benchsub", subID, cookie, "127.0.0.1")
+		if err == nil {
+			_, err = wire.Marshal(rec)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// loginForBench logs "bench" in and returns its session cookie.
+func loginForBench(tb testing.TB, s *Service) string {
+	grp := srp.DefaultGroup()
+	cl, err := grp.NewClient("bench", "pw", rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pre, err := s.PreAuth(context.Background(), "bench", cl.AHex(), "127.0.0.1", "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m1, err := cl.Proof(pre.Salt, pre.Salt2, pre.B)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec, err := s.SRPAuth(context.Background(), "bench", m1, "127.0.0.1", "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rec.Cookie
+}

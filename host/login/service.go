@@ -68,9 +68,10 @@ type Service struct {
 	now      func() time.Time
 	rand     io.Reader
 	tooltips encoded // awards_tooltip: constant, encoded once
-	// verifiers caches the account id of a login for pre_auth (its SRP
-	// values come from the account's live actor, or storage). A login's id
-	// never changes while its account exists, so the cache cannot go stale.
+	// verifiers caches the account id of a login for pre_auth and
+	// switch_auth (pre_auth's SRP values come from the account's live
+	// actor, or storage). A login's id never changes while its account
+	// exists, so the cache cannot go stale.
 	// It is bounded (least recently used evicted), so logins ever seen do
 	// not pile up in memory; it keeps no verifier, which a live account's
 	// actor already holds.
@@ -189,25 +190,34 @@ type verifierEntry struct {
 // logs in, holds them). Unknown logins are not cached (the account may be
 // created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
-	id, ok := s.verifiers.Get(login)
-	if !ok {
-		var err error
-		id, err = s.db.LoginID(login)
-		if errors.Is(err, storage.ErrNotFound) {
-			return s.fakeVerifier(login)
-		} else if err != nil {
-			return nil, fail(ReasonInternal, err)
-		}
-		s.verifiers.Set(login, id)
+	id, err := s.loginID(login)
+	if errors.Is(err, storage.ErrNotFound) {
+		return s.fakeVerifier(login)
+	} else if err != nil {
+		return nil, fail(ReasonInternal, err)
 	}
 	acct := s.sys.Published(id)
 	if acct == nil {
-		var err error
 		if acct, err = s.db.AccountProfile(id); err != nil {
 			return nil, fail(ReasonInternal, err)
 		}
 	}
 	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
+}
+
+// loginID returns the account id of login from the cache or storage
+// (storage.ErrNotFound: no such login; not cached, as the account may be
+// created any moment).
+func (s *Service) loginID(login string) (storage.AccountID, error) {
+	if id, ok := s.verifiers.Get(login); ok {
+		return id, nil
+	}
+	id, err := s.db.LoginID(login)
+	if err != nil {
+		return 0, err
+	}
+	s.verifiers.Set(login, id)
+	return id, nil
 }
 
 // SRPAuth checks the client's proof against the handshake that client
@@ -288,7 +298,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
-	target, err := s.db.LoginID(login)
+	target, err := s.loginID(login)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fail(ReasonUnknownAccount, nil)
 	} else if err != nil {
@@ -297,7 +307,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if accountID != strconv.FormatUint(uint64(target), 10) {
 		return nil, fail(ReasonMalformed, errors.New("account_id does not match login"))
 	}
-	acct, err := s.db.AccountProfile(target)
+	acct, err := s.profile(target)
 	if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
@@ -393,13 +403,25 @@ func (s *Service) identities(self *storage.Account) ([][2]string, error) {
 	for _, id := range append([]storage.AccountID{self.SuperID}, subs...) {
 		a := self
 		if id != self.ID {
-			if a, err = s.db.Account(id); err != nil {
+			if a, err = s.profile(id); err != nil {
 				return nil, err
 			}
 		}
 		out = append(out, [2]string{a.Nickname, itoa(a.ID)})
 	}
 	return out, nil
+}
+
+// profile returns account id's profile (no owned upgrades) for a read that
+// feeds no write: the live actor's published state when there is one (no
+// disk read, no decode: what switch_auth and every login spend most on
+// besides the commit), else the stored record, without activating an actor
+// for it.
+func (s *Service) profile(id storage.AccountID) (*storage.Account, error) {
+	if a := s.sys.Published(id); a != nil {
+		return a, nil
+	}
+	return s.db.AccountProfile(id)
 }
 
 func (s *Service) mac(parts ...string) []byte {
