@@ -206,7 +206,14 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opt ImportOptions) (I
 			opt.Refused(ImportRefusal{Line: it.line, Login: it.login, Err: it.err})
 		}
 	}
+	// The reader closes ready without a last batch when ctx ends while it
+	// waits to hand one over: only a batch with no items (the file's end)
+	// says every line was read.
+	finished := false
 	for p := range ready {
+		if len(p.items) == 0 && p.err == nil {
+			finished = true
+		}
 		res.VerifierTime += p.verify
 		res.Verifiers += p.n
 		if len(p.items) > 0 {
@@ -249,6 +256,9 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opt ImportOptions) (I
 		if p.err != nil {
 			return res, p.err
 		}
+	}
+	if !finished {
+		return res, ctx.Err()
 	}
 	return res, nil
 }
