@@ -142,6 +142,7 @@ func (r *registry) commitMany(reqs []*NewAccount, res []Created) ([]Created, err
 			}
 		case storage.ConflictNextAccountID:
 			if lost++; lost < createTries {
+				lostSequence(lost)
 				continue
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -113,8 +115,25 @@ func (r *registry) ensureMeta(name string, value []byte) ([]byte, error) {
 
 // createTries bounds the attempts of one creation whose id was taken by
 // another process's registry meanwhile (cluster mode: one registry per
-// node, one id sequence in the store).
-const createTries = 8
+// node, one id sequence in the store). Each lost attempt means another
+// registry committed, so the nodes together always progress; the bound is
+// only against a store that keeps answering "conflict" for another
+// reason. With two registries creating as fast as they can, each attempt
+// loses about half the time: 8 attempts refused about one creation in 256
+// (TestRegistriesCreateConcurrently on PostgreSQL failed about one run in
+// six); lostSequence's pause makes the registries stop taking turns in
+// step, and 64 attempts make a refusal out of reach.
+const createTries = 64
+
+// lostSequence pauses the registry after its try-th lost id sequence: a
+// random pause, up to 250 µs per lost try (at most 5 ms), so that two
+// registries that keep reading the same sequence stop doing it in step.
+// Only the registry waits (creations are its only work); no account's
+// actor does.
+func lostSequence(try int) {
+	limit := min(time.Duration(try)*250*time.Microsecond, 5*time.Millisecond)
+	time.Sleep(rand.N(limit) + 1)
+}
 
 // create writes a new account. The id comes from the stored sequence,
 // moved by compare-and-set in the creating batch, and the login and its
@@ -136,6 +155,7 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 			return nil, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
 		case storage.ConflictNextAccountID:
 			if try < createTries {
+				lostSequence(try)
 				continue
 			}
 		}
