@@ -25,7 +25,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"sync/atomic"
 
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -99,26 +98,24 @@ func chestOnly(o sdk.Odds) sdk.Odds {
 	return out
 }
 
-func (t *timer) configure(_ context.Context, _ sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
-	var problems []sdk.ConfigProblem
-	after := int64(DefaultAfter)
-	for k, v := range cfg {
-		if k != "after" {
-			problems = append(problems, sdk.ConfigProblem{Key: k, Message: "unknown key (known: after)"})
-			continue
-		}
-		// TOML integers arrive as JSON numbers.
-		f, ok := v.(float64)
-		if !ok || f != math.Trunc(f) || f < 1 || f > 1e6 {
-			problems = append(problems, sdk.ConfigProblem{Key: k, Message: fmt.Sprintf("must be a whole number of drops from 1 to 1000000, got %v", v)})
-			continue
-		}
-		after = int64(f)
+// Config is the plugin's [plugins.plinko.config] table, decoded strictly
+// by sdk.DecodeConfig (an unknown key or a value of the wrong type is
+// refused, naming its key).
+type Config struct {
+	// After is N: ticket results in a row before the next drop is a chest.
+	After int64 `json:"after"`
+}
+
+// Validate implements sdk.ConfigValidator.
+func (c *Config) Validate() []sdk.ConfigProblem {
+	if c.After < 1 || c.After > 1e6 {
+		return []sdk.ConfigProblem{{Key: "after", Message: fmt.Sprintf("must be a whole number of drops from 1 to 1000000, got %d", c.After)}}
 	}
-	if len(problems) == 0 {
-		t.after.Store(after)
-	}
-	return problems
+	return nil
+}
+
+func (t *timer) configure(ctx context.Context, area sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
+	return sdk.ConfigureWith(Config{After: DefaultAfter}, func(c Config) { t.after.Store(c.After) })(ctx, area, cfg)
 }
 
 func (t *timer) drop(ctx context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
