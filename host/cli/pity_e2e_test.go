@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -399,5 +401,32 @@ func TestEveryAreaHasConfigDefaults(t *testing.T) {
 		if !ok || p.StartTimeout.Duration <= 0 || p.CallTimeout.Duration <= 0 || p.PingInterval.Duration <= 0 || p.PingTimeout.Duration <= 0 {
 			t.Errorf("area %s: defaults %+v (present %v)", area, p, ok)
 		}
+	}
+}
+
+// TestPluginConfigRefusedExitsTwo: serve with a plugin configuration its
+// plugin refuses exits with status 2 (a configuration mistake, as the
+// README promises), naming every refused key, without internal names. It
+// exited 1.
+func TestPluginConfigRefusedExitsTwo(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "pity.toml")
+	file := fmt.Sprintf("[plugins.plinko]\npath = %q\nargs = [\"-test.run=^$\"]\nenv = [%q, \"GORACE=atexit_sleep_ms=0\"]\n"+
+		"start_timeout = \"30s\"\n[plugins.plinko.config]\nafter = 0\ncolour = \"red\"\n", os.Args[0], pluginRoleEnv+"=pity")
+	if err := os.WriteFile(conf, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := cli.Main(context.Background(), []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0",
+		"--operator-listen", "127.0.0.1:0", "--config", conf}, &out, &errOut)
+	if code != 2 {
+		t.Errorf("exit %d, want 2; stderr %q", code, errOut.String())
+	}
+	for _, want := range []string{"plinko plugin refused its configuration", "plugins.plinko.config.after", "plugins.plinko.config.colour"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q: %q", want, errOut.String())
+		}
+	}
+	if strings.Contains(errOut.String(), "supervisor") || strings.Contains(errOut.String(), "sdk:") {
+		t.Errorf("an internal name reached the operator: %q", errOut.String())
 	}
 }

@@ -213,6 +213,12 @@ func (a *App) startPlugin(ctx context.Context, area sdk.Area, pc config.Plugin) 
 	}
 	s := supervisor.New(src, opts)
 	if err := s.Start(ctx); err != nil {
+		if errors.Is(err, supervisor.ErrConfig) {
+			// The operator's [plugins.<area>.config] table: a configuration
+			// mistake (exit status 2), each refused key named.
+			return nil, &opError{cause: errors.Join(errConfig, err), msg: fmt.Sprintf("the %s plugin refused its configuration, so the server did not start: %s",
+				area, stripInternal(err.Error()))}
+		}
 		how := "the bundled plugin"
 		if pc.Path != "" {
 			how = fmt.Sprintf("plugins.%s.path or --plugin %s=PATH", area, area)
