@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -128,6 +129,38 @@ func TestApplyCommitsBeforeReplying(t *testing.T) {
 	}
 	if _, err := s.DB().Session("c"); !errors.Is(err, storage.ErrNotFound) {
 		t.Error("a refused change's session was written")
+	}
+}
+
+// TestApplyTyped: Apply[R] answers the change's own reply type, commits
+// like System.Apply, and a refused change writes nothing.
+func TestApplyTyped(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "A", "")
+	add := func(n int64) ChangeFunc[int64] {
+		return func(tx *Tx) (int64, error) {
+			if tx.View().Tickets+n < 0 {
+				return 0, errBroke
+			}
+			tx.Account().Tickets += n
+			return tx.View().Tickets, nil
+		}
+	}
+	got, err := Apply(ctx, s, a.ID, add(7))
+	if err != nil || got != 7 {
+		t.Fatalf("Apply = %d, %v", got, err)
+	}
+	if got, err := Apply(ctx, s, a.ID, add(-8)); !errors.Is(err, errBroke) || got != 0 {
+		t.Fatalf("refused: %d, %v", got, err)
+	}
+	if stored, _ := s.DB().Account(a.ID); stored.Tickets != 7 {
+		t.Errorf("stored tickets %d, want 7", stored.Tickets)
+	}
+	// An interface reply left nil is no reply of that type: an error, not
+	// a nil the caller would trip on.
+	if _, err := Apply(ctx, s, a.ID, ChangeFunc[fmt.Stringer](func(*Tx) (fmt.Stringer, error) { return nil, nil })); !errors.Is(err, ErrUnexpectedReply) {
+		t.Errorf("nil interface reply: %v", err)
 	}
 }
 

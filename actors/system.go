@@ -304,6 +304,30 @@ func (s *System) Apply(ctx context.Context, id storage.AccountID, c Change) (any
 	return ch.Reply, nil
 }
 
+// ChangeFunc is a Change written as a function whose reply is an R: the
+// typed form Apply takes, e.g. a change type's method
+// func (c *dropChange) apply(tx *Tx) (*dropResult, error).
+type ChangeFunc[R any] func(tx *Tx) (R, error)
+
+// Apply implements Change.
+func (f ChangeFunc[R]) Apply(tx *Tx) (any, error) { return f(tx) }
+
+// Apply runs fn on account id as System.Apply runs a Change, and returns
+// its reply as the R fn returns: the caller asserts no type.
+func Apply[R any](ctx context.Context, s *System, id storage.AccountID, fn ChangeFunc[R]) (R, error) {
+	var zero R
+	res, err := s.Apply(ctx, id, fn)
+	if err != nil {
+		return zero, err
+	}
+	r, ok := res.(R)
+	if !ok {
+		// Only a reply that is no R (nil for an interface R) gets here.
+		return zero, fmt.Errorf("%w: %T", ErrUnexpectedReply, res)
+	}
+	return r, nil
+}
+
 // NewAccount describes an account to create.
 type NewAccount struct {
 	Login       string
