@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // setEnrollment sets the account's cloud switches. Its reply is the
@@ -15,8 +16,8 @@ type setEnrollment struct {
 	autoUpload *bool // nil: keep the stored value
 }
 
-// Apply implements actors.Change.
-func (c *setEnrollment) Apply(tx *actors.Tx) (any, error) {
+// apply is the change, run by actors.Apply.
+func (c *setEnrollment) apply(tx *actors.Tx) (storage.CloudFlags, error) {
 	a := tx.Account()
 	a.Cloud.UseCloud = c.useCloud
 	if c.autoUpload != nil {
@@ -93,6 +94,6 @@ func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 }
 
 var (
-	_ actors.Change = (*setEnrollment)(nil)
+	_ actors.ChangeFunc[storage.CloudFlags] = (*setEnrollment)(nil).apply
 	_ actors.Change = (*storeObject)(nil)
 )

@@ -44,12 +44,12 @@ func TestSetEnrollment(t *testing.T) {
 		{"enroll only", &setEnrollment{useCloud: true, autoUpload: ptr(false)}, storage.CloudFlags{UseCloud: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := sys.Apply(ctx, acct.ID, tc.change)
+			got, err := actors.Apply(ctx, sys, acct.ID, tc.change.apply)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, ok := res.(storage.CloudFlags); !ok || got != tc.want {
-				t.Errorf("reply %#v, want %#v", res, tc.want)
+			if got != tc.want {
+				t.Errorf("reply %#v, want %#v", got, tc.want)
 			}
 			stored, err := sys.DB().Account(acct.ID)
 			if err != nil {
@@ -70,7 +70,7 @@ func TestSetEnrollment(t *testing.T) {
 	if o, _ := sys.DB().Account(other.ID); o.Cloud != (storage.CloudFlags{}) {
 		t.Errorf("another account's flags changed: %+v", o.Cloud)
 	}
-	if _, err := sys.Apply(ctx, 999, &setEnrollment{useCloud: true}); !errors.Is(err, actors.ErrNoAccount) {
+	if _, err := actors.Apply(ctx, sys, 999, (&setEnrollment{useCloud: true}).apply); !errors.Is(err, actors.ErrNoAccount) {
 		t.Errorf("enrolling a missing account: %v, want ErrNoAccount", err)
 	}
 }

@@ -216,13 +216,9 @@ func (a *Area) enrollment(ctx context.Context, r *wire.Request) server.Response 
 		}
 		change.autoUpload = &auto
 	}
-	res, err := a.d.Sys.Apply(ctx, sess.AccountID, change)
+	flags, err := actors.Apply(ctx, a.d.Sys, sess.AccountID, change.apply)
 	if err != nil {
 		return a.failure(writeFailure(err))
-	}
-	flags, ok := res.(storage.CloudFlags)
-	if !ok {
-		return a.failure(fail(ReasonInternal, fmt.Errorf("enrollment reply %T", res)))
 	}
 	// The enrollment is committed: a failure to read the stored object's
 	// time now must not turn into a failure reply. Answer null for it.

@@ -240,8 +240,8 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	if s.d.Now != nil {
 		now = s.d.Now
 	}
-	res, err := s.d.Sys.Apply(ctx, acct, &voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, author: g.Author, vote: v,
-		now: now(), newAccountAge: s.d.NewAccountAge})
+	cast, err := actors.Apply(ctx, s.d.Sys, acct, (&voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, author: g.Author, vote: v,
+		now: now(), newAccountAge: s.d.NewAccountAge}).apply)
 	if err != nil {
 		return err
 	}
@@ -249,7 +249,6 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	// one account's successive votes commute, so their order between
 	// requests does not matter; a crash before this line is repaired by
 	// the rebuild at start, which counts every committed record.
-	cast := res.(votesCast)
 	s.tally.Apply(g.Hero, gid, cast.prev, cast.next)
 	return nil
 }
@@ -321,40 +320,41 @@ func youngAt(created, now time.Time, age time.Duration) bool {
 	return age > 0 && !created.IsZero() && now.Sub(created) < age
 }
 
-func (c *voteChange) Apply(tx *actors.Tx) (any, error) {
+// apply is the change, run by actors.Apply.
+func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 	if c.vote != VoteUp && c.vote != VoteDown {
-		return nil, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
+		return votesCast{}, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
 	}
 	var prev Ballot
 	if m, err := voteKS.Get(tx.DB(), tx.ID(), gidKey(c.gid)); err == nil {
 		prev = Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()}
 	} else if !errors.Is(err, storage.ErrNotFound) {
-		return nil, Fail(ReasonInternal, err)
+		return votesCast{}, Fail(ReasonInternal, err)
 	}
 	area := string(sdk.AreaGuides)
 	state, err := tx.PluginState(area)
 	if err != nil {
-		return nil, Fail(ReasonInternal, err)
+		return votesCast{}, Fail(ReasonInternal, err)
 	}
 	facts := sdk.GuideVoteFacts{Account: sdk.GuideAccount(tx.ID()), Gid: c.gid, Author: sdk.GuideAccount(c.author),
 		Previous: prev.Vote, New: c.vote}
 	out, err := sdk.GuidesVote.Decide(c.ctx, c.decider, sdk.Call[sdk.GuideVoteFacts]{Facts: facts, State: state})
 	if err != nil {
-		return nil, Fail(ReasonUnavailable, err)
+		return votesCast{}, Fail(ReasonUnavailable, err)
 	}
 	if err := c.ctx.Err(); err != nil {
 		// The asker has gone: committing now would hide a write behind an
 		// error reply.
-		return nil, Fail(ReasonUnavailable, err)
+		return votesCast{}, Fail(ReasonUnavailable, err)
 	}
 	if !out.Decision.Counts {
-		return nil, Fail(ReasonVoteRefused, nil)
+		return votesCast{}, Fail(ReasonVoteRefused, nil)
 	}
 	next := prev // a repeated vote changes nothing, not even its class
 	if prev.Vote != c.vote {
 		next = Ballot{Vote: c.vote, Young: youngAt(tx.View().Created, c.now, c.newAccountAge)}
 		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote), Young: next.Young}); err != nil {
-			return nil, Fail(ReasonInternal, err)
+			return votesCast{}, Fail(ReasonInternal, err)
 		}
 	}
 	if !bytes.Equal(out.State, state) {

@@ -251,7 +251,7 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.dropFailFor(ctx, id, err)
 	}
-	res, err := a.d.Sys.Apply(ctx, id, &dropChange{ctx: ctx, decider: a.d.Decider, view: view, currency: cur, cost: a.cost(cur)})
+	out, err := actors.Apply(ctx, a.d.Sys, id, (&dropChange{ctx: ctx, decider: a.d.Decider, view: view, currency: cur, cost: a.cost(cur)}).apply)
 	if err != nil {
 		var fe *fundsError
 		var re *refusal
@@ -265,7 +265,6 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 		// balances are the published ones.
 		return a.dropFailFor(ctx, id, err)
 	}
-	out := res.(*dropResult)
 	if a.d.OnDrop != nil {
 		a.d.OnDrop(Drop{Tier: out.Tier, Currency: cur, Cost: a.cost(cur), TicketsOut: out.Tickets})
 	}
@@ -443,7 +442,7 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 		return a.purchaseFailFor(ctx, id, fmt.Errorf("%w: product %d", ErrUnknownItem, pid))
 	}
 	item := view.cat.Exchange[i]
-	res, err := a.d.Sys.Apply(ctx, id, &purchaseChange{item: item})
+	out, err := actors.Apply(ctx, a.d.Sys, id, (&purchaseChange{item: item}).apply)
 	if err != nil {
 		var fe *fundsError
 		var oe *ownedError
@@ -456,7 +455,6 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 		// Not applied (a commit refused, a timeout): the published tickets.
 		return a.purchaseFailFor(ctx, id, err)
 	}
-	out := res.(*purchaseResult)
 	ok51 := purchaseReply{StatusCode: StatusExchangeOK.String(), TicketsRemaining: out.After.Tickets, GrabBag: item.GrabBag != nil}
 	if item.GrabBag == nil {
 		return a.php(ok51)

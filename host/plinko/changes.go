@@ -94,10 +94,10 @@ type refusal struct {
 func (e *refusal) Error() string { return e.err.Error() }
 func (e *refusal) Unwrap() error { return e.err }
 
-var _ actors.Change = (*dropChange)(nil)
+var _ actors.ChangeFunc[*dropResult] = (*dropChange)(nil).apply
 
-// Apply implements actors.Change.
-func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
+// apply is the change, run by actors.Apply.
+func (c *dropChange) apply(tx *actors.Tx) (*dropResult, error) {
 	v := tx.View()
 	have := v.Tickets
 	if c.currency == sdk.CurrencyGold {
@@ -106,7 +106,7 @@ func (c *dropChange) Apply(tx *actors.Tx) (any, error) {
 	if have < c.cost {
 		return nil, &fundsError{bal: balancesOf(v), need: c.cost, have: have, what: string(c.currency)}
 	}
-	refuse := func(err error) (any, error) { return nil, &refusal{bal: balancesOf(v), err: err} }
+	refuse := func(err error) (*dropResult, error) { return nil, &refusal{bal: balancesOf(v), err: err} }
 	area := string(sdk.PlinkoDrop.Area())
 	state, err := tx.PluginState(area)
 	if err != nil {
@@ -176,7 +176,7 @@ func (e *ownedError) Error() string {
 
 func (e *ownedError) Unwrap() error { return ErrAlreadyOwned }
 
-var _ actors.Change = (*purchaseChange)(nil)
+var _ actors.ChangeFunc[*purchaseResult] = (*purchaseChange)(nil).apply
 
 // upgrades are the upgrade ids an exchange item grants.
 func upgrades(item ExchangeItem) []string {
@@ -190,10 +190,10 @@ func upgrades(item ExchangeItem) []string {
 	return out
 }
 
-// Apply implements actors.Change. An item is owned when the account owns
-// everything it grants; a grab bag owned in part grants the rest at its
-// full cost.
-func (c *purchaseChange) Apply(tx *actors.Tx) (any, error) {
+// apply is the change, run by actors.Apply. An item is owned when the
+// account owns everything it grants; a grab bag owned in part grants the
+// rest at its full cost.
+func (c *purchaseChange) apply(tx *actors.Tx) (*purchaseResult, error) {
 	v := tx.View()
 	var grant []string
 	for _, u := range upgrades(c.item) {

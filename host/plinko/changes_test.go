@@ -100,7 +100,7 @@ func TestDropChange(t *testing.T) {
 			decider := sdk.Mock(sdk.PlinkoDrop, func(_ context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
 				return sdk.Result[sdk.DropDecision]{Decision: tt.decision, State: append(c.State, 'x')}, nil
 			})
-			res, err := sys.Apply(ctx, id, &dropChange{ctx: ctx, decider: decider, view: v, currency: tt.currency, cost: cost})
+			r, err := actors.Apply(ctx, sys, id, (&dropChange{ctx: ctx, decider: decider, view: v, currency: tt.currency, cost: cost}).apply)
 			state, serr := sys.DB().PluginState(id, string(sdk.AreaPlinko))
 			if serr != nil {
 				t.Fatal(serr)
@@ -124,7 +124,6 @@ func TestDropChange(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := res.(*dropResult)
 			if string(state) != "x" {
 				t.Errorf("plugin state stored = %q, want %q", state, "x")
 			}
@@ -171,7 +170,7 @@ func TestPurchaseChange(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := newAccount(t, sys, "buyer"+string(rune('a'+i)), tt.start)
-			res, err := sys.Apply(ctx, id, &purchaseChange{item: item(tt.pid)})
+			res, err := actors.Apply(ctx, sys, id, (&purchaseChange{item: item(tt.pid)}).apply)
 			after, _ := sys.Account(ctx, id)
 			stored, _ := sys.DB().Account(id)
 			if !errors.Is(err, tt.wantErr) {
@@ -184,8 +183,8 @@ func TestPurchaseChange(t *testing.T) {
 			if !slices.Equal(newUps, tt.granted) {
 				t.Errorf("granted %v, want %v", newUps, tt.granted)
 			}
-			if err == nil && !slices.Equal(res.(*purchaseResult).Granted, tt.granted) {
-				t.Errorf("reply granted %v", res.(*purchaseResult).Granted)
+			if err == nil && !slices.Equal(res.Granted, tt.granted) {
+				t.Errorf("reply granted %v", res.Granted)
 			}
 		})
 	}
