@@ -37,15 +37,16 @@ func (r *AccountRecords) add(family string, key []byte) {
 // AccountRecords finds every record of account id:
 //
 //   - its profile, lists and owned upgrades (a/, b/, o/), its login (l/)
-//     and its look-alike skeleton entry (k/, found by a scan of that
-//     index: O(accounts)),
+//     and its look-alike skeleton entry (k/, found by the owners index
+//     r/<id>, owners.go),
 //     its entry in its main account's sub-account index (u/<super><id>), its
 //     records in keyspaces at a fixed one-letter prefix (c/: cloud archives);
 //   - its sessions (s/, found by a scan of every session: O(sessions));
 //   - its records in every per-account keyspace (x/<name>/<id>...);
-//   - the entries it wrote in every index keyspace (i/<name>/...<id>: a scan
-//     of the indexes). Entries other accounts wrote about it (a report
-//     against it) are theirs and are not included;
+//   - the entries it wrote in every index keyspace (i/<name>/...<id>: found
+//     by the owners index, with the owners entries themselves). Entries
+//     other accounts wrote about it (a report against it) are theirs and
+//     are not included;
 //   - its plugin state of every area (pluginstate/<area>/<id>).
 //
 // Global records (g/), kept counts (n/: an area's delete hook zeroes what
@@ -69,13 +70,6 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 		r.add("login", loginKey(a.Login))
 	} else if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
-	}
-	skeletons, err := db.loginSkeletonsOf(id)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range skeletons {
-		r.add("login_skeleton", k)
 	}
 	if a.SuperID != 0 && a.SuperID != id {
 		if ok, err := db.has(subKey(a.SuperID, id)); err != nil {
@@ -122,12 +116,26 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Index keyspaces: i/<name>/<key><writer:4>; the account's own entries.
+	// Its entries in the shared indexes, from the owners index (r/<id>):
+	// index keyspace entries (i/<name>/<key><writer:4>) and its login's
+	// look-alike skeleton entry (k/<skeleton>), which is its only while
+	// it points at the account.
 	idBytes := appendID(nil, id)
-	err = db.scan([]byte(prefixIndex), func(k, _ []byte) error {
-		if len(k) > 4 && bytes.Equal(k[len(k)-4:], idBytes) {
-			name, _, _ := bytes.Cut(k[len(prefixIndex):], []byte("/"))
-			r.add(prefixIndex+string(name), k)
+	err = db.eachOwned(id, func(k, ok []byte) error {
+		r.keys = append(r.keys, ok) // the owners entry: deleted with what it names, not counted
+		switch {
+		case bytes.HasPrefix(k, []byte(prefixIndex)):
+			if len(k) > 4 && bytes.Equal(k[len(k)-4:], idBytes) {
+				name, _, _ := bytes.Cut(k[len(prefixIndex):], []byte("/"))
+				r.add(prefixIndex+string(name), k)
+			}
+		case bytes.HasPrefix(k, []byte(prefixSkeleton)):
+			v, err := db.get(k)
+			if err == nil && bytes.Equal(v, idBytes) {
+				r.add("login_skeleton", k)
+			} else if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
 		}
 		return nil
 	})

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -134,10 +135,11 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 		"prefixAcctKS":      "every per-account keyspace on disk",
 		"prefixGlobKS":      "global: no account's",
 		"prefixMeta":        "metadata: no account's",
-		"prefixIndex":       "entries the account wrote (scan)",
+		"prefixIndex":       "entries the account wrote (from the owners index)",
+		"prefixOwners":      "the owners index's entries under the account's id, with what they name",
 		"prefixPluginState": "every area's plugin state on disk",
 		"prefixOwner":       "owner epochs: kept, so that an epoch is never given twice",
-		"prefixSkeleton":    "the login's look-alike skeleton entry (scan)",
+		"prefixSkeleton":    "the login's look-alike skeleton entry (from the owners index)",
 		"prefixCount":       "kept counts: no account's (an area's delete hook zeroes what the account fed)",
 	}
 	fset := token.NewFileSet()
@@ -175,5 +177,42 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 	}
 	if seen < len(known)-2 {
 		t.Errorf("found %d prefix constants, expected about %d: is the parse broken?", seen, len(known))
+	}
+}
+
+// BenchmarkAccountRecords finds one account's records among n accounts,
+// each with a nickname index entry and a look-alike skeleton entry: flat
+// in n (the owners index), where scanning the shared indexes read every
+// account's entries (three keys per account).
+func BenchmarkAccountRecords(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db, err := Open("", &Options{InMemory: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			batch := db.NewBatch()
+			for i := 1; i <= n; i++ {
+				a := sampleAccount(AccountID(i), fmt.Sprintf("login%07d", i))
+				batch.PutAccount(a, nil)
+				batch.PutLogin(a.Login, a.ID)
+				batch.PutLoginSkeletonNew("sk"+a.Login, a.ID)
+				if i%10000 == 0 || i == n {
+					if err := db.Commit(batch); err != nil {
+						b.Fatal(err)
+					}
+					batch = db.NewBatch()
+				}
+			}
+			batch.Discard()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				r, err := db.AccountRecords(AccountID(i%n + 1))
+				if err != nil || r.Counts["login_skeleton"] != 1 {
+					b.Fatal(r, err)
+				}
+			}
+		})
 	}
 }

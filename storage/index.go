@@ -40,15 +40,23 @@ func (k *IndexKeyspace[V]) Name() string { return k.name }
 func (k *IndexKeyspace[V]) prefix() []byte { return []byte(prefixIndex + k.name + "/") }
 
 // Put writes the entry key, owned by the writer's account.
+// The owners index (owners.go) records it too.
 func (k *IndexKeyspace[V]) Put(w AccountWriter, key string, v V) error {
 	aw := w.AccountWrites()
-	return put(aw.b, k.name, k.codec, appendID(append(k.prefix(), key...), aw.id), v)
+	full := appendID(append(k.prefix(), key...), aw.id)
+	if err := put(aw.b, k.name, k.codec, full, v); err != nil {
+		return err
+	}
+	aw.b.putOwned(aw.id, full)
+	return nil
 }
 
-// Delete removes the writer's entry key.
+// Delete removes the writer's entry key (and its owners entry).
 func (k *IndexKeyspace[V]) Delete(w AccountWriter, key string) {
 	aw := w.AccountWrites()
-	aw.b.del(appendID(append(k.prefix(), key...), aw.id))
+	full := appendID(append(k.prefix(), key...), aw.id)
+	aw.b.del(full)
+	aw.b.delOwned(aw.id, full)
 }
 
 // Each calls fn, in key order (then by writer), for every entry whose key

@@ -27,6 +27,9 @@ import (
 //	e/<id:4>                    owner record: the account's owner epoch and node (owner.go)
 //	k/<skeleton>                AccountID of the login whose look-alike skeleton this is (skeleton.go)
 //	n/<keyspace>/<key>          a kept count an area declared, changed by count operations (counts.go)
+//	r/<id:4><key>               (empty) the i/ or k/ entry <key> belongs to account id, so that
+//	                            deleting an account finds its entries without scanning every
+//	                            account's (owners.go; since schema version 4)
 //
 // Every value written by version 2 starts with the format byte 2 (a
 // version 1 value starts with 1), except the fixed-size index values, the
@@ -43,6 +46,7 @@ const (
 	prefixMeta     = "m/"
 	prefixOwner    = "e/"
 	prefixSkeleton = "k/"
+	prefixOwners   = "r/"
 )
 
 // ownPrefixes are the one-letter prefixes storage uses itself: no keyspace
@@ -51,7 +55,7 @@ const (
 var ownPrefixes = map[string]bool{
 	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
 	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
-	prefixOwner: true, prefixSkeleton: true, prefixCount: true,
+	prefixOwner: true, prefixSkeleton: true, prefixCount: true, prefixOwners: true,
 }
 
 // Metadata names kept under the m/ prefix.

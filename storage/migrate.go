@@ -20,11 +20,14 @@ import (
 //	   area keyspaces x/ and g/.
 //	3  the nickname index (nickname.go), built in place from the profiles
 //	   (migrateNicknames); nothing else changed.
+//	4  the owners index (owners.go): r/<id><key> for every index keyspace
+//	   entry and look-alike skeleton entry, built in place from them
+//	   (migrateOwners); nothing else changed.
 //
 // A version 1 directory is copied into the current layout (migrateCopy
-// writes through the current code, nickname index included); a version 2
-// one gets the nickname index in place.
-const SchemaVersion = 3
+// writes through the current code, nickname and owners indexes included);
+// a version 2 or 3 one gets what it lacks in place (migrateInPlace).
+const SchemaVersion = 4
 
 // v1CatalogKey and its new home: the one area record schema version 1 kept
 // in the metadata space. Version 2 keeps it in the global keyspace
@@ -201,6 +204,25 @@ func migrateNicknames(db *DB) (int, error) {
 		b.Discard()
 		return n, err
 	}
+	return n, db.Commit(b)
+}
+
+// migrateInPlace brings a schema version 2 or 3 database to SchemaVersion
+// in place (the nickname index from 2, the owners index from 3), then
+// records the version. Each step is safe to run again after a crash.
+func migrateInPlace(db *DB, from uint32) (int, error) {
+	n := 0
+	if from == 2 {
+		m, err := migrateNicknames(db)
+		if n += m; err != nil {
+			return n, err
+		}
+	}
+	m, err := migrateOwners(db)
+	if n += m; err != nil {
+		return n, err
+	}
+	b := db.NewBatch()
 	b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, SchemaVersion))
 	return n, db.Commit(b)
 }
@@ -216,15 +238,15 @@ func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
 	if v == SchemaVersion {
 		return db, nil
 	}
-	if v == 2 {
+	if v == 2 || v == 3 {
 		start := time.Now()
-		n, err := migrateNicknames(db)
+		n, err := migrateInPlace(db, v)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("storage: migrate %s to schema %d: %w", dir, SchemaVersion, err)
 		}
 		if opts.Logger != nil {
-			opts.Logger.Info("storage: data directory migrated", "from", v, "to", SchemaVersion, "accounts", n, "took", time.Since(start))
+			opts.Logger.Info("storage: data directory migrated", "from", v, "to", SchemaVersion, "records", n, "took", time.Since(start))
 		}
 		return db, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -320,7 +321,7 @@ func TestMigrateV2Nicknames(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for round := 0; round < 2; round++ { // the second open finds version 3
+	for round := 0; round < 2; round++ { // the second open finds the current version
 		db, err := Open(dir, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -333,11 +334,72 @@ func TestMigrateV2Nicknames(t *testing.T) {
 		if a, err := db.Account(2); err != nil || a.Nickname != "Bob" || a.Gold != 100 {
 			t.Errorf("round %d: account 2 = %+v, %v", round, a, err)
 		}
-		if v, err := db.Meta(metaSchema); err != nil || binary.BigEndian.Uint32(v) != 3 {
+		if v, err := db.Meta(metaSchema); err != nil || binary.BigEndian.Uint32(v) != SchemaVersion {
 			t.Errorf("round %d: schema %x, %v", round, v, err)
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestMigrateV3Owners opens a schema version 3 database (index and
+// look-alike entries without owners entries) and checks that the owners
+// index is built in place, so that deleting an account still removes its
+// index and skeleton entries and nothing of another account's.
+func TestMigrateV3Owners(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	db, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := sampleAccount(1, "keep")
+	writeAccount(t, db, keep, 2, "00000000000000000000000000000001")
+	before := allKeys(t, db)
+	gone := sampleAccount(2, "gone")
+	writeAccount(t, db, gone, 1, "00000000000000000000000000000002")
+	// Make it what version 3 wrote: no owners entries, schema 3.
+	b := db.NewBatch()
+	owners := 0
+	for _, k := range allKeys(t, db) {
+		if strings.HasPrefix(k, prefixOwners) {
+			b.del([]byte(k))
+			owners++
+		}
+	}
+	b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, 3))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if owners == 0 {
+		t.Fatal("the accounts wrote no owners entries")
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.Meta(metaSchema); err != nil || binary.BigEndian.Uint32(v) != SchemaVersion {
+		t.Fatalf("schema %x, %v", v, err)
+	}
+	r, err := db.AccountRecords(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Counts["login_skeleton"] != 1 || r.Counts["i/test.delindex"] != 2 {
+		t.Fatalf("after the migration, records of 2: %v", r.Counts)
+	}
+	b = db.NewBatch()
+	b.DeleteAccountRecords(r)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing of account 2 is left, and the kept account's owners entries,
+	// written again by the migration, are the keys it had before.
+	if after := allKeys(t, db); !slices.Equal(before, after) {
+		t.Errorf("keys after deletion differ from before the account:\nbefore %q\nafter  %q", before, after)
 	}
 }

@@ -141,15 +141,15 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	switch v {
 	case SchemaVersion:
 		return db, nil
-	case 2:
+	case 2, 3:
 		start := time.Now()
-		n, err := migrateNicknames(db)
+		n, err := migrateInPlace(db, v)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("storage: migrate the PostgreSQL database to schema %d: %w", SchemaVersion, err)
 		}
 		if o.Logger != nil {
-			o.Logger.Info("storage: database migrated", "from", v, "to", SchemaVersion, "accounts", n, "took", time.Since(start))
+			o.Logger.Info("storage: database migrated", "from", v, "to", SchemaVersion, "records", n, "took", time.Since(start))
 		}
 		return db, nil
 	}

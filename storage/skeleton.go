@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 )
 
@@ -29,6 +28,7 @@ func skeletonKey(skeleton string) []byte { return append([]byte(prefixSkeleton),
 // (ConflictLoginSkeleton) and writes nothing.
 func (b *Batch) PutLoginSkeletonNew(skeleton string, id AccountID) {
 	b.conds.news = append(b.conds.news, kv{skeletonKey(skeleton), appendID(nil, id)})
+	b.putOwned(id, skeletonKey(skeleton)) // written only if the insert is: the batch commits whole or not at all
 }
 
 // LoginSkeletonID returns the account whose login holds skeleton
@@ -39,21 +39,6 @@ func (db *DB) LoginSkeletonID(skeleton string) (AccountID, error) {
 		return 0, fmt.Errorf("storage: login skeleton: %w", err)
 	}
 	return decodeID(v)
-}
-
-// loginSkeletonsOf lists the index keys that point at account id: one, or
-// none (an account created before the index, whose skeleton another login
-// holds). A scan of the index: for deleting the account.
-func (db *DB) loginSkeletonsOf(id AccountID) ([][]byte, error) {
-	want := appendID(nil, id)
-	var keys [][]byte
-	err := db.scan([]byte(prefixSkeleton), func(k, v []byte) error {
-		if bytes.Equal(v, want) {
-			keys = append(keys, append([]byte(nil), k...))
-		}
-		return nil
-	})
-	return keys, err
 }
 
 // EachLogin calls fn, in login order, with every login and its account
