@@ -1,6 +1,7 @@
 // Command protogen regenerates the Go code of every .proto file of the
-// repository. The generated code is committed (CI has no protoc), so run it
-// after editing or adding a .proto file, from anywhere in the module:
+// repository. The generated code is committed (building needs no protoc),
+// so run it after editing or adding a .proto file, from anywhere in the
+// module:
 //
 //	go run ./internal/protogen
 //

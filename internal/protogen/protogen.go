@@ -21,7 +21,7 @@ type tool struct {
 }
 
 var pins = []tool{
-	{"protoc", "3.21.12", "apt-get install protobuf-compiler (Debian 12 and 13 ship 3.21.12)"},
+	{"protoc", "3.21.12", "apt-get install protobuf-compiler (Debian 12 ships 3.21.12)"},
 	{"protoc-gen-go", "1.36.12", "go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12"},
 	{"protoc-gen-go-grpc", "1.6.2", "go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2"},
 }
