@@ -6,17 +6,19 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
 )
 
 // wantDefaults spells out the defaults independently of defaults.toml, so a
-// slip in the file shows up here.
+// slip in the file shows up here. Every area config knows (pluginAreas, the
+// areas registered with plugins/sdk) gets [plugin_defaults]: the list is not
+// repeated here, so adding an area needs no edit of these tests.
 func wantDefaults() *Config {
 	plugin := Plugin{Path: "", Args: []string{}, Env: []string{},
 		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second},
@@ -76,7 +78,7 @@ func wantDefaults() *Config {
 		Plinko:         Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
 		Reports:        Reports{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10},
 		Guides:         Guides{RankStaleness: Duration{time.Second}, RankCacheEntries: 10000},
-		Plugins:        map[string]Plugin{"plinko": plugin, "guides": plugin, "reports": plugin},
+		Plugins:        pluginsOf(plugin),
 		PluginDefaults: plugin,
 		Limits:         wantLimits(),
 		Cluster: Cluster{Name: "honmaster", Listen: "127.0.0.1:7400", Provider: "static", Peers: []string{}, EtcdEndpoints: []string{},
@@ -85,7 +87,19 @@ func wantDefaults() *Config {
 	}
 }
 
+// pluginsOf is the [plugins] section with p for every known area.
+func pluginsOf(p Plugin) map[string]Plugin {
+	plugins := map[string]Plugin{}
+	for _, area := range pluginAreas() {
+		plugins[area] = p
+	}
+	return plugins
+}
+
 func TestDefaults(t *testing.T) {
+	if len(pluginAreas()) == 0 {
+		t.Fatal("config knows no plugin area: the tests below would check an empty [plugins]")
+	}
 	// The embedded file decodes with every key used.
 	var fromFile Config
 	md, err := toml.Decode(string(DefaultTOML()), &fromFile)
@@ -100,12 +114,12 @@ func TestDefaults(t *testing.T) {
 	// a copy of it.
 	fileWant := *want
 	fileWant.Plugins = nil
-	if !reflect.DeepEqual(&fromFile, &fileWant) {
-		t.Errorf("defaults.toml decodes to\n%+v\nwant\n%+v", fromFile, *want)
+	if diff := cmp.Diff(&fileWant, &fromFile); diff != "" {
+		t.Errorf("defaults.toml decodes differently (-want +got):\n%s", diff)
 	}
 	got := Default()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Default() =\n%+v\nwant\n%+v", *got, *want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Default() differs (-want +got):\n%s", diff)
 	}
 	if err := got.Validate(); err != nil {
 		t.Errorf("Default().Validate() = %v", err)
@@ -120,8 +134,8 @@ func TestDefaultSharesNothing(t *testing.T) {
 	a.Plinko.Board[0] = 99
 	a.Patches[0].OS = "changed"
 	a.Plugins["guides"] = Plugin{Path: "/x"}
-	if !reflect.DeepEqual(b, wantDefaults()) {
-		t.Error("changing one Default() changed another")
+	if diff := cmp.Diff(wantDefaults(), b); diff != "" {
+		t.Errorf("changing one Default() changed another (-want +got):\n%s", diff)
 	}
 }
 
@@ -232,8 +246,8 @@ call_timeout = "7s"
 			}
 			want := wantDefaults()
 			tt.want(want)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got\n%+v\nwant\n%+v", *got, *want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Load differs (-want +got):\n%s", diff)
 			}
 			if err := got.Validate(); err != nil {
 				t.Errorf("Validate: %v", err)
@@ -542,8 +556,8 @@ func TestWriteTOMLRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("round trip changed the config:\n%s", buf.String())
+	if diff := cmp.Diff(c, got); diff != "" {
+		t.Errorf("round trip changed the config (-written +read):\n%s\nfrom:\n%s", diff, buf.String())
 	}
 	// Stable: writing the result again gives the same text.
 	var again bytes.Buffer

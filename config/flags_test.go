@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const precedenceFile = `
@@ -113,13 +115,13 @@ func TestFromArgsErrors(t *testing.T) {
 func TestPluginFlag(t *testing.T) {
 	tests := []struct {
 		args []string
-		want map[string]string // area -> path
+		want map[string]string // area -> path; every other known area keeps "" (bundled)
 	}{
-		{nil, map[string]string{"plinko": "", "guides": "", "reports": ""}},
-		{[]string{"--plugin", "plinko=/bin/plinko"}, map[string]string{"plinko": "/bin/plinko", "guides": "", "reports": ""}},
+		{nil, nil},
+		{[]string{"--plugin", "plinko=/bin/plinko"}, map[string]string{"plinko": "/bin/plinko"}},
 		{[]string{"--plugin", "plinko=/a", "--plugin", "reports=/b", "--plugin", "plinko=/c"},
-			map[string]string{"plinko": "/c", "guides": "", "reports": "/b"}},
-		{[]string{"--plugin", "guides=/path/with=equals"}, map[string]string{"plinko": "", "guides": "/path/with=equals", "reports": ""}},
+			map[string]string{"plinko": "/c", "reports": "/b"}},
+		{[]string{"--plugin", "guides=/path/with=equals"}, map[string]string{"guides": "/path/with=equals"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -130,13 +132,16 @@ func TestPluginFlag(t *testing.T) {
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			if len(c.Plugins) != len(tt.want) {
-				t.Errorf("plugins = %v", c.Plugins)
+			want := map[string]string{}
+			for _, area := range pluginAreas() {
+				want[area] = tt.want[area]
 			}
-			for area, path := range tt.want {
-				if c.Plugins[area].Path != path {
-					t.Errorf("plugins.%s.path = %q, want %q", area, c.Plugins[area].Path, path)
-				}
+			got := map[string]string{}
+			for area, p := range c.Plugins {
+				got[area] = p.Path
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("plugins.<area>.path differ (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -15,6 +15,3 @@ func Plugin() *sdk.Plugin {
 	})
 	return p
 }
-
-// Serve serves the bundled plugin (a plugin binary's main).
-func Serve() { sdk.Serve(Plugin()) }

@@ -69,9 +69,6 @@ func (d *Decision[F, D]) Name() string { return d.name }
 // Area is the decision's area.
 func (d *Decision[F, D]) Area() Area { return d.def.Area }
 
-// Version is the decision's version.
-func (d *Decision[F, D]) Version() uint32 { return d.def.Version }
-
 // Call is what a plugin gets for one decision: the facts and the plugin's
 // own state for this (area, account), nil before the first applied decision.
 type Call[F any] struct {

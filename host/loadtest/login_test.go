@@ -1,0 +1,49 @@
+package loadtest
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// wrongProofServer answers pre_auth with a valid B and srpAuth with a
+// server proof M2 that cannot be right: a server that accepted the login
+// without holding the account's verifier.
+func wrongProofServer(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Query().Get("f") {
+	case "pre_auth":
+		io.WriteString(w, `a:3:{s:4:"salt";s:2:"ab";s:5:"salt2";s:2:"cd";s:1:"B";s:1:"2";}`)
+	case "srpAuth":
+		io.WriteString(w, `a:2:{s:5:"proof";s:64:"`+strings.Repeat("0", 64)+`";s:6:"cookie";s:32:"`+testCookie+`";}`)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestLoginWrongServerProof: opLogin's failure on a wrong M2 is counted as
+// kind server_proof (the name docs/loadtest.md gives), found by errors.Is on
+// client.ErrServerProof. It was found by matching "server proof" in the
+// error's text and counted as an undocumented "bad_m2".
+func TestLoginWrongServerProof(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(wrongProofServer))
+	t.Cleanup(ts.Close)
+	u, _ := url.Parse(ts.URL)
+	c, _ := newClient([]*url.URL{u}, 1)
+	t.Cleanup(c.HTTP.CloseIdleConnections)
+	e := &env{c: c, run: "abc"}
+	a := &account{login: "ltabc0", password: "load-abc", id: "1"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := opLogin(ctx, e, a, nil)
+	if k := kindOf(err); k != "server_proof" || noReply(err) {
+		t.Errorf("opLogin = %v: kind %q, noReply %t; want server_proof, false", err, k, noReply(err))
+	}
+	if a.sess != nil {
+		t.Error("a failed login replaced the account's session")
+	}
+}
