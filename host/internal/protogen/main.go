@@ -3,9 +3,9 @@
 // so run it after editing or adding a .proto file, from anywhere in the
 // module:
 //
-//	go run ./internal/protogen
+//	go run ./host/internal/protogen
 //
-// (or go generate ./internal/protogen). Nothing lists the files: every
+// (or go generate ./host/internal/protogen). Nothing lists the files: every
 // .proto under the module root is found, grouped by its directory and its
 // go_package option, and generated into the go_package's directory (a file
 // with option go_package = "<module>/host/guides/internal/guidespb" goes to

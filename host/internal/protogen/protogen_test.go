@@ -42,11 +42,11 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 		}
 		got, err := os.ReadFile(filepath.Join(root, rel))
 		if err != nil {
-			t.Errorf("%s is not committed: run go run ./internal/protogen", filepath.ToSlash(rel))
+			t.Errorf("%s is not committed: run go run ./host/internal/protogen", filepath.ToSlash(rel))
 			return nil
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s is stale: run go run ./internal/protogen", filepath.ToSlash(rel))
+			t.Errorf("%s is stale: run go run ./host/internal/protogen", filepath.ToSlash(rel))
 		}
 		n++
 		return nil
