@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 )
@@ -126,4 +128,65 @@ func TestCountMembersConcurrent(t *testing.T) {
 			t.Errorf("set = %d, members above zero = %d", got, in)
 		}
 	})
+}
+
+// A batch refused by its fence (an activation older than the account's
+// owner epoch: another node took the account over) changes no count,
+// whatever count operations it carries, on each engine.
+func TestCountFencedBatchChangesNoCount(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB) {
+		writeFresh(t, db, sampleAccount(7, "fenced"))
+		set := testSets.At("fenced")
+		commitRaw(t, db, func(b *Batch) {
+			w := writerOf{b.ForAccount(7)}
+			AddMember(w, testMembers.At("f1"), 2, set)
+			AddMember(w, testMembers.At("f2"), 1, set)
+		})
+		epochA, acctA, err := db.ActivateAccount(7, "node-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.ActivateAccount(7, "node-b"); err != nil {
+			t.Fatal(err)
+		}
+		before := allCounts(t, db)
+		for name, fill := range map[string]func(w writerOf){
+			"add":   func(w writerOf) { AddMember(w, testMembers.At("f1"), 5, set) },
+			"leave": func(w writerOf) { AddMember(w, testMembers.At("f2"), -1, set) },
+			"join":  func(w writerOf) { AddMember(w, testMembers.At("f3"), 1, set) },
+			"reset": func(w writerOf) { ResetMember(w, testMembers.At("f1"), set) },
+		} {
+			for _, withRecord := range []bool{true, false} {
+				b := db.NewBatch()
+				b.Fence(7, epochA)
+				if withRecord {
+					next := acctA.Clone()
+					next.Gold = 1
+					b.PutAccount(next, acctA)
+				}
+				fill(writerOf{b.ForAccount(7)})
+				if err := db.Commit(b); !errors.Is(err, ErrFenced) {
+					t.Fatalf("%s (record written too: %v): %v; want ErrFenced", name, withRecord, err)
+				}
+				if after := allCounts(t, db); !maps.Equal(after, before) {
+					t.Errorf("%s (record written too: %v): counts %v after the fenced batch; want %v", name, withRecord, after, before)
+				}
+			}
+		}
+		if a, _ := db.LoadAccount(7); a.Gold != 100 {
+			t.Errorf("gold %d after the fenced batches; want 100", a.Gold)
+		}
+	})
+}
+
+// allCounts reads every test count.
+func allCounts(t *testing.T, db *DB) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, ks := range []*CountKeyspace{testMembers, testSets} {
+		if err := ks.Each(db, "", "", func(k string, n int64) error { out[ks.Name()+"/"+k] = n; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
