@@ -25,6 +25,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -691,18 +692,26 @@ var countMember = `WITH cur AS (SELECT ` + fmt.Sprintf(countValue, "v") + ` AS o
 INSERT INTO ` + Table + ` AS t (k, v) SELECT sk, int8send(step.s::bigint) FROM unnest($4::bytea[]) AS sk, step WHERE step.s <> 0
  ON CONFLICT (k) DO UPDATE SET v = int8send(` + fmt.Sprintf(countValue, "t.v") + ` + ` + fmt.Sprintf(countValue, "excluded.v") + `)`
 
-// queueCounts queues the count operations, in order.
+// queueCounts queues the count operations, in order. The Sets come
+// first and go in two statements (values, zeros): a count set twice keeps
+// its last value only, since one INSERT ... ON CONFLICT DO UPDATE may not
+// change a row twice and a zero's DELETE runs after every INSERT. Keys are
+// sorted, as collapse sorts the writes, so that two batches lock their
+// rows in one order.
 func queueCounts(b *pgx.Batch, ops []CountOp) {
-	var setKeys, setVals, zeroKeys [][]byte
+	last := map[string]int64{}
 	for _, op := range ops {
-		if !op.Set {
-			continue
+		if op.Set {
+			last[string(op.Key)] = op.Delta
 		}
-		if op.Delta == 0 {
-			zeroKeys = append(zeroKeys, op.Key)
+	}
+	var setKeys, setVals, zeroKeys [][]byte
+	for _, k := range slices.Sorted(maps.Keys(last)) {
+		if n := last[k]; n == 0 {
+			zeroKeys = append(zeroKeys, []byte(k))
 		} else {
-			setKeys = append(setKeys, op.Key)
-			setVals = append(setVals, binary.BigEndian.AppendUint64(nil, uint64(op.Delta)))
+			setKeys = append(setKeys, []byte(k))
+			setVals = append(setVals, binary.BigEndian.AppendUint64(nil, uint64(n)))
 		}
 	}
 	if len(setKeys) > 0 {
