@@ -233,3 +233,34 @@ func TestCountSetTwiceInOneBatch(t *testing.T) {
 		}
 	})
 }
+
+// TakeMember takes a count above zero down to zero at most, and leaves
+// one at or below zero as it is, with the sets' steps; on each engine.
+func TestCountTakeMember(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB) {
+		set := testSets.At("take")
+		commitRaw(t, db, func(b *Batch) {
+			w := writerOf{b.ForAccount(1)}
+			AddMember(w, testMembers.At("a"), 2, set)
+			AddMember(w, testMembers.At("b"), 1, set)
+			AddMember(w, testMembers.At("neg"), -2, set)
+		})
+		take := func(fill func(w writerOf)) {
+			t.Helper()
+			commitRaw(t, db, func(b *Batch) { fill(writerOf{b.ForAccount(1)}) })
+		}
+		take(func(w writerOf) { TakeMember(w, testMembers.At("a"), 1, set) })
+		take(func(w writerOf) { TakeMember(w, testMembers.At("b"), 5, set) })      // past zero: stops there
+		take(func(w writerOf) { TakeMember(w, testMembers.At("absent"), 1, set) }) // zero: stays
+		take(func(w writerOf) { TakeMember(w, testMembers.At("neg"), 1, set) })    // below zero: stays
+		take(func(w writerOf) {                                                    // a reset committed in between
+			AddMember(w, testMembers.At("r"), 3, set)
+			ResetMember(w, testMembers.At("r"), set)
+			TakeMember(w, testMembers.At("r"), 1, set)
+		})
+		want := map[string]int64{"test.members/a": 1, "test.members/neg": -2, "test.sets/take": 1}
+		if got := allCounts(t, db); !maps.Equal(got, want) {
+			t.Errorf("counts %v; want %v", got, want)
+		}
+	})
+}

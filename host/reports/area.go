@@ -518,7 +518,7 @@ func (c *resolveChange) Apply(tx *actors.Tx) (any, error) {
 		return nil, err
 	}
 	if found {
-		countOpen(tx, tx.ID(), c.report.ID.Reporter, created, -1)
+		closeOpen(tx, tx.ID(), c.report.ID.Reporter, created)
 	}
 	if next != *m {
 		if err := moderationRecords.Put(tx, "", &next); err != nil {

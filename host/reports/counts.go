@@ -26,8 +26,9 @@ import (
 //	                   in none)
 //
 // Filing adds one to the reporter's reports.open (in the reporter's
-// actor, in the commit that files); a resolution takes one away (in the
-// reportee's actor, in the commit that resolves); deleting the reporter
+// actor, in the commit that files); a resolution takes one away, never
+// below zero (in the reportee's actor, in the commit that resolves; see
+// closeOpen); deleting the reporter
 // sets it to zero (in its actor, in the commit that deletes it). The two
 // other counts follow reports.open's crossings of zero (storage.AddMember),
 // so they count distinct reporters, whoever changes which. Every change
@@ -80,6 +81,15 @@ func countSets(reportee storage.AccountID, created time.Time) []storage.Counter 
 // (created: the reporter's account creation, the same at every change).
 func countOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, created time.Time, delta int64) {
 	storage.AddMember(w, openCounts.At(openKey(reportee, created, reporter)), delta, countSets(reportee, created)...)
+}
+
+// closeOpen takes one report away from the reporter's open reports
+// against reportee (a resolution), stopping at zero: the reporter's
+// deletion may have zeroed the count (its commit can fall between the
+// resolution's read of the reporter and its own commit), and a -1 would
+// stay on a key nothing reads.
+func closeOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, created time.Time) {
+	storage.TakeMember(w, openCounts.At(openKey(reportee, created, reporter)), 1, countSets(reportee, created)...)
 }
 
 // openReporters reads the facts about reportee's other reporters: how many

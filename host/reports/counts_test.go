@@ -383,3 +383,59 @@ func processCPU(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// deletingDuring runs the resolution's change in the reportee's actor,
+// then, before its commit, deletes the reporter (another actor) and waits
+// for that deletion to commit: the resolution has read the reporter's
+// index entry, and the deletion has zeroed the reporter's counts.
+type deletingDuring struct {
+	resolve *resolveChange
+	delete  func() error
+}
+
+func (c deletingDuring) Apply(tx *actors.Tx) (any, error) {
+	out, err := c.resolve.Apply(tx)
+	if err != nil {
+		return nil, err
+	}
+	return out, c.delete()
+}
+
+// A resolution racing its reporter's deletion: the deletion commits
+// between the resolution's read of the reporter and its commit, and its
+// count change must not leave the reporter's open count at -1 (a stray
+// count nothing reads, which a count of the reports does not give). Before
+// TakeMember it did, on each engine.
+func TestResolutionRacingReporterDeletion(t *testing.T) {
+	eachBackend(t, func(t *testing.T, sys *actors.System) {
+		f := newAreaFixtureOn(t, sys, Config{}, "bad", "old1", "old2")
+		for _, who := range []string{"old1", "old2"} {
+			if got := f.report(f.logIn(who), "bad", "1"); got != int64(ReportAccepted) {
+				t.Fatalf("%s: report_success %d", who, got)
+			}
+		}
+		rs, err := List(sys.DB(), ListFilter{Status: bundled.StatusOpen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r *Report
+		for i := range rs {
+			if rs[i].Reporter.Nickname == "old1" {
+				r = &rs[i]
+			}
+		}
+		if r == nil {
+			t.Fatal("no open report of old1")
+		}
+		ctx := context.Background()
+		change := deletingDuring{
+			resolve: &resolveChange{report: r, res: ResolveArgs{ID: r.ID, Action: bundled.ActionDismiss}.Resolution("mod", f.clk.now())},
+			delete:  func() error { _, err := sys.DeleteAccount(ctx, r.Reporter.ID); return err },
+		}
+		if _, err := sys.Apply(ctx, r.Reportee.ID, change); err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, sys.DB(), "after a resolution racing its reporter's deletion")
+		checkFacts(t, f, "bad", f.clk.now(), 0, 1, 0)
+	})
+}
