@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -241,6 +242,7 @@ func TestCountsFollowReports(t *testing.T) {
 func wipeCounts(t *testing.T, sys *actors.System) {
 	t.Helper()
 	db := sys.DB()
+	countsBuilt.Delete(db)
 	_, err := sys.UpdateGlobal(context.Background(), func(g *actors.GlobalTx) (any, error) {
 		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts, countsKept} {
 			if err := ks.Each(db, "", "", func(k string, _ int64) error { ks.Set(g, k, 0); return nil }); err != nil {
@@ -437,5 +439,48 @@ func TestResolutionRacingReporterDeletion(t *testing.T) {
 		}
 		checkCounts(t, sys.DB(), "after a resolution racing its reporter's deletion")
 		checkFacts(t, f, "bad", f.clk.now(), 0, 1, 0)
+	})
+}
+
+// A resolution that commits while the counts are being built (after the
+// build read the reports, before it commits) is refused: the build would
+// overwrite its count with what it read. Before the refusal the report
+// was resolved and still counted open; on each engine. Once built, the
+// same resolution commits.
+func TestCountsBuildRefusesRacingChange(t *testing.T) {
+	eachBackend(t, func(t *testing.T, sys *actors.System) {
+		f := newAreaFixtureOn(t, sys, Config{}, "bad", "old1")
+		rec := f.logIn("old1")
+		for range 2 {
+			if got := f.report(rec, "bad", "1"); got != int64(ReportAccepted) {
+				t.Fatalf("report_success %d", got)
+			}
+		}
+		wipeCounts(t, sys)
+		rs, err := List(sys.DB(), ListFilter{Status: bundled.StatusOpen})
+		if err != nil || len(rs) != 2 {
+			t.Fatalf("open reports %v, %v; want 2", rs, err)
+		}
+		r := &rs[0]
+		ctx := context.Background()
+		resolve := func() error {
+			_, err := sys.Apply(ctx, r.Reportee.ID, &resolveChange{report: r,
+				res: ResolveArgs{ID: r.ID, Action: bundled.ActionDismiss}.Resolution("mod", f.clk.now())})
+			return err
+		}
+		var raced error
+		rebuildRead = func() { rebuildRead = nil; raced = resolve() }
+		t.Cleanup(func() { rebuildRead = nil })
+		if _, err := New(Deps{Sys: sys, Login: f.login, Decider: bundled.Plugin(), Now: f.clk.now}); err != nil {
+			t.Fatal(err)
+		}
+		if !errors.Is(raced, ErrCountsNotKept) {
+			t.Errorf("a resolution during the build: %v; want ErrCountsNotKept", raced)
+		}
+		checkCounts(t, sys.DB(), "after a build with a resolution racing it")
+		if err := resolve(); err != nil {
+			t.Fatalf("the resolution once the counts are built: %v", err)
+		}
+		checkCounts(t, sys.DB(), "after the resolution")
 	})
 }
