@@ -29,6 +29,8 @@ type Created struct {
 // it exists, in the store or earlier in reqs) is reported in its result
 // and the others are created all the same. A sub-account (ParentLogin) is
 // refused with ErrBadParent: its parent is resolved by CreateAccount only.
+// Near the end of the id space the accounts that still fit are created
+// and the ones after refused with ErrIDSpace.
 //
 // The error is for the whole call: nothing was written, or, wrapping
 // storage.ErrCommitUncertain or ErrTimeout, the outcome is unknown (look
@@ -188,13 +190,27 @@ func (r *registry) createManyOnce(reqs []*NewAccount, res []Created) error {
 		return err
 	}
 	// Ids are uint32: an id past the last would wrap onto an old account's.
-	if first == 0 || uint64(first)+uint64(n) > 1<<32 {
+	// The accounts that still fit get theirs; the ones after are refused
+	// (0: the sequence has wrapped, none fits).
+	room := uint64(0)
+	if first != 0 {
+		room = 1<<32 - uint64(first)
+	}
+	if uint64(n) > room {
 		for i := range res {
-			if res[i].Err == nil {
-				res[i].Err = fmt.Errorf("%w: the id sequence is at %d", ErrIDSpace, first)
+			if res[i].Err != nil {
+				continue
 			}
+			if room > 0 {
+				room--
+				continue
+			}
+			res[i].Err = fmt.Errorf("%w: the id sequence is at %d", ErrIDSpace, first)
+			n--
 		}
-		return nil
+		if n == 0 {
+			return nil
+		}
 	}
 	b := db.NewBatch()
 	accts := make([]*storage.Account, len(reqs))

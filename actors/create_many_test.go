@@ -265,3 +265,46 @@ func TestCreateAccountGroupCommit(t *testing.T) {
 		t.Errorf("alone: %v %v", a, err)
 	}
 }
+
+// Near the end of the id space, a batch gives ids to the accounts that
+// still fit and refuses only the ones after (ErrIDSpace); the sequence
+// then stands wrapped and refuses the next. Before, the whole batch was
+// refused when its last ones did not fit.
+func TestCreateAccountsAtTheEndOfIDs(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	b := s.DB().NewBatch()
+	b.SetNextAccountID(0xFFFFFFFE)
+	if err := s.DB().Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []*NewAccount{{Login: "x"}, {Login: "x"}, {Login: "y"}, {Login: "z"}, {Login: "w"}} // the second x: taken
+	res, err := s.CreateAccounts(ctx, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantID := []storage.AccountID{0xFFFFFFFE, 0, 0xFFFFFFFF, 0, 0}
+	wantErr := []error{nil, ErrLoginTaken, nil, ErrIDSpace, ErrIDSpace}
+	for i, r := range res {
+		if !errors.Is(r.Err, wantErr[i]) || (r.Err == nil) != (wantErr[i] == nil) {
+			t.Errorf("%s: %v; want %v", reqs[i].Login, r.Err, wantErr[i])
+		}
+		if got := storage.AccountID(0); r.Account != nil {
+			got = r.Account.ID
+			if got != wantID[i] {
+				t.Errorf("%s: id %d; want %d", reqs[i].Login, got, wantID[i])
+			}
+		}
+	}
+	for _, l := range []string{"z", "w"} {
+		if _, err := s.DB().LoginID(l); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("refused login %s indexed: %v", l, err)
+		}
+	}
+	if id, err := s.DB().LoginID("y"); err != nil || id != 0xFFFFFFFF {
+		t.Errorf("y = %d, %v; want the last id", id, err)
+	}
+	if _, err := s.CreateAccount(ctx, &NewAccount{Login: "after"}); !errors.Is(err, ErrIDSpace) {
+		t.Errorf("a creation after the last id: %v; want ErrIDSpace", err)
+	}
+}

@@ -107,6 +107,7 @@ const (
 	countAdd   countKind = iota // member += delta, with the sets' steps
 	countReset                  // member = 0, with the sets' steps
 	countSet                    // key = delta (no sets)
+	countTake                   // member += delta (< 0), not below zero, with the sets' steps
 )
 
 // countOp is one count operation of a batch.
@@ -127,6 +128,16 @@ type countOp struct {
 // sets. It commits with w's batch.
 func AddMember(w AccountWriter, member Counter, delta int64, sets ...Counter) {
 	w.AccountWrites().b.addCount(countOp{kind: countAdd, key: member.ks.key(member.key), delta: delta, sets: counterKeys(sets)})
+}
+
+// TakeMember takes n (> 0) away from the count member, with AddMember's
+// steps of sets, but takes a count above zero down to zero at most and
+// leaves one at or below zero as it is. It undoes an earlier AddMember of
+// the member that a ResetMember may have undone already (a report resolved
+// while its reporter's deletion commits): AddMember would leave the member
+// below zero. It commits with w's batch.
+func TakeMember(w AccountWriter, member Counter, n int64, sets ...Counter) {
+	w.AccountWrites().b.addCount(countOp{kind: countTake, key: member.ks.key(member.key), delta: -n, sets: counterKeys(sets)})
 }
 
 // ResetMember sets the count member to zero, with AddMember's steps of
@@ -206,8 +217,13 @@ func (c *conditions) applyCounts(r reader) (map[string][]byte, error) {
 			return nil, err
 		}
 		nu := old + op.delta
-		if op.kind == countReset {
+		switch {
+		case op.kind == countReset:
 			nu = 0
+		case op.kind == countTake && old <= 0:
+			nu = old
+		case op.kind == countTake:
+			nu = max(nu, 0)
 		}
 		vals[string(op.key)] = nu
 		step := memberStep(old, nu)

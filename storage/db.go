@@ -68,6 +68,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"github.com/honmaster/masterserver/storage/internal/pb"
 )
 
@@ -104,6 +106,10 @@ type Options struct {
 	WALMinSyncInterval time.Duration
 	// Knobs inject faults in tests; nil in production.
 	Knobs *TestingKnobs
+	// fs, set by this package's tests only, is the file system Pebble
+	// uses instead of the disk (vfs.NewCrashableMem: a crash test keeps
+	// only what was synced). No migration is resumed on it.
+	fs vfs.FS
 }
 
 // TestingKnobs let tests of the packages above storage provoke failures
@@ -148,7 +154,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if !opts.InMemory {
+	if !opts.InMemory && opts.fs == nil {
 		if err := recoverMigration(dir); err != nil {
 			return nil, fmt.Errorf("storage: resume migration of %s: %w", dir, err)
 		}

@@ -27,7 +27,10 @@ type pebbleEngine struct {
 
 func openPebble(dir string, opts *Options) (*DB, error) {
 	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}, FS: privateFS{vfs.Default}}
-	if opts.InMemory {
+	switch {
+	case opts.fs != nil:
+		po.FS = opts.fs
+	case opts.InMemory:
 		po.FS = vfs.NewMem()
 	}
 	size := opts.CacheSize

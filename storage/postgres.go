@@ -200,7 +200,7 @@ func (e *pgEngine) apply(b engineBatch, c *conditions) error {
 	}
 	for _, op := range c.orderedCounts() {
 		pc.Counts = append(pc.Counts, pgkv.CountOp{Key: op.key, Delta: op.delta, Set: op.kind == countSet,
-			Reset: op.kind == countReset, Sets: op.sets})
+			Reset: op.kind == countReset, Floor: op.kind == countTake, Sets: op.sets})
 	}
 	return e.failure(e.st.ApplyIf(b.(*pgBatch).writes, pc))
 }

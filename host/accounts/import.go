@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -102,8 +103,13 @@ type ImportRefusal struct {
 // ImportResult counts an import's lines.
 type ImportResult struct {
 	// Lines is the number of the last line handled: every line up to it
-	// was created or refused, and no line after it was written.
-	Lines            int
+	// was created or refused. No line after it was written, unless
+	// Unknown.
+	Lines int
+	// Unknown is set when the import stopped at a commit whose outcome is
+	// unknown (failure.Uncertain): the batch after Lines may or may not be
+	// written. An import that stopped otherwise wrote nothing after Lines.
+	Unknown          bool
 	Created, Refused int
 	// Verifiers is how many verifiers were derived from passwords.
 	Verifiers int
@@ -141,8 +147,8 @@ type importItem struct {
 // The error is for the whole import: reading r failed, ctx ended, or a
 // commit failed (its outcome may be unknown: storage.ErrCommitUncertain).
 // The result then says how far the import got: every line up to
-// result.Lines was handled, and the batch after it may or may not be
-// written.
+// result.Lines was handled, and nothing after it was written, unless
+// result.Unknown (the batch after it may or may not be written).
 func (s *Service) Import(ctx context.Context, r io.Reader, opt ImportOptions) (ImportResult, error) {
 	var res ImportResult
 	batch := opt.Batch
@@ -230,6 +236,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader, opt ImportOptions) (I
 			created, err := s.Sys.CreateAccounts(ctx, reqs)
 			res.CommitTime += time.Since(start)
 			if err != nil {
+				res.Unknown = failure.Uncertain(err)
 				return res, err
 			}
 			k := 0

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/honmaster/masterserver/actors"
@@ -210,5 +211,38 @@ func TestImportStopsCleanly(t *testing.T) {
 		}})
 	if err != nil || res.Created != 4 || refused != 2 {
 		t.Errorf("again: %+v %v", res, err)
+	}
+}
+
+// An import says whether the batch after its last handled line may have
+// been written: only when that batch's commit has an unknown outcome.
+func TestImportSaysWhenTheLastBatchIsUnknown(t *testing.T) {
+	var lose atomic.Bool // set once the first batch is in: the next commit's answer is lost
+	db, err := storage.Open("", &storage.Options{InMemory: true, Knobs: &storage.TestingKnobs{CommitResult: func(err error) error {
+		if err == nil && lose.Swap(false) {
+			return errors.New("the answer was lost")
+		}
+		return err
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actors.New(db, actors.Options{})
+	t.Cleanup(func() { sys.Shutdown(); db.Close() })
+	s := &Service{Group: srp.DefaultGroup(), Sys: sys}
+	var file strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&file, `{"login":"u%d","password":"p"}`+"\n", i)
+	}
+	res, err := s.Import(context.Background(), strings.NewReader(file.String()), ImportOptions{Batch: 2,
+		Progress: func(r ImportResult) { lose.Store(r.Lines == 2) }})
+	if !errors.Is(err, storage.ErrCommitUncertain) || res.Lines != 2 || !res.Unknown {
+		t.Fatalf("%+v %v; want the batch after line 2 unknown", res, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = s.Import(ctx, strings.NewReader(file.String()), ImportOptions{Batch: 2})
+	if !errors.Is(err, context.Canceled) || res.Unknown {
+		t.Fatalf("stopped before a batch: %+v %v; want nothing unknown", res, err)
 	}
 }

@@ -71,13 +71,7 @@ func (r *ImportAccountsRequest) Run(ctx context.Context, app *App, out io.Writer
 	})
 	elapsed := time.Since(start)
 	if err != nil {
-		why := explain(err)
-		if errors.Is(err, context.DeadlineExceeded) {
-			why = fmt.Sprintf("an admin command may run %s (import a big file with the server stopped)", adminTimeout)
-		}
-		return &opError{cause: err, msg: fmt.Sprintf("the import stopped after line %d (%d accounts created, %d lines refused): %s. "+
-			"Every line up to %d was handled and the next batch may or may not be written: import the same file again to finish "+
-			"(the accounts it created are then refused as taken)", res.Lines, res.Created, res.Refused, why, res.Lines)}
+		return &opError{cause: err, msg: importStopped(res, err)}
 	}
 	fmt.Fprintf(out, "imported %s: %d lines, %d accounts created, %d refused in %.1f s (verifiers from passwords: %d in %.1f s; creation and commits %.1f s)\n",
 		r.File, res.Lines, res.Created, res.Refused, elapsed.Seconds(), res.Verifiers, res.VerifierTime.Seconds(), res.CommitTime.Seconds())
@@ -85,6 +79,25 @@ func (r *ImportAccountsRequest) Run(ctx context.Context, app *App, out io.Writer
 		return &opError{cause: errNothingImported, msg: fmt.Sprintf("no account created: every one of the %d lines was refused (listed above)", res.Refused)}
 	}
 	return nil
+}
+
+// importStopped words an import that stopped part way: how far it got,
+// why, and what is known of the lines after: nothing written, or (only
+// when its last commit's outcome is unknown) the batch after may or may
+// not be.
+func importStopped(res accounts.ImportResult, err error) string {
+	why := explain(err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		why = fmt.Sprintf("an admin command may run %s (import a big file with the server stopped)", adminTimeout)
+	}
+	after := fmt.Sprintf("nothing after line %d was written", res.Lines)
+	if res.Unknown {
+		why = fmt.Sprintf("the outcome of the batch after line %d is unknown (%s)", res.Lines, why)
+		after = "the batch after it may or may not be written"
+	}
+	return fmt.Sprintf("the import stopped after line %d (%d accounts created, %d lines refused): %s. "+
+		"Every line up to %d was handled and %s: import the same file again to finish "+
+		"(the accounts it created are then refused as taken)", res.Lines, res.Created, res.Refused, why, res.Lines, after)
 }
 
 // errNothingImported: every line of an import was refused.

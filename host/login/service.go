@@ -71,7 +71,11 @@ type Service struct {
 	// verifiers caches the account id of a login for pre_auth and
 	// switch_auth (pre_auth's SRP values come from the account's live
 	// actor, or storage). A login's id never changes while its account
-	// exists, so the cache cannot go stale.
+	// exists, but the account may be deleted and the login registered
+	// again: the delete hook (forgetAccount) drops the entry when the
+	// deletion runs here, and loginAccount drops an entry whose account is
+	// gone or holds another login (a deletion on another node of a
+	// cluster, where this node's hook never runs).
 	// It is bounded (least recently used evicted), so logins ever seen do
 	// not pile up in memory; it keeps no verifier, which a live account's
 	// actor already holds.
@@ -190,34 +194,50 @@ type verifierEntry struct {
 // logs in, holds them). Unknown logins are not cached (the account may be
 // created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
-	id, err := s.loginID(login)
+	id, acct, err := s.loginAccount(login)
 	if errors.Is(err, storage.ErrNotFound) {
 		return s.fakeVerifier(login)
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	acct := s.sys.Published(id)
-	if acct == nil {
-		if acct, err = s.db.AccountProfile(id); err != nil {
-			return nil, fail(ReasonInternal, err)
-		}
-	}
 	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
 }
 
-// loginID returns the account id of login from the cache or storage
-// (storage.ErrNotFound: no such login; not cached, as the account may be
-// created any moment).
-func (s *Service) loginID(login string) (storage.AccountID, error) {
+// loginAccount returns the account of login (its id from the cache or
+// storage, its profile from its live actor or storage), or
+// storage.ErrNotFound when no account holds login. A cached id whose
+// account is gone or holds another login (compared exactly, as the login
+// index does) is stale: the account was deleted where this service's
+// delete hook did not run (another node of a cluster) and the login may
+// have been registered again. It is dropped and the login read from
+// storage again. Unknown logins are not cached (the account may be created
+// any moment).
+func (s *Service) loginAccount(login string) (storage.AccountID, *storage.Account, error) {
 	if id, ok := s.verifiers.Get(login); ok {
-		return id, nil
+		acct, err := s.profile(id)
+		switch {
+		case err == nil && acct.Login == login:
+			return id, acct, nil
+		case err == nil, errors.Is(err, storage.ErrNotFound):
+			s.verifiers.Remove(login)
+		default:
+			return 0, nil, err
+		}
 	}
 	id, err := s.db.LoginID(login)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	acct, err := s.profile(id)
+	switch {
+	case errors.Is(err, storage.ErrNotFound), err == nil && acct.Login != login:
+		// Deleted between the two reads: as if it had been read after.
+		return 0, nil, fmt.Errorf("storage: login %q: %w", login, storage.ErrNotFound)
+	case err != nil:
+		return 0, nil, err
 	}
 	s.verifiers.Set(login, id)
-	return id, nil
+	return id, acct, nil
 }
 
 // SRPAuth checks the client's proof against the handshake that client
@@ -298,7 +318,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
-	target, err := s.loginID(login)
+	target, acct, err := s.loginAccount(login)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fail(ReasonUnknownAccount, nil)
 	} else if err != nil {
@@ -306,10 +326,6 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	}
 	if accountID != strconv.FormatUint(uint64(target), 10) {
 		return nil, fail(ReasonMalformed, errors.New("account_id does not match login"))
-	}
-	acct, err := s.profile(target)
-	if err != nil {
-		return nil, fail(ReasonInternal, err)
 	}
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)

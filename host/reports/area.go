@@ -314,6 +314,9 @@ func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
 // report, its queue and reportee index entries, and one more open report
 // of the reporter against the reportee in the kept counts.
 func fileReport(tx *actors.Tx, r *Report) error {
+	if err := checkCountsKept(tx.DB()); err != nil {
+		return err
+	}
 	if err := reportRecords.Put(tx, seqKey(r.ID.Seq), r); err != nil {
 		return err
 	}
@@ -479,6 +482,11 @@ func Resolve(ctx context.Context, sys *actors.System, args ResolveArgs, moderato
 	if err != nil {
 		return nil, Moderation{}, err
 	}
+	// The counts of a database the server never started on (an offline
+	// command after an upgrade) are built first: a resolution changes one.
+	if err := keepCounts(ctx, sys, slog.Default()); err != nil {
+		return nil, Moderation{}, fmt.Errorf("reports: %w", err)
+	}
 	res := args.Resolution(moderator, now)
 	out, err := sys.Apply(ctx, r.Reportee.ID, &resolveChange{report: r, res: res})
 	if err != nil {
@@ -509,6 +517,9 @@ func (c *resolveChange) Apply(tx *actors.Tx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCountsKept(db); err != nil {
+		return nil, err
+	}
 	created, found, err := reporterCreated(db, tx.ID(), c.report.ID)
 	if err != nil {
 		return nil, err
@@ -518,7 +529,7 @@ func (c *resolveChange) Apply(tx *actors.Tx) (any, error) {
 		return nil, err
 	}
 	if found {
-		countOpen(tx, tx.ID(), c.report.ID.Reporter, created, -1)
+		closeOpen(tx, tx.ID(), c.report.ID.Reporter, created)
 	}
 	if next != *m {
 		if err := moderationRecords.Put(tx, "", &next); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
@@ -26,8 +27,9 @@ import (
 //	                   in none)
 //
 // Filing adds one to the reporter's reports.open (in the reporter's
-// actor, in the commit that files); a resolution takes one away (in the
-// reportee's actor, in the commit that resolves); deleting the reporter
+// actor, in the commit that files); a resolution takes one away, never
+// below zero (in the reportee's actor, in the commit that resolves; see
+// closeOpen); deleting the reporter
 // sets it to zero (in its actor, in the commit that deletes it). The two
 // other counts follow reports.open's crossings of zero (storage.AddMember),
 // so they count distinct reporters, whoever changes which. Every change
@@ -80,6 +82,15 @@ func countSets(reportee storage.AccountID, created time.Time) []storage.Counter 
 // (created: the reporter's account creation, the same at every change).
 func countOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, created time.Time, delta int64) {
 	storage.AddMember(w, openCounts.At(openKey(reportee, created, reporter)), delta, countSets(reportee, created)...)
+}
+
+// closeOpen takes one report away from the reporter's open reports
+// against reportee (a resolution), stopping at zero: the reporter's
+// deletion may have zeroed the count (its commit can fall between the
+// resolution's read of the reporter and its own commit), and a -1 would
+// stay on a key nothing reads.
+func closeOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, created time.Time) {
+	storage.TakeMember(w, openCounts.At(openKey(reportee, created, reporter)), 1, countSets(reportee, created)...)
 }
 
 // openReporters reads the facts about reportee's other reporters: how many
@@ -182,6 +193,11 @@ func DeleteHook(tx *actors.Tx) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(reportees) > 0 {
+		if err := checkCountsKept(tx.DB()); err != nil {
+			return nil, err
+		}
+	}
 	created := tx.View().Created
 	for e := range reportees {
 		storage.ResetMember(tx, openCounts.At(openKey(e, created, tx.ID())), countSets(e, created)...)
@@ -189,11 +205,45 @@ func DeleteHook(tx *actors.Tx) (func(), error) {
 	return nil, nil
 }
 
+// ErrCountsNotKept refuses a change of the kept counts while the database
+// has none built (keepCounts): the build replaces every count with what it
+// read before its commit, so a change committed in between would be lost.
+var ErrCountsNotKept = errors.New("reports: the open reports are not counted yet (the server counts them when it starts); try again once it has started")
+
+// countsBuilt holds the databases whose counts this process has seen
+// built: a build is never undone, so a writer reads countsKept once.
+var countsBuilt sync.Map // *storage.DB -> struct{}
+
+// checkCountsKept returns ErrCountsNotKept unless the counts of db are
+// built. A change that changes counts calls it in its actor, before it
+// commits: a build commits either before that read (the change's counts
+// then apply after it) or after the change's commit, which it then
+// includes, since the change was refused and wrote nothing.
+func checkCountsKept(db *storage.DB) error {
+	if _, ok := countsBuilt.Load(db); ok {
+		return nil
+	}
+	v, err := countsKept.Get(db, "")
+	if err != nil {
+		return err
+	}
+	if v != countsVersion {
+		return ErrCountsNotKept
+	}
+	countsBuilt.Store(db, struct{}{})
+	return nil
+}
+
+// rebuildRead, set by tests only, runs after the build has read the
+// reports and before it commits.
+var rebuildRead func()
+
 // keepCounts builds the counts from the stored reports when the database
 // has none yet (written by an earlier version), in one global update:
 // every open report against each player, from the reportee index and the
-// resolutions. Counts left by changes made before (a resolution by an
-// offline command of this version) are replaced. It runs before the area
+// resolutions. Until it has committed, every change of the counts is
+// refused (checkCountsKept): filing, resolving (Resolve builds the counts
+// first, offline too) and deleting an account that filed reports. It runs before the area
 // serves; in a cluster, the first node of this version to start builds
 // them (the global update's seal makes a second node find them built).
 // Nodes of an earlier version filing reports at the same time would leave
@@ -213,6 +263,9 @@ func keepCounts(ctx context.Context, sys *actors.System, log *slog.Logger) error
 		counts, err := countOpenReports(db)
 		if err != nil {
 			return nil, err
+		}
+		if rebuildRead != nil {
+			rebuildRead()
 		}
 		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts} {
 			err := ks.Each(db, "", "", func(k string, _ int64) error {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -241,6 +242,7 @@ func TestCountsFollowReports(t *testing.T) {
 func wipeCounts(t *testing.T, sys *actors.System) {
 	t.Helper()
 	db := sys.DB()
+	countsBuilt.Delete(db)
 	_, err := sys.UpdateGlobal(context.Background(), func(g *actors.GlobalTx) (any, error) {
 		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts, countsKept} {
 			if err := ks.Each(db, "", "", func(k string, _ int64) error { ks.Set(g, k, 0); return nil }); err != nil {
@@ -382,4 +384,103 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// deletingDuring runs the resolution's change in the reportee's actor,
+// then, before its commit, deletes the reporter (another actor) and waits
+// for that deletion to commit: the resolution has read the reporter's
+// index entry, and the deletion has zeroed the reporter's counts.
+type deletingDuring struct {
+	resolve *resolveChange
+	delete  func() error
+}
+
+func (c deletingDuring) Apply(tx *actors.Tx) (any, error) {
+	out, err := c.resolve.Apply(tx)
+	if err != nil {
+		return nil, err
+	}
+	return out, c.delete()
+}
+
+// A resolution racing its reporter's deletion: the deletion commits
+// between the resolution's read of the reporter and its commit, and its
+// count change must not leave the reporter's open count at -1 (a stray
+// count nothing reads, which a count of the reports does not give). Before
+// TakeMember it did, on each engine.
+func TestResolutionRacingReporterDeletion(t *testing.T) {
+	eachBackend(t, func(t *testing.T, sys *actors.System) {
+		f := newAreaFixtureOn(t, sys, Config{}, "bad", "old1", "old2")
+		for _, who := range []string{"old1", "old2"} {
+			if got := f.report(f.logIn(who), "bad", "1"); got != int64(ReportAccepted) {
+				t.Fatalf("%s: report_success %d", who, got)
+			}
+		}
+		rs, err := List(sys.DB(), ListFilter{Status: bundled.StatusOpen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r *Report
+		for i := range rs {
+			if rs[i].Reporter.Nickname == "old1" {
+				r = &rs[i]
+			}
+		}
+		if r == nil {
+			t.Fatal("no open report of old1")
+		}
+		ctx := context.Background()
+		change := deletingDuring{
+			resolve: &resolveChange{report: r, res: ResolveArgs{ID: r.ID, Action: bundled.ActionDismiss}.Resolution("mod", f.clk.now())},
+			delete:  func() error { _, err := sys.DeleteAccount(ctx, r.Reporter.ID); return err },
+		}
+		if _, err := sys.Apply(ctx, r.Reportee.ID, change); err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, sys.DB(), "after a resolution racing its reporter's deletion")
+		checkFacts(t, f, "bad", f.clk.now(), 0, 1, 0)
+	})
+}
+
+// A resolution that commits while the counts are being built (after the
+// build read the reports, before it commits) is refused: the build would
+// overwrite its count with what it read. Before the refusal the report
+// was resolved and still counted open; on each engine. Once built, the
+// same resolution commits.
+func TestCountsBuildRefusesRacingChange(t *testing.T) {
+	eachBackend(t, func(t *testing.T, sys *actors.System) {
+		f := newAreaFixtureOn(t, sys, Config{}, "bad", "old1")
+		rec := f.logIn("old1")
+		for range 2 {
+			if got := f.report(rec, "bad", "1"); got != int64(ReportAccepted) {
+				t.Fatalf("report_success %d", got)
+			}
+		}
+		wipeCounts(t, sys)
+		rs, err := List(sys.DB(), ListFilter{Status: bundled.StatusOpen})
+		if err != nil || len(rs) != 2 {
+			t.Fatalf("open reports %v, %v; want 2", rs, err)
+		}
+		r := &rs[0]
+		ctx := context.Background()
+		resolve := func() error {
+			_, err := sys.Apply(ctx, r.Reportee.ID, &resolveChange{report: r,
+				res: ResolveArgs{ID: r.ID, Action: bundled.ActionDismiss}.Resolution("mod", f.clk.now())})
+			return err
+		}
+		var raced error
+		rebuildRead = func() { rebuildRead = nil; raced = resolve() }
+		t.Cleanup(func() { rebuildRead = nil })
+		if _, err := New(Deps{Sys: sys, Login: f.login, Decider: bundled.Plugin(), Now: f.clk.now}); err != nil {
+			t.Fatal(err)
+		}
+		if !errors.Is(raced, ErrCountsNotKept) {
+			t.Errorf("a resolution during the build: %v; want ErrCountsNotKept", raced)
+		}
+		checkCounts(t, sys.DB(), "after a build with a resolution racing it")
+		if err := resolve(); err != nil {
+			t.Fatalf("the resolution once the counts are built: %v", err)
+		}
+		checkCounts(t, sys.DB(), "after the resolution")
+	})
 }

@@ -32,7 +32,7 @@ import (
 // The two indexes are entries owned by the reporter (storage.IndexKeyspace)
 // written in the same batch as the report, so after a crash either all
 // three exist or none. A report's status is derived by joining it with its
-// resolution (Join); nothing is read-modify-written by two writers.
+// resolution (Load); nothing is read-modify-written by two writers.
 //
 // Records are protobuf (host/reports/proto/reports_records.proto) behind
 // storage's protobuf format byte (2), like every other record. Records

@@ -25,6 +25,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -429,13 +430,15 @@ type Conditions struct {
 // CountOp is one operation on kept counts (storage/counts.go): a count
 // is 8 bytes big-endian, absent is zero, and one that becomes zero is
 // deleted. Set stores Delta as Key's count. Otherwise Key's count gets
-// Delta added (or becomes 0, Reset); when it crosses from <= 0 to > 0
-// every count of Sets gains one, from > 0 to <= 0 loses one.
+// Delta added (or becomes 0, Reset; with Floor, Delta < 0 takes a count
+// above zero down to zero at most and leaves one at or below zero as it
+// is); when it crosses from <= 0 to > 0 every count of Sets gains one,
+// from > 0 to <= 0 loses one.
 type CountOp struct {
-	Key        []byte
-	Delta      int64
-	Set, Reset bool
-	Sets       [][]byte
+	Key               []byte
+	Delta             int64
+	Set, Reset, Floor bool
+	Sets              [][]byte
 }
 
 // Check is one row a conditional write depends on: OK gets its value
@@ -682,27 +685,37 @@ const countValue = `('x' || encode(%s, 'hex'))::bit(64)::bigint`
 
 // countMember is one member change of CountOp in one statement: the
 // member's row is locked and read, written back (deleted at zero), and
-// the step it makes is added to every count of $4.
+// the step it makes is added to every count of $4 ($2 Delta, $3 Reset,
+// $5 Floor).
 var countMember = `WITH cur AS (SELECT ` + fmt.Sprintf(countValue, "v") + ` AS o FROM ` + Table + ` WHERE k = $1 FOR UPDATE),
- nu AS (SELECT o, CASE WHEN $3::bool THEN 0 ELSE o END + $2::bigint AS n FROM (SELECT coalesce((SELECT o FROM cur), 0) AS o) x),
+ nu AS (SELECT o, CASE WHEN $3::bool THEN 0 WHEN $5::bool AND o <= 0 THEN o WHEN $5::bool THEN greatest(o + $2::bigint, 0)
+  ELSE o + $2::bigint END AS n FROM (SELECT coalesce((SELECT o FROM cur), 0) AS o) x),
  put AS (INSERT INTO ` + Table + ` (k, v) SELECT $1, int8send(n) FROM nu WHERE n <> 0 ON CONFLICT (k) DO UPDATE SET v = excluded.v),
  del AS (DELETE FROM ` + Table + ` WHERE k = $1 AND (SELECT n FROM nu) = 0),
  step AS (SELECT CASE WHEN o <= 0 AND n > 0 THEN 1 WHEN o > 0 AND n <= 0 THEN -1 ELSE 0 END AS s FROM nu)
 INSERT INTO ` + Table + ` AS t (k, v) SELECT sk, int8send(step.s::bigint) FROM unnest($4::bytea[]) AS sk, step WHERE step.s <> 0
  ON CONFLICT (k) DO UPDATE SET v = int8send(` + fmt.Sprintf(countValue, "t.v") + ` + ` + fmt.Sprintf(countValue, "excluded.v") + `)`
 
-// queueCounts queues the count operations, in order.
+// queueCounts queues the count operations, in order. The Sets come
+// first and go in two statements (values, zeros): a count set twice keeps
+// its last value only, since one INSERT ... ON CONFLICT DO UPDATE may not
+// change a row twice and a zero's DELETE runs after every INSERT. Keys are
+// sorted, as collapse sorts the writes, so that two batches lock their
+// rows in one order.
 func queueCounts(b *pgx.Batch, ops []CountOp) {
-	var setKeys, setVals, zeroKeys [][]byte
+	last := map[string]int64{}
 	for _, op := range ops {
-		if !op.Set {
-			continue
+		if op.Set {
+			last[string(op.Key)] = op.Delta
 		}
-		if op.Delta == 0 {
-			zeroKeys = append(zeroKeys, op.Key)
+	}
+	var setKeys, setVals, zeroKeys [][]byte
+	for _, k := range slices.Sorted(maps.Keys(last)) {
+		if n := last[k]; n == 0 {
+			zeroKeys = append(zeroKeys, []byte(k))
 		} else {
-			setKeys = append(setKeys, op.Key)
-			setVals = append(setVals, binary.BigEndian.AppendUint64(nil, uint64(op.Delta)))
+			setKeys = append(setKeys, []byte(k))
+			setVals = append(setVals, binary.BigEndian.AppendUint64(nil, uint64(n)))
 		}
 	}
 	if len(setKeys) > 0 {
@@ -719,7 +732,7 @@ func queueCounts(b *pgx.Batch, ops []CountOp) {
 		if sets == nil {
 			sets = [][]byte{}
 		}
-		b.Queue(countMember, op.Key, op.Delta, op.Reset, sets)
+		b.Queue(countMember, op.Key, op.Delta, op.Reset, sets, op.Floor)
 	}
 }
 
