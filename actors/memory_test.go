@@ -101,3 +101,25 @@ func TestIdleTimeoutChangesLive(t *testing.T) {
 		t.Errorf("passivations = %d, want 30", n)
 	}
 }
+
+// TestLiveAccountHoldsNoCredentials: on Pebble a live account's state goes
+// without its SRP salt and verifier, which stay stored through its changes.
+func TestLiveAccountHoldsNoCredentials(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	cred := storage.SRPVerifier{Salt: []byte{1, 2, 3}, Salt2: "abcdefghijklmnopqrstuv", Verifier: []byte{7, 8, 9}}
+	a, err := s.CreateAccount(ctx, &NewAccount{Login: "creds", Account: storage.Account{Nickname: "creds", SRP: cred}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, a.ID, addTickets{5}); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Published(a.ID); p == nil || len(p.SRP.Salt)+len(p.SRP.Verifier)+len(p.SRP.Salt2) != 0 {
+		t.Fatalf("published state: %+v", p)
+	}
+	got, err := s.DB().Credentials(a.ID)
+	if err != nil || string(got.Verifier) != string(cred.Verifier) || got.Salt2 != cred.Salt2 {
+		t.Fatalf("Credentials = %+v, %v", got, err)
+	}
+}

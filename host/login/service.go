@@ -185,10 +185,11 @@ type verifierEntry struct {
 }
 
 // verifier returns the SRP values of login: the account id from the cache
-// or storage, the salt and verifier from the account's live actor (shared,
-// no copy) or else storage (not cached: the actor, live once the player
-// logs in, holds them). Unknown logins are not cached (the account may be
-// created any moment).
+// or storage, the salt and verifier from storage (one read of the profile
+// record, which the account's actor keeps hot; a live account's state
+// holds them only on PostgreSQL, see storage.DB.CredentialsOnDemand, and
+// then they are taken from it, shared, no copy). Unknown logins are not
+// cached (the account may be created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
 	id, err := s.loginID(login)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -196,13 +197,15 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	acct := s.sys.Published(id)
-	if acct == nil {
-		if acct, err = s.db.AccountProfile(id); err != nil {
-			return nil, fail(ReasonInternal, err)
-		}
+	if acct := s.sys.Published(id); acct != nil && len(acct.SRP.Verifier) > 0 {
+		return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
 	}
-	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
+	cred, err := s.db.Credentials(id)
+	if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	// The login was matched exactly (case-sensitive): it is the account's.
+	return &verifierEntry{id: id, login: login, srp: cred}, nil
 }
 
 // loginID returns the account id of login from the cache or storage
