@@ -62,3 +62,37 @@ func TestDroppedCredentialsStayStored(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkCredentials is the read pre_auth makes for a login's salt and
+// verifier (a live account's state no longer holds them), beside the full
+// profile read it made before for an account not live.
+//
+//	go test -run '^$' -bench Credentials -benchmem ./storage
+func BenchmarkCredentials(b *testing.B) {
+	db, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	a := sampleAccount(1, "bench")
+	a.SRP = SRPVerifier{Salt: bytes.Repeat([]byte{7}, 256), Salt2: "abcdefghijklmnopqrstuv", Verifier: bytes.Repeat([]byte{9}, 256)}
+	batch := db.NewBatch()
+	batch.PutAccount(a, nil)
+	if err := db.Commit(batch); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Credentials", func(b *testing.B) {
+		for b.Loop() {
+			if v, err := db.Credentials(1); err != nil || len(v.Verifier) != 256 {
+				b.Fatal(v, err)
+			}
+		}
+	})
+	b.Run("AccountProfile", func(b *testing.B) {
+		for b.Loop() {
+			if p, err := db.AccountProfile(1); err != nil || len(p.SRP.Verifier) != 256 {
+				b.Fatal(p, err)
+			}
+		}
+	})
+}
