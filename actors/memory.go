@@ -68,8 +68,8 @@ func (r *releaseState) released(now time.Time, total int64) {
 // keeps freed heap pages for reuse and returns them only slowly (its
 // background scavenger), so after 100,000 accounts went idle the process's
 // RSS stayed near its peak for minutes. It first rebuilds the shards'
-// tables that shrank well below their peak (a Go map never shrinks), then
-// runs debug.FreeOSMemory: a full collection and a scavenge of every free
+// tables that shrank well below their peak (a Go map never shrinks) and
+// packs the session cache (see releaseMemory), then runs debug.FreeOSMemory: a full collection and a scavenge of every free
 // page.
 func (s *System) releaser() {
 	t := time.NewTicker(releaseCheckEvery)
@@ -89,12 +89,15 @@ func (s *System) releaser() {
 	}
 }
 
-// releaseMemory compacts the shards' tables and returns the free heap to
-// the operating system.
+// releaseMemory compacts the shards' tables and the session cache (whose
+// entries, one allocated at each login beside the account's state, would
+// keep the pages of the passivated states in use), then returns the free
+// heap to the operating system.
 func (s *System) releaseMemory() {
 	for _, sh := range s.shards {
 		sh.compact()
 	}
+	s.sessions.Compact()
 	debug.FreeOSMemory()
 }
 
