@@ -67,7 +67,11 @@ func (a *account) serve(msg any) any {
 		if a.state == nil {
 			return &failure{Err: a.err}
 		}
-		return &snapshot{Account: a.state.Clone()}
+		c := a.state.Clone()
+		if err := a.sys.db.FillCredentials(c); err != nil { // a copy is whole
+			return &failure{Err: err}
+		}
+		return &snapshot{Account: c}
 	case *readAccount:
 		a.reloadIfFailed()
 		if a.state == nil {
@@ -107,6 +111,9 @@ func (a *account) load() {
 	case err != nil:
 		a.state, a.err = nil, err
 	default:
+		if a.sys.db.CredentialsOnDemand() {
+			acct.DropCredentials() // read when needed (DB.Credentials): ~540 bytes per live account
+		}
 		a.all, a.index = acct.Upgrades, storage.NewOwnedIndex(acct.Upgrades)
 		acct.Upgrades = a.all[:len(a.all):len(a.all)]
 		a.state, a.err = acct, nil
@@ -209,6 +216,9 @@ func (a *account) apply(c Change) (reply any, err error) {
 		a.index.Add(gained...)
 		w.Upgrades = a.all[:len(a.all):len(a.all)]
 		w.Detach()
+		if a.sys.db.CredentialsOnDemand() {
+			w.DropCredentials() // a change that set new ones has stored them
+		}
 		a.state = w
 		a.publish()
 	}

@@ -37,6 +37,7 @@ type shard struct {
 
 	mu       sync.Mutex
 	children map[storage.AccountID]*child
+	peak     int // the most children since the table was last rebuilt (compact, memory.go)
 	// drained is made when the shard starts draining (from then on it spawns
 	// nothing more) and closed once no account actor is left.
 	drained chan struct{}
@@ -78,8 +79,9 @@ func (sh *shard) deliver(env *envelope) {
 func (sh *shard) sweep(now time.Time) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	idle := sh.sys.IdleTimeout()
 	for _, c := range sh.children {
-		if !c.stopping && now.Sub(c.lastUse) >= sh.sys.opts.IdleTimeout {
+		if !c.stopping && now.Sub(c.lastUse) >= idle {
 			c.stopping = true
 			sh.sys.as.Root.Poison(c.pid)
 		}
@@ -172,6 +174,7 @@ func (sh *shard) spawn(id storage.AccountID) (*child, error) {
 	}
 	c := &child{pid: pid, lastUse: time.Now()}
 	sh.children[id] = c
+	sh.peak = max(sh.peak, len(sh.children))
 	sh.sys.live.Add(1)
 	return c, nil
 }

@@ -26,7 +26,11 @@ type Options struct {
 	// SessionCacheSize bounds the sessions kept in memory in front of
 	// storage (default 100000; about 170 bytes each).
 	SessionCacheSize int
-	Logger           *slog.Logger // nil discards
+	// ReleaseMemoryAfter is how many passivations make a wave after which
+	// the system gives the memory they freed back to the operating system
+	// (see releaser); default 5000, < 0 never.
+	ReleaseMemoryAfter int
+	Logger             *slog.Logger // nil discards
 	// Placement puts the system in cluster mode (see Placement); nil is a
 	// single node.
 	Placement Placement
@@ -48,6 +52,9 @@ func (o *Options) ensureDefaults() {
 	if o.SessionCacheSize == 0 {
 		o.SessionCacheSize = DefaultSessionCacheSize
 	}
+	if o.ReleaseMemoryAfter == 0 {
+		o.ReleaseMemoryAfter = DefaultReleaseMemoryAfter
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -61,7 +68,9 @@ type System struct {
 	shards   []*shard
 	registry *pidDestination
 	stopped  atomic.Bool
-	live     atomic.Int64 // account actors alive now
+	live     atomic.Int64  // account actors alive now
+	idle     atomic.Int64  // the idle timeout in force (SetIdleTimeout)
+	retune   chan struct{} // tells the sweeper the idle timeout changed
 	// versions counts the writes of each global keyspace by this process
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
 	versions sync.Map
@@ -71,6 +80,7 @@ type System struct {
 	// and removed when it is passivated.
 	published    sync.Map
 	done         chan struct{}
+	released     releaseState                        // see releaser (memory.go)
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
 	deleteHooks  deleteHooks // see OnDelete (delete.go)
@@ -93,6 +103,8 @@ func New(db *storage.DB, opts Options) *System {
 		sessions: cache.New[[32]byte, storage.CompactSession](opts.SessionCacheSize, func(k [32]byte) uint32 {
 			return uint32(k[0]) | uint32(k[1])<<8
 		})}
+	s.idle.Store(int64(opts.IdleTimeout))
+	s.retune = make(chan struct{}, 1)
 	s.accountProps = actor.PropsFromProducer(func() actor.Actor { return &account{sys: s} },
 		actor.WithMailbox(actor.UnboundedLockfree()),
 		actor.WithDispatcher(newWorkerDispatcher(defaultThroughput, s.done)))
@@ -106,6 +118,9 @@ func New(db *storage.DB, opts Options) *System {
 	s.registry = &pidDestination{root: as.Root, pid: reg}
 	s.answerDeadLetters()
 	go s.sweeper()
+	if opts.ReleaseMemoryAfter > 0 {
+		go s.releaser()
+	}
 	return s
 }
 
@@ -113,17 +128,36 @@ func New(db *storage.DB, opts Options) *System {
 // account actors. (protoactor's own receive timeout races with the mailbox,
 // and the shard sees every request anyway.)
 func (s *System) sweeper() {
-	t := time.NewTicker(max(s.opts.IdleTimeout/4, time.Millisecond))
+	every := func() time.Duration { return max(s.IdleTimeout()/4, time.Millisecond) }
+	t := time.NewTicker(every())
 	defer t.Stop()
 	for {
 		select {
 		case <-s.done:
 			return
+		case <-s.retune:
+			t.Reset(every())
 		case now := <-t.C:
 			for _, sh := range s.shards {
 				sh.sweep(now)
 			}
 		}
+	}
+}
+
+// IdleTimeout is the idle time after which an account actor is passivated.
+func (s *System) IdleTimeout() time.Duration { return time.Duration(s.idle.Load()) }
+
+// SetIdleTimeout changes the idle timeout of every account actor, live ones
+// included, from the next sweep on (a configuration reload); d <= 0 is
+// ignored.
+func (s *System) SetIdleTimeout(d time.Duration) {
+	if d <= 0 || time.Duration(s.idle.Swap(int64(d))) == d {
+		return
+	}
+	select {
+	case s.retune <- struct{}{}:
+	default: // a retune is pending already
 	}
 }
 

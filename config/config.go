@@ -83,7 +83,15 @@ type Server struct {
 	// GCHeapFloor is the heap size below which the garbage collector does
 	// not run just because the heap doubled (0: Go's default).
 	GCHeapFloor ByteSize `toml:"gc_heap_floor"`
+	// GCPercent is the GOGC the server runs with (GOGC, when set, wins).
+	GCPercent int `toml:"gc_percent"`
 }
+
+// The bounds of server.gc_percent.
+const (
+	MinGCPercent = 10
+	MaxGCPercent = 1000
+)
 
 // Storage is the [storage] table.
 type Storage struct {
@@ -125,6 +133,9 @@ type Actors struct {
 	SessionCacheSize  int      `toml:"session_cache_size"`  // sessions kept in memory
 	VerifierCacheSize int      `toml:"verifier_cache_size"` // SRP verifiers kept in memory
 	AskTimeout        Duration `toml:"ask_timeout"`         // longest wait for an actor's answer
+	// ReleaseMemoryAfter is how many passivations make a wave whose memory
+	// is given back to the operating system (0: never).
+	ReleaseMemoryAfter int `toml:"release_memory_after"`
 }
 
 // Operator is the [operator] table: the operator listener (metrics,

@@ -40,6 +40,9 @@ func (c *Config) Validate() error {
 	if c.Actors.VerifierCacheSize < 0 {
 		ps.add("actors.verifier_cache_size", "must be >= 0")
 	}
+	if c.Actors.ReleaseMemoryAfter < 0 {
+		ps.add("actors.release_memory_after", "must be >= 0 (0: never), got %d", c.Actors.ReleaseMemoryAfter)
+	}
 	positive(&ps, "actors.idle_timeout", c.Actors.IdleTimeout)
 	positive(&ps, "actors.ask_timeout", c.Actors.AskTimeout)
 	c.validateOperator(&ps)
@@ -87,6 +90,9 @@ func (c *Config) validateServer(ps *problems) {
 	}
 	if s.GCHeapFloor < 0 {
 		ps.add("server.gc_heap_floor", "must be 0 (off) or a size such as \"64MiB\", got %s", s.GCHeapFloor)
+	}
+	if s.GCPercent < MinGCPercent || s.GCPercent > MaxGCPercent {
+		ps.add("server.gc_percent", "must be %d..%d, got %d", MinGCPercent, MaxGCPercent, s.GCPercent)
 	}
 	if s.PublicURL != "" {
 		if u, err := url.Parse(s.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||

@@ -11,13 +11,14 @@ import (
 // callers may chain puts and check once. Only package actors creates and
 // commits batches (see TestOnlyActorsWrite).
 type Batch struct {
+	db    *DB // reads the credentials an account's state went without (PutAccount)
 	eb    engineBatch
 	conds conditions // see conditions.go
 	err   error
 }
 
 // NewBatch starts an empty batch.
-func (db *DB) NewBatch() *Batch { return &Batch{eb: db.eng.newBatch()} }
+func (db *DB) NewBatch() *Batch { return &Batch{db: db, eb: db.eng.newBatch()} }
 
 // Discard releases a batch that will not be committed.
 func (b *Batch) Discard() { b.eb.release() }
@@ -81,6 +82,17 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 	_ = b.setEncoded(key, n, func(dst []byte) ([]byte, error) { return c.AppendEncoded(dst, m) }) // an error fails the batch
 }
 
+// setPBWith writes m as setPB does, followed by tail: fields of m's
+// message already encoded (protobuf reads fields in any order).
+func (b *Batch) setPBWith(key []byte, m proto.Message, tail []byte) {
+	var c protoCodec[proto.Message]
+	n, _ := c.EncodedSize(m)
+	_ = b.setEncoded(key, n+len(tail), func(dst []byte) ([]byte, error) {
+		out, err := c.AppendEncoded(dst, m)
+		return append(out, tail...), err
+	})
+}
+
 // PutAccount writes the profile and lists records of a that differ from
 // prev, the account as its records are stored now (nil: none stored yet,
 // all are written), so that a change writes only the records it altered.
@@ -93,7 +105,17 @@ func (b *Batch) PutAccount(a, prev *Account) {
 	fresh := prev == nil
 	if fresh || !sameProfile(prev, a) {
 		sc := profileOf(a)
-		b.setPB(accountKey(a.ID), &sc.p)
+		if a.noCreds && a.SRP.empty() && !fresh {
+			// The state went without its credentials (DropCredentials):
+			// the record keeps the stored ones, copied as they are.
+			kept, err := b.db.storedCredentialFields(a.ID)
+			if err != nil && b.err == nil {
+				b.err = err
+			}
+			b.setPBWith(accountKey(a.ID), &sc.p, kept)
+		} else {
+			b.setPB(accountKey(a.ID), &sc.p)
+		}
 		sc.release()
 	}
 	if fresh || !sameLists(prev, a) {

@@ -36,6 +36,8 @@ type Account struct {
 	IsNew       bool
 	Created     time.Time
 
+	// SRP is empty on the state of a live account on Pebble (see
+	// DropCredentials): read it with DB.Credentials.
 	SRP SRPVerifier
 
 	Stats Stats
@@ -64,6 +66,9 @@ type Account struct {
 	Cloud CloudFlags
 
 	index *OwnedIndex // set only on the copies an actor hands out (WithIndex, WorkingCopy)
+	// noCreds: SRP was dropped (DropCredentials) and is still stored in
+	// the profile record, which keeps it when rewritten (PutAccount).
+	noCreds bool
 }
 
 // Owns reports whether the account owns the upgrade with the given

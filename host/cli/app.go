@@ -128,8 +128,12 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 		}
 	}
 	app.Cluster = node
+	release := cfg.Actors.ReleaseMemoryAfter
+	if release == 0 || !serve {
+		release = -1 // the setting's 0 means never; a command's process is short-lived
+	}
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration,
-		SessionCacheSize: sessions, Logger: log, Placement: placement(node)})
+		SessionCacheSize: sessions, ReleaseMemoryAfter: release, Logger: log, Placement: placement(node)})
 	app.Sys = sys
 	sys.OnDelete(reports.DeleteHook) // a deleted reporter's open reports leave the kept counts, offline too
 	verifiers := cfg.Actors.VerifierCacheSize

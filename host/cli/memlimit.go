@@ -30,6 +30,16 @@ func applyMemoryLimit(cfg *config.Config, log *slog.Logger) {
 	log.Info("memory limit", "limit", config.ByteSize(limit).String(), "from", why)
 }
 
+// applyGCPercent sets GOGC to server.gc_percent, unless GOGC is set in the
+// environment (the runtime has applied it already).
+func applyGCPercent(percent int, log *slog.Logger) {
+	if os.Getenv("GOGC") != "" || percent <= 0 {
+		return
+	}
+	debug.SetGCPercent(percent)
+	log.Debug("garbage collector", "gc_percent", percent)
+}
+
 // applyGCHeapFloor keeps the collector from running before the heap reaches
 // floor bytes (see package gcfloor); GOGC, when set, wins. The floor lasts
 // as long as the process.

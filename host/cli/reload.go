@@ -15,7 +15,7 @@ import (
 // liveKeys are the settings a configuration reload puts in force at once:
 // a key as config.Changed names it, or a prefix ending in ".". Every other
 // key that changed (the listen addresses, the data directory, storage,
-// actors, the SRP group, a section added later such as [cluster] ...) keeps
+// the other actors settings, the SRP group, a section added later such as [cluster] ...) keeps
 // its running value until the next restart, and the reload names it in one
 // warning line.
 var liveKeys = []string{
@@ -29,6 +29,7 @@ var liveKeys = []string{
 	"limits.max_connections", "limits.max_connections_per_address",
 	"limits.console_signin_per_address", "limits.console_signin_per_login",
 	"limits.reports_per_address", "limits.guide_votes_per_address", "limits.guide_votes_per_guide_address",
+	"actors.idle_timeout",
 	"plugins.", "plugin_defaults.",
 }
 
@@ -153,6 +154,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 		sw.apply(next)
 	}
 	app.accessLog.Store(next.Server.AccessLog)
+	app.Sys.SetIdleTimeout(next.Actors.IdleTimeout.Duration)
 	rt.Server.Reload(next)
 	l := next.Limits
 	app.Login.SetFailedProofRates(limitRate(l.FailedProofsAddress), limitRate(l.FailedProofsLogin))

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
@@ -118,13 +119,17 @@ func TestReloadUnderLoad(t *testing.T) {
 	// At warn, before the reload, no access line (info) is written.
 	beforeReload := logs.String()
 	write(base + "[server]\nlisten = \"127.0.0.1:1\"\nlog_level = \"info\"\n[limits]\nregistrations_per_address = { burst = 100, every = \"1h\" }\n" +
-		"reports_per_address = { burst = 3, every = \"1h\" }\nguide_votes_per_address = { burst = 3, every = \"1h\" }\nsessions_per_account = 3\n")
+		"reports_per_address = { burst = 3, every = \"1h\" }\nguide_votes_per_address = { burst = 3, every = \"1h\" }\nsessions_per_account = 3\n" +
+		"[actors]\nidle_timeout = \"7m\"\n")
 	res, err := rt.Reload(ctx)
 	if err != nil {
 		t.Fatalf("reload: %v", err)
 	}
-	if want := []string{"limits.guide_votes_per_address", "limits.registrations_per_address", "limits.reports_per_address", "server.log_level"}; !slices.Equal(res.Applied, want) {
+	if want := []string{"actors.idle_timeout", "limits.guide_votes_per_address", "limits.registrations_per_address", "limits.reports_per_address", "server.log_level"}; !slices.Equal(res.Applied, want) {
 		t.Errorf("applied %v, want %v", res.Applied, want)
+	}
+	if got := rt.App.Sys.IdleTimeout(); got != 7*time.Minute {
+		t.Errorf("actors' idle timeout after the reload: %v, want 7m", got)
 	}
 	if want := []string{"limits.sessions_per_account", "server.listen"}; !slices.Equal(res.Kept, want) {
 		t.Errorf("kept %v, want %v", res.Kept, want)

@@ -44,7 +44,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := NewServeLogger(cfg, stderr)
 	applyMemoryLimit(cfg, log) // memlimit.go
-	applyGCHeapFloor(cfg.Server.GCHeapFloor, log)
+	applyGCPercent(cfg.Server.GCPercent, log)
+	applyGCHeapFloor(cfg.Server.GCHeapFloor, log) // after the percent: the floor's base is the GOGC it finds
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	// SIGHUP reloads the configuration (systemctl reload). Caught from

@@ -58,7 +58,14 @@ func (c *Console) revoked(ctx context.Context, id storage.AccountID, cred [32]by
 	if err != nil {
 		return "", err
 	}
-	if credential(a.SRP) != cred {
+	srp, err := c.d.Sys.DB().Credentials(id) // not in a live account's state
+	if errors.Is(err, storage.ErrNotFound) {
+		return endDeleted, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if credential(srp) != cred {
 		return endPassword, nil
 	}
 	return c.barred(a)

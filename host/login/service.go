@@ -189,10 +189,11 @@ type verifierEntry struct {
 }
 
 // verifier returns the SRP values of login: the account id from the cache
-// or storage, the salt and verifier from the account's live actor (shared,
-// no copy) or else storage (not cached: the actor, live once the player
-// logs in, holds them). Unknown logins are not cached (the account may be
-// created any moment).
+// or storage, the salt and verifier from storage (one read of the profile
+// record, which the account's actor keeps hot; a live account's state
+// holds them only on PostgreSQL, see storage.DB.CredentialsOnDemand, and
+// then they are taken from it, shared, no copy). Unknown logins are not
+// cached (the account may be created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
 	id, acct, err := s.loginAccount(login)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -200,7 +201,16 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
-	return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
+	// A live account's state holds no credentials on Pebble (loginAccount
+	// took it from the actor): read them from the profile record.
+	if len(acct.SRP.Verifier) > 0 {
+		return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
+	}
+	cred, err := s.db.Credentials(id)
+	if err != nil {
+		return nil, fail(ReasonInternal, err)
+	}
+	return &verifierEntry{id: id, login: acct.Login, srp: cred}, nil
 }
 
 // loginAccount returns the account of login (its id from the cache or

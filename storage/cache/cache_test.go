@@ -71,3 +71,32 @@ func TestGetRefreshesAndRemoveUnlinks(t *testing.T) {
 		t.Errorf("c kept (len %d)", c.Len())
 	}
 }
+
+// TestCompactKeepsEntriesAndOrder: after Compact every entry is there with
+// its value, in the same recency order (the least recently used is evicted
+// first), and the cache goes on working (set, remove, evict).
+func TestCompactKeepsEntriesAndOrder(t *testing.T) {
+	one := func(string) uint32 { return 0 } // one shard: its order is the whole order
+	c := New[string, int](4*shards, one)
+	for i := range 4 {
+		c.Set(fmt.Sprint(i), i)
+	}
+	c.Get("0") // most recent first: 0 3 2 1
+	c.Compact()
+	if n := c.Len(); n != 4 {
+		t.Fatalf("Len after Compact = %d, want 4", n)
+	}
+	c.Set("4", 4) // evicts the least recently used: 1
+	if _, ok := c.Get("1"); ok {
+		t.Fatal("the least recently used entry was not the one evicted")
+	}
+	for _, i := range []int{0, 3, 2, 4} {
+		if v, ok := c.Get(fmt.Sprint(i)); !ok || v != i {
+			t.Fatalf("Get(%d) = %v, %v", i, v, ok)
+		}
+	}
+	c.Remove("2")
+	if _, ok := c.Get("2"); ok || c.Len() != 3 {
+		t.Errorf("after Remove: Len %d", c.Len())
+	}
+}

@@ -1,0 +1,123 @@
+package actors
+
+import (
+	"maps"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// DefaultReleaseMemoryAfter is the default of Options.ReleaseMemoryAfter.
+const DefaultReleaseMemoryAfter = 5000
+
+// The releaser's pace: how often it looks at the passivations, the least
+// time between two releases (each is a full collection and a scavenge of
+// the whole heap), and how long a wave that never pauses may go on before
+// its memory is released anyway.
+const (
+	releaseCheckEvery = 2 * time.Second
+	releaseMinGap     = 30 * time.Second
+	releaseMaxWait    = time.Minute
+)
+
+// compactMinPeak is the least peak size of a shard's table worth
+// rebuilding when it has shrunk; below it the table's buckets are a few
+// KiB.
+const compactMinPeak = 1024
+
+// releaseState is what the releaser decides from.
+type releaseState struct {
+	at       int64     // passivations counted at the last release
+	last     time.Time // the last release
+	seen     int64     // passivations counted at the last check
+	reached  time.Time // when the passivations since the last release reached the threshold (zero: not yet)
+	releases atomic.Int64
+}
+
+// due reports whether the memory of the passivations so far (total, as
+// counted now) should be released: at least threshold since the last
+// release, the least gap since then passed, and the wave over (no
+// passivation since the previous check) or going on for releaseMaxWait.
+func (r *releaseState) due(now time.Time, total int64, threshold int) bool {
+	settled := total == r.seen
+	r.seen = total
+	if total-r.at < int64(threshold) {
+		r.reached = time.Time{}
+		return false
+	}
+	if r.reached.IsZero() {
+		r.reached = now
+	}
+	if now.Sub(r.last) < releaseMinGap {
+		return false
+	}
+	return settled || now.Sub(r.reached) >= releaseMaxWait
+}
+
+// released records a release of the passivations counted as total.
+func (r *releaseState) released(now time.Time, total int64) {
+	r.at, r.last, r.reached = total, now, time.Time{}
+	r.releases.Add(1)
+}
+
+// releaser gives the memory of passivated accounts back to the operating
+// system after each wave of Options.ReleaseMemoryAfter passivations, in a
+// goroutine of its own (never in an actor or a request): the Go runtime
+// keeps freed heap pages for reuse and returns them only slowly (its
+// background scavenger), so after 100,000 accounts went idle the process's
+// RSS stayed near its peak for minutes. It first rebuilds the shards'
+// tables that shrank well below their peak (a Go map never shrinks) and
+// packs the session cache (see releaseMemory), then runs debug.FreeOSMemory: a full collection and a scavenge of every free
+// page.
+func (s *System) releaser() {
+	t := time.NewTicker(releaseCheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case now := <-t.C:
+			total := s.passivations.Load()
+			if !s.released.due(now, total, s.opts.ReleaseMemoryAfter) {
+				continue
+			}
+			s.releaseMemory()
+			s.released.released(time.Now(), total)
+		}
+	}
+}
+
+// releaseMemory compacts the shards' tables and the session cache (whose
+// entries, one allocated at each login beside the account's state, would
+// keep the pages of the passivated states in use), then returns the free
+// heap to the operating system.
+func (s *System) releaseMemory() {
+	for _, sh := range s.shards {
+		sh.compact()
+	}
+	s.sessions.Compact()
+	debug.FreeOSMemory()
+}
+
+// MemoryReleases counts the times the system gave passivated accounts'
+// memory back to the operating system (for metrics and tests).
+func (s *System) MemoryReleases() int64 { return s.released.releases.Load() }
+
+// compact rebuilds the shard's table once it holds under a quarter of its
+// peak: a Go map keeps the buckets it grew to, so the table of a shard that
+// once held thousands of live accounts would keep their memory after they
+// are all passivated. Reports whether it rebuilt.
+func (sh *shard) compact() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	n := len(sh.children)
+	if sh.peak < compactMinPeak || n > sh.peak/4 {
+		return false
+	}
+	m := make(map[storage.AccountID]*child, n)
+	maps.Copy(m, sh.children)
+	sh.children, sh.peak = m, n
+	return true
+}

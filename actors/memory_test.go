@@ -1,0 +1,125 @@
+package actors
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+func TestReleaseDue(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		at    time.Duration // since t0
+		total int64         // passivations counted
+		want  bool
+	}{
+		{0, 10, false},                                     // below the threshold of 100
+		{2 * time.Second, 150, false},                      // reached, but the wave goes on
+		{4 * time.Second, 150, true},                       // settled: released (see below)
+		{6 * time.Second, 400, false},                      // a new wave, but within the least gap
+		{20 * time.Second, 400, false},                     // settled, still within the gap
+		{36 * time.Second, 400, true},                      // gap passed
+		{40 * time.Second, 520, false},                     // a wave that never pauses ...
+		{70 * time.Second, 640, false},                     // (gap passed, not settled, not waited long enough)
+		{40*time.Second + releaseMaxWait, 760, true},       // ... is released after releaseMaxWait
+		{50*time.Second + releaseMaxWait, 760 + 99, false}, // below the threshold again
+	}
+	var r releaseState
+	for i, st := range steps {
+		now := t0.Add(st.at)
+		got := r.due(now, st.total, 100)
+		if got != st.want {
+			t.Fatalf("step %d (%v, %d passivations): due = %t, want %t", i, st.at, st.total, got, st.want)
+		}
+		if got {
+			r.released(now, st.total)
+		}
+	}
+	if n := r.releases.Load(); n != 3 {
+		t.Errorf("releases = %d, want 3", n)
+	}
+}
+
+func TestShardCompactsAfterShrinking(t *testing.T) {
+	s := newSystem(t, Options{ReleaseMemoryAfter: -1})
+	sh := newShard(s)
+	for i := range 2000 {
+		sh.children[storage.AccountID(i+1)] = &child{}
+		sh.peak = max(sh.peak, len(sh.children))
+	}
+	for i := range 1400 {
+		delete(sh.children, storage.AccountID(i+1))
+	}
+	if sh.compact() {
+		t.Fatal("compacted at 600 of a peak of 2000")
+	}
+	for i := 1400; i < 1600; i++ {
+		delete(sh.children, storage.AccountID(i+1))
+	}
+	before := sh.children
+	if !sh.compact() {
+		t.Fatal("not compacted at 400 of a peak of 2000")
+	}
+	if len(sh.children) != 400 || sh.peak != 400 || sh.children[2000] != before[2000] || sh.children[1600] != nil {
+		t.Fatalf("after compact: %d children, peak %d", len(sh.children), sh.peak)
+	}
+	if sh.compact() {
+		t.Error("compacted again with nothing removed")
+	}
+}
+
+// TestIdleTimeoutChangesLive: live actors spawned under a long idle timeout
+// are passivated once it is lowered, and a wave of passivations releases
+// memory once.
+func TestIdleTimeoutChangesLive(t *testing.T) {
+	s := newSystem(t, Options{IdleTimeout: time.Hour, ReleaseMemoryAfter: 20})
+	ctx := context.Background()
+	for i := range 30 {
+		a := create(t, s, "idle"+string(rune('a'+i)), "")
+		if _, err := s.Apply(ctx, a.ID, addTickets{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.Live(); n != 30 {
+		t.Fatalf("live = %d, want 30", n)
+	}
+	s.SetIdleTimeout(time.Millisecond)
+	if got := s.IdleTimeout(); got != time.Millisecond {
+		t.Fatalf("IdleTimeout() = %v", got)
+	}
+	// The sweeps and the releaser's checks come every few milliseconds and
+	// seconds; two minutes is a bound for a machine that is stalled, not a
+	// deadline the test measures.
+	for give := time.Now().Add(2 * time.Minute); s.Live() > 0 || s.MemoryReleases() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(give) {
+			t.Fatalf("after 2 minutes: %d live, %d releases", s.Live(), s.MemoryReleases())
+		}
+	}
+	if n := s.passivations.Load(); n != 30 {
+		t.Errorf("passivations = %d, want 30", n)
+	}
+}
+
+// TestLiveAccountHoldsNoCredentials: on Pebble a live account's state goes
+// without its SRP salt and verifier, which stay stored through its changes.
+func TestLiveAccountHoldsNoCredentials(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	cred := storage.SRPVerifier{Salt: []byte{1, 2, 3}, Salt2: "abcdefghijklmnopqrstuv", Verifier: []byte{7, 8, 9}}
+	a, err := s.CreateAccount(ctx, &NewAccount{Login: "creds", Account: storage.Account{Nickname: "creds", SRP: cred}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, a.ID, addTickets{5}); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Published(a.ID); p == nil || len(p.SRP.Salt)+len(p.SRP.Verifier)+len(p.SRP.Salt2) != 0 {
+		t.Fatalf("published state: %+v", p)
+	}
+	got, err := s.DB().Credentials(a.ID)
+	if err != nil || string(got.Verifier) != string(cred.Verifier) || got.Salt2 != cred.Salt2 {
+		t.Fatalf("Credentials = %+v, %v", got, err)
+	}
+}
