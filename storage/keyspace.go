@@ -166,9 +166,6 @@ func fixedKeyspaceName(prefix string) string {
 	return prefix
 }
 
-// Name is the keyspace's name.
-func (k *AccountKeyspace[V]) Name() string { return k.name }
-
 func (k *AccountKeyspace[V]) prefix(id AccountID) []byte {
 	return appendID([]byte(k.base), id)
 }

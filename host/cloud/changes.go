@@ -95,5 +95,5 @@ func (c *storeObject) Apply(tx *actors.Tx) (any, error) {
 
 var (
 	_ actors.ChangeFunc[storage.CloudFlags] = (*setEnrollment)(nil).apply
-	_ actors.Change = (*storeObject)(nil)
+	_ actors.Change                         = (*storeObject)(nil)
 )
