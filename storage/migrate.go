@@ -179,7 +179,7 @@ func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
 // and the next open writes them all again (the same keys, empty values).
 func migrateNicknames(db *DB) (int, error) {
 	n := 0
-	b := db.NewBatch()
+	c := newChunked(db)
 	err := db.scan([]byte(prefixAccount), func(k, v []byte) error {
 		id, err := decodeID(k[len(prefixAccount):])
 		if err != nil {
@@ -189,22 +189,42 @@ func migrateNicknames(db *DB) (int, error) {
 		if err := decodePB(v, &p); err != nil {
 			return fmt.Errorf("account %d: %w", id, err)
 		}
-		b.putNickname(id, "", p.Nickname)
+		c.b.putNickname(id, "", p.Nickname)
 		n++
-		if b.eb.count() < migrateChunk {
-			return nil
-		}
-		if err := db.Commit(b); err != nil {
-			return err
-		}
-		b = db.NewBatch()
-		return nil
+		return c.flush()
 	})
-	if err != nil {
-		b.Discard()
-		return n, err
+	return n, c.finish(err)
+}
+
+// chunked is the batch of an in-place migration, committed every
+// migrateChunk records so that no batch holds a whole database.
+type chunked struct {
+	db *DB
+	b  *Batch
+}
+
+func newChunked(db *DB) *chunked { return &chunked{db: db, b: db.NewBatch()} }
+
+// flush commits the batch once it holds migrateChunk records.
+func (c *chunked) flush() error {
+	if c.b.eb.count() < migrateChunk {
+		return nil
 	}
-	return n, db.Commit(b)
+	if err := c.db.Commit(c.b); err != nil {
+		return err
+	}
+	c.b = c.db.NewBatch()
+	return nil
+}
+
+// finish commits what is left, or discards it when the migration failed
+// with err.
+func (c *chunked) finish(err error) error {
+	if err != nil {
+		c.b.Discard()
+		return err
+	}
+	return c.db.Commit(c.b)
 }
 
 // migrateInPlace brings a schema version 2 or 3 database to SchemaVersion

@@ -46,24 +46,14 @@ func (db *DB) eachOwned(id AccountID, fn func(key, ownersKey []byte) error) erro
 // upgrade is done.
 func migrateOwners(db *DB) (int, error) {
 	n := 0
-	b := db.NewBatch()
-	flush := func() error {
-		if b.eb.count() < migrateChunk {
-			return nil
-		}
-		if err := db.Commit(b); err != nil {
-			return err
-		}
-		b = db.NewBatch()
-		return nil
-	}
+	c := newChunked(db)
 	err := db.scan([]byte(prefixIndex), func(k, _ []byte) error {
 		if len(k) < len(prefixIndex)+4 || bytes.IndexByte(k[len(prefixIndex):], '/') < 0 {
 			return fmt.Errorf("index entry %q: %w", k, ErrCorrupt)
 		}
-		b.putOwned(AccountID(binary.BigEndian.Uint32(k[len(k)-4:])), k)
+		c.b.putOwned(AccountID(binary.BigEndian.Uint32(k[len(k)-4:])), k)
 		n++
-		return flush()
+		return c.flush()
 	})
 	if err == nil {
 		err = db.scan([]byte(prefixSkeleton), func(k, v []byte) error {
@@ -71,14 +61,10 @@ func migrateOwners(db *DB) (int, error) {
 			if err != nil {
 				return fmt.Errorf("skeleton entry %q: %w", k, err)
 			}
-			b.putOwned(id, k)
+			c.b.putOwned(id, k)
 			n++
-			return flush()
+			return c.flush()
 		})
 	}
-	if err != nil {
-		b.Discard()
-		return n, err
-	}
-	return n, db.Commit(b)
+	return n, c.finish(err)
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/host/internal/modfiles"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -40,16 +40,7 @@ func TestStorageFailuresWordedForBothBackends(t *testing.T) {
 func TestInternalPrefixKnowsEveryPackage(t *testing.T) {
 	root := filepath.Join("..", "..")
 	names := map[string]string{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := modfiles.Walk(root, func(path string) error {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/honmaster/masterserver/host/internal/modfiles"
 )
 
 // tool is one of the generators, at the version the committed code was
@@ -117,23 +118,8 @@ func findGroups(root string) ([]group, error) {
 		return nil, err
 	}
 	byKey := map[[2]string]*group{}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path == root {
-				return nil
-			}
-			if name := d.Name(); strings.HasPrefix(name, ".") || name == "testdata" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-				return filepath.SkipDir // another module
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || filepath.Ext(path) != ".proto" {
+	err = modfiles.Walk(root, func(path string) error {
+		if filepath.Ext(path) != ".proto" {
 			return nil
 		}
 		rel, err := filepath.Rel(root, path)

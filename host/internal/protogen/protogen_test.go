@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/honmaster/masterserver/host/internal/modfiles"
 )
 
 // TestGeneratedCodeIsFresh regenerates every .proto of the repository into
@@ -83,16 +85,7 @@ func TestEveryGeneratedFileHasASource(t *testing.T) {
 		}
 	}
 	n := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err = modfiles.Walk(root, func(path string) error {
 		if !strings.HasSuffix(path, ".pb.go") {
 			return nil
 		}
