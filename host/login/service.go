@@ -400,11 +400,10 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 	}
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: expires}
-	res, err := s.sys.Apply(ctx, id, &issueSession{session: sess, index: s.sessions, hook: s.hook, client: client, now: now})
+	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, index: s.sessions, hook: s.hook, client: client, now: now}).apply)
 	if err != nil {
 		return nil, writeFailure(err)
 	}
-	issued := res.(*issued)
 	acct := issued.acct
 	idents, err := s.identities(acct)
 	if err != nil {
@@ -526,7 +525,7 @@ type issued struct {
 	fields RecordFields
 }
 
-func (c *issueSession) Apply(tx *actors.Tx) (any, error) {
+func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	a := tx.View()
 	c.session.SuperID = a.SuperID
 	if err := tx.PutSession(c.session); err != nil {

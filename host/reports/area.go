@@ -186,22 +186,22 @@ func (a *Area) LookupPlayer(_ context.Context, nickname string) (Account, error)
 
 // Submit implements Backend: one change in the reporter's actor.
 func (a *Area) Submit(ctx context.Context, reporter Account, drafts []Draft) ([]Outcome, error) {
-	res, err := a.d.Sys.Apply(ctx, reporter.ID, &submitChange{ctx: ctx, decider: a.d.Decider,
-		reporter: reporter, drafts: drafts, now: a.d.Now(), limits: a.d.Config.Limits})
+	res, err := actors.Apply(ctx, a.d.Sys, reporter.ID, (&submitChange{ctx: ctx, decider: a.d.Decider,
+		reporter: reporter, drafts: drafts, now: a.d.Now(), limits: a.d.Config.Limits}).apply)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return res.([]Outcome), nil
+	return res, nil
 }
 
 // ReportingStatus implements Backend: one change in the account's actor,
 // which clears a pending popup.
 func (a *Area) ReportingStatus(ctx context.Context, id storage.AccountID) (Moderation, error) {
-	res, err := a.d.Sys.Apply(ctx, id, statusChange{})
+	res, err := actors.Apply(ctx, a.d.Sys, id, statusChange{}.apply)
 	if err != nil {
 		return Moderation{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return res.(Moderation), nil
+	return res, nil
 }
 
 // submitChange judges and files the drafts of one request in the
@@ -222,7 +222,7 @@ type submitChange struct {
 	limits   rules.Limits
 }
 
-func (c *submitChange) Apply(tx *actors.Tx) (any, error) {
+func (c *submitChange) apply(tx *actors.Tx) ([]Outcome, error) {
 	db := tx.DB()
 	me, err := getOr(reporterRecords, db, tx.ID(), "")
 	if err != nil {
@@ -342,15 +342,15 @@ func seqOfReporteeKey(key string) (uint32, error) {
 // pending popup, so it shows once.
 type statusChange struct{}
 
-func (statusChange) Apply(tx *actors.Tx) (any, error) {
+func (statusChange) apply(tx *actors.Tx) (Moderation, error) {
 	m, err := getOr(moderationRecords, tx.DB(), tx.ID(), "")
 	if err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	if m.PopupPending {
 		shown := m.Shown()
 		if err := moderationRecords.Put(tx, "", &shown); err != nil {
-			return nil, err
+			return Moderation{}, err
 		}
 	}
 	return *m, nil
@@ -488,12 +488,12 @@ func Resolve(ctx context.Context, sys *actors.System, args ResolveArgs, moderato
 		return nil, Moderation{}, fmt.Errorf("reports: %w", err)
 	}
 	res := args.Resolution(moderator, now)
-	out, err := sys.Apply(ctx, r.Reportee.ID, &resolveChange{report: r, res: res})
+	out, err := actors.Apply(ctx, sys, r.Reportee.ID, (&resolveChange{report: r, res: res}).apply)
 	if err != nil {
 		return nil, Moderation{}, err
 	}
 	r.Resolution = &res
-	return r, out.(Moderation), nil
+	return r, out, nil
 }
 
 // resolveChange runs in the reportee's actor: the resolution, the
@@ -504,36 +504,36 @@ type resolveChange struct {
 	res    Resolution
 }
 
-func (c *resolveChange) Apply(tx *actors.Tx) (any, error) {
+func (c *resolveChange) apply(tx *actors.Tx) (Moderation, error) {
 	db := tx.DB()
 	if old, err := resolutionRecords.Get(db, tx.ID(), idKey(c.report.ID)); err == nil {
 		r := *c.report
 		r.Resolution = old
-		return nil, CheckResolvable(&r)
+		return Moderation{}, CheckResolvable(&r)
 	} else if !errors.Is(err, storage.ErrNotFound) {
-		return nil, err
+		return Moderation{}, err
 	}
 	m, err := getOr(moderationRecords, db, tx.ID(), "")
 	if err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	if err := checkCountsKept(db); err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	created, found, err := reporterCreated(db, tx.ID(), c.report.ID)
 	if err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	next := m.Apply(c.res, c.report.Reason, c.res.Time)
 	if err := resolutionRecords.Put(tx, idKey(c.report.ID), &c.res); err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	if found {
 		closeOpen(tx, tx.ID(), c.report.ID.Reporter, created)
 	}
 	if next != *m {
 		if err := moderationRecords.Put(tx, "", &next); err != nil {
-			return nil, err
+			return Moderation{}, err
 		}
 	}
 	return next, nil

@@ -358,12 +358,12 @@ func BenchmarkFileReport(b *testing.B) {
 			b.ResetTimer()
 			cpu := processCPU(b)
 			for i := range b.N {
-				res, err := sys.Apply(ctx, reporters[i].ID, &submitChange{ctx: ctx, decider: decider, reporter: reporters[i],
-					drafts: draft, now: now.Add(time.Hour), limits: lim})
+				res, err := actors.Apply(ctx, sys, reporters[i].ID, (&submitChange{ctx: ctx, decider: decider, reporter: reporters[i],
+					drafts: draft, now: now.Add(time.Hour), limits: lim}).apply)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if o := res.([]Outcome)[0]; !o.Accepted() {
+				if o := res[0]; !o.Accepted() {
 					b.Fatal(o.Err)
 				}
 			}
@@ -396,7 +396,7 @@ type deletingDuring struct {
 }
 
 func (c deletingDuring) Apply(tx *actors.Tx) (any, error) {
-	out, err := c.resolve.Apply(tx)
+	out, err := c.resolve.apply(tx)
 	if err != nil {
 		return nil, err
 	}
@@ -464,8 +464,8 @@ func TestCountsBuildRefusesRacingChange(t *testing.T) {
 		r := &rs[0]
 		ctx := context.Background()
 		resolve := func() error {
-			_, err := sys.Apply(ctx, r.Reportee.ID, &resolveChange{report: r,
-				res: ResolveArgs{ID: r.ID, Action: bundled.ActionDismiss}.Resolution("mod", f.clk.now())})
+			_, err := actors.Apply(ctx, sys, r.Reportee.ID, (&resolveChange{report: r,
+				res: ResolveArgs{ID: r.ID, Action: bundled.ActionDismiss}.Resolution("mod", f.clk.now())}).apply)
 			return err
 		}
 		var raced error

@@ -52,11 +52,11 @@ func Suspend(ctx context.Context, sys *actors.System, args SuspendArgs, moderato
 		return Moderation{}, err
 	}
 	res := Resolution{Action: rules.ActionSuspend, Days: args.Days, Note: args.Note, Moderator: moderator, Time: now}
-	out, err := sys.Apply(ctx, args.Account, &suspendChange{res: res, reason: args.Reason})
+	out, err := actors.Apply(ctx, sys, args.Account, (&suspendChange{res: res, reason: args.Reason}).apply)
 	if err != nil {
 		return Moderation{}, err
 	}
-	return out.(Moderation), nil
+	return out, nil
 }
 
 type suspendChange struct {
@@ -64,14 +64,14 @@ type suspendChange struct {
 	reason rules.Reason
 }
 
-func (c *suspendChange) Apply(tx *actors.Tx) (any, error) {
+func (c *suspendChange) apply(tx *actors.Tx) (Moderation, error) {
 	m, err := getOr(moderationRecords, tx.DB(), tx.ID(), "")
 	if err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	next := m.Apply(c.res, c.reason, c.res.Time)
 	if err := moderationRecords.Put(tx, "", &next); err != nil {
-		return nil, err
+		return Moderation{}, err
 	}
 	return next, nil
 }
@@ -88,25 +88,25 @@ type Lifted struct {
 // guilty level stay: they are history) and a susp_id set directly on the
 // account. Reports resolved with a suspension keep their status.
 func Lift(ctx context.Context, sys *actors.System, id storage.AccountID, now time.Time) (Lifted, error) {
-	out, err := sys.Apply(ctx, id, liftChange{now: now})
+	out, err := actors.Apply(ctx, sys, id, liftChange{now: now}.apply)
 	if err != nil {
 		return Lifted{}, err
 	}
-	return out.(Lifted), nil
+	return out, nil
 }
 
 type liftChange struct{ now time.Time }
 
-func (c liftChange) Apply(tx *actors.Tx) (any, error) {
+func (c liftChange) apply(tx *actors.Tx) (Lifted, error) {
 	var l Lifted
 	m, err := getOr(moderationRecords, tx.DB(), tx.ID(), "")
 	if err != nil {
-		return nil, err
+		return Lifted{}, err
 	}
 	if m.Suspended(c.now) {
 		m.Standing, m.Until, m.PopupPending = rules.StandingNormal, c.now, false
 		if err := moderationRecords.Put(tx, "", m); err != nil {
-			return nil, err
+			return Lifted{}, err
 		}
 		l.Moderation = true
 	}
