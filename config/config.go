@@ -55,6 +55,10 @@ type Config struct {
 	PluginDefaults Plugin  `toml:"plugin_defaults"`
 	Limits         Limits  `toml:"limits"`  // limits.go
 	Cluster        Cluster `toml:"cluster"` // cluster.go
+	// Areas holds the [areas.<name>] tables of the areas that registered
+	// one (RegisterSection, sections.go), each a pointer to the area's own
+	// type; read one with Section.
+	Areas map[string]any `toml:"areas"`
 }
 
 // Server is the [server] table: the HTTP listener and logging.
@@ -380,6 +384,7 @@ func Default() *Config {
 	for _, area := range pluginAreas() {
 		c.Plugins[area] = c.PluginDefaults.clone()
 	}
+	c.Areas = defaultSections()
 	return c
 }
 
@@ -457,7 +462,7 @@ func (c *Config) overlay(doc string) error {
 	base := *c
 	// The decoder reuses slice elements in place and builds map values from
 	// zero, so clear both and merge by hand below.
-	c.Patches, c.Plugins = nil, nil
+	c.Patches, c.Plugins, c.Areas = nil, nil, nil
 	md, err := toml.Decode(doc, c)
 	if err != nil {
 		return err
@@ -482,7 +487,9 @@ func (c *Config) overlay(doc string) error {
 		plugins[area] = mergePlugin(plugins[area], p, func(key string) bool { return md.IsDefined("plugins", area, key) })
 	}
 	c.Plugins = plugins
-	return errors.Join(append(typeErrs, keyErr)...)
+	areas, areaErrs := overlaySections(base.Areas, c.Areas)
+	c.Areas = areas
+	return errors.Join(append(append(typeErrs, areaErrs...), keyErr)...)
 }
 
 // mergePlugin returns base with the keys set (as told by set) taken from p.

@@ -84,6 +84,7 @@ func wantDefaults() *Config {
 		Cluster: Cluster{Name: "honmaster", Listen: "127.0.0.1:7400", Provider: "static", Peers: []string{}, EtcdEndpoints: []string{},
 			ProbeInterval: Duration{500 * time.Millisecond}, ProbeTimeout: Duration{500 * time.Millisecond}, ProbeFailures: 3,
 			SyncInterval: Duration{time.Second}, EtcdDialTimeout: Duration{5 * time.Second}},
+		Areas: map[string]any{testSectionName: &testSection{Reward: 5, Label: "daily", Every: Duration{24 * time.Hour}}},
 	}
 }
 
@@ -111,9 +112,10 @@ func TestDefaults(t *testing.T) {
 	}
 	want := wantDefaults()
 	// The file holds [plugin_defaults]; Default gives every registered area
-	// a copy of it.
+	// a copy of it. Registered [areas.*] sections hold their defaults in
+	// their own package.
 	fileWant := *want
-	fileWant.Plugins = nil
+	fileWant.Plugins, fileWant.Areas = nil, nil
 	if diff := cmp.Diff(&fileWant, &fromFile); diff != "" {
 		t.Errorf("defaults.toml decodes differently (-want +got):\n%s", diff)
 	}

@@ -79,6 +79,12 @@ func keyErrors(md toml.MetaData) error {
 	var errs []error
 	unknown := make(map[string]bool)
 	for _, k := range md.Undecoded() {
+		if len(k) > 1 && k[0] == "areas" {
+			// Decoded into the area's own type and checked there
+			// (overlaySections); the decoder counts keys it put in an
+			// interface value as undecoded.
+			continue
+		}
 		unknown[k.String()] = true
 		msg := "unknown key"
 		if why, ok := retiredKeys[k.String()]; ok {

@@ -60,6 +60,7 @@ func (c *Config) Validate() error {
 	c.validatePlugins(&ps)
 	c.validateLimits(&ps)
 	c.validateCluster(&ps)
+	c.validateSections(&ps)
 	return ps.err()
 }
 
