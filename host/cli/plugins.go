@@ -14,39 +14,18 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/gcfloor"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
-	bundledguides "github.com/honmaster/masterserver/plugins/guides"
-	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
-	bundledreports "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
 
-// areaTable is the host's one registration of each plugin area: its
-// contract (sdk.Area, with its decisions), the plugin bundled in the host
-// binary, and how its routes are built around the area's supervisor. Plugin
-// startup, "honmaster plugin <area>", "honmaster plugins", /healthz and the mounting
-// of routes all derive from it.
-var areaTable = []areaRow{
-	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
-	{area: sdk.AreaGuides, bundled: bundledguides.Plugin, routes: guidesRoutes},
-	{area: sdk.AreaReports, bundled: bundledreports.Plugin, routes: reportsRoutes},
-}
-
-type areaRow struct {
-	area    sdk.Area
-	bundled func() *sdk.Plugin
-	// routes builds the area's routes; decider reaches its plugin.
-	routes func(app *App, decider sdk.Caller) ([]server.Route, error)
-}
-
+// bundledPlugin is the plugin the binary bundles for area (nil: none).
 func bundledPlugin(area sdk.Area) func() *sdk.Plugin {
-	for _, r := range areaTable {
-		if r.area == area {
-			return r.bundled
-		}
+	if m, ok := hostarea.Lookup(area); ok {
+		return m.Bundled
 	}
 	return nil
 }
@@ -190,13 +169,13 @@ func (p *Plugins) Stop() {
 // [plugins.AREA] path. It returns when all answer their first health call.
 func (a *App) startPlugins(ctx context.Context) error {
 	a.Plugins.sups = map[sdk.Area]*pluginSlot{}
-	for _, row := range areaTable {
-		s, err := a.startPlugin(ctx, row.area, a.Cfg.Plugins[string(row.area)])
+	for _, m := range hostarea.Modules() {
+		s, err := a.startPlugin(ctx, m.Area, a.Cfg.Plugins[string(m.Area)])
 		if err != nil {
 			a.Plugins.Stop()
 			return err
 		}
-		a.Plugins.sups[row.area] = newPluginSlot(s) // the supervisor logged "plugin running"
+		a.Plugins.sups[m.Area] = newPluginSlot(s) // the supervisor logged "plugin running"
 	}
 	return nil
 }
@@ -236,10 +215,7 @@ var errAreaNotServed = errors.New("plugin area not served")
 // checkPluginFlags refuses a plugin path (from --plugin or the file) for an
 // area this build does not serve: it would be silently ignored.
 func checkPluginFlags(cfg *config.Config) error {
-	var served []string
-	for _, row := range areaTable {
-		served = append(served, string(row.area))
-	}
+	served := hostarea.Names()
 	var bad []string
 	for name, pc := range cfg.Plugins {
 		if pc.Path != "" && !slices.Contains(served, name) {
@@ -271,8 +247,8 @@ func parsePlugins(args []string) (Request, error) {
 
 func (*PluginsRequest) Run(_ context.Context, app *App, out io.Writer) error {
 	fmt.Fprintf(out, "%-8s %-9s %-8s %-11s %-8s %-20s %-20s %s\n", "AREA", "PROTOCOL", "PID", "STATE", "RESTARTS", "PLUGIN", "SOURCE", "LAST ERROR")
-	for _, row := range areaTable {
-		area := row.area
+	for _, m := range hostarea.Modules() {
+		area := m.Area
 		if s := app.Plugins.sups[area]; s != nil {
 			st := s.Status()
 			name := "-"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
@@ -131,18 +132,18 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 		sup  *supervisor.Supervisor
 	}
 	var swaps []swap
-	for _, row := range areaTable {
-		slot := app.Plugins.sups[row.area]
-		if slot == nil || !slices.Contains(res.Applied, "plugins."+string(row.area)) {
+	for _, m := range hostarea.Modules() {
+		slot := app.Plugins.sups[m.Area]
+		if slot == nil || !slices.Contains(res.Applied, "plugins."+string(m.Area)) {
 			continue
 		}
-		s, err := app.startPlugin(ctx, row.area, next.Plugins[string(row.area)])
+		s, err := app.startPlugin(ctx, m.Area, next.Plugins[string(m.Area)])
 		if err != nil {
 			for _, sw := range swaps {
 				sw.sup.Stop()
 			}
 			return ReloadResult{}, fmt.Errorf("%w: the %s plugin did not start with its new settings (the running one goes on): %w",
-				errReload, row.area, pluginStartCause(err))
+				errReload, m.Area, pluginStartCause(err))
 		}
 		swaps = append(swaps, swap{slot, s})
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/config"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/operator"
@@ -264,12 +265,12 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	// tests read it, and one in the log with the operator listener and
 	// where each plugin comes from.
 	var plugins []string
-	for _, row := range areaTable {
+	for _, m := range hostarea.Modules() {
 		src := "bundled"
-		if p := cfg.Plugins[string(row.area)].Path; p != "" {
+		if p := cfg.Plugins[string(m.Area)].Path; p != "" {
 			src = p
 		}
-		plugins = append(plugins, string(row.area)+"="+src)
+		plugins = append(plugins, string(m.Area)+"="+src)
 	}
 	opListen := "off"
 	if opAddr != nil {
@@ -345,13 +346,14 @@ func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, er
 	if err := srv.Mount(cloudArea.Routes()...); err != nil {
 		return nil, err
 	}
-	for _, row := range areaTable {
-		routes, err := row.routes(app, app.Metrics.Caller(row.area, caller(row.area)))
+	for _, m := range hostarea.Modules() {
+		routes, err := m.Routes(hostarea.Env{Sys: app.Sys, Login: app.Login, Config: cfg, Log: log,
+			Plugin: app.Metrics.Caller(m.Area, caller(m.Area)), Host: app})
 		if err != nil {
-			return nil, fmt.Errorf("area %s: %w", row.area, err)
+			return nil, fmt.Errorf("area %s: %w", m.Area, err)
 		}
 		if err := srv.Mount(routes...); err != nil {
-			return nil, fmt.Errorf("area %s: %w", row.area, err)
+			return nil, fmt.Errorf("area %s: %w", m.Area, err)
 		}
 	}
 	srv.SetHealthCheck(app.Plugins.Unhealthy)
