@@ -1,0 +1,72 @@
+package area
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+)
+
+var testArea = sdk.RegisterArea("areatest")
+
+func noRoutes(Env) ([]server.Route, error) { return nil, nil }
+
+func TestRegisterAndLookup(t *testing.T) {
+	Register(Module{Area: testArea, Bundled: func() *sdk.Plugin { return &sdk.Plugin{} }, Routes: noRoutes})
+	if m, ok := Lookup(testArea); !ok || m.Area != testArea {
+		t.Fatalf("Lookup = %+v, %v", m, ok)
+	}
+	found := false
+	for _, n := range Names() {
+		found = found || n == string(testArea)
+	}
+	if !found {
+		t.Errorf("Names() = %v lacks %s", Names(), testArea)
+	}
+	for name, m := range map[string]Module{
+		"twice":       {Area: testArea, Bundled: func() *sdk.Plugin { return nil }, Routes: noRoutes},
+		"no contract": {Area: sdk.Area("nocontract"), Bundled: func() *sdk.Plugin { return nil }, Routes: noRoutes},
+		"no routes":   {Area: testArea},
+		"no bundled":  {Area: testArea, Routes: noRoutes},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Register did not panic", name)
+				}
+			}()
+			Register(m)
+		}()
+	}
+}
+
+func TestCauseOf(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want Cause
+	}{
+		{login.ErrInvalidCookie, CauseBadCookie},
+		{fmt.Errorf("%w: x", ErrBadRequest), CauseBadRequest},
+		{fmt.Errorf("%w: down", sdk.ErrUnavailable), CausePluginDown},
+		{fmt.Errorf("%w: 500 tickets", sdk.ErrInvalidDecision), CausePluginDown},
+		{storage.ErrDiskFull, CauseStorageFull},
+		{storage.ErrFenced, CauseRetry},
+		{actors.ErrTimeout, CauseOutcomeUnknown},
+		// Outcome unknown wins over anything else in the chain.
+		{errors.Join(storage.ErrCommitUncertain, storage.ErrDiskFull), CauseOutcomeUnknown},
+		{errors.New("boom"), CauseInternal},
+		{nil, CauseOther},
+	} {
+		if got := CauseOf(tt.err); got != tt.want {
+			t.Errorf("CauseOf(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+		if tt.want != CauseOther && tt.want.Message() == "" {
+			t.Errorf("cause %d has no message", tt.want)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package dailyarea
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/client"
+)
+
+// TestMain: the server under test runs the area's bundled plugin by
+// re-executing this test binary, which registered the area by being this
+// package.
+func TestMain(m *testing.M) { clitest.Main(m) }
+
+type claimed struct {
+	success, granted       bool
+	tickets, streak, after int64
+	err                    string
+}
+
+func claim(t *testing.T, c *client.Client, cookie string) claimed {
+	t.Helper()
+	rep, err := c.PostForm(context.Background(), PathClaim, url.Values{"cookie": {cookie}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rep.PHP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out claimed
+	out.success, _ = a.Bool("success")
+	out.granted, _ = a.Bool("granted")
+	out.tickets, _ = a.Int("tickets")
+	out.streak, _ = a.Int("streak")
+	out.after, _ = a.Int("user_tickets")
+	out.err, _ = a.String("error")
+	return out
+}
+
+// tickets reads the account's balance from another area (the Plinko board).
+func tickets(t *testing.T, c *client.Client, cookie string) int64 {
+	t.Helper()
+	rep, err := c.PostForm(context.Background(), "/master/casino/", url.Values{"cookie": {cookie}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rep.PHP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := a.Int("user_tickets"); ok {
+		return n
+	}
+	text, _ := a.String("user_tickets")
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		t.Fatalf("board reply's user_tickets: %v: %s", err, rep.Body)
+	}
+	return n
+}
+
+func signIn(t *testing.T, s *clitest.Server, name string) string {
+	t.Helper()
+	s.Host(t, "account", "create", "--login", name, "--password", "pw")
+	sess, err := s.Client.Login(context.Background(), name, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess.Cookie
+}
+
+func TestClaimPaysAStreakOncePerDay(t *testing.T) {
+	t.Cleanup(func() { dayShift.Store(0) })
+	s := clitest.Start(t, nil)
+	cookie := signIn(t, s, "dana")
+	start := tickets(t, s.Client, cookie)
+
+	first := claim(t, s.Client, cookie)
+	if want := (claimed{success: true, granted: true, tickets: 10, streak: 1, after: start + 10}); first != want {
+		t.Fatalf("first claim = %+v, want %+v", first, want)
+	}
+	again := claim(t, s.Client, cookie)
+	if want := (claimed{success: true, granted: false, tickets: 0, streak: 1, after: start + 10}); again != want {
+		t.Fatalf("second claim on one day = %+v, want %+v", again, want)
+	}
+	dayShift.Add(1)
+	next := claim(t, s.Client, cookie)
+	if want := (claimed{success: true, granted: true, tickets: 15, streak: 2, after: start + 25}); next != want {
+		t.Fatalf("next day = %+v, want %+v", next, want)
+	}
+	dayShift.Add(2) // a day missed
+	reset := claim(t, s.Client, cookie)
+	if want := (claimed{success: true, granted: true, tickets: 10, streak: 1, after: start + 35}); reset != want {
+		t.Fatalf("after a missed day = %+v, want %+v", reset, want)
+	}
+	if got := tickets(t, s.Client, cookie); got != start+35 {
+		t.Errorf("the balance another area reads is %d, want %d", got, start+35)
+	}
+
+	bad := claim(t, s.Client, strings.Repeat("0", 32))
+	if bad.success || !strings.Contains(bad.err, "log in again") {
+		t.Errorf("claim with a dead cookie = %+v", bad)
+	}
+}
+
+// TestHostRefusesWhatMaxTicketsForbids: the plugin (configured to pay 500)
+// decides more than [areas.daily] max_tickets allows: the claim is
+// refused, nothing is paid and the streak is not stored.
+func TestHostRefusesWhatMaxTicketsForbids(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		p := c.Plugins[name]
+		p.Config = map[string]any{"base": int64(500)}
+		c.Plugins[name] = p
+	})
+	cookie := signIn(t, s, "erin")
+	start := tickets(t, s.Client, cookie)
+	for range 2 {
+		got := claim(t, s.Client, cookie)
+		if got.success || !strings.Contains(got.err, "unavailable") {
+			t.Fatalf("claim paying 500 over max_tickets 100 = %+v", got)
+		}
+	}
+	if got := tickets(t, s.Client, cookie); got != start {
+		t.Errorf("tickets %d after refused claims, want %d", got, start)
+	}
+}
+
+func TestSettingsAreValidated(t *testing.T) {
+	c := config.Default()
+	if s, ok := config.Section[Settings](c, name); !ok || s != DefaultSettings {
+		t.Fatalf("default [areas.daily] = %+v, %v", s, ok)
+	}
+	c.Areas[name] = &Settings{MaxTickets: 0}
+	err := c.Validate()
+	if ps := config.Problems(err); len(ps) != 1 || ps[0].Key != "areas.daily" {
+		t.Errorf("Validate with max_tickets 0 = %v", err)
+	}
+}

@@ -1,0 +1,123 @@
+// Package dailyplugin is the bundled plugin of the daily-reward area
+// (package dailyapi): a claim pays base tickets, plus step more for each
+// consecutive day before it, up to max_streak days; a second claim on one
+// day (or on an earlier one, should the host's clock go back) pays
+// nothing. Its settings are [plugins.daily.config]:
+//
+//	[plugins.daily.config]
+//	base = 10        # tickets on the first day of a streak
+//	step = 5         # more per consecutive day
+//	max_streak = 7   # the streak day from which the reward stops growing
+//
+// The plugin is stateless: the streak lives in the host-owned per-account
+// plugin state (Call.State in, Result.State out), which the host stores in
+// the same commit as the tickets it pays, and only when it pays them.
+package dailyplugin
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi"
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// Name and Version, as "honmaster plugins" shows them.
+const (
+	Name    = "daily"
+	Version = "1.0.0"
+)
+
+// Config is [plugins.daily.config], decoded strictly by sdk.DecodeConfig.
+type Config struct {
+	Base      int32 `json:"base"`
+	Step      int32 `json:"step"`
+	MaxStreak int32 `json:"max_streak"`
+}
+
+// DefaultConfig is the configuration when the operator sets none.
+var DefaultConfig = Config{Base: 10, Step: 5, MaxStreak: 7}
+
+// Validate implements sdk.ConfigValidator.
+func (c *Config) Validate() []sdk.ConfigProblem {
+	var ps []sdk.ConfigProblem
+	if c.Base < 1 || c.Base > 10_000 {
+		ps = append(ps, sdk.ConfigProblem{Key: "base", Message: fmt.Sprintf("must be 1..10000 tickets, got %d", c.Base)})
+	}
+	if c.Step < 0 || c.Step > 10_000 {
+		ps = append(ps, sdk.ConfigProblem{Key: "step", Message: fmt.Sprintf("must be 0..10000 tickets, got %d", c.Step)})
+	}
+	if c.MaxStreak < 1 || c.MaxStreak > 365 {
+		ps = append(ps, sdk.ConfigProblem{Key: "max_streak", Message: fmt.Sprintf("must be 1..365 days, got %d", c.MaxStreak)})
+	}
+	return ps
+}
+
+// Reward is what a claim on the given day of a streak (1: its first) pays.
+func (c Config) Reward(streak int32) int32 {
+	return c.Base + c.Step*(min(streak, c.MaxStreak)-1)
+}
+
+// State is what the plugin keeps per account.
+type State struct {
+	LastDay int64 // the day of the last paid claim (0: none)
+	Streak  int32 // consecutive days up to LastDay
+}
+
+// Encode returns the state's bytes: two varints.
+func (s State) Encode() []byte {
+	return binary.AppendVarint(binary.AppendVarint(nil, s.LastDay), int64(s.Streak))
+}
+
+// DecodeState reads a state; no bytes are the zero state.
+func DecodeState(b []byte) (State, error) {
+	if len(b) == 0 {
+		return State{}, nil
+	}
+	day, n := binary.Varint(b)
+	streak, m := binary.Varint(b[max(n, 0):])
+	if n <= 0 || m <= 0 || n+m != len(b) || streak < 0 || streak > 1<<30 {
+		return State{}, fmt.Errorf("%w: daily state %x", sdk.ErrInvalidFacts, b)
+	}
+	return State{LastDay: day, Streak: int32(streak)}, nil
+}
+
+type plugin struct{ cfg atomic.Pointer[Config] }
+
+// Plugin returns the plugin.
+func Plugin() *sdk.Plugin {
+	pl := &plugin{}
+	pl.cfg.Store(&DefaultConfig)
+	p := &sdk.Plugin{Name: Name, Version: Version, Configure: pl.configure}
+	sdk.Handle(p, dailyapi.Claim, pl.claim)
+	return p
+}
+
+func (pl *plugin) configure(ctx context.Context, area sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
+	return sdk.ConfigureWith(DefaultConfig, func(c Config) { pl.cfg.Store(&c) })(ctx, area, cfg)
+}
+
+// Decide is the plugin's rule, apart from the transport (tests call it).
+func Decide(cfg Config, st State, day int64) (dailyapi.ClaimDecision, State) {
+	switch {
+	case day <= st.LastDay: // claimed today (or the host's clock went back)
+		return dailyapi.ClaimDecision{Granted: false, Streak: st.Streak}, st
+	case st.LastDay == day-1:
+		st.Streak++
+	default: // the first claim, or a day was missed
+		st.Streak = 1
+	}
+	st.LastDay = day
+	return dailyapi.ClaimDecision{Granted: true, Tickets: cfg.Reward(st.Streak), Streak: st.Streak}, st
+}
+
+func (pl *plugin) claim(_ context.Context, c sdk.Call[dailyapi.ClaimFacts]) (sdk.Result[dailyapi.ClaimDecision], error) {
+	st, err := DecodeState(c.State)
+	if err != nil {
+		return sdk.Result[dailyapi.ClaimDecision]{}, err
+	}
+	d, next := Decide(*pl.cfg.Load(), st, c.Facts.Day)
+	return sdk.Result[dailyapi.ClaimDecision]{Decision: d, State: next.Encode()}, nil
+}
