@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,34 +20,10 @@ import (
 	"github.com/honmaster/masterserver/host/operator"
 )
 
-// scrape reads the operator listener's /metrics into series -> value, the
-// series written as the exposition format prints it (labels sorted).
+// scrape reads the operator listener's /metrics (clitest.Server.Metrics).
 func scrape(t *testing.T, ts *clitest.Server) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + ts.Runtime.OperatorAddr.String() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("/metrics: %s", resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("metrics line %q: %v", line, err)
-		}
-		out[line[:i]] = v
-	}
-	return out
+	return ts.Metrics(t)
 }
 
 // operatorCall sends an operator API request with the server's token.

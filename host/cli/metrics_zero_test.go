@@ -23,8 +23,8 @@ func TestMetricsZeroSeriesAndActivity(t *testing.T) {
 		t.Errorf("build_info = %q", build)
 	}
 	for _, series := range []string{
-		`honmaster_plugin_calls_total{area="plinko",method="plinko.drop",outcome="ok"}`,
-		`honmaster_plugin_calls_total{area="reports",method="reports.assess",outcome="timeout"}`,
+		`honmaster_plugin_calls_total{area="plinko",method="drop",outcome="ok"}`,
+		`honmaster_plugin_calls_total{area="reports",method="assess",outcome="timeout"}`,
 		`honmaster_registrations_total{outcome="ok"}`,
 		`honmaster_reports_filed_total{outcome="ok",route="/rap/report2.php"}`,
 		`honmaster_cloud_stores_total{outcome="refused"}`,

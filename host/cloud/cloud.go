@@ -156,19 +156,19 @@ func New(d Deps) (*Area, error) {
 // Routes are the paths the area serves.
 func (a *Area) Routes() []server.Route {
 	return []server.Route{
-		{Path: PathEnrollment, Area: AreaName, Handler: a.enrollment, Fail: a.requestFail, Doc: server.Doc{
+		{Path: PathEnrollment, Area: AreaName, Outcome: replyOutcome, Handler: a.enrollment, Fail: a.requestFail, Doc: server.Doc{
 			Summary: "Turns cloud settings on or off for the session's account.", Form: enrollRequest{}, Multipart: true, ReplyValue: enrollmentReply{},
 			Reply: "PHP array; failures use the messages of host/cloud/failure.go.",
 		}},
-		{Path: PathStatus, Area: AreaName, Handler: a.status, Fail: a.statusFail, Doc: server.Doc{
+		{Path: PathStatus, Area: AreaName, Outcome: replyOutcome, Handler: a.status, Fail: a.statusFail, Doc: server.Doc{
 			Summary: "Whether settings are stored in a bucket, and their modification time.", Form: bucketRequest{}, Multipart: true, ReplyValue: statusReply{},
 			Reply: "PHP array; a request that cannot be read answers the bare word `invalid_request`.",
 		}},
-		{Path: PathStore, Area: AreaName, Handler: a.store, Fail: a.requestFail, Doc: server.Doc{
+		{Path: PathStore, Area: AreaName, Outcome: replyOutcome, Handler: a.store, Fail: a.requestFail, Doc: server.Doc{
 			Summary: "Stores the client's settings archive (a zip holding cloud.cfg), checked against the [cloud] limits.", Form: storeRequest{}, Multipart: true, ReplyValue: resultReply{},
 			Reply: "PHP array; a refused store changes nothing and names the reason (host/cloud/failure.go).",
 		}},
-		{Path: PathRetrieve, Area: AreaName, Handler: a.retrieve, Fail: a.requestFail, Doc: server.Doc{
+		{Path: PathRetrieve, Area: AreaName, Outcome: replyOutcome, Handler: a.retrieve, Fail: a.requestFail, Doc: server.Doc{
 			Summary: "Downloads the stored archive, byte for byte.", Form: bucketRequest{}, Multipart: true,
 			Reply: "application/octet-stream `<account_id>.zip`; failures are PHP arrays (host/cloud/failure.go).",
 		}},

@@ -86,7 +86,7 @@ func (s *Service) Routes() []server.Route {
 	fs := s.area.Functions()
 	out := make([]server.Route, len(fs))
 	for i, f := range fs {
-		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail, Doc: f.Doc}
+		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail, Doc: f.Doc, Outcome: replyOutcome}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"runtime/debug"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -75,7 +76,9 @@ func (m *Metrics) registerActivity() {
 	for _, area := range sdk.Areas() {
 		for _, d := range area.Decisions() {
 			for _, o := range pluginOutcomes {
-				m.pluginCalls.WithLabelValues(string(area), d.Name, o)
+				// method as Caller records it: the decision's name
+				// without its area.
+				m.pluginCalls.WithLabelValues(string(area), strings.TrimPrefix(d.Name, string(area)+"."), o)
 			}
 		}
 	}

@@ -91,7 +91,7 @@ func (m *Metrics) Handler() http.Handler {
 // ObserveRequest is the HTTP server's observer (server.SetObserver); it
 // returns the request's outcome (for the access log).
 func (m *Metrics) ObserveRequest(r *server.RequestInfo) (outcome string) {
-	outcome = Outcome(r.Area, r.Status, r.Body)
+	outcome = Outcome(r)
 	m.requests.WithLabelValues(r.Route, outcome).Inc()
 	m.requestLatency.WithLabelValues(r.Route, outcome).Observe(r.Duration.Seconds())
 	m.observeActivity(r, outcome)

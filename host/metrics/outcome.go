@@ -2,21 +2,19 @@ package metrics
 
 import (
 	"bytes"
-	"strconv"
 
-	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/login"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/host/server"
 )
 
 // Outcomes of a request. Most failures of this protocol are HTTP 200 with
-// an error body, so the outcome is read from the reply itself: the login
-// area's auth-failure shape, the Plinko area's status_code, the cloud
-// area's success flag, the generic error array.
+// an error body, so the outcome is read from the reply itself: by the
+// route's area (server.Route.Outcome), the login area's auth-failure
+// shape, the generic error array.
 const (
-	OutcomeOK          = "ok"
-	OutcomeRefused     = "refused"      // the request was answered with a refusal (bad cookie, insufficient funds, bad input ...)
-	OutcomeError       = "error"        // the server could not serve it (internal error, plugin unavailable)
+	OutcomeOK          = server.OutcomeOK
+	OutcomeRefused     = server.OutcomeRefused
+	OutcomeError       = server.OutcomeError
 	OutcomeNotFound    = "not_found"    // unknown path or function (HTTP 404)
 	OutcomeClientError = "client_error" // other HTTP 4xx
 	OutcomeServerError = "server_error" // HTTP 5xx
@@ -55,84 +53,36 @@ var loginByBody = func() map[string]string {
 }()
 
 var (
-	authPrefix    = []byte(`a:2:{s:4:"auth";`)
-	errorPrefix   = []byte(`a:1:{s:5:"error";`)
-	statusKey     = []byte(`s:11:"status_code";`)
-	successFalse  = []byte(`s:7:"success";b:0;`)
-	invalidStatus = []byte("invalid_request")
-	guidesFailed  = []byte(`s:7:"success";i:0;`)
-	noGuides      = []byte(`s:6:"errors";s:15:"no_guides_found";`)
+	authPrefix  = []byte(`a:2:{s:4:"auth";`)
+	errorPrefix = []byte(`a:1:{s:5:"error";`)
 )
 
-// Outcome classifies a reply of area with HTTP status and body.
-func Outcome(area string, status int, body []byte) string {
+// Outcome classifies a reply: by its HTTP status, then by the route's own
+// reading of its body (server.Route.Outcome: each area knows its failure
+// shapes), then the login area's auth-failure shape and the generic error
+// array.
+func Outcome(r *server.RequestInfo) string {
 	switch {
-	case status >= 500:
+	case r.Status >= 500:
 		return OutcomeServerError
-	case status == 404:
+	case r.Status == 404:
 		return OutcomeNotFound
-	case status >= 400:
+	case r.Status >= 400:
 		return OutcomeClientError
 	}
-	switch area {
-	case login.AreaName:
-		if bytes.HasPrefix(body, authPrefix) {
-			if name, ok := loginByBody[string(body)]; ok {
-				return name
-			}
-			return OutcomeRefused
-		}
-	case string(sdk.AreaPlinko):
-		if code, ok := statusCode(body); ok {
-			switch code {
-			case 1, 51:
-				return OutcomeOK
-			case 5, 8:
-				return OutcomeError
-			}
-			return OutcomeRefused
-		}
-	case string(sdk.AreaGuides):
-		// Every guide failure is the no_guides_found shape with success 0;
-		// "no guides found" itself is an answer, not a refusal.
-		if bytes.Contains(body, guidesFailed) && !bytes.Contains(body, noGuides) {
-			return OutcomeRefused
-		}
-	case cloud.AreaName:
-		if bytes.Contains(body, successFalse) || bytes.Equal(body, invalidStatus) {
-			return OutcomeRefused
+	if r.Outcome != nil {
+		if o := r.Outcome(r.Body); o != "" {
+			return o
 		}
 	}
-	if bytes.HasPrefix(body, errorPrefix) {
+	if r.Area == login.AreaName && bytes.HasPrefix(r.Body, authPrefix) {
+		if name, ok := loginByBody[string(r.Body)]; ok {
+			return name
+		}
+		return OutcomeRefused
+	}
+	if bytes.HasPrefix(r.Body, errorPrefix) {
 		return OutcomeError
 	}
 	return OutcomeOK
-}
-
-// statusCode reads the status_code entry of a PHP-serialized array, sent
-// as an integer (i:1;) or as text (s:1:"1";).
-func statusCode(body []byte) (int, bool) {
-	i := bytes.Index(body, statusKey)
-	if i < 0 {
-		return 0, false
-	}
-	rest := body[i+len(statusKey):]
-	switch {
-	case bytes.HasPrefix(rest, []byte("i:")):
-		rest = rest[2:]
-	case bytes.HasPrefix(rest, []byte("s:")):
-		q := bytes.IndexByte(rest, '"')
-		if q < 0 {
-			return 0, false
-		}
-		rest = rest[q+1:]
-	default:
-		return 0, false
-	}
-	end := bytes.IndexAny(rest, `;"`)
-	if end < 0 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(string(rest[:end]))
-	return n, err == nil
 }

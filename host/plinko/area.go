@@ -90,27 +90,27 @@ func New(d Deps) (*Area, error) {
 // failure shape used when a request fails before its handler runs.
 func (a *Area) Routes() []server.Route {
 	return []server.Route{
-		{Path: PathBoard, Area: areaName, Handler: a.board, Fail: a.failWith(a.boardFail), Doc: server.Doc{
+		{Path: PathBoard, Area: areaName, Handler: a.board, Outcome: replyOutcome, Fail: a.failWith(a.boardFail), Doc: server.Doc{
 			Summary: "The Plinko board: tiers of the six slots, costs, balances and each chest's state.",
 			Form:    cookieRequest{}, ReplyValue: boardReply{},
 			Reply: "Success: `status_code` 1. Failure: `status_code` alone (codes in host/plinko/status.go).",
 		}},
-		{Path: PathDrop, Area: areaName, Handler: a.drop, Fail: a.failWith(func(err error) server.Response { return a.dropFail(err, nil) }), Doc: server.Doc{
+		{Path: PathDrop, Area: areaName, Handler: a.drop, Outcome: replyOutcome, Fail: a.failWith(func(err error) server.Response { return a.dropFail(err, nil) }), Doc: server.Doc{
 			Summary: "One drop, paid in tickets or gold; the plugin decides the prize.",
 			Form:    dropRequest{}, ReplyValue: dropReply{},
 			Reply: "Success: `status_code` 1. Failure: the same shape with the error's `status_code` and the account's real balances.",
 		}},
-		{Path: PathViewChest, Area: areaName, Handler: a.viewChest, Fail: a.failWith(a.viewChestFail), Doc: server.Doc{
+		{Path: PathViewChest, Area: areaName, Handler: a.viewChest, Outcome: replyOutcome, Fail: a.failWith(a.viewChestFail), Doc: server.Doc{
 			Summary: "A page of up to 56 items of one chest (tier).",
 			Form:    viewChestRequest{}, ReplyValue: viewChestReply{},
 			Reply: "Success: `status_code` 1. Failure: `status_code` in front of an empty page.",
 		}},
-		{Path: PathExchange, Area: areaName, Handler: a.exchange, Fail: a.failWith(a.exchangeFail), Doc: server.Doc{
+		{Path: PathExchange, Area: areaName, Handler: a.exchange, Outcome: replyOutcome, Fail: a.failWith(a.exchangeFail), Doc: server.Doc{
 			Summary: "The ticket exchange's items and the account's tickets.",
 			Form:    cookieRequest{}, ReplyValue: exchangeReply{},
 			Reply: "Success: `status_code` 51 (an integer). Failure: the same shape with the error's code.",
 		}},
-		{Path: PathPurchase, Area: areaName, Handler: a.purchase, Fail: a.failWith(a.purchaseFail), Doc: server.Doc{
+		{Path: PathPurchase, Area: areaName, Handler: a.purchase, Outcome: replyOutcome, Fail: a.failWith(a.purchaseFail), Doc: server.Doc{
 			Summary: "Buys one exchange item (grab bags included) with tickets.",
 			Form:    purchaseRequest{}, ReplyValue: purchaseReply{},
 			Reply: "Success: `status_code` \"51\" (a string); grab bags add `grabBagTheme`, `grabBagIDs`, `grabBagNames`, `grabBagPaths`, `grabBagTypes`. Failure: the same shape with the error's code and balances.",

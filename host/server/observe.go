@@ -25,6 +25,8 @@ type RequestInfo struct {
 	// Account is the account the request names (its login or account_id
 	// field), "" when it names none (a request with only a cookie).
 	Account string
+	// Outcome is the route's (Route.Outcome); nil when it has none.
+	Outcome func(body []byte) string
 }
 
 // SetObserver makes the server report every answered request to f, on the
@@ -47,14 +49,16 @@ func routeName(path, fn string, found bool) string {
 
 // observed reports a request to the observer, if any; r is the request
 // as read (nil when it could not be).
-func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn string, found bool, area string, body []byte, start time.Time) {
+func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn string, found bool, rt route, body []byte, start time.Time) {
 	if s.observe == nil {
 		return
 	}
+	area := rt.area
 	if !found {
 		area = "unknown"
 	}
-	info := &RequestInfo{Route: routeName(path, fn, found), Area: area, Status: ctx.Response.StatusCode(), Body: body, Duration: time.Since(start)}
+	info := &RequestInfo{Route: routeName(path, fn, found), Area: area, Status: ctx.Response.StatusCode(), Body: body,
+		Duration: time.Since(start), Outcome: rt.outcome}
 	if r != nil {
 		info.Client = r.RemoteIP
 		if info.Account = r.Form.Get("login"); info.Account == "" {

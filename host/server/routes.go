@@ -46,6 +46,7 @@ type route struct {
 	handler Handler
 	fail    FailFunc
 	doc     Doc
+	outcome func([]byte) string
 }
 
 // Route is a path, or a /client_requester.php function, an area serves.
@@ -61,7 +62,20 @@ type Route struct {
 	Handler Handler
 	Fail    FailFunc // nil: the generic PHP error array
 	Doc     Doc      // for the endpoint reference (docs/endpoints.md)
+	// Outcome says how an HTTP 200 reply of the route counts in the
+	// metrics and the access log: OutcomeOK, OutcomeRefused, OutcomeError
+	// or a name of the area's own ("" or a nil Outcome: ok, unless the
+	// body is the generic error array). Most failures of this protocol
+	// are HTTP 200 with an error body, which only the area can read.
+	Outcome func(body []byte) string
 }
+
+// Outcomes of a reply with HTTP status 200, as Route.Outcome names them.
+const (
+	OutcomeOK      = "ok"
+	OutcomeRefused = "refused" // answered with a refusal (bad cookie, insufficient funds, bad input ...)
+	OutcomeError   = "error"   // the server could not serve it (internal error, plugin unavailable)
+)
 
 // builtinRoutes builds the host's own table of paths and of
 // client_requester functions; areas add theirs with Mount.

@@ -149,7 +149,7 @@ func (s *Server) Mount(routes ...Route) error {
 		if fail == nil {
 			fail = s.genericFail
 		}
-		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc}
+		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
 		} else {
@@ -218,7 +218,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
-		s.observed(ctx, nil, path, "", true, "health", nil, start)
+		s.observed(ctx, nil, path, "", true, route{area: "health"}, nil, start)
 		return
 	}
 	if err := checkFraming(&ctx.Request.Header); err != nil {
@@ -226,7 +226,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	var resp Response
-	area, fn := "unknown", ""
+	fn := ""
 	r, err := wire.ReadRequest(ctx, s.limits)
 	if r != nil {
 		if s.conf().Server.TrustForwardedFor {
@@ -248,16 +248,14 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	case !found:
 		resp = s.notFound(path, fn)
 	case err != nil:
-		area = rt.area
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	default:
-		area = rt.area
 		c, cancel := context.WithTimeout(context.Background(), s.conf().Actors.AskTimeout.Duration+time.Second)
 		resp = s.serve(c, rt, r)
 		cancel()
 	}
 	s.write(ctx, resp)
-	s.observed(ctx, r, path, fn, found, area, resp.Body, start)
+	s.observed(ctx, r, path, fn, found, rt, resp.Body, start)
 }
 
 var (
@@ -360,12 +358,12 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 	if rt, ok := s.lookup(path, fn); ok {
 		resp := rt.fail(err)
 		s.write(ctx, resp)
-		s.observed(ctx, nil, path, fn, true, rt.area, resp.Body, start)
+		s.observed(ctx, nil, path, fn, true, rt, resp.Body, start)
 		return
 	}
 	resp := s.notFound(path, fn)
 	s.write(ctx, resp)
-	s.observed(ctx, nil, path, fn, false, "", resp.Body, start)
+	s.observed(ctx, nil, path, fn, false, route{}, resp.Body, start)
 }
 
 func (s *Server) health(ctx *fasthttp.RequestCtx) {

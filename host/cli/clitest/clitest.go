@@ -4,13 +4,16 @@
 package clitest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -180,6 +183,37 @@ func (s *Server) Host(t testing.TB, args ...string) string {
 		t.Fatalf("host %s: exit %d: %s", strings.Join(args, " "), code, errOut)
 	}
 	return strings.TrimSpace(out)
+}
+
+// Metrics reads the operator listener's /metrics into series -> value,
+// the series written as the exposition format prints it (labels sorted):
+// `honmaster_requests_total{outcome="ok",route="/master/casino/"}`.
+func (s *Server) Metrics(t testing.TB) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + s.Runtime.OperatorAddr.String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %s", resp.Status)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
 }
 
 // Main is TestMain for packages that start servers: the server starts its

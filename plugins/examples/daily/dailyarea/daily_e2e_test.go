@@ -129,6 +129,18 @@ func TestHostRefusesWhatMaxTicketsForbids(t *testing.T) {
 	if got := tickets(t, s.Client, cookie); got != start {
 		t.Errorf("tickets %d after refused claims, want %d", got, start)
 	}
+	m := s.Metrics(t)
+	if v := m[`honmaster_http_requests_total{outcome="error",route="/master/daily/claim"}`]; v != 2 {
+		t.Errorf("claims counted as errors: %v, want 2", v)
+	}
+	// The plugin answered both (the host refused its decisions): one
+	// series per decision, the one zero-initialised at start.
+	if v, ok := m[`honmaster_plugin_calls_total{area="daily",method="claim",outcome="ok"}`]; v != 2 {
+		t.Errorf("plugin calls ok = %v (present %v), want 2", v, ok)
+	}
+	if _, ok := m[`honmaster_plugin_calls_total{area="daily",method="daily.claim",outcome="ok"}`]; ok {
+		t.Error("a second series names the decision with its area")
+	}
 }
 
 func TestSettingsAreValidated(t *testing.T) {

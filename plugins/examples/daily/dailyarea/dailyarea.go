@@ -84,7 +84,7 @@ func routes(e area.Env) ([]server.Route, error) {
 		return nil, errors.New("no [areas.daily] settings")
 	}
 	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, log: e.Log.With("area", name), settings: s}
-	return []server.Route{{Path: PathClaim, Area: name, Handler: h.claim,
+	return []server.Route{{Path: PathClaim, Area: name, Handler: h.claim, Outcome: replyOutcome,
 		Fail: func(err error) server.Response { return h.fail(fmt.Errorf("%w: %w", area.ErrBadRequest, err)) },
 		Doc: server.Doc{
 			Summary: "Claims today's daily reward (an example area, see docs/adding-an-area.md).",
@@ -127,6 +127,25 @@ func (h *handler) claim(ctx context.Context, r *wire.Request) server.Response {
 	return server.PHP(h.log, claimReply{Success: true, Granted: out.Granted, Tickets: out.Tickets,
 		Streak: out.Streak, UserTickets: out.balance})
 }
+
+// replyOutcome is how a reply counts in the metrics and the access log: a
+// failure is refused, or an error when the server was at fault.
+func replyOutcome(body []byte) string {
+	if !bytes.HasPrefix(body, failPrefix) {
+		return ""
+	}
+	for _, c := range serverSide {
+		if bytes.Contains(body, []byte(c.Message())) {
+			return server.OutcomeError
+		}
+	}
+	return server.OutcomeRefused
+}
+
+// failPrefix starts every failReply.
+var failPrefix = []byte(`a:2:{s:7:"success";b:0;`)
+
+var serverSide = []area.Cause{area.CausePluginDown, area.CauseOutcomeUnknown, area.CauseStorageFull, area.CauseInternal}
 
 // fail answers a failed claim with the generic cause's sentence.
 func (h *handler) fail(err error) server.Response {
