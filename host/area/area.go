@@ -19,9 +19,13 @@
 package area
 
 import (
+	"context"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/honmaster/masterserver/actors"
@@ -42,6 +46,40 @@ type Module struct {
 	Bundled func() *sdk.Plugin
 	// Routes builds the area's routes for a server about to serve.
 	Routes func(Env) ([]server.Route, error)
+	// Commands are the area's operator commands (none: nil).
+	Commands []Command
+}
+
+// Command is an operator command of an area, "honmaster <Name> [flags]".
+// It runs where every operator command runs: in the server, through its
+// admin socket, when one serves the data directory, else on the data
+// directory itself. It takes flags only (no positional arguments); the
+// host parses them, answers --help, and reports mistakes with exit
+// status 2.
+type Command struct {
+	Name  string // the command words, starting with the area's name: "daily show"
+	Usage string // the flags, for the help text: "--login L"
+	// Flags returns a new request with its flags declared on fs, each
+	// bound to one of its fields. The request travels to the server as
+	// JSON: its fields are exported.
+	Flags func(fs *flag.FlagSet) CommandRequest
+}
+
+// CommandRequest is one run of a Command.
+type CommandRequest interface {
+	// Validate checks the flags' values; its error is the operator's
+	// mistake (exit status 2), worded for them.
+	Validate() error
+	// Run does the command and writes its output to out. An account's
+	// change goes through actors.Apply, as in a request.
+	Run(ctx context.Context, env CommandEnv, out io.Writer) error
+}
+
+// CommandEnv is what a command runs with.
+type CommandEnv struct {
+	Sys    *actors.System
+	Config *config.Config
+	Log    *slog.Logger
 }
 
 // Env is what an area's routes are built with.
@@ -77,6 +115,11 @@ func Register(m Module) {
 		panic(fmt.Sprintf("area: %q is not a registered contract (sdk.RegisterArea)", m.Area))
 	case m.Bundled == nil || m.Routes == nil:
 		panic(fmt.Sprintf("area: %s needs Bundled and Routes", m.Area))
+	}
+	for _, c := range m.Commands {
+		if c.Flags == nil || (c.Name != string(m.Area) && !strings.HasPrefix(c.Name, string(m.Area)+" ")) {
+			panic(fmt.Sprintf("area: %s: command %q must start with the area's name and have Flags", m.Area, c.Name))
+		}
 	}
 	for _, o := range registry.mods {
 		if o.Area == m.Area {

@@ -1,6 +1,12 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/server"
 	bundledguides "github.com/honmaster/masterserver/plugins/guides"
@@ -21,3 +27,50 @@ func init() {
 	hostarea.Register(hostarea.Module{Area: sdk.AreaGuides, Bundled: bundledguides.Plugin, Routes: builtIn(guidesRoutes)})
 	hostarea.Register(hostarea.Module{Area: sdk.AreaReports, Bundled: bundledreports.Plugin, Routes: builtIn(reportsRoutes)})
 }
+
+// allOps are the operator commands: the host's (ops) and every registered
+// area's (hostarea.Command), read when a command is looked up, after every
+// area's package has registered itself.
+func allOps() []op {
+	out := slices.Clone(ops)
+	for _, m := range hostarea.Modules() {
+		for _, c := range m.Commands {
+			out = append(out, op{name: c.Name, usage: c.Usage,
+				parse: func(args []string) (Request, error) {
+					fs := newFlags(c.Name, nil)
+					r := &areaRequest{name: c.Name, req: c.Flags(fs)}
+					if err := parse(fs, args); err != nil {
+						return nil, err
+					}
+					return checked(r)
+				},
+				empty: func() Request { return &areaRequest{name: c.Name, req: c.Flags(newFlags(c.Name, nil))} }})
+		}
+	}
+	return out
+}
+
+// areaRequest is a Request of an area's command: the area's request, run
+// with what the area may use of the App.
+type areaRequest struct {
+	name string
+	req  hostarea.CommandRequest
+}
+
+func (r *areaRequest) Op() string { return r.name }
+
+func (r *areaRequest) Validate() error {
+	if err := r.req.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: err.Error()})
+	}
+	return nil
+}
+
+func (r *areaRequest) Run(ctx context.Context, app *App, out io.Writer) error {
+	return r.req.Run(ctx, hostarea.CommandEnv{Sys: app.Sys, Config: app.Cfg, Log: app.Log}, out)
+}
+
+// MarshalJSON and UnmarshalJSON carry the area's request over the admin
+// socket.
+func (r *areaRequest) MarshalJSON() ([]byte, error) { return json.Marshal(r.req) }
+func (r *areaRequest) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, r.req) }

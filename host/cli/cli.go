@@ -112,7 +112,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
-	for _, o := range ops {
+	for _, o := range allOps() {
 		fmt.Fprintf(w, "  %s %s\n", o.name, o.usage)
 	}
 	fmt.Fprintln(w, "\nOperator commands talk to the server running on --data through its admin socket,")
@@ -287,9 +287,10 @@ func checkDataDirWith(dir string, noDB bool, stat func(string) (os.FileInfo, err
 func groupHelp(words []string, help bool, stdout io.Writer) error {
 	prefix := strings.Join(words, " ")
 	var group []*op
-	for i := range ops {
-		if prefix != "" && strings.HasPrefix(ops[i].name, prefix+" ") {
-			group = append(group, &ops[i])
+	all := allOps()
+	for i := range all {
+		if prefix != "" && strings.HasPrefix(all[i].name, prefix+" ") {
+			group = append(group, &all[i])
 		}
 	}
 	if len(group) == 0 {

@@ -86,10 +86,11 @@ var ops = []op{
 }
 
 func findOp(words []string) (*op, []string) {
-	for i := range ops {
-		n := strings.Fields(ops[i].name)
-		if len(words) >= len(n) && strings.Join(words[:len(n)], " ") == ops[i].name {
-			return &ops[i], words[len(n):]
+	all := allOps()
+	for i := range all {
+		n := strings.Fields(all[i].name)
+		if len(words) >= len(n) && strings.Join(words[:len(n)], " ") == all[i].name {
+			return &all[i], words[len(n):]
 		}
 	}
 	return nil, nil
@@ -97,9 +98,10 @@ func findOp(words []string) (*op, []string) {
 
 // opNamed returns the operator command whose Request has the Op name.
 func opNamed(name string) *op {
-	for i := range ops {
-		if ops[i].name == name {
-			return &ops[i]
+	all := allOps()
+	for i := range all {
+		if all[i].name == name {
+			return &all[i]
 		}
 	}
 	return nil

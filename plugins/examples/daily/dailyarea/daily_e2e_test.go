@@ -103,6 +103,30 @@ func TestClaimPaysAStreakOncePerDay(t *testing.T) {
 		t.Errorf("the balance another area reads is %d, want %d", got, start+35)
 	}
 
+	// The area's operator commands, through the running server's admin
+	// socket.
+	if out := s.Host(t, "daily", "show", "--login", "dana"); !strings.Contains(out, "dana: streak of 1 days, last claim on ") {
+		t.Errorf("daily show = %q", out)
+	}
+	if out := s.Host(t, "daily", "reset", "--login", "dana"); !strings.Contains(out, "reset") {
+		t.Errorf("daily reset = %q", out)
+	}
+	if out := s.Host(t, "daily", "show", "--login", "dana"); out != "dana has not claimed a daily reward" {
+		t.Errorf("daily show after reset = %q", out)
+	}
+	if after := claim(t, s.Client, cookie); !after.granted || after.streak != 1 || after.after != start+45 {
+		t.Errorf("claim after a reset = %+v, want a new streak paying 10", after)
+	}
+	if code, _, errOut := s.Run("daily", "show"); code != 2 || !strings.Contains(errOut, "--login is required") {
+		t.Errorf("daily show without --login: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := s.Run("daily", "show", "--login", "nobody"); code == 0 || !strings.Contains(errOut, `no account "nobody"`) {
+		t.Errorf("daily show --login nobody: exit %d: %s", code, errOut)
+	}
+	if code, out, errOut := s.Run("daily", "--help"); code != 0 || !strings.Contains(out, "daily show --login L") || !strings.Contains(out, "daily reset --login L") {
+		t.Errorf("daily --help: exit %d, does not list the area's commands:\n%s%s", code, out, errOut)
+	}
+
 	bad := claim(t, s.Client, strings.Repeat("0", 32))
 	if bad.success || !strings.Contains(bad.err, "log in again") {
 		t.Errorf("claim with a dead cookie = %+v", bad)

@@ -60,7 +60,7 @@ func (s *Settings) Validate() error {
 
 func init() {
 	config.RegisterSection(name, DefaultSettings)
-	area.Register(area.Module{Area: dailyapi.Area, Bundled: dailyplugin.Plugin, Routes: routes})
+	area.Register(area.Module{Area: dailyapi.Area, Bundled: dailyplugin.Plugin, Routes: routes, Commands: commands})
 }
 
 // dayShift moves the host's clock by whole days (tests only: a streak
