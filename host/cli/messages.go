@@ -102,7 +102,7 @@ func explainRaw(err error) string {
 // an error chain's ": " or after an opening bracket or quote, so that a run
 // ("storage: actors: ...") goes whole and an ordinary word before a colon
 // mid-sentence ("unknown login: bob") stays.
-var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|gcfloor|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|clitest|storagetest|wiretest|clustertest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
+var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|plinkoapi|guidesapi|reportsapi|console|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|gcfloor|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|clitest|storagetest|wiretest|clustertest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf):\s*)+`)
 
 // stripInternal removes internal package prefixes from text.
 func stripInternal(text string) string {

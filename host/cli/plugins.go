@@ -18,8 +18,11 @@ import (
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
 	bundledguides "github.com/honmaster/masterserver/plugins/guides"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	bundledreports "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
@@ -30,9 +33,9 @@ import (
 // startup, "honmaster plugin <area>", "honmaster plugins", /healthz and the mounting
 // of routes all derive from it.
 var areaTable = []areaRow{
-	{area: sdk.AreaPlinko, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
-	{area: sdk.AreaGuides, bundled: bundledguides.Plugin, routes: guidesRoutes},
-	{area: sdk.AreaReports, bundled: bundledreports.Plugin, routes: reportsRoutes},
+	{area: plinkoapi.Area, bundled: bundledplinko.Plugin, routes: plinkoRoutes},
+	{area: guidesapi.Area, bundled: bundledguides.Plugin, routes: guidesRoutes},
+	{area: reportsapi.Area, bundled: bundledreports.Plugin, routes: reportsRoutes},
 }
 
 type areaRow struct {

@@ -6,7 +6,8 @@ import (
 
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/login"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 )
 
 // Outcomes of a request. Most failures of this protocol are HTTP 200 with
@@ -82,7 +83,7 @@ func Outcome(area string, status int, body []byte) string {
 			}
 			return OutcomeRefused
 		}
-	case string(sdk.AreaPlinko):
+	case string(plinkoapi.Area):
 		if code, ok := statusCode(body); ok {
 			switch code {
 			case 1, 51:
@@ -92,7 +93,7 @@ func Outcome(area string, status int, body []byte) string {
 			}
 			return OutcomeRefused
 		}
-	case string(sdk.AreaGuides):
+	case string(guidesapi.Area):
 		// Every guide failure is the no_guides_found shape with success 0;
 		// "no guides found" itself is an answer, not a refusal.
 		if bytes.Contains(body, guidesFailed) && !bytes.Contains(body, noGuides) {
