@@ -10,8 +10,11 @@ import (
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/server"
 	bundledguides "github.com/honmaster/masterserver/plugins/guides"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	bundledplinko "github.com/honmaster/masterserver/plugins/plinko"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	bundledreports "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -23,9 +26,9 @@ func init() {
 	builtIn := func(build func(*App, sdk.Caller) ([]server.Route, error)) func(hostarea.Env) ([]server.Route, error) {
 		return func(e hostarea.Env) ([]server.Route, error) { return build(e.Host.(*App), e.Plugin) }
 	}
-	hostarea.Register(hostarea.Module{Area: sdk.AreaPlinko, Bundled: bundledplinko.Plugin, Routes: builtIn(plinkoRoutes)})
-	hostarea.Register(hostarea.Module{Area: sdk.AreaGuides, Bundled: bundledguides.Plugin, Routes: builtIn(guidesRoutes)})
-	hostarea.Register(hostarea.Module{Area: sdk.AreaReports, Bundled: bundledreports.Plugin, Routes: builtIn(reportsRoutes)})
+	hostarea.Register(hostarea.Module{Area: plinkoapi.Area, Bundled: bundledplinko.Plugin, Routes: builtIn(plinkoRoutes)})
+	hostarea.Register(hostarea.Module{Area: guidesapi.Area, Bundled: bundledguides.Plugin, Routes: builtIn(guidesRoutes)})
+	hostarea.Register(hostarea.Module{Area: reportsapi.Area, Bundled: bundledreports.Plugin, Routes: builtIn(reportsRoutes)})
 }
 
 // allOps are the operator commands: the host's (ops) and every registered

@@ -23,7 +23,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cluster/clustertest"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
@@ -165,7 +165,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	}
 
 	payouts := map[int64]bool{0: true}
-	for tier := sdk.Tier(1); tier <= sdk.NumTiers; tier++ {
+	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
 		payouts[int64(tier.Tickets())] = true
 	}
 	ledgers := make([]*clusterLedger, accounts)
@@ -346,7 +346,7 @@ func (l *clusterLedger) record(r dropResult, err error) {
 // chest's tickets (its ticket_amount is 0, the payout is in user_tickets).
 func won(r dropResult) int64 {
 	if r.exhausted {
-		return int64(sdk.Tier(r.tier).Tickets())
+		return int64(plinkoapi.Tier(r.tier).Tickets())
 	}
 	return r.payout
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/plugins/examples/guidesrank"
 	bundledguides "github.com/honmaster/masterserver/plugins/guides"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -466,13 +467,13 @@ func voteAll(t *testing.T, cs []*guideClient) {
 // example plugin: the list follows its order.
 func TestGuidesSwappablePlugin(t *testing.T) {
 	ts := clitest.Start(t, func(c *config.Config) {
-		p := c.Plugins[string(sdk.AreaGuides)]
+		p := c.Plugins[string(guidesapi.Area)]
 		p.Path, p.Args = os.Args[0], []string{"-test.run=^$"}
 		p.Env = []string{pluginRoleEnv + "=guidesrank", "GORACE=atexit_sleep_ms=0"}
 		p.StartTimeout = config.Duration{Duration: 30 * time.Second}
-		c.Plugins[string(sdk.AreaGuides)] = p
+		c.Plugins[string(guidesapi.Area)] = p
 	})
-	if st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaGuides); st.Plugin != guidesrank.Name {
+	if st, _ := ts.Runtime.App.Plugins.Status(guidesapi.Area); st.Plugin != guidesrank.Name {
 		t.Fatalf("guides plugin = %+v, want the example", st)
 	}
 	ts.Host(t, "account", "create", "--login", "player", "--password", "pw")
@@ -598,11 +599,11 @@ func strictGuidesPlugin() *sdk.Plugin {
 // count is refused (vote_refused) and changes nothing.
 func TestGuidesPluginDecisionsChecked(t *testing.T) {
 	ts := clitest.Start(t, func(c *config.Config) {
-		p := c.Plugins[string(sdk.AreaGuides)]
+		p := c.Plugins[string(guidesapi.Area)]
 		p.Path, p.Args = os.Args[0], []string{"-test.run=^$"}
 		p.Env = []string{pluginRoleEnv + "=guidesstrict", "GORACE=atexit_sleep_ms=0"}
 		p.StartTimeout = config.Duration{Duration: 30 * time.Second}
-		c.Plugins[string(sdk.AreaGuides)] = p
+		c.Plugins[string(guidesapi.Area)] = p
 	})
 	ts.Host(t, "account", "create", "--login", "author1", "--password", "pw")
 	ts.Host(t, "account", "create", "--login", "player", "--password", "pw")

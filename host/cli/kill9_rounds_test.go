@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 )
 
 // TestKill9RoundsDropsAndStores runs drops and cloud stores on several
@@ -40,7 +40,7 @@ func kill9RoundsDropsAndStores(t *testing.T, conf string) {
 		runHost(t, bin, "account", "grant", "--data", data, "--config", conf, "--login", logins[i], "--tickets", "100000000")
 	}
 	payouts := map[int64]bool{0: true}
-	for tier := sdk.Tier(1); tier <= sdk.NumTiers; tier++ {
+	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
 		payouts[int64(tier.Tickets())] = true
 	}
 	archive := func(n int) []byte {

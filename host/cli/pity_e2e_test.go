@@ -22,6 +22,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/plugins/examples/pity"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 	"github.com/honmaster/masterserver/storage"
@@ -34,19 +35,19 @@ func withPity(n int, dataDir string) func(*config.Config) {
 		if dataDir != "" {
 			c.Storage.DataDir = dataDir
 		}
-		p := c.Plugins[string(sdk.AreaPlinko)]
+		p := c.Plugins[string(plinkoapi.Area)]
 		p.Path, p.Args = os.Args[0], []string{"-test.run=^$"}
 		p.Env = []string{pluginRoleEnv + "=pity", "GORACE=atexit_sleep_ms=0"}
 		p.StartTimeout = config.Duration{Duration: 30 * time.Second}
 		p.Config = map[string]any{"after": int64(n)}
-		c.Plugins[string(sdk.AreaPlinko)] = p
+		c.Plugins[string(plinkoapi.Area)] = p
 	}
 }
 
 // pityState reads the stored pity state of an account.
 func pityState(t *testing.T, ts *clitest.Server, id storage.AccountID) pity.State {
 	t.Helper()
-	b, err := ts.Runtime.App.DB.PluginState(id, string(sdk.AreaPlinko))
+	b, err := ts.Runtime.App.DB.PluginState(id, string(plinkoapi.Area))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestPityHoldsAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko); st.Plugin != pity.Name {
+	if st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area); st.Plugin != pity.Name {
 		t.Fatalf("plinko plugin = %+v, want the pity example", st)
 	}
 	streak, drops := 0, 0
@@ -86,7 +87,7 @@ func TestPityHoldsAcrossRestarts(t *testing.T) {
 				t.Fatalf("%s drop %d: %+v %v", name, i, r, err)
 			}
 			drops++
-			if r.tier <= sdk.NumChestTiers {
+			if r.tier <= plinkoapi.NumChestTiers {
 				streak = 0
 			} else if streak++; streak > after {
 				t.Fatalf("%s drop %d: %d ticket results in a row, pity after %d", name, i, streak, after)
@@ -99,7 +100,7 @@ func TestPityHoldsAcrossRestarts(t *testing.T) {
 	phase(ts, "first run")
 
 	// kill -9 of the plugin: the host restarts it, the state is the host's.
-	old, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+	old, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 	if err := syscall.Kill(old.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func waitPlugin(t *testing.T, ts *clitest.Server, cond func(supervisor.Status) b
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+		st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 		if cond(st) {
 			return st
 		}
@@ -194,11 +195,11 @@ func TestHungPluginRestarted(t *testing.T) {
 	const pingInterval, pingTimeout = time.Second, 2 * time.Second
 	clock, frozen := newManualClock(), newManualClock() // frozen: the other areas are never pinged
 	ts := clitest.StartWith(t, func(c *config.Config) {
-		p := c.Plugins[string(sdk.AreaPlinko)]
+		p := c.Plugins[string(plinkoapi.Area)]
 		p.PingInterval, p.PingTimeout = config.Duration{Duration: pingInterval}, config.Duration{Duration: pingTimeout}
-		c.Plugins[string(sdk.AreaPlinko)] = p
+		c.Plugins[string(plinkoapi.Area)] = p
 	}, cli.WithPluginClock(func(area sdk.Area) supervisor.Clock {
-		if area == sdk.AreaPlinko {
+		if area == plinkoapi.Area {
 			return clock
 		}
 		return frozen
@@ -212,7 +213,7 @@ func TestHungPluginRestarted(t *testing.T) {
 	if code, body := healthz(t, ts); code != http.StatusOK {
 		t.Fatalf("healthz before: %d %q", code, body)
 	}
-	old, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+	old, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 	clock.await(t, pingInterval) // the supervisor watches the plugin
 	if err := syscall.Kill(old.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -234,10 +235,10 @@ func TestHungPluginRestarted(t *testing.T) {
 	clock.advance(pingTimeout) // the ping failed: the plugin is killed, its restart waits on the clock
 	clock.await(t, 0)
 	// Between the kill and the restart: unhealthy, and every drop refused.
-	if st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko); st.State != supervisor.StateRestarting || st.PID != 0 {
+	if st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area); st.State != supervisor.StateRestarting || st.PID != 0 {
 		t.Errorf("status while restarting %+v", st)
 	}
-	if code, body := healthz(t, ts); code != http.StatusServiceUnavailable || !strings.Contains(body, string(sdk.AreaPlinko)) {
+	if code, body := healthz(t, ts); code != http.StatusServiceUnavailable || !strings.Contains(body, string(plinkoapi.Area)) {
 		t.Errorf("healthz while the plugin is down: %d %q, want 503 naming plinko", code, body)
 	}
 	wg.Wait()
@@ -257,7 +258,7 @@ func TestHungPluginRestarted(t *testing.T) {
 	}
 	clock.advance(0)             // the restart begins
 	clock.await(t, pingInterval) // the new plugin runs and is watched
-	st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+	st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 	if st.State != supervisor.StateRunning || st.PID == old.PID || st.PID == 0 || st.Restarts != 1 || !errors.Is(st.LastError, sdk.ErrUnavailable) {
 		t.Errorf("status after restart %+v", st)
 	}
@@ -370,9 +371,9 @@ func TestPluginStartRefused(t *testing.T) {
 	cfg.Storage.DataDir = t.TempDir()
 	cfg.Server.Listen = "127.0.0.1:0"
 	withPity(0, "")(cfg) // after = 0 is rejected
-	p := cfg.Plugins[string(sdk.AreaPlinko)]
+	p := cfg.Plugins[string(plinkoapi.Area)]
 	p.Config["colour"] = "red"
-	cfg.Plugins[string(sdk.AreaPlinko)] = p
+	cfg.Plugins[string(plinkoapi.Area)] = p
 	rt, err := cliStart(cfg)
 	if err == nil {
 		rt.Stop()

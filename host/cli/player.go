@@ -12,7 +12,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/reports"
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 // "player login" and "player report": a game client's calls from the
@@ -31,7 +31,7 @@ Reasons: %[2]s.
 
 func reasonNames() string {
 	var names []string
-	for _, r := range rules.Reasons() {
+	for _, r := range reportsapi.Reasons() {
 		names = append(names, r.String())
 	}
 	return strings.Join(names, ", ")
@@ -70,13 +70,13 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%w: --server %q: want http://HOST:PORT", errUsage, *server)
 	}
-	var why rules.Reason
+	var why reportsapi.Reason
 	if verb == "report" {
 		if *reportee == "" {
 			return fmt.Errorf("%w: --reportee is required", errUsage)
 		}
 		var ok bool
-		if why, ok = rules.ParseReason(*reason); !ok {
+		if why, ok = reportsapi.ParseReason(*reason); !ok {
 			return fmt.Errorf("%w: --reason %q is not one of %s", errUsage, *reason, reasonNames())
 		}
 	}

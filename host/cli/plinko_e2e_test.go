@@ -14,7 +14,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -91,7 +91,7 @@ func dropMany(t *testing.T, c *client.Client, cookie string, n, workers int, dur
 }
 
 // chiSquare is Pearson's statistic of observed tier counts against odds.
-func chiSquare(counts [sdk.NumTiers]int, odds sdk.Odds) float64 {
+func chiSquare(counts [plinkoapi.NumTiers]int, odds plinkoapi.Odds) float64 {
 	n := 0
 	for _, c := range counts {
 		n += c
@@ -111,10 +111,10 @@ func chiSquare(counts [sdk.NumTiers]int, odds sdk.Odds) float64 {
 // chi-square above 1,000, is untouched).
 const critical = 25.745
 
-func tierCounts(t *testing.T, results []dropResult) [sdk.NumTiers]int {
-	var counts [sdk.NumTiers]int
+func tierCounts(t *testing.T, results []dropResult) [plinkoapi.NumTiers]int {
+	var counts [plinkoapi.NumTiers]int
 	for i, r := range results {
-		if !r.ok || r.tier < 1 || r.tier > sdk.NumTiers {
+		if !r.ok || r.tier < 1 || r.tier > plinkoapi.NumTiers {
 			t.Fatalf("drop %d failed or bad tier: %+v", i, r)
 		}
 		counts[r.tier-1]++
@@ -126,15 +126,15 @@ func TestPlinkoOddsOverHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("thousands of synced drops; skipped with -short")
 	}
-	custom := sdk.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20} // plugins/examples/customodds
+	custom := plinkoapi.Odds{0.10, 0.10, 0.20, 0.20, 0.20, 0.20} // plugins/examples/customodds
 	const drops = 2000
 	cases := []struct {
 		name        string
 		plugin      func(t *testing.T) string // external plugin path, "" = bundled
-		want, other sdk.Odds
+		want, other plinkoapi.Odds
 	}{
-		{"bundled default odds", func(*testing.T) string { return "" }, sdk.DefaultOdds, custom},
-		{"custom odds plugin", buildCustomOdds, custom, sdk.DefaultOdds},
+		{"bundled default odds", func(*testing.T) string { return "" }, plinkoapi.DefaultOdds, custom},
+		{"custom odds plugin", buildCustomOdds, custom, plinkoapi.DefaultOdds},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,7 +183,7 @@ func TestPluginKilledMidLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, ok := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+	before, ok := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 	if !ok || before.PID == 0 {
 		t.Fatalf("plinko plugin not running: %+v", before)
 	}
@@ -199,7 +199,7 @@ func TestPluginKilledMidLoad(t *testing.T) {
 	// Back within 2 s of the kill.
 	deadline := killedAt.Add(2 * time.Second)
 	for {
-		st, _ := ts.Runtime.App.Plugins.Status(sdk.AreaPlinko)
+		st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 		if st.State == "running" && st.PID != before.PID {
 			t.Logf("plugin back after %s (restarts %d)", time.Since(killedAt).Round(time.Millisecond), st.Restarts)
 			break
@@ -224,7 +224,7 @@ func TestPluginKilledMidLoad(t *testing.T) {
 		}
 		payout := r.payout
 		if r.exhausted {
-			payout = int64(sdk.Tier(r.tier).Tickets()) // ticket_amount is 0; the balance has the payout
+			payout = int64(plinkoapi.Tier(r.tier).Tickets()) // ticket_amount is 0; the balance has the payout
 		}
 		want += payout - cost
 		if payout == 0 {

@@ -20,6 +20,9 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -194,7 +197,7 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 	t.Cleanup(func() { rt.Stop() })
 	pids := func() map[sdk.Area]int {
 		out := map[sdk.Area]int{}
-		for _, a := range []sdk.Area{sdk.AreaPlinko, sdk.AreaGuides, sdk.AreaReports} {
+		for _, a := range []sdk.Area{plinkoapi.Area, guidesapi.Area, reportsapi.Area} {
 			st, ok := rt.App.Plugins.Status(a)
 			if !ok || st.PID == 0 {
 				t.Fatalf("%s plugin not running: %+v", a, st)
@@ -214,10 +217,10 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 		t.Errorf("applied %v, want %v", res.Applied, want)
 	}
 	after := pids()
-	if after[sdk.AreaPlinko] == before[sdk.AreaPlinko] {
+	if after[plinkoapi.Area] == before[plinkoapi.Area] {
 		t.Error("the plinko plugin was not restarted")
 	}
-	if after[sdk.AreaGuides] != before[sdk.AreaGuides] || after[sdk.AreaReports] != before[sdk.AreaReports] {
+	if after[guidesapi.Area] != before[guidesapi.Area] || after[reportsapi.Area] != before[reportsapi.Area] {
 		t.Errorf("plugins whose settings did not change were restarted: %v -> %v", before, after)
 	}
 	if bad := rt.App.Plugins.Unhealthy(); len(bad) > 0 {
@@ -228,7 +231,7 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 	if _, err := rt.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "plinko plugin did not start") {
 		t.Errorf("reload with a plugin that cannot start: %v", err)
 	}
-	if got := pids(); got[sdk.AreaPlinko] != after[sdk.AreaPlinko] {
+	if got := pids(); got[plinkoapi.Area] != after[plinkoapi.Area] {
 		t.Errorf("a refused reload replaced the plinko plugin: %v -> %v", after, got)
 	}
 }

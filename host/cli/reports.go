@@ -12,7 +12,7 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/server"
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -35,7 +35,7 @@ func init() {
 func reportsRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	c, lim := app.Cfg.Reports, app.Cfg.Limits
 	a, err := reports.New(reports.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Log: app.Log,
-		Config: reports.Config{Disabled: c.Disabled, Limits: rules.Limits{PerDay: c.PerDay,
+		Config: reports.Config{Disabled: c.Disabled, Limits: reportsapi.Limits{PerDay: c.PerDay,
 			PerReportee: c.PerReportee, MaxTextRunes: c.MaxTextRunes, MaxPriority: c.MaxPriority, NewAccountAge: lim.NewAccountAge.Duration},
 			PerAddress:  limit.Rate{Burst: lim.ReportsAddress.Burst, Every: lim.ReportsAddress.Every.Duration},
 			AddressKeys: lim.TrackedKeys}})

@@ -55,7 +55,7 @@ import (
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -91,8 +91,8 @@ type Deps struct {
 	// Health is the storage health, worded for operators (nil: healthy).
 	Health func() error
 	// Odds are the configured Plinko odds shown against the observed ones
-	// (zero: sdk.DefaultOdds, the bundled plugin's).
-	Odds sdk.Odds
+	// (zero: plinkoapi.DefaultOdds, the bundled plugin's).
+	Odds plinkoapi.Odds
 	// SecureCookies sets the Secure flag on cookies even on plain HTTP (the
 	// console reached through a TLS reverse proxy); a request that came
 	// over TLS gets it anyway.
@@ -164,8 +164,8 @@ func New(d Deps) (*Console, error) {
 	if d.SessionLifetime == 0 {
 		d.SessionLifetime = 8 * time.Hour
 	}
-	if d.Odds == (sdk.Odds{}) {
-		d.Odds = sdk.DefaultOdds
+	if d.Odds == (plinkoapi.Odds{}) {
+		d.Odds = plinkoapi.DefaultOdds
 	}
 	d.SignInPerAddress, d.SignInPerLogin = signInDefaults(d.SignInPerAddress, d.SignInPerLogin)
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},

@@ -27,7 +27,7 @@ import (
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/srp"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -415,9 +415,9 @@ func TestPlinkoImportAndChart(t *testing.T) {
 	}
 	// Observed distribution from the drop metrics.
 	for i := 0; i < 3; i++ {
-		e.metrics.ObserveDrop(plinko.Drop{Tier: sdk.TierBronze, Currency: sdk.CurrencyTickets, Cost: 66})
+		e.metrics.ObserveDrop(plinko.Drop{Tier: plinkoapi.TierBronze, Currency: plinkoapi.CurrencyTickets, Cost: 66})
 	}
-	e.metrics.ObserveDrop(plinko.Drop{Tier: sdk.Tier(6), Currency: sdk.CurrencyGold, Cost: 54, TicketsOut: 30})
+	e.metrics.ObserveDrop(plinko.Drop{Tier: plinkoapi.Tier(6), Currency: plinkoapi.CurrencyGold, Cost: 54, TicketsOut: 30})
 	_, page = get(t, c, e.srv.URL+"/console/plinko")
 	if n := strings.Count(page, "<rect class=\"cfg\" x="); n != 6 {
 		t.Errorf("%d configured bars, want 6", n)

@@ -17,11 +17,12 @@ import (
 	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/reports"
 	bundled "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 // fileReport files a report by reporter against reportee through the
 // reports area, as the game's report path does.
-func (e *env) fileReport(t *testing.T, reporter, reportee string, reason bundled.Reason, text string) reports.ReportID {
+func (e *env) fileReport(t *testing.T, reporter, reportee string, reason reportsapi.Reason, text string) reports.ReportID {
 	t.Helper()
 	a, err := reports.New(reports.Deps{Sys: e.sys, Login: e.login, Decider: bundled.Plugin()})
 	if err != nil {
@@ -58,8 +59,8 @@ func TestReportsPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r1 := e.fileReport(t, "player", "Troll", bundled.ReasonChatAbuse, "flamed <b>all</b> game")
-	r2 := e.fileReport(t, "player", "Saint", bundled.ReasonAFK, "went afk")
+	r1 := e.fileReport(t, "player", "Troll", reportsapi.ReasonChatAbuse, "flamed <b>all</b> game")
+	r2 := e.fileReport(t, "player", "Saint", reportsapi.ReasonAFK, "went afk")
 	c := client(t)
 	e.signIn(t, c, "admin", "admin-pw")
 

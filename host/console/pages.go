@@ -21,8 +21,8 @@ import (
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/reports"
-	rules "github.com/honmaster/masterserver/plugins/reports"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -496,7 +496,7 @@ func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 		back(w, r, to, "", fmt.Errorf("days must be a whole number, 1..%d", reports.MaxResolveDays))
 		return
 	}
-	reason, _ := rules.ParseReason(r.PostFormValue("reason"))
+	reason, _ := reportsapi.ParseReason(r.PostFormValue("reason"))
 	m, err := reports.Suspend(ctx, c.d.Sys, reports.SuspendArgs{Account: id, Reason: reason, Days: days, Note: r.PostFormValue("note")},
 		Operator(r), now)
 	if err != nil {
@@ -603,16 +603,16 @@ func (c *Console) plinkoPage(w http.ResponseWriter, r *http.Request) {
 		r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
 	}
 	fams := c.gather()
-	var counts [sdk.NumTiers]float64
-	for t := 1; t <= sdk.NumTiers; t++ {
+	var counts [plinkoapi.NumTiers]float64
+	for t := 1; t <= plinkoapi.NumTiers; t++ {
 		counts[t-1] = sum(fams, "honmaster_plinko_drops_total", "tier", strconv.Itoa(t))
 		d.TotalDrops += counts[t-1]
 	}
 	d.TicketsIn = sum(fams, "honmaster_plinko_tickets_total", "direction", "in")
 	d.TicketsOut = sum(fams, "honmaster_plinko_tickets_total", "direction", "out")
 	const barMax = 300 // px for 100%
-	for t := 1; t <= sdk.NumTiers; t++ {
-		row := tierRow{Tier: sdk.Tier(t).String(), Configured: c.d.Odds.Of(sdk.Tier(t)) * 100, Drops: counts[t-1]}
+	for t := 1; t <= plinkoapi.NumTiers; t++ {
+		row := tierRow{Tier: plinkoapi.Tier(t).String(), Configured: c.d.Odds.Of(plinkoapi.Tier(t)) * 100, Drops: counts[t-1]}
 		if d.TotalDrops > 0 {
 			row.Observed = counts[t-1] / d.TotalDrops * 100
 		}
@@ -624,7 +624,7 @@ func (c *Console) plinkoPage(w http.ResponseWriter, r *http.Request) {
 		row.ObsLabel = strconv.FormatFloat(row.Observed, 'f', 1, 64) + "%"
 		d.Tiers = append(d.Tiers, row)
 	}
-	d.Height = 20 + sdk.NumTiers*40
+	d.Height = 20 + plinkoapi.NumTiers*40
 	c.render(w, r, "plinko", "Plinko", d, "")
 }
 

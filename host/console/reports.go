@@ -11,6 +11,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/reports"
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -58,7 +59,7 @@ func statusOptions() []option {
 
 func reasonOptions() []option {
 	var out []option
-	for _, r := range rules.Reasons() {
+	for _, r := range reportsapi.Reasons() {
 		out = append(out, option{r.String(), r.Title()})
 	}
 	return out

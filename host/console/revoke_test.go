@@ -11,7 +11,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/reports"
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 // signedIn reports whether c's console session still reaches the
@@ -80,7 +80,7 @@ func TestRevokedOperatorSignedOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := reports.Suspend(context.Background(), e.sys, reports.SuspendArgs{Account: id, Reason: rules.ReasonAFK, Days: 1}, "mod", now); err != nil {
+			if _, err := reports.Suspend(context.Background(), e.sys, reports.SuspendArgs{Account: id, Reason: reportsapi.ReasonAFK, Days: 1}, "mod", now); err != nil {
 				t.Fatal(err)
 			}
 		}, "admin-pw"},
@@ -161,7 +161,7 @@ func TestSuspensionEndedSignsInAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reports.Suspend(context.Background(), e.sys, reports.SuspendArgs{Account: id, Reason: rules.ReasonAFK, Days: 1}, "mod", now); err != nil {
+	if _, err := reports.Suspend(context.Background(), e.sys, reports.SuspendArgs{Account: id, Reason: reportsapi.ReasonAFK, Days: 1}, "mod", now); err != nil {
 		t.Fatal(err)
 	}
 	if status, _ := e.signIn(t, client(t), "admin", "admin-pw"); status == http.StatusOK {

@@ -8,13 +8,13 @@ import (
 
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/server"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
 // areaName is the area's name in routes and logs.
-var areaName = string(sdk.AreaGuides)
+var areaName = string(guidesapi.Area)
 
 // Authenticator resolves a session cookie to its account. A cookie that is
 // missing, unknown or expired must give an error matching ErrInvalidCookie

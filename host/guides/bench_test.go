@@ -23,7 +23,7 @@ import (
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/server"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 )
 
 // TestMain lets the test binary run the bundled plugins the benchmark
@@ -99,7 +99,7 @@ func (f *benchFixture) setup() error {
 	if _, err := guides.Seed(ctx, app.Sys, benchGuideSet()); err != nil {
 		return err
 	}
-	svc, err := guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(sdk.AreaGuides), Log: log})
+	svc, err := guides.NewService(guides.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(guidesapi.Area), Log: log})
 	if err != nil {
 		return err
 	}

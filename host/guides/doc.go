@@ -88,7 +88,7 @@
 // the classes in the records (records from before read established).
 // Changing a vote casts it anew in the account's class then; repeating it
 // changes nothing. The tally keeps each guide's young part beside its
-// counts; the ranking gets both (sdk.GuideCandidate.YoungUp, YoungDown) and
+// counts; the ranking gets both (guidesapi.GuideCandidate.YoungUp, YoungDown) and
 // decides the weight: the bundled one counts four young votes as one. The
 // counts shown (list ratings, get_guide) and stored stay exact: a list's
 // ratings are the full counts of the snapshot its order was ranked on, so
@@ -108,11 +108,11 @@
 // account's default per hero, favorites and votes are its own records,
 // written only by its actor (flagChange, voteChange); the default is keyed
 // by hero, so a new default overwrites the old in the same commit. A vote
-// asks the plugin (sdk.GuidesVote) inside the actor and commits its record
+// asks the plugin (guidesapi.Vote) inside the actor and commits its record
 // with the plugin's state; the tally moves after the commit (deltas of
 // one account's successive votes commute, so their order does not matter).
 // A list is a read: it runs outside the actor on committed records and
-// asks the plugin (sdk.GuidesRank) with the account's stored plugin state,
+// asks the plugin (guidesapi.Rank) with the account's stored plugin state,
 // refusing a result that changes it. Each hero's candidates (visible
 // guides with counts) are cached per catalog version and generation of the hero's counts (a vote
 // moves only its own hero's generation: other heroes keep their rankings).

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -20,7 +21,7 @@ import (
 // hero with 1,000 guides that is 25 KB of candidates sent to the plugin
 // process and ranked there, several times the cost of the rest of the
 // request. Yet the answer is a function of its facts (the contract,
-// sdk.GuidesRank): the hero's candidates, the account's default and
+// guidesapi.Rank): the hero's candidates, the account's default and
 // favorites, and — unless the plugin declares the decision Shared — the
 // account and its plugin state. So the host keeps each decision and hands
 // it to later lists with the same facts, instead of asking again:
@@ -79,7 +80,7 @@ type rankBasis struct {
 // candSnapshot is a hero's candidates as of one basis.
 type candSnapshot struct {
 	rankBasis
-	cands *sdk.SharedGuideCandidates
+	cands *guidesapi.SharedGuideCandidates
 }
 
 // rankKey names the facts a decision was made on.
@@ -97,7 +98,7 @@ type rankKey struct {
 // hero's candidates in memory.
 type rankEntry struct {
 	basis    rankBasis
-	decision sdk.GuideRankDecision
+	decision guidesapi.GuideRankDecision
 	shown    []Counts // the counts decision.Order was ranked on, one per gid (RankedCounts)
 }
 
@@ -175,7 +176,7 @@ func (s *Service) snapshot(cat *catalog, hero string) (*candSnapshot, error) {
 		}
 	}
 	read := s.ranks.now()
-	shared, err := sdk.ShareGuideCandidates(RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally).Candidates)
+	shared, err := guidesapi.ShareGuideCandidates(RankFacts(0, hero, cat.byHero[hero], &Marks{}, s.tally).Candidates)
 	if err != nil {
 		return nil, Fail(ReasonInternal, err)
 	}
@@ -186,7 +187,7 @@ func (s *Service) snapshot(cat *catalog, hero string) (*candSnapshot, error) {
 
 // candidatesOf returns hero's candidates as of cat's version, whatever
 // their counts: what a reused decision is checked against.
-func (s *Service) candidatesOf(cat *catalog, hero string) (*sdk.SharedGuideCandidates, error) {
+func (s *Service) candidatesOf(cat *catalog, hero string) (*guidesapi.SharedGuideCandidates, error) {
 	if v, ok := s.cands.Load(hero); ok {
 		if sn := v.(*candSnapshot); sn.catVersion == cat.version {
 			return sn.cands, nil
@@ -205,7 +206,7 @@ func (s *Service) candidatesOf(cat *catalog, hero string) (*sdk.SharedGuideCandi
 // of cat's version to check it against: a kept decision when one may serve
 // (see above), else one plugin call, shared with concurrent lists of the
 // same facts.
-func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, state []byte) (*sdk.SharedGuideCandidates, sdk.GuideRankDecision, []Counts, error) {
+func (s *Service) rank(ctx context.Context, cat *catalog, f guidesapi.GuideRankFacts, state []byte) (*guidesapi.SharedGuideCandidates, guidesapi.GuideRankDecision, []Counts, error) {
 	r := s.ranks
 	acct := storage.AccountID(f.Account)
 	shared := rankKey{hero: f.Hero, def: f.Default, favs: packGids(f.Favorites)}
@@ -235,7 +236,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 			select {
 			case <-fl.done:
 			case <-ctx.Done():
-				return nil, sdk.GuideRankDecision{}, nil, Fail(ReasonUnavailable, ctx.Err())
+				return nil, guidesapi.GuideRankDecision{}, nil, Fail(ReasonUnavailable, ctx.Err())
 			}
 			if fl.err == nil && servesMe(fl.entry, fl.account, fl.state) {
 				return fl.snap.cands, fl.entry.decision, fl.entry.shown, nil
@@ -244,7 +245,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 		}
 		snap, err := s.snapshot(cat, f.Hero)
 		if err != nil {
-			return nil, sdk.GuideRankDecision{}, nil, err
+			return nil, guidesapi.GuideRankDecision{}, nil, err
 		}
 		fl = &rankFlight{snap: snap, account: acct, state: own.state, done: make(chan struct{})}
 		r.mu.Lock()
@@ -265,7 +266,7 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 		r.mu.Unlock()
 		close(fl.done)
 		if fl.err != nil {
-			return nil, sdk.GuideRankDecision{}, nil, fl.err
+			return nil, guidesapi.GuideRankDecision{}, nil, fl.err
 		}
 		r.lastShared.Store(fl.entry.decision.Shared)
 		return snap.cands, fl.entry.decision, fl.entry.shown, nil
@@ -275,14 +276,14 @@ func (s *Service) rank(ctx context.Context, cat *catalog, f sdk.GuideRankFacts, 
 // askRank asks the plugin. A list is a read: a result that changes the
 // account's plugin state is refused, as is one that fails the contract's
 // check (guides_unavailable), never repaired.
-func (s *Service) askRank(ctx context.Context, f sdk.GuideRankFacts, state []byte, snap *candSnapshot) (rankEntry, error) {
+func (s *Service) askRank(ctx context.Context, f guidesapi.GuideRankFacts, state []byte, snap *candSnapshot) (rankEntry, error) {
 	s.rankCalls.Add(1)
-	res, err := sdk.GuidesRank.Decide(ctx, s.d.Decider, sdk.Call[sdk.GuideRankFacts]{Facts: f, State: state})
+	res, err := guidesapi.Rank.Decide(ctx, s.d.Decider, sdk.Call[guidesapi.GuideRankFacts]{Facts: f, State: state})
 	if err != nil {
 		return rankEntry{}, Fail(ReasonUnavailable, err)
 	}
 	if !bytes.Equal(res.State, state) {
-		return rankEntry{}, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, sdk.GuidesRank.Name()))
+		return rankEntry{}, Fail(ReasonUnavailable, fmt.Errorf("%w: %s changed the plugin state of a read", sdk.ErrInvalidDecision, guidesapi.Rank.Name()))
 	}
 	// The counts shown beside the order are those it was ranked on, taken
 	// now from the same candidates (see "one snapshot" above). An order

@@ -13,6 +13,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/guides"
 	rules "github.com/honmaster/masterserver/plugins/guides"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -44,7 +45,7 @@ type gatedCaller struct {
 }
 
 func (g *gatedCaller) Decide(ctx context.Context, d string, facts, state []byte) (sdk.RawResult, error) {
-	if d == sdk.GuidesRank.Name() && g.release != nil {
+	if d == guidesapi.Rank.Name() && g.release != nil {
 		g.entered <- struct{}{}
 		<-g.release
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/host/guides/internal/guidespb"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -162,11 +163,11 @@ func (s *Service) List(ctx context.Context, acct storage.AccountID, hero string)
 	if err != nil {
 		return nil, err
 	}
-	state, err := s.d.Sys.DB().PluginState(acct, string(sdk.AreaGuides))
+	state, err := s.d.Sys.DB().PluginState(acct, string(guidesapi.Area))
 	if err != nil {
 		return nil, Fail(ReasonInternal, err)
 	}
-	f := sdk.GuideRankFacts{Account: sdk.GuideAccount(acct), Hero: hero}
+	f := guidesapi.GuideRankFacts{Account: guidesapi.GuideAccount(acct), Hero: hero}
 	if d := m.Defaults[hero]; d != 0 && visibleFor(cat, d, hero) {
 		f.Default = d
 	}
@@ -331,14 +332,14 @@ func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return votesCast{}, Fail(ReasonInternal, err)
 	}
-	area := string(sdk.AreaGuides)
+	area := string(guidesapi.Area)
 	state, err := tx.PluginState(area)
 	if err != nil {
 		return votesCast{}, Fail(ReasonInternal, err)
 	}
-	facts := sdk.GuideVoteFacts{Account: sdk.GuideAccount(tx.ID()), Gid: c.gid, Author: sdk.GuideAccount(c.author),
+	facts := guidesapi.GuideVoteFacts{Account: guidesapi.GuideAccount(tx.ID()), Gid: c.gid, Author: guidesapi.GuideAccount(c.author),
 		Previous: prev.Vote, New: c.vote}
-	out, err := sdk.GuidesVote.Decide(c.ctx, c.decider, sdk.Call[sdk.GuideVoteFacts]{Facts: facts, State: state})
+	out, err := guidesapi.Vote.Decide(c.ctx, c.decider, sdk.Call[guidesapi.GuideVoteFacts]{Facts: facts, State: state})
 	if err != nil {
 		return votesCast{}, Fail(ReasonUnavailable, err)
 	}

@@ -42,7 +42,7 @@ type VoteScanner interface {
 // plus these. Beside each guide's counts it keeps their young part: the
 // votes cast by accounts that were new (Ballot). The counts stay exact —
 // players are shown every vote — and the young part lets the ranking weigh
-// sock puppets less (RankCounts, sdk.GuideCandidate.YoungUp).
+// sock puppets less (RankCounts, guidesapi.GuideCandidate.YoungUp).
 //
 // No record is shared by voters: an account's actor writes only that
 // account's vote record, and after its commit applies the vote's delta
@@ -185,7 +185,7 @@ func (t *Tally) Counts(g *Guide) Counts {
 // RankCounts returns g's full counts and, read in the same step, their
 // young part: the votes of accounts that were new when they voted
 // (imported counts are never young). A ranking gets both
-// (sdk.GuideCandidate) and may weigh the young part less.
+// (guidesapi.GuideCandidate) and may weigh the young part less.
 func (t *Tally) RankCounts(g *Guide) (full, young Counts) {
 	c := t.load(g.Gid)
 	return Counts{Up: g.Up, Down: g.Down}.Add(c.all), c.young

@@ -17,7 +17,7 @@ import (
 	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -361,7 +361,7 @@ func opDrop(ctx context.Context, e *env, a *account, _ *rand.Rand) error {
 	// shape) and pays its tier's tickets into the balance.
 	if exhausted, _ := arr.Bool("products_exhausted"); exhausted {
 		tier, _ := intText(arr, "random_tier")
-		won = int64(sdk.Tier(tier).Tickets())
+		won = int64(plinkoapi.Tier(tier).Tickets())
 	}
 	t, _ := intText(arr, "user_tickets")
 	g, _ := intText(arr, "user_gold")

@@ -7,17 +7,16 @@ import (
 	"strconv"
 
 	"github.com/honmaster/masterserver/host/reports"
-	rules "github.com/honmaster/masterserver/plugins/reports"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 // reportBudget is how many reports an account may file: the server's
-// default limits (sdk.DefaultReportLimits: PerDay in 24 hours, PerReportee
+// default limits (reportsapi.DefaultLimits: PerDay in 24 hours, PerReportee
 // against one player) with the run's other accounts as reportees. Past it
 // the report operation asks for the reporting status instead, as the
 // purchase operation looks at the list once everything is owned.
 func reportBudget(accounts int) int {
-	lim := sdk.DefaultReportLimits
+	lim := reportsapi.DefaultLimits
 	return min(lim.PerDay, lim.PerReportee*(accounts-1))
 }
 
@@ -32,9 +31,9 @@ func opReport(ctx context.Context, e *env, a *account, rng *rand.Rand) error {
 		return opReportInfo(ctx, e, a, rng)
 	}
 	// Two reports against each of the next accounts in turn.
-	reportee := e.logins[(a.index+1+a.reports/sdk.DefaultReportLimits.PerReportee)%n]
+	reportee := e.logins[(a.index+1+a.reports/reportsapi.DefaultLimits.PerReportee)%n]
 	a.reports++
-	arr, _, err := post(ctx, e.c, reports.PathReport, reports.MasterReportForm(a.id, a.sess.Cookie, reportee, rules.ReasonAFK, "load test "+e.run), 200)
+	arr, _, err := post(ctx, e.c, reports.PathReport, reports.MasterReportForm(a.id, a.sess.Cookie, reportee, reportsapi.ReasonAFK, "load test "+e.run), 200)
 	if err != nil {
 		return err
 	}

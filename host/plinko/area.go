@@ -13,6 +13,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -29,7 +30,7 @@ const (
 )
 
 // areaName is the area's name in routes and logs: the registry's.
-var areaName = string(sdk.AreaPlinko)
+var areaName = string(plinkoapi.Area)
 
 // ChestPage is the most items one viewchest reply carries.
 const ChestPage = 56
@@ -48,8 +49,8 @@ type Deps struct {
 
 // Drop is one completed drop as OnDrop sees it.
 type Drop struct {
-	Tier       sdk.Tier
-	Currency   sdk.Currency
+	Tier       plinkoapi.Tier
+	Currency   plinkoapi.Currency
 	Cost       int64 // paid, in Currency
 	TicketsOut int64 // tickets paid back (ticket tier or exhausted chest)
 }
@@ -195,7 +196,7 @@ func (a *Area) board(ctx context.Context, r *wire.Request) server.Response {
 	amounts := make([]string, len(a.d.Config.Board))
 	times := make([]string, len(a.d.Config.Board))
 	for i, t := range a.d.Config.Board {
-		amounts[i] = strconv.Itoa(len(view.chest(sdk.Tier(t))))
+		amounts[i] = strconv.Itoa(len(view.chest(plinkoapi.Tier(t))))
 		times[i] = itoa(view.cat.LastUpdate[t-1])
 	}
 	return a.php(boardReply{
@@ -218,8 +219,8 @@ type dropRequest struct {
 }
 
 // cost returns what one drop costs in currency c.
-func (a *Area) cost(c sdk.Currency) int64 {
-	if c == sdk.CurrencyGold {
+func (a *Area) cost(c plinkoapi.Currency) int64 {
+	if c == plinkoapi.CurrencyGold {
 		return int64(a.d.Config.GoldCost)
 	}
 	return int64(a.d.Config.TicketCost)
@@ -243,7 +244,7 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	if err != nil {
 		return a.dropFail(err, nil)
 	}
-	cur := sdk.Currency(req.Currency)
+	cur := plinkoapi.Currency(req.Currency)
 	if !cur.Valid() {
 		return a.dropFailFor(ctx, id, fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency))
 	}
@@ -338,14 +339,14 @@ func (a *Area) viewChest(_ context.Context, r *wire.Request) server.Response {
 	if _, err := a.authenticate(req.Cookie); err != nil {
 		return fail(err)
 	}
-	if terr != nil || ierr != nil || !sdk.Tier(tier).IsChest() {
+	if terr != nil || ierr != nil || !plinkoapi.Tier(tier).IsChest() {
 		return fail(fmt.Errorf("%w: tier_id %q, target_index %q", ErrBadRequest, req.TierID, req.TargetIndex))
 	}
 	view, err := a.catalog.get()
 	if err != nil {
 		return fail(err)
 	}
-	chest := view.chest(sdk.Tier(tier))
+	chest := view.chest(plinkoapi.Tier(tier))
 	if len(chest) == 0 {
 		return a.php(echo) // an empty chest: no items, nothing to contain the target
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -25,7 +26,7 @@ func (s *switchable) Decide(ctx context.Context, decision string, facts, state [
 
 func TestBoard(t *testing.T) {
 	dec := &switchable{}
-	dec.cur.Store(forced(sdk.TierTickets30))
+	dec.cur.Store(forced(plinkoapi.TierTickets30))
 	ms := newMockServer(t, dec, catalogFile)
 	_, cookie := player(t, ms.app, ms.c, "boarder", 1085, 4252)
 	a := post(t, ms.c, plinko.PathBoard, cookie)
@@ -60,24 +61,24 @@ func TestDropForcedTiers(t *testing.T) {
 	id, cookie := player(t, ms.app, ms.c, "dropper", 1000, 500, "aa.Hero_Pyromancer.Alt1") // owns all of Bronze
 	tickets, gold := int64(1000), int64(500)
 	tests := []struct {
-		tier      sdk.Tier
+		tier      plinkoapi.Tier
 		currency  string
 		product   string // product_id
 		name      string
 		ticketAmt int64
 		exhausted bool
 	}{
-		{sdk.TierTickets60, "tickets", "-1", "Ticket", 60, false},
-		{sdk.TierTickets30, "gold", "-1", "Ticket", 30, false},
-		{sdk.TierSilver, "tickets", "301", "Hero_Tidecaller.Alt1", 0, false},
-		{sdk.TierSilver, "gold", "302", "Hero_Ironbark.Alt1", 0, false},
-		{sdk.TierSilver, "tickets", "-1", "Ticket", 100, true}, // all silver owned now
-		{sdk.TierBronze, "tickets", "-1", "Ticket", 80, true},  // owned from the start
-		{sdk.TierDiamond, "gold", "101", "Hero_Stormherald.Alt1", 0, false},
-		{sdk.TierDiamond, "tickets", "-1", "Ticket", 350, true},
-		{sdk.TierGold, "tickets", "201", "Hero_Emberwitch.Alt1", 0, false},
-		{sdk.TierGold, "tickets", "202", "Thunder Announcer", 0, false},
-		{sdk.TierGold, "gold", "-1", "Ticket", 225, true},
+		{plinkoapi.TierTickets60, "tickets", "-1", "Ticket", 60, false},
+		{plinkoapi.TierTickets30, "gold", "-1", "Ticket", 30, false},
+		{plinkoapi.TierSilver, "tickets", "301", "Hero_Tidecaller.Alt1", 0, false},
+		{plinkoapi.TierSilver, "gold", "302", "Hero_Ironbark.Alt1", 0, false},
+		{plinkoapi.TierSilver, "tickets", "-1", "Ticket", 100, true}, // all silver owned now
+		{plinkoapi.TierBronze, "tickets", "-1", "Ticket", 80, true},  // owned from the start
+		{plinkoapi.TierDiamond, "gold", "101", "Hero_Stormherald.Alt1", 0, false},
+		{plinkoapi.TierDiamond, "tickets", "-1", "Ticket", 350, true},
+		{plinkoapi.TierGold, "tickets", "201", "Hero_Emberwitch.Alt1", 0, false},
+		{plinkoapi.TierGold, "tickets", "202", "Thunder Announcer", 0, false},
+		{plinkoapi.TierGold, "gold", "-1", "Ticket", 225, true},
 	}
 	for i, tt := range tests {
 		t.Run(fmt.Sprintf("%d_%s_%s", i, tt.tier, tt.currency), func(t *testing.T) {
@@ -140,16 +141,16 @@ func TestDropForcedTiers(t *testing.T) {
 // TestErrors covers every refusal: status, shape, HTTP 200, nothing changed.
 func TestErrors(t *testing.T) {
 	dec := &switchable{}
-	dec.cur.Store(forced(sdk.TierSilver))
+	dec.cur.Store(forced(plinkoapi.TierSilver))
 	ms := newMockServer(t, dec, catalogFile)
 	_, cookie := player(t, ms.app, ms.c, "victim", 100, 20, "aa.Hero_Ironbark.Alt1")
 	_, poorCookie := player(t, ms.app, ms.c, "pauper", 65, 53)
 	bad := strings.Repeat("ab", 16)
-	unavailable := sdk.Mock(sdk.PlinkoDrop, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
-		return sdk.Result[sdk.DropDecision]{}, fmt.Errorf("supervisor: %w", sdk.ErrUnavailable)
+	unavailable := sdk.Mock(plinkoapi.Drop, func(context.Context, sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
+		return sdk.Result[plinkoapi.DropDecision]{}, fmt.Errorf("supervisor: %w", sdk.ErrUnavailable)
 	})
-	invalid := sdk.Mock(sdk.PlinkoDrop, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
-		return sdk.Result[sdk.DropDecision]{Decision: sdk.DropDecision{Tier: sdk.TierSilver, PrizeIndex: 7}}, nil // only 1 unowned silver prize
+	invalid := sdk.Mock(plinkoapi.Drop, func(context.Context, sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
+		return sdk.Result[plinkoapi.DropDecision]{Decision: plinkoapi.DropDecision{Tier: plinkoapi.TierSilver, PrizeIndex: 7}}, nil // only 1 unowned silver prize
 	})
 	tests := []struct {
 		name    string
@@ -183,7 +184,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dec.cur.Store(forced(sdk.TierSilver))
+			dec.cur.Store(forced(plinkoapi.TierSilver))
 			if tt.decider != nil {
 				dec.cur.Store(tt.decider)
 			}
@@ -222,7 +223,7 @@ func TestErrors(t *testing.T) {
 		{"plugin unavailable", cookie, "tickets", unavailable, "100", "20"},
 		{"invalid decision", cookie, "tickets", invalid, "100", "20"},
 	} {
-		dec.cur.Store(forced(sdk.TierSilver))
+		dec.cur.Store(forced(plinkoapi.TierSilver))
 		if tc.decider != nil {
 			dec.cur.Store(tc.decider)
 		}
@@ -239,7 +240,7 @@ func TestErrors(t *testing.T) {
 // TestNoCatalog: without a catalog every chest is empty, so drops pay
 // tickets, and the exchange lists nothing.
 func TestNoCatalog(t *testing.T) {
-	ms := newMockServer(t, forced(sdk.TierSilver), "")
+	ms := newMockServer(t, forced(plinkoapi.TierSilver), "")
 	_, cookie := player(t, ms.app, ms.c, "early", 500, 500)
 	b := post(t, ms.c, plinko.PathBoard, cookie)
 	checkShape(t, b, boardShape)
@@ -281,7 +282,7 @@ func TestViewChestPages(t *testing.T) {
 	b.WriteString(`]}]}`)
 	path := t.TempDir() + "/big.json"
 	writeFile(t, path, b.String())
-	ms := newMockServer(t, forced(sdk.TierTickets30), path)
+	ms := newMockServer(t, forced(plinkoapi.TierTickets30), path)
 	_, cookie := player(t, ms.app, ms.c, "viewer", 0, 0)
 	tests := []struct {
 		tier, target     string
@@ -315,7 +316,7 @@ func TestViewChestPages(t *testing.T) {
 }
 
 func TestExchange(t *testing.T) {
-	ms := newMockServer(t, forced(sdk.TierTickets30), catalogFile)
+	ms := newMockServer(t, forced(plinkoapi.TierTickets30), catalogFile)
 	id, cookie := player(t, ms.app, ms.c, "shopper", 3600, 0)
 	a := post(t, ms.c, plinko.PathExchange, cookie)
 	checkShape(t, a, exchangeShape)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/host/plinko"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -13,7 +14,7 @@ import (
 // named the account answers the account's real tickets, whatever refused
 // it (issue 22, item 14: a missing or malformed id answered 0).
 func TestRefusedPurchaseShowsBalance(t *testing.T) {
-	ms := newMockServer(t, forced(sdk.TierSilver), catalogFile)
+	ms := newMockServer(t, forced(plinkoapi.TierSilver), catalogFile)
 	_, cookie := player(t, ms.app, ms.c, "holder", 100, 20)
 	for _, tc := range []struct {
 		name   string
@@ -40,9 +41,9 @@ func TestRefusedPurchaseShowsBalance(t *testing.T) {
 // item 14). The decider is held until the reply came, then refuses.
 func TestDropOutcomeUnknownShowsBalance(t *testing.T) {
 	release := make(chan struct{})
-	held := sdk.Mock(sdk.PlinkoDrop, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+	held := sdk.Mock(plinkoapi.Drop, func(context.Context, sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
 		<-release
-		return sdk.Result[sdk.DropDecision]{}, fmt.Errorf("held: %w", sdk.ErrUnavailable)
+		return sdk.Result[plinkoapi.DropDecision]{}, fmt.Errorf("held: %w", sdk.ErrUnavailable)
 	})
 	ms := newMockServer(t, held, catalogFile)
 	id, cookie := player(t, ms.app, ms.c, "waiter", 100, 20)

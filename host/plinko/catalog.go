@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -122,7 +122,7 @@ func (f *catalogFile) catalog(now time.Time) (*Catalog, error) {
 	seenTier := map[int]bool{}
 	for i, ch := range f.Chests {
 		where := fmt.Sprintf("chests[%d]", i)
-		t := sdk.Tier(ch.Tier)
+		t := plinkoapi.Tier(ch.Tier)
 		switch {
 		case !t.IsChest():
 			return nil, bad("%s: tier %d, want a chest tier 1 to 4", where, ch.Tier)
@@ -341,7 +341,7 @@ type encodedPHP []byte
 func (e encodedPHP) AppendPHP(dst []byte) ([]byte, error) { return append(dst, e...), nil }
 
 // chest returns the products of chest tier t in catalog order.
-func (v *catalogView) chest(t sdk.Tier) []Product {
+func (v *catalogView) chest(t plinkoapi.Tier) []Product {
 	if !t.IsChest() {
 		return nil
 	}

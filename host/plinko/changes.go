@@ -6,15 +6,16 @@ import (
 	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
 
 // dropFacts are the facts of one drop: counts of unowned prizes per chest,
 // never the catalog itself.
-func dropFacts(a *storage.Account, v *catalogView, cur sdk.Currency) sdk.DropFacts {
-	f := sdk.DropFacts{AccountID: uint32(a.ID), Currency: cur}
-	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
+func dropFacts(a *storage.Account, v *catalogView, cur plinkoapi.Currency) plinkoapi.DropFacts {
+	f := plinkoapi.DropFacts{AccountID: uint32(a.ID), Currency: cur}
+	for t := plinkoapi.TierDiamond; t <= plinkoapi.TierBronze; t++ {
 		for _, p := range v.chest(t) {
 			if !a.Owns(p.Upgrade) {
 				f.Unowned[t-1]++
@@ -26,7 +27,7 @@ func dropFacts(a *storage.Account, v *catalogView, cur sdk.Currency) sdk.DropFac
 
 // unowned lists the prizes of chest tier t the account does not own, in
 // catalog order: the order PrizeIndex counts in.
-func unowned(a *storage.Account, v *catalogView, t sdk.Tier) []Product {
+func unowned(a *storage.Account, v *catalogView, t plinkoapi.Tier) []Product {
 	var out []Product
 	for _, p := range v.chest(t) {
 		if !a.Owns(p.Upgrade) {
@@ -72,13 +73,13 @@ type dropChange struct {
 	ctx      context.Context // the request's: bounds the plugin call
 	decider  sdk.Caller
 	view     *catalogView
-	currency sdk.Currency
+	currency plinkoapi.Currency
 	cost     int64
 }
 
 // dropResult is the reply of a dropChange.
 type dropResult struct {
-	Tier      sdk.Tier
+	Tier      plinkoapi.Tier
 	Prize     *Product // nil when tickets were paid
 	Tickets   int64    // tickets paid (ticket tier or exhausted chest)
 	Exhausted bool
@@ -100,20 +101,20 @@ var _ actors.ChangeFunc[*dropResult] = (*dropChange)(nil).apply
 func (c *dropChange) apply(tx *actors.Tx) (*dropResult, error) {
 	v := tx.View()
 	have := v.Tickets
-	if c.currency == sdk.CurrencyGold {
+	if c.currency == plinkoapi.CurrencyGold {
 		have = v.Gold
 	}
 	if have < c.cost {
 		return nil, &fundsError{bal: balancesOf(v), need: c.cost, have: have, what: string(c.currency)}
 	}
 	refuse := func(err error) (*dropResult, error) { return nil, &refusal{bal: balancesOf(v), err: err} }
-	area := string(sdk.PlinkoDrop.Area())
+	area := string(plinkoapi.Drop.Area())
 	state, err := tx.PluginState(area)
 	if err != nil {
 		return refuse(err)
 	}
 	facts := dropFacts(v, c.view, c.currency)
-	out, err := sdk.PlinkoDrop.Decide(c.ctx, c.decider, sdk.Call[sdk.DropFacts]{Facts: facts, State: state})
+	out, err := plinkoapi.Drop.Decide(c.ctx, c.decider, sdk.Call[plinkoapi.DropFacts]{Facts: facts, State: state})
 	if err != nil {
 		return refuse(err)
 	}
@@ -135,7 +136,7 @@ func (c *dropChange) apply(tx *actors.Tx) (*dropResult, error) {
 	}
 
 	a := tx.Account()
-	if c.currency == sdk.CurrencyGold {
+	if c.currency == plinkoapi.CurrencyGold {
 		a.Gold -= c.cost
 	} else {
 		a.Tickets -= c.cost

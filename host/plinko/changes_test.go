@@ -11,6 +11,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/actors/actorstest"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -49,8 +50,8 @@ func upgradeIDs(a *storage.Account) []string {
 func TestDropFacts(t *testing.T) {
 	v := testView(t)
 	a := &storage.Account{ID: 9, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Tidecaller.Alt1"}, {ID: "x.Other"}, {ID: "aa.Hero_Pyromancer.Alt1"}}}
-	got := dropFacts(a, v, sdk.CurrencyGold)
-	want := sdk.DropFacts{AccountID: 9, Currency: sdk.CurrencyGold, Unowned: [4]int{1, 2, 1, 0}}
+	got := dropFacts(a, v, plinkoapi.CurrencyGold)
+	want := plinkoapi.DropFacts{AccountID: 9, Currency: plinkoapi.CurrencyGold, Unowned: [4]int{1, 2, 1, 0}}
 	if got != want {
 		t.Fatalf("facts = %+v, want %+v", got, want)
 	}
@@ -58,37 +59,39 @@ func TestDropFacts(t *testing.T) {
 
 func TestDropChange(t *testing.T) {
 	const cost = 66
-	chest := func(t sdk.Tier, i int) sdk.DropDecision { return sdk.DropDecision{Tier: t, PrizeIndex: i} }
+	chest := func(t plinkoapi.Tier, i int) plinkoapi.DropDecision {
+		return plinkoapi.DropDecision{Tier: t, PrizeIndex: i}
+	}
 	tests := []struct {
 		name      string
 		start     storage.Account
-		currency  sdk.Currency
-		decision  sdk.DropDecision
+		currency  plinkoapi.Currency
+		decision  plinkoapi.DropDecision
 		wantErr   error
 		tickets   int64 // after
 		gold      int64
 		prize     string // upgrade granted, "" for none
 		exhausted bool
 	}{
-		{"60 tickets", storage.Account{Tickets: 100}, sdk.CurrencyTickets,
-			sdk.DropDecision{Tier: sdk.TierTickets60, PrizeIndex: -1, Tickets: 60}, nil, 94, 0, "", false},
-		{"30 tickets paid with gold", storage.Account{Tickets: 5, Gold: 100}, sdk.CurrencyGold,
-			sdk.DropDecision{Tier: sdk.TierTickets30, PrizeIndex: -1, Tickets: 30}, nil, 35, 100 - cost, "", false},
-		{"silver prize 1", storage.Account{Tickets: 66}, sdk.CurrencyTickets, chest(sdk.TierSilver, 1), nil, 0, 0, "aa.Hero_Ironbark.Alt1", false},
+		{"60 tickets", storage.Account{Tickets: 100}, plinkoapi.CurrencyTickets,
+			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets60, PrizeIndex: -1, Tickets: 60}, nil, 94, 0, "", false},
+		{"30 tickets paid with gold", storage.Account{Tickets: 5, Gold: 100}, plinkoapi.CurrencyGold,
+			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets30, PrizeIndex: -1, Tickets: 30}, nil, 35, 100 - cost, "", false},
+		{"silver prize 1", storage.Account{Tickets: 66}, plinkoapi.CurrencyTickets, chest(plinkoapi.TierSilver, 1), nil, 0, 0, "aa.Hero_Ironbark.Alt1", false},
 		{"index counts unowned only", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Tidecaller.Alt1"}}},
-			sdk.CurrencyTickets, chest(sdk.TierSilver, 0), nil, 0, 0, "aa.Hero_Ironbark.Alt1", false},
+			plinkoapi.CurrencyTickets, chest(plinkoapi.TierSilver, 0), nil, 0, 0, "aa.Hero_Ironbark.Alt1", false},
 		{"index beyond the unowned prizes is refused, never re-mapped", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Ironbark.Alt1"}}},
-			sdk.CurrencyTickets, chest(sdk.TierSilver, 1), sdk.ErrInvalidDecision, 66, 0, "", false},
+			plinkoapi.CurrencyTickets, chest(plinkoapi.TierSilver, 1), sdk.ErrInvalidDecision, 66, 0, "", false},
 		{"prize of an exhausted chest is refused", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Stormherald.Alt1"}}},
-			sdk.CurrencyTickets, chest(sdk.TierDiamond, 0), sdk.ErrInvalidDecision, 66, 0, "", false},
+			plinkoapi.CurrencyTickets, chest(plinkoapi.TierDiamond, 0), sdk.ErrInvalidDecision, 66, 0, "", false},
 		{"exhausted diamond pays tickets", storage.Account{Tickets: 66, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Stormherald.Alt1"}}},
-			sdk.CurrencyTickets, sdk.DropDecision{Tier: sdk.TierDiamond, PrizeIndex: -1, Tickets: 350, Exhausted: true}, nil, 350, 0, "", true},
+			plinkoapi.CurrencyTickets, plinkoapi.DropDecision{Tier: plinkoapi.TierDiamond, PrizeIndex: -1, Tickets: 350, Exhausted: true}, nil, 350, 0, "", true},
 		{"exhausted decision", storage.Account{Tickets: 70, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Pyromancer.Alt1"}}},
-			sdk.CurrencyTickets, sdk.DropDecision{Tier: sdk.TierBronze, PrizeIndex: -1, Tickets: 80, Exhausted: true}, nil, 84, 0, "", true},
-		{"insufficient tickets", storage.Account{Tickets: 65, Gold: 1000}, sdk.CurrencyTickets, chest(sdk.TierGold, 0), ErrInsufficientFunds, 65, 1000, "", false},
-		{"insufficient gold", storage.Account{Tickets: 1000, Gold: 10}, sdk.CurrencyGold,
-			sdk.DropDecision{Tier: sdk.TierTickets60, PrizeIndex: -1, Tickets: 60}, ErrInsufficientFunds, 1000, 10, "", false},
-		{"invalid tier", storage.Account{Tickets: 100}, sdk.CurrencyTickets, sdk.DropDecision{Tier: 9}, sdk.ErrInvalidDecision, 100, 0, "", false},
+			plinkoapi.CurrencyTickets, plinkoapi.DropDecision{Tier: plinkoapi.TierBronze, PrizeIndex: -1, Tickets: 80, Exhausted: true}, nil, 84, 0, "", true},
+		{"insufficient tickets", storage.Account{Tickets: 65, Gold: 1000}, plinkoapi.CurrencyTickets, chest(plinkoapi.TierGold, 0), ErrInsufficientFunds, 65, 1000, "", false},
+		{"insufficient gold", storage.Account{Tickets: 1000, Gold: 10}, plinkoapi.CurrencyGold,
+			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets60, PrizeIndex: -1, Tickets: 60}, ErrInsufficientFunds, 1000, 10, "", false},
+		{"invalid tier", storage.Account{Tickets: 100}, plinkoapi.CurrencyTickets, plinkoapi.DropDecision{Tier: 9}, sdk.ErrInvalidDecision, 100, 0, "", false},
 	}
 	sys := actorstest.New(t)
 	v := testView(t)
@@ -97,11 +100,11 @@ func TestDropChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := newAccount(t, sys, "acct"+string(rune('a'+i)), tt.start)
 			before, _ := sys.DB().Account(id)
-			decider := sdk.Mock(sdk.PlinkoDrop, func(_ context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
-				return sdk.Result[sdk.DropDecision]{Decision: tt.decision, State: append(c.State, 'x')}, nil
+			decider := sdk.Mock(plinkoapi.Drop, func(_ context.Context, c sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
+				return sdk.Result[plinkoapi.DropDecision]{Decision: tt.decision, State: append(c.State, 'x')}, nil
 			})
 			r, err := actors.Apply(ctx, sys, id, (&dropChange{ctx: ctx, decider: decider, view: v, currency: tt.currency, cost: cost}).apply)
-			state, serr := sys.DB().PluginState(id, string(sdk.AreaPlinko))
+			state, serr := sys.DB().PluginState(id, string(plinkoapi.Area))
 			if serr != nil {
 				t.Fatal(serr)
 			}

@@ -40,7 +40,7 @@
 // account's actor (dropChange): check the balance, count the unowned prizes
 // per chest (the plugin receives only these counts, never the catalog), ask
 // the plugin with its stored state, bounded by the request's deadline,
-// check the decision (sdk.PlinkoDrop's check), then debit, grant and store
+// check the decision (plinkoapi.Drop's check), then debit, grant and store
 // the plugin's new state in one synced commit. A decision that fails its
 // check refuses the drop (status 5); it is never re-mapped. An exhausted
 // chest answers ticket_amount 0 (its payout is in user_tickets).

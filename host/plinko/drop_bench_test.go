@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"io"
 	"log/slog"
 	"net"
@@ -77,7 +77,7 @@ func (f *benchFixture) setup() error {
 	if err := plinko.PutCatalog(ctx, app.Sys, plinko.DemoCatalog()); err != nil {
 		return err
 	}
-	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(sdk.AreaPlinko), Config: cfg.Plinko, Log: log})
+	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(plinkoapi.Area), Config: cfg.Plinko, Log: log})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/honmaster/masterserver/host/server"
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -24,7 +24,7 @@ func (a *Area) CeilingRoute() server.Route {
 		if _, err := a.authenticate(req.Cookie); err != nil {
 			return a.dropFail(err, nil)
 		}
-		if !sdk.Currency(req.Currency).Valid() {
+		if !plinkoapi.Currency(req.Currency).Valid() {
 			return a.dropFail(ErrBadCurrency, nil)
 		}
 		return a.php(dropReply{UserTickets: "0", UserGold: "0", StatusCode: StatusOK.String(), RandomTier: "6",

@@ -16,6 +16,7 @@ import (
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -154,10 +155,10 @@ func num(a *wire.Array, key string) int64  { n, _ := a.Int(key); return n }
 
 // forced is a decider that always draws tier t and otherwise decides as
 // the default decider does (prize index 0).
-func forced(t sdk.Tier) *sdk.Plugin {
-	return sdk.Mock(sdk.PlinkoDrop, func(_ context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+func forced(t plinkoapi.Tier) *sdk.Plugin {
+	return sdk.Mock(plinkoapi.Drop, func(_ context.Context, c sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
 		f := c.Facts
-		d := sdk.DropDecision{Tier: t, PrizeIndex: -1}
+		d := plinkoapi.DropDecision{Tier: t, PrizeIndex: -1}
 		switch {
 		case !t.IsChest():
 			d.Tickets = t.Tickets()
@@ -166,7 +167,7 @@ func forced(t sdk.Tier) *sdk.Plugin {
 		default:
 			d.PrizeIndex = 0
 		}
-		return sdk.Result[sdk.DropDecision]{Decision: d}, nil
+		return sdk.Result[plinkoapi.DropDecision]{Decision: d}, nil
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -21,7 +21,7 @@ import (
 
 // areaName is the area's name in routes, logs and plugin state: the
 // registry's.
-var areaName = string(sdk.AreaReports)
+var areaName = string(reportsapi.Area)
 
 // maxRecent bounds how many of a reporter's latest reports one submission
 // reads to count those in the window: the limits refuse long before.
@@ -219,7 +219,7 @@ type submitChange struct {
 	reporter Account
 	drafts   []Draft
 	now      time.Time
-	limits   rules.Limits
+	limits   reportsapi.Limits
 }
 
 func (c *submitChange) apply(tx *actors.Tx) ([]Outcome, error) {
@@ -269,12 +269,12 @@ func (c *submitChange) apply(tx *actors.Tx) ([]Outcome, error) {
 		Limits:            c.limits,
 		OtherReporters:    func(reportee storage.AccountID) int { return count(reportee).all },
 		NewOtherReporters: func(reportee storage.AccountID) int { return count(reportee).young }}
-	decide := func(f rules.Facts) (rules.Decision, error) {
-		res, err := sdk.ReportsAssess.Decide(c.ctx, c.decider, sdk.Call[rules.Facts]{Facts: f, State: newState})
+	decide := func(f reportsapi.Facts) (reportsapi.Decision, error) {
+		res, err := reportsapi.Assess.Decide(c.ctx, c.decider, sdk.Call[reportsapi.Facts]{Facts: f, State: newState})
 		if errors.Is(err, sdk.ErrInvalidDecision) {
-			return rules.Decision{}, fmt.Errorf("%w: %w", ErrBadDecision, err)
+			return reportsapi.Decision{}, fmt.Errorf("%w: %w", ErrBadDecision, err)
 		} else if err != nil {
-			return rules.Decision{}, err
+			return reportsapi.Decision{}, err
 		}
 		newState = res.State
 		return res.Decision, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	bundled "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -243,9 +244,9 @@ func boolField(a *wire.Array, key string) bool { b, _ := a.Bool(key); return b }
 func TestPluginDecisionChecked(t *testing.T) {
 	f := newAreaFixture(t, "rep", "bad")
 	rep := f.logIn("rep")
-	var answer func(c sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error)
+	var answer func(c sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error)
 	d := f.area.d
-	d.Decider = sdk.Mock(sdk.ReportsAssess, func(_ context.Context, c sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
+	d.Decider = sdk.Mock(reportsapi.Assess, func(_ context.Context, c sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
 		return answer(c)
 	})
 	a, err := New(d)
@@ -253,18 +254,18 @@ func TestPluginDecisionChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.area = a
-	for name, fn := range map[string]func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error){
-		"accepted without priority": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
-			return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Accept: true}}, nil
+	for name, fn := range map[string]func(sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error){
+		"accepted without priority": func(sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+			return sdk.Result[reportsapi.Decision]{Decision: reportsapi.Decision{Accept: true}}, nil
 		},
-		"priority over the cap": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
-			return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Accept: true, Priority: 11}}, nil
+		"priority over the cap": func(sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+			return sdk.Result[reportsapi.Decision]{Decision: reportsapi.Decision{Accept: true, Priority: 11}}, nil
 		},
-		"unknown refusal": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
-			return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Refusal: 77}}, nil
+		"unknown refusal": func(sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+			return sdk.Result[reportsapi.Decision]{Decision: reportsapi.Decision{Refusal: 77}}, nil
 		},
-		"plugin unavailable": func(sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
-			return sdk.Result[bundled.Decision]{}, sdk.ErrUnavailable
+		"plugin unavailable": func(sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+			return sdk.Result[reportsapi.Decision]{}, sdk.ErrUnavailable
 		},
 	} {
 		answer = fn
@@ -275,8 +276,8 @@ func TestPluginDecisionChecked(t *testing.T) {
 	if rs, err := List(d.Sys.DB(), ListFilter{}); err != nil || len(rs) != 0 {
 		t.Fatalf("stored %d reports (%v) from bad decisions", len(rs), err)
 	}
-	answer = func(c sdk.Call[bundled.Facts]) (sdk.Result[bundled.Decision], error) {
-		return sdk.Result[bundled.Decision]{Decision: bundled.Decision{Accept: true, Priority: 3}, State: append(c.State, 'x')}, nil
+	answer = func(c sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+		return sdk.Result[reportsapi.Decision]{Decision: reportsapi.Decision{Accept: true, Priority: 3}, State: append(c.State, 'x')}, nil
 	}
 	for i := 0; i < 2; i++ {
 		if got := f.report(rep, "bad", "1"); got != int64(ReportAccepted) {
@@ -301,7 +302,7 @@ func TestPluginDecisionChecked(t *testing.T) {
 // passed to the plugin in the facts.
 func TestNewAccountReportsWeighLess(t *testing.T) {
 	week := 7 * 24 * time.Hour
-	f := newAreaFixtureWith(t, Config{Limits: bundled.Limits{NewAccountAge: week}}, "bad", "old1", "old2", "old3")
+	f := newAreaFixtureWith(t, Config{Limits: reportsapi.Limits{NewAccountAge: week}}, "bad", "old1", "old2", "old3")
 	f.clk.add(week + time.Hour)
 	if _, err := f.accounts.Create(context.Background(), accounts.Create{Login: "newbie", Password: "pw"}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -17,10 +18,10 @@ const Window = 24 * time.Hour
 
 // Decider is the plugin as the reporter's actor sees it: facts in, one
 // decision out. The bundled one is rules.Decide.
-type Decider func(rules.Facts) (rules.Decision, error)
+type Decider func(reportsapi.Facts) (reportsapi.Decision, error)
 
 // Bundled is the bundled plugin's rule as a Decider.
-func Bundled(f rules.Facts) (rules.Decision, error) { return rules.Decide(f), nil }
+func Bundled(f reportsapi.Facts) (reportsapi.Decision, error) { return rules.Decide(f), nil }
 
 // Outcome is what became of one draft: the stored report (ID set) when
 // accepted, or the error that refused it (ErrRefused with the plugin's
@@ -55,7 +56,7 @@ type Batch struct {
 	// NewOtherReporters returns how many of those have an account younger
 	// than Limits.NewAccountAge; nil: none.
 	NewOtherReporters func(reportee storage.AccountID) int
-	Limits            rules.Limits
+	Limits            reportsapi.Limits
 }
 
 // Assess judges drafts in order: for each it computes the facts, asks
@@ -107,8 +108,8 @@ func Assess(b Batch, drafts []Draft, decide Decider) []Outcome {
 
 // FactsFor computes the plugin's facts for draft d given the reporter's
 // reports in the window.
-func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
-	f := rules.Facts{
+func FactsFor(b Batch, recent []Report, d Draft, lim reportsapi.Limits) reportsapi.Facts {
+	f := reportsapi.Facts{
 		Reporter:            uint32(b.Reporter.ID),
 		Reportee:            uint32(d.Reportee.ID),
 		SameOwner:           b.Reporter.Owner != 0 && b.Reporter.Owner == d.Reportee.Owner,
@@ -145,7 +146,7 @@ func FactsFor(b Batch, recent []Report, d Draft, lim rules.Limits) rules.Facts {
 // accepted report has no refusal and a priority in 1..MaxPriority; a
 // refused one names a known refusal and has no priority. Errors match
 // ErrBadDecision; the host never repairs a decision.
-func CheckDecision(d rules.Decision, lim rules.Limits) error {
+func CheckDecision(d reportsapi.Decision, lim reportsapi.Limits) error {
 	if err := d.Validate(lim); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadDecision, err)
 	}

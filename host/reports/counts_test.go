@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/actors/actorstest"
 	"github.com/honmaster/masterserver/host/accounts"
 	bundled "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -170,7 +171,7 @@ func (f *areaFixture) resolveOne(sys *actors.System, reporter string) {
 func TestCountsFollowReports(t *testing.T) {
 	week := 7 * 24 * time.Hour
 	eachBackend(t, func(t *testing.T, sys *actors.System) {
-		f := newAreaFixtureOn(t, sys, Config{Limits: bundled.Limits{NewAccountAge: week, PerReportee: 5}}, "bad", "old1", "old2")
+		f := newAreaFixtureOn(t, sys, Config{Limits: reportsapi.Limits{NewAccountAge: week, PerReportee: 5}}, "bad", "old1", "old2")
 		db := sys.DB()
 		f.clk.add(week + 90*time.Minute)
 		for _, l := range []string{"new1", "new2"} {
@@ -300,7 +301,7 @@ func (c seedReports) Apply(tx *actors.Tx) (any, error) {
 	for range c.n {
 		me.LastSeq++
 		r := Report{ID: ReportID{Reporter: tx.ID(), Seq: me.LastSeq}, Reporter: self,
-			Draft: Draft{Reportee: c.reportee, Reason: bundled.ReasonChatAbuse, Text: "seed"}, Received: c.now, Priority: 1}
+			Draft: Draft{Reportee: c.reportee, Reason: reportsapi.ReasonChatAbuse, Text: "seed"}, Received: c.now, Priority: 1}
 		if err := fileReport(tx, &r); err != nil {
 			return nil, err
 		}
@@ -352,8 +353,8 @@ func BenchmarkFileReport(b *testing.B) {
 			for i := range reporters {
 				reporters[i] = mk(fmt.Sprintf("rep%d", i))
 			}
-			lim := bundled.Limits{NewAccountAge: 7 * 24 * time.Hour}.WithDefaults()
-			draft := []Draft{{Reportee: target, Reason: bundled.ReasonChatAbuse, Text: "feeding"}}
+			lim := reportsapi.Limits{NewAccountAge: 7 * 24 * time.Hour}.WithDefaults()
+			draft := []Draft{{Reportee: target, Reason: reportsapi.ReasonChatAbuse, Text: "feeding"}}
 			decider := bundled.Plugin()
 			b.ResetTimer()
 			cpu := processCPU(b)

@@ -27,7 +27,7 @@
 //
 // # Reason codes
 //
-// Codes are mapped per path to one rules.Reason and only the meaning is
+// Codes are mapped per path to one reportsapi.Reason and only the meaning is
 // stored: report2.php uses the specification's table (5 = Bad Nickname,
 // 6 = AFK), /master/report/report the client's own (5 = AFK, 6 = Bad
 // Nickname). An unknown code refuses that report (the host cannot name

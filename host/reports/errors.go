@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 // Errors of the area, matched with errors.Is. Their text never reaches a
@@ -43,7 +43,7 @@ var (
 )
 
 // RefusedError is a report the plugin's decision refused.
-type RefusedError struct{ Refusal rules.Refusal }
+type RefusedError struct{ Refusal reportsapi.Refusal }
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("reports: report refused (%s)", e.Refusal) }
 
@@ -60,8 +60,8 @@ var messageTable = []struct {
 	{ErrBadCookie, "Your session has expired. Please log in again."},
 	{ErrNotReporter, "Your session does not match this account."},
 	{ErrUnknownPlayer, "No player has that name."},
-	{ErrUnknownReason, rules.RefusalUnknownReason.Message()},
-	{ErrTextTooLong, rules.RefusalTextTooLong.Message()},
+	{ErrUnknownReason, reportsapi.RefusalUnknownReason.Message()},
+	{ErrTextTooLong, reportsapi.RefusalTextTooLong.Message()},
 	{ErrAddressLimit, "Too many reports were sent from your address. Please try again later."},
 	{ErrBadRequest, "The report could not be read."},
 	{ErrBadDecision, "The report could not be checked. Please try again later."},

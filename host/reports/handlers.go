@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/host/limit"
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -43,7 +43,7 @@ type Config struct {
 	// "disabled" and store nothing (reportinforequest still answers, so
 	// warnings and suspensions stay visible). The zero Config reports.
 	Disabled bool
-	Limits   rules.Limits
+	Limits   reportsapi.Limits
 	// PerAddress is the budget of reports filed from one client address
 	// over all its accounts (limits.reports_per_address); the zero Rate
 	// is no budget. AddressKeys bounds the addresses remembered (0:

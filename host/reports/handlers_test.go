@@ -12,6 +12,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/limit"
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -49,7 +50,7 @@ func TestReport2Single(t *testing.T) {
 	}
 	r := all[0]
 	want := Report{ID: ReportID{1, 1}, Reporter: alice, Received: t0, SysInfo: "MAC|OS|CPU|GPU|RAM", Priority: 1,
-		Draft: Draft{Source: SourceReport2, Reportee: bob, Reason: rules.ReasonChatAbuse, Text: "he flamed all game",
+		Draft: Draft{Source: SourceReport2, Reportee: bob, Reason: reportsapi.ReasonChatAbuse, Text: "he flamed all game",
 			RawText: "he flamed\nall game", Match: "151234", Minute: 12}}
 	if r != want {
 		t.Errorf("stored\n%+v\nwant\n%+v", r, want)
@@ -79,10 +80,10 @@ func TestReport2Multi(t *testing.T) {
 	// The specification's table holds for report2.php: 5 = bad nickname, 6 = AFK.
 	wants := []struct {
 		who    Account
-		reason rules.Reason
+		reason reportsapi.Reason
 		seq    uint32
 		minute int
-	}{{bob, rules.ReasonBadNickname, 1, 1}, {carol, rules.ReasonAFK, 2, 2}, {dave, rules.ReasonFeeding, 3, 5}}
+	}{{bob, reportsapi.ReasonBadNickname, 1, 1}, {carol, reportsapi.ReasonAFK, 2, 2}, {dave, reportsapi.ReasonFeeding, 3, 5}}
 	for i, w := range wants {
 		r := all[i]
 		if r.Reportee != w.who || r.Reason != w.reason || r.ID.Seq != w.seq || r.Minute != w.minute {
@@ -173,18 +174,18 @@ func TestReportMaster(t *testing.T) {
 		name       string
 		body       string
 		want       ReportReply
-		wantReason rules.Reason
+		wantReason reportsapi.Reason
 		wantText   string
 	}{
 		// The client's own codes: 5 = AFK, 6 = bad nickname.
-		{"type 5 is AFK", masterBody("1", aliceCookie, "Bob", "5", "abc def'"), accepted, rules.ReasonAFK, "abc def"},
-		{"type 6 is bad nickname", masterBody("1", aliceCookie, "Bob", "6", `it\'s rude'`), accepted, rules.ReasonBadNickname, "it's rude"},
-		{"type 1", masterBody("1", aliceCookie, "Bob", "1", `\'\''`), accepted, rules.ReasonChatAbuse, "''"},
+		{"type 5 is AFK", masterBody("1", aliceCookie, "Bob", "5", "abc def'"), accepted, reportsapi.ReasonAFK, "abc def"},
+		{"type 6 is bad nickname", masterBody("1", aliceCookie, "Bob", "6", `it\'s rude'`), accepted, reportsapi.ReasonBadNickname, "it's rude"},
+		{"type 1", masterBody("1", aliceCookie, "Bob", "1", `\'\''`), accepted, reportsapi.ReasonChatAbuse, "''"},
 		{"bad cookie", masterBody("1", "nope", "Bob", "1", "x'"), failed(ErrBadCookie), 0, ""},
 		{"other reporter id", masterBody("3", aliceCookie, "Bob", "1", "x'"), failed(ErrNotReporter), 0, ""},
 		{"no reporter id", url.Values{"cookie": {aliceCookie}, "reportee_name": {"Bob"}, "reason_type": {"1"}}.Encode(), failed(ErrBadRequest), 0, ""},
 		{"unknown player", masterBody("1", aliceCookie, "Zed", "1", "x'"), failed(ErrUnknownPlayer), 0, ""},
-		{"self", masterBody("1", aliceCookie, "Alice", "1", "x'"), failed(&RefusedError{rules.RefusalSelfReport}), 0, ""},
+		{"self", masterBody("1", aliceCookie, "Alice", "1", "x'"), failed(&RefusedError{reportsapi.RefusalSelfReport}), 0, ""},
 		{"unknown type", masterBody("1", aliceCookie, "Bob", "9", "x'"), failed(ErrUnknownReason), 0, ""},
 		{"raw too long", masterBody("1", aliceCookie, "Bob", "1", strings.Repeat("y", MaxRawTextBytes+1)), failed(ErrTextTooLong), 0, ""},
 	}
@@ -243,11 +244,11 @@ func TestLongTextIsCut(t *testing.T) {
 
 func TestRateLimits(t *testing.T) {
 	f, c := newFake(), &clock{t0}
-	h := newHandlers(f, c, Config{Limits: rules.Limits{PerDay: 4, PerReportee: 2}})
+	h := newHandlers(f, c, Config{Limits: reportsapi.Limits{PerDay: 4, PerReportee: 2}})
 	send := func(name string) ReportReply {
 		return h.Report(context.Background(), request(t, PathReport, masterBody("1", aliceCookie, name, "1", "x'")))
 	}
-	limited := failed(&RefusedError{rules.RefusalReporteeLimit})
+	limited := failed(&RefusedError{reportsapi.RefusalReporteeLimit})
 	if r := send("Bob"); !r.Success {
 		t.Fatalf("1st: %+v", r)
 	}
@@ -267,7 +268,7 @@ func TestRateLimits(t *testing.T) {
 	if !slices.Equal(got, Report2Reply{"true", "1"}) {
 		t.Fatalf("multi: %q", got)
 	}
-	daily := failed(&RefusedError{rules.RefusalDailyLimit})
+	daily := failed(&RefusedError{reportsapi.RefusalDailyLimit})
 	if r := send("Carol"); r != daily {
 		t.Fatalf("over the day: %+v", r)
 	}
@@ -310,15 +311,21 @@ func TestDecisionsAreChecked(t *testing.T) {
 		decide Decider
 		want   ReportReply
 	}{
-		{"accepted without priority", func(rules.Facts) (rules.Decision, error) { return rules.Decision{Accept: true}, nil }, failed(ErrBadDecision)},
-		{"priority too high", func(rules.Facts) (rules.Decision, error) {
-			return rules.Decision{Accept: true, Priority: 11}, nil
+		{"accepted without priority", func(reportsapi.Facts) (reportsapi.Decision, error) { return reportsapi.Decision{Accept: true}, nil }, failed(ErrBadDecision)},
+		{"priority too high", func(reportsapi.Facts) (reportsapi.Decision, error) {
+			return reportsapi.Decision{Accept: true, Priority: 11}, nil
 		}, failed(ErrBadDecision)},
-		{"refused without refusal", func(rules.Facts) (rules.Decision, error) { return rules.Decision{}, nil }, failed(ErrBadDecision)},
-		{"unknown refusal", func(rules.Facts) (rules.Decision, error) { return rules.Decision{Refusal: 42}, nil }, failed(ErrBadDecision)},
-		{"plugin down", func(rules.Facts) (rules.Decision, error) { return rules.Decision{}, errors.New("connection refused") }, failed(ErrUnavailable)},
-		{"operator rule", func(rules.Facts) (rules.Decision, error) { return rules.Decision{Refusal: rules.RefusalRule}, nil }, failed(&RefusedError{rules.RefusalRule})},
-		{"operator priority", func(rules.Facts) (rules.Decision, error) { return rules.Decision{Accept: true, Priority: 7}, nil },
+		{"refused without refusal", func(reportsapi.Facts) (reportsapi.Decision, error) { return reportsapi.Decision{}, nil }, failed(ErrBadDecision)},
+		{"unknown refusal", func(reportsapi.Facts) (reportsapi.Decision, error) { return reportsapi.Decision{Refusal: 42}, nil }, failed(ErrBadDecision)},
+		{"plugin down", func(reportsapi.Facts) (reportsapi.Decision, error) {
+			return reportsapi.Decision{}, errors.New("connection refused")
+		}, failed(ErrUnavailable)},
+		{"operator rule", func(reportsapi.Facts) (reportsapi.Decision, error) {
+			return reportsapi.Decision{Refusal: reportsapi.RefusalRule}, nil
+		}, failed(&RefusedError{reportsapi.RefusalRule})},
+		{"operator priority", func(reportsapi.Facts) (reportsapi.Decision, error) {
+			return reportsapi.Decision{Accept: true, Priority: 7}, nil
+		},
 			ReportReply{Success: true, ReportSuccess: ReportAccepted, ReportEnabled: true}},
 	}
 	for _, tc := range tests {
@@ -365,7 +372,7 @@ func TestReportInfo(t *testing.T) {
 	}
 
 	id := ReportID{3, 1}
-	f.mod[bob.ID] = f.mod[bob.ID].Apply(Resolution{Report: id, Action: rules.ActionSuspend, Days: 3, Note: "flaming"}, rules.ReasonChatAbuse, t0)
+	f.mod[bob.ID] = f.mod[bob.ID].Apply(Resolution{Report: id, Action: rules.ActionSuspend, Days: 3, Note: "flaming"}, reportsapi.ReasonChatAbuse, t0)
 	want := InfoReply{Success: true, ForcePopup: true, Status: 2, Reason: "Chat Abuse - flaming", GuiltyLevel: 1, EndDate: "2026-11-26 12:00:00"}
 	if got := ask("2", bobCookie); got != want {
 		t.Fatalf("suspended:\n%+v\nwant\n%+v", got, want)

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -49,7 +50,7 @@ type fakeBackend struct {
 	mod      map[storage.AccountID]Moderation
 	sysinfo  map[storage.AccountID]string
 	decide   Decider
-	limits   rules.Limits
+	limits   reportsapi.Limits
 	failNext error // returned by the next Submit
 }
 

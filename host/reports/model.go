@@ -8,6 +8,7 @@ import (
 	"time"
 
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -56,11 +57,11 @@ const (
 )
 
 // CodeSet is the numbering of reason codes on s's path.
-func (s Source) CodeSet() rules.CodeSet {
+func (s Source) CodeSet() reportsapi.CodeSet {
 	if s == SourceMaster {
-		return rules.CodesMaster
+		return reportsapi.CodesMaster
 	}
-	return rules.CodesReport2
+	return reportsapi.CodesReport2
 }
 
 // String is the path of s.
@@ -86,7 +87,7 @@ type Account struct {
 type Draft struct {
 	Source    Source
 	Reportee  Account
-	Reason    rules.Reason
+	Reason    reportsapi.Reason
 	Text      string // cleaned: quirk undone, control characters removed, cut to MaxTextRunes
 	RawText   string // exactly as received
 	Truncated bool   // Text was cut
@@ -135,10 +136,10 @@ type Resolution struct {
 // actor together with the resolution that changed it. The zero value is an
 // account in good standing.
 type Moderation struct {
-	Standing rules.Standing // StandingNormal, StandingWarning or StandingSuspended
-	Reason   rules.Reason   // of the resolution that set Standing
-	Note     string         // the moderator's note of that resolution
-	Report   ReportID       // the report whose resolution set Standing
+	Standing rules.Standing    // StandingNormal, StandingWarning or StandingSuspended
+	Reason   reportsapi.Reason // of the resolution that set Standing
+	Note     string            // the moderator's note of that resolution
+	Report   ReportID          // the report whose resolution set Standing
 	Since    time.Time
 	Until    time.Time // the warning or suspension ends at Until (exclusive)
 	// PopupPending: the client has not yet been shown this warning or
@@ -179,7 +180,7 @@ func (m Moderation) Suspended(now time.Time) bool {
 // suspension still running. A suspension runs from now for res.Days; one
 // that would end before a running suspension keeps the later end, so a
 // second, shorter verdict never frees a player early.
-func (m Moderation) Apply(res Resolution, reason rules.Reason, now time.Time) Moderation {
+func (m Moderation) Apply(res Resolution, reason reportsapi.Reason, now time.Time) Moderation {
 	days := time.Duration(res.Days) * 24 * time.Hour
 	switch res.Action {
 	case rules.ActionWarn:

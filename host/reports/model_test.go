@@ -6,6 +6,7 @@ import (
 	"time"
 
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 func TestReportID(t *testing.T) {
@@ -28,7 +29,7 @@ func TestReportID(t *testing.T) {
 }
 
 func TestSourceCodeSet(t *testing.T) {
-	if SourceMaster.CodeSet() != rules.CodesMaster || SourceReport2.CodeSet() != rules.CodesReport2 {
+	if SourceMaster.CodeSet() != reportsapi.CodesMaster || SourceReport2.CodeSet() != reportsapi.CodesReport2 {
 		t.Error("code sets")
 	}
 	if SourceMaster.String() != PathReport || SourceReport2.String() != PathReport2 {
@@ -61,12 +62,12 @@ func TestModeration(t *testing.T) {
 	}
 
 	// Dismissal changes nothing.
-	if got := m.Apply(res(rules.ActionDismiss, 0), rules.ReasonAFK, t0); got != m {
+	if got := m.Apply(res(rules.ActionDismiss, 0), reportsapi.ReasonAFK, t0); got != m {
 		t.Fatalf("dismiss changed state: %+v", got)
 	}
 
 	// A warning lasts DefaultWarningDays when given no days.
-	w := m.Apply(res(rules.ActionWarn, 0), rules.ReasonAFK, t0)
+	w := m.Apply(res(rules.ActionWarn, 0), reportsapi.ReasonAFK, t0)
 	if w.Effective(t0) != rules.StandingWarning || !w.Until.Equal(t0.Add(DefaultWarningDays*day)) || !w.PopupPending || w.GuiltyLevel != 1 {
 		t.Fatalf("warning: %+v", w)
 	}
@@ -75,24 +76,24 @@ func TestModeration(t *testing.T) {
 	}
 
 	// A suspension ends by itself at its end.
-	s := w.Apply(res(rules.ActionSuspend, 3), rules.ReasonFeeding, t0.Add(time.Hour))
+	s := w.Apply(res(rules.ActionSuspend, 3), reportsapi.ReasonFeeding, t0.Add(time.Hour))
 	end := t0.Add(time.Hour + 3*day)
-	if !s.Suspended(end.Add(-time.Nanosecond)) || s.Suspended(end) || s.GuiltyLevel != 2 || s.Suspensions != 1 || s.Reason != rules.ReasonFeeding {
+	if !s.Suspended(end.Add(-time.Nanosecond)) || s.Suspended(end) || s.GuiltyLevel != 2 || s.Suspensions != 1 || s.Reason != reportsapi.ReasonFeeding {
 		t.Fatalf("suspension: %+v", s)
 	}
 
 	// A warning during a suspension does not lift it.
-	sw := s.Apply(res(rules.ActionWarn, 1), rules.ReasonAFK, t0.Add(2*time.Hour))
-	if !sw.Suspended(t0.Add(2*day)) || sw.GuiltyLevel != 3 || sw.Reason != rules.ReasonFeeding {
+	sw := s.Apply(res(rules.ActionWarn, 1), reportsapi.ReasonAFK, t0.Add(2*time.Hour))
+	if !sw.Suspended(t0.Add(2*day)) || sw.GuiltyLevel != 3 || sw.Reason != reportsapi.ReasonFeeding {
 		t.Fatalf("warning over suspension: %+v", sw)
 	}
 
 	// A shorter second suspension keeps the later end; a longer one extends.
-	short := s.Apply(res(rules.ActionSuspend, 1), rules.ReasonAFK, t0.Add(2*time.Hour))
+	short := s.Apply(res(rules.ActionSuspend, 1), reportsapi.ReasonAFK, t0.Add(2*time.Hour))
 	if !short.Until.Equal(end) || short.Suspensions != 2 {
 		t.Fatalf("shorter suspension: until %v, want %v", short.Until, end)
 	}
-	long := s.Apply(res(rules.ActionSuspend, 10), rules.ReasonAFK, t0.Add(2*time.Hour))
+	long := s.Apply(res(rules.ActionSuspend, 10), reportsapi.ReasonAFK, t0.Add(2*time.Hour))
 	if !long.Until.Equal(t0.Add(2*time.Hour + 10*day)) {
 		t.Fatalf("longer suspension: until %v", long.Until)
 	}
@@ -111,7 +112,7 @@ func TestViewAndSessionFields(t *testing.T) {
 	if id, st := m.SessionFields(3, t0); id != "0" || st != "3" {
 		t.Fatalf("normal session: %q %q", id, st)
 	}
-	m = m.Apply(Resolution{Action: rules.ActionSuspend, Days: 2}, rules.ReasonImpersonation, t0)
+	m = m.Apply(Resolution{Action: rules.ActionSuspend, Days: 2}, reportsapi.ReasonImpersonation, t0)
 	v := m.View(t0.Add(time.Hour))
 	want := StatusView{ForcePopup: true, Standing: rules.StandingSuspended, Reason: "Impersonating Staff", GuiltyLevel: 1, EndDate: "2026-11-25 12:00:00"}
 	if v != want {
@@ -128,7 +129,7 @@ func TestViewAndSessionFields(t *testing.T) {
 		t.Fatalf("after the end susp_id %q", id)
 	}
 	// End dates are UTC whatever the zone of the time given.
-	local := Moderation{Standing: rules.StandingWarning, Reason: rules.ReasonAFK, Until: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
+	local := Moderation{Standing: rules.StandingWarning, Reason: reportsapi.ReasonAFK, Until: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))}
 	if v := local.View(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); v.EndDate != "2026-01-02 02:04:05" {
 		t.Errorf("end date %q", v.EndDate)
 	}

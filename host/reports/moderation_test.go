@@ -7,6 +7,7 @@ import (
 	"time"
 
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 func TestParseListArgs(t *testing.T) {
@@ -119,7 +120,7 @@ func TestCheckResolvable(t *testing.T) {
 
 func sampleReport() Report {
 	return Report{ID: ReportID{1, 4}, Reporter: alice, Received: t0, SysInfo: "MAC|OS", Priority: 3,
-		Draft: Draft{Source: SourceMaster, Reportee: bob, Reason: rules.ReasonAFK, Text: "stood \x1b[31m still",
+		Draft: Draft{Source: SourceMaster, Reportee: bob, Reason: reportsapi.ReasonAFK, Text: "stood \x1b[31m still",
 			RawText: "stood still\\''", Match: "151234", Minute: 7, Truncated: true}}
 }
 

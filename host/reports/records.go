@@ -10,6 +10,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/reports/internal/reportspb"
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -157,7 +158,7 @@ var (
 		},
 		from: func(m *reportspb.Report) *Report {
 			return &Report{ID: ReportID{Reporter: storage.AccountID(m.ReporterId), Seq: m.Seq}, Reporter: fromAccountPB(m.Reporter),
-				Draft: Draft{Source: Source(m.Source), Reportee: fromAccountPB(m.Reportee), Reason: rules.Reason(m.Reason),
+				Draft: Draft{Source: Source(m.Source), Reportee: fromAccountPB(m.Reportee), Reason: reportsapi.Reason(m.Reason),
 					Text: m.Text, RawText: m.RawText, Truncated: m.Truncated, Match: m.Match, Minute: int(m.Minute)},
 				Received: fromNanos(m.ReceivedUnixNano), SysInfo: m.SysInfo, Priority: int(m.Priority)}
 		},
@@ -188,7 +189,7 @@ var (
 				Suspensions: int64(v.Suspensions)}
 		},
 		from: func(m *reportspb.Moderation) *Moderation {
-			return &Moderation{Standing: rules.Standing(m.Standing), Reason: rules.Reason(m.Reason), Note: m.Note,
+			return &Moderation{Standing: rules.Standing(m.Standing), Reason: reportsapi.Reason(m.Reason), Note: m.Note,
 				Report: ReportID{Reporter: storage.AccountID(m.ReportReporter), Seq: m.ReportSeq}, Since: fromNanos(m.SinceUnixNano),
 				Until: fromNanos(m.UntilUnixNano), PopupPending: m.PopupPending, GuiltyLevel: int(m.GuiltyLevel),
 				Suspensions: int(m.Suspensions)}

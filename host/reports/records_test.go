@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -60,14 +61,14 @@ var (
 // every record survives the round trip.
 func TestRecordsRoundTrip(t *testing.T) {
 	roundTrip(t, reportCodec, &Report{ID: ReportID{Reporter: 7, Seq: 3}, Reporter: Account{ID: 7, Owner: 6, Nickname: "Rep"},
-		Draft: Draft{Source: SourceMaster, Reportee: Account{ID: 9, Owner: 8, Nickname: "Bad"}, Reason: rules.ReasonAFK,
+		Draft: Draft{Source: SourceMaster, Reportee: Account{ID: 9, Owner: 8, Nickname: "Bad"}, Reason: reportsapi.ReasonAFK,
 			Text: "afk all game", RawText: "afk all game\\'", Truncated: true, Match: "12345", Minute: 17},
 		Received: t1, SysInfo: "pre_auth=a srpAuth=b", Priority: 2})
 	roundTrip(t, reporterCodec, &reporterState{LastSeq: 41})
 	roundTrip(t, sysInfoCodec, &sysInfo{PreAuth: "mac|os|cpu|gpu|ram", SRPAuth: "hash"})
 	roundTrip(t, resolutionCodec, &Resolution{Report: ReportID{Reporter: 7, Seq: 3}, Action: rules.ActionSuspend, Days: 3,
 		Note: "repeat offender", Moderator: "admin", Time: t1})
-	roundTrip(t, moderationCodec, &Moderation{Standing: rules.StandingSuspended, Reason: rules.ReasonFeeding, Note: "n",
+	roundTrip(t, moderationCodec, &Moderation{Standing: rules.StandingSuspended, Reason: reportsapi.ReasonFeeding, Note: "n",
 		Report: ReportID{Reporter: 7, Seq: 3}, Since: t1, Until: t2, PopupPending: true, GuiltyLevel: 2, Suspensions: 1})
 	roundTrip(t, indexCodec, &indexValue{Reportee: 9, ReporterCreated: time.Unix(0, 1_700_000_000_000_000_000).UTC()})
 }
@@ -81,7 +82,7 @@ func TestRecordsReadJSON(t *testing.T) {
 		`"Truncated":false,"Match":"12345","Minute":17,"Received":"2026-11-20T10:00:00.000000001Z",` +
 		`"SysInfo":"pre_auth=a srpAuth=b","Priority":1,"Resolution":null}`))
 	wantRep := &Report{ID: ReportID{Reporter: 7, Seq: 3}, Reporter: Account{ID: 7, Owner: 7, Nickname: "Rep"},
-		Draft: Draft{Source: SourceReport2, Reportee: Account{ID: 9, Owner: 9, Nickname: "Bad"}, Reason: rules.Reason(4),
+		Draft: Draft{Source: SourceReport2, Reportee: Account{ID: 9, Owner: 9, Nickname: "Bad"}, Reason: reportsapi.Reason(4),
 			Text: "spam", RawText: "spam'", Match: "12345", Minute: 17},
 		Received: t1, SysInfo: "pre_auth=a srpAuth=b", Priority: 1}
 	if err != nil || !reflect.DeepEqual(rep, wantRep) {
@@ -89,7 +90,7 @@ func TestRecordsReadJSON(t *testing.T) {
 	}
 	mod, err := moderationCodec.Decode(old(`{"Standing":2,"Reason":2,"Note":"n","Report":{"Reporter":7,"Seq":3},` +
 		`"Since":"2026-11-20T10:00:00.000000001Z","Until":"2026-11-27T10:00:00Z","PopupPending":true,"GuiltyLevel":2,"Suspensions":1}`))
-	wantMod := &Moderation{Standing: rules.StandingSuspended, Reason: rules.Reason(2), Note: "n", Report: ReportID{Reporter: 7, Seq: 3},
+	wantMod := &Moderation{Standing: rules.StandingSuspended, Reason: reportsapi.Reason(2), Note: "n", Report: ReportID{Reporter: 7, Seq: 3},
 		Since: t1, Until: t2, PopupPending: true, GuiltyLevel: 2, Suspensions: 1}
 	if err != nil || !reflect.DeepEqual(mod, wantMod) {
 		t.Errorf("old moderation:\n got %+v (%v)\nwant %+v", mod, err, wantMod)

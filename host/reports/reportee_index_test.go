@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/host/accounts"
-	bundled "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -16,7 +16,7 @@ import (
 // its profile.
 func TestReporteeIndexKeepsReporterCreation(t *testing.T) {
 	week := 7 * 24 * time.Hour
-	f := newAreaFixtureWith(t, Config{Limits: bundled.Limits{NewAccountAge: week}}, "bad", "old1")
+	f := newAreaFixtureWith(t, Config{Limits: reportsapi.Limits{NewAccountAge: week}}, "bad", "old1")
 	f.clk.add(week + time.Hour)
 	if _, err := f.accounts.Create(context.Background(), accounts.Create{Login: "newbie", Password: "pw"}); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -37,7 +37,7 @@ const MaxPerRequest = 10
 type Item struct {
 	ReporteeName string
 	Code         int // the type code as sent
-	Reason       rules.Reason
+	Reason       reportsapi.Reason
 	RawText      string
 	Text         string
 	Truncated    bool
@@ -135,9 +135,9 @@ type masterReportForm struct {
 // MasterReportForm is the form the game client posts to PathReport to
 // report reportee for why with text (the load tester and "honmaster player
 // report" send it).
-func MasterReportForm(reporterID, cookie, reportee string, why rules.Reason, text string) url.Values {
+func MasterReportForm(reporterID, cookie, reportee string, why reportsapi.Reason, text string) url.Values {
 	return url.Values{"reporter_id": {reporterID}, "cookie": {cookie}, "reportee_name": {reportee},
-		"reason_type": {strconv.Itoa(why.Code(rules.CodesMaster))}, "report_description": {text}}
+		"reason_type": {strconv.Itoa(why.Code(reportsapi.CodesMaster))}, "report_description": {text}}
 }
 
 // ParseMasterReport reads a /master/report/report form. The description's
@@ -186,7 +186,7 @@ func (it *Item) fill(src Source, code, minute, text string, maxTextRunes int) er
 		return fmt.Errorf("%w: type %q", ErrUnknownReason, truncate(code))
 	}
 	it.Code = c
-	reason, ok := rules.ReasonFromCode(src.CodeSet(), c)
+	reason, ok := reportsapi.ReasonFromCode(src.CodeSet(), c)
 	if !ok {
 		return fmt.Errorf("%w: type %d", ErrUnknownReason, c)
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 func TestParseReport2LiteralBrackets(t *testing.T) {
@@ -22,8 +22,8 @@ func TestParseReport2LiteralBrackets(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 	want := []Item{
-		{ReporteeName: "Bob", Code: 5, Reason: rules.ReasonBadNickname, RawText: "a b", Text: "a b", Match: "1", Minute: 3},
-		{ReporteeName: "Carol", Code: 6, Reason: rules.ReasonAFK, Match: "2", Minute: 4},
+		{ReporteeName: "Bob", Code: 5, Reason: reportsapi.ReasonBadNickname, RawText: "a b", Text: "a b", Match: "1", Minute: 3},
+		{ReporteeName: "Carol", Code: 6, Reason: reportsapi.ReasonAFK, Match: "2", Minute: 4},
 	}
 	for i := range want {
 		if got.Items[i] != want[i] {
@@ -49,7 +49,7 @@ func TestParseMasterReportAndInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Item{ReporteeName: "Bob", Code: 6, Reason: rules.ReasonBadNickname, RawText: `you\'re bad'`, Text: "you're bad"}
+	want := Item{ReporteeName: "Bob", Code: 6, Reason: reportsapi.ReasonBadNickname, RawText: `you\'re bad'`, Text: "you're bad"}
 	if got.ReporterID != 9 || got.Cookie != "c" || got.Item != want {
 		t.Errorf("%+v", got)
 	}

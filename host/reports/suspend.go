@@ -8,6 +8,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	rules "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -22,7 +23,7 @@ import (
 // SuspendArgs is an operator's suspension of one account.
 type SuspendArgs struct {
 	Account storage.AccountID
-	Reason  rules.Reason
+	Reason  reportsapi.Reason
 	Days    int // 1..MaxResolveDays
 	Note    string
 }
@@ -61,7 +62,7 @@ func Suspend(ctx context.Context, sys *actors.System, args SuspendArgs, moderato
 
 type suspendChange struct {
 	res    Resolution
-	reason rules.Reason
+	reason reportsapi.Reason
 }
 
 func (c *suspendChange) apply(tx *actors.Tx) (Moderation, error) {

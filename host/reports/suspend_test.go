@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
-	bundled "github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -28,13 +28,13 @@ func TestOperatorSuspension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []SuspendArgs{{Account: id, Reason: bundled.ReasonAFK}, {Account: id, Reason: bundled.ReasonAFK, Days: MaxResolveDays + 1},
+	for _, bad := range []SuspendArgs{{Account: id, Reason: reportsapi.ReasonAFK}, {Account: id, Reason: reportsapi.ReasonAFK, Days: MaxResolveDays + 1},
 		{Account: id, Days: 1}} {
 		if _, err := Suspend(ctx, sys, bad, "op", f.clk.now()); !errors.Is(err, ErrUsage) {
 			t.Errorf("Suspend(%+v) = %v, want ErrUsage", bad, err)
 		}
 	}
-	m, err := Suspend(ctx, sys, SuspendArgs{Account: id, Reason: bundled.ReasonChatAbuse, Days: 3, Note: "flaming\x07"}, "op", f.clk.now())
+	m, err := Suspend(ctx, sys, SuspendArgs{Account: id, Reason: reportsapi.ReasonChatAbuse, Days: 3, Note: "flaming\x07"}, "op", f.clk.now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestOperatorSuspension(t *testing.T) {
 		t.Errorf("susp_id after Suspend = %q, want 1", rec.SuspID)
 	}
 	a := f.info(rec)
-	if st, _ := a.Int("status"); st != 2 || field(a, "reason") != bundled.ReasonChatAbuse.Title()+" - flaming" {
+	if st, _ := a.Int("status"); st != 2 || field(a, "reason") != reportsapi.ReasonChatAbuse.Title()+" - flaming" {
 		t.Errorf("reporting status = %v", a)
 	}
 

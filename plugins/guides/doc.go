@@ -1,7 +1,7 @@
 // Package guides provides the hero guides area's bundled plugin (Plugin,
 // RulesPlugin) and its pure rules over the contract's plain Go facts and
-// decisions (defined with the decisions sdk.GuidesRank and sdk.GuidesVote
-// in plugins/sdk/guides.go, named here by aliases).
+// decisions (defined with the decisions guidesapi.Rank and guidesapi.Vote
+// in package guidesapi, named here by aliases).
 //
 // The host keeps every guide, flag, vote and count; a guides plugin only
 // decides:
@@ -29,5 +29,6 @@
 // account with the same default and favorites; one that ranks per account
 // leaves it false and is reused for that account only.
 //
-// Nothing here knows storage or the host; the SDK carries these types.
+// Nothing here knows storage or the host; the contract (guidesapi, on the
+// SDK) carries these types.
 package guides

@@ -3,6 +3,7 @@ package guides
 import (
 	"context"
 
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -21,10 +22,10 @@ func Plugin() *sdk.Plugin {
 //	func main() { sdk.Serve(guides.RulesPlugin("confidence", myRank, guides.AcceptVote)) }
 func RulesPlugin(name string, rank func(RankFacts) RankDecision, vote func(VoteFacts) VoteDecision) *sdk.Plugin {
 	p := &sdk.Plugin{Name: name, Version: "1"}
-	sdk.Handle(p, sdk.GuidesRank, func(_ context.Context, c sdk.Call[RankFacts]) (sdk.Result[RankDecision], error) {
+	sdk.Handle(p, guidesapi.Rank, func(_ context.Context, c sdk.Call[RankFacts]) (sdk.Result[RankDecision], error) {
 		return sdk.Result[RankDecision]{Decision: rank(c.Facts), State: c.State}, nil
 	})
-	sdk.Handle(p, sdk.GuidesVote, func(_ context.Context, c sdk.Call[VoteFacts]) (sdk.Result[VoteDecision], error) {
+	sdk.Handle(p, guidesapi.Vote, func(_ context.Context, c sdk.Call[VoteFacts]) (sdk.Result[VoteDecision], error) {
 		return sdk.Result[VoteDecision]{Decision: vote(c.Facts), State: c.State}, nil
 	})
 	return p

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 )
 
 // BenchmarkPluginRank1000 is the plugin's side of one list of a hero with
@@ -17,14 +17,14 @@ func BenchmarkPluginRank1000(b *testing.B) {
 			Premium: i%100 == 0, Edited: time.Unix(1700000000, 0)})
 	}
 	p := Plugin()
-	shared, _ := sdk.ShareGuideCandidates(f.Candidates)
-	facts, err := sdk.GuidesRankFactsBytes(f.WithShared(shared))
+	shared, _ := guidesapi.ShareGuideCandidates(f.Candidates)
+	facts, err := guidesapi.RankFactsBytes(f.WithShared(shared))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := p.Decide(context.Background(), sdk.GuidesRank.Name(), facts, nil); err != nil {
+		if _, err := p.Decide(context.Background(), guidesapi.Rank.Name(), facts, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

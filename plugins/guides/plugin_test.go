@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -25,7 +26,7 @@ func TestPluginOverGRPC(t *testing.T) {
 			{Gid: 4, Up: 0, Down: 5},
 			{Gid: 5, Up: 5, Down: 5},
 		}}
-	res, err := sdk.GuidesRank.Decide(ctx, c, sdk.Call[RankFacts]{Facts: f, State: []byte("s")})
+	res, err := guidesapi.Rank.Decide(ctx, c, sdk.Call[RankFacts]{Facts: f, State: []byte("s")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,20 +39,20 @@ func TestPluginOverGRPC(t *testing.T) {
 	if string(res.State) != "s" {
 		t.Errorf("state %q, want the state given back", res.State)
 	}
-	v, err := sdk.GuidesVote.Decide(ctx, c, sdk.Call[VoteFacts]{Facts: VoteFacts{Account: 7, Gid: 2, Author: 7, New: VoteUp}})
+	v, err := guidesapi.Vote.Decide(ctx, c, sdk.Call[VoteFacts]{Facts: VoteFacts{Account: 7, Gid: 2, Author: 7, New: VoteUp}})
 	if err != nil || !v.Decision.Counts {
 		t.Errorf("vote: %+v, %v; want counted", v, err)
 	}
-	if _, err := sdk.GuidesVote.Decide(ctx, c, sdk.Call[VoteFacts]{Facts: VoteFacts{New: VoteNone}}); !errors.Is(err, sdk.ErrInvalidFacts) {
+	if _, err := guidesapi.Vote.Decide(ctx, c, sdk.Call[VoteFacts]{Facts: VoteFacts{New: VoteNone}}); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("vote none: %v, want ErrInvalidFacts", err)
 	}
 
 	bad := RulesPlugin("bad", func(f RankFacts) RankDecision { return RankDecision{Order: []GuideID{1, 99}} }, AcceptVote)
-	if _, err := sdk.GuidesRank.Decide(ctx, sdk.TestClient(t, bad), sdk.Call[RankFacts]{Facts: f}); !errors.Is(err, ErrBadDecision) {
+	if _, err := guidesapi.Rank.Decide(ctx, sdk.TestClient(t, bad), sdk.Call[RankFacts]{Facts: f}); !errors.Is(err, ErrBadDecision) {
 		t.Errorf("order with a stranger: %v, want refused", err)
 	}
 	dup := RulesPlugin("dup", func(f RankFacts) RankDecision { return RankDecision{Order: []GuideID{1, 1}} }, AcceptVote)
-	if _, err := sdk.GuidesRank.Decide(ctx, dup, sdk.Call[RankFacts]{Facts: f}); !errors.Is(err, sdk.ErrInvalidDecision) {
+	if _, err := guidesapi.Rank.Decide(ctx, dup, sdk.Call[RankFacts]{Facts: f}); !errors.Is(err, sdk.ErrInvalidDecision) {
 		t.Errorf("order with a duplicate: %v, want refused", err)
 	}
 }

@@ -5,31 +5,32 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// The contract's types, defined with the guides decisions in plugins/sdk
-// (guides.go) and named here as the rules use them.
+// The contract's types, defined with the guides decisions in package
+// guidesapi and named here as the rules use them.
 type (
-	GuideID      = sdk.GuideID
-	AccountID    = sdk.GuideAccount
-	Vote         = sdk.GuideVote
-	Candidate    = sdk.GuideCandidate
-	RankFacts    = sdk.GuideRankFacts
-	RankDecision = sdk.GuideRankDecision
-	VoteFacts    = sdk.GuideVoteFacts
-	VoteDecision = sdk.GuideVoteDecision
+	GuideID      = guidesapi.GuideID
+	AccountID    = guidesapi.GuideAccount
+	Vote         = guidesapi.GuideVote
+	Candidate    = guidesapi.GuideCandidate
+	RankFacts    = guidesapi.GuideRankFacts
+	RankDecision = guidesapi.GuideRankDecision
+	VoteFacts    = guidesapi.GuideVoteFacts
+	VoteDecision = guidesapi.GuideVoteDecision
 )
 
 // MaxList is the most guides one list reply carries (the specification's
 // limit) and so the longest order a ranking may return.
-const MaxList = sdk.MaxGuideList
+const MaxList = guidesapi.MaxGuideList
 
 // Votes. The zero value is "not voted".
 const (
-	VoteNone = sdk.GuideVoteNone
-	VoteDown = sdk.GuideVoteDown
-	VoteUp   = sdk.GuideVoteUp
+	VoteNone = guidesapi.GuideVoteNone
+	VoteDown = guidesapi.GuideVoteDown
+	VoteUp   = guidesapi.GuideVoteUp
 )
 
 // ErrBadDecision: a ranking returned an order the host must refuse; it is
@@ -39,8 +40,8 @@ var ErrBadDecision = sdk.ErrInvalidDecision
 // ValidateRank checks a ranking's decision against its facts: at most
 // MaxList gids, each one of the candidates, none twice. The host refuses a
 // decision that fails it (it never repairs one). It is the contract's
-// check (sdk.ValidateGuideRank), run on every decision the host receives.
-func ValidateRank(f RankFacts, d RankDecision) error { return sdk.ValidateGuideRank(f, d) }
+// check (guidesapi.ValidateGuideRank), run on every decision the host receives.
+func ValidateRank(f RankFacts, d RankDecision) error { return guidesapi.ValidateGuideRank(f, d) }
 
 // Rank is the bundled ranking, the specification's order with favorites
 // placed:

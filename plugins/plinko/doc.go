@@ -1,6 +1,6 @@
-// Package plinko provides the bundled plinko plugin: the SDK's default
-// decider (sdk.DefaultPlinko, the specification's proposed odds) served over
-// go-plugin.
+// Package plinko provides the bundled plinko plugin: the contract's
+// default decider (plinkoapi.DefaultDecider, the specification's proposed
+// odds) served over go-plugin.
 //
 // The host binary carries it and runs it by re-executing itself in plugin
 // mode (as Packer and Terraform do with their bundled plugins): the

@@ -1,21 +1,21 @@
-// Package reports provides the player reports area's vocabulary and the
-// bundled plugin's rule, as plain Go: the one table of report reasons with
-// their wire codes per path (Reason, CodeSet), the one table of report
-// statuses and moderator actions (Status, Action), the account standings
-// reportinforequest carries (Standing), the refusals (Refusal), and the
-// rule itself: Decide(Facts) Decision.
+// Package reports provides the player reports area's bundled plugin
+// (Plugin), its rule as plain Go (Decide), and the area's vocabulary that
+// is the host's, not the contract's: the one table of report statuses and
+// moderator actions (Status, Action) and the account standings
+// reportinforequest carries (Standing).
 //
 // The host gives Decide the facts of one report (who reports whom, for
 // what, how long the text is, how many reports the reporter filed in the
 // last day and against this reportee, how many other players have open
 // reports against the reportee, the age of the reporter's account, and the
-// configured Limits) and gets back
-// whether to accept it and at which priority. Decide is pure: it keeps no
-// state and reads no clock, so the same facts always give the same
-// decision. Facts and Decision are the contract's types
-// (sdk.ReportFacts, sdk.ReportDecision of decision sdk.ReportsAssess);
-// Plugin serves Decide over it. The host checks every decision against
-// these tables before applying it.
+// configured limits) and gets back whether to accept it and at which
+// priority. Decide is pure: it keeps no state and reads no clock, so the
+// same facts always give the same decision. Its facts and decision are
+// the contract's types (reportsapi.Facts, reportsapi.Decision of decision
+// reportsapi.Assess), beside the one table of report reasons with their
+// wire codes per path (reportsapi.Reason, reportsapi.CodeSet) and the
+// refusals (reportsapi.Refusal); Plugin serves Decide over it. The host
+// checks every decision against those tables before applying it.
 //
 // # Reason codes
 //
@@ -23,8 +23,8 @@
 // its two paths (protocol-notes §6): /rap/report2.php uses the
 // specification's table (5 = Bad Nickname, 6 = AFK), /master/report/report
 // the client's own (5 = AFK, 6 = Bad Nickname). Reason values are the
-// specification's codes; Reason.Code and ReasonFromCode translate per
-// CodeSet, so only the meaning is ever stored.
+// specification's codes; Reason.Code and reportsapi.ReasonFromCode
+// translate per CodeSet, so only the meaning is ever stored.
 //
 // # The bundled rule
 //
@@ -36,7 +36,7 @@
 // reportee. Accepted reports get priority 1 + the number of other distinct
 // players with open reports against the reportee, at most MaxPriority,
 // where other players whose accounts are younger than
-// Limits.NewAccountAge do not count (NewReportersOfReportee); and a
+// reportsapi.Limits.NewAccountAge do not count (NewReportersOfReportee); and a
 // reporter whose own account is that young (the facts' ReporterAge; an
 // unknown age counts as old) gets priority 1: an account made to push a
 // player up the queue must age first.

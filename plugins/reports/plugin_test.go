@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -14,14 +15,14 @@ import (
 func TestPluginOverGRPC(t *testing.T) {
 	c := sdk.TestClient(t, reports.Plugin())
 	ctx := context.Background()
-	tests := []reports.Facts{
-		{Reporter: 1, Reportee: 2, Reason: reports.ReasonAFK, TextLen: 20, Match: "m-1", DistinctReportersOfReportee: 3},
-		{Reporter: 1, Reportee: 1, Reason: reports.ReasonChatAbuse},
-		{Reporter: 1, Reportee: 2, Reason: reports.ReasonFeeding, ReporterRecentCount: 3, Limits: reports.Limits{PerDay: 3}},
-		{Reporter: 1, Reportee: 2, Reason: reports.ReasonFeeding, ReporterToReporteeCount: 2},
+	tests := []reportsapi.Facts{
+		{Reporter: 1, Reportee: 2, Reason: reportsapi.ReasonAFK, TextLen: 20, Match: "m-1", DistinctReportersOfReportee: 3},
+		{Reporter: 1, Reportee: 1, Reason: reportsapi.ReasonChatAbuse},
+		{Reporter: 1, Reportee: 2, Reason: reportsapi.ReasonFeeding, ReporterRecentCount: 3, Limits: reportsapi.Limits{PerDay: 3}},
+		{Reporter: 1, Reportee: 2, Reason: reportsapi.ReasonFeeding, ReporterToReporteeCount: 2},
 	}
 	for _, f := range tests {
-		res, err := sdk.ReportsAssess.Decide(ctx, c, sdk.Call[reports.Facts]{Facts: f})
+		res, err := reportsapi.Assess.Decide(ctx, c, sdk.Call[reportsapi.Facts]{Facts: f})
 		if err != nil {
 			t.Fatalf("Decide(%+v): %v", f, err)
 		}
@@ -38,23 +39,23 @@ func TestPluginOverGRPC(t *testing.T) {
 // decision that breaks the table after, whatever the plugin.
 func TestContractChecks(t *testing.T) {
 	ctx := context.Background()
-	ok := reports.Facts{Reporter: 1, Reportee: 2, Reason: reports.ReasonChatAbuse}
-	if _, err := sdk.ReportsAssess.Decide(ctx, reports.Plugin(), sdk.Call[reports.Facts]{Facts: reports.Facts{Reporter: 1, Reportee: 2, Reason: 9}}); !errors.Is(err, sdk.ErrInvalidFacts) {
+	ok := reportsapi.Facts{Reporter: 1, Reportee: 2, Reason: reportsapi.ReasonChatAbuse}
+	if _, err := reportsapi.Assess.Decide(ctx, reports.Plugin(), sdk.Call[reportsapi.Facts]{Facts: reportsapi.Facts{Reporter: 1, Reportee: 2, Reason: 9}}); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("unknown reason: err = %v, want ErrInvalidFacts", err)
 	}
-	bad := []reports.Decision{
+	bad := []reportsapi.Decision{
 		{Accept: true},               // no priority
 		{Accept: true, Priority: 11}, // over MaxPriority
-		{Accept: true, Priority: 1, Refusal: reports.RefusalRule},
-		{Refusal: reports.RefusalNone}, // refused without reason
-		{Refusal: 42},                  // unknown refusal
-		{Refusal: reports.RefusalRule, Priority: 2},
+		{Accept: true, Priority: 1, Refusal: reportsapi.RefusalRule},
+		{Refusal: reportsapi.RefusalNone}, // refused without reason
+		{Refusal: 42},                     // unknown refusal
+		{Refusal: reportsapi.RefusalRule, Priority: 2},
 	}
 	for _, d := range bad {
-		p := sdk.Mock(sdk.ReportsAssess, func(context.Context, sdk.Call[reports.Facts]) (sdk.Result[reports.Decision], error) {
-			return sdk.Result[reports.Decision]{Decision: d}, nil
+		p := sdk.Mock(reportsapi.Assess, func(context.Context, sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+			return sdk.Result[reportsapi.Decision]{Decision: d}, nil
 		})
-		if _, err := sdk.ReportsAssess.Decide(ctx, sdk.TestClient(t, p), sdk.Call[reports.Facts]{Facts: ok}); !errors.Is(err, sdk.ErrInvalidDecision) {
+		if _, err := reportsapi.Assess.Decide(ctx, sdk.TestClient(t, p), sdk.Call[reportsapi.Facts]{Facts: ok}); !errors.Is(err, sdk.ErrInvalidDecision) {
 			t.Errorf("decision %+v: err = %v, want ErrInvalidDecision", d, err)
 		}
 	}

@@ -1,58 +1,37 @@
 package reports
 
-import "github.com/honmaster/masterserver/plugins/sdk"
+import "github.com/honmaster/masterserver/plugins/reports/reportsapi"
 
-// The area's contract types live in plugins/sdk (reports.go), which carries
-// them over the plugin contract; these names are the area's own.
-type (
-	// Limits are the bundled rule's numbers (sdk.ReportLimits).
-	Limits = sdk.ReportLimits
-	// Facts are what the host knows about one report (sdk.ReportFacts).
-	Facts = sdk.ReportFacts
-	// Refusal says why a report was not accepted (sdk.ReportRefusal).
-	Refusal = sdk.ReportRefusal
-	// Decision is a plugin's answer for one report (sdk.ReportDecision).
-	Decision = sdk.ReportDecision
-)
-
-// DefaultLimits are the limits' defaults (sdk.DefaultReportLimits).
-var DefaultLimits = sdk.DefaultReportLimits
-
-// Refusals.
-const (
-	RefusalNone          = sdk.RefusalNone
-	RefusalUnknownReason = sdk.RefusalUnknownReason
-	RefusalTextTooLong   = sdk.RefusalTextTooLong
-	RefusalSelfReport    = sdk.RefusalSelfReport
-	RefusalDailyLimit    = sdk.RefusalDailyLimit
-	RefusalReporteeLimit = sdk.RefusalReporteeLimit
-	RefusalRule          = sdk.RefusalRule
-)
-
-// player many people report rises in the queue.
-func Decide(f Facts) Decision {
+// Decide is the bundled rule: refuse an unknown reason, a description
+// longer than the limit, a report of oneself (or of one's own
+// sub-account), and a reporter over the daily or per-reportee limit;
+// accept the rest with priority 1 plus one for every other established
+// player who has an open report against the same reportee, capped at
+// MaxPriority (a new reporter's report gets 1), so a player many people
+// report rises in the queue.
+func Decide(f reportsapi.Facts) reportsapi.Decision {
 	lim := f.Limits.WithDefaults()
-	refuse := func(r Refusal) Decision { return Decision{Refusal: r} }
+	refuse := func(r reportsapi.Refusal) reportsapi.Decision { return reportsapi.Decision{Refusal: r} }
 	switch {
 	case !f.Reason.Valid():
-		return refuse(RefusalUnknownReason)
+		return refuse(reportsapi.RefusalUnknownReason)
 	case f.TextLen > lim.MaxTextRunes:
-		return refuse(RefusalTextTooLong)
+		return refuse(reportsapi.RefusalTextTooLong)
 	case f.Reporter == f.Reportee || f.SameOwner:
-		return refuse(RefusalSelfReport)
+		return refuse(reportsapi.RefusalSelfReport)
 	case f.ReporterRecentCount >= lim.PerDay:
-		return refuse(RefusalDailyLimit)
+		return refuse(reportsapi.RefusalDailyLimit)
 	case f.ReporterToReporteeCount >= lim.PerReportee:
-		return refuse(RefusalReporteeLimit)
+		return refuse(reportsapi.RefusalReporteeLimit)
 	}
 	if f.IsNew(lim) {
 		// A new account's report waits at the bottom of the queue: an
 		// account made to push a player up (a sock puppet) must first
 		// age past limits.new_account_age, as a real player's has.
-		return Decision{Accept: true, Priority: 1}
+		return reportsapi.Decision{Accept: true, Priority: 1}
 	}
 	// Other reporters count as established accounts only: twenty fresh
 	// puppets must not lift a player to the top through another's report.
 	p := 1 + max(f.DistinctReportersOfReportee-max(f.NewReportersOfReportee, 0), 0)
-	return Decision{Accept: true, Priority: min(p, lim.MaxPriority)}
+	return reportsapi.Decision{Accept: true, Priority: min(p, lim.MaxPriority)}
 }

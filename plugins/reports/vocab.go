@@ -3,42 +3,9 @@ package reports
 import (
 	"fmt"
 	"strings"
-
-	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// Reason is why a player was reported (the contract's sdk.ReportReason):
-// stored as its meaning, never as the raw code of the path it came by.
-type Reason = sdk.ReportReason
-
-// Reasons, in the specification's order.
-const (
-	ReasonChatAbuse     = sdk.ReasonChatAbuse
-	ReasonFeeding       = sdk.ReasonFeeding
-	ReasonImpersonation = sdk.ReasonImpersonation
-	ReasonAbilityAbuse  = sdk.ReasonAbilityAbuse
-	ReasonBadNickname   = sdk.ReasonBadNickname
-	ReasonAFK           = sdk.ReasonAFK
-)
-
-// CodeSet names a way of numbering reasons on the wire (sdk.ReportCodeSet).
-type CodeSet = sdk.ReportCodeSet
-
-// The two numberings of the stock client (see sdk.ReportCodeSet).
-const (
-	CodesReport2 = sdk.CodesReport2
-	CodesMaster  = sdk.CodesMaster
-)
-
-// Reasons lists every reason in the specification's order.
-func Reasons() []Reason { return sdk.ReportReasons() }
-
-// ReasonFromCode maps a wire code of set cs to its reason.
-func ReasonFromCode(cs CodeSet, code int) (Reason, bool) { return sdk.ReportReasonFromCode(cs, code) }
-
-// ParseReason reads a reason's short name, case-insensitively.
-func ParseReason(name string) (Reason, bool) { return sdk.ParseReportReason(name) }
-
+// Status is where a stored report stands in moderation.
 type Status uint8
 
 // Statuses. A report is open until a moderator resolves it; the resolution's

@@ -12,8 +12,9 @@ import (
 // one name everywhere: the config section [plugins.<area>], the command
 // "honmaster plugin <area>", logs, /healthz and decision names ("<area>.<name>").
 //
-// An area is declared once, with RegisterArea, next to its types (see
-// plinko.go); everything else derives from the registry.
+// An area is declared once, with RegisterArea, in its own contract package
+// next to its types (see plugins/plinko/plinkoapi); everything else
+// derives from the registry.
 type Area string
 
 // ProtocolVersion is the version of the base contract (proto/plugin.proto),

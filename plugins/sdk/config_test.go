@@ -103,10 +103,10 @@ func TestDecodeConfigMessages(t *testing.T) {
 func TestConfigureWith(t *testing.T) {
 	var adopted []testConfig
 	configure := ConfigureWith(testConfig{After: 5}, func(c testConfig) { adopted = append(adopted, c) })
-	if ps := configure(context.Background(), AreaPlinko, map[string]any{"after": float64(0)}); len(ps) != 1 || len(adopted) != 0 {
+	if ps := configure(context.Background(), PickArea, map[string]any{"after": float64(0)}); len(ps) != 1 || len(adopted) != 0 {
 		t.Fatalf("refused: %v, adopted %v", ps, adopted)
 	}
-	if ps := configure(context.Background(), AreaPlinko, map[string]any{"name": "n"}); len(ps) != 0 || len(adopted) != 1 || adopted[0].After != 5 || adopted[0].Name != "n" {
+	if ps := configure(context.Background(), PickArea, map[string]any{"name": "n"}); len(ps) != 0 || len(adopted) != 1 || adopted[0].After != 5 || adopted[0].Name != "n" {
 		t.Fatalf("accepted: %v, adopted %+v", ps, adopted)
 	}
 }

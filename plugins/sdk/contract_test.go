@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,18 +14,18 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	if !AreaPlinko.Known() || Area("chess").Known() {
+	if !PickArea.Known() || Area("chess").Known() {
 		t.Fatal("Known is wrong")
 	}
-	if got := AreaPlinko.Decisions(); len(got) != 1 || got[0] != (DecisionInfo{Name: "plinko.drop", Version: 1}) {
-		t.Fatalf("plinko decisions = %v", got)
+	if got := PickArea.Decisions(); len(got) != 1 || got[0] != (DecisionInfo{Name: "test.pick", Version: 1}) {
+		t.Fatalf("test decisions = %v", got)
 	}
 	if _, err := ParseArea("chess"); err == nil {
 		t.Fatal("ParseArea(chess) succeeded")
 	}
 	for _, f := range []func(){
-		func() { RegisterArea(string(AreaPlinko)) },
-		func() { registerDecision(AreaPlinko, "drop", 1) },
+		func() { RegisterArea(string(PickArea)) },
+		func() { registerDecision(PickArea, "pick", 1) },
 		func() { registerDecision("chess", "move", 1) },
 	} {
 		func() {
@@ -52,59 +53,59 @@ func TestWatchParent(t *testing.T) {
 	}
 }
 
-var goodFacts = DropFacts{AccountID: 1, Currency: CurrencyTickets, Unowned: [4]int{1, 2, 3, 4}}
+var goodFacts = PickFacts{Options: []byte("abcd")}
 
 // TestDecideOverGRPC checks what crosses the boundary: facts, decision and
 // state both ways, the host's Check, and errors as sentinels.
 func TestDecideOverGRPC(t *testing.T) {
 	var gotState atomic.Value
-	answer := DropDecision{Tier: TierSilver, PrizeIndex: 2}
+	answer := PickDecision{Index: 2}
 	var fail error
-	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+	p := Mock(Pick, func(_ context.Context, c Call[PickFacts]) (Result[PickDecision], error) {
 		gotState.Store(string(c.State))
-		if c.Facts != goodFacts {
-			return Result[DropDecision]{}, fmt.Errorf("facts %+v", c.Facts)
+		if !bytes.Equal(c.Facts.Options, goodFacts.Options) {
+			return Result[PickDecision]{}, fmt.Errorf("facts %+v", c.Facts)
 		}
-		return Result[DropDecision]{Decision: answer, State: []byte("s2")}, fail
+		return Result[PickDecision]{Decision: answer, State: []byte("s2")}, fail
 	})
 	c := TestClient(t, p)
 	ctx := context.Background()
 
-	res, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts, State: []byte("s1")})
+	res, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: goodFacts, State: []byte("s1")})
 	if err != nil || res.Decision != answer || string(res.State) != "s2" || gotState.Load() != "s1" {
 		t.Fatalf("Decide = %+v, %v (plugin saw state %v)", res, err, gotState.Load())
 	}
 
 	tests := []struct {
 		name   string
-		answer DropDecision
+		answer PickDecision
 		fail   error
-		facts  DropFacts
+		facts  PickFacts
 		want   error
 	}{
-		{"index out of range", DropDecision{Tier: TierSilver, PrizeIndex: 3}, nil, goodFacts, ErrInvalidDecision},
-		{"bad tier", DropDecision{Tier: 9}, nil, goodFacts, ErrInvalidDecision},
+		{"index out of range", PickDecision{Index: 4}, nil, goodFacts, ErrInvalidDecision},
+		{"negative index", PickDecision{Index: -1}, nil, goodFacts, ErrInvalidDecision},
 		{"plugin error", answer, errors.New("boom"), goodFacts, ErrPluginFailed},
 		{"plugin unavailable", answer, ErrUnavailable, goodFacts, ErrUnavailable},
-		{"bad facts", answer, nil, DropFacts{Currency: "coins"}, ErrInvalidFacts},
+		{"bad facts", answer, nil, PickFacts{}, ErrInvalidFacts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			answer, fail = tt.answer, tt.fail
-			_, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: tt.facts})
+			_, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: tt.facts})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 		})
 	}
-	answer, fail = DropDecision{Tier: TierSilver, PrizeIndex: 2}, nil
+	answer, fail = PickDecision{Index: 2}, nil
 
 	// A decision the plugin does not serve.
-	if _, err := c.Decide(ctx, "plinko.nothing", nil, nil); !errors.Is(err, ErrPluginFailed) {
+	if _, err := c.Decide(ctx, "test.nothing", nil, nil); !errors.Is(err, ErrPluginFailed) {
 		t.Fatalf("unknown decision: %v, want ErrPluginFailed", err)
 	}
 	info, err := c.Info(ctx)
-	if err != nil || info.Name != "mock" || len(info.Decisions) != 1 || info.Decisions[0].Name != PlinkoDrop.Name() {
+	if err != nil || info.Name != "mock" || len(info.Decisions) != 1 || info.Decisions[0].Name != Pick.Name() {
 		t.Fatalf("Info = %+v, %v", info, err)
 	}
 	if err := c.Ping(ctx); err != nil {
@@ -117,11 +118,11 @@ func TestDecideOverGRPC(t *testing.T) {
 func TestDecideBatching(t *testing.T) {
 	release := make(chan struct{})
 	var calls atomic.Int32
-	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+	p := Mock(Pick, func(_ context.Context, c Call[PickFacts]) (Result[PickDecision], error) {
 		if calls.Add(1) == 1 {
 			<-release // hold the first batch so the others queue up
 		}
-		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
+		return Result[PickDecision]{Decision: PickDecision{Index: 1}, State: c.State}, nil
 	})
 	c := TestClient(t, p)
 	c.SetBatchesInFlight(1) // one held batch: the rest queue behind it
@@ -136,7 +137,7 @@ func TestDecideBatching(t *testing.T) {
 			// A patient caller: the held batch must not hit batchTimeout.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			res, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts, State: st})
+			res, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: goodFacts, State: st})
 			if err == nil && (len(res.State) != 1 || res.State[0] != byte(i)) {
 				err = fmt.Errorf("call %d got state %v", i, res.State)
 			}
@@ -186,7 +187,7 @@ func queueLen(c *Client) int {
 }
 
 func TestConfigureOverGRPC(t *testing.T) {
-	p := Mock(PlinkoDrop, nil)
+	p := Mock(Pick, nil)
 	p.Configure = func(_ context.Context, area Area, cfg map[string]any) []ConfigProblem {
 		if n, ok := cfg["after"].(float64); !ok || n < 1 {
 			return []ConfigProblem{{Key: "after", Message: fmt.Sprintf("must be a number >= 1 (area %s)", area)}}
@@ -194,26 +195,26 @@ func TestConfigureOverGRPC(t *testing.T) {
 		return nil
 	}
 	c := TestClient(t, p)
-	ps, err := c.Configure(context.Background(), AreaPlinko, map[string]any{"after": int64(0)})
+	ps, err := c.Configure(context.Background(), PickArea, map[string]any{"after": int64(0)})
 	if err != nil || len(ps) != 1 || ps[0].Key != "after" {
 		t.Fatalf("Configure(after=0) = %v, %v", ps, err)
 	}
-	ps, err = c.Configure(context.Background(), AreaPlinko, map[string]any{"after": int64(3)})
+	ps, err = c.Configure(context.Background(), PickArea, map[string]any{"after": int64(3)})
 	if err != nil || len(ps) != 0 {
 		t.Fatalf("Configure(after=3) = %v, %v", ps, err)
 	}
 	// A plugin without Configure accepts only an empty table.
-	if ps := (&Plugin{}).configure(context.Background(), AreaPlinko, map[string]any{"x": 1}); len(ps) != 1 || ps[0].Key != "x" {
+	if ps := (&Plugin{}).configure(context.Background(), PickArea, map[string]any{"x": 1}); len(ps) != 1 || ps[0].Key != "x" {
 		t.Fatalf("nil Configure: %v", ps)
 	}
 }
 
 func TestStateLimit(t *testing.T) {
 	for _, n := range []int{MaxStateBytes, MaxStateBytes + 1} {
-		p := Mock(PlinkoDrop, func(context.Context, Call[DropFacts]) (Result[DropDecision], error) {
-			return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets30, PrizeIndex: -1, Tickets: 30}, State: make([]byte, n)}, nil
+		p := Mock(Pick, func(context.Context, Call[PickFacts]) (Result[PickDecision], error) {
+			return Result[PickDecision]{Decision: PickDecision{Index: 0}, State: make([]byte, n)}, nil
 		})
-		_, err := PlinkoDrop.Decide(context.Background(), p, Call[DropFacts]{Facts: goodFacts})
+		_, err := Pick.Decide(context.Background(), p, Call[PickFacts]{Facts: goodFacts})
 		if (n > MaxStateBytes) != errors.Is(err, ErrInvalidDecision) {
 			t.Errorf("state of %d bytes: err = %v", n, err)
 		}
@@ -226,11 +227,11 @@ func TestStateLimit(t *testing.T) {
 func TestBatchesInFlight(t *testing.T) {
 	release := make(chan struct{})
 	var calls atomic.Int32
-	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+	p := Mock(Pick, func(_ context.Context, c Call[PickFacts]) (Result[PickDecision], error) {
 		if calls.Add(1) <= 2 {
 			<-release
 		}
-		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
+		return Result[PickDecision]{Decision: PickDecision{Index: 1}, State: c.State}, nil
 	})
 	c := TestClient(t, p)
 	c.SetBatchesInFlight(2)
@@ -239,7 +240,7 @@ func TestBatchesInFlight(t *testing.T) {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts})
+			_, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: goodFacts})
 			errs <- err
 		}()
 	}
@@ -269,9 +270,9 @@ func TestBatchesInFlight(t *testing.T) {
 // others: every patient caller gets its decision, and once all are done no
 // turn is left taken and nothing is queued.
 func TestBatchTurnSurvivesCallersGivingUp(t *testing.T) {
-	p := Mock(PlinkoDrop, func(_ context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+	p := Mock(Pick, func(_ context.Context, c Call[PickFacts]) (Result[PickDecision], error) {
 		time.Sleep(200 * time.Microsecond) // slow enough for queues to form
-		return Result[DropDecision]{Decision: DropDecision{Tier: TierTickets60, PrizeIndex: -1, Tickets: 60}, State: c.State}, nil
+		return Result[PickDecision]{Decision: PickDecision{Index: 1}, State: c.State}, nil
 	})
 	c := TestClient(t, p)
 	c.SetBatchesInFlight(1)
@@ -289,7 +290,7 @@ func TestBatchTurnSurvivesCallersGivingUp(t *testing.T) {
 					timeout = time.Duration(1+(i*r)%400) * time.Microsecond
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				_, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts})
+				_, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: goodFacts})
 				cancel()
 				if patient && err != nil {
 					patientErrs.Add(1)
@@ -331,11 +332,11 @@ func waitBatcherIdle(t *testing.T, c *Client) {
 // ended, sent on an idle batcher (it leads its own batch, which skips it),
 // gets its context's error and leaves no goroutine behind.
 func TestBatchExpiredCallerLeavesNothing(t *testing.T) {
-	c := TestClient(t, Mock(PlinkoDrop, nil))
+	c := TestClient(t, Mock(Pick, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for range 10 {
-		if _, err := PlinkoDrop.Decide(ctx, c, Call[DropFacts]{Facts: goodFacts}); err == nil {
+		if _, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: goodFacts}); err == nil {
 			t.Fatal("a call with an ended context succeeded")
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
@@ -23,7 +24,7 @@ import (
 )
 
 // crossLangEnv selects the "other language" plugin role of this test
-// binary; its value is the version of plinko.drop the plugin claims.
+// binary; its value is the version of test.pick the plugin claims.
 const crossLangEnv = "SDK_TEST_CROSSLANG"
 
 func TestMain(m *testing.M) {
@@ -36,8 +37,9 @@ func TestMain(m *testing.M) {
 }
 
 // serveCrossLang is a plugin written as one would in another language: it
-// uses only the code generated from proto/*.proto, a gRPC server with the
-// standard health service, and go-plugin's documented handshake (check the
+// uses only code generated from .proto files (proto/plugin.proto, and
+// protobuf's wrappers.proto for the test area's messages), a gRPC server
+// with the standard health service, and go-plugin's documented handshake (check the
 // magic cookie, print "CORE|APP|tcp|ADDR|grpc" on stdout). Nothing of
 // package sdk.
 func serveCrossLang(version uint32) {
@@ -59,7 +61,7 @@ func serveCrossLang(version uint32) {
 	os.Exit(0)
 }
 
-// rawPlugin always pays 30 tickets and appends "+" to the state. It serves
+// rawPlugin always picks the last option and appends "+" to the state. It serves
 // no DecideBatch (the host falls back to Decide).
 type rawPlugin struct {
 	pb.UnimplementedPluginServer
@@ -68,7 +70,7 @@ type rawPlugin struct {
 
 func (p *rawPlugin) Info(context.Context, *pb.InfoRequest) (*pb.InfoResponse, error) {
 	return &pb.InfoResponse{Name: "crosslang", Version: "0.1",
-		Decisions: []*pb.DecisionInfo{{Name: "plinko.drop", Version: p.version}}}, nil
+		Decisions: []*pb.DecisionInfo{{Name: "test.pick", Version: p.version}}}, nil
 }
 
 func (p *rawPlugin) Configure(_ context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
@@ -83,17 +85,17 @@ func (p *rawPlugin) Ping(context.Context, *pb.PingRequest) (*pb.PingResponse, er
 }
 
 func (p *rawPlugin) Decide(_ context.Context, req *pb.DecideRequest) (*pb.DecideResponse, error) {
-	var facts pb.DropFacts
-	if err := proto.Unmarshal(req.GetFacts(), &facts); err != nil || req.GetDecision() != "plinko.drop" {
+	var facts wrapperspb.BytesValue
+	if err := proto.Unmarshal(req.GetFacts(), &facts); err != nil || req.GetDecision() != "test.pick" {
 		return nil, fmt.Errorf("bad request")
 	}
-	dec, _ := proto.Marshal(&pb.DropDecision{Tier: pb.Tier_TIER_TICKETS_30, PrizeIndex: -1, Tickets: 30})
+	dec, _ := proto.Marshal(wrapperspb.Int64(int64(len(facts.GetValue()) - 1)))
 	return &pb.DecideResponse{Decision: dec, State: append(req.GetState(), '+')}, nil
 }
 
 func crossLangSource(version int) (supervisor.Source, supervisor.Options) {
 	return supervisor.Source{
-			Area: sdk.AreaPlinko, Path: os.Args[0], Args: []string{"-test.run=^$"},
+			Area: sdk.PickArea, Path: os.Args[0], Args: []string{"-test.run=^$"},
 			Env:          []string{crossLangEnv + "=" + strconv.Itoa(version), "GORACE=atexit_sleep_ms=0"},
 			StartTimeout: 30 * time.Second, CallTimeout: 5 * time.Second,
 		}, supervisor.Options{
@@ -111,14 +113,14 @@ func TestCrossLanguagePlugin(t *testing.T) {
 	if st := s.Status(); st.Plugin != "crosslang" || st.PluginVersion != "0.1" {
 		t.Fatalf("status %+v", st)
 	}
-	facts := sdk.DropFacts{AccountID: 3, Currency: sdk.CurrencyGold, Unowned: [4]int{1, 1, 1, 1}}
+	facts := sdk.PickFacts{Options: []byte("xyz")}
 	state := []byte("s")
 	for range 3 {
-		res, err := sdk.PlinkoDrop.Decide(context.Background(), s, sdk.Call[sdk.DropFacts]{Facts: facts, State: state})
+		res, err := sdk.Pick.Decide(context.Background(), s, sdk.Call[sdk.PickFacts]{Facts: facts, State: state})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := sdk.DropDecision{Tier: sdk.TierTickets30, PrizeIndex: -1, Tickets: 30}
+		want := sdk.PickDecision{Index: 2}
 		if res.Decision != want || string(res.State) != string(state)+"+" {
 			t.Fatalf("decision %+v state %q", res, res.State)
 		}
@@ -134,7 +136,7 @@ func TestCrossLanguageWrongVersionRefused(t *testing.T) {
 	if !errors.Is(err, supervisor.ErrContract) {
 		t.Fatalf("Start = %v, want ErrContract", err)
 	}
-	for _, want := range []string{"plinko plugin", "plinko.drop v9", "needs v1"} {
+	for _, want := range []string{"test plugin", "test.pick v9", "needs v1"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

@@ -14,16 +14,19 @@
 // transport (proto/plugin.proto: Info, Configure, Ping, Decide,
 // DecideBatch), cross-request batching, errors as gRPC status codes mapped
 // back to the sentinels (ErrInvalidFacts, ErrUnavailable, ...), Serve, the
-// in-process Mock and the gRPC TestClient. See plinko.go for the plinko
-// area.
+// in-process Mock and the gRPC TestClient.
+//
+// The SDK knows no area: each area's contract is a package of its own that
+// builds on this one (plugins/plinko/plinkoapi, plugins/guides/guidesapi,
+// plugins/reports/reportsapi).
 //
 // A plugin binary builds a Plugin, adds a handler per decision and serves:
 //
 //	p := &sdk.Plugin{Name: "mine", Version: "1"}
-//	sdk.Handle(p, sdk.PlinkoDrop, decide)
+//	sdk.Handle(p, plinkoapi.Drop, decide)
 //	sdk.Serve(p)
 //
 // The host runs plugins through package supervisor, which is a Caller:
 //
-//	res, err := sdk.PlinkoDrop.Decide(ctx, sup, sdk.Call[sdk.DropFacts]{Facts: f, State: st})
+//	res, err := plinkoapi.Drop.Decide(ctx, sup, sdk.Call[plinkoapi.DropFacts]{Facts: f, State: st})
 package sdk

@@ -14,12 +14,12 @@
 // A Supervisor is an sdk.Caller: the area's decisions (which check what
 // they get) are called through it.
 //
-//	sup := supervisor.New(supervisor.Source{Area: sdk.AreaPlinko}, supervisor.Options{Logger: log})
+//	sup := supervisor.New(supervisor.Source{Area: plinkoapi.Area}, supervisor.Options{Logger: log})
 //	if err := sup.Start(ctx); err != nil {
 //		return err
 //	}
 //	defer sup.Stop()
-//	res, err := sdk.PlinkoDrop.Decide(ctx, sup, sdk.Call[sdk.DropFacts]{Facts: facts, State: state})
+//	res, err := plinkoapi.Drop.Decide(ctx, sup, sdk.Call[plinkoapi.DropFacts]{Facts: facts, State: state})
 //
 // On Linux a plugin gets SIGKILL when the host dies (Pdeathsig), and a
 // plugin served by sdk.Serve also exits when its parent changes, so a host

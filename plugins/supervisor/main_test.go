@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/plugins/plinko"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -23,11 +24,11 @@ func TestMain(m *testing.M) {
 	case "plinko":
 		plinko.Serve()
 	case "badodds":
-		sdk.Serve(sdk.PlinkoWithOdds(sdk.Odds{0.5, 0.5, 0.5}).Plugin())
+		sdk.Serve(plinkoapi.WithOdds(plinkoapi.Odds{0.5, 0.5, 0.5}).Plugin())
 	case "nodecision":
 		p := &sdk.Plugin{Name: "other"}
-		sdk.Handle(p, otherDecision, func(context.Context, sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
-			return sdk.Result[sdk.DropDecision]{}, nil
+		sdk.Handle(p, otherDecision, func(context.Context, sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
+			return sdk.Result[plinkoapi.DropDecision]{}, nil
 		})
 		sdk.Serve(p)
 	case "crash":
@@ -41,9 +42,9 @@ func TestMain(m *testing.M) {
 
 // otherDecision is a decision of a test-only area, so that a plugin can
 // serve something other than plinko.drop.
-var otherDecision = sdk.NewDecision(sdk.DecisionDef[sdk.DropFacts, sdk.DropDecision]{
+var otherDecision = sdk.NewDecision(sdk.DecisionDef[plinkoapi.DropFacts, plinkoapi.DropDecision]{
 	Area: sdk.RegisterArea("supervisortest"), Name: "other", Version: 1,
-	Facts:  sdk.Codec[sdk.DropFacts]{Marshal: func(sdk.DropFacts) ([]byte, error) { return nil, nil }},
-	Result: sdk.Codec[sdk.DropDecision]{Marshal: func(sdk.DropDecision) ([]byte, error) { return nil, nil }},
-	Check:  func(sdk.DropFacts, sdk.DropDecision) error { return nil },
+	Facts:  sdk.Codec[plinkoapi.DropFacts]{Marshal: func(plinkoapi.DropFacts) ([]byte, error) { return nil, nil }},
+	Result: sdk.Codec[plinkoapi.DropDecision]{Marshal: func(plinkoapi.DropDecision) ([]byte, error) { return nil, nil }},
+	Check:  func(plinkoapi.DropFacts, plinkoapi.DropDecision) error { return nil },
 })

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
@@ -20,7 +21,7 @@ import (
 // bundled plugin in the given helper role.
 func bundled(role string) (supervisor.Source, supervisor.Options) {
 	src := supervisor.Source{
-		Area: sdk.AreaPlinko,
+		Area: plinkoapi.Area,
 		// GORACE: a -race binary otherwise sleeps 1s before exiting.
 		Env:          []string{helperEnv + "=" + role, "GORACE=atexit_sleep_ms=0"},
 		StartTimeout: 20 * time.Second, // -race binaries start slowly on busy CI
@@ -39,11 +40,11 @@ type testWriter struct{}
 
 func (testWriter) Write(p []byte) (int, error) { return os.Stderr.Write(p) }
 
-var facts = sdk.DropFacts{AccountID: 1, Currency: sdk.CurrencyTickets, Unowned: [4]int{2, 2, 2, 2}}
+var facts = plinkoapi.DropFacts{AccountID: 1, Currency: plinkoapi.CurrencyTickets, Unowned: [4]int{2, 2, 2, 2}}
 
 // drop asks the supervised plugin for one drop decision.
-func drop(s *supervisor.Supervisor, f sdk.DropFacts) (sdk.DropDecision, error) {
-	res, err := sdk.PlinkoDrop.Decide(context.Background(), s, sdk.Call[sdk.DropFacts]{Facts: f})
+func drop(s *supervisor.Supervisor, f plinkoapi.DropFacts) (plinkoapi.DropDecision, error) {
+	res, err := plinkoapi.Drop.Decide(context.Background(), s, sdk.Call[plinkoapi.DropFacts]{Facts: f})
 	return res.Decision, err
 }
 
@@ -83,7 +84,7 @@ func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 
 	st := s.Status()
 	if st.State != supervisor.StateRunning || st.PID <= 0 || st.Restarts != 0 || st.Source != "bundled" ||
-		st.ProtocolVersion != sdk.ProtocolVersion || st.Area != sdk.AreaPlinko || !s.Ready() ||
+		st.ProtocolVersion != sdk.ProtocolVersion || st.Area != plinkoapi.Area || !s.Ready() ||
 		st.Plugin != "bundled" || st.PluginVersion == "" {
 		t.Fatalf("Status after Start = %+v, Ready = %v", st, s.Ready())
 	}
@@ -180,7 +181,7 @@ func TestSupervisorStartFailures(t *testing.T) {
 
 func TestSupervisorHandleValidates(t *testing.T) {
 	s := startBundled(t, "plinko")
-	_, err := drop(s, sdk.DropFacts{Currency: "silver"})
+	_, err := drop(s, plinkoapi.DropFacts{Currency: "silver"})
 	if !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Fatalf("Drop with bad currency: err = %v, want ErrInvalidFacts", err)
 	}

@@ -1,6 +1,7 @@
 // Command customodds is an example replacement plinko plugin. It changes
-// only the odds and reuses the SDK's default decider for everything else
-// (payouts, exhausted chests, prize pick, randomness).
+// only the odds and reuses the contract's default decider
+// (plinkoapi.DefaultDecider) for everything else (payouts, exhausted
+// chests, prize pick, randomness).
 //
 // Build it and point the host's plinko area at the binary:
 //

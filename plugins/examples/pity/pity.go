@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -69,16 +70,16 @@ func DecodeState(b []byte) (State, error) {
 // timer is the plugin: N and the two deciders.
 type timer struct {
 	after  atomic.Int64
-	normal *sdk.DefaultPlinko // the default odds
-	chest  *sdk.DefaultPlinko // chest tiers only, in the default odds' proportions
+	normal *plinkoapi.DefaultDecider // the default odds
+	chest  *plinkoapi.DefaultDecider // chest tiers only, in the default odds' proportions
 }
 
 // Plugin returns the pity plugin.
 func Plugin() *sdk.Plugin {
-	t := &timer{normal: &sdk.DefaultPlinko{}, chest: &sdk.DefaultPlinko{Odds: chestOnly(sdk.DefaultOdds)}}
+	t := &timer{normal: &plinkoapi.DefaultDecider{}, chest: &plinkoapi.DefaultDecider{Odds: chestOnly(plinkoapi.DefaultOdds)}}
 	t.after.Store(DefaultAfter)
 	p := &sdk.Plugin{Name: Name, Version: Version, Configure: t.configure}
-	sdk.Handle(p, sdk.PlinkoDrop, t.drop)
+	sdk.Handle(p, plinkoapi.Drop, t.drop)
 	return p
 }
 
@@ -86,13 +87,13 @@ func Plugin() *sdk.Plugin {
 func Serve() { sdk.Serve(Plugin()) }
 
 // chestOnly keeps the chest tiers' odds, scaled to sum to 1.
-func chestOnly(o sdk.Odds) sdk.Odds {
-	var out sdk.Odds
+func chestOnly(o plinkoapi.Odds) plinkoapi.Odds {
+	var out plinkoapi.Odds
 	sum := 0.0
-	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
+	for t := plinkoapi.TierDiamond; t <= plinkoapi.TierBronze; t++ {
 		sum += o.Of(t)
 	}
-	for t := sdk.TierDiamond; t <= sdk.TierBronze; t++ {
+	for t := plinkoapi.TierDiamond; t <= plinkoapi.TierBronze; t++ {
 		out[t-1] = o.Of(t) / sum
 	}
 	return out
@@ -118,10 +119,10 @@ func (t *timer) configure(ctx context.Context, area sdk.Area, cfg map[string]any
 	return sdk.ConfigureWith(Config{After: DefaultAfter}, func(c Config) { t.after.Store(c.After) })(ctx, area, cfg)
 }
 
-func (t *timer) drop(ctx context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result[sdk.DropDecision], error) {
+func (t *timer) drop(ctx context.Context, c sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
 	st, err := DecodeState(c.State)
 	if err != nil {
-		return sdk.Result[sdk.DropDecision]{}, err
+		return sdk.Result[plinkoapi.DropDecision]{}, err
 	}
 	decider := t.normal
 	if st.Streak >= uint64(t.after.Load()) {
@@ -129,7 +130,7 @@ func (t *timer) drop(ctx context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result
 	}
 	d, err := decider.Drop(ctx, c.Facts)
 	if err != nil {
-		return sdk.Result[sdk.DropDecision]{}, err
+		return sdk.Result[plinkoapi.DropDecision]{}, err
 	}
 	if d.Tier.IsChest() {
 		st.Streak = 0
@@ -137,5 +138,5 @@ func (t *timer) drop(ctx context.Context, c sdk.Call[sdk.DropFacts]) (sdk.Result
 		st.Streak++
 	}
 	st.Drops++
-	return sdk.Result[sdk.DropDecision]{Decision: d, State: st.Encode()}, nil
+	return sdk.Result[plinkoapi.DropDecision]{Decision: d, State: st.Encode()}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
@@ -36,7 +37,7 @@ func TestConfigure(t *testing.T) {
 	for _, tt := range tests {
 		tm := &timer{}
 		tm.after.Store(DefaultAfter)
-		ps := tm.configure(context.Background(), sdk.AreaPlinko, tt.cfg)
+		ps := tm.configure(context.Background(), plinkoapi.Area, tt.cfg)
 		switch {
 		case tt.problem == "" && len(ps) != 0, tt.problem != "" && (len(ps) != 1 || ps[0].Key != tt.problem):
 			t.Errorf("%v: problems %v, want key %q", tt.cfg, ps, tt.problem)
@@ -52,14 +53,14 @@ func TestConfigure(t *testing.T) {
 func TestPityFires(t *testing.T) {
 	p := Plugin()
 	c := sdk.TestClient(t, p)
-	if ps, err := c.Configure(context.Background(), sdk.AreaPlinko, map[string]any{"after": int64(1)}); err != nil || len(ps) > 0 {
+	if ps, err := c.Configure(context.Background(), plinkoapi.Area, map[string]any{"after": int64(1)}); err != nil || len(ps) > 0 {
 		t.Fatal(ps, err)
 	}
-	facts := sdk.DropFacts{Currency: sdk.CurrencyTickets, Unowned: [4]int{5, 5, 5, 5}}
+	facts := plinkoapi.DropFacts{Currency: plinkoapi.CurrencyTickets, Unowned: [4]int{5, 5, 5, 5}}
 	var state []byte
 	run, pities := 0, 0
 	for i := range 500 {
-		res, err := sdk.PlinkoDrop.Decide(context.Background(), c, sdk.Call[sdk.DropFacts]{Facts: facts, State: state})
+		res, err := plinkoapi.Drop.Decide(context.Background(), c, sdk.Call[plinkoapi.DropFacts]{Facts: facts, State: state})
 		if err != nil {
 			t.Fatal(err)
 		}

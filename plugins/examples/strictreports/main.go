@@ -12,15 +12,16 @@ import (
 	"context"
 
 	"github.com/honmaster/masterserver/plugins/reports"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-func decide(f reports.Facts) reports.Decision {
-	if f.Reason == reports.ReasonImpersonation {
-		return reports.Decision{Refusal: reports.RefusalRule}
+func decide(f reportsapi.Facts) reportsapi.Decision {
+	if f.Reason == reportsapi.ReasonImpersonation {
+		return reportsapi.Decision{Refusal: reportsapi.RefusalRule}
 	}
 	d := reports.Decide(f)
-	if d.Accept && f.Reason == reports.ReasonChatAbuse {
+	if d.Accept && f.Reason == reportsapi.ReasonChatAbuse {
 		d.Priority = f.Limits.WithDefaults().MaxPriority
 	}
 	return d
@@ -28,8 +29,8 @@ func decide(f reports.Facts) reports.Decision {
 
 func main() {
 	p := &sdk.Plugin{Name: "strictreports", Version: "1.0.0"}
-	sdk.Handle(p, sdk.ReportsAssess, func(_ context.Context, c sdk.Call[reports.Facts]) (sdk.Result[reports.Decision], error) {
-		return sdk.Result[reports.Decision]{Decision: decide(c.Facts)}, nil
+	sdk.Handle(p, reportsapi.Assess, func(_ context.Context, c sdk.Call[reportsapi.Facts]) (sdk.Result[reportsapi.Decision], error) {
+		return sdk.Result[reportsapi.Decision]{Decision: decide(c.Facts)}, nil
 	})
 	sdk.Serve(p)
 }

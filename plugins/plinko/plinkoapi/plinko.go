@@ -1,22 +1,23 @@
-package sdk
+package plinkoapi
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// AreaPlinko is the plinko area: the one place its name is written.
-var AreaPlinko = RegisterArea("plinko")
+// Area is the plinko area: the one place its name is written.
+var Area = sdk.RegisterArea("plinko")
 
-// PlinkoDrop is the plinko area's one decision: the outcome of a drop. The
+// Drop is the plinko area's one decision: the outcome of a drop. The
 // host's drop Change calls it inside the account's actor and applies the
 // decision exactly as given, or refuses the drop.
-var PlinkoDrop = NewDecision(DecisionDef[DropFacts, DropDecision]{
-	Area: AreaPlinko, Name: "drop", Version: 1,
-	Facts:      ProtoCodec(factsToProto, factsFromProto, func() *pb.DropFacts { return &pb.DropFacts{} }),
-	Result:     ProtoCodec(decisionToProto, decisionFromProto, func() *pb.DropDecision { return &pb.DropDecision{} }),
+var Drop = sdk.NewDecision(sdk.DecisionDef[DropFacts, DropDecision]{
+	Area: Area, Name: "drop", Version: 1,
+	Facts:      sdk.ProtoCodec(factsToProto, factsFromProto, func() *pb.DropFacts { return &pb.DropFacts{} }),
+	Result:     sdk.ProtoCodec(decisionToProto, decisionFromProto, func() *pb.DropDecision { return &pb.DropDecision{} }),
 	CheckFacts: DropFacts.Validate,
 	Check:      func(f DropFacts, d DropDecision) error { return d.Validate(f) },
 })
@@ -114,12 +115,12 @@ func (o Odds) Validate() error {
 	sum := 0.0
 	for i, p := range o {
 		if math.IsNaN(p) || p < 0 || p > 1 {
-			return fmt.Errorf("sdk: odds of %s = %v, want a probability in [0, 1]", Tier(i+1), p)
+			return fmt.Errorf("odds of %s = %v, want a probability in [0, 1]", Tier(i+1), p)
 		}
 		sum += p
 	}
 	if math.Abs(sum-1) > oddsTolerance {
-		return fmt.Errorf("sdk: odds sum to %v, want 1", sum)
+		return fmt.Errorf("odds sum to %v, want 1", sum)
 	}
 	return nil
 }
@@ -137,11 +138,11 @@ type DropFacts struct {
 // Validate reports malformed facts with an error wrapping ErrInvalidFacts.
 func (f DropFacts) Validate() error {
 	if !f.Currency.Valid() {
-		return fmt.Errorf("%w: unknown currency %q", ErrInvalidFacts, string(f.Currency))
+		return fmt.Errorf("%w: unknown currency %q", sdk.ErrInvalidFacts, string(f.Currency))
 	}
 	for i, n := range f.Unowned {
 		if n < 0 {
-			return fmt.Errorf("%w: unowned %s prizes = %d", ErrInvalidFacts, Tier(i+1), n)
+			return fmt.Errorf("%w: unowned %s prizes = %d", sdk.ErrInvalidFacts, Tier(i+1), n)
 		}
 	}
 	return nil
@@ -174,7 +175,7 @@ type DropDecision struct {
 // before applying a decision; errors wrap ErrInvalidDecision.
 func (d DropDecision) Validate(f DropFacts) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrInvalidDecision, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s", sdk.ErrInvalidDecision, fmt.Sprintf(format, args...))
 	}
 	switch {
 	case !d.Tier.Valid():

@@ -252,7 +252,7 @@ type ReportDecision struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Accept bool                   `protobuf:"varint,1,opt,name=accept,proto3" json:"accept,omitempty"`
 	// 0 exactly when accepted; else one of the refusals of
-	// plugins/sdk/reports.go (1 unknown_reason ... 6 rule).
+	// plugins/reports/reportsapi/reports.go (1 unknown_reason ... 6 rule).
 	Refusal uint32 `protobuf:"varint,2,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	// 1..max_priority when accepted, 0 otherwise.
 	Priority      int64 `protobuf:"varint,3,opt,name=priority,proto3" json:"priority,omitempty"`
@@ -340,7 +340,7 @@ const file_reports_proto_rawDesc = "" +
 	"\x0eReportDecision\x12\x16\n" +
 	"\x06accept\x18\x01 \x01(\bR\x06accept\x12\x18\n" +
 	"\arefusal\x18\x02 \x01(\rR\arefusal\x12\x1a\n" +
-	"\bpriority\x18\x03 \x01(\x03R\bpriorityB;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
+	"\bpriority\x18\x03 \x01(\x03R\bpriorityBJZHgithub.com/honmaster/masterserver/plugins/reports/reportsapi/internal/pbb\x06proto3"
 
 var (
 	file_reports_proto_rawDescOnce sync.Once

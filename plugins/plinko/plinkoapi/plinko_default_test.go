@@ -1,4 +1,4 @@
-package sdk
+package plinkoapi
 
 import (
 	"context"
@@ -6,14 +6,16 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 func TestDefaultOddsSumToOne(t *testing.T) {
 	if err := DefaultOdds.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got := (&DefaultPlinko{}).odds(); got != DefaultOdds {
-		t.Fatalf("zero DefaultPlinko odds = %v, want %v", got, DefaultOdds)
+	if got := (&DefaultDecider{}).odds(); got != DefaultOdds {
+		t.Fatalf("zero DefaultDecider odds = %v, want %v", got, DefaultOdds)
 	}
 }
 
@@ -47,7 +49,7 @@ func TestDefaultPlinkoTierDistribution(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &DefaultPlinko{Odds: tt.odds, Source: rand.NewPCG(1, 2)}
+			p := &DefaultDecider{Odds: tt.odds, Source: rand.NewPCG(1, 2)}
 			facts := DropFacts{Currency: CurrencyTickets, Unowned: [4]int{5, 5, 5, 5}}
 			counts := make([]int, NumTiers)
 			for range draws {
@@ -74,7 +76,7 @@ func TestDefaultPlinkoPrizeUniform(t *testing.T) {
 		draws    = 100_000
 		critical = 18.467
 	)
-	p := &DefaultPlinko{Odds: Odds{0, 0, 1, 0, 0, 0}, Source: rand.NewPCG(3, 4)}
+	p := &DefaultDecider{Odds: Odds{0, 0, 1, 0, 0, 0}, Source: rand.NewPCG(3, 4)}
 	counts := make([]int, unowned)
 	for range draws {
 		d, err := p.Drop(context.Background(), DropFacts{Currency: CurrencyGold, Unowned: [4]int{0, 0, unowned, 0}})
@@ -115,7 +117,7 @@ func TestDefaultPlinkoDecisions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &DefaultPlinko{Odds: only(tt.tier), Source: rand.NewPCG(5, 6)}
+			p := &DefaultDecider{Odds: only(tt.tier), Source: rand.NewPCG(5, 6)}
 			facts := DropFacts{AccountID: 7, Currency: CurrencyTickets, Unowned: tt.unowned}
 			for range 1000 {
 				d, err := p.Drop(context.Background(), facts)
@@ -141,7 +143,7 @@ func TestDefaultPlinkoDecisions(t *testing.T) {
 }
 
 func TestDefaultPlinkoPrizeIndexInRange(t *testing.T) {
-	p := &DefaultPlinko{Source: rand.NewPCG(7, 8)}
+	p := &DefaultDecider{Source: rand.NewPCG(7, 8)}
 	r := rand.New(rand.NewPCG(9, 10))
 	for range 20_000 {
 		facts := DropFacts{Currency: CurrencyGold}
@@ -165,14 +167,14 @@ func TestDefaultPlinkoInvalid(t *testing.T) {
 		facts DropFacts
 		want  error
 	}{
-		{"unknown currency", Odds{}, DropFacts{Currency: "silver"}, ErrInvalidFacts},
-		{"empty currency", Odds{}, DropFacts{}, ErrInvalidFacts},
-		{"negative count", Odds{}, DropFacts{Currency: CurrencyTickets, Unowned: [4]int{1, -1, 0, 0}}, ErrInvalidFacts},
+		{"unknown currency", Odds{}, DropFacts{Currency: "silver"}, sdk.ErrInvalidFacts},
+		{"empty currency", Odds{}, DropFacts{}, sdk.ErrInvalidFacts},
+		{"negative count", Odds{}, DropFacts{Currency: CurrencyTickets, Unowned: [4]int{1, -1, 0, 0}}, sdk.ErrInvalidFacts},
 		{"odds over one", Odds{0.5, 0.5, 0.5, 0, 0, 0}, DropFacts{Currency: CurrencyTickets}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &DefaultPlinko{Odds: tt.odds}
+			p := &DefaultDecider{Odds: tt.odds}
 			_, err := p.Drop(context.Background(), tt.facts)
 			if err == nil {
 				t.Fatal("Drop succeeded, want an error")
@@ -182,7 +184,7 @@ func TestDefaultPlinkoInvalid(t *testing.T) {
 			}
 		})
 	}
-	if ps := PlinkoWithOdds(Odds{1, 1, 0, 0, 0, 0}).Plugin().configure(context.Background(), AreaPlinko, nil); len(ps) != 1 || ps[0].Key != "odds" {
+	if ps := WithOdds(Odds{1, 1, 0, 0, 0, 0}).Plugin().Configure(context.Background(), Area, nil); len(ps) != 1 || ps[0].Key != "odds" {
 		t.Fatalf("Configure with invalid odds = %v, want one problem on key odds", ps)
 	}
 }
@@ -211,7 +213,7 @@ func TestDrawTier(t *testing.T) {
 }
 
 func TestDefaultPlinkoConcurrent(t *testing.T) {
-	p := &DefaultPlinko{Source: rand.NewPCG(1, 1)}
+	p := &DefaultDecider{Source: rand.NewPCG(1, 1)}
 	done := make(chan error)
 	for range 8 {
 		go func() {
@@ -232,7 +234,7 @@ func TestDefaultPlinkoConcurrent(t *testing.T) {
 }
 
 func BenchmarkDefaultPlinkoDrop(b *testing.B) {
-	p := &DefaultPlinko{}
+	p := &DefaultDecider{}
 	f := DropFacts{Currency: CurrencyTickets, Unowned: [4]int{3, 10, 40, 56}}
 	for b.Loop() {
 		if _, err := p.Drop(context.Background(), f); err != nil {

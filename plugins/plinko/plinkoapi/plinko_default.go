@@ -1,4 +1,4 @@
-package sdk
+package plinkoapi
 
 import (
 	"context"
@@ -7,16 +7,18 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"sync"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// DefaultPlinko is the default plinko decider: it draws a tier with Odds,
+// DefaultDecider is the default plinko decider: it draws a tier with Odds,
 // pays ticket tiers and exhausted chests from the game's payout table, and
 // picks a prize uniformly among the account's unowned prizes of the tier.
 //
 // The zero value is ready to use (DefaultOdds, crypto/rand). A custom plugin
-// that only changes the odds sets Odds and nothing else, see PlinkoWithOdds.
-// A *DefaultPlinko is safe for concurrent use; do not copy it after first use.
-type DefaultPlinko struct {
+// that only changes the odds sets Odds and nothing else, see WithOdds.
+// A *DefaultDecider is safe for concurrent use; do not copy it after first use.
+type DefaultDecider struct {
 	// Name and Version are reported by the plugin's Info; empty means "default" and "1".
 	Name, Version string
 	// Odds of each tier; the zero value means DefaultOdds.
@@ -29,31 +31,31 @@ type DefaultPlinko struct {
 	rnd *mrand.Rand
 }
 
-// PlinkoWithOdds returns the default decider with other odds. Invalid odds
+// WithOdds returns the default decider with other odds. Invalid odds
 // make Configure and Drop fail, so a plugin with bad odds fails its start check.
-func PlinkoWithOdds(odds Odds) *DefaultPlinko {
-	return &DefaultPlinko{Odds: odds}
+func WithOdds(odds Odds) *DefaultDecider {
+	return &DefaultDecider{Odds: odds}
 }
 
 // odds returns the odds in use.
-func (p *DefaultPlinko) odds() Odds {
+func (p *DefaultDecider) odds() Odds {
 	if p.Odds == (Odds{}) {
 		return DefaultOdds
 	}
 	return p.Odds
 }
 
-// Plugin returns the plugin serving PlinkoDrop with p. Its Configure
+// Plugin returns the plugin serving Drop with p. Its Configure
 // accepts no keys and reports invalid odds, so a plugin with bad odds fails
 // its start.
-func (p *DefaultPlinko) Plugin() *Plugin {
-	pl := &Plugin{Name: p.Name, Version: p.Version, Configure: func(_ context.Context, _ Area, cfg map[string]any) []ConfigProblem {
-		var out []ConfigProblem
+func (p *DefaultDecider) Plugin() *sdk.Plugin {
+	pl := &sdk.Plugin{Name: p.Name, Version: p.Version, Configure: func(_ context.Context, _ sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
+		var out []sdk.ConfigProblem
 		if err := p.odds().Validate(); err != nil {
-			out = append(out, ConfigProblem{Key: "odds", Message: err.Error()})
+			out = append(out, sdk.ConfigProblem{Key: "odds", Message: err.Error()})
 		}
 		for k := range cfg {
-			out = append(out, ConfigProblem{Key: k, Message: "unknown key"})
+			out = append(out, sdk.ConfigProblem{Key: k, Message: "unknown key"})
 		}
 		return out
 	}}
@@ -63,15 +65,15 @@ func (p *DefaultPlinko) Plugin() *Plugin {
 	if pl.Version == "" {
 		pl.Version = "1"
 	}
-	Handle(pl, PlinkoDrop, func(ctx context.Context, c Call[DropFacts]) (Result[DropDecision], error) {
+	sdk.Handle(pl, Drop, func(ctx context.Context, c sdk.Call[DropFacts]) (sdk.Result[DropDecision], error) {
 		d, err := p.Drop(ctx, c.Facts)
-		return Result[DropDecision]{Decision: d}, err
+		return sdk.Result[DropDecision]{Decision: d}, err
 	})
 	return pl
 }
 
 // Drop draws a tier and, for a chest with unowned prizes, a prize.
-func (p *DefaultPlinko) Drop(ctx context.Context, f DropFacts) (DropDecision, error) {
+func (p *DefaultDecider) Drop(ctx context.Context, f DropFacts) (DropDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return DropDecision{}, err
 	}
@@ -80,7 +82,7 @@ func (p *DefaultPlinko) Drop(ctx context.Context, f DropFacts) (DropDecision, er
 	}
 	odds := p.odds()
 	if err := odds.Validate(); err != nil {
-		return DropDecision{}, fmt.Errorf("sdk: default plinko: %w", err)
+		return DropDecision{}, fmt.Errorf("plinko: default decider: %w", err)
 	}
 
 	p.mu.Lock()
@@ -101,7 +103,7 @@ func (p *DefaultPlinko) Drop(ctx context.Context, f DropFacts) (DropDecision, er
 }
 
 // rand returns the generator, creating it on first use. p.mu must be held.
-func (p *DefaultPlinko) rand() *mrand.Rand {
+func (p *DefaultDecider) rand() *mrand.Rand {
 	if p.rnd == nil {
 		src := p.Source
 		if src == nil {

@@ -1,11 +1,12 @@
-package sdk
+package plinkoapi
 
 import (
 	"errors"
 	"math"
 	"testing"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 func TestFactsRoundTrip(t *testing.T) {
@@ -47,14 +48,14 @@ func TestDecisionRoundTrip(t *testing.T) {
 }
 
 func TestFromProtoRejectsMalformed(t *testing.T) {
-	if _, err := factsFromProto(&pb.DropFacts{Currency: "gold", Unowned: []int64{1, 2, 3}}); !errors.Is(err, ErrInvalidFacts) {
+	if _, err := factsFromProto(&pb.DropFacts{Currency: "gold", Unowned: []int64{1, 2, 3}}); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("3 unowned counts: err = %v, want ErrInvalidFacts", err)
 	}
-	if _, err := factsFromProto(&pb.DropFacts{Currency: "gold"}); !errors.Is(err, ErrInvalidFacts) {
+	if _, err := factsFromProto(&pb.DropFacts{Currency: "gold"}); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("no unowned counts: err = %v, want ErrInvalidFacts", err)
 	}
 	if math.MaxInt == math.MaxInt32 {
-		if _, err := decisionFromProto(&pb.DropDecision{PrizeIndex: math.MaxInt64}); !errors.Is(err, ErrInvalidDecision) {
+		if _, err := decisionFromProto(&pb.DropDecision{PrizeIndex: math.MaxInt64}); !errors.Is(err, sdk.ErrInvalidDecision) {
 			t.Errorf("overflowing prize index: err = %v, want ErrInvalidDecision", err)
 		}
 	}

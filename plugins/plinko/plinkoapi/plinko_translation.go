@@ -1,9 +1,10 @@
-package sdk
+package plinkoapi
 
 import (
 	"fmt"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // Converters between the plinko contract and its wire form. fromProto
@@ -21,12 +22,12 @@ func factsToProto(f DropFacts) *pb.DropFacts {
 func factsFromProto(m *pb.DropFacts) (DropFacts, error) {
 	f := DropFacts{AccountID: m.GetAccountId(), Currency: Currency(m.GetCurrency())}
 	if len(m.GetUnowned()) != NumChestTiers {
-		return DropFacts{}, fmt.Errorf("%w: %d unowned counts, want %d", ErrInvalidFacts, len(m.GetUnowned()), NumChestTiers)
+		return DropFacts{}, fmt.Errorf("%w: %d unowned counts, want %d", sdk.ErrInvalidFacts, len(m.GetUnowned()), NumChestTiers)
 	}
 	for i, n := range m.GetUnowned() {
 		v, err := toInt(n)
 		if err != nil {
-			return DropFacts{}, fmt.Errorf("%w: unowned %s prizes: %w", ErrInvalidFacts, Tier(i+1), err)
+			return DropFacts{}, fmt.Errorf("%w: unowned %s prizes: %w", sdk.ErrInvalidFacts, Tier(i+1), err)
 		}
 		f.Unowned[i] = v
 	}
@@ -45,11 +46,11 @@ func decisionToProto(d DropDecision) *pb.DropDecision {
 func decisionFromProto(m *pb.DropDecision) (DropDecision, error) {
 	idx, err := toInt(m.GetPrizeIndex())
 	if err != nil {
-		return DropDecision{}, fmt.Errorf("%w: prize index: %w", ErrInvalidDecision, err)
+		return DropDecision{}, fmt.Errorf("%w: prize index: %w", sdk.ErrInvalidDecision, err)
 	}
 	tickets, err := toInt(m.GetTickets())
 	if err != nil {
-		return DropDecision{}, fmt.Errorf("%w: tickets: %w", ErrInvalidDecision, err)
+		return DropDecision{}, fmt.Errorf("%w: tickets: %w", sdk.ErrInvalidDecision, err)
 	}
 	return DropDecision{
 		Tier:       Tier(m.GetTier()),

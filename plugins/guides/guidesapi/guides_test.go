@@ -1,4 +1,4 @@
-package sdk
+package guidesapi
 
 import (
 	"errors"
@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // Facts and decisions of the guides area cross the wire whole.
@@ -18,11 +20,11 @@ func TestGuidesCodecsRoundTrip(t *testing.T) {
 			{Gid: 3},
 			{Gid: 4, Up: 9, Down: 1, YoungUp: 9},
 		}}
-	b, err := GuidesRank.def.Facts.Marshal(f)
+	b, err := rankFacts.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := GuidesRank.def.Facts.Unmarshal(b)
+	got, err := rankFacts.Unmarshal(b)
 	if err != nil || !reflect.DeepEqual(got, f) {
 		t.Errorf("rank facts round trip = %+v, %v; want %+v", got, err, f)
 	}
@@ -32,17 +34,17 @@ func TestGuidesCodecsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sf := GuideRankFacts{Account: 7, Hero: "Hero_Parallax", Default: 3, Favorites: []GuideID{2, 3}}.WithShared(shared)
-	if b, err = GuidesRank.def.Facts.Marshal(sf); err != nil {
+	if b, err = rankFacts.Marshal(sf); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := GuidesRank.def.Facts.Unmarshal(b); err != nil || !reflect.DeepEqual(got, f) {
+	if got, err := rankFacts.Unmarshal(b); err != nil || !reflect.DeepEqual(got, f) {
 		t.Errorf("shared rank facts round trip = %+v, %v; want %+v", got, err, f)
 	}
 	v := GuideVoteFacts{Account: 7, Gid: 2, Author: 7, Previous: GuideVoteDown, New: GuideVoteUp}
-	if b, err = GuidesVote.def.Facts.Marshal(v); err != nil {
+	if b, err = voteFacts.Marshal(v); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := GuidesVote.def.Facts.Unmarshal(b); err != nil || got != v {
+	if got, err := voteFacts.Unmarshal(b); err != nil || got != v {
 		t.Errorf("vote facts round trip = %+v, %v", got, err)
 	}
 }
@@ -51,15 +53,15 @@ func TestGuidesCodecsRoundTrip(t *testing.T) {
 // decisions are refused by their checks.
 func TestGuidesMalformed(t *testing.T) {
 	ragged, _ := proto.Marshal(&pb.RankFacts{Candidates: make([]byte, 30)})
-	if _, err := GuidesRank.def.Facts.Unmarshal(ragged); !errors.Is(err, ErrInvalidFacts) {
+	if _, err := rankFacts.Unmarshal(ragged); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("candidates of 30 bytes: %v", err)
 	}
 	badVote, _ := proto.Marshal(&pb.VoteFacts{New: pb.Vote(9)})
-	if _, err := GuidesVote.def.Facts.Unmarshal(badVote); !errors.Is(err, ErrInvalidFacts) {
+	if _, err := voteFacts.Unmarshal(badVote); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("vote 9: %v", err)
 	}
 	long, _ := proto.Marshal(&pb.RankDecision{Order: make([]uint32, MaxGuideList+1)})
-	if _, err := GuidesRank.def.Result.Unmarshal(long); !errors.Is(err, ErrInvalidDecision) {
+	if _, err := rankResult.Unmarshal(long); !errors.Is(err, sdk.ErrInvalidDecision) {
 		t.Errorf("21 gids: %v", err)
 	}
 	// Young counts: 8 bytes per candidate or none, each within its count.
@@ -69,15 +71,15 @@ func TestGuidesMalformed(t *testing.T) {
 		"above the count": {Candidates: make([]byte, 25), Young: []byte{0, 0, 0, 0, 1, 0, 0, 0}},
 	} {
 		b, _ := proto.Marshal(m)
-		if _, err := GuidesRank.def.Facts.Unmarshal(b); !errors.Is(err, ErrInvalidFacts) {
+		if _, err := rankFacts.Unmarshal(b); !errors.Is(err, sdk.ErrInvalidFacts) {
 			t.Errorf("young counts %s: %v, want refused", name, err)
 		}
 	}
-	if err := (GuideRankFacts{Candidates: []GuideCandidate{{Gid: 1, Up: 1, YoungUp: 2}}}).Validate(); !errors.Is(err, ErrInvalidFacts) {
+	if err := (GuideRankFacts{Candidates: []GuideCandidate{{Gid: 1, Up: 1, YoungUp: 2}}}).Validate(); !errors.Is(err, sdk.ErrInvalidFacts) {
 		t.Errorf("young up above up: %v, want refused", err)
 	}
 	for _, cs := range [][]GuideCandidate{{{Gid: 2}, {Gid: 1}}, {{Gid: 1}, {Gid: 1}}, {{Gid: 0}}} {
-		if err := (GuideRankFacts{Candidates: cs}).Validate(); !errors.Is(err, ErrInvalidFacts) {
+		if err := (GuideRankFacts{Candidates: cs}).Validate(); !errors.Is(err, sdk.ErrInvalidFacts) {
 			t.Errorf("candidates %v: %v, want refused", cs, err)
 		}
 	}
@@ -93,7 +95,7 @@ func TestGuidesMalformed(t *testing.T) {
 		{make([]GuideID, MaxGuideList+1), false},
 	} {
 		err := ValidateGuideRank(f, GuideRankDecision{Order: tc.order})
-		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidDecision)) {
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, sdk.ErrInvalidDecision)) {
 			t.Errorf("order %v: %v, want ok=%t", tc.order, err, tc.ok)
 		}
 	}

@@ -239,7 +239,7 @@ const file_plinko_proto_rawDesc = "" +
 	"\vTIER_SILVER\x10\x03\x12\x0f\n" +
 	"\vTIER_BRONZE\x10\x04\x12\x13\n" +
 	"\x0fTIER_TICKETS_60\x10\x05\x12\x13\n" +
-	"\x0fTIER_TICKETS_30\x10\x06B;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
+	"\x0fTIER_TICKETS_30\x10\x06BHZFgithub.com/honmaster/masterserver/plugins/plinko/plinkoapi/internal/pbb\x06proto3"
 
 var (
 	file_plinko_proto_rawDescOnce sync.Once

@@ -8,25 +8,23 @@ import (
 	"time"
 )
 
-// Many concurrent calls with large facts (guide lists of a hero with
-// thousands of guides) queue behind a held call; the batches that follow
+// Many concurrent calls with large facts (as a guide list of a hero with
+// thousands of guides is) queue behind a held call; the batches that follow
 // stay under gRPC's message limit, so every call gets its answer.
 func TestLargeFactsBatchesSplit(t *testing.T) {
 	release := make(chan struct{})
 	var calls atomic.Int32
-	p := Mock(GuidesRank, func(_ context.Context, c Call[GuideRankFacts]) (Result[GuideRankDecision], error) {
+	p := Mock(Pick, func(_ context.Context, c Call[PickFacts]) (Result[PickDecision], error) {
 		if calls.Add(1) == 1 {
 			<-release
 		}
-		return Result[GuideRankDecision]{Decision: GuideRankDecision{Order: []GuideID{c.Facts.Candidates[0].Gid}}}, nil
+		return Result[PickDecision]{Decision: PickDecision{Index: len(c.Facts.Options) - 1}}, nil
 	})
 	c := TestClient(t, p)
 	c.SetBatchesInFlight(1) // one held batch: the rest queue behind it
-	f := GuideRankFacts{}
-	for i := range 2000 { // 50 KB of facts
-		f.Candidates = append(f.Candidates, GuideCandidate{Gid: GuideID(i + 1), Up: uint32(i)})
-	}
-	const n = 120 // 6 MB queued: more than one 4 MiB message
+	// 50 KB of facts per call, 120 calls: 6 MB queued, more than one 4 MiB message.
+	f := PickFacts{Options: make([]byte, 50_000)}
+	const n = 120
 	var wg sync.WaitGroup
 	var failed atomic.Int32
 	call := func() {
@@ -35,7 +33,7 @@ func TestLargeFactsBatchesSplit(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if _, err := GuidesRank.Decide(ctx, c, Call[GuideRankFacts]{Facts: f}); err != nil {
+			if _, err := Pick.Decide(ctx, c, Call[PickFacts]{Facts: f}); err != nil {
 				if failed.Add(1) == 1 {
 					t.Error(err)
 				}

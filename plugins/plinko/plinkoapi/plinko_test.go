@@ -1,9 +1,11 @@
-package sdk
+package plinkoapi
 
 import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 func TestTierTable(t *testing.T) {
@@ -77,7 +79,7 @@ func TestDropFactsValidate(t *testing.T) {
 			if tt.ok && err != nil {
 				t.Fatalf("Validate() = %v, want nil", err)
 			}
-			if !tt.ok && !errors.Is(err, ErrInvalidFacts) {
+			if !tt.ok && !errors.Is(err, sdk.ErrInvalidFacts) {
 				t.Fatalf("Validate() = %v, want ErrInvalidFacts", err)
 			}
 		})
@@ -112,7 +114,7 @@ func TestDropDecisionValidate(t *testing.T) {
 			if tt.ok && err != nil {
 				t.Fatalf("Validate() = %v, want nil", err)
 			}
-			if !tt.ok && !errors.Is(err, ErrInvalidDecision) {
+			if !tt.ok && !errors.Is(err, sdk.ErrInvalidDecision) {
 				t.Fatalf("Validate() = %v, want ErrInvalidDecision", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package sdk
+package guidesapi
 
 import (
 	"encoding/binary"
@@ -6,7 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+	"github.com/honmaster/masterserver/plugins/guides/guidesapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // Converters between the guides contract and its wire form. fromProto
@@ -17,6 +18,14 @@ func newRankFacts() *pb.RankFacts       { return &pb.RankFacts{} }
 func newRankDecision() *pb.RankDecision { return &pb.RankDecision{} }
 func newVoteFacts() *pb.VoteFacts       { return &pb.VoteFacts{} }
 func newVoteDecision() *pb.VoteDecision { return &pb.VoteDecision{} }
+
+// The codecs of the area's decisions (Rank, Vote).
+var (
+	rankFacts  = rankFactsCodec()
+	rankResult = sdk.ProtoCodec(rankDecisionToProto, rankDecisionFromProto, newRankDecision)
+	voteFacts  = sdk.ProtoCodec(voteFactsToProto, voteFactsFromProto, newVoteFacts)
+	voteResult = sdk.ProtoCodec(voteDecisionToProto, voteDecisionFromProto, newVoteDecision)
+)
 
 func gidsToProto(gs []GuideID) []uint32 {
 	out := make([]uint32, len(gs))
@@ -43,8 +52,8 @@ func gidsFromProto(gs []uint32) []GuideID {
 // concatenated encodings as one message, and the small part never carries
 // the candidates field (empty bytes are not encoded in proto3), so the
 // plugin decodes exactly the facts a full encoding gives.
-func rankFactsCodec() Codec[GuideRankFacts] {
-	c := ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
+func rankFactsCodec() sdk.Codec[GuideRankFacts] {
+	c := sdk.ProtoCodec(rankFactsToProto, rankFactsFromProto, newRankFacts)
 	full := c.Marshal
 	c.Marshal = func(f GuideRankFacts) ([]byte, error) {
 		s := f.sharedCandidates()
@@ -113,7 +122,7 @@ func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 		Default: GuideID(m.GetDefaultGid()), Favorites: gidsFromProto(m.GetFavorites())}
 	b := m.GetCandidates()
 	if len(b)%candidateSize != 0 {
-		return GuideRankFacts{}, fmt.Errorf("%w: candidates of %d bytes, not a multiple of %d", ErrInvalidFacts, len(b), candidateSize)
+		return GuideRankFacts{}, fmt.Errorf("%w: candidates of %d bytes, not a multiple of %d", sdk.ErrInvalidFacts, len(b), candidateSize)
 	}
 	n := len(b) / candidateSize
 	if n > 0 {
@@ -121,13 +130,13 @@ func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 	}
 	young := m.GetYoung()
 	if len(young) != 0 && len(young) != n*youngSize {
-		return GuideRankFacts{}, fmt.Errorf("%w: young counts of %d bytes for %d candidates, want 0 or %d", ErrInvalidFacts, len(young), n, n*youngSize)
+		return GuideRankFacts{}, fmt.Errorf("%w: young counts of %d bytes for %d candidates, want 0 or %d", sdk.ErrInvalidFacts, len(young), n, n*youngSize)
 	}
 	le := binary.LittleEndian
 	for i := range f.Candidates {
 		r := b[i*candidateSize : (i+1)*candidateSize]
 		if r[24] > 1 {
-			return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: premium byte %d", ErrInvalidFacts, i, r[24])
+			return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: premium byte %d", sdk.ErrInvalidFacts, i, r[24])
 		}
 		c := GuideCandidate{Gid: GuideID(le.Uint32(r)), Up: le.Uint32(r[4:]), Down: le.Uint32(r[8:]),
 			Author: GuideAccount(le.Uint32(r[12:])), Premium: r[24] == 1}
@@ -138,7 +147,7 @@ func rankFactsFromProto(m *pb.RankFacts) (GuideRankFacts, error) {
 			y := young[i*youngSize : (i+1)*youngSize]
 			c.YoungUp, c.YoungDown = le.Uint32(y), le.Uint32(y[4:])
 			if err := c.checkYoung(); err != nil {
-				return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: %w", ErrInvalidFacts, i, err)
+				return GuideRankFacts{}, fmt.Errorf("%w: candidate %d: %w", sdk.ErrInvalidFacts, i, err)
 			}
 		}
 		f.Candidates[i] = c
@@ -152,7 +161,7 @@ func rankDecisionToProto(d GuideRankDecision) *pb.RankDecision {
 
 func rankDecisionFromProto(m *pb.RankDecision) (GuideRankDecision, error) {
 	if n := len(m.GetOrder()); n > MaxGuideList {
-		return GuideRankDecision{}, fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, n, MaxGuideList)
+		return GuideRankDecision{}, fmt.Errorf("%w: %d guides, at most %d", sdk.ErrInvalidDecision, n, MaxGuideList)
 	}
 	return GuideRankDecision{Order: gidsFromProto(m.GetOrder()), Shared: m.GetShared()}, nil
 }
@@ -160,7 +169,7 @@ func rankDecisionFromProto(m *pb.RankDecision) (GuideRankDecision, error) {
 func voteFromProto(v pb.Vote) (GuideVote, error) {
 	g := GuideVote(v)
 	if v < 0 || !g.Valid() {
-		return 0, fmt.Errorf("%w: vote %d", ErrInvalidFacts, int32(v))
+		return 0, fmt.Errorf("%w: vote %d", sdk.ErrInvalidFacts, int32(v))
 	}
 	return g, nil
 }

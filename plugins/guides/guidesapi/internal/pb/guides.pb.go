@@ -376,7 +376,7 @@ const file_guides_proto_rawDesc = "" +
 	"\x04Vote\x12\r\n" +
 	"\tVOTE_NONE\x10\x00\x12\r\n" +
 	"\tVOTE_DOWN\x10\x01\x12\v\n" +
-	"\aVOTE_UP\x10\x02B;Z9github.com/honmaster/masterserver/plugins/sdk/internal/pbb\x06proto3"
+	"\aVOTE_UP\x10\x02BHZFgithub.com/honmaster/masterserver/plugins/guides/guidesapi/internal/pbb\x06proto3"
 
 var (
 	file_guides_proto_rawDescOnce sync.Once

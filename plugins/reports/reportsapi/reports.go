@@ -1,62 +1,63 @@
-package sdk
+package reportsapi
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// AreaReports is the player reports area: the one place its name is
+// Area is the player reports area: the one place its name is
 // written.
-var AreaReports = RegisterArea("reports")
+var Area = sdk.RegisterArea("reports")
 
-// ReportsAssess is the reports area's one decision: whether to accept one
+// Assess is the reports area's one decision: whether to accept one
 // player report, and at which priority. The reporter's actor gathers the
 // facts from its own records, asks the plugin, checks the decision
-// (ReportDecision.Validate) and files the report exactly as decided, or
+// (Decision.Validate) and files the report exactly as decided, or
 // files nothing.
-var ReportsAssess = NewDecision(DecisionDef[ReportFacts, ReportDecision]{
-	Area: AreaReports, Name: "assess", Version: 1,
-	Facts:      ProtoCodec(reportFactsToProto, reportFactsFromProto, func() *pb.ReportFacts { return &pb.ReportFacts{} }),
-	Result:     ProtoCodec(reportDecisionToProto, reportDecisionFromProto, func() *pb.ReportDecision { return &pb.ReportDecision{} }),
-	CheckFacts: ReportFacts.Validate,
-	Check:      func(f ReportFacts, d ReportDecision) error { return d.Validate(f.Limits) },
+var Assess = sdk.NewDecision(sdk.DecisionDef[Facts, Decision]{
+	Area: Area, Name: "assess", Version: 1,
+	Facts:      sdk.ProtoCodec(reportFactsToProto, reportFactsFromProto, func() *pb.ReportFacts { return &pb.ReportFacts{} }),
+	Result:     sdk.ProtoCodec(reportDecisionToProto, reportDecisionFromProto, func() *pb.ReportDecision { return &pb.ReportDecision{} }),
+	CheckFacts: Facts.Validate,
+	Check:      func(f Facts, d Decision) error { return d.Validate(f.Limits) },
 })
 
-// ReportReason is why a player was reported, stored as its meaning, never as the
+// Reason is why a player was reported, stored as its meaning, never as the
 // raw code of the path it came by. Its numeric value is the specification's
 // code (the /rap/report2.php code), which is also what a stored record and
 // a plugin see.
-type ReportReason uint8
+type Reason uint8
 
 // Reasons, in the specification's order.
 const (
-	ReasonChatAbuse     ReportReason = 1 // Chat Abuse
-	ReasonFeeding       ReportReason = 2 // Feeding / Stat Manipulation
-	ReasonImpersonation ReportReason = 3 // Impersonating Staff
-	ReasonAbilityAbuse  ReportReason = 4 // Ability / Item Abuse
-	ReasonBadNickname   ReportReason = 5 // Bad Nickname / Clan Name
-	ReasonAFK           ReportReason = 6 // Refusal to Participate / Avoiding AFK
+	ReasonChatAbuse     Reason = 1 // Chat Abuse
+	ReasonFeeding       Reason = 2 // Feeding / Stat Manipulation
+	ReasonImpersonation Reason = 3 // Impersonating Staff
+	ReasonAbilityAbuse  Reason = 4 // Ability / Item Abuse
+	ReasonBadNickname   Reason = 5 // Bad Nickname / Clan Name
+	ReasonAFK           Reason = 6 // Refusal to Participate / Avoiding AFK
 )
 
-// ReportCodeSet names a way of numbering reasons on the wire.
-type ReportCodeSet uint8
+// CodeSet names a way of numbering reasons on the wire.
+type CodeSet uint8
 
 // The two numberings of the stock client (protocol-notes §6): the client's
 // own codes have 5 = AFK and 6 = Bad Nickname; it sends them unchanged to
 // /master/report/report and swaps 5 and 6 for /rap/report2.php, so the
 // specification's table holds for report2.php only.
 const (
-	CodesReport2 ReportCodeSet = iota // /rap/report2.php: the specification's table
-	CodesMaster                       // /master/report/report: 5 and 6 swapped
+	CodesReport2 CodeSet = iota // /rap/report2.php: the specification's table
+	CodesMaster                 // /master/report/report: 5 and 6 swapped
 )
 
-// reportReasonTable is the one table of reasons: name (CLI, logs), title (what a
-// player or moderator reads) and the wire code per ReportCodeSet.
-var reportReasonTable = []struct {
-	reason  ReportReason
+// reasonTable is the one table of reasons: name (CLI, logs), title (what a
+// player or moderator reads) and the wire code per CodeSet.
+var reasonTable = []struct {
+	reason  Reason
 	name    string
 	title   string
 	report2 int
@@ -71,17 +72,17 @@ var reportReasonTable = []struct {
 }
 
 // Reasons returns every known reason in table order.
-func ReportReasons() []ReportReason {
-	out := make([]ReportReason, len(reportReasonTable))
-	for i, row := range reportReasonTable {
+func Reasons() []Reason {
+	out := make([]Reason, len(reasonTable))
+	for i, row := range reasonTable {
 		out[i] = row.reason
 	}
 	return out
 }
 
 // Valid reports whether r is in the table.
-func (r ReportReason) Valid() bool {
-	for _, row := range reportReasonTable {
+func (r Reason) Valid() bool {
+	for _, row := range reasonTable {
 		if row.reason == r {
 			return true
 		}
@@ -90,8 +91,8 @@ func (r ReportReason) Valid() bool {
 }
 
 // String is the reason's short name ("chat_abuse"), or "reason(N)".
-func (r ReportReason) String() string {
-	for _, row := range reportReasonTable {
+func (r Reason) String() string {
+	for _, row := range reasonTable {
 		if row.reason == r {
 			return row.name
 		}
@@ -100,8 +101,8 @@ func (r ReportReason) String() string {
 }
 
 // Title is the reason as players read it ("Chat Abuse"); "" when unknown.
-func (r ReportReason) Title() string {
-	for _, row := range reportReasonTable {
+func (r Reason) Title() string {
+	for _, row := range reasonTable {
 		if row.reason == r {
 			return row.title
 		}
@@ -110,8 +111,8 @@ func (r ReportReason) Title() string {
 }
 
 // Code is r's wire code in set cs; 0 when r or cs is unknown.
-func (r ReportReason) Code(cs ReportCodeSet) int {
-	for _, row := range reportReasonTable {
+func (r Reason) Code(cs CodeSet) int {
+	for _, row := range reasonTable {
 		if row.reason == r {
 			switch cs {
 			case CodesReport2:
@@ -124,9 +125,9 @@ func (r ReportReason) Code(cs ReportCodeSet) int {
 	return 0
 }
 
-// ReportReasonFromCode maps a wire code of set cs to its reason.
-func ReportReasonFromCode(cs ReportCodeSet, code int) (ReportReason, bool) {
-	for _, row := range reportReasonTable {
+// ReasonFromCode maps a wire code of set cs to its reason.
+func ReasonFromCode(cs CodeSet, code int) (Reason, bool) {
+	for _, row := range reasonTable {
 		if (cs == CodesReport2 && row.report2 == code) || (cs == CodesMaster && row.master == code) {
 			return row.reason, true
 		}
@@ -134,9 +135,9 @@ func ReportReasonFromCode(cs ReportCodeSet, code int) (ReportReason, bool) {
 	return 0, false
 }
 
-// ParseReportReason reads a reason's short name, case-insensitively.
-func ParseReportReason(name string) (ReportReason, bool) {
-	for _, row := range reportReasonTable {
+// ParseReason reads a reason's short name, case-insensitively.
+func ParseReason(name string) (Reason, bool) {
+	for _, row := range reasonTable {
 		if strings.EqualFold(row.name, name) {
 			return row.reason, true
 		}
@@ -144,12 +145,10 @@ func ParseReportReason(name string) (ReportReason, bool) {
 	return 0, false
 }
 
-// Status is where a stored report stands in moderation.
-
-// ReportLimits are the bundled rule's numbers. Every one is a setting with a safe
-// default (DefaultReportLimits); the host passes them in the facts so a plugin
+// Limits are the bundled rule's numbers. Every one is a setting with a safe
+// default (DefaultLimits); the host passes them in the facts so a plugin
 // needs no configuration of its own.
-type ReportLimits struct {
+type Limits struct {
 	// PerDay is how many reports one reporter may file in Window.
 	PerDay int
 	// PerReportee is how many of those may name the same reportee.
@@ -166,44 +165,44 @@ type ReportLimits struct {
 	NewAccountAge time.Duration
 }
 
-// DefaultReportLimits: a player reports at most the 9 others of a match, a few
+// DefaultLimits: a player reports at most the 9 others of a match, a few
 // matches a day; 20 a day is generous for honest use and cheap for the
 // server. Two reports a day against one player stop a grudge from filling
 // the queue. 210 is the stock client's own limit.
-var DefaultReportLimits = ReportLimits{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10}
+var DefaultLimits = Limits{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10}
 
 // WithDefaults returns l with every zero or negative field replaced by
-// DefaultReportLimits' value: there is no "unlimited".
-func (l ReportLimits) WithDefaults() ReportLimits {
+// DefaultLimits' value: there is no "unlimited".
+func (l Limits) WithDefaults() Limits {
 	if l.PerDay <= 0 {
-		l.PerDay = DefaultReportLimits.PerDay
+		l.PerDay = DefaultLimits.PerDay
 	}
 	if l.PerReportee <= 0 {
-		l.PerReportee = DefaultReportLimits.PerReportee
+		l.PerReportee = DefaultLimits.PerReportee
 	}
 	if l.MaxTextRunes <= 0 {
-		l.MaxTextRunes = DefaultReportLimits.MaxTextRunes
+		l.MaxTextRunes = DefaultLimits.MaxTextRunes
 	}
 	if l.MaxPriority <= 0 {
-		l.MaxPriority = DefaultReportLimits.MaxPriority
+		l.MaxPriority = DefaultLimits.MaxPriority
 	}
 	return l
 }
 
-// ReportFacts are what the host knows about one report when it asks whether to
+// Facts are what the host knows about one report when it asks whether to
 // accept it. The reporter's counts come from its own stored reports, the
 // counts about the reportee's other reporters from counts the host keeps
 // beside the reports (in the same commits), so they are exact across
 // restarts, and cost the same however many reports there are. (Their
 // meaning did not change when the host stopped scanning the reports
 // against the reportee to compute them.)
-type ReportFacts struct {
+type Facts struct {
 	Reporter uint32
 	Reportee uint32
 	// SameOwner: reporter and reportee are accounts of the same main
 	// account (a player reporting their own sub-account).
 	SameOwner bool
-	Reason    ReportReason
+	Reason    Reason
 	// TextLen is the description's length in runes as it would be stored.
 	TextLen int
 	// Match is the match id as the client sent it (never checked: the
@@ -217,7 +216,7 @@ type ReportFacts struct {
 	// DistinctReportersOfReportee is how many other players have open
 	// reports against the reportee.
 	DistinctReportersOfReportee int
-	Limits                      ReportLimits
+	Limits                      Limits
 	// ReporterAge is how long ago the reporter's account was created, in
 	// whole seconds rounded up (at least one second when known); 0 when
 	// unknown (an account created before creation times were kept).
@@ -230,30 +229,30 @@ type ReportFacts struct {
 
 // IsNew reports whether the reporter counts as new under lim: its age is
 // known and below lim.NewAccountAge.
-func (f ReportFacts) IsNew(lim ReportLimits) bool {
+func (f Facts) IsNew(lim Limits) bool {
 	return lim.NewAccountAge > 0 && f.ReporterAge > 0 && f.ReporterAge < lim.NewAccountAge
 }
 
-// ReportRefusal says why a report was not accepted; RefusalNone for an accepted
+// Refusal says why a report was not accepted; RefusalNone for an accepted
 // one.
-type ReportRefusal uint8
+type Refusal uint8
 
 // Refusals of the bundled rule, and RefusalRule for an operator's plugin
 // that refuses by a rule of its own.
 const (
-	RefusalNone          ReportRefusal = 0
-	RefusalUnknownReason ReportRefusal = 1
-	RefusalTextTooLong   ReportRefusal = 2
-	RefusalSelfReport    ReportRefusal = 3
-	RefusalDailyLimit    ReportRefusal = 4
-	RefusalReporteeLimit ReportRefusal = 5
-	RefusalRule          ReportRefusal = 6
+	RefusalNone          Refusal = 0
+	RefusalUnknownReason Refusal = 1
+	RefusalTextTooLong   Refusal = 2
+	RefusalSelfReport    Refusal = 3
+	RefusalDailyLimit    Refusal = 4
+	RefusalReporteeLimit Refusal = 5
+	RefusalRule          Refusal = 6
 )
 
-// reportRefusalTable is the one table of refusals: name (logs) and the message a
+// refusalTable is the one table of refusals: name (logs) and the message a
 // player or a tool reads.
-var reportRefusalTable = []struct {
-	refusal ReportRefusal
+var refusalTable = []struct {
+	refusal Refusal
 	name    string
 	message string
 }{
@@ -267,8 +266,8 @@ var reportRefusalTable = []struct {
 }
 
 // Valid reports whether r is in the table.
-func (r ReportRefusal) Valid() bool {
-	for _, row := range reportRefusalTable {
+func (r Refusal) Valid() bool {
+	for _, row := range refusalTable {
 		if row.refusal == r {
 			return true
 		}
@@ -277,8 +276,8 @@ func (r ReportRefusal) Valid() bool {
 }
 
 // String is the refusal's name ("daily_limit"), or "refusal(N)".
-func (r ReportRefusal) String() string {
-	for _, row := range reportRefusalTable {
+func (r Refusal) String() string {
+	for _, row := range refusalTable {
 		if row.refusal == r {
 			return row.name
 		}
@@ -287,8 +286,8 @@ func (r ReportRefusal) String() string {
 }
 
 // Message is what a player reads about r.
-func (r ReportRefusal) Message() string {
-	for _, row := range reportRefusalTable {
+func (r Refusal) Message() string {
+	for _, row := range refusalTable {
 		if row.refusal == r {
 			return row.message
 		}
@@ -296,24 +295,24 @@ func (r ReportRefusal) Message() string {
 	return "The report was not accepted."
 }
 
-// ReportDecision is a plugin's answer for one report.
-type ReportDecision struct {
+// Decision is a plugin's answer for one report.
+type Decision struct {
 	Accept   bool
-	Refusal  ReportRefusal // RefusalNone exactly when Accept
-	Priority int           // 1..ReportLimits.MaxPriority when Accept, 0 otherwise
+	Refusal  Refusal // RefusalNone exactly when Accept
+	Priority int     // 1..ReportLimits.MaxPriority when Accept, 0 otherwise
 }
 
 // Validate reports malformed facts with an error wrapping ErrInvalidFacts:
 // an unknown reason, negative counts or a text length below zero. (A
 // reason the plugin may refuse is a valid fact; the host never asks about
 // a code it could not map.)
-func (f ReportFacts) Validate() error {
+func (f Facts) Validate() error {
 	switch {
 	case !f.Reason.Valid():
-		return fmt.Errorf("%w: unknown reason %d", ErrInvalidFacts, uint8(f.Reason))
+		return fmt.Errorf("%w: unknown reason %d", sdk.ErrInvalidFacts, uint8(f.Reason))
 	case f.TextLen < 0 || f.ReporterRecentCount < 0 || f.ReporterToReporteeCount < 0 || f.DistinctReportersOfReportee < 0 ||
 		f.NewReportersOfReportee < 0 || f.NewReportersOfReportee > f.DistinctReportersOfReportee || f.ReporterAge < 0 || f.Limits.NewAccountAge < 0:
-		return fmt.Errorf("%w: negative count in %+v", ErrInvalidFacts, f)
+		return fmt.Errorf("%w: negative count in %+v", sdk.ErrInvalidFacts, f)
 	}
 	return nil
 }
@@ -322,17 +321,17 @@ func (f ReportFacts) Validate() error {
 // limits: an accepted report has no refusal and a priority in
 // 1..MaxPriority; a refused one names a known refusal and has no priority.
 // Errors wrap ErrInvalidDecision; the host never repairs a decision.
-func (d ReportDecision) Validate(lim ReportLimits) error {
+func (d Decision) Validate(lim Limits) error {
 	lim = lim.WithDefaults()
 	switch {
 	case d.Accept && d.Refusal != RefusalNone:
-		return fmt.Errorf("%w: accepted with refusal %v", ErrInvalidDecision, d.Refusal)
+		return fmt.Errorf("%w: accepted with refusal %v", sdk.ErrInvalidDecision, d.Refusal)
 	case d.Accept && (d.Priority < 1 || d.Priority > lim.MaxPriority):
-		return fmt.Errorf("%w: priority %d outside 1..%d", ErrInvalidDecision, d.Priority, lim.MaxPriority)
+		return fmt.Errorf("%w: priority %d outside 1..%d", sdk.ErrInvalidDecision, d.Priority, lim.MaxPriority)
 	case !d.Accept && (d.Refusal == RefusalNone || !d.Refusal.Valid()):
-		return fmt.Errorf("%w: refused with refusal %v", ErrInvalidDecision, d.Refusal)
+		return fmt.Errorf("%w: refused with refusal %v", sdk.ErrInvalidDecision, d.Refusal)
 	case !d.Accept && d.Priority != 0:
-		return fmt.Errorf("%w: refused with priority %d", ErrInvalidDecision, d.Priority)
+		return fmt.Errorf("%w: refused with priority %d", sdk.ErrInvalidDecision, d.Priority)
 	}
 	return nil
 }

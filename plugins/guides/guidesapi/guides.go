@@ -1,4 +1,4 @@
-package sdk
+package guidesapi
 
 import (
 	"cmp"
@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// AreaGuides is the hero guides area: the one place its name is written.
-var AreaGuides = RegisterArea("guides")
+// Area is the hero guides area: the one place its name is written.
+var Area = sdk.RegisterArea("guides")
 
-// GuidesRank is the guides area's ranking decision: the order of a hero's
+// Rank is the guides area's ranking decision: the order of a hero's
 // list for one account. A list is a read: the host gives the plugin its
 // stored state for the account and refuses a result that changes it. The
 // host checks the order with ValidateGuideRank and refuses it, never
@@ -24,21 +26,21 @@ var AreaGuides = RegisterArea("guides")
 // account with the same Default and Favorites when the decision is Shared
 // — while the hero's guides are unchanged, and for a bounded time (the
 // host's guides.rank_staleness) after their counts changed.
-var GuidesRank = NewDecision(DecisionDef[GuideRankFacts, GuideRankDecision]{
-	Area: AreaGuides, Name: "rank", Version: 1,
-	Facts:      rankFactsCodec(),
-	Result:     ProtoCodec(rankDecisionToProto, rankDecisionFromProto, newRankDecision),
+var Rank = sdk.NewDecision(sdk.DecisionDef[GuideRankFacts, GuideRankDecision]{
+	Area: Area, Name: "rank", Version: 1,
+	Facts:      rankFacts,
+	Result:     rankResult,
 	CheckFacts: GuideRankFacts.Validate,
 	Check:      ValidateGuideRank,
 })
 
-// GuidesVote is the guides area's vote decision: whether one vote counts.
+// Vote is the guides area's vote decision: whether one vote counts.
 // The host's vote Change calls it inside the account's actor; a vote that
 // does not count is refused and nothing is stored.
-var GuidesVote = NewDecision(DecisionDef[GuideVoteFacts, GuideVoteDecision]{
-	Area: AreaGuides, Name: "vote", Version: 1,
-	Facts:      ProtoCodec(voteFactsToProto, voteFactsFromProto, newVoteFacts),
-	Result:     ProtoCodec(voteDecisionToProto, voteDecisionFromProto, newVoteDecision),
+var Vote = sdk.NewDecision(sdk.DecisionDef[GuideVoteFacts, GuideVoteDecision]{
+	Area: Area, Name: "vote", Version: 1,
+	Facts:      voteFacts,
+	Result:     voteResult,
 	CheckFacts: GuideVoteFacts.Validate,
 	Check:      func(GuideVoteFacts, GuideVoteDecision) error { return nil },
 })
@@ -163,10 +165,10 @@ func (f GuideRankFacts) Validate() error {
 	var last GuideID
 	for i, c := range f.Candidates {
 		if c.Gid <= last {
-			return fmt.Errorf("%w: candidate %d: gid %d after %d, want ascending non-zero gids", ErrInvalidFacts, i, c.Gid, last)
+			return fmt.Errorf("%w: candidate %d: gid %d after %d, want ascending non-zero gids", sdk.ErrInvalidFacts, i, c.Gid, last)
 		}
 		if err := c.checkYoung(); err != nil {
-			return fmt.Errorf("%w: candidate %d: %w", ErrInvalidFacts, i, err)
+			return fmt.Errorf("%w: candidate %d: %w", sdk.ErrInvalidFacts, i, err)
 		}
 		last = c.Gid
 	}
@@ -199,7 +201,7 @@ type GuideRankDecision struct {
 // ErrInvalidDecision; the host refuses such a decision (never repairs it).
 func ValidateGuideRank(f GuideRankFacts, d GuideRankDecision) error {
 	if len(d.Order) > MaxGuideList {
-		return fmt.Errorf("%w: %d guides, at most %d", ErrInvalidDecision, len(d.Order), MaxGuideList)
+		return fmt.Errorf("%w: %d guides, at most %d", sdk.ErrInvalidDecision, len(d.Order), MaxGuideList)
 	}
 	var sorted bool
 	if s := f.sharedCandidates(); s != nil {
@@ -216,9 +218,9 @@ func ValidateGuideRank(f GuideRankFacts, d GuideRankDecision) error {
 		}
 		switch {
 		case !ok:
-			return fmt.Errorf("%w: entry %d: gid %d is not a candidate", ErrInvalidDecision, i, g)
+			return fmt.Errorf("%w: entry %d: gid %d is not a candidate", sdk.ErrInvalidDecision, i, g)
 		case slices.Contains(d.Order[:i], g):
-			return fmt.Errorf("%w: entry %d: gid %d listed twice", ErrInvalidDecision, i, g)
+			return fmt.Errorf("%w: entry %d: gid %d listed twice", sdk.ErrInvalidDecision, i, g)
 		}
 	}
 	return nil
@@ -236,7 +238,7 @@ type GuideVoteFacts struct {
 // Validate reports malformed facts (wrapping ErrInvalidFacts).
 func (f GuideVoteFacts) Validate() error {
 	if !f.Previous.Valid() || (f.New != GuideVoteUp && f.New != GuideVoteDown) {
-		return fmt.Errorf("%w: vote %v after %v", ErrInvalidFacts, f.New, f.Previous)
+		return fmt.Errorf("%w: vote %v after %v", sdk.ErrInvalidFacts, f.New, f.Previous)
 	}
 	return nil
 }
@@ -247,6 +249,6 @@ type GuideVoteDecision struct {
 	Counts bool
 }
 
-// GuidesRankFactsBytes encodes rank facts as the host sends them (for a
+// RankFactsBytes encodes rank facts as the host sends them (for a
 // plugin's benchmarks and tests that call Plugin.Decide with bytes).
-func GuidesRankFactsBytes(f GuideRankFacts) ([]byte, error) { return GuidesRank.def.Facts.Marshal(f) }
+func RankFactsBytes(f GuideRankFacts) ([]byte, error) { return rankFacts.Marshal(f) }

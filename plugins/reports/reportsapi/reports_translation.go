@@ -1,18 +1,19 @@
-package sdk
+package reportsapi
 
 import (
 	"fmt"
 	"math"
 	"time"
 
-	"github.com/honmaster/masterserver/plugins/sdk/internal/pb"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi/internal/pb"
+	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
 // Converters between the reports contract and its wire form. fromProto
 // functions check shape (ranges) so a malformed message never becomes a
 // plain Go value; meaning is checked by the Validate methods.
 
-func reportFactsToProto(f ReportFacts) *pb.ReportFacts {
+func reportFactsToProto(f Facts) *pb.ReportFacts {
 	return &pb.ReportFacts{
 		Reporter: f.Reporter, Reportee: f.Reportee, SameOwner: f.SameOwner, Reason: uint32(f.Reason),
 		TextLen: int64(f.TextLen), Match: f.Match,
@@ -46,9 +47,9 @@ func fromSeconds(s int64) (time.Duration, error) {
 	return time.Duration(s) * time.Second, nil
 }
 
-func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
+func reportFactsFromProto(m *pb.ReportFacts) (Facts, error) {
 	if m.GetReason() > math.MaxUint8 {
-		return ReportFacts{}, fmt.Errorf("%w: reason %d", ErrInvalidFacts, m.GetReason())
+		return Facts{}, fmt.Errorf("%w: reason %d", sdk.ErrInvalidFacts, m.GetReason())
 	}
 	ints := []int64{m.GetTextLen(), m.GetReporterRecentCount(), m.GetReporterToReporteeCount(),
 		m.GetDistinctReportersOfReportee(), m.GetLimits().GetPerDay(), m.GetLimits().GetPerReportee(),
@@ -57,39 +58,47 @@ func reportFactsFromProto(m *pb.ReportFacts) (ReportFacts, error) {
 	for i, v := range ints {
 		n, err := toInt(v)
 		if err != nil {
-			return ReportFacts{}, fmt.Errorf("%w: %w", ErrInvalidFacts, err)
+			return Facts{}, fmt.Errorf("%w: %w", sdk.ErrInvalidFacts, err)
 		}
 		out[i] = n
 	}
 	age, err := fromSeconds(m.GetReporterAgeSeconds())
 	if err != nil {
-		return ReportFacts{}, fmt.Errorf("%w: reporter age: %w", ErrInvalidFacts, err)
+		return Facts{}, fmt.Errorf("%w: reporter age: %w", sdk.ErrInvalidFacts, err)
 	}
 	newAge, err := fromSeconds(m.GetLimits().GetNewAccountSeconds())
 	if err != nil {
-		return ReportFacts{}, fmt.Errorf("%w: new account age: %w", ErrInvalidFacts, err)
+		return Facts{}, fmt.Errorf("%w: new account age: %w", sdk.ErrInvalidFacts, err)
 	}
-	return ReportFacts{
+	return Facts{
 		Reporter: m.GetReporter(), Reportee: m.GetReportee(), SameOwner: m.GetSameOwner(),
-		Reason: ReportReason(m.GetReason()), TextLen: out[0], Match: m.GetMatch(),
+		Reason: Reason(m.GetReason()), TextLen: out[0], Match: m.GetMatch(),
 		ReporterRecentCount: out[1], ReporterToReporteeCount: out[2], DistinctReportersOfReportee: out[3],
-		Limits: ReportLimits{PerDay: out[4], PerReportee: out[5], MaxTextRunes: out[6], MaxPriority: out[7],
+		Limits: Limits{PerDay: out[4], PerReportee: out[5], MaxTextRunes: out[6], MaxPriority: out[7],
 			NewAccountAge: newAge},
 		ReporterAge: age, NewReportersOfReportee: out[8],
 	}, nil
 }
 
-func reportDecisionToProto(d ReportDecision) *pb.ReportDecision {
+func reportDecisionToProto(d Decision) *pb.ReportDecision {
 	return &pb.ReportDecision{Accept: d.Accept, Refusal: uint32(d.Refusal), Priority: int64(d.Priority)}
 }
 
-func reportDecisionFromProto(m *pb.ReportDecision) (ReportDecision, error) {
+func reportDecisionFromProto(m *pb.ReportDecision) (Decision, error) {
 	if m.GetRefusal() > math.MaxUint8 {
-		return ReportDecision{}, fmt.Errorf("%w: refusal %d", ErrInvalidDecision, m.GetRefusal())
+		return Decision{}, fmt.Errorf("%w: refusal %d", sdk.ErrInvalidDecision, m.GetRefusal())
 	}
 	p, err := toInt(m.GetPriority())
 	if err != nil {
-		return ReportDecision{}, fmt.Errorf("%w: priority: %w", ErrInvalidDecision, err)
+		return Decision{}, fmt.Errorf("%w: priority: %w", sdk.ErrInvalidDecision, err)
 	}
-	return ReportDecision{Accept: m.GetAccept(), Refusal: ReportRefusal(m.GetRefusal()), Priority: p}, nil
+	return Decision{Accept: m.GetAccept(), Refusal: Refusal(m.GetRefusal()), Priority: p}, nil
+}
+
+// toInt converts a wire int64 to int, refusing values int cannot hold.
+func toInt(v int64) (int, error) {
+	if int64(int(v)) != v {
+		return 0, fmt.Errorf("%d overflows int", v)
+	}
+	return int(v), nil
 }
