@@ -51,6 +51,8 @@ func TestCauseOf(t *testing.T) {
 		want Cause
 	}{
 		{login.ErrInvalidCookie, CauseBadCookie},
+		{actors.ErrNoAccount, CauseBadCookie},
+		{storage.ErrEngineFailed, CauseStorageFull},
 		{fmt.Errorf("%w: x", ErrBadRequest), CauseBadRequest},
 		{fmt.Errorf("%w: down", sdk.ErrUnavailable), CausePluginDown},
 		{fmt.Errorf("%w: 500 tickets", sdk.ErrInvalidDecision), CausePluginDown},

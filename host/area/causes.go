@@ -39,14 +39,15 @@ func CauseOf(err error) Cause {
 		return CauseOther
 	case failure.Uncertain(err):
 		return CauseOutcomeUnknown
-	case errors.Is(err, login.ErrInvalidCookie):
+	case errors.Is(err, login.ErrInvalidCookie), errors.Is(err, actors.ErrNoAccount):
+		// (ErrNoAccount: a live session of an account deleted since.)
 		return CauseBadCookie
 	case errors.Is(err, ErrBadRequest):
 		return CauseBadRequest
 	case errors.Is(err, sdk.ErrUnavailable), errors.Is(err, sdk.ErrPluginFailed),
 		errors.Is(err, sdk.ErrInvalidDecision), errors.Is(err, sdk.ErrInvalidFacts):
 		return CausePluginDown
-	case errors.Is(err, storage.ErrDiskFull):
+	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed):
 		return CauseStorageFull
 	case errors.Is(err, storage.ErrConflict), errors.Is(err, actors.ErrStopped), errors.Is(err, actors.ErrExpired):
 		return CauseRetry

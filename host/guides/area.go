@@ -86,11 +86,12 @@ var (
 // reasons (reasonText).
 var failDoc = func() string {
 	var texts []string
-	for _, r := range []Reason{ReasonNotFound, ReasonInvalidCookie, ReasonWrongAccount, ReasonBadRequest, ReasonVoteRefused, ReasonUnavailable} {
+	for _, r := range []Reason{ReasonNotFound, ReasonInvalidCookie, ReasonWrongAccount, ReasonBadRequest, ReasonVoteRefused, ReasonUnavailable, ReasonStorageFull} {
 		texts = append(texts, "`"+r.Message()+"`")
 	}
 	return " Failure (5 entries): `errors` (" + strings.Join(texts, ", ") + " or `" + ReasonInternal.Message() +
-		"`), `success` 0, `hosttime`, the two extras; nothing changed."
+		"`), `success` 0, `hosttime`, the two extras; nothing changed. Except `" + ReasonOutcomeUnknown.Message() +
+		"`: a vote or default whose commit outlasted the wait, which may have been written."
 }()
 
 func fields(extra ...server.Field) []server.Field {
@@ -157,7 +158,7 @@ func (a *Area) Fail(err error) server.Response {
 // failure with the reason's text.
 func (a *Area) fail(fn Func, hostTime string, err error) server.Response {
 	r := ReasonOf(err)
-	if r == ReasonInternal || r == ReasonUnavailable {
+	if r == ReasonInternal || r == ReasonUnavailable || r == ReasonOutcomeUnknown || r == ReasonStorageFull {
 		a.log.Error("guide request failed", "f", string(fn), "reason", r.Message(), "err", err)
 	} else {
 		a.log.Debug("guide request refused", "f", string(fn), "reason", r.Message(), "err", err)

@@ -25,8 +25,10 @@
 // reasonText: no_guides_found (unknown or hidden gid, and always gid 99999,
 // which the client asks for first), invalid_cookie, wrong_account (the
 // form's account is not the cookie's: a session acts only for its own
-// account), bad_request, vote_refused, guides_unavailable, internal_error.
-// A failed request changes nothing.
+// account), bad_request, vote_refused, guides_unavailable, storage_full,
+// internal_error, and outcome_unknown. A failed request changes nothing,
+// except one answered outcome_unknown: a change whose commit outlasted the
+// wait, which may have been written.
 //
 // guide_vote names its guide by gid; compendium_guide, which the client
 // sends with the same id, is used when gid is absent and must agree with it

@@ -1,6 +1,7 @@
 package guides
 
 import (
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/failure"
 )
 
@@ -10,25 +11,29 @@ type Reason int
 
 // Reasons of a failed guide function.
 const (
-	ReasonInternal      Reason = iota // storage or actor failure
-	ReasonBadRequest                  // malformed form or field
-	ReasonInvalidCookie               // missing, unknown or expired cookie
-	ReasonWrongAccount                // account is not the cookie's account
-	ReasonNotFound                    // unknown, hidden or probe gid (recorded: no_guides_found)
-	ReasonVoteRefused                 // the guides plugin did not count the vote
-	ReasonUnavailable                 // the guides plugin is down or failed
+	ReasonInternal       Reason = iota // storage or actor failure
+	ReasonBadRequest                   // malformed form or field
+	ReasonInvalidCookie                // missing, unknown or expired cookie
+	ReasonWrongAccount                 // account is not the cookie's account
+	ReasonNotFound                     // unknown, hidden or probe gid (recorded: no_guides_found)
+	ReasonVoteRefused                  // the guides plugin did not count the vote
+	ReasonUnavailable                  // the guides plugin is down or failed
+	ReasonOutcomeUnknown               // a vote's commit outlasted the wait: it may have been counted
+	ReasonStorageFull                  // storage refuses writes (disk below its margin): nothing was written
 )
 
 // reasonText is the errors text of each reason. no_guides_found is the
 // original service's; the others are this server's, in the same style.
 var reasonText = [...]string{
-	ReasonInternal:      "internal_error",
-	ReasonBadRequest:    "bad_request",
-	ReasonInvalidCookie: "invalid_cookie",
-	ReasonWrongAccount:  "wrong_account",
-	ReasonNotFound:      "no_guides_found",
-	ReasonVoteRefused:   "vote_refused",
-	ReasonUnavailable:   "guides_unavailable",
+	ReasonInternal:       "internal_error",
+	ReasonBadRequest:     "bad_request",
+	ReasonInvalidCookie:  "invalid_cookie",
+	ReasonWrongAccount:   "wrong_account",
+	ReasonNotFound:       "no_guides_found",
+	ReasonVoteRefused:    "vote_refused",
+	ReasonUnavailable:    "guides_unavailable",
+	ReasonOutcomeUnknown: "outcome_unknown",
+	ReasonStorageFull:    "storage_full",
 }
 
 // Message is the errors text the client receives.
@@ -58,5 +63,15 @@ var (
 )
 
 // ReasonOf returns the reason of err; an error that is not a guides failure
-// is internal.
-func ReasonOf(err error) Reason { return failure.ReasonOf(err, ReasonInternal) }
+// is internal. A change whose outcome is unknown says so whatever else err
+// says, and a full disk is told apart from an internal failure (the
+// causes every area shares, area.CauseOf).
+func ReasonOf(err error) Reason {
+	switch area.CauseOf(err) {
+	case area.CauseOutcomeUnknown:
+		return ReasonOutcomeUnknown
+	case area.CauseStorageFull:
+		return ReasonStorageFull
+	}
+	return failure.ReasonOf(err, ReasonInternal)
+}

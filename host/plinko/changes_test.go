@@ -11,6 +11,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/actors/actorstest"
+	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
@@ -228,6 +229,16 @@ func TestStatusOf(t *testing.T) {
 		{fmt.Errorf("x: %w", storage.ErrCommitUncertain), StatusOutcomeUnknown},
 		{fmt.Errorf("x: %w", storage.ErrDiskFull), StatusStorageFull},
 		{errors.New("disk on fire"), StatusInternal},
+		// Rows of the shared causes (area.CauseOf) the table had too.
+		{login.ErrInvalidCookie, StatusBadCookie},
+		{actors.ErrNoAccount, StatusBadCookie},
+		{fmt.Errorf("%w: form", ErrBadRequest), StatusBadRequest},
+		{storage.ErrEngineFailed, StatusStorageFull},
+		{sdk.ErrInvalidFacts, StatusDeciderUnavailable},
+		{context.DeadlineExceeded, StatusInternal},
+		{storage.ErrFenced, StatusInternal}, // no "try again" code in the client's vocabulary
+		// Outcome unknown wins over the area's own reasons.
+		{errors.Join(ErrAlreadyOwned, actors.ErrTimeout), StatusOutcomeUnknown},
 	}
 	for _, tt := range tests {
 		if got := statusOf(tt.err); got != tt.want {

@@ -1,14 +1,10 @@
 package plinko
 
 import (
-	"context"
 	"errors"
 	"strconv"
 
-	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/host/login"
-	"github.com/honmaster/masterserver/plugins/sdk"
-	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/host/area"
 )
 
 // Status is the status_code of a Plinko or exchange reply. The casino calls
@@ -48,38 +44,47 @@ var (
 	ErrAlreadyOwned      = errors.New("plinko: item already owned")
 )
 
-// statusTable is the one table from causes to status codes, checked in
-// order with errors.Is. An error matching no row is StatusInternal.
-var statusTable = []struct {
+// ownStatus maps the area's own errors to their status codes, checked in
+// order with errors.Is.
+var ownStatus = []struct {
 	err    error
 	status Status
 }{
-	{login.ErrInvalidCookie, StatusBadCookie},
-	{actors.ErrNoAccount, StatusBadCookie}, // a live session of a deleted account
 	{ErrInsufficientFunds, StatusInsufficientFunds},
 	{ErrBadCurrency, StatusBadCurrency},
-	{sdk.ErrUnavailable, StatusDeciderUnavailable},
-	{sdk.ErrPluginFailed, StatusDeciderUnavailable},
-	{sdk.ErrInvalidDecision, StatusDeciderUnavailable},
-	{sdk.ErrInvalidFacts, StatusDeciderUnavailable},
 	{ErrBadRequest, StatusBadRequest},
 	{ErrUnknownItem, StatusUnknownItem},
 	{ErrAlreadyOwned, StatusAlreadyOwned},
-	// A drop or purchase whose commit outlasted the wait may still land: it
-	// is never reported as a plain failure (issue 9, honest replies).
-	{actors.ErrTimeout, StatusOutcomeUnknown},
-	{storage.ErrCommitUncertain, StatusOutcomeUnknown},
-	{storage.ErrDiskFull, StatusStorageFull},
-	{storage.ErrEngineFailed, StatusStorageFull},
-	{context.DeadlineExceeded, StatusInternal},
 }
 
-// statusOf maps an error to its status; nil is not an error here.
+// causeStatus maps the causes every area shares (area.CauseOf) to the
+// area's status codes. A cause missing here is StatusInternal (the client
+// has no "try again" code: a retry after a conflict is an internal error
+// to it).
+var causeStatus = map[area.Cause]Status{
+	area.CauseBadCookie:      StatusBadCookie,
+	area.CauseBadRequest:     StatusBadRequest,
+	area.CausePluginDown:     StatusDeciderUnavailable,
+	area.CauseOutcomeUnknown: StatusOutcomeUnknown,
+	area.CauseStorageFull:    StatusStorageFull,
+}
+
+// statusOf maps an error to its status; nil is not an error here. A drop
+// or purchase whose commit outlasted the wait may still land: it is never
+// reported as a plain failure (issue 9, honest replies), whatever else
+// the error says.
 func statusOf(err error) Status {
-	for _, row := range statusTable {
+	c := area.CauseOf(err)
+	if c == area.CauseOutcomeUnknown {
+		return StatusOutcomeUnknown
+	}
+	for _, row := range ownStatus {
 		if errors.Is(err, row.err) {
 			return row.status
 		}
+	}
+	if st, ok := causeStatus[c]; ok {
+		return st
 	}
 	return StatusInternal
 }

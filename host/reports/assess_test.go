@@ -2,10 +2,12 @@ package reports
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/actors"
 	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
@@ -104,6 +106,16 @@ func TestMessage(t *testing.T) {
 	}
 	if Message(&RefusedError{reportsapi.RefusalDailyLimit}) != reportsapi.RefusalDailyLimit.Message() {
 		t.Error("refusals use the refusal's message")
+	}
+	// A filing whose commit outlasted the wait may have been written: it
+	// is never answered "could not be sent ... try again".
+	for _, err := range []error{actors.ErrTimeout, fmt.Errorf("file: %w", storage.ErrCommitUncertain)} {
+		if m := Message(err); m != msgOutcomeUnknown {
+			t.Errorf("Message(%v) = %q, want the outcome-unknown answer", err, m)
+		}
+	}
+	if m := Message(storage.ErrDiskFull); !strings.Contains(m, "nothing was sent") {
+		t.Errorf("Message(disk full) = %q", m)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
@@ -68,16 +69,34 @@ var messageTable = []struct {
 	{ErrUnavailable, "The report could not be checked. Please try again later."},
 }
 
+// msgOutcomeUnknown answers a report that may have been filed.
+const msgOutcomeUnknown = "The server could not confirm your report; it may have been filed. Please do not send it again."
+
 // Message is what a player reads about err.
 func Message(err error) string {
 	var ref *RefusedError
 	if errors.As(err, &ref) {
 		return ref.Refusal.Message()
 	}
+	cause := area.CauseOf(err)
+	if cause == area.CauseOutcomeUnknown {
+		// Its commit outlasted the wait: the report may be filed, and a
+		// player told "not sent" would file it again.
+		return msgOutcomeUnknown
+	}
 	for _, row := range messageTable {
 		if errors.Is(err, row.err) {
 			return row.message
 		}
+	}
+	// The causes every area shares (area.CauseOf), in this area's words.
+	switch cause {
+	case area.CauseBadCookie:
+		return "Your session has expired. Please log in again."
+	case area.CausePluginDown:
+		return "The report could not be checked. Please try again later."
+	case area.CauseStorageFull:
+		return "The server cannot save reports right now; nothing was sent. Please try again later."
 	}
 	return "The report could not be sent. Please try again later."
 }
