@@ -131,6 +131,17 @@ func TestClaimPaysAStreakOncePerDay(t *testing.T) {
 	if bad.success || !strings.Contains(bad.err, "log in again") {
 		t.Errorf("claim with a dead cookie = %+v", bad)
 	}
+
+	// With the server stopped, the commands open the data directory.
+	if err := s.Runtime.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if out := s.Host(t, "daily", "reset", "--login", "dana"); !strings.Contains(out, "reset") {
+		t.Errorf("daily reset, offline = %q", out)
+	}
+	if out := s.Host(t, "daily", "show", "--login", "dana"); out != "dana has not claimed a daily reward" {
+		t.Errorf("daily show, offline, after reset = %q", out)
+	}
 }
 
 // TestHostRefusesWhatMaxTicketsForbids: the plugin (configured to pay 500)
