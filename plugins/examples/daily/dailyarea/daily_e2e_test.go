@@ -3,13 +3,18 @@ package dailyarea
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/loadtest"
+	"github.com/honmaster/masterserver/host/operator"
 )
 
 // TestMain: the server under test runs the area's bundled plugin by
@@ -187,5 +192,38 @@ func TestSettingsAreValidated(t *testing.T) {
 	err := c.Validate()
 	if ps := config.Problems(err); len(ps) != 1 || ps[0].Key != "areas.daily" {
 		t.Errorf("Validate with max_tickets 0 = %v", err)
+	}
+}
+
+// TestLoadTestOperation: the area's load-test operation, mixed with drops
+// (which spend tickets) against a real server: no failure, and the run's
+// end-of-run check finds every account's tickets as the claims and drops
+// said.
+func TestLoadTestOperation(t *testing.T) {
+	s := clitest.StartDemo(t, clitest.LoadTestLimits)
+	tok, err := os.ReadFile(filepath.Join(s.DataDir, operator.TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, err := loadtest.ParseMix("daily=2,drop=1,board=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := loadtest.Run(context.Background(), loadtest.Options{Targets: []string{s.Client.Base},
+		Operator: "http://" + s.Runtime.OperatorAddr.String(), Token: strings.TrimSpace(string(tok)),
+		Mix: mix, Accounts: 3, Concurrency: 3, Requests: 60, Duration: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if ok, errs := rep.Total(); ok+errs != 60 || errs != 0 {
+		t.Errorf("ok %d + errors %d, want 60 + 0:\n%s", ok, errs, b.String())
+	}
+	if op := rep.Op(name); op == nil || op.OK == 0 {
+		t.Errorf("no daily claims counted:\n%s", b.String())
+	}
+	if c := rep.Consistency; !c.OK() || c.BalancesChecked != 3 || c.Uncertain != 0 {
+		t.Errorf("consistency: %s", c.Summary())
 	}
 }
