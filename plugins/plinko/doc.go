@@ -5,8 +5,8 @@
 // The host binary carries it and runs it by re-executing itself in plugin
 // mode (as Packer and Terraform do with their bundled plugins): the
 // supervisor starts "honmaster plugin plinko", and host/cli's plugin mode
-// serves the bundled plugin that the area's row of its area table names
-// (Plugin). Serve is for other programs that start this plugin from their
+// serves the bundled plugin the area registered (host/area.Module.Bundled:
+// Plugin). Serve is for other programs that start this plugin from their
 // own binary, such as a test binary that starts a supervisor and re-executes
 // itself as the plugin (plugins/supervisor's TestMain):
 //
