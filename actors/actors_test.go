@@ -374,8 +374,28 @@ func TestShutdownWithHeldRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := New(db, Options{IdleTimeout: 5 * time.Millisecond, Shards: 1})
+	// No idle sweep runs during the test: the busy actor is stopped by
+	// hand (release, as a sweep would), so nothing depends on timing.
+	s := New(db, Options{IdleTimeout: time.Hour, Shards: 1})
 	a := create(t, s, "H", "")
+	sh := s.shardOf(a.ID)
+	// waitFor polls cond (under the shard's lock) until it holds: a bounded
+	// wait for a state, not a timed assertion.
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for i := 0; ; i++ {
+			sh.mu.Lock()
+			ok := cond()
+			sh.mu.Unlock()
+			if ok {
+				return
+			}
+			if i > 600_000 {
+				t.Fatalf("waited a minute for %s", what)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
 	started, release := make(chan struct{}), make(chan struct{})
 	busy := make(chan error, 1)
 	go func() {
@@ -383,20 +403,20 @@ func TestShutdownWithHeldRequest(t *testing.T) {
 		busy <- err
 	}()
 	<-started
-	time.Sleep(30 * time.Millisecond) // idle sweeps see an old lastUse: the busy actor gets poisoned
+	sh.release(a.ID) // the busy actor gets poisoned behind its change
 	held := make(chan error, 1)
 	go func() {
 		_, err := s.Apply(context.Background(), a.ID, addTickets{1})
 		held <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // the request is now held by the shard
+	waitFor("the request to be held", func() bool { c := sh.children[a.ID]; return c != nil && len(c.held) == 1 })
 	stopped := make(chan struct{})
 	go func() { s.Shutdown(); close(stopped) }()
-	time.Sleep(20 * time.Millisecond)
+	waitFor("the shard to drain", func() bool { return sh.drained != nil })
 	close(release)
 	select {
 	case <-stopped:
-	case <-time.After(8 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang, not a slow machine
 		t.Fatal("shutdown hung")
 	}
 	if err := <-busy; err != nil {
