@@ -492,34 +492,14 @@ func (c *Config) overlay(doc string) error {
 	return errors.Join(append(append(typeErrs, areaErrs...), keyErr)...)
 }
 
-// mergePlugin returns base with the keys set (as told by set) taken from p.
+// mergePlugin returns base with the keys set (as told by set) taken from p:
+// every field of Plugin, by its TOML key, so a new key needs no line here.
 func mergePlugin(base, p Plugin, set func(key string) bool) Plugin {
-	if set("path") {
-		base.Path = p.Path
-	}
-	if set("args") {
-		base.Args = p.Args
-	}
-	if set("env") {
-		base.Env = p.Env
-	}
-	if set("start_timeout") {
-		base.StartTimeout = p.StartTimeout
-	}
-	if set("call_timeout") {
-		base.CallTimeout = p.CallTimeout
-	}
-	if set("ping_interval") {
-		base.PingInterval = p.PingInterval
-	}
-	if set("batches_in_flight") {
-		base.BatchesInFlight = p.BatchesInFlight
-	}
-	if set("ping_timeout") {
-		base.PingTimeout = p.PingTimeout
-	}
-	if set("config") {
-		base.Config = p.Config
+	bv, pv := reflect.ValueOf(&base).Elem(), reflect.ValueOf(p)
+	for i := range bv.NumField() {
+		if key := tomlName(bv.Type().Field(i)); key != "" && set(key) {
+			bv.Field(i).Set(pv.Field(i))
+		}
 	}
 	return base
 }
