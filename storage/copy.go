@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"hash"
 	"sort"
+
+	"github.com/honmaster/masterserver/host/failure/detail"
 )
 
-// ErrTargetNotEmpty refuses a copy into a database that holds records.
+// ErrTargetNotEmpty refuses a copy into a database that holds records (a
+// detail.Error of this kind counts them).
 var ErrTargetNotEmpty = errors.New("storage: the target database is not empty")
 
 // ErrCopyMismatch means the target does not hold what the source holds
-// after a copy (the source changed meanwhile, or a write was lost).
+// after a copy (the source changed meanwhile, or a write was lost); the
+// detail.Error of this kind says which key family differs, and how.
 var ErrCopyMismatch = errors.New("storage: the copy differs from the source")
 
 // copyChunk bounds one commit of a copy: records and bytes.
@@ -60,7 +64,7 @@ func Copy(src, dst *DB, o CopyOptions) ([]KeyspaceSum, error) {
 		return nil, fmt.Errorf("storage: read the target: %w", err)
 	}
 	if len(existing) > 0 && !o.Overwrite {
-		return nil, fmt.Errorf("%w (%d records)", ErrTargetNotEmpty, len(existing))
+		return nil, detail.New(ErrTargetNotEmpty, "%d records", len(existing))
 	}
 	for len(existing) > 0 {
 		n := min(len(existing), copyChunkRecords)
@@ -110,7 +114,7 @@ func Copy(src, dst *DB, o CopyOptions) ([]KeyspaceSum, error) {
 		return nil, fmt.Errorf("storage: checksum the target: %w", err)
 	}
 	if d := diffSums(want, got); d != "" {
-		return want, fmt.Errorf("%w: %s", ErrCopyMismatch, d)
+		return want, detail.New(ErrCopyMismatch, "%s", d)
 	}
 	return want, nil
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
+
+	"github.com/honmaster/masterserver/host/failure/detail"
 )
 
 // fillForCopy writes records of every family: accounts with upgrades and
@@ -68,6 +71,8 @@ func TestCopyBetweenEngines(t *testing.T) {
 		}
 		if _, err := Copy(src, mid, CopyOptions{}); !errors.Is(err, ErrTargetNotEmpty) {
 			t.Errorf("copy into a non-empty target: %v; want ErrTargetNotEmpty", err)
+		} else if says, _ := detail.Of(err, ErrTargetNotEmpty); !regexp.MustCompile(`^[1-9][0-9]* records$`).MatchString(says) {
+			t.Errorf("copy into a non-empty target: detail %q, want the count of its records", says)
 		}
 		// Back into a fresh Pebble directory, and over a used one.
 		back, err := Open(filepath.Join(t.TempDir(), "db"), nil)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/storage/internal/pgkv"
 )
 
@@ -69,8 +70,8 @@ type PostgresOptions struct {
 	}
 }
 
-// ErrPostgresUnreachable wraps OpenPostgres's failure to reach the
-// database or use its table (the cause follows).
+// ErrPostgresUnreachable is the kind of OpenPostgres's failure to reach the
+// database or use its table: a detail.Error whose cause is the failure.
 var ErrPostgresUnreachable = errors.New("storage: cannot use the PostgreSQL database")
 
 // ErrPostgresInUse refuses a PostgreSQL database another process (a server,
@@ -98,7 +99,8 @@ var (
 // later commit is refused too, and Health reports it, until a restart.
 var ErrPostgresLockLost = errors.New("storage: the database lock was lost; another server may be using this database: restart")
 
-// ErrPostgresURL wraps an unparsable PostgreSQL URL.
+// ErrPostgresURL is the kind of an unparsable PostgreSQL URL: a
+// detail.Error whose cause says why.
 var ErrPostgresURL = errors.New("storage: bad PostgreSQL URL")
 
 // OpenPostgres opens the database in PostgreSQL, creating its table when
@@ -114,7 +116,7 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	st, err := pgkv.Open(ctx, pgkv.Config{URL: o.URL, Password: o.Password, MaxConns: int32(o.MaxConns),
 		StatementTimeout: o.StatementTimeout, Shared: o.Cluster})
 	if errors.Is(err, pgkv.ErrBadURL) {
-		return nil, fmt.Errorf("%w: %w", ErrPostgresURL, err)
+		return nil, detail.New(ErrPostgresURL, "%w", err)
 	}
 	var inUse *pgkv.InUseError
 	if errors.As(err, &inUse) {
@@ -127,7 +129,7 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 		return nil, ErrPostgresInUse
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPostgresUnreachable, err) // the caller names the URL (RedactURL)
+		return nil, detail.New(ErrPostgresUnreachable, "%w", err) // the caller names the URL (RedactURL)
 	}
 	if why := st.NoLock(); why != "" && o.Logger != nil {
 		o.Logger.Warn("storage: nothing keeps a second server off this database; run only one", "why", why)

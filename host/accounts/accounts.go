@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
@@ -33,7 +34,8 @@ var (
 	// longer than the limit.
 	ErrBadEmail = errors.New("accounts: e-mail must be a plain address of at most 254 bytes")
 	// ErrBadGrant rejects a grant that would make a balance negative or
-	// overflow, or names a malformed upgrade.
+	// overflow, or names a malformed upgrade; the detail.Error of this
+	// kind says which.
 	ErrBadGrant = errors.New("accounts: bad grant")
 	// ErrGrantNegative is the ErrBadGrant of a balance that would end
 	// below zero.
@@ -239,16 +241,16 @@ func (g *Grant) Apply(tx *actors.Tx) (any, error) {
 		// Overflow first: a wrapped sum is negative and would be
 		// reported as such.
 		if b.add > 0 && b.have > math.MaxInt64-b.add {
-			return nil, fmt.Errorf("%w: %s %w (it holds %d, the grant adds %d, the largest balance is %d)",
-				ErrBadGrant, b.name, ErrGrantOverflow, b.have, b.add, int64(math.MaxInt64))
+			return nil, detail.New(ErrBadGrant, "%s %w (it holds %d, the grant adds %d, the largest balance is %d)",
+				b.name, ErrGrantOverflow, b.have, b.add, int64(math.MaxInt64))
 		}
 		if b.have+b.add < 0 {
-			return nil, fmt.Errorf("%w: %s %w (it holds %d, the grant adds %d)", ErrBadGrant, b.name, ErrGrantNegative, b.have, b.add)
+			return nil, detail.New(ErrBadGrant, "%s %w (it holds %d, the grant adds %d)", b.name, ErrGrantNegative, b.have, b.add)
 		}
 	}
 	for _, u := range g.Upgrades {
 		if !validUpgrade(u) {
-			return nil, fmt.Errorf("%w: upgrade %q is not <type>.<name>", ErrBadGrant, u)
+			return nil, detail.New(ErrBadGrant, "upgrade %q is not <type>.<name>", u)
 		}
 	}
 	a := tx.Account()

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/honmaster/masterserver/actors/actorstest"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/srp"
 )
 
@@ -27,16 +29,21 @@ func TestGrantOverflow(t *testing.T) {
 	for _, tc := range []struct {
 		g    Grant
 		want error
+		says string // the start of the detail an operator reads
 	}{
-		{Grant{Tickets: math.MaxInt64}, ErrGrantOverflow},
-		{Grant{Gold: math.MaxInt64 - 4}, ErrGrantOverflow},
-		{Grant{Silver: 1, Gold: math.MaxInt64}, ErrGrantOverflow},
-		{Grant{Tickets: -201}, ErrGrantNegative},
-		{Grant{Gold: math.MinInt64}, ErrGrantNegative},
+		{Grant{Tickets: math.MaxInt64}, ErrGrantOverflow, "tickets balance would overflow (it holds 200, the grant adds 9223372036854775807,"},
+		{Grant{Gold: math.MaxInt64 - 4}, ErrGrantOverflow, "gold balance would overflow (it holds 5,"},
+		{Grant{Silver: 1, Gold: math.MaxInt64}, ErrGrantOverflow, "gold balance would overflow"},
+		{Grant{Tickets: -201}, ErrGrantNegative, "tickets balance would go negative (it holds 200, the grant adds -201)"},
+		{Grant{Gold: math.MinInt64}, ErrGrantNegative, "gold balance would go negative"},
+		{Grant{Upgrades: []string{"nodot"}}, ErrBadGrant, `upgrade "nodot" is not <type>.<name>`},
 	} {
 		_, err := s.GrantTo(ctx, "rich", &tc.g)
 		if !errors.Is(err, ErrBadGrant) || !errors.Is(err, tc.want) {
 			t.Errorf("grant %+v: %v, want %v", tc.g, err, tc.want)
+		}
+		if says, _ := detail.Of(err, ErrBadGrant); !strings.HasPrefix(says, tc.says) {
+			t.Errorf("grant %+v: detail %q, want it to start %q", tc.g, says, tc.says)
 		}
 	}
 	if got, err := s.GrantTo(ctx, "rich", &Grant{Gold: math.MaxInt64 - 5}); err != nil || got.Gold != math.MaxInt64 {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/failure"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -68,7 +69,7 @@ const (
 var (
 	// ErrBadImportLine marks a line that is not an account: not a JSON
 	// object, unknown or missing fields, both or neither kind of
-	// credentials, malformed hex, too long. Its text says which.
+	// credentials, malformed hex, too long. Its detail (a detail.Error) says which.
 	ErrBadImportLine = errors.New("accounts: bad import line")
 	// ErrBadNickname rejects a nickname that is too long or holds control
 	// or invisible characters.
@@ -285,7 +286,7 @@ func (s *Service) readBatch(lr *lineReader, n int) ([]importItem, error) {
 		}
 		it := importItem{line: num}
 		if err != nil {
-			it.err = fmt.Errorf("%w: longer than %d bytes", ErrBadImportLine, MaxImportLine)
+			it.err = detail.New(ErrBadImportLine, "longer than %d bytes", MaxImportLine)
 		} else {
 			s.parseLine(line, &it)
 		}
@@ -334,7 +335,7 @@ func isRefusal(err error) bool {
 func (s *Service) parseLine(line []byte, it *importItem) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
-		it.err = fmt.Errorf("%w: not a JSON object", ErrBadImportLine)
+		it.err = detail.New(ErrBadImportLine, "not a JSON object")
 		return
 	}
 	// The login first, so that the refusal of a bad line names it.
@@ -347,22 +348,22 @@ func (s *Service) parseLine(line []byte, it *importItem) {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		it.err = fmt.Errorf("%w: unknown field %q (the fields are login, password, salt, salt2, verifier, email, nickname)", ErrBadImportLine, unknown[0])
+		it.err = detail.New(ErrBadImportLine, "unknown field %q (the fields are login, password, salt, salt2, verifier, email, nickname)", unknown[0])
 		return
 	}
 	var rec ImportRecord
 	if err := json.Unmarshal(line, &rec); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			it.err = fmt.Errorf("%w: field %q must be a string", ErrBadImportLine, te.Field)
+			it.err = detail.New(ErrBadImportLine, "field %q must be a string", te.Field)
 		} else {
-			it.err = fmt.Errorf("%w: not a JSON object", ErrBadImportLine)
+			it.err = detail.New(ErrBadImportLine, "not a JSON object")
 		}
 		return
 	}
 	it.login = rec.Login
 	if rec.Login == "" {
-		it.err = fmt.Errorf("%w: no login", ErrBadImportLine)
+		it.err = detail.New(ErrBadImportLine, "no login")
 		return
 	}
 	c := Create{Login: rec.Login, Email: rec.Email, Nickname: rec.Nickname}
@@ -378,7 +379,7 @@ func (s *Service) parseLine(line []byte, it *importItem) {
 	stored := rec.Salt != "" || rec.Salt2 != "" || rec.Verifier != ""
 	switch {
 	case rec.Password != "" && stored:
-		it.err = fmt.Errorf("%w: both a password and stored credentials (salt, salt2, verifier): give one", ErrBadImportLine)
+		it.err = detail.New(ErrBadImportLine, "both a password and stored credentials (salt, salt2, verifier): give one")
 		return
 	case stored:
 		if cred, it.err = s.storedCredentials(&rec); it.err != nil {
@@ -396,22 +397,22 @@ func (s *Service) parseLine(line []byte, it *importItem) {
 // storedCredentials checks the SRP credentials of another server.
 func (s *Service) storedCredentials(rec *ImportRecord) (storage.SRPVerifier, error) {
 	if rec.Salt == "" || rec.Salt2 == "" || rec.Verifier == "" {
-		return storage.SRPVerifier{}, fmt.Errorf("%w: stored credentials need salt, salt2 and verifier together", ErrBadImportLine)
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "stored credentials need salt, salt2 and verifier together")
 	}
 	salt, err := hex.DecodeString(rec.Salt)
 	if err != nil || len(salt) > maxSaltBytes {
-		return storage.SRPVerifier{}, fmt.Errorf("%w: salt must be at most %d bytes in hex", ErrBadImportLine, maxSaltBytes)
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "salt must be at most %d bytes in hex", maxSaltBytes)
 	}
 	if len(rec.Salt2) > maxSalt2 || strings.ContainsFunc(rec.Salt2, func(r rune) bool { return r <= ' ' || r > '~' }) {
-		return storage.SRPVerifier{}, fmt.Errorf("%w: salt2 must be at most %d printable ASCII characters without spaces", ErrBadImportLine, maxSalt2)
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "salt2 must be at most %d printable ASCII characters without spaces", maxSalt2)
 	}
 	raw, err := hex.DecodeString(rec.Verifier)
 	if err != nil {
-		return storage.SRPVerifier{}, fmt.Errorf("%w: verifier must be hex", ErrBadImportLine)
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "verifier must be hex")
 	}
 	v, err := s.Group.StoredVerifier(raw)
 	if err != nil {
-		return storage.SRPVerifier{}, fmt.Errorf("%w: verifier must be a number in [1, N) of the SRP group", ErrBadImportLine)
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "verifier must be a number in [1, N) of the SRP group")
 	}
 	return storage.SRPVerifier{Salt: salt, Salt2: rec.Salt2, Verifier: v}, nil
 }

@@ -111,7 +111,7 @@ func importRefusal(ref accounts.ImportRefusal) string {
 	}
 	switch {
 	case errors.Is(ref.Err, accounts.ErrBadImportLine):
-		return who + detail(ref.Err, accounts.ErrBadImportLine)
+		return who + specifics(ref.Err, accounts.ErrBadImportLine)
 	case errors.Is(ref.Err, accounts.ErrBadNickname):
 		return who + fmt.Sprintf("a nickname is at most %d characters, without control or invisible characters", accounts.MaxNicknameRunes)
 	case errors.Is(ref.Err, actors.ErrLoginTaken):

@@ -110,14 +110,14 @@ func decodeAdmin(r io.Reader) (Request, error) {
 	}
 	o := opNamed(env.Op)
 	if o == nil {
-		return nil, fmt.Errorf("%w: unknown operation %q", errUsage, env.Op)
+		return nil, usageError("unknown operation %q", env.Op)
 	}
 	req := o.empty()
 	if err := strictJSON(env.Request, req); err != nil {
-		return nil, fmt.Errorf("%w: %s request: %w", errUsage, env.Op, err)
+		return nil, usageError("%s request: %w", env.Op, err)
 	}
 	if req.Op() != env.Op {
-		return nil, fmt.Errorf("%w: the request is a %q request, not %q", errUsage, req.Op(), env.Op)
+		return nil, usageError("the request is a %q request, not %q", req.Op(), env.Op)
 	}
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -255,7 +255,7 @@ func runRemote(dataDir string, req Request, out io.Writer) error {
 	case reply.Error == "":
 		return nil
 	case reply.Usage:
-		return fmt.Errorf("%w: %s", errUsage, reply.Error)
+		return usageError("%s", reply.Error)
 	case reply.Config:
 		return &opError{cause: errors.Join(errConfig, errRemote), msg: reply.Error}
 	default:

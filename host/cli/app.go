@@ -213,7 +213,7 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, 
 	switch {
 	case errors.Is(err, storage.ErrPostgresURL):
 		return nil, &opError{cause: errors.Join(errConfig, err),
-			msg: "storage.postgres.url: " + stripInternal(detail(err, storage.ErrPostgresURL))}
+			msg: "storage.postgres.url: " + stripInternal(specifics(err, storage.ErrPostgresURL))}
 	case errors.Is(err, storage.ErrPostgresInUseByCluster):
 		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by the nodes of a cluster: "+
 			"a command runs on it only while no node does (operator commands reach a running node through its admin socket), "+
@@ -223,7 +223,7 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, 
 			"on it, here or on another machine, or another command): stop it, or retry in a moment", storage.RedactURL(pc.URL))}
 	case errors.Is(err, storage.ErrPostgresUnreachable):
 		return nil, &opError{cause: err, msg: fmt.Sprintf("cannot use the PostgreSQL database at %s (storage.postgres.url): %s",
-			storage.RedactURL(pc.URL), oneLine(stripInternal(detail(err, storage.ErrPostgresUnreachable))))}
+			storage.RedactURL(pc.URL), oneLine(stripInternal(specifics(err, storage.ErrPostgresUnreachable))))}
 	case err != nil:
 		return nil, err
 	}

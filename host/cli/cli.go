@@ -39,7 +39,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		if !PluginMode(args) {
-			err = fmt.Errorf("%w: plugin AREA", errUsage)
+			err = usageError("plugin AREA")
 		}
 	case "version":
 		err = runVersion(args[1:], stdout)
@@ -295,16 +295,16 @@ func groupHelp(words []string, help bool, stdout io.Writer) error {
 	}
 	if len(group) == 0 {
 		if prefix == "" {
-			return fmt.Errorf("%w: no command given", errUsage)
+			return usageError("no command given")
 		}
-		return fmt.Errorf("%w: unknown command %q", errUsage, prefix)
+		return usageError("unknown command %q", prefix)
 	}
 	if !help {
 		subs := make([]string, len(group))
 		for i, o := range group {
 			subs[i] = strings.TrimPrefix(o.name, prefix+" ")
 		}
-		return fmt.Errorf("%w: %s needs a subcommand: %s", errUsage, prefix, strings.Join(subs, ", "))
+		return usageError("%s needs a subcommand: %s", prefix, strings.Join(subs, ", "))
 	}
 	fmt.Fprintf(stdout, "usage: %s %s <subcommand> [--data DIR] [--config FILE] [flags]\n\n", Name, prefix)
 	for _, o := range group {
@@ -347,7 +347,7 @@ func configError(err error) error {
 	case errors.As(err, &fe):
 		return &opError{cause: errors.Join(errConfig, err), msg: "cannot read the configuration file: " + unwrapPath(fe.Err)}
 	}
-	return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: flagMessage(err.Error())})
+	return usageError("%w", &opError{cause: err, msg: flagMessage(err.Error())})
 }
 
 // printFlags lists the flags of fs as flag.PrintDefaults does, but spelt

@@ -60,7 +60,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	switch {
 	case mix != "" && scenario != "":
-		return fmt.Errorf("%w: give --mix or --scenario, not both", errUsage)
+		return usageError("give --mix or --scenario, not both")
 	case scenario != "":
 		mix = scenario + "=1"
 	case mix == "":
@@ -68,7 +68,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	m, err := loadtest.ParseMix(mix)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usageError("%w", err)
 	}
 	o.Mix = m
 	o.Targets = targets
@@ -95,7 +95,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	o.Log = stderr
 	rep, err := loadtest.Run(ctx, o)
 	if errors.Is(err, loadtest.ErrUsage) {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return usageError("%w", err)
 	}
 	if err != nil {
 		return err

@@ -8,11 +8,11 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -70,7 +70,7 @@ func explainRaw(err error) string {
 		if errors.As(err, &oe) {
 			return oe.msg
 		}
-		return detail(err, errUsage)
+		return specifics(err, errUsage)
 	case errors.As(err, &oe):
 		return oe.msg
 	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired):
@@ -105,21 +105,23 @@ func explainRaw(err error) string {
 // an error chain's ": " or after an opening bracket or quote, so that a run
 // ("storage: actors: ...") goes whole and an ordinary word before a colon
 // mid-sentence ("unknown login: bob") stays.
-var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|gcfloor|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|clitest|storagetest|wiretest|clustertest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf|area|[a-z][a-z0-9]*(?:api|plugin|area|pb)):\s*)+`)
+var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|detail|gcfloor|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|clitest|storagetest|wiretest|clustertest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf|area|[a-z][a-z0-9]*(?:api|plugin|area|pb)):\s*)+`)
 
 // stripInternal removes internal package prefixes from text.
 func stripInternal(text string) string {
 	return internalPrefix.ReplaceAllString(text, "$1")
 }
 
-// detail returns what err says after its sentinel's own text: the
-// specifics ("balance would go negative") of a failure of kind sentinel.
-// err must wrap sentinel as "sentinel: detail" (fmt.Errorf("%w: ...")).
-func detail(err, sentinel error) string {
-	if d, ok := strings.CutPrefix(err.Error(), sentinel.Error()+": "); ok {
+// specifics returns the specifics ("gold balance would go negative ...")
+// of err, a failure of kind, as its producer typed them (a detail.Error:
+// found by type, however err was wrapped since). A failure of kind made
+// without them, which none should be, is shown whole, its internal package
+// names taken out.
+func specifics(err, kind error) string {
+	if d, ok := detail.Of(err, kind); ok {
 		return d
 	}
-	return err.Error()
+	return stripInternal(err.Error())
 }
 
 // unwrapPath returns the operating system's reason inside a path error

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +64,95 @@ func TestInternalPrefixKnowsEveryPackage(t *testing.T) {
 	for name, dir := range names {
 		if got := stripInternal(name + ": boom"); got != "boom" {
 			t.Errorf("package %s (%s): %q is left as %q; add it to internalPrefix", name, dir, name+": boom", got)
+		}
+	}
+}
+
+// TestDetailedKindsMadeTyped: every error of a kind whose specifics an
+// operator reads (specifics, detail.Of) is made with detail.New, none with
+// fmt.Errorf: an error of the kind without a typed detail would show its
+// whole text (specifics) or none (the console). Each kind must have a
+// detail.New producer, so that the list cannot go stale.
+func TestDetailedKindsMadeTyped(t *testing.T) {
+	const mod = "github.com/honmaster/masterserver/"
+	kinds := map[[2]string]int{ // {package path, name}: detail.New producers
+		{"host/accounts", "ErrBadImportLine"}: 0, {"host/accounts", "ErrBadGrant"}: 0,
+		{"storage", "ErrPostgresURL"}: 0, {"storage", "ErrPostgresUnreachable"}: 0,
+		{"storage", "ErrTargetNotEmpty"}: 0, {"storage", "ErrCopyMismatch"}: 0,
+		{"host/plinko", "ErrCatalog"}: 0, {"host/client", "ErrLogin"}: 0,
+		{"host/reports", "ErrUsage"}: 0, {"host/reports", "ErrBadReportID"}: 0, {"host/reports", "ErrAlreadyResolved"}: 0,
+		{"host/cli", "errUsage"}: 0,
+	}
+	root := filepath.Join("..", "..")
+	files := 0
+	err := modfiles.Walk(root, func(path string) error {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		imports := map[string]string{} // name in the file -> package path in the module
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			name := p[strings.LastIndex(p, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			imports[name] = strings.TrimPrefix(p, mod)
+		}
+		kindOf := func(e ast.Expr) ([2]string, bool) {
+			var k [2]string
+			switch e := e.(type) {
+			case *ast.Ident:
+				k = [2]string{rel, e.Name}
+			case *ast.SelectorExpr:
+				if x, ok := e.X.(*ast.Ident); ok {
+					k = [2]string{imports[x.Name], e.Sel.Name}
+				}
+			}
+			_, ok := kinds[k]
+			return k, ok
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, _ := sel.X.(*ast.Ident)
+			switch {
+			case x != nil && x.Name == "fmt" && sel.Sel.Name == "Errorf":
+				for _, a := range call.Args[1:] {
+					if k, ok := kindOf(a); ok {
+						t.Errorf("%s: fmt.Errorf makes an error of %s.%s: use detail.New", path, k[0], k[1])
+					}
+				}
+			case x != nil && imports[x.Name] == "host/failure/detail" && sel.Sel.Name == "New":
+				if k, ok := kindOf(call.Args[0]); ok {
+					kinds[k]++
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("only %d files under %s", files, root)
+	}
+	for k, n := range kinds {
+		if n == 0 {
+			t.Errorf("%s.%s: no detail.New makes it; is it still a kind an operator reads the detail of?", k[0], k[1])
 		}
 	}
 }

@@ -149,7 +149,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 			if v := r.FormValue(f.name); v != "" {
 				n, err := strconv.ParseInt(v, 10, 64)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %s must be an integer", errUsage, f.name)
+					return nil, usageError("%s must be an integer", f.name)
 				}
 				*f.to = n
 			}
@@ -213,7 +213,7 @@ func apiError(r *http.Request, err error) (int, string) {
 	case isUnknownAccount(err):
 		return http.StatusNotFound, explain(unknownLogin(login, err))
 	case errors.Is(err, accounts.ErrBadGrant):
-		return http.StatusBadRequest, "grant refused, nothing changed: " + detail(err, accounts.ErrBadGrant)
+		return http.StatusBadRequest, "grant refused, nothing changed: " + specifics(err, accounts.ErrBadGrant)
 	case accounts.RuleMessage(err) != "":
 		return http.StatusBadRequest, accounts.RuleMessage(err)
 	case errors.Is(err, errUsage):

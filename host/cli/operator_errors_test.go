@@ -86,6 +86,7 @@ func TestEveryCommandErrorWorded(t *testing.T) {
 		{[]string{"reports", "show", "9-9"}, 1, "no report has the ID 9-9"},
 		{[]string{"reports", "show", "nine"}, 2, `report ID "nine" is not REPORTER-NUMBER`},
 		{[]string{"reports", "show"}, 2, "the report ID is missing"},
+		{[]string{"reports", "resolve", "nine", "--action", "warn"}, 2, `report ID "nine" is not REPORTER-NUMBER`},
 		{[]string{"reports", "resolve", "9-9", "--action", "dismiss"}, 1, "no report has the ID 9-9"},
 		{[]string{"reports", "resolve", "9-9", "--action", "ban"}, 2, "--action must be dismiss, warn or suspend"},
 		{[]string{"reports", "resolve", "9-9", "--action", "suspend"}, 2, "suspend needs --days"},

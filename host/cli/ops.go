@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/failure"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
@@ -110,9 +111,10 @@ func opNamed(name string) *op {
 // errUsage marks a command-line mistake (exit status 2).
 var errUsage = errors.New("usage")
 
-// usageError is a command-line mistake worded for the operator.
+// usageError is a command-line mistake worded for the operator: its
+// detail is what explain shows. A %w in format wraps its operand.
 func usageError(format string, a ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errUsage}, a...)...)
+	return detail.New(errUsage, format, a...)
 }
 
 // newFlags returns a command's flag set. It prints nothing itself: a
@@ -153,7 +155,7 @@ func parseWithArgs(fs *flag.FlagSet, args []string) error {
 	case errors.Is(err, flag.ErrHelp):
 		return &helpError{fs: fs}
 	}
-	return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: flagMessage(err.Error())})
+	return usageError("%w", &opError{cause: err, msg: flagMessage(err.Error())})
 }
 
 var (
@@ -295,7 +297,7 @@ func (r *GrantRequest) Run(ctx context.Context, app *App, out io.Writer) error {
 	case isUnknownAccount(err):
 		return unknownLogin(r.Login, err)
 	case errors.Is(err, accounts.ErrBadGrant):
-		return &opError{cause: err, msg: "grant refused, nothing changed: " + detail(err, accounts.ErrBadGrant)}
+		return &opError{cause: err, msg: "grant refused, nothing changed: " + specifics(err, accounts.ErrBadGrant)}
 	case err != nil:
 		return err
 	}
@@ -657,7 +659,7 @@ func (r *ImportProductsRequest) Run(ctx context.Context, app *App, out io.Writer
 	defer f.Close()
 	if err := plinko.ImportCatalog(ctx, app.Sys, f, out); err != nil {
 		if errors.Is(err, plinko.ErrCatalog) {
-			return &opError{cause: err, msg: fmt.Sprintf("catalog %s is not valid, nothing imported: %s", r.File, detail(err, plinko.ErrCatalog))}
+			return &opError{cause: err, msg: fmt.Sprintf("catalog %s is not valid, nothing imported: %s", r.File, specifics(err, plinko.ErrCatalog))}
 		}
 		return err
 	}

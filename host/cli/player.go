@@ -42,13 +42,13 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || wantsHelp(args) {
 		fmt.Fprintf(stdout, playerUsage, Name, reasonNames())
 		if len(args) == 0 {
-			return fmt.Errorf("%w: player login|report", errUsage)
+			return usageError("player login|report")
 		}
 		return flag.ErrHelp
 	}
 	verb := args[0]
 	if verb != "login" && verb != "report" {
-		return fmt.Errorf("%w: player %s: want login or report", errUsage, verb)
+		return usageError("player %s: want login or report", verb)
 	}
 	fs := newFlags("player "+verb, stdout)
 	server := fs.String("server", "http://127.0.0.1:8080", "the game listener's URL")
@@ -64,20 +64,20 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if *loginName == "" || *password == "" {
-		return fmt.Errorf("%w: --login and --password are required", errUsage)
+		return usageError("--login and --password are required")
 	}
 	u, err := url.Parse(*server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: --server %q: want http://HOST:PORT", errUsage, *server)
+		return usageError("--server %q: want http://HOST:PORT", *server)
 	}
 	var why reportsapi.Reason
 	if verb == "report" {
 		if *reportee == "" {
-			return fmt.Errorf("%w: --reportee is required", errUsage)
+			return usageError("--reportee is required")
 		}
 		var ok bool
 		if why, ok = reportsapi.ParseReason(*reason); !ok {
-			return fmt.Errorf("%w: --reason %q is not one of %s", errUsage, *reason, reasonNames())
+			return usageError("--reason %q is not one of %s", *reason, reasonNames())
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -86,7 +86,7 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	s, err := c.Login(ctx, *loginName, *password)
 	switch {
 	case errors.Is(err, client.ErrLogin):
-		return &opError{cause: err, msg: "login refused: " + detail(err, client.ErrLogin)}
+		return &opError{cause: err, msg: "login refused: " + specifics(err, client.ErrLogin)}
 	case errors.Is(err, client.ErrServerProof):
 		return &opError{cause: err, msg: fmt.Sprintf("%s accepted the login but its proof is wrong: it is not the server holding this account", *server)}
 	case err != nil:

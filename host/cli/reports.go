@@ -47,13 +47,15 @@ func reportsRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
 	return a.Routes(), nil
 }
 
-// reportsUsage turns the area's usage errors into the CLI's.
+// reportsUsage turns the area's usage errors into the CLI's. A bad report
+// ID is worded alike whether it came alone (show) or inside the area's
+// usage error (resolve).
 func reportsUsage(err error) error {
 	switch {
-	case errors.Is(err, reports.ErrUsage):
-		return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: detail(err, reports.ErrUsage)})
 	case errors.Is(err, reports.ErrBadReportID):
-		return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: "report ID " + detail(err, reports.ErrBadReportID)})
+		return usageError("%w", &opError{cause: err, msg: "report ID " + specifics(err, reports.ErrBadReportID)})
+	case errors.Is(err, reports.ErrUsage):
+		return usageError("%w", &opError{cause: err, msg: specifics(err, reports.ErrUsage)})
 	}
 	return err
 }
@@ -65,7 +67,7 @@ func reportError(id string, err error) error {
 		return &opError{cause: err, msg: fmt.Sprintf("no report has the ID %s (see '%s reports list --status any')", id, Name)}
 	case errors.Is(err, reports.ErrAlreadyResolved):
 		return &opError{cause: err, msg: fmt.Sprintf("report %s is already resolved, nothing changed: %s (a report is resolved once)",
-			id, detail(err, reports.ErrAlreadyResolved))}
+			id, specifics(err, reports.ErrAlreadyResolved))}
 	}
 	return err
 }

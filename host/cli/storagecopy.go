@@ -24,12 +24,12 @@ func runStorage(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) == 0 || isHelp(args[0]) {
 		storageUsage(stdout, nil)
 		if len(args) == 0 {
-			return fmt.Errorf("%w: storage needs a subcommand: copy", errUsage)
+			return usageError("storage needs a subcommand: copy")
 		}
 		return flag.ErrHelp
 	}
 	if args[0] != "copy" {
-		return fmt.Errorf("%w: unknown command \"storage %s\"", errUsage, args[0])
+		return usageError("unknown command \"storage %s\"", args[0])
 	}
 	fs := newFlags("storage copy", stderr)
 	from := fs.String("from", "", "source: a data directory or a postgres:// URL (default: --data)")
@@ -87,10 +87,10 @@ func runStorage(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case errors.Is(err, storage.ErrTargetNotEmpty):
 		return &opError{cause: err, msg: fmt.Sprintf("nothing copied: %s already holds a database (%s); "+
-			"give --overwrite to replace it", describeSide(*to), detail(err, storage.ErrTargetNotEmpty))}
+			"give --overwrite to replace it", describeSide(*to), specifics(err, storage.ErrTargetNotEmpty))}
 	case errors.Is(err, storage.ErrCopyMismatch):
 		return &opError{cause: err, msg: fmt.Sprintf("the copy in %s does not match %s (%s): was a server running on either? "+
-			"Stop it and copy again with --overwrite", describeSide(*to), describeSide(*from), detail(err, storage.ErrCopyMismatch))}
+			"Stop it and copy again with --overwrite", describeSide(*to), describeSide(*from), specifics(err, storage.ErrCopyMismatch))}
 	case err != nil:
 		return err
 	}

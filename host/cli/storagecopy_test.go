@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,5 +91,26 @@ func TestStorageCopyUsage(t *testing.T) {
 	}
 	if code, out, _ := runMain("storage", "copy", "--help"); code != 0 || !strings.Contains(out, "--overwrite") {
 		t.Errorf("--help: exit %d, %q", code, out)
+	}
+}
+
+// A copy into a data directory that holds a database is refused, the
+// operator told how many records it holds, without the storage error's
+// own words (its text used to be cut by prefix and was shown whole).
+func TestStorageCopyRefusesUsedTarget(t *testing.T) {
+	from, to := filepath.Join(t.TempDir(), "from"), filepath.Join(t.TempDir(), "to")
+	if code, _, stderr := runMain("account", "create", "--data", from, "--init", "--login", "copied", "--password", "pw"); code != 0 {
+		t.Fatalf("create: exit %d, %q", code, stderr)
+	}
+	if code, out, stderr := runMain("storage", "copy", "--from", from, "--to", to); code != 0 {
+		t.Fatalf("first copy: exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr := runMain("storage", "copy", "--from", from, "--to", to)
+	want := regexp.MustCompile(`nothing copied: ` + regexp.QuoteMeta(to) + ` already holds a database \([1-9][0-9]* records\); give --overwrite`)
+	if code != 1 || !want.MatchString(stderr) || strings.Contains(stderr, "not empty") {
+		t.Errorf("copy into a used directory: exit %d, %q; want 1 and %s", code, stderr, want)
+	}
+	if code, out, stderr := runMain("storage", "copy", "--from", from, "--to", to, "--overwrite"); code != 0 {
+		t.Errorf("copy with --overwrite: exit %d\n%s%s", code, out, stderr)
 	}
 }

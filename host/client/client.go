@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -154,8 +155,8 @@ type Session struct {
 	Record    *wire.Array // the session record as received
 }
 
-// ErrLogin is returned when the server refuses a login; the message is the
-// server's auth text.
+// ErrLogin is returned when the server refuses a login, as a detail.Error
+// whose detail is the server's auth text.
 var ErrLogin = errors.New("client: login refused")
 
 // ErrServerProof is returned when the server accepted the login but its
@@ -217,7 +218,7 @@ func (c *Client) call(ctx context.Context, path string, form url.Values) (*wire.
 		return nil, err
 	}
 	if msg, ok := a.String("auth"); ok {
-		return nil, fmt.Errorf("%w: %s", ErrLogin, msg)
+		return nil, detail.New(ErrLogin, "%s", msg)
 	}
 	return a, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
@@ -39,13 +40,10 @@ func operatorError(err error) string {
 		return "no such account"
 	case errors.Is(err, reports.ErrUsage):
 		// The command's wording of a form field: "--days" is "days".
-		msg := strings.TrimPrefix(err.Error(), reports.ErrUsage.Error()+": ")
+		msg, _ := detail.Of(err, reports.ErrUsage)
 		return strings.NewReplacer("--action", "action", "--days", "days", "--note", "note", "honmaster reports list", "the queue").Replace(msg)
 	case errors.Is(err, accounts.ErrBadGrant):
-		msg := err.Error()
-		if i := strings.LastIndex(msg, ": "); i >= 0 {
-			msg = msg[i+2:]
-		}
+		msg, _ := detail.Of(err, accounts.ErrBadGrant)
 		return "grant refused: " + msg
 	}
 	msg := err.Error()

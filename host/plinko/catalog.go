@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -68,7 +69,8 @@ type grabBagFile struct {
 // catalogFormat is the only format version; "format" may be omitted.
 const catalogFormat = 1
 
-// ErrCatalog marks an invalid catalog file.
+// ErrCatalog marks an invalid catalog file; the detail.Error of this kind
+// says what is wrong (detail.Of).
 var ErrCatalog = errors.New("plinko: invalid catalog")
 
 // ParseCatalog reads and validates a catalog in the documented JSON format.
@@ -79,17 +81,17 @@ func ParseCatalog(r io.Reader, now time.Time) (*Catalog, error) {
 	dec.DisallowUnknownFields()
 	var f catalogFile
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCatalog, err)
+		return nil, detail.New(ErrCatalog, "%w", err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%w: trailing data after the catalog object", ErrCatalog)
+		return nil, detail.New(ErrCatalog, "trailing data after the catalog object")
 	}
 	return f.catalog(now)
 }
 
 func (f *catalogFile) catalog(now time.Time) (*Catalog, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrCatalog, fmt.Sprintf(format, args...))
+		return detail.New(ErrCatalog, format, args...)
 	}
 	if f.Format != 0 && f.Format != catalogFormat {
 		return nil, bad("format %d, want %d", f.Format, catalogFormat)
@@ -198,7 +200,7 @@ func (f *catalogFile) catalog(now time.Time) (*Catalog, error) {
 
 func (g *grabBagFile) bag(where string, product func(string, productFile) (Product, error)) (*GrabBag, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s.grab_bag: %s", ErrCatalog, where, fmt.Sprintf(format, args...))
+		return detail.New(ErrCatalog, "%s.grab_bag: %s", where, fmt.Sprintf(format, args...))
 	}
 	themeOK := false
 	for _, t := range GrabBagThemes {

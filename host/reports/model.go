@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/honmaster/masterserver/host/failure/detail"
 	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
@@ -30,19 +31,19 @@ func (id ReportID) String() string {
 func (id ReportID) IsZero() bool { return id == ReportID{} }
 
 // ErrBadReportID: text that is not "<reporter>-<seq>" with both parts
-// decimal and seq >= 1.
+// decimal and seq >= 1 (a detail.Error of this kind quotes the text).
 var ErrBadReportID = errors.New("bad report id")
 
 // ParseReportID reads the text form of a ReportID.
 func ParseReportID(s string) (ReportID, error) {
 	a, b, ok := strings.Cut(s, "-")
 	if !ok {
-		return ReportID{}, fmt.Errorf("%w: %q is not REPORTER-NUMBER (e.g. 12-3)", ErrBadReportID, s)
+		return ReportID{}, detail.New(ErrBadReportID, "%q is not REPORTER-NUMBER (e.g. 12-3)", s)
 	}
 	r, err1 := strconv.ParseUint(a, 10, 32)
 	n, err2 := strconv.ParseUint(b, 10, 32)
 	if err1 != nil || err2 != nil || n == 0 || strings.HasPrefix(a, "+") || strings.HasPrefix(b, "+") {
-		return ReportID{}, fmt.Errorf("%w: %q is not REPORTER-NUMBER (e.g. 12-3)", ErrBadReportID, s)
+		return ReportID{}, detail.New(ErrBadReportID, "%q is not REPORTER-NUMBER (e.g. 12-3)", s)
 	}
 	return ReportID{Reporter: storage.AccountID(r), Seq: uint32(n)}, nil
 }

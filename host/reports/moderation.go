@@ -11,11 +11,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/honmaster/masterserver/host/failure/detail"
 	rules "github.com/honmaster/masterserver/plugins/reports"
 )
 
-// ErrUsage: a moderation command's arguments are wrong. The CLI prints the
-// command's usage with it.
+// ErrUsage: a moderation command's arguments are wrong: a detail.Error of
+// this kind says which. The CLI prints the command's usage with it.
 var ErrUsage = errors.New("bad arguments")
 
 // Limits of a resolution's arguments.
@@ -39,16 +40,16 @@ func ParseListArgs(args []string) (ListFilter, error) {
 	status := fs.String("status", "open", "")
 	reportee := fs.String("reportee", "", "")
 	if err := fs.Parse(args); err != nil {
-		return ListFilter{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return ListFilter{}, detail.New(ErrUsage, "%w", err)
 	}
 	if fs.NArg() > 0 {
-		return ListFilter{}, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+		return ListFilter{}, detail.New(ErrUsage, "unexpected argument %q", fs.Arg(0))
 	}
 	f := ListFilter{Reportee: strings.TrimSpace(*reportee)}
 	if *status != "any" {
 		s, ok := rules.ParseStatus(*status)
 		if !ok {
-			return ListFilter{}, fmt.Errorf("%w: --status %q is not one of %s, any", ErrUsage, *status, statusNames())
+			return ListFilter{}, detail.New(ErrUsage, "--status %q is not one of %s, any", *status, statusNames())
 		}
 		f.Status = s
 	}
@@ -118,35 +119,35 @@ func ParseResolveArgs(args []string) (ResolveArgs, error) {
 	days := fs.Int("days", 0, "")
 	note := fs.String("note", "", "")
 	if err := fs.Parse(args); err != nil {
-		return ResolveArgs{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return ResolveArgs{}, detail.New(ErrUsage, "%w", err)
 	}
 	rest := fs.Args()
 	if idText == "" && len(rest) > 0 {
 		idText, rest = rest[0], rest[1:]
 	}
 	if len(rest) > 0 {
-		return ResolveArgs{}, fmt.Errorf("%w: unexpected argument %q", ErrUsage, rest[0])
+		return ResolveArgs{}, detail.New(ErrUsage, "unexpected argument %q", rest[0])
 	}
 	if idText == "" {
-		return ResolveArgs{}, fmt.Errorf("%w: the report ID is missing (see honmaster reports list)", ErrUsage)
+		return ResolveArgs{}, detail.New(ErrUsage, "the report ID is missing (see honmaster reports list)")
 	}
 	id, err := ParseReportID(idText)
 	if err != nil {
-		return ResolveArgs{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return ResolveArgs{}, detail.New(ErrUsage, "%w", err)
 	}
 	a, ok := rules.ParseAction(*action)
 	if !ok {
-		return ResolveArgs{}, fmt.Errorf("%w: --action must be dismiss, warn or suspend", ErrUsage)
+		return ResolveArgs{}, detail.New(ErrUsage, "--action must be dismiss, warn or suspend")
 	}
 	switch {
 	case *days < 0 || *days > MaxResolveDays:
-		return ResolveArgs{}, fmt.Errorf("%w: --days %d outside 0..%d", ErrUsage, *days, MaxResolveDays)
+		return ResolveArgs{}, detail.New(ErrUsage, "--days %d outside 0..%d", *days, MaxResolveDays)
 	case a == rules.ActionSuspend && *days == 0:
-		return ResolveArgs{}, fmt.Errorf("%w: suspend needs --days 1..%d", ErrUsage, MaxResolveDays)
+		return ResolveArgs{}, detail.New(ErrUsage, "suspend needs --days 1..%d", MaxResolveDays)
 	case a == rules.ActionDismiss && *days != 0:
-		return ResolveArgs{}, fmt.Errorf("%w: dismiss takes no --days", ErrUsage)
+		return ResolveArgs{}, detail.New(ErrUsage, "dismiss takes no --days")
 	case utf8.RuneCountInString(*note) > MaxNoteRunes:
-		return ResolveArgs{}, fmt.Errorf("%w: --note longer than %d characters", ErrUsage, MaxNoteRunes)
+		return ResolveArgs{}, detail.New(ErrUsage, "--note longer than %d characters", MaxNoteRunes)
 	}
 	clean, _ := CleanText(*note, MaxNoteRunes)
 	return ResolveArgs{ID: id, Action: a, Days: *days, Note: clean}, nil
@@ -158,13 +159,14 @@ func (a ResolveArgs) Resolution(moderator string, now time.Time) Resolution {
 }
 
 // ErrAlreadyResolved: a report can be resolved once; a moderator who wants
-// another verdict resolves another report of the same player.
+// another verdict resolves another report of the same player. The
+// detail.Error of this kind says when and how it was resolved.
 var ErrAlreadyResolved = errors.New("report already resolved")
 
 // CheckResolvable refuses to resolve a report twice.
 func CheckResolvable(r *Report) error {
 	if r.Resolution != nil {
-		return fmt.Errorf("%w: %s was %s at %s", ErrAlreadyResolved, r.ID, r.Status(), r.Resolution.Time.UTC().Format(time.RFC3339))
+		return detail.New(ErrAlreadyResolved, "%s was %s at %s", r.ID, r.Status(), r.Resolution.Time.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

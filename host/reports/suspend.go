@@ -2,11 +2,11 @@ package reports
 
 import (
 	"context"
-	"fmt"
 	"time"
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
@@ -34,11 +34,11 @@ type SuspendArgs struct {
 func (a SuspendArgs) Check() (SuspendArgs, error) {
 	switch {
 	case a.Days < 1 || a.Days > MaxResolveDays:
-		return a, fmt.Errorf("%w: a suspension needs 1..%d days", ErrUsage, MaxResolveDays)
+		return a, detail.New(ErrUsage, "a suspension needs 1..%d days", MaxResolveDays)
 	case !a.Reason.Valid():
-		return a, fmt.Errorf("%w: choose the reason of the suspension", ErrUsage)
+		return a, detail.New(ErrUsage, "choose the reason of the suspension")
 	case utf8.RuneCountInString(a.Note) > MaxNoteRunes:
-		return a, fmt.Errorf("%w: the note is longer than %d characters", ErrUsage, MaxNoteRunes)
+		return a, detail.New(ErrUsage, "the note is longer than %d characters", MaxNoteRunes)
 	}
 	a.Note, _ = CleanText(a.Note, MaxNoteRunes)
 	return a, nil
