@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
 
@@ -64,7 +63,7 @@ func (r *areaRequest) Op() string { return r.name }
 
 func (r *areaRequest) Validate() error {
 	if err := r.req.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, &opError{cause: err, msg: err.Error()})
+		return usageError("%w", err) // the area words its mistakes for the operator
 	}
 	return nil
 }
