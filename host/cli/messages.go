@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"syscall"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/failure/detail"
+	"github.com/honmaster/masterserver/host/internal/opmsg"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -95,22 +95,8 @@ func explainRaw(err error) string {
 	return "the command failed: " + err.Error()
 }
 
-// internalPrefix matches a run of "name: " prefixes, where name is a
-// package of this module (or a library) whose errors carry it: text for
-// logs, not for operators. TestInternalPrefixKnowsEveryPackage fails when
-// a package of the module is missing (cloudcfg's errors leaked). An area
-// added from its own directories names its packages <area>api (contract),
-// <area>plugin, <area>area (host side) and <area>pb (generated), which
-// match without an edit here (docs/adding-an-area.md). A prefix counts at the start of the text, after
-// an error chain's ": " or after an opening bracket or quote, so that a run
-// ("storage: actors: ...") goes whole and an ordinary word before a colon
-// mid-sentence ("unknown login: bob") stays.
-var internalPrefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|console|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|detail|gcfloor|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|clitest|storagetest|wiretest|clustertest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf|area|[a-z][a-z0-9]*(?:api|plugin|area|pb)):\s*)+`)
-
-// stripInternal removes internal package prefixes from text.
-func stripInternal(text string) string {
-	return internalPrefix.ReplaceAllString(text, "$1")
-}
+// stripInternal removes internal package prefixes from text (opmsg.Strip).
+func stripInternal(text string) string { return opmsg.Strip(text) }
 
 // specifics returns the specifics ("gold balance would go negative ...")
 // of err, a failure of kind, as its producer typed them (a detail.Error:

@@ -35,39 +35,6 @@ func TestStorageFailuresWordedForBothBackends(t *testing.T) {
 	}
 }
 
-// TestInternalPrefixKnowsEveryPackage: every package of this module is
-// one internalPrefix takes out of operator messages, so that a package
-// added later (a new area) does not leak "name: " into them. The list is
-// found by walking the module, not kept by hand.
-func TestInternalPrefixKnowsEveryPackage(t *testing.T) {
-	root := filepath.Join("..", "..")
-	names := map[string]string{}
-	err := modfiles.Walk(root, func(path string) error {
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly)
-		if err != nil {
-			return err
-		}
-		if name := f.Name.Name; name != "main" {
-			names[name] = filepath.Dir(path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(names) < 20 {
-		t.Fatalf("found only %d packages under %s", len(names), root)
-	}
-	for name, dir := range names {
-		if got := stripInternal(name + ": boom"); got != "boom" {
-			t.Errorf("package %s (%s): %q is left as %q; add it to internalPrefix", name, dir, name+": boom", got)
-		}
-	}
-}
-
 // TestDetailedKindsMadeTyped: every error of a kind whose specifics an
 // operator reads (specifics, detail.Of) is made with detail.New, none with
 // fmt.Errorf: an error of the kind without a typed detail would show its

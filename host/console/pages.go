@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/failure/detail"
+	"github.com/honmaster/masterserver/host/internal/opmsg"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
@@ -46,11 +47,7 @@ func operatorError(err error) string {
 		msg, _ := detail.Of(err, accounts.ErrBadGrant)
 		return "grant refused: " + msg
 	}
-	msg := err.Error()
-	for _, p := range []string{"accounts: ", "plinko: ", "storage: ", "actors: ", "cloud: ", "host: ", "reports: ", "guides: "} {
-		msg = strings.ReplaceAll(msg, p, "")
-	}
-	return msg
+	return opmsg.Strip(err.Error())
 }
 
 func back(w http.ResponseWriter, r *http.Request, to string, notice string, err error) {
