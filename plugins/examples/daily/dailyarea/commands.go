@@ -22,35 +22,49 @@ var commands = []area.Command{
 	{Name: "daily show", Usage: "--login L (the account's streak and last claim)",
 		Flags: func(fs *flag.FlagSet) area.CommandRequest {
 			r := &showRequest{}
-			fs.StringVar(&r.Login, "login", "", "login of the account")
+			r.flags(fs)
 			return r
 		}},
 	{Name: "daily reset", Usage: "--login L (forget the account's streak)",
 		Flags: func(fs *flag.FlagSet) area.CommandRequest {
 			r := &resetRequest{}
-			fs.StringVar(&r.Login, "login", "", "login of the account")
+			r.flags(fs)
 			return r
 		}},
 }
 
-var errNoLogin = errors.New("--login is required")
-
-type showRequest struct {
+// byLogin is a request that names its account with --login.
+type byLogin struct {
 	Login string `json:"login"`
 }
 
-func (r *showRequest) Validate() error {
+func (r *byLogin) flags(fs *flag.FlagSet) {
+	fs.StringVar(&r.Login, "login", "", "login of the account")
+}
+
+func (r *byLogin) Validate() error {
 	if r.Login == "" {
-		return errNoLogin
+		return errors.New("--login is required")
 	}
 	return nil
 }
 
+// account returns the id of the account the request names.
+func (r *byLogin) account(db *storage.DB) (storage.AccountID, error) {
+	id, err := db.LoginID(r.Login)
+	if errors.Is(err, storage.ErrNotFound) {
+		return 0, fmt.Errorf("no account %q", r.Login)
+	}
+	return id, err
+}
+
+type showRequest struct{ byLogin }
+
 func (r *showRequest) Run(_ context.Context, env area.CommandEnv, out io.Writer) error {
 	db := env.Sys.DB()
-	id, err := db.LoginID(r.Login)
+	id, err := r.account(db)
 	if err != nil {
-		return unknownLogin(r.Login, err)
+		return err
 	}
 	b, err := db.PluginState(id, name)
 	if err != nil {
@@ -69,22 +83,13 @@ func (r *showRequest) Run(_ context.Context, env area.CommandEnv, out io.Writer)
 	return nil
 }
 
-type resetRequest struct {
-	Login string `json:"login"`
-}
-
-func (r *resetRequest) Validate() error {
-	if r.Login == "" {
-		return errNoLogin
-	}
-	return nil
-}
+type resetRequest struct{ byLogin }
 
 // Run clears the plugin's state for the account, through its actor.
 func (r *resetRequest) Run(ctx context.Context, env area.CommandEnv, out io.Writer) error {
-	id, err := env.Sys.DB().LoginID(r.Login)
+	id, err := r.account(env.Sys.DB())
 	if err != nil {
-		return unknownLogin(r.Login, err)
+		return err
 	}
 	_, err = actors.Apply(ctx, env.Sys, id, func(tx *actors.Tx) (struct{}, error) {
 		tx.SetPluginState(name, nil)
@@ -95,11 +100,4 @@ func (r *resetRequest) Run(ctx context.Context, env area.CommandEnv, out io.Writ
 	}
 	fmt.Fprintf(out, "%s's daily streak is reset; the next claim starts a new one\n", r.Login)
 	return nil
-}
-
-func unknownLogin(login string, err error) error {
-	if errors.Is(err, storage.ErrNotFound) {
-		return fmt.Errorf("no account %q", login)
-	}
-	return err
 }
