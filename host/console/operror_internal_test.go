@@ -14,9 +14,9 @@ import (
 func TestOperatorErrorHasNoPackageNames(t *testing.T) {
 	for err, want := range map[error]string{
 		fmt.Errorf("guides: storage: %w", storage.ErrDiskFull): "not enough free disk space; writes refused",
-		errors.New("dailyarea: reportsapi: limit reached"):      "limit reached",
-		errors.New("cluster: node 2 is away"):                   "node 2 is away",
-		storage.ErrNotFound:                                     "no such account",
+		errors.New("dailyarea: reportsapi: limit reached"):     "limit reached",
+		errors.New("cluster: node 2 is away"):                  "node 2 is away",
+		storage.ErrNotFound:                                    "no such account",
 	} {
 		if got := operatorError(err); got != want {
 			t.Errorf("operatorError(%q) = %q, want %q", err, got, want)
