@@ -231,8 +231,16 @@ type Grant struct {
 	Upgrades              []string
 }
 
-// Apply implements actors.Change.
-func (g *Grant) Apply(tx *actors.Tx) (any, error) {
+// To applies g to account id, through its actor, and returns the account
+// as the grant left it.
+func (g *Grant) To(ctx context.Context, sys *actors.System, id storage.AccountID) (*storage.Account, error) {
+	return actors.Apply(ctx, sys, id, g.apply)
+}
+
+var _ actors.ChangeFunc[*storage.Account] = (*Grant)(nil).apply
+
+// apply is the grant, run by actors.Apply in the account's actor.
+func (g *Grant) apply(tx *actors.Tx) (*storage.Account, error) {
 	v := tx.View()
 	for _, b := range []struct {
 		name      string
@@ -274,9 +282,5 @@ func (s *Service) GrantTo(ctx context.Context, loginName string, g *Grant) (*sto
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Sys.Apply(ctx, id, g)
-	if err != nil {
-		return nil, err
-	}
-	return res.(*storage.Account), nil
+	return g.To(ctx, s.Sys, id)
 }

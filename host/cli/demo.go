@@ -101,7 +101,7 @@ func createDemo(ctx context.Context, app *App) error {
 	if err != nil {
 		return err
 	}
-	_, err = app.Sys.Apply(ctx, ids["friend"], &accounts.Grant{Gold: 500, Tickets: 200})
+	_, err = (&accounts.Grant{Gold: 500, Tickets: 200}).To(ctx, app.Sys, ids["friend"])
 	return err
 }
 

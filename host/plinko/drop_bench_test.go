@@ -106,7 +106,7 @@ func (f *benchFixture) setup() error {
 			login := fmt.Sprintf("bench%03d", i)
 			a, err := app.Accounts.Create(ctx, accounts.Create{Login: login, Password: "pw"})
 			if err == nil {
-				_, err = app.Sys.Apply(ctx, a.ID, &accounts.Grant{Tickets: 1 << 40, Gold: 1 << 40})
+				_, err = (&accounts.Grant{Tickets: 1 << 40, Gold: 1 << 40}).To(ctx, app.Sys, a.ID)
 			}
 			var s *client.Session
 			if err == nil {

@@ -82,7 +82,7 @@ func player(t *testing.T, app *cli.App, c *client.Client, login string, tickets,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Sys.Apply(ctx, a.ID, &accounts.Grant{Tickets: tickets, Gold: gold, Silver: 7, Upgrades: upgrades}); err != nil {
+	if _, err := (&accounts.Grant{Tickets: tickets, Gold: gold, Silver: 7, Upgrades: upgrades}).To(ctx, app.Sys, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.Login(ctx, login, "pw-"+login)

@@ -70,7 +70,7 @@ func BenchmarkRecords(b *testing.B) {
 			for k := 0; k < owned; k++ {
 				g.Upgrades = append(g.Upgrades, fmt.Sprintf("ai.Owned_Icon_%05d", k))
 			}
-			if _, err := app.Sys.Apply(ctx, a.ID, g); err != nil {
+			if _, err := g.To(ctx, app.Sys, a.ID); err != nil {
 				b.Fatal(err)
 			}
 			s, err := c.Login(ctx, login, "pw")
