@@ -91,7 +91,7 @@ func (a *Area) Routes() []server.Route {
 			}}
 	}
 	failed := ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(ErrBadRequest)}
-	return []server.Route{
+	rs := []server.Route{
 		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}, server.Doc{
 			Summary: "Files one to ten player reports at once (the site URL's report form; served on the game listener).",
 			Form:    report2Form{},
@@ -126,6 +126,12 @@ func (a *Area) Routes() []server.Route {
 				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
 		}),
 	}
+	// How each route's replies count in the metrics (all are HTTP 200).
+	outcome := map[string]func([]byte) string{PathReport: reportOutcome, PathReport2: report2Outcome, PathReportInfo: infoOutcome}
+	for i := range rs {
+		rs[i].Outcome = outcome[rs[i].Path]
+	}
+	return rs
 }
 
 // --- Backend ---

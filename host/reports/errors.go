@@ -65,9 +65,17 @@ var messageTable = []struct {
 	{ErrTextTooLong, reportsapi.RefusalTextTooLong.Message()},
 	{ErrAddressLimit, "Too many reports were sent from your address. Please try again later."},
 	{ErrBadRequest, "The report could not be read."},
-	{ErrBadDecision, "The report could not be checked. Please try again later."},
-	{ErrUnavailable, "The report could not be checked. Please try again later."},
+	{ErrBadDecision, msgNotChecked},
+	{ErrUnavailable, msgNotChecked},
 }
+
+// Messages of failures of the server's own making (reportOutcome counts
+// them as errors).
+const (
+	msgNotChecked  = "The report could not be checked. Please try again later."
+	msgStorageFull = "The server cannot save reports right now; nothing was sent. Please try again later."
+	msgNotSent     = "The report could not be sent. Please try again later."
+)
 
 // msgOutcomeUnknown answers a report that may have been filed.
 const msgOutcomeUnknown = "The server could not confirm your report; it may have been filed. Please do not send it again."
@@ -94,9 +102,9 @@ func Message(err error) string {
 	case area.CauseBadCookie:
 		return "Your session has expired. Please log in again."
 	case area.CausePluginDown:
-		return "The report could not be checked. Please try again later."
+		return msgNotChecked
 	case area.CauseStorageFull:
-		return "The server cannot save reports right now; nothing was sent. Please try again later."
+		return msgStorageFull
 	}
-	return "The report could not be sent. Please try again later."
+	return msgNotSent
 }
