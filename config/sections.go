@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/BurntSushi/toml"
@@ -170,9 +171,5 @@ func listOrNone(names []string) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	s := names[0]
-	for _, n := range names[1:] {
-		s += ", " + n
-	}
-	return s
+	return strings.Join(names, ", ")
 }

@@ -19,6 +19,7 @@
 package area
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -127,15 +128,7 @@ func Register(m Module) {
 		}
 	}
 	registry.mods = append(registry.mods, m)
-	slices.SortFunc(registry.mods, func(a, b Module) int {
-		switch {
-		case a.Area < b.Area:
-			return -1
-		case a.Area > b.Area:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(registry.mods, func(a, b Module) int { return cmp.Compare(a.Area, b.Area) })
 }
 
 // Modules returns every registered area, sorted by name.

@@ -134,8 +134,8 @@ func replyOutcome(body []byte) string {
 	if !bytes.HasPrefix(body, failPrefix) {
 		return ""
 	}
-	for _, c := range serverSide {
-		if bytes.Contains(body, []byte(c.Message())) {
+	for c := area.CauseOther + 1; c.Message() != ""; c++ {
+		if c.ServerSide() && bytes.Contains(body, []byte(c.Message())) {
 			return server.OutcomeError
 		}
 	}
@@ -144,8 +144,6 @@ func replyOutcome(body []byte) string {
 
 // failPrefix starts every failReply.
 var failPrefix = []byte(`a:2:{s:7:"success";b:0;`)
-
-var serverSide = []area.Cause{area.CausePluginDown, area.CauseOutcomeUnknown, area.CauseStorageFull, area.CauseInternal}
 
 // fail answers a failed claim with the generic cause's sentence.
 func (h *handler) fail(err error) server.Response {
