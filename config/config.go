@@ -27,7 +27,7 @@ var defaultsTOML string
 
 // DefaultTOML returns the embedded reference configuration: every key with
 // its default value and a comment. Default decodes exactly this text.
-func DefaultTOML() []byte { return []byte(defaultsTOML) }
+func DefaultTOML() []byte { return []byte(defaultsTOML + tableDocs()) }
 
 // Config is the whole configuration of the master server. Each field is one
 // TOML table; the TOML key of every field is in its tag.
@@ -46,9 +46,6 @@ type Config struct {
 	Portal     Portal            `toml:"portal"`
 	Patches    []Patch           `toml:"patch"`
 	Cloud      Cloud             `toml:"cloud"`
-	Plinko     Plinko            `toml:"plinko"`
-	Reports    Reports           `toml:"reports"`
-	Guides     Guides            `toml:"guides"`
 	Plugins    map[string]Plugin `toml:"plugins"` // keyed by area name, see pluginAreas
 	// PluginDefaults is what every area's plugin starts with; Plugins holds
 	// one entry per registered area after Default and Load.
@@ -56,8 +53,9 @@ type Config struct {
 	Limits         Limits  `toml:"limits"`  // limits.go
 	Cluster        Cluster `toml:"cluster"` // cluster.go
 	// Areas holds the [areas.<name>] tables of the areas that registered
-	// one (RegisterSection, sections.go), each a pointer to the area's own
-	// type; read one with Section.
+	// one (RegisterSection, sections.go) and the top-level tables of the
+	// built-in areas (RegisterTable: [plinko] ...), each a pointer to the
+	// area's own type; read one with Section.
 	Areas map[string]any `toml:"areas"`
 }
 
@@ -249,29 +247,6 @@ func (c Cloud) BucketRegexp() (*regexp.Regexp, error) {
 	return regexp.Compile(c.BucketPattern)
 }
 
-// Plinko is the [plinko] table.
-type Plinko struct {
-	TicketCost int   `toml:"ticket_cost"`
-	GoldCost   int   `toml:"gold_cost"`
-	Board      []int `toml:"board"` // tier of each UI slot, a permutation of 1..6
-}
-
-// Reports is the [reports] table: player reports and their limits.
-type Reports struct {
-	Disabled     bool `toml:"disabled"`
-	PerDay       int  `toml:"per_day"`
-	PerReportee  int  `toml:"per_reportee"`
-	MaxTextRunes int  `toml:"max_text_runes"`
-	MaxPriority  int  `toml:"max_priority"`
-}
-
-// Guides is the [guides] table: reuse of the guides plugin's rankings
-// (host/guides rankings.go).
-type Guides struct {
-	RankStaleness    Duration `toml:"rank_staleness"`
-	RankCacheEntries int      `toml:"rank_cache_entries"`
-}
-
 // Plugin is one [plugins.<area>] table.
 type Plugin struct {
 	Path         string   `toml:"path"` // "" runs the bundled plugin
@@ -451,8 +426,17 @@ func (c *Config) overlay(doc string) error {
 	if _, err := toml.Decode(doc, &raw); err != nil {
 		return err
 	}
+	// The registered top-level tables ([plinko] ...) are the areas' own:
+	// taken out here and decoded into the areas' types below.
+	tops := map[string]any{}
+	for _, n := range topTables() {
+		if v, ok := raw[n]; ok {
+			tops[n] = v
+			delete(raw, n)
+		}
+	}
 	typeErrs := typeProblems(raw, reflect.TypeFor[Config](), "")
-	if len(typeErrs) > 0 {
+	if len(typeErrs) > 0 || len(tops) > 0 {
 		var buf bytes.Buffer
 		if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
 			return err
@@ -487,7 +471,17 @@ func (c *Config) overlay(doc string) error {
 		plugins[area] = mergePlugin(plugins[area], p, func(key string) bool { return md.IsDefined("plugins", area, key) })
 	}
 	c.Plugins = plugins
-	areas, areaErrs := overlaySections(base.Areas, c.Areas)
+	rawAreas := make(map[string]any, len(c.Areas)+len(tops))
+	for n, v := range c.Areas {
+		if d, ok := sectionDefOf(n); ok && d.top {
+			// [areas.plinko] for [plinko]: not where the table lives.
+			typeErrs = append(typeErrs, &Problem{Key: "areas." + n, Kind: ErrUnknownKey, Msg: fmt.Sprintf("the table is [%s]", n)})
+			continue
+		}
+		rawAreas[n] = v
+	}
+	maps.Copy(rawAreas, tops)
+	areas, areaErrs := overlaySections(base.Areas, rawAreas)
 	c.Areas = areas
 	return errors.Join(append(append(typeErrs, areaErrs...), keyErr)...)
 }
@@ -576,5 +570,24 @@ func (c *Config) ICBURL() string {
 // WriteTOML writes c as TOML (without comments). Loading the output gives a
 // Config equal to c.
 func (c *Config) WriteTOML(w io.Writer) error {
-	return toml.NewEncoder(w).Encode(c)
+	// The registered top-level tables are written as such ([plinko]), the
+	// other sections under [areas].
+	host := *c
+	host.Areas = map[string]any{}
+	tops := map[string]any{}
+	for n, v := range c.Areas {
+		if d, ok := sectionDefOf(n); ok && d.top {
+			tops[n] = v
+		} else {
+			host.Areas[n] = v
+		}
+	}
+	enc := toml.NewEncoder(w)
+	if err := enc.Encode(&host); err != nil {
+		return err
+	}
+	if len(tops) == 0 {
+		return nil
+	}
+	return enc.Encode(tops)
 }

@@ -75,16 +75,14 @@ func wantDefaults() *Config {
 			MaxUpload: 512 * KiB, MaxUncompressed: 4 * MiB,
 			BucketPattern: `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`, CfgStrictness: CfgLenient,
 		},
-		Plinko:         Plinko{TicketCost: 66, GoldCost: 54, Board: []int{5, 3, 4, 1, 6, 2}},
-		Reports:        Reports{PerDay: 20, PerReportee: 2, MaxTextRunes: 210, MaxPriority: 10},
-		Guides:         Guides{RankStaleness: Duration{time.Second}, RankCacheEntries: 10000},
 		Plugins:        pluginsOf(plugin),
 		PluginDefaults: plugin,
 		Limits:         wantLimits(),
 		Cluster: Cluster{Name: "honmaster", Listen: "127.0.0.1:7400", Provider: "static", Peers: []string{}, EtcdEndpoints: []string{},
 			ProbeInterval: Duration{500 * time.Millisecond}, ProbeTimeout: Duration{500 * time.Millisecond}, ProbeFailures: 3,
 			SyncInterval: Duration{time.Second}, EtcdDialTimeout: Duration{5 * time.Second}},
-		Areas: map[string]any{testSectionName: &testSection{Reward: 5, Label: "daily", Every: Duration{24 * time.Hour}}},
+		Areas: map[string]any{testSectionName: &testSection{Reward: 5, Label: "daily", Every: Duration{24 * time.Hour}},
+			testTableName: &testTable{Cost: 66, Slots: []int{3, 1, 2}}},
 	}
 }
 
@@ -103,7 +101,7 @@ func TestDefaults(t *testing.T) {
 	}
 	// The embedded file decodes with every key used.
 	var fromFile Config
-	md, err := toml.Decode(string(DefaultTOML()), &fromFile)
+	md, err := toml.Decode(defaultsTOML, &fromFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +131,7 @@ func TestDefaults(t *testing.T) {
 
 func TestDefaultSharesNothing(t *testing.T) {
 	a, b := Default(), Default()
-	a.Plinko.Board[0] = 99
+	a.Areas[testTableName].(*testTable).Slots[0] = 99
 	a.Patches[0].OS = "changed"
 	a.Plugins["guides"] = Plugin{Path: "/x"}
 	if diff := cmp.Diff(wantDefaults(), b); diff != "" {
@@ -169,8 +167,8 @@ cookie_lifetime = "1h"
 password_hash = "spec-literal"
 [client]
 chatrooms = ["HoN", "Help"]
-[plinko]
-board = [1, 2, 3, 4, 5, 6]
+[testtable]
+slots = [1, 2, 3]
 [cloud]
 max_upload = "1 MiB"
 `,
@@ -181,7 +179,7 @@ max_upload = "1 MiB"
 				c.Login.CookieLifetime = Duration{time.Hour}
 				c.Login.PasswordHash = PasswordHashSpecLiteral
 				c.Client.Chatrooms = []string{"HoN", "Help"}
-				c.Plinko.Board = []int{1, 2, 3, 4, 5, 6}
+				c.Areas[testTableName] = &testTable{Cost: 66, Slots: []int{1, 2, 3}}
 				c.Cloud.MaxUpload = MiB
 			},
 		},
@@ -373,8 +371,7 @@ func TestValidateReportsEverything(t *testing.T) {
 	c.Cloud.MaxUpload = 2 * MiB
 	c.Cloud.BucketPattern = "(["
 	c.Cloud.CfgStrictness = "paranoid"
-	c.Plinko.Board = []int{1, 1, 2, 3, 4, 5}
-	c.Plinko.GoldCost = 0
+	SetSection(c, testTableName, testTable{Cost: 0, Slots: []int{1, 1}})
 	c.Plugins["guides"] = Plugin{Env: []string{"NOEQUALS"}, StartTimeout: Duration{time.Second}, BatchesInFlight: -1}
 	c.Plugins["chess"] = Plugin{}
 
@@ -386,7 +383,7 @@ func TestValidateReportsEverything(t *testing.T) {
 		"login.password_hash", "login.auth_hash_secret", "srp.n", "srp.g",
 		"patch[1].os", "patch[3].os", "patch[3].manifest_checksum", "patch[3].manifest_size",
 		"cloud.max_upload", "cloud.bucket_pattern", "cloud.cfg_strictness",
-		"plinko.board", "plinko.gold_cost",
+		"testtable.cost", "testtable.slots",
 		"plugins.guides.env[0]", "plugins.guides.call_timeout", "plugins.guides.batches_in_flight", "plugins.chess",
 	}
 	err := c.Validate()
@@ -426,21 +423,11 @@ func TestValidateSingle(t *testing.T) {
 		{"no free heroes", func(c *Config) { c.Client.FreeHeroes = "" }, ""},
 		{"lower-case N", func(c *Config) { c.SRP.N = strings.ToLower(c.SRP.N) }, ""},
 		{"N not hex", func(c *Config) { c.SRP.N = "Z" + c.SRP.N[1:] }, "srp.n"},
-		{"board too short", func(c *Config) { c.Plinko.Board = []int{1, 2, 3, 4, 5} }, "plinko.board"},
-		{"board out of range", func(c *Config) { c.Plinko.Board = []int{0, 1, 2, 3, 4, 5} }, "plinko.board"},
 		{"no url2", func(c *Config) { c.Patches[0].URL2 = "" }, ""},
 		{"no patches", func(c *Config) { c.Patches = nil }, ""},
 		{"empty env value", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "K=") }, ""},
 		{"env without key", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "=v") }, "plugins.plinko.env[0]"},
 		{"long secret", func(c *Config) { c.Login.AuthHashSecret = "0123456789abcdef" }, ""},
-		{"reports disabled", func(c *Config) { c.Reports.Disabled = true }, ""},
-		{"reports per_day 0", func(c *Config) { c.Reports.PerDay = 0 }, "reports.per_day"},
-		{"rank staleness 0", func(c *Config) { c.Guides.RankStaleness = Duration{} }, ""},
-		{"rank staleness negative", func(c *Config) { c.Guides.RankStaleness = Duration{-time.Second} }, "guides.rank_staleness"},
-		{"no rank cache", func(c *Config) { c.Guides.RankCacheEntries = 0 }, "guides.rank_cache_entries"},
-		{"reports per_reportee negative", func(c *Config) { c.Reports.PerReportee = -1 }, "reports.per_reportee"},
-		{"reports text too long", func(c *Config) { c.Reports.MaxTextRunes = 5000 }, "reports.max_text_runes"},
-		{"reports priority 0", func(c *Config) { c.Reports.MaxPriority = 0 }, "reports.max_priority"},
 		{"wal sync at once", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{} }, ""},
 		{"wal sync interval negative", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{-time.Millisecond} }, "storage.wal_min_sync_interval"},
 		{"wal sync interval too long", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{20 * time.Millisecond} }, "storage.wal_min_sync_interval"},

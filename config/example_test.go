@@ -23,7 +23,7 @@ func ExampleFromArgs() {
 func ExampleConfig_Validate() {
 	cfg := config.Default()
 	cfg.Login.CookieLifetime = config.Duration{}
-	cfg.Plinko.Board = []int{1, 2, 3}
+	cfg.Storage.DataDir = ""
 	err := cfg.Validate()
 	fmt.Println(errors.Is(err, config.ErrInvalid))
 	for _, p := range config.Problems(err) {
@@ -31,6 +31,6 @@ func ExampleConfig_Validate() {
 	}
 	// Output:
 	// true
+	// storage.data_dir
 	// login.cookie_lifetime
-	// plinko.board
 }

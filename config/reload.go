@@ -23,6 +23,8 @@ func Changed(old, new *Config) []string {
 		}
 		of, nf := ov.Field(i), nv.Field(i)
 		switch {
+		case table == "areas":
+			out = append(out, changedSections(of.Interface().(map[string]any), nf.Interface().(map[string]any))...)
 		case of.Kind() == reflect.Map:
 			keys := map[string]bool{}
 			for _, k := range of.MapKeys() {
@@ -55,6 +57,38 @@ func Changed(old, new *Config) []string {
 	return out
 }
 
+// changedSections lists the changed registered sections: "areas.<name>"
+// for an [areas.*] section (compared whole), "<table>.<key>" for each
+// changed key of a top-level table.
+func changedSections(old, new map[string]any) []string {
+	var out []string
+	names := map[string]bool{}
+	for n := range old {
+		names[n] = true
+	}
+	for n := range new {
+		names[n] = true
+	}
+	for n := range names {
+		a, b := old[n], new[n]
+		d, ok := sectionDefOf(n)
+		if !ok || !d.top || a == nil || b == nil {
+			if !reflect.DeepEqual(a, b) {
+				out = append(out, d.key(n))
+			}
+			continue
+		}
+		av, bv := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+		for j := range av.NumField() {
+			key := tomlName(av.Type().Field(j))
+			if key != "" && !reflect.DeepEqual(av.Field(j).Interface(), bv.Field(j).Interface()) {
+				out = append(out, n+"."+key)
+			}
+		}
+	}
+	return out
+}
+
 // Keep sets each of keys (as Changed names them) in dst to its value in
 // src: a reload keeps the running value of a key that cannot change live.
 // dst and src share no slice or map afterwards only where src's value is
@@ -65,6 +99,7 @@ func Keep(dst, src *Config, keys []string) {
 		table, rest, _ := strings.Cut(key, ".")
 		df, ok := fieldByTOML(dv, table)
 		if !ok {
+			keepTableKey(dst, src, table, rest)
 			continue
 		}
 		sf, _ := fieldByTOML(sv, table)
@@ -84,6 +119,23 @@ func Keep(dst, src *Config, keys []string) {
 			}
 		}
 	}
+}
+
+// keepTableKey sets key of the top-level table in dst to its value in src
+// (a copy of dst's table is changed: configurations share no table).
+func keepTableKey(dst, src *Config, table, key string) {
+	d, ok := sectionDefOf(table)
+	if !ok || !d.top || dst.Areas[table] == nil || src.Areas[table] == nil {
+		return
+	}
+	c := d.clone(dst.Areas[table])
+	f, ok := fieldByTOML(reflect.ValueOf(c).Elem(), key)
+	if !ok {
+		return
+	}
+	s, _ := fieldByTOML(reflect.ValueOf(d.clone(src.Areas[table])).Elem(), key)
+	f.Set(s)
+	dst.Areas[table] = c
 }
 
 // fieldByTOML returns the field of struct v whose TOML name is name.

@@ -21,8 +21,10 @@ import (
 // Config.Validate. A running server puts a changed section in force at its
 // next restart (a reload keeps the running value and says so).
 //
-// The areas built into this package's Config (plinko, guides, reports)
-// keep their top-level tables.
+// The areas built into the server before areas registered themselves
+// (plinko, guides, reports) keep the top-level tables operators' files
+// already use: RegisterTable declares one, with its defaults in a
+// commented TOML document of the area's own.
 
 // sectionDef is one registered section.
 type sectionDef struct {
@@ -30,6 +32,18 @@ type sectionDef struct {
 	fresh func() any
 	// clone returns a new pointer to a copy of v's value (v from fresh).
 	clone func(v any) any
+	// top: the table is [name], not [areas.name] (RegisterTable).
+	top bool
+	// doc is a top table's defaults document.
+	doc string
+}
+
+// key is the section's table name in the file.
+func (d sectionDef) key(name string) string {
+	if d.top {
+		return name
+	}
+	return "areas." + name
 }
 
 var sections = struct {
@@ -55,14 +69,124 @@ func RegisterSection[T any](name string, defaults T) {
 	}
 }
 
-// Section returns the value of the table [areas.<name>] in c; ok is false
-// when no section of that name and type is registered.
+// RegisterTable declares the top-level table [name] of an area built into
+// the server, decoded into a T whose defaults are doc: a TOML document
+// holding that one table, every key set and commented, which is also the
+// table's reference (DefaultTOML ends with it). T's slices and maps are
+// copied between configurations (a copy is decoded anew). It panics on a
+// name taken by the host's own tables or registered twice, and on a doc
+// that does not decode strictly into T: programming errors any test
+// catches. Read the table with Section.
+func RegisterTable[T any](name, doc string) {
+	decode := func() *T {
+		var wrap map[string]T
+		md, err := toml.Decode(doc, &wrap)
+		if err == nil {
+			err = keyErrors(md)
+		}
+		v, ok := wrap[name]
+		if err != nil || !ok || len(wrap) != 1 {
+			panic(fmt.Sprintf("config: the defaults of [%s] must be one table [%s] that decodes strictly: %v", name, name, err))
+		}
+		return &v
+	}
+	decode() // refuse a bad document at registration
+	sections.Lock()
+	defer sections.Unlock()
+	if _, dup := sections.m[name]; dup || name == "" {
+		panic(fmt.Sprintf("config: section %q registered twice or empty", name))
+	}
+	if _, host := fieldByTOMLType(reflect.TypeFor[Config](), name); host {
+		panic(fmt.Sprintf("config: [%s] is a table of the host's own", name))
+	}
+	sections.m[name] = sectionDef{top: true, doc: doc,
+		fresh: func() any { return decode() },
+		clone: func(v any) any {
+			// A copy that shares no slice or map: through the encoding.
+			var buf bytes.Buffer
+			c := new(T)
+			if err := toml.NewEncoder(&buf).Encode(v); err == nil {
+				if _, err := toml.Decode(buf.String(), c); err == nil {
+					return c
+				}
+			}
+			*c = *v.(*T) // not reached for a T the encoding round-trips
+			return c
+		}}
+}
+
+// fieldByTOMLType reports whether struct type t has a field named name in
+// TOML.
+func fieldByTOMLType(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if tomlName(t.Field(i)) == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// areaSectionNames are the registered [areas.*] sections' names, sorted.
+func areaSectionNames() []string {
+	var out []string
+	for _, n := range sectionNames() {
+		if d, _ := sectionDefOf(n); !d.top {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// topTables are the registered top-level tables' names, sorted.
+func topTables() []string {
+	var out []string
+	for _, n := range sectionNames() {
+		if d, _ := sectionDefOf(n); d.top {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// tableDocs is the registered top-level tables' default documents, in the
+// order of their names.
+func tableDocs() string {
+	var b strings.Builder
+	for _, n := range topTables() {
+		d, _ := sectionDefOf(n)
+		b.WriteString("\n")
+		b.WriteString(strings.TrimSpace(d.doc))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// KeyProblem is a problem with key of an area's table, for the table
+// type's Validate: the configuration names it under the table
+// ("plinko.board: ...").
+func KeyProblem(key, format string, args ...any) error {
+	return &Problem{Key: key, Msg: fmt.Sprintf(format, args...), Kind: ErrInvalid}
+}
+
+// Section returns the value of the table [areas.<name>] (RegisterSection)
+// or [name] (RegisterTable) in c; ok is false when no section of that name
+// and type is registered.
 func Section[T any](c *Config, name string) (v T, ok bool) {
 	p, ok := c.Areas[name].(*T)
 	if !ok {
 		return v, false
 	}
 	return *p, true
+}
+
+// SetSection sets the table name of c to v (a program's or a test's
+// change to a loaded configuration); it panics when no section of that
+// name and type is registered, a programming error.
+func SetSection[T any](c *Config, name string, v T) {
+	if _, ok := c.Areas[name].(*T); !ok {
+		panic(fmt.Sprintf("config: no section %q of type %T", name, v))
+	}
+	c.Areas[name] = &v
 }
 
 // sectionNames are the registered sections' names, sorted.
@@ -94,9 +218,9 @@ func defaultSections() map[string]any {
 	return out
 }
 
-// overlaySections decodes the [areas.*] tables of a file (raw, as the
-// decoder left them) over base's sections and returns the result with the
-// problems found.
+// overlaySections decodes the [areas.*] tables and the registered top-level
+// tables of a file (raw, as the decoder left them, by section name) over
+// base's sections and returns the result with the problems found.
 func overlaySections(base map[string]any, raw map[string]any) (map[string]any, []error) {
 	out := make(map[string]any, len(base))
 	for n, v := range base {
@@ -111,11 +235,11 @@ func overlaySections(base map[string]any, raw map[string]any) (map[string]any, [
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		key := "areas." + n
 		d, ok := sectionDefOf(n)
+		key := d.key(n)
 		if !ok {
 			errs = append(errs, &Problem{Key: key, Kind: ErrUnknownKey,
-				Msg: fmt.Sprintf("unknown area (areas with settings here: %s)", listOrNone(sectionNames()))})
+				Msg: fmt.Sprintf("unknown area (areas with settings here: %s)", listOrNone(areaSectionNames()))})
 			continue
 		}
 		table, ok := raw[n].(map[string]any)
@@ -154,15 +278,26 @@ func overlaySections(base map[string]any, raw map[string]any) (map[string]any, [
 	return out, errs
 }
 
-// validateSections runs each section's own Validate, when its type has one.
+// validateSections runs each section's own Validate, when its type has one:
+// its problems (KeyProblem) are named under the table, any other error is
+// the table's.
 func (c *Config) validateSections(ps *problems) {
 	for _, n := range sectionNames() {
 		v, ok := c.Areas[n].(interface{ Validate() error })
 		if !ok {
 			continue
 		}
-		if err := v.Validate(); err != nil {
-			ps.add("areas."+n, "%s", err.Error())
+		d, _ := sectionDefOf(n)
+		err := v.Validate()
+		if err == nil {
+			continue
+		}
+		found := Problems(err)
+		for _, p := range found {
+			ps.add(d.key(n)+"."+p.Key, "%s", p.Msg)
+		}
+		if len(found) == 0 {
+			ps.add(d.key(n), "%s", err.Error())
 		}
 	}
 }

@@ -26,8 +26,84 @@ func (s *testSection) Validate() error {
 
 const testSectionName = "testarea"
 
+// testTable is a top-level table as a built-in area declares one
+// (RegisterTable), with a slice that configurations must not share.
+type testTable struct {
+	Cost  int   `toml:"cost"`
+	Slots []int `toml:"slots"`
+}
+
+func (t *testTable) Validate() error {
+	var errs []error
+	if t.Cost <= 0 {
+		errs = append(errs, KeyProblem("cost", "must be > 0"))
+	}
+	if len(t.Slots) != 3 {
+		errs = append(errs, KeyProblem("slots", "must hold 3 slots, got %v", t.Slots))
+	}
+	return errors.Join(errs...)
+}
+
+const testTableName = "testtable"
+
+const testTableDoc = `# A built-in area's table.
+[testtable]
+# What one use costs.
+cost = 66
+# The slots, left to right.
+slots = [3, 1, 2]
+`
+
 func init() {
 	RegisterSection(testSectionName, testSection{Reward: 5, Label: "daily", Every: Duration{24 * time.Hour}})
+	RegisterTable[testTable](testTableName, testTableDoc)
+}
+
+// TestTable: a registered top-level table has its defaults from its
+// document, which the reference ends with; a file sets its keys as
+// [testtable] (not [areas.testtable]); problems name "testtable.<key>";
+// Changed names each changed key and Keep keeps one.
+func TestTable(t *testing.T) {
+	if ref := string(DefaultTOML()); !strings.HasSuffix(ref, testTableDoc) {
+		t.Errorf("the reference does not end with the table's document:\n%s", ref[max(0, len(ref)-300):])
+	}
+	c, err := Load(writeFile(t, "[testtable]\nslots = [1, 2, 3]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := Section[testTable](c, testTableName)
+	if diff := cmp.Diff(testTable{Cost: 66, Slots: []int{1, 2, 3}}, got); !ok || diff != "" {
+		t.Errorf("loaded table (-want +got):\n%s", diff)
+	}
+	_, err = Load(writeFile(t, "[testtable]\ncost = \"many\"\nnope = 1\n[areas.testtable]\ncost = 1\n"))
+	keys := map[string]bool{}
+	for _, p := range Problems(err) {
+		keys[p.Key] = true
+	}
+	for _, k := range []string{"testtable.cost", "testtable.nope", "areas.testtable"} {
+		if !keys[k] {
+			t.Errorf("no problem for %s in %v", k, err)
+		}
+	}
+	bad := Default()
+	SetSection(bad, testTableName, testTable{Cost: 0, Slots: []int{1}})
+	keys = map[string]bool{}
+	for _, p := range Problems(bad.Validate()) {
+		keys[p.Key] = true
+	}
+	if !keys["testtable.cost"] || !keys["testtable.slots"] || len(keys) != 2 {
+		t.Errorf("Validate's problems: %v, want testtable.cost and testtable.slots", keys)
+	}
+	if diff := cmp.Diff([]string{"testtable.slots"}, Changed(Default(), c)); diff != "" {
+		t.Errorf("Changed (-want +got):\n%s", diff)
+	}
+	next := Default()
+	SetSection(next, testTableName, testTable{Cost: 70, Slots: []int{2, 3, 1}})
+	Keep(next, c, []string{"testtable.slots"})
+	kept, _ := Section[testTable](next, testTableName)
+	if diff := cmp.Diff(testTable{Cost: 70, Slots: []int{1, 2, 3}}, kept); diff != "" {
+		t.Errorf("Keep of one key (-want +got):\n%s", diff)
+	}
 }
 
 func TestSectionDefaultsAndOverlay(t *testing.T) {

@@ -54,9 +54,6 @@ func (c *Config) Validate() error {
 	c.validateSRP(&ps)
 	c.validatePatches(&ps)
 	c.validateCloud(&ps)
-	c.validatePlinko(&ps)
-	c.validateReports(&ps)
-	c.validateGuides(&ps)
 	c.validatePlugins(&ps)
 	c.validateLimits(&ps)
 	c.validateCluster(&ps)
@@ -229,42 +226,6 @@ func (c *Config) validateCloud(ps *problems) {
 		ps.add("cloud.bucket_pattern", "does not compile: %v", err)
 	}
 	oneOf(ps, "cloud.cfg_strictness", cl.CfgStrictness, CfgOff, CfgLenient, CfgStrict)
-}
-
-func (c *Config) validatePlinko(ps *problems) {
-	p := c.Plinko
-	if p.TicketCost <= 0 {
-		ps.add("plinko.ticket_cost", "must be > 0")
-	}
-	if p.GoldCost <= 0 {
-		ps.add("plinko.gold_cost", "must be > 0")
-	}
-	sorted := slices.Sorted(slices.Values(p.Board))
-	if !slices.Equal(sorted, []int{1, 2, 3, 4, 5, 6}) {
-		ps.add("plinko.board", "must list each tier 1..6 exactly once (6 slots), got %v", p.Board)
-	}
-}
-
-func (c *Config) validateReports(ps *problems) {
-	r := c.Reports
-	for _, f := range []struct {
-		key   string
-		v, hi int
-	}{{"reports.per_day", r.PerDay, 10000}, {"reports.per_reportee", r.PerReportee, 10000},
-		{"reports.max_text_runes", r.MaxTextRunes, 1000}, {"reports.max_priority", r.MaxPriority, 1000}} {
-		if f.v < 1 || f.v > f.hi {
-			ps.add(f.key, "must be 1..%d, got %d", f.hi, f.v)
-		}
-	}
-}
-
-func (c *Config) validateGuides(ps *problems) {
-	if c.Guides.RankStaleness.Duration < 0 {
-		ps.add("guides.rank_staleness", "must be >= 0, got %v", c.Guides.RankStaleness.Duration)
-	}
-	if n := c.Guides.RankCacheEntries; n < 1 || n > 10_000_000 {
-		ps.add("guides.rank_cache_entries", "must be 1..10000000, got %d", n)
-	}
 }
 
 func (c *Config) validatePlugins(ps *problems) {

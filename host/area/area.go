@@ -25,12 +25,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -45,20 +49,60 @@ type Module struct {
 	// "honmaster plugin <area>", unless [plugins.<area>] path names
 	// another binary.
 	Bundled func() *sdk.Plugin
-	// Routes builds the area's routes for a server about to serve.
-	Routes func(Env) ([]server.Route, error)
+	// Start builds the area for a server about to serve: its routes and
+	// what else it serves while the server runs (Live).
+	Start func(Env) (*Live, error)
 	// Commands are the area's operator commands (none: nil).
 	Commands []Command
+	// Demo stores the area's demo data for "serve --demo" (nil: none). It
+	// runs at every start with --demo, before the plugins start, and
+	// stores only what is missing.
+	Demo func(ctx context.Context, env CommandEnv) error
+	// LiveSettings are the settings of the area a configuration reload
+	// puts in force at once (as config.Changed names them, or a prefix
+	// ending in "."), through Live.Reload; every other setting that
+	// changed keeps its running value until a restart.
+	LiveSettings []string
 }
+
+// Live is what an area serves while the server runs. Every field but
+// Routes may be left empty.
+type Live struct {
+	Routes []server.Route
+	// Pages are the area's pages in the web console, Cards its figures on
+	// the console's dashboard.
+	Pages []consolepage.Page
+	Cards []consolepage.Card
+	// Reload puts the area's LiveSettings of a reloaded configuration in
+	// force (it is called on every reload that changed any setting).
+	Reload func(*config.Config)
+	// Sync runs in cluster mode every cluster.sync_interval × 10, to catch
+	// up with what other nodes changed that the area keeps in memory; its
+	// error is logged.
+	Sync func() error
+	// API are the area's routes on the operator API (/api/...), by
+	// pattern ("GET /api/guides"): each answers JSON with the handler's
+	// value, behind the API's token check and limits.
+	API map[string]APIHandler
+	// Value is what the area's commands run with while the server serves
+	// (CommandEnv.Live): its in-memory state, such as counts.
+	Value any
+}
+
+// APIHandler answers an operator API request: its value is sent as JSON;
+// its error as the API's error reply, worded as a command's (an
+// OperatorError's message as it is).
+type APIHandler func(ctx context.Context, r *http.Request) (any, error)
 
 // Command is an operator command of an area, "honmaster <Name> [flags]".
 // It runs where every operator command runs: in the server, through its
 // admin socket, when one serves the data directory, else on the data
 // directory itself. It takes flags only (no positional arguments); the
 // host parses them, answers --help, and reports mistakes with exit
-// status 2.
+// status 2. A request that takes positional arguments (a file, an id)
+// implements Positional.
 type Command struct {
-	Name  string // the command words, starting with the area's name: "daily show"
+	Name  string // the command words, usually starting with the area's name: "daily show"
 	Usage string // the flags, for the help text: "--login L"
 	// Flags returns a new request with its flags declared on fs, each
 	// bound to one of its fields. The request travels to the server as
@@ -76,11 +120,22 @@ type CommandRequest interface {
 	Run(ctx context.Context, env CommandEnv, out io.Writer) error
 }
 
+// Positional is a CommandRequest that takes positional arguments (those
+// left after the flags, which may also come between them). Args runs where
+// the operator typed the command, before the request travels to the
+// server: it turns a file name into an absolute path there.
+type Positional interface {
+	Args(args []string) error
+}
+
 // CommandEnv is what a command runs with.
 type CommandEnv struct {
 	Sys    *actors.System
 	Config *config.Config
 	Log    *slog.Logger
+	// Live is the area's Live.Value while the server serves; nil when the
+	// command runs on a stopped server's data directory.
+	Live any
 }
 
 // Env is what an area's routes are built with.
@@ -94,9 +149,11 @@ type Env struct {
 	// Plugin reaches the area's plugin (its supervisor, counted in the
 	// metrics): the Caller of the area's decisions.
 	Plugin sdk.Caller
-	// Host is the serving program's own state, for the areas built into
-	// it (host/cli hands its *App); other areas have no use for it.
-	Host any
+	// Metrics is the server's metrics registry, where the area registers
+	// its own (under the honmaster_ namespace, named after the area).
+	Metrics prometheus.Registerer
+	// Cluster is true in cluster mode (Live.Sync then runs).
+	Cluster bool
 }
 
 var registry = struct {
@@ -107,19 +164,27 @@ var registry = struct {
 // Register adds an area. Call it from an init function of the area's host
 // package. It panics when the module lacks its area, bundled plugin or
 // routes, or registers an area twice: programming errors any test
-// catches.
+// catches. (A command whose name the host's own commands take is refused
+// when the host builds its command table; a test of host/cli catches it.)
 func Register(m Module) {
 	registry.Lock()
 	defer registry.Unlock()
 	switch {
 	case !m.Area.Known():
 		panic(fmt.Sprintf("area: %q is not a registered contract (sdk.RegisterArea)", m.Area))
-	case m.Bundled == nil || m.Routes == nil:
-		panic(fmt.Sprintf("area: %s needs Bundled and Routes", m.Area))
+	case m.Bundled == nil || m.Start == nil:
+		panic(fmt.Sprintf("area: %s needs Bundled and Start", m.Area))
 	}
 	for _, c := range m.Commands {
-		if c.Flags == nil || (c.Name != string(m.Area) && !strings.HasPrefix(c.Name, string(m.Area)+" ")) {
-			panic(fmt.Sprintf("area: %s: command %q must start with the area's name and have Flags", m.Area, c.Name))
+		if c.Flags == nil || strings.TrimSpace(c.Name) == "" {
+			panic(fmt.Sprintf("area: %s: command %q must have a name and Flags", m.Area, c.Name))
+		}
+		for _, o := range registry.mods {
+			for _, oc := range o.Commands {
+				if oc.Name == c.Name {
+					panic(fmt.Sprintf("area: %s: command %q is %s's already", m.Area, c.Name, o.Area))
+				}
+			}
 		}
 	}
 	for _, o := range registry.mods {
@@ -159,3 +224,16 @@ func Names() []string {
 	}
 	return out
 }
+
+// OperatorError is a command's failure worded for the operator: the host
+// shows Msg as it is (exit status 1), and keeps Cause for errors.Is and
+// the log. Any other error of a command is shown with a generic lead-in
+// ("the command failed: ...") or, for the failures every command can meet
+// (a full disk, a timeout ...), the host's own sentence.
+type OperatorError struct {
+	Msg   string
+	Cause error
+}
+
+func (e *OperatorError) Error() string { return e.Msg }
+func (e *OperatorError) Unwrap() error { return e.Cause }

@@ -7,17 +7,16 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/login"
-	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 )
 
 var testArea = sdk.RegisterArea("areatest")
 
-func noRoutes(Env) ([]server.Route, error) { return nil, nil }
+func noRoutes(Env) (*Live, error) { return &Live{}, nil }
 
 func TestRegisterAndLookup(t *testing.T) {
-	Register(Module{Area: testArea, Bundled: func() *sdk.Plugin { return &sdk.Plugin{} }, Routes: noRoutes})
+	Register(Module{Area: testArea, Bundled: func() *sdk.Plugin { return &sdk.Plugin{} }, Start: noRoutes})
 	if m, ok := Lookup(testArea); !ok || m.Area != testArea {
 		t.Fatalf("Lookup = %+v, %v", m, ok)
 	}
@@ -29,10 +28,10 @@ func TestRegisterAndLookup(t *testing.T) {
 		t.Errorf("Names() = %v lacks %s", Names(), testArea)
 	}
 	for name, m := range map[string]Module{
-		"twice":       {Area: testArea, Bundled: func() *sdk.Plugin { return nil }, Routes: noRoutes},
-		"no contract": {Area: sdk.Area("nocontract"), Bundled: func() *sdk.Plugin { return nil }, Routes: noRoutes},
+		"twice":       {Area: testArea, Bundled: func() *sdk.Plugin { return nil }, Start: noRoutes},
+		"no contract": {Area: sdk.Area("nocontract"), Bundled: func() *sdk.Plugin { return nil }, Start: noRoutes},
 		"no routes":   {Area: testArea},
-		"no bundled":  {Area: testArea, Routes: noRoutes},
+		"no bundled":  {Area: testArea, Start: noRoutes},
 	} {
 		func() {
 			defer func() {

@@ -80,20 +80,27 @@ func TestRequestPathsAbsolute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		op   string
-		path func(Request) string
-	}{
-		{"backup", func(r Request) string { return r.(*BackupRequest).To }},
-		{"products import", func(r Request) string { return r.(*ImportProductsRequest).File }},
-		{"guides import", func(r Request) string { return r.(*GuidesImportRequest).File }},
+	// Each request as it travels over the socket (JSON), read by its
+	// field's name: an area's request type is its own package's.
+	for _, tc := range []struct{ op, field string }{
+		{"backup", "to"},
+		{"products import", "file"},
+		{"guides import", "file"},
 	} {
 		req, err := opNamed(tc.op).parse(sampleArgs[tc.op])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := tc.path(req); !filepath.IsAbs(p) || !strings.HasPrefix(p, wd) {
-			t.Errorf("%s: path %q not made absolute", tc.op, p)
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(b, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := fields[tc.field].(string); !filepath.IsAbs(p) || !strings.HasPrefix(p, wd) {
+			t.Errorf("%s: path %q not made absolute (request %s)", tc.op, p, b)
 		}
 	}
 	_, err = decodeAdmin(strings.NewReader(`{"protocol":2,"op":"backup","request":{"to":"relative"}}`))
@@ -120,7 +127,8 @@ func TestAdminDecodeRefuses(t *testing.T) {
 		{"wrong type", `{"protocol":2,"op":"account grant","request":{"login":"x","tickets":"many"}}`, true, "account grant request"},
 		{"no request", `{"protocol":2,"op":"account show"}`, true, "empty request"},
 		{"missing login", `{"protocol":2,"op":"account grant","request":{"tickets":1}}`, true, "--login is required"},
-		{"op and request disagree", `{"protocol":2,"op":"guides hide","request":{"gid":3,"hidden":false}}`, true, `"guides unhide" request`},
+		{"op and request disagree", `{"protocol":2,"op":"guides hide","request":{"gid":3,"hidden":false}}`, true, `unknown field "hidden"`},
+		{"unknown area request field", `{"protocol":2,"op":"reports show","request":{"id":"1-1","gold":1}}`, true, `unknown field "gold"`},
 		{"bad report id", `{"protocol":2,"op":"reports show","request":{"id":"x"}}`, true, "REPORTER-NUMBER"},
 		{"suspend without days", `{"protocol":2,"op":"reports resolve","request":{"id":"1-1","action":"suspend","by":"m"}}`, true, "suspend needs --days"},
 		{"request not an object", `{"protocol":2,"op":"account show","request":["x"]}`, true, "account show request"},

@@ -21,9 +21,9 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/cluster"
 	"github.com/honmaster/masterserver/host/console"
-	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
@@ -51,18 +51,13 @@ type App struct {
 	// Metrics are the server's metrics (fed only while serving).
 	Metrics *metrics.Metrics
 
-	// guideTally is the guides area's live vote counts while it serves
-	// (see GuideTally).
-	guideTally atomic.Pointer[guides.Tally]
-
 	// console is the web console while it serves (nil: none), runtime
 	// the started server (a configuration reload reaches both).
 	console *console.Console
 	runtime atomic.Pointer[Runtime]
-	// reportsArea and guidesService are the areas whose limits a reload
-	// changes (set when their routes are built, before serving; nil until).
-	reportsArea   *reports.Area
-	guidesService *guides.Service
+	// lives are the areas being served (set when their routes are built,
+	// before serving; nil until, and in a command on a stopped server).
+	lives map[sdk.Area]*hostarea.Live
 	// accessLog is server.access_log in force.
 	accessLog atomic.Bool
 
@@ -73,17 +68,6 @@ type App struct {
 	// pluginClock times each area's plugin supervisor (WithPluginClock);
 	// nil: the real clock.
 	pluginClock func(sdk.Area) supervisor.Clock
-}
-
-// GuideTally is the players' vote counts: the guides area's live ones
-// while it serves, else rebuilt from the vote records (a scan of every
-// account's votes; both agree, see guides.Tally). Operator commands, the
-// operator API and the web console read counts through it.
-func (a *App) GuideTally() (*guides.Tally, error) {
-	if t := a.guideTally.Load(); t != nil {
-		return t, nil
-	}
-	return guides.LoadTally(a.DB)
 }
 
 // dbDirName is the database directory inside the data directory.

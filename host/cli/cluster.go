@@ -6,9 +6,9 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/cluster"
 	"github.com/honmaster/masterserver/host/console"
-	"github.com/honmaster/masterserver/host/guides"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/server"
 )
@@ -56,14 +56,15 @@ func attachCluster(app *App, srv *server.Server) {
 	})
 }
 
-// tallyResyncEvery is how many global-version syncs pass between two
-// resyncs of the guide vote counts (a scan of every vote record).
-const tallyResyncEvery = 10
+// areaSyncEvery is how many global-version syncs pass between two runs of
+// the areas' Live.Sync (the guides area's rescans every vote record).
+const areaSyncEvery = 10
 
 // syncCluster reads, every cluster.sync_interval until ctx ends, which
 // global records other nodes changed (so that caches reload them), and
-// every tallyResyncEvery intervals brings the guide vote counts to the
-// stored votes (votes cast on other nodes).
+// every areaSyncEvery intervals lets each area catch up with what other
+// nodes changed (hostarea.Live.Sync: the guides area brings its vote
+// counts to the stored votes).
 func (rt *Runtime) syncCluster(ctx context.Context) {
 	app := rt.App
 	if app.Cluster == nil {
@@ -82,10 +83,12 @@ func (rt *Runtime) syncCluster(ctx context.Context) {
 		} else {
 			app.Sys.SyncGlobalVersions(vers)
 		}
-		if i%tallyResyncEvery == 0 {
-			if tally := app.guideTally.Load(); tally != nil {
-				if _, err := guides.ResyncTally(tally, app.DB); err != nil {
-					app.Log.Warn("cluster: resync of guide vote counts", "err", err)
+		if i%areaSyncEvery == 0 {
+			for _, m := range hostarea.Modules() {
+				if live := app.lives[m.Area]; live != nil && live.Sync != nil {
+					if err := live.Sync(); err != nil {
+						app.Log.Warn("cluster: an area's catch-up with other nodes failed", "area", m.Area, "err", err)
+					}
 				}
 			}
 		}

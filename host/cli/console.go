@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/config"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/limit"
 
 	"github.com/honmaster/masterserver/host/console"
@@ -14,7 +15,7 @@ import (
 // mountConsole mounts the web console on the operator listener.
 func mountConsole(op *operator.Server, app *App) error {
 	c, err := console.New(console.Deps{Sys: app.Sys, Group: app.Group, Accounts: app.Accounts, Login: app.Login,
-		Metrics: app.Metrics, Plugins: app.Plugins.statuses, Log: app.Log, GuideTally: app.GuideTally,
+		Metrics: app.Metrics, Plugins: app.Plugins.statuses, Log: app.Log,
 		Health:           func() error { return storageHealth(app.DB.Health()) },
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
@@ -23,6 +24,20 @@ func mountConsole(op *operator.Server, app *App) error {
 		Reload:           app.reloadFromConsole})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
+	}
+	for _, m := range hostarea.Modules() {
+		if live := app.lives[m.Area]; live != nil {
+			for _, p := range live.Pages {
+				if err := c.AddPage(p); err != nil {
+					return fmt.Errorf("area %s: %w", m.Area, err)
+				}
+			}
+			for _, card := range live.Cards {
+				if err := c.AddCard(card); err != nil {
+					return fmt.Errorf("area %s: %w", m.Area, err)
+				}
+			}
+		}
 	}
 	app.console = c
 	c.Mount(op.Handle)

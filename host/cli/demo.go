@@ -10,8 +10,8 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console"
-	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -36,16 +36,10 @@ var demoAccounts = []demoAccount{
 var demoOperator = demoAccount{"demo_admin", "demo-admin-pass", "DemoAdmin", ""}
 
 // seedDemo creates the demo accounts unless the data directory has them
-// already (other accounts may exist), and the demo prize catalog unless one
-// was imported, then prints the demo logins.
+// already (other accounts may exist), then each area's demo data
+// (hostarea.Module.Demo: the prize catalog, the guides ...), and prints
+// the demo logins.
 func seedDemo(ctx context.Context, app *App, out io.Writer) error {
-	if _, err := plinko.StoredCatalog(app.DB); errors.Is(err, storage.ErrNotFound) {
-		if err := plinko.PutCatalog(ctx, app.Sys, plinko.DemoCatalog()); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
 	if _, err := app.DB.LoginID(demoAccounts[0].login); errors.Is(err, storage.ErrNotFound) {
 		if err := createDemo(ctx, app); err != nil {
 			return err
@@ -53,8 +47,13 @@ func seedDemo(ctx context.Context, app *App, out io.Writer) error {
 	} else if err != nil {
 		return err
 	}
-	if err := seedDemoGuides(ctx, app); err != nil {
-		return err
+	for _, m := range hostarea.Modules() {
+		if m.Demo == nil {
+			continue
+		}
+		if err := m.Demo(ctx, hostarea.CommandEnv{Sys: app.Sys, Config: app.Cfg, Log: app.Log}); err != nil {
+			return fmt.Errorf("area %s: %w", m.Area, err)
+		}
 	}
 	if _, err := app.DB.LoginID(demoOperator.login); errors.Is(err, storage.ErrNotFound) {
 		if _, err := app.Accounts.Create(ctx, accounts.Create{Login: demoOperator.login, Password: demoOperator.password,

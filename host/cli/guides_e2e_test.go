@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/host/guides"
+
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
@@ -640,7 +642,9 @@ func TestGuidesYoungVotesWeighLess(t *testing.T) {
 			ts := clitest.Start(t, func(c *config.Config) {
 				clitest.LoadTestLimits(c) // twenty voters from 127.0.0.1
 				c.Limits.NewAccountAge = config.Duration{Duration: tc.age}
-				c.Guides.RankStaleness = config.Duration{} // every list ranks the current counts
+				set := guides.SettingsOf(c)
+				set.RankStaleness = config.Duration{} // every list ranks the current counts
+				config.SetSection(c, "guides", set)
 			})
 			ts.Host(t, "guides", "import", writeOwn(t, guide(7, "Top", "nobody", false, 19, 1), guide(8, "Runner-up", "nobody", false, 14, 6)))
 			var last *guideClient

@@ -11,6 +11,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
 	"github.com/honmaster/masterserver/storage"
@@ -63,6 +64,7 @@ func explain(err error) string {
 
 func explainRaw(err error) string {
 	var oe *opError
+	var ae *hostarea.OperatorError
 	switch {
 	case errors.Is(err, errUsage):
 		// A command-line mistake: its own words (Main adds where to get
@@ -73,6 +75,8 @@ func explainRaw(err error) string {
 		return specifics(err, errUsage)
 	case errors.As(err, &oe):
 		return oe.msg
+	case errors.As(err, &ae):
+		return ae.Msg
 	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired):
 		return "the server did not answer in time; the command may or may not have been applied (check, then retry)"
 	case errors.Is(err, actors.ErrStopped), errors.Is(err, storage.ErrClosed):

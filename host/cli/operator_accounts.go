@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/honmaster/masterserver/host/guides"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/operator"
 )
 
+// mountAccountAPI mounts the operator API's account routes and every
+// served area's (hostarea.Live.API).
 func mountAccountAPI(op interface {
 	HandleAPI(string, http.Handler)
 }, app *App) {
@@ -18,22 +20,13 @@ func mountAccountAPI(op interface {
 		}
 		return out, nil
 	}))
-	op.HandleAPI("GET "+operator.PathGuides, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
-		gs, err := guides.LoadGuides(app.DB, r.FormValue("hero"))
-		if err != nil {
-			return nil, err
+	for _, m := range hostarea.Modules() {
+		live := app.lives[m.Area]
+		if live == nil {
+			continue
 		}
-		t, err := app.GuideTally()
-		if err != nil {
-			return nil, err
+		for pattern, h := range live.API {
+			op.HandleAPI(pattern, apiHandler(h))
 		}
-		out := make([]operator.GuideCounts, 0, len(gs))
-		for i := range gs {
-			g := &gs[i]
-			c, p := t.Counts(g), t.Derived(g.Gid)
-			out = append(out, operator.GuideCounts{Gid: uint32(g.Gid), Hero: g.Hero, Name: g.Name, Hidden: g.Hidden,
-				Up: c.Up, Down: c.Down, PlayersUp: p.Up, PlayersDown: p.Down})
-		}
-		return out, nil
-	}))
+	}
 }

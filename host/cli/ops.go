@@ -22,7 +22,6 @@ import (
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/operator"
-	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -80,8 +79,6 @@ var ops = []op{
 		parse: parseBackup, empty: func() Request { return new(BackupRequest) }},
 	{name: "plugins",
 		parse: parsePlugins, empty: func() Request { return new(PluginsRequest) }},
-	{name: "products import", usage: "FILE (JSON catalog, see host/plinko/catalog.md)",
-		parse: parseImportProducts, empty: func() Request { return new(ImportProductsRequest) }},
 	{name: "cloud show", usage: "--login L [--bucket B]",
 		parse: parseCloudShow, empty: func() Request { return new(CloudShowRequest) }},
 }
@@ -630,16 +627,6 @@ func parseBackup(args []string) (Request, error) {
 	return checked(&r)
 }
 
-// ImportProductsRequest imports the Plinko catalog in File (an absolute
-// path, read by whichever process runs the request).
-type ImportProductsRequest struct {
-	File string `json:"file"`
-}
-
-func (*ImportProductsRequest) Op() string { return "products import" }
-
-func (r *ImportProductsRequest) Validate() error { return needFile("products import", r.File) }
-
 // needFile checks the FILE argument of an import.
 func needFile(cmd, file string) error {
 	switch {
@@ -649,42 +636,6 @@ func needFile(cmd, file string) error {
 		return usageError("%s: %s must be an absolute path", cmd, file)
 	}
 	return nil
-}
-
-func (r *ImportProductsRequest) Run(ctx context.Context, app *App, out io.Writer) error {
-	f, err := os.Open(r.File)
-	if err != nil {
-		return &opError{cause: err, msg: fmt.Sprintf("cannot read the catalog: %v", unwrapPath(err))}
-	}
-	defer f.Close()
-	if err := plinko.ImportCatalog(ctx, app.Sys, f, out); err != nil {
-		if errors.Is(err, plinko.ErrCatalog) {
-			return &opError{cause: err, msg: fmt.Sprintf("catalog %s is not valid, nothing imported: %s", r.File, specifics(err, plinko.ErrCatalog))}
-		}
-		return err
-	}
-	return nil
-}
-
-func parseImportProducts(args []string) (Request, error) {
-	file, err := fileArg("products import", args)
-	if err != nil {
-		return nil, err
-	}
-	return checked(&ImportProductsRequest{File: file})
-}
-
-// fileArg parses the one FILE argument of an import command, made
-// absolute.
-func fileArg(cmd string, args []string) (string, error) {
-	fs := newFlags(cmd, nil)
-	if err := parseWithArgs(fs, args); err != nil {
-		return "", err
-	}
-	if fs.NArg() != 1 {
-		return "", usageError("%s FILE: give one file", cmd)
-	}
-	return absPath(fs.Arg(0))
 }
 
 // CloudShowRequest shows an account's cloud settings in Bucket.

@@ -16,8 +16,6 @@ import (
 
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/gcfloor"
-	"github.com/honmaster/masterserver/host/plinko"
-	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
@@ -28,15 +26,6 @@ func bundledPlugin(area sdk.Area) func() *sdk.Plugin {
 		return m.Bundled
 	}
 	return nil
-}
-
-func plinkoRoutes(app *App, decider sdk.Caller) ([]server.Route, error) {
-	a, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: app.Cfg.Plinko, Log: app.Log,
-		OnDrop: app.Metrics.ObserveDrop})
-	if err != nil {
-		return nil, err
-	}
-	return a.Routes(), nil
 }
 
 // pluginGCHeapFloor is the heap floor of a bundled plugin's process

@@ -9,12 +9,12 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	hostarea "github.com/honmaster/masterserver/host/area"
-	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
 
-// liveKeys are the settings a configuration reload puts in force at once:
-// a key as config.Changed names it, or a prefix ending in ".". Every other
+// liveKeys are the host's settings a configuration reload puts in force at
+// once (each area adds its own, hostarea.Module.LiveSettings): a key as
+// config.Changed names it, or a prefix ending in ".". Every other
 // key that changed (the listen addresses, the data directory, storage,
 // the other actors settings, the SRP group, a section added later such as [cluster] ...) keeps
 // its running value until the next restart, and the reload names it in one
@@ -29,13 +29,16 @@ var liveKeys = []string{
 	"limits.failed_proofs_per_address", "limits.failed_proofs_per_login_address",
 	"limits.max_connections", "limits.max_connections_per_address",
 	"limits.console_signin_per_address", "limits.console_signin_per_login",
-	"limits.reports_per_address", "limits.guide_votes_per_address", "limits.guide_votes_per_guide_address",
 	"actors.idle_timeout",
 	"plugins.", "plugin_defaults.",
 }
 
 func isLive(key string) bool {
-	for _, k := range liveKeys {
+	keys := liveKeys
+	for _, m := range hostarea.Modules() {
+		keys = append(keys[:len(keys):len(keys)], m.LiveSettings...)
+	}
+	for _, k := range keys {
 		if key == k || (strings.HasSuffix(k, ".") && strings.HasPrefix(key, k)) {
 			return true
 		}
@@ -159,11 +162,10 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	rt.Server.Reload(next)
 	l := next.Limits
 	app.Login.SetFailedProofRates(limitRate(l.FailedProofsAddress), limitRate(l.FailedProofsLogin))
-	if app.reportsArea != nil {
-		app.reportsArea.SetAddressRate(limit.Rate{Burst: l.ReportsAddress.Burst, Every: l.ReportsAddress.Every.Duration})
-	}
-	if app.guidesService != nil {
-		app.guidesService.SetVoteBudget(voteBudget(l))
+	for _, m := range hostarea.Modules() {
+		if live := app.lives[m.Area]; live != nil && live.Reload != nil {
+			live.Reload(next)
+		}
 	}
 	if app.console != nil {
 		app.console.SetSecureCookies(next.ConsoleSecureCookies())

@@ -346,16 +346,19 @@ func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, er
 	if err := srv.Mount(cloudArea.Routes()...); err != nil {
 		return nil, err
 	}
+	lives := map[sdk.Area]*hostarea.Live{}
 	for _, m := range hostarea.Modules() {
-		routes, err := m.Routes(hostarea.Env{Sys: app.Sys, Login: app.Login, Config: cfg, Log: log,
-			Plugin: app.Metrics.Caller(m.Area, caller(m.Area)), Host: app})
+		live, err := m.Start(hostarea.Env{Sys: app.Sys, Login: app.Login, Config: cfg, Log: log,
+			Plugin: app.Metrics.Caller(m.Area, caller(m.Area)), Metrics: app.Metrics.Registry, Cluster: app.Cluster != nil})
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", m.Area, err)
 		}
-		if err := srv.Mount(routes...); err != nil {
+		if err := srv.Mount(live.Routes...); err != nil {
 			return nil, fmt.Errorf("area %s: %w", m.Area, err)
 		}
+		lives[m.Area] = live
 	}
+	app.lives = lives
 	srv.SetHealthCheck(app.Plugins.Unhealthy)
 	srv.AddHealthCheck("storage", func() error { return storageHealth(app.DB.Health()) })
 	attachCluster(app, srv)

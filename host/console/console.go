@@ -23,9 +23,10 @@
 // every POST carries the session's CSRF token. Failed sign-ins are limited
 // per client address and per login with host/limit's token buckets.
 //
-// Other areas add their pages with Console.AddPage (see Page): they appear in
-// the navigation, behind the same sign-in and CSRF check, and render with
-// Console.Render.
+// The areas add their pages (their hostarea.Live.Pages, package
+// consolepage) with Console.AddPage: they appear in the navigation, behind
+// the same sign-in and CSRF check, and render with consolepage.Render in
+// the console's layout.
 package console
 
 import (
@@ -42,6 +43,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -50,12 +52,11 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
-	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
-	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -90,9 +91,6 @@ type Deps struct {
 	Plugins func() []metrics.PluginStatus
 	// Health is the storage health, worded for operators (nil: healthy).
 	Health func() error
-	// Odds are the configured Plinko odds shown against the observed ones
-	// (zero: plinkoapi.DefaultOdds, the bundled plugin's).
-	Odds plinkoapi.Odds
 	// SecureCookies sets the Secure flag on cookies even on plain HTTP (the
 	// console reached through a TLS reverse proxy); a request that came
 	// over TLS gets it anyway.
@@ -103,9 +101,6 @@ type Deps struct {
 	// per login, one more per minute); Burst 0 with Every > 0 turns the
 	// limit off.
 	SignInPerAddress, SignInPerLogin limit.Rate
-	// GuideTally returns the players' vote counts (nil: rebuilt from the
-	// vote records on each guides page, guides.LoadTally).
-	GuideTally func() (*guides.Tally, error)
 	// Nodes lists the cluster's members as this node sees them (nil: a
 	// single node, no cluster section on the dashboard).
 	Nodes func() []Node
@@ -118,24 +113,16 @@ type Deps struct {
 	Now             func() time.Time
 }
 
-// Page is a console page another area adds (a plugin area of its own). Handler runs
-// only for a signed-in operator, after the CSRF check of a POST; it renders
-// with Console.Render so the page has the console's layout and navigation.
-type Page struct {
-	Path    string // under Prefix, e.g. "/console/reports"
-	Title   string // navigation label
-	Handler http.Handler
-}
-
 // Console serves the web console.
 type Console struct {
 	d        Deps
 	pages    map[string]*template.Template
 	mu       sync.Mutex
 	sessions map[[32]byte]*session // by SHA-256 of the cookie
-	extra    []Page
-	signIns  *signInLimits // signin_limit.go
-	secure   atomic.Bool   // Deps.SecureCookies, changed by SetSecureCookies
+	extra    []consolepage.Page
+	cards    []consolepage.Card // the areas' dashboard figures (AddCard)
+	signIns  *signInLimits      // signin_limit.go
+	secure   atomic.Bool        // Deps.SecureCookies, changed by SetSecureCookies
 	rates    rateSampler
 	mux      *http.ServeMux
 }
@@ -163,9 +150,6 @@ func New(d Deps) (*Console, error) {
 	}
 	if d.SessionLifetime == 0 {
 		d.SessionLifetime = 8 * time.Hour
-	}
-	if d.Odds == (plinkoapi.Odds{}) {
-		d.Odds = plinkoapi.DefaultOdds
 	}
 	d.SignInPerAddress, d.SignInPerLogin = signInDefaults(d.SignInPerAddress, d.SignInPerLogin)
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
@@ -224,10 +208,55 @@ var funcs = template.FuncMap{
 	"join": strings.Join,
 }
 
-// AddPage adds an area's page to the console (before Mount).
-func (c *Console) AddPage(p Page) {
+// AddPage adds an area's page to the console (before Mount): its link in
+// the navigation, after the console's own, and its routes, behind the
+// sign-in and CSRF check. A page with a route that is not under Prefix, or
+// that the console or another page serves, is refused; after such an error
+// the console must not be served (a server does not start).
+func (c *Console) AddPage(p consolepage.Page) error {
+	routes := map[string]http.Handler{"GET " + p.Path: p.Handler}
+	for pattern, h := range p.Routes {
+		routes[pattern] = h
+	}
+	for pattern, h := range routes {
+		_, path, _ := strings.Cut(pattern, " ")
+		if !strings.HasPrefix(path, Prefix) || h == nil {
+			return fmt.Errorf("console page %q: route %q must be under %s and have a handler", p.Title, pattern, Prefix)
+		}
+	}
+	for pattern, h := range routes {
+		if err := register(c.mux, pattern, c.auth(h)); err != nil {
+			return fmt.Errorf("console page %q: %w", p.Title, err)
+		}
+	}
 	c.extra = append(c.extra, p)
-	c.mux.Handle(p.Path, c.auth(p.Handler))
+	return nil
+}
+
+// AddCard adds an area's figure to the dashboard (before Mount). A card
+// whose id the dashboard or another card has is refused.
+func (c *Console) AddCard(card consolepage.Card) error {
+	taken := card.ID == "" || card.ID == loginsCard || slices.Contains([]string{"online", "storage"}, card.ID)
+	for _, o := range c.cards {
+		taken = taken || o.ID == card.ID
+	}
+	if taken || (card.Total == nil && card.Value == nil) {
+		return fmt.Errorf("dashboard card %q: its id is empty or taken, or it has no figure", card.ID)
+	}
+	c.cards = append(c.cards, card)
+	return nil
+}
+
+// register adds pattern to mux, turning ServeMux's panic on a clash into
+// an error.
+func register(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	mux.Handle(pattern, h)
+	return nil
 }
 
 // Mount mounts the console on a mux (the operator listener's Handle).
@@ -261,15 +290,7 @@ func (c *Console) routes() {
 	m.Handle("POST /console/account/suspend", c.auth(http.HandlerFunc(c.suspend)))
 	m.Handle("POST /console/account/password", c.auth(http.HandlerFunc(c.resetPassword)))
 	m.Handle("POST /console/account/subaccount", c.auth(http.HandlerFunc(c.createSub)))
-	m.Handle("GET /console/plinko", c.auth(http.HandlerFunc(c.plinkoPage)))
-	m.Handle("POST /console/plinko/import", c.auth(http.HandlerFunc(c.plinkoImport)))
 	m.Handle("GET /console/cloud", c.auth(http.HandlerFunc(c.cloudPage)))
-	m.Handle("GET /console/reports", c.auth(http.HandlerFunc(c.reportsPage)))
-	m.Handle("GET /console/report", c.auth(http.HandlerFunc(c.reportPage)))
-	m.Handle("POST /console/report/resolve", c.auth(http.HandlerFunc(c.resolveReport)))
-	m.Handle("GET /console/guides", c.auth(http.HandlerFunc(c.guidesPage)))
-	m.Handle("POST /console/guides/import", c.auth(http.HandlerFunc(c.guidesImport)))
-	m.Handle("POST /console/guides/moderate", c.auth(http.HandlerFunc(c.guidesModerate)))
 }
 
 // newToken returns 32 random bytes as hex.
@@ -359,21 +380,26 @@ func (c *Console) auth(h http.Handler) http.Handler {
 				return
 			}
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, s)))
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, s))
+		h.ServeHTTP(w, consolepage.WithRenderer(r, pageRenderer{c, s}))
 	})
 }
 
 // maxUpload bounds a POST body (a catalog file).
 const maxUpload = 4 << 20
 
-// CSRFField is the hidden form field a page's POST forms must carry.
-func CSRFField(r *http.Request) template.HTML {
-	s, _ := r.Context().Value(ctxKey{}).(*session)
-	if s == nil {
-		return ""
-	}
-	return template.HTML(`<input type="hidden" name="csrf" value="` + template.HTMLEscapeString(s.csrf) + `">`)
+// pageRenderer renders an area's page (consolepage.Render) for a
+// signed-in operator's request.
+type pageRenderer struct {
+	c *Console
+	s *session
 }
+
+func (p pageRenderer) Render(w http.ResponseWriter, r *http.Request, title string, body template.HTML) {
+	p.c.render(w, r, "extra", title, nil, body)
+}
+func (p pageRenderer) CSRF() string     { return p.s.csrf }
+func (p pageRenderer) Operator() string { return p.s.login }
 
 // Operator returns the login of the signed-in operator of a page request.
 func Operator(r *http.Request) string {
@@ -388,17 +414,11 @@ type view struct {
 	Title    string
 	Operator string
 	CSRF     string
-	Nav      []Page
+	Nav      []consolepage.Page
 	Notice   string
 	Error    string
 	Body     template.HTML
 	Data     any
-}
-
-// Render writes an area page (Page.Handler) with the console's layout: body
-// is the page's own HTML (escape what it holds; use CSRFField in forms).
-func (c *Console) Render(w http.ResponseWriter, r *http.Request, title string, body template.HTML) {
-	c.render(w, r, "extra", title, nil, body)
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title string, data any, body template.HTML) {

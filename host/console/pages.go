@@ -21,9 +21,7 @@ import (
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
-	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/reports"
-	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -64,8 +62,12 @@ func back(w http.ResponseWriter, r *http.Request, to string, notice string, err 
 
 // Dashboard.
 
-// counters are the cumulative counts the dashboard turns into rates.
-type counters struct{ logins, drops float64 }
+// counters are the cumulative counts the dashboard turns into rates, by
+// card: the logins, and the areas' cards with a Total.
+type counters map[string]float64
+
+// loginsCard is the dashboard's own rate card.
+const loginsCard = "logins"
 
 func (c *Console) gather() map[string]*dto.MetricFamily {
 	out := map[string]*dto.MetricFamily{}
@@ -107,8 +109,13 @@ func sum(fams map[string]*dto.MetricFamily, name, lab, val string) float64 {
 }
 
 func (c *Console) counters() counters {
-	f := c.gather()
-	return counters{logins: sum(f, "honmaster_logins_total", "outcome", "ok"), drops: sum(f, "honmaster_plinko_drops_total", "", "")}
+	out := counters{loginsCard: sum(c.gather(), "honmaster_logins_total", "outcome", "ok")}
+	for _, card := range c.cards {
+		if card.Total != nil {
+			out[card.ID] = card.Total()
+		}
+	}
+	return out
 }
 
 // rateSampler keeps recent samples of the counters; a rate is taken over the
@@ -138,26 +145,30 @@ func (s *rateSampler) add(now time.Time, c counters) (perMin counters, window ti
 	if mins < 1 {
 		mins = 1 // young console: counts so far, per minute at most
 	}
-	return counters{logins: (c.logins - old.c.logins) / mins, drops: (c.drops - old.c.drops) / mins}, window
+	perMin = counters{}
+	for id, v := range c {
+		perMin[id] = (v - old.c[id]) / mins // a card added since counts from 0
+	}
+	return perMin, window
 }
 
 type dashboardData struct {
 	Online          int
 	LoginsPerMin    string
-	DropsPerMin     string
+	Cards           []cardRow // the areas'
 	Window          string
 	Plugins         []pluginRow
 	Storage         string
 	StorageOK       bool
 	LiveActors      float64
 	CommitErrors    float64
-	TicketsIn       float64
-	TicketsOut      float64
 	SessionsCreated float64
 	Clustered       bool
 	Nodes           []Node
 	CanReload       bool // Deps.Reload is set: show the button
 }
+
+type cardRow struct{ ID, Title, Value string }
 
 type pluginRow struct {
 	Area     string
@@ -188,14 +199,20 @@ func (c *Console) online() int {
 
 func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 	fams := c.gather()
-	cur := counters{logins: sum(fams, "honmaster_logins_total", "outcome", "ok"), drops: sum(fams, "honmaster_plinko_drops_total", "", "")}
-	rate, window := c.rates.add(c.d.Now(), cur)
-	d := dashboardData{Online: c.online(), LoginsPerMin: strconv.FormatFloat(rate.logins, 'f', 1, 64),
-		DropsPerMin: strconv.FormatFloat(rate.drops, 'f', 1, 64), Window: window.Round(time.Second).String(),
-		StorageOK: true, Storage: "healthy",
+	rate, window := c.rates.add(c.d.Now(), c.counters())
+	d := dashboardData{Online: c.online(), LoginsPerMin: strconv.FormatFloat(rate[loginsCard], 'f', 1, 64),
+		Window: window.Round(time.Second).String(), StorageOK: true, Storage: "healthy",
 		LiveActors: sum(fams, "honmaster_actors_live", "", ""), CommitErrors: sum(fams, "honmaster_storage_commit_errors_total", "", ""),
-		TicketsIn: sum(fams, "honmaster_plinko_tickets_total", "direction", "in"), TicketsOut: sum(fams, "honmaster_plinko_tickets_total", "direction", "out"),
 		SessionsCreated: sum(fams, "honmaster_sessions_created_total", "", ""), CanReload: c.d.Reload != nil}
+	for _, card := range c.cards {
+		row := cardRow{ID: card.ID, Title: card.Title}
+		if card.Total != nil {
+			row.Value = strconv.FormatFloat(rate[card.ID], 'f', 1, 64)
+		} else if card.Value != nil {
+			row.Value = card.Value()
+		}
+		d.Cards = append(d.Cards, row)
+	}
 	if c.d.Health != nil {
 		if err := c.d.Health(); err != nil {
 			d.StorageOK, d.Storage = false, err.Error()
@@ -293,7 +310,7 @@ type accountData struct {
 	// suspensions); DirectSuspID a susp_id set directly on the account.
 	Standing     string
 	DirectSuspID int
-	Reasons      []option
+	Reasons      []reports.Option
 	MaxDays      int
 	Email        string
 	SuperID      storage.AccountID
@@ -323,10 +340,10 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/console/accounts", "", err)
 		return
 	}
-	d := accountData{Row: c.rowOf(a, m), Email: a.Email, SuperID: a.SuperID, DirectSuspID: a.SuspID, Reasons: reasonOptions(),
+	d := accountData{Row: c.rowOf(a, m), Email: a.Email, SuperID: a.SuperID, DirectSuspID: a.SuspID, Reasons: reports.ReasonOptions(),
 		MaxDays: reports.MaxResolveDays}
 	now := c.d.Now()
-	d.Standing = standingText(m, now)
+	d.Standing = reports.StandingText(m, now)
 	for _, u := range a.Upgrades {
 		d.Upgrades = append(d.Upgrades, u.ID)
 	}
@@ -565,80 +582,6 @@ func (c *Console) createSub(w http.ResponseWriter, r *http.Request) {
 		notice = fmt.Sprintf("sub-account %s created (id %d)", a.Login, a.ID)
 	}
 	back(w, r, c.accountURL(parent), notice, err)
-}
-
-// Plinko.
-
-type tierRow struct {
-	Tier                      string
-	Configured, Observed      float64
-	Drops                     float64
-	CfgX, ObsX, Y, CfgW, ObsW int
-	CfgLabel, ObsLabel        string
-}
-
-type plinkoData struct {
-	Chests     [4][]plinko.Product
-	ChestNames [4]string
-	Exchange   []plinko.ExchangeItem
-	HasCatalog bool
-	Tiers      []tierRow
-	TotalDrops float64
-	TicketsIn  float64
-	TicketsOut float64
-	Output     string
-	Height     int
-}
-
-func (c *Console) plinkoPage(w http.ResponseWriter, r *http.Request) {
-	d := plinkoData{ChestNames: [4]string{"Diamond", "Gold", "Silver", "Bronze"}}
-	if cat, err := plinko.StoredCatalog(c.d.Sys.DB()); err == nil {
-		d.Chests, d.Exchange, d.HasCatalog = cat.Chests, cat.Exchange, true
-	} else if !errors.Is(err, storage.ErrNotFound) {
-		r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
-	}
-	fams := c.gather()
-	var counts [plinkoapi.NumTiers]float64
-	for t := 1; t <= plinkoapi.NumTiers; t++ {
-		counts[t-1] = sum(fams, "honmaster_plinko_drops_total", "tier", strconv.Itoa(t))
-		d.TotalDrops += counts[t-1]
-	}
-	d.TicketsIn = sum(fams, "honmaster_plinko_tickets_total", "direction", "in")
-	d.TicketsOut = sum(fams, "honmaster_plinko_tickets_total", "direction", "out")
-	const barMax = 300 // px for 100%
-	for t := 1; t <= plinkoapi.NumTiers; t++ {
-		row := tierRow{Tier: plinkoapi.Tier(t).String(), Configured: c.d.Odds.Of(plinkoapi.Tier(t)) * 100, Drops: counts[t-1]}
-		if d.TotalDrops > 0 {
-			row.Observed = counts[t-1] / d.TotalDrops * 100
-		}
-		row.Y = 10 + (t-1)*40
-		row.CfgX, row.ObsX = 130, 130
-		row.CfgW = int(row.Configured / 100 * barMax)
-		row.ObsW = int(row.Observed / 100 * barMax)
-		row.CfgLabel = strconv.FormatFloat(row.Configured, 'f', 1, 64) + "%"
-		row.ObsLabel = strconv.FormatFloat(row.Observed, 'f', 1, 64) + "%"
-		d.Tiers = append(d.Tiers, row)
-	}
-	d.Height = 20 + plinkoapi.NumTiers*40
-	c.render(w, r, "plinko", "Plinko", d, "")
-}
-
-func (c *Console) plinkoImport(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
-	defer cancel()
-	f, _, err := r.FormFile("catalog")
-	if err != nil {
-		back(w, r, "/console/plinko", "", errors.New("choose a catalog file (JSON) to import"))
-		return
-	}
-	defer f.Close()
-	var out bytes.Buffer
-	if err := plinko.ImportCatalog(ctx, c.d.Sys, f, &out); err != nil {
-		back(w, r, "/console/plinko", "", err)
-		return
-	}
-	c.d.Log.Info("console catalog import", "operator", Operator(r))
-	back(w, r, "/console/plinko", strings.TrimSpace(out.String()), nil)
 }
 
 // Cloud.

@@ -1,13 +1,14 @@
 package metrics
 
 import (
+	"errors"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/honmaster/masterserver/host/cloud"
-	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
@@ -24,7 +25,6 @@ const (
 // the request observer (by route) and the console.
 type activity struct {
 	registrations *prometheus.CounterVec
-	reports       *prometheus.CounterVec
 	cloudStores   *prometheus.CounterVec
 	signIns       *prometheus.CounterVec
 }
@@ -32,18 +32,18 @@ type activity struct {
 // requestOutcomes are the outcomes Outcome gives besides the login ones.
 var requestOutcomes = []string{OutcomeOK, OutcomeRefused, OutcomeError, OutcomeNotFound, OutcomeClientError, OutcomeServerError}
 
+// RequestOutcomes are the outcomes a route's request may count as
+// (server.Route.Counted), besides the login ones: an area's own counters
+// create their series at 0 with them.
+func RequestOutcomes() []string { return slices.Clone(requestOutcomes) }
+
 // pluginOutcomes are the outcomes pluginOutcome gives.
 var pluginOutcomes = []string{"ok", "unavailable", "invalid", "failed", "timeout"}
-
-// reportRoutes are the routes that file player reports.
-var reportRoutes = []string{reports.PathReport, reports.PathReport2}
 
 func (m *Metrics) registerActivity() {
 	a := &m.act
 	a.registrations = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "registrations_total",
 		Help: "Registrations through the portal (/portal/register), by outcome."}, []string{"outcome"})
-	a.reports = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "reports_filed_total",
-		Help: "Player report requests, by route and outcome (a /rap/report2.php request may carry several reports)."}, []string{"route", "outcome"})
 	a.cloudStores = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "cloud_stores_total",
 		Help: "Cloud settings uploads (" + cloud.PathStore + "), by outcome."}, []string{"outcome"})
 	a.signIns = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "console_signins_total",
@@ -52,16 +52,13 @@ func (m *Metrics) registerActivity() {
 		Help: "Always 1; the labels say which build runs (module version, VCS revision, Go version)."}, []string{"version", "revision", "goversion"})
 	version, revision, goVersion := buildInfo()
 	build.WithLabelValues(version, revision, goVersion).Set(1)
-	m.Registry.MustRegister(a.registrations, a.reports, a.cloudStores, a.signIns, build)
+	m.Registry.MustRegister(a.registrations, a.cloudStores, a.signIns, build)
 
 	// Every series a dashboard or an alert may divide by exists from the
 	// start at 0, so that rate() and absent() work before the first event.
 	for _, o := range requestOutcomes {
 		a.registrations.WithLabelValues(o)
 		a.cloudStores.WithLabelValues(o)
-		for _, r := range reportRoutes {
-			a.reports.WithLabelValues(r, o)
-		}
 	}
 	for _, o := range []string{SignInOK, SignInRefused, SignInLimited, SignInError} {
 		a.signIns.WithLabelValues(o)
@@ -91,8 +88,6 @@ func (m *Metrics) observeActivity(r *server.RequestInfo, outcome string) {
 		m.act.registrations.WithLabelValues(outcome).Inc()
 	case cloud.PathStore:
 		m.act.cloudStores.WithLabelValues(outcome).Inc()
-	case reports.PathReport, reports.PathReport2:
-		m.act.reports.WithLabelValues(r.Route, outcome).Inc()
 	}
 }
 
@@ -121,4 +116,21 @@ func buildInfo() (version, revision, goVersion string) {
 		}
 	}
 	return
+}
+
+// Register registers c on reg and returns it, or returns the collector of
+// the same type registered there before under the same description (an
+// area started again on the same registry keeps its counts).
+func Register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if old, ok := are.ExistingCollector.(C); ok {
+			return old, nil
+		}
+	}
+	return c, err
 }

@@ -43,7 +43,6 @@ type Metrics struct {
 	commitErrors   prometheus.Counter
 	pluginCalls    *prometheus.CounterVec
 	pluginLatency  *prometheus.HistogramVec
-	plk            plinkoMetrics
 	node           string   // see SetNode
 	act            activity // counts.go
 }
@@ -78,7 +77,6 @@ func New() *Metrics {
 	r.MustRegister(m.requests, m.requestLatency, m.logins, m.sessions, m.mailboxWait, m.commitLatency, m.commitOps,
 		m.commitBytes, m.commitErrors, m.pluginCalls, m.pluginLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.plinko()
 	m.registerActivity()
 	return m
 }
@@ -95,6 +93,9 @@ func (m *Metrics) ObserveRequest(r *server.RequestInfo) (outcome string) {
 	m.requests.WithLabelValues(r.Route, outcome).Inc()
 	m.requestLatency.WithLabelValues(r.Route, outcome).Observe(r.Duration.Seconds())
 	m.observeActivity(r, outcome)
+	if r.Counted != nil {
+		r.Counted(outcome)
+	}
 	switch r.Route {
 	case "client_requester.php?f=" + server.FuncSRPAuth:
 		m.logins.WithLabelValues(outcome).Inc()

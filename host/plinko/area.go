@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
@@ -40,7 +39,7 @@ type Deps struct {
 	Sys     *actors.System
 	Login   *login.Service
 	Decider sdk.Caller // the area's supervisor in a server; a *sdk.Plugin in tests
-	Config  config.Plinko
+	Config  Settings
 	Log     *slog.Logger
 	// OnDrop, when set, is told of every completed drop (the console's
 	// observed tier distribution and ticket economy).

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/honmaster/masterserver/actors/actorstest"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/honmaster/masterserver/actors/actorstest"
 )
 
 func TestParseCatalogExample(t *testing.T) {

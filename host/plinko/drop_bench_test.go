@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
@@ -77,7 +78,7 @@ func (f *benchFixture) setup() error {
 	if err := plinko.PutCatalog(ctx, app.Sys, plinko.DemoCatalog()); err != nil {
 		return err
 	}
-	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(plinkoapi.Area), Config: cfg.Plinko, Log: log})
+	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: app.Plugins.Caller(plinkoapi.Area), Config: plinko.SettingsOf(cfg), Log: log})
 	if err != nil {
 		return err
 	}

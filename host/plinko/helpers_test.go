@@ -34,7 +34,7 @@ type mockServer struct {
 func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer {
 	t.Helper()
 	app, cfg, log := clitest.OpenApp(t)
-	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: cfg.Plinko, Log: log})
+	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: plinko.SettingsOf(cfg), Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

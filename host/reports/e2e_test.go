@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/host/reports"
+
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
@@ -140,8 +142,9 @@ func countLine(out string) string {
 // record and in reportinforequest (popup once), and a warning.
 func TestReportsEndToEnd(t *testing.T) {
 	s := startE2E(t, func(c *config.Config) {
-		c.Reports.PerDay = 6
-		c.Reports.PerReportee = 2
+		set := reports.SettingsOf(c)
+		set.PerDay, set.PerReportee = 6, 2
+		config.SetSection(c, "reports", set)
 		// The test's accounts are seconds old: without this their reports
 		// would all have priority 1 (new accounts, TestNewAccountReportsWeighLess).
 		c.Limits.NewAccountAge = config.Duration{}
@@ -333,7 +336,11 @@ func TestReportsEndToEnd(t *testing.T) {
 // TestReportsDisabled: with [reports] disabled both paths say so and store
 // nothing; reportinforequest still answers.
 func TestReportsDisabled(t *testing.T) {
-	s := startE2E(t, func(c *config.Config) { c.Reports.Disabled = true })
+	s := startE2E(t, func(c *config.Config) {
+		set := reports.SettingsOf(c)
+		set.Disabled = true
+		config.SetSection(c, "reports", set)
+	})
 	s.account("alice")
 	s.account("bob")
 	al := s.login("alice")

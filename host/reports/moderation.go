@@ -131,26 +131,34 @@ func ParseResolveArgs(args []string) (ResolveArgs, error) {
 	if idText == "" {
 		return ResolveArgs{}, detail.New(ErrUsage, "the report ID is missing (see honmaster reports list)")
 	}
+	return CheckResolveArgs(idText, *action, *days, *note, func(field string) string { return "--" + field })
+}
+
+// CheckResolveArgs checks the fields of a resolution, with the rules of
+// ParseResolveArgs: the report ID, the action (dismiss, warn or suspend),
+// the days and the note. name words a field (action, days, note) as the
+// operator gave it: "--days" on the command line, "days" in a form.
+func CheckResolveArgs(idText, action string, days int, note string, name func(field string) string) (ResolveArgs, error) {
 	id, err := ParseReportID(idText)
 	if err != nil {
 		return ResolveArgs{}, detail.New(ErrUsage, "%w", err)
 	}
-	a, ok := rules.ParseAction(*action)
+	a, ok := rules.ParseAction(action)
 	if !ok {
-		return ResolveArgs{}, detail.New(ErrUsage, "--action must be dismiss, warn or suspend")
+		return ResolveArgs{}, detail.New(ErrUsage, "%s must be dismiss, warn or suspend", name("action"))
 	}
 	switch {
-	case *days < 0 || *days > MaxResolveDays:
-		return ResolveArgs{}, detail.New(ErrUsage, "--days %d outside 0..%d", *days, MaxResolveDays)
-	case a == rules.ActionSuspend && *days == 0:
-		return ResolveArgs{}, detail.New(ErrUsage, "suspend needs --days 1..%d", MaxResolveDays)
-	case a == rules.ActionDismiss && *days != 0:
-		return ResolveArgs{}, detail.New(ErrUsage, "dismiss takes no --days")
-	case utf8.RuneCountInString(*note) > MaxNoteRunes:
-		return ResolveArgs{}, detail.New(ErrUsage, "--note longer than %d characters", MaxNoteRunes)
+	case days < 0 || days > MaxResolveDays:
+		return ResolveArgs{}, detail.New(ErrUsage, "%s %d outside 0..%d", name("days"), days, MaxResolveDays)
+	case a == rules.ActionSuspend && days == 0:
+		return ResolveArgs{}, detail.New(ErrUsage, "suspend needs %s 1..%d", name("days"), MaxResolveDays)
+	case a == rules.ActionDismiss && days != 0:
+		return ResolveArgs{}, detail.New(ErrUsage, "dismiss takes no %s", name("days"))
+	case utf8.RuneCountInString(note) > MaxNoteRunes:
+		return ResolveArgs{}, detail.New(ErrUsage, "%s longer than %d characters", name("note"), MaxNoteRunes)
 	}
-	clean, _ := CleanText(*note, MaxNoteRunes)
-	return ResolveArgs{ID: id, Action: a, Days: *days, Note: clean}, nil
+	clean, _ := CleanText(note, MaxNoteRunes)
+	return ResolveArgs{ID: id, Action: a, Days: days, Note: clean}, nil
 }
 
 // Resolution is the resolution these arguments make, by moderator at now.

@@ -27,6 +27,9 @@ type RequestInfo struct {
 	Account string
 	// Outcome is the route's (Route.Outcome); nil when it has none.
 	Outcome func(body []byte) string
+	// Counted is the route's (Route.Counted); nil when it has none. The
+	// observer calls it with the outcome it found.
+	Counted func(outcome string)
 }
 
 // SetObserver makes the server report every answered request to f, on the
@@ -58,7 +61,7 @@ func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn st
 		area = "unknown"
 	}
 	info := &RequestInfo{Route: routeName(path, fn, found), Area: area, Status: ctx.Response.StatusCode(), Body: body,
-		Duration: time.Since(start), Outcome: rt.outcome}
+		Duration: time.Since(start), Outcome: rt.outcome, Counted: rt.counted}
 	if r != nil {
 		info.Client = r.RemoteIP
 		if info.Account = r.Form.Get("login"); info.Account == "" {

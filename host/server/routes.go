@@ -47,6 +47,7 @@ type route struct {
 	fail    FailFunc
 	doc     Doc
 	outcome func([]byte) string
+	counted func(outcome string)
 }
 
 // Route is a path, or a /client_requester.php function, an area serves.
@@ -68,6 +69,11 @@ type Route struct {
 	// body is the generic error array). Most failures of this protocol
 	// are HTTP 200 with an error body, which only the area can read.
 	Outcome func(body []byte) string
+	// Counted, when set, is told how each answered request of the route
+	// counted (the metrics' outcome: OutcomeOK, OutcomeRefused, ... or a
+	// status class such as "client_error"), for the area's own counters.
+	// It runs on the request's goroutine and must be quick.
+	Counted func(outcome string)
 }
 
 // Outcomes of a reply with HTTP status 200, as Route.Outcome names them.

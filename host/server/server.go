@@ -149,7 +149,7 @@ func (s *Server) Mount(routes ...Route) error {
 		if fail == nil {
 			fail = s.genericFail
 		}
-		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome}
+		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome, counted: r.Counted}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
 		} else {

@@ -60,7 +60,7 @@ func (s *Settings) Validate() error {
 
 func init() {
 	config.RegisterSection(name, DefaultSettings)
-	area.Register(area.Module{Area: dailyapi.Area, Bundled: dailyplugin.Plugin, Routes: routes, Commands: commands})
+	area.Register(area.Module{Area: dailyapi.Area, Bundled: dailyplugin.Plugin, Start: start, Commands: commands})
 }
 
 // dayShift moves the host's clock by whole days (tests only: a streak
@@ -78,19 +78,19 @@ type handler struct {
 	settings Settings
 }
 
-func routes(e area.Env) ([]server.Route, error) {
+func start(e area.Env) (*area.Live, error) {
 	s, ok := config.Section[Settings](e.Config, name)
 	if !ok {
 		return nil, errors.New("no [areas.daily] settings")
 	}
 	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, log: e.Log.With("area", name), settings: s}
-	return []server.Route{{Path: PathClaim, Area: name, Handler: h.claim, Outcome: replyOutcome,
+	return &area.Live{Routes: []server.Route{{Path: PathClaim, Area: name, Handler: h.claim, Outcome: replyOutcome,
 		Fail: func(err error) server.Response { return h.fail(fmt.Errorf("%w: %w", area.ErrBadRequest, err)) },
 		Doc: server.Doc{
 			Summary: "Claims today's daily reward (an example area, see docs/adding-an-area.md).",
 			Form:    claimRequest{}, ReplyValue: claimReply{},
 			Reply: "Success: `success` true; `granted` false when today's reward was claimed already. Failure: `success` false and `error`, a sentence.",
-		}}}, nil
+		}}}}, nil
 }
 
 type claimRequest struct {

@@ -1,0 +1,110 @@
+// Package consolepage is what an area needs to add pages to the web console
+// (host/console) from its own package: the page's declaration, and the
+// helpers its handlers call to render inside the console's layout. It
+// imports nothing of the host, so any area's package may import it
+// without an import cycle (the console imports the areas' host packages
+// for the accounts' moderation state).
+//
+// A page's handlers run only for a signed-in operator, after the CSRF
+// check of a POST; the console puts what Render needs in the request's
+// context.
+package consolepage
+
+import (
+	"context"
+	"html/template"
+	"net/http"
+	"net/url"
+
+	"github.com/honmaster/masterserver/host/internal/opmsg"
+)
+
+// Page is a console page an area adds: a link in the navigation and its
+// handlers.
+type Page struct {
+	Path    string       // the link's target, under /console/, e.g. "/console/guides"
+	Title   string       // the navigation label
+	Handler http.Handler // serves GET Path
+	// Routes are the page's other patterns, as http.ServeMux reads them
+	// ("POST /console/guides/import"), each under /console/.
+	Routes map[string]http.Handler
+}
+
+// Card is a figure an area adds to the console's dashboard.
+type Card struct {
+	ID    string // the figure's element id on the page, e.g. "drops"
+	Title string // its label, e.g. "Drops / min"
+	// Total is a cumulative count (a counter of the area's): the card
+	// shows its rate per minute over the last minutes, as the dashboard's
+	// logins. Value is shown as it is instead when Total is nil.
+	Total func() float64
+	Value func() string
+}
+
+// Renderer is what the console gives a page's request (WithRenderer).
+type Renderer interface {
+	// Render writes the page with the console's layout: body is the
+	// page's own HTML.
+	Render(w http.ResponseWriter, r *http.Request, title string, body template.HTML)
+	// CSRF is the signed-in operator's form token.
+	CSRF() string
+	// Operator is the signed-in operator's login.
+	Operator() string
+}
+
+type ctxKey struct{}
+
+// WithRenderer is the request with its console renderer (the console
+// calls it before a page's handler).
+func WithRenderer(r *http.Request, rd Renderer) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), ctxKey{}, rd))
+}
+
+// Render writes an area's page with the console's layout; body is the
+// page's own HTML (escape what it holds: build it with html/template, and
+// put CSRFField in its forms). Outside a console request it answers 500.
+func Render(w http.ResponseWriter, r *http.Request, title string, body template.HTML) {
+	rd, ok := r.Context().Value(ctxKey{}).(Renderer)
+	if !ok {
+		http.Error(w, "not a console page request", http.StatusInternalServerError)
+		return
+	}
+	rd.Render(w, r, title, body)
+}
+
+// CSRFField is the hidden form field a page's POST forms must carry.
+func CSRFField(r *http.Request) template.HTML {
+	rd, ok := r.Context().Value(ctxKey{}).(Renderer)
+	if !ok {
+		return ""
+	}
+	return template.HTML(`<input type="hidden" name="csrf" value="` + template.HTMLEscapeString(rd.CSRF()) + `">`)
+}
+
+// Operator returns the login of the signed-in operator of a page request.
+func Operator(r *http.Request) string {
+	if rd, ok := r.Context().Value(ctxKey{}).(Renderer); ok {
+		return rd.Operator()
+	}
+	return ""
+}
+
+// Back redirects to the console page to (a path under /console/, with its
+// query) with a notice, or with err's message when err is not nil: the
+// layout shows either above the page. err's message is shown to the
+// operator without the package prefixes of Go errors (opmsg.Strip): word
+// it for them.
+func Back(w http.ResponseWriter, r *http.Request, to, notice string, err error) {
+	u, perr := url.Parse(to)
+	if perr != nil || u.IsAbs() || u.Host != "" {
+		u = &url.URL{Path: "/console/"}
+	}
+	q := u.Query()
+	if err != nil {
+		q.Set("error", opmsg.Strip(err.Error()))
+	} else if notice != "" {
+		q.Set("notice", notice)
+	}
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.String(), http.StatusSeeOther)
+}
