@@ -217,7 +217,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		w.Upgrades = a.all[:len(a.all):len(a.all)]
 		w.Detach()
 		if a.sys.db.CredentialsOnDemand() {
-			w.DropCredentials() // a change that set new ones has stored them
+			w.DropCredentials() // a change that set new ones has stored them (their own record)
 		}
 		a.state = w
 		a.publish()

@@ -36,7 +36,8 @@ func (r *AccountRecords) add(family string, key []byte) {
 
 // AccountRecords finds every record of account id:
 //
-//   - its profile, lists and owned upgrades (a/, b/, o/), its login (l/)
+//   - its profile, lists, credentials and owned upgrades (a/, b/, v/,
+//     o/), its login (l/)
 //     and its look-alike skeleton entry (k/, found by the owners index
 //     r/<id>, owners.go),
 //     its entry in its main account's sub-account index (u/<super><id>), its
@@ -65,6 +66,11 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 		return nil, err
 	} else if ok {
 		r.add("lists", listsKey(id))
+	}
+	if ok, err := db.has(credsKey(id)); err != nil {
+		return nil, err
+	} else if ok {
+		r.add("credentials", credsKey(id))
 	}
 	if lid, err := db.LoginID(a.Login); err == nil && lid == id {
 		r.add("login", loginKey(a.Login))

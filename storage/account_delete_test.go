@@ -90,7 +90,7 @@ func TestAccountRecords(t *testing.T) {
 		if !slices.Equal(r.SubAccounts, []AccountID{3}) || r.Login != "gone" || len(r.Sessions) != 1 {
 			t.Fatalf("records of 2: subs %v login %q sessions %d", r.SubAccounts, r.Login, len(r.Sessions))
 		}
-		for fam, want := range map[string]int{"profile": 1, "lists": 1, "login": 1, "login_skeleton": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
+		for fam, want := range map[string]int{"profile": 1, "lists": 1, "credentials": 1, "login": 1, "login_skeleton": 1, "upgrades": 1, "sessions": 1, "test.delat": 1,
 			"x/test.del": 2, "x/test.del.more": 2, "i/test.delindex": 2, "pluginstate/guides": 1, "pluginstate/plinko": 1} {
 			if r.Counts[fam] != want {
 				t.Errorf("%s: %d records, want %d (all: %v)", fam, r.Counts[fam], want, r.Counts)
@@ -128,6 +128,7 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 	known := map[string]string{ // prefix constant -> how AccountRecords treats it
 		"prefixAccount":     "profile",
 		"prefixLists":       "lists",
+		"prefixCreds":       "credentials",
 		"prefixOwned":       "upgrades",
 		"prefixLogin":       "login",
 		"prefixSub":         "sub-account index entry",

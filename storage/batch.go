@@ -11,14 +11,13 @@ import (
 // callers may chain puts and check once. Only package actors creates and
 // commits batches (see TestOnlyActorsWrite).
 type Batch struct {
-	db    *DB // reads the credentials an account's state went without (PutAccount)
 	eb    engineBatch
 	conds conditions // see conditions.go
 	err   error
 }
 
 // NewBatch starts an empty batch.
-func (db *DB) NewBatch() *Batch { return &Batch{db: db, eb: db.eng.newBatch()} }
+func (db *DB) NewBatch() *Batch { return &Batch{eb: db.eng.newBatch()} }
 
 // Discard releases a batch that will not be committed.
 func (b *Batch) Discard() { b.eb.release() }
@@ -82,20 +81,12 @@ func (b *Batch) setPB(key []byte, m proto.Message) {
 	_ = b.setEncoded(key, n, func(dst []byte) ([]byte, error) { return c.AppendEncoded(dst, m) }) // an error fails the batch
 }
 
-// setPBWith writes m as setPB does, followed by tail: fields of m's
-// message already encoded (protobuf reads fields in any order).
-func (b *Batch) setPBWith(key []byte, m proto.Message, tail []byte) {
-	var c protoCodec[proto.Message]
-	n, _ := c.EncodedSize(m)
-	_ = b.setEncoded(key, n+len(tail), func(dst []byte) ([]byte, error) {
-		out, err := c.AppendEncoded(dst, m)
-		return append(out, tail...), err
-	})
-}
-
-// PutAccount writes the profile and lists records of a that differ from
-// prev, the account as its records are stored now (nil: none stored yet,
-// all are written), so that a change writes only the records it altered.
+// PutAccount writes the profile, lists and credentials records of a that
+// differ from prev, the account as its records are stored now (nil: none
+// stored yet, all are written), so that a change writes only the records
+// it altered. The credentials record is written only when a's SRP differs
+// from prev's: a state that went without them (DropCredentials) and a
+// change that left them alone write nothing of them, and read nothing.
 // An account's actor passes its own state, which it never edits once
 // adopted: the decoded records, not their encodings, which would cost a
 // live account about as much memory again. Owned upgrades are separate
@@ -105,18 +96,11 @@ func (b *Batch) PutAccount(a, prev *Account) {
 	fresh := prev == nil
 	if fresh || !sameProfile(prev, a) {
 		sc := profileOf(a)
-		if a.noCreds && a.SRP.empty() && !fresh {
-			// The state went without its credentials (DropCredentials):
-			// the record keeps the stored ones, copied as they are.
-			kept, err := b.db.storedCredentialFields(a.ID)
-			if err != nil && b.err == nil {
-				b.err = err
-			}
-			b.setPBWith(accountKey(a.ID), &sc.p, kept)
-		} else {
-			b.setPB(accountKey(a.ID), &sc.p)
-		}
+		b.setPB(accountKey(a.ID), &sc.p)
 		sc.release()
+	}
+	if fresh || !a.SRP.equal(prev.SRP) {
+		b.putCredentials(a.ID, a.SRP)
 	}
 	if fresh || !sameLists(prev, a) {
 		b.setPB(listsKey(a.ID), toLists(a))

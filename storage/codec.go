@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sync"
@@ -51,7 +50,7 @@ type profileScratch struct {
 
 var profileScratches = sync.Pool{New: func() any { return new(profileScratch) }}
 
-// release clears sc (it refers to an account's strings and SRP bytes) and
+// release clears sc (it refers to an account's strings) and
 // returns it to the pool.
 func (sc *profileScratch) release() {
 	sc.p, sc.s = pb.Profile{}, pb.Stats{}
@@ -77,8 +76,7 @@ func profileOf(a *Account) *profileScratch {
 		Id: uint32(a.ID), SuperId: uint32(a.SuperID), Login: a.Login, Nickname: a.Nickname, Email: a.Email,
 		AccountType: int64(a.AccountType), Trial: int64(a.Trial), SuspId: int64(a.SuspID), Standing: int64(a.Standing),
 		IsNew: a.IsNew, CreatedUnixNano: nanos(a.Created),
-		SrpSalt: a.SRP.Salt, SrpSalt2: a.SRP.Salt2, SrpVerifier: a.SRP.Verifier,
-		Stats:      &sc.s,
+		Stats:      &sc.s, // the SRP credentials are a record of their own (credentials.go)
 		FreeHeroes: a.FreeHeroes, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets, GameTokens: a.GameTokens,
 		Points: a.Points, MmPoints: a.MMPoints, DiceTokens: a.DiceTokens, SeasonLevel: int64(a.SeasonLevel),
 		CreepLevel: int64(a.CreepLevel), MuteExpiration: a.MuteExpiration, UseCloud: a.Cloud.UseCloud, AutoUpload: a.Cloud.AutoUpload,
@@ -92,7 +90,6 @@ func fromProfile(p *pb.Profile, a *Account) {
 		ID: AccountID(p.Id), SuperID: AccountID(p.SuperId), Login: p.Login, Nickname: p.Nickname, Email: p.Email,
 		AccountType: int(p.AccountType), Trial: int(p.Trial), SuspID: int(p.SuspId), Standing: int(p.Standing),
 		IsNew: p.IsNew, Created: unixNano(p.CreatedUnixNano),
-		SRP: SRPVerifier{Salt: p.SrpSalt, Salt2: p.SrpSalt2, Verifier: p.SrpVerifier},
 		Stats: Stats{
 			Level: int(s.GetLevel()), LevelExp: int(s.GetLevelExp()), Discos: int(s.GetDiscos()), PossibleDiscos: int(s.GetPossibleDiscos()),
 			GamesPlayed: int(s.GetGamesPlayed()), AccPubSkill: s.GetAccPubSkill(), AccWins: int(s.GetAccWins()), AccLosses: int(s.GetAccLosses()),
@@ -112,11 +109,11 @@ func fromProfile(p *pb.Profile, a *Account) {
 // sameProfile reports whether a and b encode to the same profile record
 // (profileOf), without encoding either: every field profileOf writes is
 // compared here (TestSameRecordsCoverEveryField keeps the two in step).
+// The SRP credentials are not: they are a record of their own.
 func sameProfile(a, b *Account) bool {
 	return a.ID == b.ID && a.SuperID == b.SuperID && a.Login == b.Login && a.Nickname == b.Nickname &&
 		a.Email == b.Email && a.AccountType == b.AccountType && a.Trial == b.Trial && a.SuspID == b.SuspID &&
 		a.Standing == b.Standing && a.IsNew == b.IsNew && nanos(a.Created) == nanos(b.Created) &&
-		bytes.Equal(a.SRP.Salt, b.SRP.Salt) && a.SRP.Salt2 == b.SRP.Salt2 && bytes.Equal(a.SRP.Verifier, b.SRP.Verifier) &&
 		a.Stats == b.Stats && a.FreeHeroes == b.FreeHeroes && a.Gold == b.Gold && a.Silver == b.Silver &&
 		a.Tickets == b.Tickets && a.GameTokens == b.GameTokens && a.Points == b.Points && a.MMPoints == b.MMPoints &&
 		a.DiceTokens == b.DiceTokens && a.SeasonLevel == b.SeasonLevel && a.CreepLevel == b.CreepLevel &&

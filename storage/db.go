@@ -8,9 +8,9 @@
 //
 // An account is several small records (see keys.go), each a protobuf
 // message (storage/proto/records.proto) behind a format byte: its profile
-// and balances, its lists, and one record per owned upgrade, so that a
-// change writes only what it altered and a grant costs the same whatever
-// the account owns. Sessions are stored under the SHA-256 of their cookie.
+// and balances, its lists, its SRP credentials, and one record per owned
+// upgrade, so that a change writes only what it altered and a grant costs
+// the same whatever the account owns. Sessions are stored under the SHA-256 of their cookie.
 //
 // # Keyspaces
 //
@@ -137,6 +137,9 @@ type DB struct {
 	knobs    *TestingKnobs                    // nil but in fault tests
 	fatal    chan struct{}                    // see Fatal
 	fatalOne sync.Once
+	// afterChunk, set by this package's tests only, runs after each
+	// committed chunk of an in-place migration; its error stops it.
+	afterChunk func() error
 }
 
 func newDB(eng engine) *DB { return &DB{eng: eng, fatal: make(chan struct{})} }
@@ -241,6 +244,7 @@ func loadAccount(r reader, id AccountID) (*Account, error) {
 
 // AccountProfile reads an account without its owned upgrades (Upgrades is
 // nil): what login needs, at a cost independent of what the account owns.
+// Like LoadAccount it reads the credentials record too (Account.SRP).
 func (db *DB) AccountProfile(id AccountID) (*Account, error) {
 	return loadProfile(db.eng, id)
 }
@@ -256,6 +260,9 @@ func loadProfile(r reader, id AccountID) (*Account, error) {
 	}
 	a := &Account{}
 	fromProfile(&p, a)
+	if a.SRP, _, err = readCredentials(r, id); err != nil {
+		return nil, err
+	}
 	lv, err := get(r, listsKey(id))
 	switch {
 	case errors.Is(err, ErrNotFound):

@@ -30,6 +30,8 @@ import (
 //	r/<id:4><key>               (empty) the i/ or k/ entry <key> belongs to account id, so that
 //	                            deleting an account finds its entries without scanning every
 //	                            account's (owners.go; since schema version 4)
+//	v/<id:4>                    the account's SRP salt, salt2 and verifier (pb.Credentials,
+//	                            credentials.go; since schema version 5: a/<id> held them before)
 //
 // Every value written by version 2 starts with the format byte 2 (a
 // version 1 value starts with 1), except the fixed-size index values, the
@@ -47,6 +49,7 @@ const (
 	prefixOwner    = "e/"
 	prefixSkeleton = "k/"
 	prefixOwners   = "r/"
+	prefixCreds    = "v/"
 )
 
 // ownPrefixes are the one-letter prefixes storage uses itself: no keyspace
@@ -55,7 +58,7 @@ const (
 var ownPrefixes = map[string]bool{
 	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
 	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
-	prefixOwner: true, prefixSkeleton: true, prefixCount: true, prefixOwners: true,
+	prefixOwner: true, prefixSkeleton: true, prefixCount: true, prefixOwners: true, prefixCreds: true,
 }
 
 // Metadata names kept under the m/ prefix.
@@ -74,6 +77,7 @@ const (
 
 func accountKey(id AccountID) []byte { return appendID([]byte(prefixAccount), id) }
 func listsKey(id AccountID) []byte   { return appendID([]byte(prefixLists), id) }
+func credsKey(id AccountID) []byte   { return appendID([]byte(prefixCreds), id) }
 func ownedPrefix(id AccountID) []byte {
 	return appendID([]byte(prefixOwned), id)
 }

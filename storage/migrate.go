@@ -23,11 +23,15 @@ import (
 //	4  the owners index (owners.go): r/<id><key> for every index keyspace
 //	   entry and look-alike skeleton entry, built in place from them
 //	   (migrateOwners); nothing else changed.
+//	5  the SRP credentials in a record of their own, v/<id>, moved in place
+//	   out of the profile records a/<id> (migrateCredentials), so that a
+//	   profile write neither reads nor copies them.
 //
 // A version 1 directory is copied into the current layout (migrateCopy
-// writes through the current code, nickname and owners indexes included);
-// a version 2 or 3 one gets what it lacks in place (migrateInPlace).
-const SchemaVersion = 4
+// writes through the current code, nickname and owners indexes and
+// credentials records included); a version 2, 3 or 4 one gets what it
+// lacks in place (migrateInPlace).
+const SchemaVersion = 5
 
 // v1CatalogKey and its new home: the one area record schema version 1 kept
 // in the metadata space. Version 2 keeps it in the global keyspace
@@ -214,6 +218,9 @@ func (c *chunked) flush() error {
 		return err
 	}
 	c.b = c.db.NewBatch()
+	if c.db.afterChunk != nil {
+		return c.db.afterChunk() // a test stops the migration here, as a crash would
+	}
 	return nil
 }
 
@@ -227,9 +234,10 @@ func (c *chunked) finish(err error) error {
 	return c.db.Commit(c.b)
 }
 
-// migrateInPlace brings a schema version 2 or 3 database to SchemaVersion
-// in place (the nickname index from 2, the owners index from 3), then
-// records the version. Each step is safe to run again after a crash.
+// migrateInPlace brings a schema version 2, 3 or 4 database to
+// SchemaVersion in place (the nickname index from 2, the owners index from
+// 3, the credentials records from 4), then records the version. Each step
+// is safe to run again after a crash.
 func migrateInPlace(db *DB, from uint32) (int, error) {
 	n := 0
 	if from == 2 {
@@ -238,7 +246,13 @@ func migrateInPlace(db *DB, from uint32) (int, error) {
 			return n, err
 		}
 	}
-	m, err := migrateOwners(db)
+	if from <= 3 {
+		m, err := migrateOwners(db)
+		if n += m; err != nil {
+			return n, err
+		}
+	}
+	m, err := migrateCredentials(db)
 	if n += m; err != nil {
 		return n, err
 	}
@@ -258,7 +272,7 @@ func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
 	if v == SchemaVersion {
 		return db, nil
 	}
-	if v == 2 || v == 3 {
+	if v >= 2 && v < SchemaVersion {
 		start := time.Now()
 		n, err := migrateInPlace(db, v)
 		if err != nil {

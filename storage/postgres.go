@@ -143,7 +143,7 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	switch v {
 	case SchemaVersion:
 		return db, nil
-	case 2, 3:
+	case 2, 3, 4:
 		start := time.Now()
 		n, err := migrateInPlace(db, v)
 		if err != nil {

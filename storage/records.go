@@ -36,8 +36,9 @@ type Account struct {
 	IsNew       bool
 	Created     time.Time
 
-	// SRP is empty on the state of a live account on Pebble (see
-	// DropCredentials): read it with DB.Credentials.
+	// SRP is stored in a record of its own, written only when it changes
+	// (credentials.go). It is empty on the state of a live account on
+	// Pebble (see DropCredentials): read it with DB.Credentials.
 	SRP SRPVerifier
 
 	Stats Stats
@@ -67,7 +68,8 @@ type Account struct {
 
 	index *OwnedIndex // set only on the copies an actor hands out (WithIndex, WorkingCopy)
 	// noCreds: SRP was dropped (DropCredentials) and is still stored in
-	// the profile record, which keeps it when rewritten (PutAccount).
+	// the credentials record, which PutAccount leaves alone unless a
+	// change sets new ones.
 	noCreds bool
 }
 

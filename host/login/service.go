@@ -189,10 +189,10 @@ type verifierEntry struct {
 }
 
 // verifier returns the SRP values of login: the account id from the cache
-// or storage, the salt and verifier from storage (one read of the profile
-// record, which the account's actor keeps hot; a live account's state
-// holds them only on PostgreSQL, see storage.DB.CredentialsOnDemand, and
-// then they are taken from it, shared, no copy). Unknown logins are not
+// or storage, the salt and verifier from storage (one read of the
+// account's credentials record; a live account's state holds them only on
+// PostgreSQL, see storage.DB.CredentialsOnDemand, and then they are taken
+// from it, shared, no copy). Unknown logins are not
 // cached (the account may be created any moment).
 func (s *Service) verifier(login string) (*verifierEntry, error) {
 	id, acct, err := s.loginAccount(login)
@@ -202,7 +202,7 @@ func (s *Service) verifier(login string) (*verifierEntry, error) {
 		return nil, fail(ReasonInternal, err)
 	}
 	// A live account's state holds no credentials on Pebble (loginAccount
-	// took it from the actor): read them from the profile record.
+	// took it from the actor): read them from their record.
 	if len(acct.SRP.Verifier) > 0 {
 		return &verifierEntry{id: id, login: acct.Login, srp: acct.SRP}, nil
 	}

@@ -40,25 +40,28 @@ type Profile struct {
 	Standing        int64                  `protobuf:"varint,9,opt,name=standing,proto3" json:"standing,omitempty"`
 	IsNew           bool                   `protobuf:"varint,10,opt,name=is_new,json=isNew,proto3" json:"is_new,omitempty"`
 	CreatedUnixNano int64                  `protobuf:"varint,11,opt,name=created_unix_nano,json=createdUnixNano,proto3" json:"created_unix_nano,omitempty"`
-	SrpSalt         []byte                 `protobuf:"bytes,12,opt,name=srp_salt,json=srpSalt,proto3" json:"srp_salt,omitempty"`
-	SrpSalt2        string                 `protobuf:"bytes,13,opt,name=srp_salt2,json=srpSalt2,proto3" json:"srp_salt2,omitempty"`
-	SrpVerifier     []byte                 `protobuf:"bytes,14,opt,name=srp_verifier,json=srpVerifier,proto3" json:"srp_verifier,omitempty"`
-	Stats           *Stats                 `protobuf:"bytes,15,opt,name=stats,proto3" json:"stats,omitempty"`
-	FreeHeroes      string                 `protobuf:"bytes,16,opt,name=free_heroes,json=freeHeroes,proto3" json:"free_heroes,omitempty"`
-	Gold            int64                  `protobuf:"varint,17,opt,name=gold,proto3" json:"gold,omitempty"`
-	Silver          int64                  `protobuf:"varint,18,opt,name=silver,proto3" json:"silver,omitempty"`
-	Tickets         int64                  `protobuf:"varint,19,opt,name=tickets,proto3" json:"tickets,omitempty"`
-	GameTokens      int64                  `protobuf:"varint,20,opt,name=game_tokens,json=gameTokens,proto3" json:"game_tokens,omitempty"`
-	Points          int64                  `protobuf:"varint,21,opt,name=points,proto3" json:"points,omitempty"`
-	MmPoints        int64                  `protobuf:"varint,22,opt,name=mm_points,json=mmPoints,proto3" json:"mm_points,omitempty"`
-	DiceTokens      int64                  `protobuf:"varint,23,opt,name=dice_tokens,json=diceTokens,proto3" json:"dice_tokens,omitempty"`
-	SeasonLevel     int64                  `protobuf:"varint,24,opt,name=season_level,json=seasonLevel,proto3" json:"season_level,omitempty"`
-	CreepLevel      int64                  `protobuf:"varint,25,opt,name=creep_level,json=creepLevel,proto3" json:"creep_level,omitempty"`
-	MuteExpiration  int64                  `protobuf:"varint,26,opt,name=mute_expiration,json=muteExpiration,proto3" json:"mute_expiration,omitempty"`
-	UseCloud        bool                   `protobuf:"varint,27,opt,name=use_cloud,json=useCloud,proto3" json:"use_cloud,omitempty"`
-	AutoUpload      bool                   `protobuf:"varint,28,opt,name=auto_upload,json=autoUpload,proto3" json:"auto_upload,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The SRP credentials, held here up to schema version 4. Since version 5
+	// they are a record of their own (Credentials, v/<id>), moved there by
+	// the migration; no profile record is written with them.
+	SrpSalt        []byte `protobuf:"bytes,12,opt,name=srp_salt,json=srpSalt,proto3" json:"srp_salt,omitempty"`
+	SrpSalt2       string `protobuf:"bytes,13,opt,name=srp_salt2,json=srpSalt2,proto3" json:"srp_salt2,omitempty"`
+	SrpVerifier    []byte `protobuf:"bytes,14,opt,name=srp_verifier,json=srpVerifier,proto3" json:"srp_verifier,omitempty"`
+	Stats          *Stats `protobuf:"bytes,15,opt,name=stats,proto3" json:"stats,omitempty"`
+	FreeHeroes     string `protobuf:"bytes,16,opt,name=free_heroes,json=freeHeroes,proto3" json:"free_heroes,omitempty"`
+	Gold           int64  `protobuf:"varint,17,opt,name=gold,proto3" json:"gold,omitempty"`
+	Silver         int64  `protobuf:"varint,18,opt,name=silver,proto3" json:"silver,omitempty"`
+	Tickets        int64  `protobuf:"varint,19,opt,name=tickets,proto3" json:"tickets,omitempty"`
+	GameTokens     int64  `protobuf:"varint,20,opt,name=game_tokens,json=gameTokens,proto3" json:"game_tokens,omitempty"`
+	Points         int64  `protobuf:"varint,21,opt,name=points,proto3" json:"points,omitempty"`
+	MmPoints       int64  `protobuf:"varint,22,opt,name=mm_points,json=mmPoints,proto3" json:"mm_points,omitempty"`
+	DiceTokens     int64  `protobuf:"varint,23,opt,name=dice_tokens,json=diceTokens,proto3" json:"dice_tokens,omitempty"`
+	SeasonLevel    int64  `protobuf:"varint,24,opt,name=season_level,json=seasonLevel,proto3" json:"season_level,omitempty"`
+	CreepLevel     int64  `protobuf:"varint,25,opt,name=creep_level,json=creepLevel,proto3" json:"creep_level,omitempty"`
+	MuteExpiration int64  `protobuf:"varint,26,opt,name=mute_expiration,json=muteExpiration,proto3" json:"mute_expiration,omitempty"`
+	UseCloud       bool   `protobuf:"varint,27,opt,name=use_cloud,json=useCloud,proto3" json:"use_cloud,omitempty"`
+	AutoUpload     bool   `protobuf:"varint,28,opt,name=auto_upload,json=autoUpload,proto3" json:"auto_upload,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Profile) Reset() {
@@ -1108,6 +1111,71 @@ func (x *Session) GetExpiresUnixNano() int64 {
 	return 0
 }
 
+// Credentials are an account's SRP salt, salt2 and verifier: v/<id> (since
+// schema version 5). Read at each pre_auth and console sign-in, written at
+// the account's creation and at each password change; a profile write
+// never touches them. Numbered as Profile's fields were, so that the
+// migration moves them as they are encoded.
+type Credentials struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SrpSalt       []byte                 `protobuf:"bytes,12,opt,name=srp_salt,json=srpSalt,proto3" json:"srp_salt,omitempty"`
+	SrpSalt2      string                 `protobuf:"bytes,13,opt,name=srp_salt2,json=srpSalt2,proto3" json:"srp_salt2,omitempty"`
+	SrpVerifier   []byte                 `protobuf:"bytes,14,opt,name=srp_verifier,json=srpVerifier,proto3" json:"srp_verifier,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Credentials) Reset() {
+	*x = Credentials{}
+	mi := &file_records_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Credentials) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Credentials) ProtoMessage() {}
+
+func (x *Credentials) ProtoReflect() protoreflect.Message {
+	mi := &file_records_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Credentials.ProtoReflect.Descriptor instead.
+func (*Credentials) Descriptor() ([]byte, []int) {
+	return file_records_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Credentials) GetSrpSalt() []byte {
+	if x != nil {
+		return x.SrpSalt
+	}
+	return nil
+}
+
+func (x *Credentials) GetSrpSalt2() string {
+	if x != nil {
+		return x.SrpSalt2
+	}
+	return ""
+}
+
+func (x *Credentials) GetSrpVerifier() []byte {
+	if x != nil {
+		return x.SrpVerifier
+	}
+	return nil
+}
+
 var File_records_proto protoreflect.FileDescriptor
 
 const file_records_proto_rawDesc = "" +
@@ -1234,7 +1302,11 @@ const file_records_proto_rawDesc = "" +
 	"\bsuper_id\x18\x02 \x01(\rR\asuperId\x12\x0e\n" +
 	"\x02ip\x18\x03 \x01(\tR\x02ip\x12*\n" +
 	"\x11created_unix_nano\x18\x04 \x01(\x03R\x0fcreatedUnixNano\x12*\n" +
-	"\x11expires_unix_nano\x18\x05 \x01(\x03R\x0fexpiresUnixNanoB7Z5github.com/honmaster/masterserver/storage/internal/pbb\x06proto3"
+	"\x11expires_unix_nano\x18\x05 \x01(\x03R\x0fexpiresUnixNano\"h\n" +
+	"\vCredentials\x12\x19\n" +
+	"\bsrp_salt\x18\f \x01(\fR\asrpSalt\x12\x1b\n" +
+	"\tsrp_salt2\x18\r \x01(\tR\bsrpSalt2\x12!\n" +
+	"\fsrp_verifier\x18\x0e \x01(\fR\vsrpVerifierB7Z5github.com/honmaster/masterserver/storage/internal/pbb\x06proto3"
 
 var (
 	file_records_proto_rawDescOnce sync.Once
@@ -1248,7 +1320,7 @@ func file_records_proto_rawDescGZIP() []byte {
 	return file_records_proto_rawDescData
 }
 
-var file_records_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_records_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_records_proto_goTypes = []any{
 	(*Profile)(nil),      // 0: honmaster.storage.v2.Profile
 	(*Stats)(nil),        // 1: honmaster.storage.v2.Stats
@@ -1259,6 +1331,7 @@ var file_records_proto_goTypes = []any{
 	(*Notification)(nil), // 6: honmaster.storage.v2.Notification
 	(*Upgrade)(nil),      // 7: honmaster.storage.v2.Upgrade
 	(*Session)(nil),      // 8: honmaster.storage.v2.Session
+	(*Credentials)(nil),  // 9: honmaster.storage.v2.Credentials
 }
 var file_records_proto_depIdxs = []int32{
 	1, // 0: honmaster.storage.v2.Profile.stats:type_name -> honmaster.storage.v2.Stats
@@ -1284,7 +1357,7 @@ func file_records_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_records_proto_rawDesc), len(file_records_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
