@@ -6,16 +6,21 @@
 //     sdk.NewDecision beside its types and .proto), which the host and
 //     the plugin share;
 //   - its host side, a package that calls Register from an init function
-//     with the plugin the host binary bundles and how the area's routes
-//     are built, and, when the area has settings of its own,
-//     config.RegisterSection.
+//     with the plugin the host binary bundles, how the area starts (Start:
+//     its routes, and what else it serves while the server runs, Live: web
+//     console pages and dashboard figures, operator API routes, a reload
+//     hook, a cluster catch-up), its operator commands and demo data, and,
+//     when the area has settings of its own, config.RegisterSection (or,
+//     for the built-in areas' top-level tables, config.RegisterTable).
 //
 // A program serves the areas whose host packages it imports: adding an
 // area to the server is its directories plus one import line (see
-// docs/adding-an-area.md). Everything that lists areas (plugin start-up,
-// "honmaster plugin <area>", "honmaster plugins", /healthz, the mounting
-// of routes, the endpoint reference, [plugins.<area>] and [areas.<area>])
-// derives from this registry and the contract's.
+// docs/adding-an-area.md; host/cli/builtin.go lists the built-in areas).
+// Everything that lists areas (plugin start-up, "honmaster plugin <area>",
+// "honmaster plugins", /healthz, the mounting of routes, the endpoint
+// reference, the console's navigation, the operator commands, the live
+// settings of a reload, [plugins.<area>] and the areas' tables) derives
+// from this registry and the contract's.
 package area
 
 import (
