@@ -38,9 +38,9 @@ func operatorError(err error) string {
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
 		return "no such account"
 	case errors.Is(err, reports.ErrUsage):
-		// The command's wording of a form field: "--days" is "days".
+		// reports.Suspend's checks, worded for a form (no flag names).
 		msg, _ := detail.Of(err, reports.ErrUsage)
-		return strings.NewReplacer("--action", "action", "--days", "days", "--note", "note", "honmaster reports list", "the queue").Replace(msg)
+		return msg
 	case errors.Is(err, accounts.ErrBadGrant):
 		msg, _ := detail.Of(err, accounts.ErrBadGrant)
 		return "grant refused: " + msg
