@@ -46,7 +46,7 @@ type pages struct {
 	now func() time.Time
 }
 
-func consolePages(e area.Env, _ *Area) []consolepage.Page {
+func consolePages(e area.Env) []consolepage.Page {
 	p := &pages{sys: e.Sys, log: e.Log.With("area", areaName), now: time.Now}
 	return []consolepage.Page{{Path: "/console/reports", Title: "Reports", Handler: http.HandlerFunc(p.queue),
 		Routes: map[string]http.Handler{

@@ -81,7 +81,7 @@ func start(e area.Env) (*area.Live, error) {
 			rs[i].Counted = func(outcome string) { filed.WithLabelValues(p, outcome).Inc() }
 		}
 	}
-	return &area.Live{Routes: rs, Pages: consolePages(e, a),
+	return &area.Live{Routes: rs, Pages: consolePages(e),
 		Reload: func(c *config.Config) { a.SetAddressRate(addressRate(c.Limits)) }}, nil
 }
 
