@@ -76,8 +76,9 @@ func RegisterSection[T any](name string, defaults T) {
 // copied between configurations (a copy is decoded anew). It panics on a
 // name taken by the host's own tables or registered twice, and on a doc
 // that does not decode strictly into T: programming errors any test
-// catches. Read the table with Section.
-func RegisterTable[T any](name, doc string) {
+// catches. It returns the table's reader (Section for this table, which
+// a program that registered it always has: the defaults at the least).
+func RegisterTable[T any](name, doc string) func(*Config) T {
 	decode := func() *T {
 		var wrap map[string]T
 		md, err := toml.Decode(doc, &wrap)
@@ -113,6 +114,10 @@ func RegisterTable[T any](name, doc string) {
 			*c = *v.(*T) // not reached for a T the encoding round-trips
 			return c
 		}}
+	return func(c *Config) T {
+		v, _ := Section[T](c, name)
+		return v
+	}
 }
 
 // fieldByTOMLType reports whether struct type t has a field named name in

@@ -26,11 +26,14 @@ package area
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -242,3 +245,46 @@ type OperatorError struct {
 
 func (e *OperatorError) Error() string { return e.Msg }
 func (e *OperatorError) Unwrap() error { return e.Cause }
+
+// FileArg is the FILE argument of an import command: embed it in the
+// command's request. Args (area.Positional) makes the file name absolute
+// where the operator typed it, since the request may run in a server with
+// another working directory.
+type FileArg struct {
+	File string `json:"file"`
+}
+
+// Args takes the one FILE argument.
+func (f *FileArg) Args(args []string) error {
+	if len(args) != 1 {
+		return errors.New("give one file")
+	}
+	abs, err := filepath.Abs(args[0])
+	if err != nil {
+		return err
+	}
+	f.File = abs
+	return nil
+}
+
+// Check refuses a missing or relative file (a request that came over the
+// admin socket is checked again); cmd names the command in the message.
+func (f *FileArg) Check(cmd string) error {
+	switch {
+	case f.File == "":
+		return fmt.Errorf("%s FILE: the file is missing", cmd)
+	case !filepath.IsAbs(f.File):
+		return fmt.Errorf("%s: %s must be an absolute path", cmd, f.File)
+	}
+	return nil
+}
+
+// Open opens the file; its failure is worded for the operator ("cannot
+// read the <what>: open /x: no such file or directory").
+func (f *FileArg) Open(what string) (*os.File, error) {
+	file, err := os.Open(f.File)
+	if err != nil {
+		return nil, &OperatorError{Cause: err, Msg: fmt.Sprintf("cannot read the %s: %v", what, err)}
+	}
+	return file, nil
+}

@@ -127,16 +127,9 @@ func parseImportAccounts(args []string) (Request, error) {
 	fs := newFlags("account import", nil)
 	var r ImportAccountsRequest
 	fs.IntVar(&r.Batch, "batch", accounts.DefaultImportBatch, fmt.Sprintf("accounts written per synced commit (1 to %d)", actors.MaxCreateMany))
-	// The file may come before or after the flags.
-	var files []string
-	for {
-		if err := parseWithArgs(fs, args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
+	files, err := parseInterleaved(fs, args) // the file may come before or after the flags
+	if err != nil {
+		return nil, err
 	}
 	if len(files) != 1 {
 		return nil, usageError("account import FILE: give one file")

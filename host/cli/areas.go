@@ -29,17 +29,9 @@ func allOps() []op {
 						}
 						return checked(r)
 					}
-					// Positional arguments may come before, between or
-					// after the flags.
-					var rest []string
-					for {
-						if err := parseWithArgs(fs, args); err != nil {
-							return nil, err
-						}
-						if fs.NArg() == 0 {
-							break
-						}
-						rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+					rest, err := parseInterleaved(fs, args)
+					if err != nil {
+						return nil, err
 					}
 					if err := pos.Args(rest); err != nil {
 						return nil, usageError("%s: %w", c.Name, err)

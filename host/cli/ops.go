@@ -627,6 +627,21 @@ func parseBackup(args []string) (Request, error) {
 	return checked(&r)
 }
 
+// parseInterleaved parses fs from args whose positional arguments may come
+// before, between or after the flags, and returns those arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := parseWithArgs(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
 // needFile checks the FILE argument of an import.
 func needFile(cmd, file string) error {
 	switch {

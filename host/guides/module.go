@@ -1,7 +1,6 @@
 package guides
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -12,8 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,46 +103,27 @@ func tallyOf(e area.CommandEnv) (*Tally, error) {
 	return LoadTally(e.Sys.DB())
 }
 
-// importRequest is "guides import FILE [--strict]": File is an absolute
-// path, read by whichever process runs the request.
+// importRequest is "guides import FILE [--strict]", read by whichever
+// process runs the request.
 type importRequest struct {
-	File   string `json:"file"`
-	Strict bool   `json:"strict,omitempty"`
+	area.FileArg
+	Strict bool `json:"strict,omitempty"`
 }
 
-func (r *importRequest) Args(args []string) error {
-	if len(args) != 1 {
-		return errors.New("give one file")
-	}
-	abs, err := filepath.Abs(args[0])
-	if err != nil {
-		return err
-	}
-	r.File = abs
-	return nil
-}
-
-func (r *importRequest) Validate() error {
-	switch {
-	case r.File == "":
-		return errors.New("guides import FILE: the file is missing")
-	case !filepath.IsAbs(r.File):
-		return fmt.Errorf("guides import: %s must be an absolute path", r.File)
-	}
-	return nil
-}
+func (r *importRequest) Validate() error { return r.Check("guides import") }
 
 // Run succeeds when the file's valid guides were stored, refused ones or
 // not (they are listed after the count); it fails, storing nothing, when
 // the file is unreadable, when every guide is refused, or with Strict when
 // any is.
 func (r *importRequest) Run(ctx context.Context, e area.CommandEnv, out io.Writer) error {
-	data, err := os.ReadFile(r.File)
+	f, err := r.Open("guide file")
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = fmt.Errorf("%s %s: %w", pe.Op, pe.Path, pe.Err)
-		}
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
 		return &area.OperatorError{Cause: err, Msg: fmt.Sprintf("cannot read the guide file: %v", err)}
 	}
 	res, err := Import(ctx, e.Sys, data, ImportOptions{Strict: r.Strict})
@@ -368,13 +346,9 @@ func (p *page) show(w http.ResponseWriter, r *http.Request) {
 	if hero != "" {
 		title = "Guides of " + hero
 	}
-	var body bytes.Buffer
-	if err := pageTemplate.Execute(&body, d); err != nil {
+	if err := consolepage.RenderTemplate(w, r, title, pageTemplate, d); err != nil {
 		p.log.Error("console: guides page", "err", err)
-		http.Error(w, "page failed; see the log", http.StatusInternalServerError)
-		return
 	}
-	consolepage.Render(w, r, title, template.HTML(body.String()))
 }
 
 // maxGuidesFile bounds an uploaded guides file (the console bounds the

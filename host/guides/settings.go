@@ -21,13 +21,9 @@ var settingsTOML string
 
 var tableName = string(guidesapi.Area)
 
-func init() { config.RegisterTable[Settings](tableName, settingsTOML) }
-
-// SettingsOf is the [guides] table of c.
-func SettingsOf(c *config.Config) Settings {
-	s, _ := config.Section[Settings](c, tableName)
-	return s
-}
+// SettingsOf is the [guides] table of a configuration (its defaults when
+// the file sets none).
+var SettingsOf = config.RegisterTable[Settings](tableName, settingsTOML)
 
 // Validate is run by config.Config.Validate.
 func (s *Settings) Validate() error {

@@ -1,11 +1,11 @@
 package guides_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/config/configtest"
 	"github.com/honmaster/masterserver/host/guides"
 )
 
@@ -16,27 +16,9 @@ func TestSettings(t *testing.T) {
 	if got := guides.SettingsOf(config.Default()); got != want {
 		t.Errorf("defaults: %+v, want %+v", got, want)
 	}
-	for _, tc := range []struct {
-		name string
-		edit func(*guides.Settings)
-		want string // "" = valid
-	}{
-		{"rank staleness 0", func(s *guides.Settings) { s.RankStaleness = config.Duration{} }, ""},
-		{"rank staleness negative", func(s *guides.Settings) { s.RankStaleness = config.Duration{Duration: -time.Second} }, "guides.rank_staleness"},
-		{"no rank cache", func(s *guides.Settings) { s.RankCacheEntries = 0 }, "guides.rank_cache_entries"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := config.Default()
-			s := guides.SettingsOf(c)
-			tc.edit(&s)
-			config.SetSection(c, "guides", s)
-			var keys []string
-			for _, p := range config.Problems(c.Validate()) {
-				keys = append(keys, p.Key)
-			}
-			if (tc.want == "" && len(keys) != 0) || (tc.want != "" && !slices.Equal(keys, []string{tc.want})) {
-				t.Errorf("problems %v, want %q", keys, tc.want)
-			}
-		})
-	}
+	configtest.CheckTable(t, "guides", []configtest.Case[guides.Settings]{
+		{Name: "rank staleness 0", Edit: func(s *guides.Settings) { s.RankStaleness = config.Duration{} }, Want: ""},
+		{Name: "rank staleness negative", Edit: func(s *guides.Settings) { s.RankStaleness = config.Duration{Duration: -time.Second} }, Want: "guides.rank_staleness"},
+		{Name: "no rank cache", Edit: func(s *guides.Settings) { s.RankCacheEntries = 0 }, Want: "guides.rank_cache_entries"},
+	})
 }

@@ -10,8 +10,6 @@ import (
 	"html/template"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -65,42 +63,18 @@ func demo(ctx context.Context, e area.CommandEnv) error {
 	return PutCatalog(ctx, e.Sys, DemoCatalog())
 }
 
-// importRequest is "products import FILE": File is an absolute path, read
-// by whichever process runs the request.
+// importRequest is "products import FILE", read by whichever process runs
+// the request.
 type importRequest struct {
-	File string `json:"file"`
+	area.FileArg
 }
 
-func (r *importRequest) Args(args []string) error {
-	if len(args) != 1 {
-		return errors.New("give one file")
-	}
-	abs, err := filepath.Abs(args[0])
-	if err != nil {
-		return err
-	}
-	r.File = abs
-	return nil
-}
-
-func (r *importRequest) Validate() error {
-	switch {
-	case r.File == "":
-		return errors.New("products import FILE: the file is missing")
-	case !filepath.IsAbs(r.File):
-		return fmt.Errorf("products import: %s must be an absolute path", r.File)
-	}
-	return nil
-}
+func (r *importRequest) Validate() error { return r.Check("products import") }
 
 func (r *importRequest) Run(ctx context.Context, e area.CommandEnv, out io.Writer) error {
-	f, err := os.Open(r.File)
+	f, err := r.Open("catalog")
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = fmt.Errorf("%s %s: %w", pe.Op, pe.Path, pe.Err)
-		}
-		return &area.OperatorError{Cause: err, Msg: fmt.Sprintf("cannot read the catalog: %v", err)}
+		return err
 	}
 	defer f.Close()
 	if err := ImportCatalog(ctx, e.Sys, f, out); err != nil {
@@ -186,13 +160,9 @@ func (p *page) show(w http.ResponseWriter, r *http.Request) {
 		d.Tiers = append(d.Tiers, row)
 	}
 	d.Height = 20 + plinkoapi.NumTiers*40
-	var body bytes.Buffer
-	if err := pageTemplate.Execute(&body, d); err != nil {
+	if err := consolepage.RenderTemplate(w, r, "Plinko", pageTemplate, d); err != nil {
 		p.a.log.Error("console: plinko page", "err", err)
-		http.Error(w, "page failed; see the log", http.StatusInternalServerError)
-		return
 	}
-	consolepage.Render(w, r, "Plinko", template.HTML(body.String()))
 }
 
 // importCatalog is the page's import form: the file replaces the stored

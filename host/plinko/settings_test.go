@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/config/configtest"
 	"github.com/honmaster/masterserver/host/plinko"
 )
 
@@ -27,29 +28,11 @@ func TestSettings(t *testing.T) {
 	if got := plinko.SettingsOf(c); !slices.Equal(got.Board, []int{1, 2, 3, 4, 5, 6}) || got.TicketCost != 66 {
 		t.Errorf("loaded: %+v", got)
 	}
-	for _, tc := range []struct {
-		name string
-		edit func(*plinko.Settings)
-		want string // "" = valid
-	}{
-		{"defaults", func(*plinko.Settings) {}, ""},
-		{"board too short", func(s *plinko.Settings) { s.Board = []int{1, 2, 3, 4, 5} }, "plinko.board"},
-		{"board out of range", func(s *plinko.Settings) { s.Board = []int{0, 1, 2, 3, 4, 5} }, "plinko.board"},
-		{"no ticket cost", func(s *plinko.Settings) { s.TicketCost = 0 }, "plinko.ticket_cost"},
-		{"negative gold cost", func(s *plinko.Settings) { s.GoldCost = -1 }, "plinko.gold_cost"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := config.Default()
-			s := plinko.SettingsOf(c)
-			tc.edit(&s)
-			config.SetSection(c, "plinko", s)
-			var keys []string
-			for _, p := range config.Problems(c.Validate()) {
-				keys = append(keys, p.Key)
-			}
-			if want := []string{tc.want}; (tc.want == "" && len(keys) != 0) || (tc.want != "" && !slices.Equal(keys, want)) {
-				t.Errorf("problems %v, want %q", keys, tc.want)
-			}
-		})
-	}
+	configtest.CheckTable(t, "plinko", []configtest.Case[plinko.Settings]{
+		{Name: "defaults", Edit: func(*plinko.Settings) {}, Want: ""},
+		{Name: "board too short", Edit: func(s *plinko.Settings) { s.Board = []int{1, 2, 3, 4, 5} }, Want: "plinko.board"},
+		{Name: "board out of range", Edit: func(s *plinko.Settings) { s.Board = []int{0, 1, 2, 3, 4, 5} }, Want: "plinko.board"},
+		{Name: "no ticket cost", Edit: func(s *plinko.Settings) { s.TicketCost = 0 }, Want: "plinko.ticket_cost"},
+		{Name: "negative gold cost", Edit: func(s *plinko.Settings) { s.GoldCost = -1 }, Want: "plinko.gold_cost"},
+	})
 }

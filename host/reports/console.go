@@ -57,13 +57,9 @@ func consolePages(e area.Env) []consolepage.Page {
 
 // render writes a page of the area with the console's layout.
 func (p *pages) render(w http.ResponseWriter, r *http.Request, t *template.Template, title string, data any) {
-	var body bytes.Buffer
-	if err := t.Execute(&body, data); err != nil {
+	if err := consolepage.RenderTemplate(w, r, title, t, data); err != nil {
 		p.log.Error("console: reports page", "err", err)
-		http.Error(w, "page failed; see the log", http.StatusInternalServerError)
-		return
 	}
-	consolepage.Render(w, r, title, template.HTML(body.String()))
 }
 
 // pageError shows a failure to read above the page.

@@ -156,21 +156,27 @@ func (r *listRequest) Run(_ context.Context, e area.CommandEnv, out io.Writer) e
 	return FormatList(out, rs)
 }
 
-// showRequest is "reports show ID": one report and its reportee's
-// moderation state.
-type showRequest struct {
+// idArg is the report ID of a command on one report, the one positional
+// argument (before or after the flags).
+type idArg struct {
 	ID string `json:"id"`
 }
 
-func (r *showRequest) Args(args []string) error {
+func (r *idArg) Args(args []string) error {
 	switch len(args) {
 	case 0:
 	case 1:
 		r.ID = args[0]
 	default:
-		return errors.New("reports show takes one report ID")
+		return fmt.Errorf("one report ID, not also %q", args[1])
 	}
 	return nil
+}
+
+// showRequest is "reports show ID": one report and its reportee's
+// moderation state.
+type showRequest struct {
+	idArg
 }
 
 func (r *showRequest) Validate() error {
@@ -194,22 +200,11 @@ func (r *showRequest) Run(_ context.Context, e area.CommandEnv, out io.Writer) e
 // unless given: the request may run inside the server, whose user is not
 // the operator's).
 type resolveRequest struct {
-	ID     string `json:"id"`
+	idArg
 	Action string `json:"action"`
 	Days   int    `json:"days,omitempty"`
 	Note   string `json:"note,omitempty"`
 	By     string `json:"by"`
-}
-
-func (r *resolveRequest) Args(args []string) error {
-	switch len(args) {
-	case 0:
-	case 1:
-		r.ID = args[0]
-	default:
-		return fmt.Errorf("unexpected argument %q", args[1])
-	}
-	return nil
 }
 
 // args are the area's arguments of the request; CheckResolveArgs holds

@@ -20,13 +20,9 @@ type Settings struct {
 //go:embed settings.toml
 var settingsTOML string
 
-func init() { config.RegisterTable[Settings](areaName, settingsTOML) }
-
-// SettingsOf is the [reports] table of c.
-func SettingsOf(c *config.Config) Settings {
-	s, _ := config.Section[Settings](c, areaName)
-	return s
-}
+// SettingsOf is the [reports] table of a configuration (its defaults when
+// the file sets none).
+var SettingsOf = config.RegisterTable[Settings](areaName, settingsTOML)
 
 // Validate is run by config.Config.Validate.
 func (s *Settings) Validate() error {

@@ -1,10 +1,10 @@
 package reports_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/config/configtest"
 	"github.com/honmaster/masterserver/host/reports"
 )
 
@@ -15,29 +15,11 @@ func TestSettings(t *testing.T) {
 	if got := reports.SettingsOf(config.Default()); got != want {
 		t.Errorf("defaults: %+v, want %+v", got, want)
 	}
-	for _, tc := range []struct {
-		name string
-		edit func(*reports.Settings)
-		want string // "" = valid
-	}{
-		{"disabled", func(s *reports.Settings) { s.Disabled = true }, ""},
-		{"per_day 0", func(s *reports.Settings) { s.PerDay = 0 }, "reports.per_day"},
-		{"per_reportee negative", func(s *reports.Settings) { s.PerReportee = -1 }, "reports.per_reportee"},
-		{"text too long", func(s *reports.Settings) { s.MaxTextRunes = 5000 }, "reports.max_text_runes"},
-		{"priority 0", func(s *reports.Settings) { s.MaxPriority = 0 }, "reports.max_priority"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := config.Default()
-			s := reports.SettingsOf(c)
-			tc.edit(&s)
-			config.SetSection(c, "reports", s)
-			var keys []string
-			for _, p := range config.Problems(c.Validate()) {
-				keys = append(keys, p.Key)
-			}
-			if (tc.want == "" && len(keys) != 0) || (tc.want != "" && !slices.Equal(keys, []string{tc.want})) {
-				t.Errorf("problems %v, want %q", keys, tc.want)
-			}
-		})
-	}
+	configtest.CheckTable(t, "reports", []configtest.Case[reports.Settings]{
+		{Name: "disabled", Edit: func(s *reports.Settings) { s.Disabled = true }, Want: ""},
+		{Name: "per_day 0", Edit: func(s *reports.Settings) { s.PerDay = 0 }, Want: "reports.per_day"},
+		{Name: "per_reportee negative", Edit: func(s *reports.Settings) { s.PerReportee = -1 }, Want: "reports.per_reportee"},
+		{Name: "text too long", Edit: func(s *reports.Settings) { s.MaxTextRunes = 5000 }, Want: "reports.max_text_runes"},
+		{Name: "priority 0", Edit: func(s *reports.Settings) { s.MaxPriority = 0 }, Want: "reports.max_priority"},
+	})
 }

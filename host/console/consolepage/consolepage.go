@@ -11,6 +11,7 @@
 package consolepage
 
 import (
+	"bytes"
 	"context"
 	"html/template"
 	"net/http"
@@ -70,6 +71,19 @@ func Render(w http.ResponseWriter, r *http.Request, title string, body template.
 		return
 	}
 	rd.Render(w, r, title, body)
+}
+
+// RenderTemplate executes t with data and writes the result as Render
+// does. When t fails it answers 500 and returns the error, for the
+// caller's log.
+func RenderTemplate(w http.ResponseWriter, r *http.Request, title string, t *template.Template, data any) error {
+	var body bytes.Buffer
+	if err := t.Execute(&body, data); err != nil {
+		http.Error(w, "page failed; see the server's log", http.StatusInternalServerError)
+		return err
+	}
+	Render(w, r, title, template.HTML(body.String()))
+	return nil
 }
 
 // CSRFField is the hidden form field a page's POST forms must carry.
