@@ -7,44 +7,26 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/loadtest"
-	"github.com/honmaster/masterserver/host/operator"
 )
 
 func TestMain(m *testing.M) { clitest.Main(m) }
-
-// options returns options against ts with the operator API.
-func options(t *testing.T, ts *clitest.Server, mix string) loadtest.Options {
-	t.Helper()
-	tok, err := os.ReadFile(filepath.Join(ts.DataDir, operator.TokenFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := loadtest.ParseMix(mix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return loadtest.Options{Targets: []string{ts.Client.Base}, Operator: "http://" + ts.Runtime.OperatorAddr.String(),
-		Token: strings.TrimSpace(string(tok)), Mix: m, Duration: 2 * time.Minute}
-}
 
 // TestEveryOperation runs every operation mixed against a real server and
 // checks the report's counts against the budget, the consistency check and
 // the server's own counters.
 func TestEveryOperation(t *testing.T) {
 	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
-	o := options(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1,guides=1,"+
+	o := clitest.LoadTestOptions(t, ts, "noop=1,login=1,switch=1,patch=1,board=1,drop=2,chest=1,exchange=1,purchase=1,cloud=1,store=1,guides=1,"+
 		"guide=1,guideflag=1,vote=3,report=1,reportinfo=1")
 	o.Accounts, o.Concurrency, o.Requests = 4, 4, 360
 	rep, err := loadtest.Run(context.Background(), o)
@@ -111,10 +93,10 @@ func TestEveryOperation(t *testing.T) {
 	// report past the limits asks for the reporting status: each counted
 	// in its own row, so the server's counts match row by row.
 	for series, want := range map[string]int64{
-		`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`: okOf(rep, "purchase"),
-		`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange"}`:           okOf(rep, "exchange") + okOf(rep, "purchase>exchange"),
-		`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`:            okOf(rep, "report"),
-		`honmaster_http_requests_total{outcome="ok",route="/master/report/reportinforequest"}`: okOf(rep, "reportinfo") + okOf(rep, "report>reportinfo"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`: clitest.RowOK(rep, "purchase"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange"}`:           clitest.RowOK(rep, "exchange") + clitest.RowOK(rep, "purchase>exchange"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`:            clitest.RowOK(rep, "report"),
+		`honmaster_http_requests_total{outcome="ok",route="/master/report/reportinforequest"}`: clitest.RowOK(rep, "reportinfo") + clitest.RowOK(rep, "report>reportinfo"),
 	} {
 		if got := rep.Server.Delta[series]; int64(got) != want {
 			t.Errorf("server %s moved by %v, report says %d", series, got, want)
@@ -133,42 +115,6 @@ func TestEveryOperation(t *testing.T) {
 	var html strings.Builder
 	if err := rep.WriteHTML(&html); err != nil || strings.Count(html.String(), "<svg") < len(o.Mix)+1 {
 		t.Errorf("html: %v, %d svg", err, strings.Count(html.String(), "<svg"))
-	}
-}
-
-// okOf is the named row's successful operations (0 without the row).
-func okOf(rep *loadtest.Report, name string) int64 {
-	if op := rep.Op(name); op != nil {
-		return op.OK
-	}
-	return 0
-}
-
-// TestFallbackRowsOnServer: past the server's report limits the report
-// operation asks the status instead; the report row counts only the
-// reports filed, as the server does, and the fallback row the rest.
-func TestFallbackRowsOnServer(t *testing.T) {
-	ts := clitest.Start(t, clitest.LoadTestLimits)
-	o := options(t, ts, "report=1")
-	o.Accounts, o.Concurrency, o.Requests = 2, 2, 20
-	o.ServerPID = os.Getpid() // the server runs in the test process
-	rep, err := loadtest.Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.CPUUnavailable != "" {
-		t.Errorf("server CPU: %s", rep.CPUUnavailable)
-	}
-	// Two accounts may each file 2 reports against the other (the
-	// default limit per reportee); the 16 other operations fall back.
-	if okOf(rep, "report") != 4 || okOf(rep, "report>reportinfo") != 16 {
-		t.Errorf("report %d, report>reportinfo %d; want 4 and 16", okOf(rep, "report"), okOf(rep, "report>reportinfo"))
-	}
-	if got := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/report/report"}`]; got != 4 {
-		t.Errorf("server filed %v reports, want 4", got)
-	}
-	if !strings.HasPrefix(rep.Stopped, "its --requests budget") {
-		t.Errorf("stopped %q, want the requests budget", rep.Stopped)
 	}
 }
 
@@ -212,7 +158,7 @@ func TestSeveralTargets(t *testing.T) {
 	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
 	u, _ := url.Parse(ts.Client.Base)
 	fwd, conns := forward(t, u.Host)
-	o := options(t, ts, "login=1,drop=2,store=1,vote=1")
+	o := clitest.LoadTestOptions(t, ts, "login=1,drop=2,store=1,vote=1")
 	o.Targets = append(o.Targets, "http://"+fwd)
 	o.Accounts, o.Concurrency, o.Requests = 4, 4, 120
 	rep, err := loadtest.Run(context.Background(), o)
@@ -235,115 +181,11 @@ func TestSeveralTargets(t *testing.T) {
 	}
 }
 
-// pluginPID reads the PID of area's plugin from "honmaster plugins".
-func pluginPID(t *testing.T, ts *clitest.Server, area string) int {
-	t.Helper()
-	for _, line := range strings.Split(ts.Host(t, "plugins"), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 4 && f[0] == area && f[3] == "running" {
-			pid, _ := strconv.Atoi(f[2])
-			return pid
-		}
-	}
-	return 0
-}
-
-// TestPluginKilledMidRun kills the Plinko plugin while an open-loop run of
-// drops goes on: the drops it costs are counted by kind, nothing they were
-// refused is charged (the consistency check holds), and every scheduled
-// operation is accounted for.
-func TestPluginKilledMidRun(t *testing.T) {
-	ts := clitest.Start(t, clitest.LoadTestLimits)
-	o := options(t, ts, "drop=1")
-	o.Accounts, o.Concurrency, o.Requests, o.Rate = 8, 8, 600, 200 // three seconds of schedule
-	rep := runKillingPlugin(t, ts, "plinko", o)
-	drop := rep.Op("drop")
-	if drop == nil || drop.OK+drop.Errors+rep.Unsent != 600 {
-		t.Fatalf("ok + errors + unsent != 600: %+v, unsent %d", drop, rep.Unsent)
-	}
-	if drop.Errors == 0 || drop.Kinds["refused:5"] == 0 {
-		t.Errorf("no drop failed with status 5 (plugin unavailable): %v", drop.Kinds)
-	}
-	if c := rep.Consistency; !c.OK() || c.BalancesChecked+c.Uncertain != 8 {
-		t.Errorf("consistency: %s", c.Summary())
-	}
-	if got := rep.Server.Delta[`honmaster_plugin_restarts_total{area="plinko"}`]; got < 1 {
-		t.Errorf("server restarts moved by %v", got)
-	}
-}
-
-// runKillingPlugin runs the load test o while area's plugin is killed
-// twice, 0.7 s apart, and returns its report (logged).
-func runKillingPlugin(t *testing.T, ts *clitest.Server, area string, o loadtest.Options) *loadtest.Report {
-	t.Helper()
-	done := make(chan struct{})
-	kills := 0
-	go func() {
-		defer close(done)
-		for i := 0; i < 2; i++ {
-			time.Sleep(700 * time.Millisecond)
-			if killPlugin(t, ts, area) {
-				kills++
-			}
-		}
-	}()
-	rep, err := loadtest.Run(context.Background(), o)
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
-	t.Log("\n" + b.String())
-	if kills == 0 {
-		t.Fatalf("the %s plugin was never killed", area)
-	}
-	return rep
-}
-
-// killPlugin kills area's plugin and waits (bounded) for its restart.
-func killPlugin(t *testing.T, ts *clitest.Server, area string) bool {
-	pid := pluginPID(t, ts, area)
-	if pid == 0 || syscall.Kill(pid, syscall.SIGKILL) != nil {
-		return false
-	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if p := pluginPID(t, ts, area); p != 0 && p != pid {
-			break
-		}
-	}
-	return true
-}
-
-// TestGuidesPluginKilledMidRun kills the guides plugin while an open-loop
-// run votes: the votes it costs are counted by kind, and a refused vote
-// counts nowhere, so the vote check still holds and removing the accounts
-// takes every counted vote back out.
-func TestGuidesPluginKilledMidRun(t *testing.T) {
-	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
-	o := options(t, ts, "vote=3,guide=1")
-	o.Accounts, o.Concurrency, o.Requests, o.Rate = 6, 6, 600, 200 // three seconds of schedule
-	rep := runKillingPlugin(t, ts, "guides", o)
-	vote := rep.Op("vote")
-	if vote == nil || vote.Errors == 0 || vote.Kinds["refused:guides_unavailable"] == 0 {
-		t.Errorf("no vote failed as guides_unavailable: %+v", vote)
-	}
-	if ok, errs := rep.Total(); ok+errs+rep.Unsent != 600 {
-		t.Errorf("ok %d + errors %d + unsent %d != 600", ok, errs, rep.Unsent)
-	}
-	if c := rep.Consistency; !c.OK() || c.VotesChecked == 0 || !c.VotesRestoredChecked {
-		t.Errorf("consistency: %s", c.Summary())
-	}
-	if rep.Cleanup.Removed != 6 {
-		t.Errorf("cleanup: %s", rep.Cleanup.Summary())
-	}
-}
-
 // TestKeepAccounts: --keep-accounts leaves the accounts, which still log
 // in.
 func TestKeepAccounts(t *testing.T) {
 	ts := clitest.Start(t, clitest.LoadTestLimits)
-	o := options(t, ts, "patch=1")
+	o := clitest.LoadTestOptions(t, ts, "patch=1")
 	o.Accounts, o.Concurrency, o.Requests, o.KeepAccounts = 2, 2, 4, true
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {
@@ -363,7 +205,7 @@ func TestKeepAccounts(t *testing.T) {
 // accounts it registered are removed before the error is returned.
 func TestProvisioningFailureRemovesAccounts(t *testing.T) {
 	ts := clitest.Start(t, clitest.LoadTestLimits) // no demo seed: no guides
-	o := options(t, ts, "vote=1")
+	o := clitest.LoadTestOptions(t, ts, "vote=1")
 	o.Accounts, o.Concurrency, o.Requests = 3, 3, 3
 	_, err := loadtest.Run(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "lists no guide") || !strings.Contains(err.Error(), "3 of 3 test accounts removed") {
@@ -387,7 +229,7 @@ func TestRunTwiceWithBenchConfig(t *testing.T) {
 	}
 	twice := func(mutate func(*config.Config)) (first, second error) {
 		ts := clitest.Start(t, mutate)
-		o := options(t, ts, "report=1,store=1")
+		o := clitest.LoadTestOptions(t, ts, "report=1,store=1")
 		o.Accounts, o.Concurrency, o.Requests = 4, 4, 8
 		_, first = loadtest.Run(context.Background(), o)
 		_, second = loadtest.Run(context.Background(), o)

@@ -35,8 +35,8 @@ func TestLoginWrongServerProof(t *testing.T) {
 	u, _ := url.Parse(ts.URL)
 	c, _ := newClient([]*url.URL{u}, 1)
 	t.Cleanup(c.HTTP.CloseIdleConnections)
-	e := &env{c: c, run: "abc"}
-	a := &account{login: "ltabc0", password: "load-abc", id: "1"}
+	e := &Env{c: c, run: "abc"}
+	a := &Account{login: "ltabc0", password: "load-abc", id: "1"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := opLogin(ctx, e, a, nil)

@@ -118,14 +118,14 @@ func (r *recorder) record(name string, lat time.Duration, retried int64, err err
 
 // setPhase records how long the operation name ran, why it stopped, and
 // the server's CPU time meanwhile (cpu < 0: not measured); its fallback
-// rows (fallbacks) ran in the same phase.
+// rows (fallbackRows) ran in the same phase.
 func (r *recorder) setPhase(name string, d time.Duration, stopped string, cpu time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rows := []string{name}
-	for fb, f := range fallbacks {
-		if f.of == name {
-			rows = append(rows, fb)
+	for row, of := range fallbackRows {
+		if of == name {
+			rows = append(rows, row)
 		}
 	}
 	var n int64

@@ -132,8 +132,8 @@ func (r *Report) fill(rec *recorder) {
 	for name, s := range rec.ops {
 		o := OpReport{Name: name, Requests: requestsOf(name), OK: s.ok, Errors: s.errs, Seconds: s.elapsed.Seconds(),
 			Retried: s.retried, Stopped: s.stopped}
-		if f, ok := fallbacks[name]; ok {
-			o.FallbackOf, o.Fallback = f.of, f.why
+		if of, ok := fallbackRows[name]; ok {
+			o.FallbackOf, o.Fallback = of, operations[of].fallback.Why
 		}
 		if s.cpuOps > 0 {
 			o.CPUPerOp = s.cpu / time.Duration(s.cpuOps)
@@ -355,12 +355,12 @@ type Consistency struct {
 	// were left out.
 	Uncertain  int      `json:"uncertain"`
 	Mismatches []string `json:"mismatches,omitempty"` // the first few
-	Skipped    string   `json:"skipped,omitempty"`    // why balances were not checked
+	Skipped    string   `json:"skipped,omitempty"`    // why checks were not made (Skip)
 
 	// VotesChecked guides voted on had their counts compared with the
 	// counts before the run plus the accounts' final votes; VotesOK
 	// matched. VotesUncertain guides were left out (a vote's reply was
-	// lost). See ops_guides.go.
+	// lost). The guides area's Check fills them (host/guides/loadtest.go).
 	VotesChecked   int `json:"votes_checked"`
 	VotesOK        int `json:"votes_ok"`
 	VotesUncertain int `json:"votes_uncertain"`
@@ -397,7 +397,14 @@ func (c *Consistency) Summary() string {
 	return s
 }
 
-func (c *Consistency) mismatch(format string, args ...any) {
+// Skip says why a check was not made.
+func (c *Consistency) Skip(why string) {
+	c.Skipped = strings.TrimPrefix(c.Skipped+"; "+why, "; ")
+}
+
+// Mismatch adds a finding that disagreed (the first few are kept); an
+// area's Check also counts it in its own figures, or the run passes.
+func (c *Consistency) Mismatch(format string, args ...any) {
 	if len(c.Mismatches) < 10 {
 		c.Mismatches = append(c.Mismatches, fmt.Sprintf(format, args...))
 	}
@@ -405,7 +412,7 @@ func (c *Consistency) mismatch(format string, args ...any) {
 
 // consistency compares each account's balances with the server's, and
 // retrieves each stored archive again.
-func consistency(ctx context.Context, e *env, opc *opClient, accts []*account) Consistency {
+func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) Consistency {
 	var c Consistency
 	for _, a := range accts {
 		if a.uncertain {
@@ -418,7 +425,7 @@ func consistency(ctx context.Context, e *env, opc *opClient, accts []*account) C
 				c.Skipped = "no operator listener to read balances from"
 			} else if j, err := opc.account(reqCtx, a.login); err != nil {
 				c.BalancesChecked++
-				c.mismatch("%s: %v", a.login, err)
+				c.Mismatch("%s: %v", a.login, err)
 			} else {
 				c.BalancesChecked++
 				wantT := a.startTickets - a.spentTickets + a.wonTickets
@@ -426,7 +433,7 @@ func consistency(ctx context.Context, e *env, opc *opClient, accts []*account) C
 				if j.Tickets == wantT && j.Gold == wantG {
 					c.BalancesOK++
 				} else {
-					c.mismatch("%s: server has %d tickets %d gold; replies said %d - %d + %d = %d tickets, %d - %d = %d gold",
+					c.Mismatch("%s: server has %d tickets %d gold; replies said %d - %d + %d = %d tickets, %d - %d = %d gold",
 						a.login, j.Tickets, j.Gold, a.startTickets, a.spentTickets, a.wonTickets, wantT, a.startGold, a.spentGold, wantG)
 				}
 			}
@@ -434,7 +441,7 @@ func consistency(ctx context.Context, e *env, opc *opClient, accts []*account) C
 		if a.stores > 0 {
 			c.CloudChecked++
 			if err := retrieveCheck(reqCtx, e.c, a); err != nil {
-				c.mismatch("%s cloud: %v", a.login, err)
+				c.Mismatch("%s cloud: %v", a.login, err)
 			} else {
 				c.CloudOK++
 			}

@@ -44,7 +44,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Operator != "" {
 		opc = &opClient{base: strings.TrimRight(o.Operator, "/"), token: o.Token, http: &http.Client{Timeout: requestTimeout}}
 	}
-	e := &env{c: c, run: randomTag()}
+	e := &Env{c: c, run: randomTag(), mix: o.Mix, opc: opc}
 	e.logins = make([]string, o.Accounts)
 	for i := range e.logins {
 		// Decimal, not base 36: the server refuses look-alike logins ("1" and
@@ -60,14 +60,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		return nil, err
 	}
-	votes := o.Mix["vote"] > 0
-	var votesBefore map[uint32]guideCounts
-	if votes && opc != nil {
-		if votesBefore, err = opc.guideCounts(ctx); err != nil {
-			cl := cleanup(ctx, o, opc, reg)
-			return nil, fmt.Errorf("guide counts before the run: %w (%s)", err, cl.Summary())
-		}
-	}
+	hooked := areasOf(o.Mix)
 	rep := &Report{Target: strings.Join(o.Targets, " "), Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
 		Sequential: o.Sequential, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
 	if o.Rate > 0 {
@@ -79,7 +72,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if opc != nil {
 		before, _ = opc.scrape(ctx)
 	}
-	pool := make(chan *account, len(accts))
+	pool := make(chan *Account, len(accts))
 	for _, a := range accts {
 		pool <- a
 	}
@@ -154,14 +147,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	logf("checking consistency")
 	rep.Consistency = consistency(ctx, e, opc, accts)
-	if votes {
-		if votesBefore == nil {
-			rep.Consistency.Skipped = strings.TrimPrefix(rep.Consistency.Skipped+"; no operator listener to read guide counts from", "; ")
-		} else if after, err := opc.guideCounts(ctx); err != nil {
-			rep.Consistency.mismatch("guide counts after the run: %v", err)
-			rep.Consistency.VotesChecked++ // counted as a mismatch
-		} else {
-			checkVotes(&rep.Consistency, votesBefore, after, e.voted.set, accts)
+	for _, ar := range hooked {
+		if ar.Check != nil {
+			ar.Check(ctx, e, &rep.Consistency)
 		}
 	}
 	if opc != nil {
@@ -171,9 +159,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	logf("removing the test accounts")
 	rep.Cleanup = cleanup(ctx, o, opc, reg)
-	if votes && votesBefore != nil && rep.Cleanup.Kept == "" && rep.Cleanup.Failed == 0 {
-		if after, err := opc.guideCounts(ctx); err == nil {
-			checkVotesRestored(&rep.Consistency, votesBefore, after, e.voted.set)
+	if rep.Cleanup.Kept == "" && rep.Cleanup.Failed == 0 {
+		for _, ar := range hooked {
+			if ar.Removed != nil {
+				ar.Removed(ctx, e, &rep.Consistency)
+			}
 		}
 	}
 	return rep, nil
@@ -237,7 +227,7 @@ const (
 // and returns how many operations were due but never sent (in the open
 // loop because the server fell behind the rate, in either loop because no
 // account was free before the end) and why it stopped.
-func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *recorder, mix Mix, budget int, d time.Duration) (unsent int64, stopped string) {
+func drive(ctx context.Context, o Options, e *Env, pool chan *Account, rec *recorder, mix Mix, budget int, d time.Duration) (unsent int64, stopped string) {
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	names := mix.names()
@@ -258,7 +248,7 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 	// one runs an operation on a free account; intended is when it was
 	// meant to be sent, the origin of its latency.
 	one := func(rng *mrand.Rand, intended time.Time) {
-		var a *account
+		var a *Account
 		select {
 		case a = <-pool:
 		case <-runCtx.Done():
@@ -275,7 +265,7 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 			opCtx = withReplayable(opCtx)
 		}
 		reqCtx, cancelReq := context.WithTimeout(opCtx, requestTimeout)
-		a.fellBack = ""
+		a.op, a.fellBack = name, ""
 		err := operations[name].do(reqCtx, e, a, rng)
 		cancelReq()
 		if a.fellBack != "" {
@@ -353,17 +343,17 @@ func drive(ctx context.Context, o Options, e *env, pool chan *account, rec *reco
 	return unsent, why()
 }
 
-// provision registers, grants, creates sub-accounts and logs in.
-func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *registered) ([]*account, error) {
-	spends, subs, wantGuides := false, false, false
+// provision registers, grants, creates sub-accounts and logs in, then runs
+// the Provision hooks of the areas in the mix.
+func provision(ctx context.Context, o Options, e *Env, opc *opClient, reg *registered) ([]*Account, error) {
+	spends, subs := false, false
 	for name := range o.Mix {
 		spends = spends || operations[name].spends
 		subs = subs || name == "switch"
-		wantGuides = wantGuides || operations[name].guides
 	}
-	accts := make([]*account, o.Accounts)
+	accts := make([]*Account, o.Accounts)
 	err := forEach(ctx, o.Accounts, provisionParallel, func(i int) error {
-		a := &account{login: e.logins[i], password: "load-" + e.run, owned: map[string]bool{}, index: i, marks: newGuideMarks()}
+		a := &Account{login: e.logins[i], password: "load-" + e.run, index: i}
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		defer cancel()
 		// Remembered before asking: a registration whose reply is lost
@@ -405,28 +395,16 @@ func provision(ctx context.Context, o Options, e *env, opc *opClient, reg *regis
 	if err != nil {
 		return nil, err
 	}
-	reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	if o.Mix["drop"] > 0 || o.Mix["board"] > 0 {
-		arr, _, err := post(reqCtx, e.c, pathBoard, url.Values{"cookie": {accts[0].sess.Cookie}}, 200)
+	e.accts = accts
+	for _, ar := range areasOf(o.Mix) {
+		if ar.Provision == nil {
+			continue
+		}
+		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
+		err := ar.Provision(reqCtx, e)
+		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("board: %w", err)
-		}
-		e.ticketCost, _ = intText(arr, "ticket_cost")
-		e.goldCost, _ = intText(arr, "gold_cost")
-	}
-	if wantGuides {
-		if e.guides, err = findGuides(reqCtx, e, accts[0]); err != nil {
-			return nil, fmt.Errorf("guide lists: %w", err)
-		}
-		if len(e.guides) == 0 {
-			return nil, fmt.Errorf("the server lists no guide for %s: the guide operations need some (serve --demo seeds them; or honmaster guides import)",
-				strings.Join(guideHeroes, ", "))
-		}
-	}
-	if o.Mix["purchase"] > 0 {
-		if e.exchange, err = exchangeList(reqCtx, e.c, accts[0].sess.Cookie); err != nil {
-			return nil, fmt.Errorf("exchange list: %w", err)
+			return nil, err
 		}
 	}
 	return accts, nil

@@ -106,7 +106,7 @@ func (f *fakeCloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // newFakeCloud starts f on loopback and returns the tester's env for it and
 // an account logged in with testCookie.
-func newFakeCloud(t *testing.T, f *fakeCloud) (*env, *account) {
+func newFakeCloud(t *testing.T, f *fakeCloud) (*Env, *Account) {
 	t.Helper()
 	f.t, f.cookie = t, testCookie
 	ts := httptest.NewServer(f)
@@ -115,13 +115,13 @@ func newFakeCloud(t *testing.T, f *fakeCloud) (*env, *account) {
 	c, _ := newClient([]*url.URL{u}, 1)
 	c.HTTP.Timeout = 10 * time.Second
 	t.Cleanup(c.HTTP.CloseIdleConnections)
-	a := &account{login: "ltabc0", password: "load-abc", id: "1", owned: map[string]bool{}, marks: newGuideMarks(),
+	a := &Account{login: "ltabc0", password: "load-abc", id: "1",
 		sess: &client.Session{Login: "ltabc0", AccountID: "1", Cookie: testCookie}}
-	return &env{c: c, run: "abc", logins: []string{a.login}}, a
+	return &Env{c: c, run: "abc", logins: []string{a.login}}, a
 }
 
 // storeOnce runs one store against f and returns the archive f received.
-func storeOnce(t *testing.T, e *env, a *account, f *fakeCloud) ([]byte, error) {
+func storeOnce(t *testing.T, e *Env, a *Account, f *fakeCloud) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -186,7 +186,7 @@ func TestStoreAlternates(t *testing.T) {
 		t.Errorf("last request body is not the cached one (cookie %q)", a.cloud.cookie)
 	}
 	f.mu.Unlock()
-	c := consistency(context.Background(), e, nil, []*account{a})
+	c := consistency(context.Background(), e, nil, []*Account{a})
 	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 || c.Uncertain != 0 {
 		t.Errorf("consistency: %s %q", c.Summary(), c.Mismatches)
 	}
@@ -227,7 +227,7 @@ func TestConsistencyCatchesStaleStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := consistency(context.Background(), e, nil, []*account{a})
+	c := consistency(context.Background(), e, nil, []*Account{a})
 	if c.OK() || c.CloudChecked != 1 || c.CloudOK != 0 || len(c.Mismatches) != 1 || !strings.Contains(c.Mismatches[0], "cloud") {
 		t.Errorf("a stale store went unnoticed: %s %q", c.Summary(), c.Mismatches)
 	}
@@ -248,7 +248,7 @@ func TestStoreReplyLost(t *testing.T) {
 	if !a.uncertain || !bytes.Equal(a.lastStored(), first) || a.stores != 1 {
 		t.Errorf("uncertain %t, stored changed %t, stores %d", a.uncertain, !bytes.Equal(a.lastStored(), first), a.stores)
 	}
-	c := consistency(context.Background(), e, nil, []*account{a})
+	c := consistency(context.Background(), e, nil, []*Account{a})
 	if !c.OK() || c.CloudChecked != 0 || c.Uncertain != 1 {
 		t.Errorf("consistency: %s", c.Summary())
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,19 +23,20 @@ import (
 	"github.com/honmaster/masterserver/host/client"
 )
 
-// fakeGame answers the few game paths these tests drive: the no-op's 404,
-// the exchange list and the reporting status, and counts requests.
+// fakeGame answers the few game paths these tests drive: the no-op's 404
+// and the test area's list (testList), and counts requests.
 type fakeGame struct {
 	requests atomic.Int64
 }
 
+// testList is the path of the test area's read (testAreaOps).
+const testList = "/loadtest/test/list"
+
 func (f *fakeGame) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.requests.Add(1)
 	switch r.URL.Path {
-	case pathExchange:
-		io.WriteString(w, `a:3:{s:11:"status_code";i:51;s:12:"user_tickets";i:0;s:5:"items";a:0:{}}`)
-	case "/master/report/reportinforequest":
-		io.WriteString(w, `a:2:{s:7:"success";b:1;s:6:"status";i:0;}`)
+	case testList:
+		io.WriteString(w, `a:1:{s:7:"success";b:1;}`)
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `a:1:{s:5:"error";s:9:"not found";}`)
@@ -42,7 +44,7 @@ func (f *fakeGame) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // fakeEnv returns an env against the given servers and n logged-in accounts.
-func fakeEnv(t *testing.T, n int, servers ...*httptest.Server) (*env, []*account, *transport) {
+func fakeEnv(t *testing.T, n int, servers ...*httptest.Server) (*Env, []*Account, *transport) {
 	t.Helper()
 	var targets []*url.URL
 	for _, s := range servers {
@@ -51,58 +53,125 @@ func fakeEnv(t *testing.T, n int, servers ...*httptest.Server) (*env, []*account
 	}
 	c, tr := newClient(targets, n)
 	t.Cleanup(c.HTTP.CloseIdleConnections)
-	e := &env{c: c, run: "abc"}
-	var accts []*account
+	e := &Env{c: c, run: "abc"}
+	var accts []*Account
 	for i := range n {
 		login := "ltabc" + strconv.Itoa(i)
 		e.logins = append(e.logins, login)
-		accts = append(accts, &account{login: login, id: strconv.Itoa(i + 1), index: i, owned: map[string]bool{}, marks: newGuideMarks(), known: true,
+		accts = append(accts, &Account{login: login, id: strconv.Itoa(i + 1), index: i, known: true,
 			sess: &client.Session{Login: login, AccountID: strconv.Itoa(i + 1), Cookie: testCookie}})
 	}
 	return e, accts, tr
 }
 
-func poolOf(accts []*account) chan *account {
-	p := make(chan *account, len(accts))
+func poolOf(accts []*Account) chan *Account {
+	p := make(chan *Account, len(accts))
 	for _, a := range accts {
 		p <- a
 	}
 	return p
 }
 
-// TestFallbacksCountedApart: a purchase with nothing left to buy reads the
-// exchange list, and a report past the limits asks the status; each is
-// counted in its own row, not as a purchase or a report.
+// The test area: "testbuy" buys (without a request) until the account's
+// budget (its testBought) is spent, then lists instead, counted as
+// "testbuy>testlist"; "testlist" reads testList. Both go through the
+// registration third-party areas use.
+func init() {
+	RegisterArea(Area{Name: "testarea", Operations: []Operation{
+		{Name: "testbuy", Requests: 1, Do: testBuy, Doc: "test: buys, else lists",
+			Fallback: &Fallback{Row: "testbuy>testlist", As: "testlist", Why: "nothing left to buy: listed instead"}},
+		{Name: "testlist", Requests: 1, Reads: true, Do: testListOp, Doc: "test: lists"},
+	}})
+}
+
+// testBought is the test area's state of an account.
+type testBought struct{ n, budget int }
+
+func testBuy(ctx context.Context, e *Env, a *Account, rng *rand.Rand) error {
+	b := AccountState(a, "testarea", func() *testBought { return &testBought{} })
+	if b.n >= b.budget {
+		return e.Fallback(ctx, a, rng)
+	}
+	b.n++
+	return nil
+}
+
+func testListOp(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
+	arr, err := e.Post(ctx, testList, url.Values{"cookie": {a.Cookie()}}, 200)
+	if err != nil {
+		return err
+	}
+	if ok, _ := arr.Bool("success"); !ok {
+		return Fail("refused:list", "success false")
+	}
+	return nil
+}
+
+// TestFallbacksCountedApart: an operation that cannot do its own work any
+// more does its fallback's (here, with nothing left to buy, the list); it is
+// counted in its own row, not as the operation, and the row is explained.
 func TestFallbacksCountedApart(t *testing.T) {
 	srv := httptest.NewServer(&fakeGame{})
 	t.Cleanup(srv.Close)
 	e, accts, _ := fakeEnv(t, 2, srv)
 	for _, a := range accts {
-		a.reports = reportBudget(len(accts)) // past the limits: no report left to file
+		AccountState(a, "testarea", func() *testBought { return &testBought{} }).budget = 3
 	}
 	rec := newRecorder(nil, false)
-	o := Options{Concurrency: 2}
-	_, stopped := drive(context.Background(), o, e, poolOf(accts), rec, Mix{"purchase": 1, "report": 1}, 20, time.Minute)
+	// One client: the accounts take turns (the pool is a queue), 10
+	// operations each.
+	o := Options{Concurrency: 1}
+	_, stopped := drive(context.Background(), o, e, poolOf(accts), rec, Mix{"testbuy": 1}, 20, time.Minute)
 	rec.stop()
 	var rep Report
 	rep.fill(rec)
 	if stopped != stoppedRequests {
 		t.Errorf("stopped %q, want %q", stopped, stoppedRequests)
 	}
-	if rep.Op("purchase") != nil || rep.Op("report") != nil {
-		t.Errorf("fallbacks counted as what they did not do: purchase %+v, report %+v", rep.Op("purchase"), rep.Op("report"))
+	// Each account's 3 buys in the operation's row, the 14 others in the
+	// fallback's.
+	if buy := rep.Op("testbuy"); buy == nil || buy.OK != 6 || buy.Errors != 0 {
+		t.Errorf("testbuy %+v, want 6 ok: fallbacks counted as what they did not do", buy)
 	}
-	listed, status := rep.Op(purchaseListed), rep.Op(reportStatus)
-	if listed == nil || status == nil || listed.OK+status.OK != 20 || listed.Errors+status.Errors != 0 {
-		t.Fatalf("fallback rows %+v, %+v; want 20 ok together", listed, status)
+	listed := rep.Op("testbuy>testlist")
+	if listed == nil || listed.OK != 14 || listed.Errors != 0 {
+		t.Fatalf("fallback row %+v; want 14 ok", listed)
 	}
-	if listed.FallbackOf != "purchase" || status.FallbackOf != "report" || listed.Requests != 1 {
-		t.Errorf("fallback rows name %q and %q, %d requests", listed.FallbackOf, status.FallbackOf, listed.Requests)
+	if listed.FallbackOf != "testbuy" || listed.Requests != 1 {
+		t.Errorf("fallback row names %q, %d requests", listed.FallbackOf, listed.Requests)
 	}
 	var b strings.Builder
 	rep.WriteText(&b)
-	if !strings.Contains(b.String(), "purchase>exchange: a purchase that ran as exchange (nothing left to buy") {
+	if !strings.Contains(b.String(), "testbuy>testlist: a testbuy that ran as testlist (nothing left to buy") {
 		t.Errorf("text report does not explain the fallback row:\n%s", b.String())
+	}
+}
+
+// TestRegisterAreaRefusesMistakes: a taken name, an incomplete operation
+// and a fallback to an unknown operation are programming errors, refused
+// at registration.
+func TestRegisterAreaRefusesMistakes(t *testing.T) {
+	do := func(context.Context, *Env, *Account, *rand.Rand) error { return nil }
+	for name, ar := range map[string]Area{
+		"area taken":         {Name: "testarea", Operations: []Operation{{Name: "testother", Requests: 1, Do: do}}},
+		"operation taken":    {Name: "testother", Operations: []Operation{{Name: "noop", Requests: 1, Do: do}}},
+		"no Do":              {Name: "testother", Operations: []Operation{{Name: "testother", Requests: 1}}},
+		"no requests":        {Name: "testother", Operations: []Operation{{Name: "testother", Do: do}}},
+		"no operations":      {Name: "testother"},
+		"unknown fallback":   {Name: "testother", Operations: []Operation{{Name: "testother", Requests: 1, Do: do, Fallback: &Fallback{Row: "testother>x", As: "x"}}}},
+		"fallback row taken": {Name: "testother", Operations: []Operation{{Name: "testother", Requests: 1, Do: do, Fallback: &Fallback{Row: "testbuy>testlist", As: "noop"}}}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered", name)
+				}
+			}()
+			RegisterArea(ar)
+		}()
+		if _, ok := operations["testother"]; ok {
+			t.Fatalf("%s: the operation was added before the registration was refused", name)
+		}
 	}
 }
 

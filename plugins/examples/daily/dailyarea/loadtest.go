@@ -3,9 +3,9 @@ package dailyarea
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 
-	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/loadtest"
 )
 
@@ -16,31 +16,38 @@ func init() {
 			"(the first claim of a run's day pays, the others answer granted 0)"})
 }
 
-func loadClaim(ctx context.Context, c *client.Client, a loadtest.Account) (loadtest.Result, error) {
-	rep, err := c.PostForm(ctx, PathClaim, url.Values{"cookie": {a.Cookie}})
+// loadClaim claims once as the test account. Its balance is the run's
+// (loadtest.Account): a granted claim's tickets are added with Win, so the
+// end-of-run check, which compares every account's balance with what the
+// replies said, still holds with drops in the same mix.
+func loadClaim(ctx context.Context, e *loadtest.Env, a *loadtest.Account, _ *rand.Rand) error {
+	rep, err := e.Client().PostForm(ctx, PathClaim, url.Values{"cookie": {a.Cookie()}})
 	if err != nil {
-		return loadtest.Result{}, err
+		if loadtest.NoReply(err) {
+			a.MarkUncertain() // the claim may or may not have paid
+		}
+		return err
 	}
 	if rep.Status != 200 {
-		return loadtest.Result{}, &loadtest.Failure{Kind: fmt.Sprintf("http_%d", rep.Status), Detail: string(rep.Body)}
+		return &loadtest.Failure{Kind: fmt.Sprintf("http_%d", rep.Status), Detail: string(rep.Body)}
 	}
 	arr, err := rep.PHP()
 	if err != nil {
-		return loadtest.Result{}, &loadtest.Failure{Kind: "decode", Detail: err.Error()}
+		return &loadtest.Failure{Kind: "decode", Detail: err.Error()}
 	}
 	if ok, _ := arr.Bool("success"); !ok {
 		msg, _ := arr.String("error")
-		return loadtest.Result{}, &loadtest.Failure{Kind: "refused:daily", Detail: msg}
+		return &loadtest.Failure{Kind: "refused:daily", Detail: msg}
 	}
 	granted, _ := arr.Bool("granted")
 	paid, _ := arr.Int("tickets")
 	after, _ := arr.Int("user_tickets")
 	switch {
 	case !granted && paid != 0:
-		return loadtest.Result{}, &loadtest.Failure{Kind: "decode", Detail: fmt.Sprintf("a claim not granted paid %d", paid)}
-	case a.TicketsKnown && after != a.Tickets+paid:
-		return loadtest.Result{Tickets: paid}, &loadtest.Failure{Kind: "balance",
-			Detail: fmt.Sprintf("user_tickets %d after a claim paying %d, want %d", after, paid, a.Tickets+paid)}
+		return &loadtest.Failure{Kind: "decode", Detail: fmt.Sprintf("a claim not granted paid %d", paid)}
+	case a.BalanceKnown() && after != a.Tickets()+paid:
+		return &loadtest.Failure{Kind: "balance", Detail: fmt.Sprintf("user_tickets %d after a claim paying %d, want %d", after, paid, a.Tickets()+paid)}
 	}
-	return loadtest.Result{Tickets: paid}, nil
+	a.Win(paid)
+	return nil
 }
