@@ -1,9 +1,11 @@
 package plinko_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/loadtest"
 )
 
 // TestLoadTestPluginKilledMidRun kills the Plinko plugin while an open-loop
@@ -27,5 +29,31 @@ func TestLoadTestPluginKilledMidRun(t *testing.T) {
 	}
 	if got := rep.Server.Delta[`honmaster_plugin_restarts_total{area="plinko"}`]; got < 1 {
 		t.Errorf("server restarts moved by %v", got)
+	}
+}
+
+// TestLoadTestPurchaseFallbackRow: once an account owns the whole demo
+// exchange, the load test's purchase reads the exchange list instead; the
+// purchase row counts only the purchases the server made, the
+// purchase>exchange row the rest, and the balances still check.
+func TestLoadTestPurchaseFallbackRow(t *testing.T) {
+	ts := clitest.StartDemo(t, clitest.LoadTestLimits)
+	o := clitest.LoadTestOptions(t, ts, "purchase=1")
+	o.Accounts, o.Concurrency, o.Requests = 1, 1, 20
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bought, listed := clitest.RowOK(rep, "purchase"), clitest.RowOK(rep, "purchase>exchange")
+	t.Logf("purchase %d, purchase>exchange %d", bought, listed)
+	if bought < 1 || listed < 1 || bought+listed != 20 {
+		t.Errorf("purchase %d, purchase>exchange %d: want both, 20 in all", bought, listed)
+	}
+	made := rep.Server.Delta[`honmaster_http_requests_total{outcome="ok",route="/master/ticketexchange/purchase/"}`]
+	if int64(made) != bought {
+		t.Errorf("the server made %v purchases, the report says %d", made, bought)
+	}
+	if c := rep.Consistency; !c.OK() || c.BalancesChecked != 1 {
+		t.Errorf("consistency: %s", c.Summary())
 	}
 }
