@@ -72,18 +72,7 @@ func TestDroppedCredentialsStayStored(t *testing.T) {
 //
 //	go test -run '^$' -bench Credentials -benchmem ./storage
 func BenchmarkCredentials(b *testing.B) {
-	db, err := Open("", &Options{InMemory: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	a := sampleAccount(1, "bench")
-	a.SRP = SRPVerifier{Salt: bytes.Repeat([]byte{7}, 256), Salt2: "abcdefghijklmnopqrstuv", Verifier: bytes.Repeat([]byte{9}, 256)}
-	batch := db.NewBatch()
-	batch.PutAccount(a, nil)
-	if err := db.Commit(batch); err != nil {
-		b.Fatal(err)
-	}
+	db := benchAccount(b)
 	b.Run("Credentials", func(b *testing.B) {
 		for b.Loop() {
 			if v, err := db.Credentials(1); err != nil || len(v.Verifier) != 256 {
@@ -226,18 +215,7 @@ func TestFencedCredentialsRefused(t *testing.T) {
 //
 //	go test -run '^$' -bench LiveProfileWrite -benchmem ./storage
 func BenchmarkLiveProfileWrite(b *testing.B) {
-	db, err := Open("", &Options{InMemory: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	a := sampleAccount(1, "bench")
-	a.SRP = SRPVerifier{Salt: bytes.Repeat([]byte{7}, 256), Salt2: "abcdefghijklmnopqrstuv", Verifier: bytes.Repeat([]byte{9}, 256)}
-	batch := db.NewBatch()
-	batch.PutAccount(a, nil)
-	if err := db.Commit(batch); err != nil {
-		b.Fatal(err)
-	}
+	db := benchAccount(b)
 	live, err := db.LoadAccount(1)
 	if err != nil {
 		b.Fatal(err)
@@ -254,4 +232,23 @@ func BenchmarkLiveProfileWrite(b *testing.B) {
 		}
 		live = &next
 	}
+}
+
+// benchAccount is an in-memory database holding account 1 with full SRP
+// credentials, for the benchmarks.
+func benchAccount(b *testing.B) *DB {
+	b.Helper()
+	db, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	a := sampleAccount(1, "bench")
+	a.SRP = SRPVerifier{Salt: bytes.Repeat([]byte{7}, 256), Salt2: "abcdefghijklmnopqrstuv", Verifier: bytes.Repeat([]byte{9}, 256)}
+	batch := db.NewBatch()
+	batch.PutAccount(a, nil)
+	if err := db.Commit(batch); err != nil {
+		b.Fatal(err)
+	}
+	return db
 }
