@@ -247,6 +247,36 @@ func TestPostgresOneProcessAtATime(t *testing.T) {
 	again.Close()
 }
 
+// Close releases the database's lock before it returns, in either mode:
+// a server restarted at once, or a single-node command run right after a
+// cluster stopped, finds the database free. (Closing the session alone is
+// not enough: its backend drops the lock when it exits, a moment after the
+// client has gone, and a busy machine made the next open fail in CI.)
+func TestPostgresCloseReleasesLock(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	ctx := context.Background()
+	watcher, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close(ctx)
+	for i := range 40 {
+		db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: i%2 == 1})
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		db.Close()
+		var held int
+		if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		if held != 0 {
+			t.Fatalf("close %d (cluster %v) returned with the database's lock still held", i, i%2 == 1)
+		}
+	}
+}
+
 // The session holding the database's lock is terminated (as a PostgreSQL
 // restart or an operator's pg_terminate_backend would): a second server
 // could now open the database, so the next commit is refused with nothing

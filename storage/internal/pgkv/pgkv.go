@@ -294,12 +294,18 @@ var (
 	kvPassword  = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 )
 
-// Close closes the pool and releases the database's lock.
+// Close closes the pool and releases the database's lock. It unlocks
+// explicitly before it ends the lock's session: a session's locks go only
+// when its backend exits, a moment after the client has gone, so a server
+// restarted at once (or an offline command run right after) could find
+// the database still "in use". pg_advisory_unlock_all answers once the
+// lock is released; if it cannot run, the session's end releases it.
 func (s *Store) Close() {
 	s.pool.Close()
 	if s.lock != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		_, _ = s.lock.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
 		s.lock.Close(ctx) // the session ends, and its lock with it
 	}
 }
