@@ -88,21 +88,21 @@ func fromProfile(p *pb.Profile, a *Account) {
 	s := p.GetStats()
 	*a = Account{
 		ID: AccountID(p.Id), SuperID: AccountID(p.SuperId), Login: p.Login, Nickname: p.Nickname, Email: p.Email,
-		AccountType: int(p.AccountType), Trial: int(p.Trial), SuspID: int(p.SuspId), Standing: int(p.Standing),
+		AccountType: int32(p.AccountType), Trial: int32(p.Trial), SuspID: int(p.SuspId), Standing: int(p.Standing),
 		IsNew: p.IsNew, Created: unixNano(p.CreatedUnixNano),
 		Stats: Stats{
-			Level: int(s.GetLevel()), LevelExp: int(s.GetLevelExp()), Discos: int(s.GetDiscos()), PossibleDiscos: int(s.GetPossibleDiscos()),
-			GamesPlayed: int(s.GetGamesPlayed()), AccPubSkill: s.GetAccPubSkill(), AccWins: int(s.GetAccWins()), AccLosses: int(s.GetAccLosses()),
-			AccGames: int(s.GetAccGames()), AccDiscos: int(s.GetAccDiscos()), RnkRating: s.GetRnkRating(), RnkWins: int(s.GetRnkWins()),
-			RnkLosses: int(s.GetRnkLosses()), RnkGames: int(s.GetRnkGames()), RnkDiscos: int(s.GetRnkDiscos()), CSRating: s.GetCsRating(),
-			CSWins: int(s.GetCsWins()), CSLosses: int(s.GetCsLosses()), CSGames: int(s.GetCsGames()), CSDiscos: int(s.GetCsDiscos()),
-			MidGames: int(s.GetMidGames()), MidDiscos: int(s.GetMidDiscos()), RiftGames: int(s.GetRiftGames()), RiftDiscos: int(s.GetRiftDiscos()),
-			CamGames: int(s.GetCamGames()), CamDiscos: int(s.GetCamDiscos()), CamCSGames: int(s.GetCamCsGames()), CamCSDiscos: int(s.GetCamCsDiscos()),
-			BotGamesWon: int(s.GetBotGamesWon()), BotGamesValid: s.GetBotGamesValid(),
+			Level: int32(s.GetLevel()), LevelExp: int32(s.GetLevelExp()), Discos: int32(s.GetDiscos()), PossibleDiscos: int32(s.GetPossibleDiscos()),
+			GamesPlayed: int32(s.GetGamesPlayed()), AccPubSkill: s.GetAccPubSkill(), AccWins: int32(s.GetAccWins()), AccLosses: int32(s.GetAccLosses()),
+			AccGames: int32(s.GetAccGames()), AccDiscos: int32(s.GetAccDiscos()), RnkRating: s.GetRnkRating(), RnkWins: int32(s.GetRnkWins()),
+			RnkLosses: int32(s.GetRnkLosses()), RnkGames: int32(s.GetRnkGames()), RnkDiscos: int32(s.GetRnkDiscos()), CSRating: s.GetCsRating(),
+			CSWins: int32(s.GetCsWins()), CSLosses: int32(s.GetCsLosses()), CSGames: int32(s.GetCsGames()), CSDiscos: int32(s.GetCsDiscos()),
+			MidGames: int32(s.GetMidGames()), MidDiscos: int32(s.GetMidDiscos()), RiftGames: int32(s.GetRiftGames()), RiftDiscos: int32(s.GetRiftDiscos()),
+			CamGames: int32(s.GetCamGames()), CamDiscos: int32(s.GetCamDiscos()), CamCSGames: int32(s.GetCamCsGames()), CamCSDiscos: int32(s.GetCamCsDiscos()),
+			BotGamesWon: int32(s.GetBotGamesWon()), BotGamesValid: s.GetBotGamesValid(),
 		},
 		FreeHeroes: p.FreeHeroes, Gold: p.Gold, Silver: p.Silver, Tickets: p.Tickets, GameTokens: p.GameTokens,
-		Points: p.Points, MMPoints: p.MmPoints, DiceTokens: p.DiceTokens, SeasonLevel: int(p.SeasonLevel),
-		CreepLevel: int(p.CreepLevel), MuteExpiration: p.MuteExpiration, Cloud: CloudFlags{UseCloud: p.UseCloud, AutoUpload: p.AutoUpload},
+		Points: p.Points, MMPoints: p.MmPoints, DiceTokens: p.DiceTokens, SeasonLevel: int32(p.SeasonLevel),
+		CreepLevel: int32(p.CreepLevel), MuteExpiration: p.MuteExpiration, Cloud: CloudFlags{UseCloud: p.UseCloud, AutoUpload: p.AutoUpload},
 	}
 }
 

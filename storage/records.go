@@ -29,11 +29,10 @@ type Account struct {
 
 	Nickname    string
 	Email       string
-	AccountType int
-	Trial       int
+	AccountType int32 // int32 where the values are small: a live account's state is kept in memory
+	Trial       int32
 	SuspID      int
 	Standing    int
-	IsNew       bool
 	Created     time.Time
 
 	// SRP is stored in a record of its own, written only when it changes
@@ -60,13 +59,16 @@ type Account struct {
 	MMPoints   int64
 	DiceTokens int64
 
-	SeasonLevel    int
-	CreepLevel     int
+	SeasonLevel    int32
+	CreepLevel     int32
 	MuteExpiration int64 // unix seconds, 0 when not muted
 
-	Cloud CloudFlags
-
 	index *OwnedIndex // set only on the copies an actor hands out (WithIndex, WorkingCopy)
+
+	// The small fields last, together, so that padding does not grow the
+	// struct (TestAccountSize).
+	IsNew bool
+	Cloud CloudFlags
 	// noCreds: SRP was dropped (DropCredentials) and is still stored in
 	// the credentials record, which PutAccount leaves alone unless a
 	// change sets new ones.
@@ -239,36 +241,36 @@ type Notification struct {
 
 // Stats is the statistics record (infos[0] of the session record).
 type Stats struct {
-	Level          int
-	LevelExp       int
-	Discos         int
-	PossibleDiscos int
-	GamesPlayed    int
+	Level          int32
+	LevelExp       int32
+	Discos         int32
+	PossibleDiscos int32
+	GamesPlayed    int32
 
 	AccPubSkill   float64
-	AccWins       int
-	AccLosses     int
-	AccGames      int
-	AccDiscos     int
+	AccWins       int32
+	AccLosses     int32
+	AccGames      int32
+	AccDiscos     int32
 	RnkRating     float64
-	RnkWins       int
-	RnkLosses     int
-	RnkGames      int
-	RnkDiscos     int
+	RnkWins       int32
+	RnkLosses     int32
+	RnkGames      int32
+	RnkDiscos     int32
 	CSRating      float64
-	CSWins        int
-	CSLosses      int
-	CSGames       int
-	CSDiscos      int
-	MidGames      int
-	MidDiscos     int
-	RiftGames     int
-	RiftDiscos    int
-	CamGames      int
-	CamDiscos     int
-	CamCSGames    int
-	CamCSDiscos   int
-	BotGamesWon   int
+	CSWins        int32
+	CSLosses      int32
+	CSGames       int32
+	CSDiscos      int32
+	MidGames      int32
+	MidDiscos     int32
+	RiftGames     int32
+	RiftDiscos    int32
+	CamGames      int32
+	CamDiscos     int32
+	CamCSGames    int32
+	CamCSDiscos   int32
+	BotGamesWon   int32
 	BotGamesValid bool // num_bot_games_won is null on the wire unless set
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // notInRecords are the Account fields the profile and lists records do not
@@ -151,5 +152,17 @@ func TestSameRecordsCoverEveryField(t *testing.T) {
 				t.Errorf("the change of %s was not stored:\n got %+v\nwant %+v", l.name, got, changed)
 			}
 		})
+	}
+}
+
+// TestAccountSize: every live account keeps its Account in memory (100k
+// players online hold 100k of them), so its size is a budget. The Go
+// allocator rounds a 576-byte object to the 576-byte size class and
+// anything up to 640 to the next; before the small fields were int32 and
+// packed together it was 712 bytes, allocated as 768.
+func TestAccountSize(t *testing.T) {
+	if got := unsafe.Sizeof(Account{}); got > 576 {
+		t.Errorf("Account is %d bytes, over its 576-byte budget (each live account holds one); "+
+			"keep the small fields small and the bools together", got)
 	}
 }

@@ -190,8 +190,8 @@ type StatsInfo struct {
 	CamCSDiscos    int     `php:"cam_cs_discos"`
 }
 
-func itoa[T ~int | ~int64 | ~uint32](v T) string { return strconv.FormatInt(int64(v), 10) }
-func decimal3(f float64) string                  { return strconv.FormatFloat(f, 'f', 3, 64) }
+func itoa[T ~int | ~int32 | ~int64 | ~uint32](v T) string { return strconv.FormatInt(int64(v), 10) }
+func decimal3(f float64) string                           { return strconv.FormatFloat(f, 'f', 3, 64) }
 func flag(b bool) string {
 	if b {
 		return "1"
@@ -211,7 +211,7 @@ func statsInfo(a *storage.Account) StatsInfo {
 		CSRating: decimal3(s.CSRating), CSWins: itoa(s.CSWins), CSLosses: itoa(s.CSLosses),
 		CSGames: itoa(s.CSGames), CSDiscos: itoa(s.CSDiscos),
 		MidGames: itoa(s.MidGames), MidDiscos: itoa(s.MidDiscos), RiftGames: itoa(s.RiftGames), RiftDiscos: itoa(s.RiftDiscos),
-		IsNew: boolInt(a.IsNew), CamGames: s.CamGames, CamDiscos: s.CamDiscos, CamCSGames: s.CamCSGames, CamCSDiscos: s.CamCSDiscos,
+		IsNew: boolInt(a.IsNew), CamGames: int(s.CamGames), CamDiscos: int(s.CamDiscos), CamCSGames: int(s.CamCSGames), CamCSDiscos: int(s.CamCSDiscos),
 	}
 	if s.BotGamesValid {
 		v := itoa(s.BotGamesWon)
