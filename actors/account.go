@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -32,6 +33,9 @@ type account struct {
 	// because another one took the account: the actor stops after
 	// answering.
 	fenced bool
+	// slot is where the state is published (its shard's child, see
+	// publish), set when the actor starts.
+	slot *atomic.Pointer[storage.Account]
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -45,9 +49,10 @@ func (a *account) Receive(ctx actor.Context) {
 		}
 	case *actor.Started:
 		a.id = accountOfPID(ctx.Self())
+		a.slot = a.sys.shardOf(a.id).slot(a.id, ctx.Self())
 		a.load()
 	case *actor.Stopping:
-		a.sys.published.Delete(a.id) // passivated: its memory goes
+		a.slot.Store(nil) // passivated: its memory goes
 	case *actor.Stopped:
 		// Sent by the actor itself instead of a watch (which would cost the
 		// actor a watcher set): protoactor has already removed it from its
@@ -245,7 +250,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 // partly undoing a change that did commit.
 func (a *account) forgetUncertain(tx *Tx) {
 	a.state, a.err = nil, fmt.Errorf("account %d: reloading after a write of unknown outcome", a.id)
-	a.sys.published.Delete(a.id)
+	a.slot.Store(nil)
 	for _, sw := range tx.sessions {
 		a.sys.sessions.Remove(sw.key)
 	}
@@ -264,4 +269,4 @@ func expired(deadline time.Time) bool {
 // (System.Snapshot). The state is never modified once adopted (changes edit
 // a deep working copy, the owned list is clipped and carries no index), so
 // it is shared as it is, at no memory cost.
-func (a *account) publish() { a.sys.published.Store(a.id, a.state) }
+func (a *account) publish() { a.slot.Store(a.state) }

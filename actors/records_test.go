@@ -289,7 +289,7 @@ func TestSnapshot(t *testing.T) {
 	for s.Live() != 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if _, ok := s.published.Load(a.ID); ok {
+	if s.Published(a.ID) != nil {
 		t.Error("a passivated account is still published")
 	}
 	if snap, err := s.Snapshot(ctx, a.ID); err != nil || snap.Tickets != 3 {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -15,9 +16,14 @@ import (
 // child is a shard's view of one account actor.
 type child struct {
 	pid      *actor.PID
-	lastUse  time.Time
+	lastUse  int64 // monoNanos of its last request (a time.Time is 24 bytes)
 	stopping bool
 	held     []*envelope // requests held while the actor stops
+	// state is the account's published state (see account.publish), nil
+	// until it is loaded and from the moment the actor stops. It lives
+	// here, not in a map of its own: a sync.Map entry per live account
+	// cost ~150 bytes more (100k players online: ~14 MiB).
+	state atomic.Pointer[storage.Account]
 }
 
 // shard routes the requests of the accounts hashed to it to their actors: it
@@ -69,7 +75,7 @@ func (sh *shard) deliver(env *envelope) {
 		c.held = append(c.held, env)
 		return
 	}
-	c.lastUse = time.Now()
+	c.lastUse = monoNanos(time.Now())
 	sh.sys.as.Root.Send(c.pid, env) // the actor answers the asker itself
 }
 
@@ -81,7 +87,7 @@ func (sh *shard) sweep(now time.Time) {
 	defer sh.mu.Unlock()
 	idle := sh.sys.IdleTimeout()
 	for _, c := range sh.children {
-		if !c.stopping && now.Sub(c.lastUse) >= idle {
+		if !c.stopping && time.Duration(monoNanos(now)-c.lastUse) >= idle {
 			c.stopping = true
 			sh.sys.as.Root.Poison(c.pid)
 		}
@@ -155,6 +161,30 @@ func (sh *shard) stopped(id storage.AccountID, pid *actor.PID) {
 	}
 }
 
+// slot returns where the actor pid of account id publishes its state: its
+// child's. An actor that is not in the table (it cannot be: spawn adds it
+// before its Started runs, under the same lock) gets a slot no reader sees.
+func (sh *shard) slot(id storage.AccountID, pid *actor.PID) *atomic.Pointer[storage.Account] {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if c := sh.children[id]; c != nil && c.pid == pid {
+		return &c.state
+	}
+	return new(atomic.Pointer[storage.Account])
+}
+
+// published returns the published state of account id, nil when its actor
+// is not live or has not loaded it.
+func (sh *shard) published(id storage.AccountID) *storage.Account {
+	sh.mu.Lock()
+	c := sh.children[id]
+	sh.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.state.Load()
+}
+
 // spawn starts the actor of account id; sh.mu is held. All account actors
 // share one Props and are named after their account (the actor reads its
 // id from its name); a name is free again once its actor has stopped, which
@@ -172,7 +202,7 @@ func (sh *shard) spawn(id storage.AccountID) (*child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: account %d: %w", ErrStopped, id, err)
 	}
-	c := &child{pid: pid, lastUse: time.Now()}
+	c := &child{pid: pid, lastUse: monoNanos(time.Now())}
 	sh.children[id] = c
 	sh.peak = max(sh.peak, len(sh.children))
 	sh.sys.live.Add(1)
@@ -197,6 +227,14 @@ func fail(held []*envelope, err error) {
 		env.respond(&failure{Err: err})
 	}
 }
+
+// monoEpoch is when the package was loaded: monoNanos counts from it.
+var monoEpoch = time.Now()
+
+// monoNanos is t in nanoseconds since monoEpoch, on the monotonic clock
+// (t must come from time.Now, which carries a monotonic reading), so that
+// a change of the wall clock never passivates an actor early or late.
+func monoNanos(t time.Time) int64 { return int64(t.Sub(monoEpoch)) }
 
 // pidPrefix starts the name of every account actor: "acct/" and the
 // account id in decimal.

@@ -73,12 +73,8 @@ type System struct {
 	retune   chan struct{} // tells the sweeper the idle timeout changed
 	// versions counts the writes of each global keyspace by this process
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
-	versions sync.Map
-	sessions *cache.LRU[[32]byte, storage.CompactSession]
-	// published holds the state of every live account actor (AccountID ->
-	// *storage.Account, read-only), replaced after each change it commits
-	// and removed when it is passivated.
-	published    sync.Map
+	versions     sync.Map
+	sessions     *cache.LRU[[32]byte, storage.CompactSession]
 	done         chan struct{}
 	released     releaseState                        // see releaser (memory.go)
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
@@ -486,16 +482,14 @@ func (s *System) Snapshot(ctx context.Context, id storage.AccountID) (*storage.A
 	if s.remote(id) {
 		return s.loadRemote(id)
 	}
-	if v, ok := s.published.Load(id); ok {
-		return v.(*storage.Account), nil
+	if a := s.shardOf(id).published(id); a != nil {
+		return a, nil
 	}
-	res, err := s.Read(ctx, id, func(*storage.Account) any { return nil })
-	if err != nil {
+	if _, err := s.Read(ctx, id, func(*storage.Account) any { return nil }); err != nil {
 		return nil, err
 	}
-	_ = res
-	if v, ok := s.published.Load(id); ok {
-		return v.(*storage.Account), nil
+	if a := s.shardOf(id).published(id); a != nil {
+		return a, nil
 	}
 	return s.Account(ctx, id) // passivated in between: a private copy
 }
@@ -513,10 +507,7 @@ func (s *System) Published(id storage.AccountID) *storage.Account {
 	if s.clustered() {
 		return nil
 	}
-	if v, ok := s.published.Load(id); ok {
-		return v.(*storage.Account)
-	}
-	return nil
+	return s.shardOf(id).published(id)
 }
 
 // Read runs fn on the account's current state inside its actor and returns
