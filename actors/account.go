@@ -229,9 +229,9 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	for _, sw := range tx.sessions {
 		if sw.put {
-			a.sys.sessions.Set(sw.key, sw.s)
+			a.sys.sessions.Set(cacheKey(sw.key), sw.s)
 		} else {
-			a.sys.sessions.Remove(sw.key)
+			a.sys.sessions.Remove(cacheKey(sw.key))
 		}
 	}
 	if tx.del != nil {
@@ -252,7 +252,7 @@ func (a *account) forgetUncertain(tx *Tx) {
 	a.state, a.err = nil, fmt.Errorf("account %d: reloading after a write of unknown outcome", a.id)
 	a.slot.Store(nil)
 	for _, sw := range tx.sessions {
-		a.sys.sessions.Remove(sw.key)
+		a.sys.sessions.Remove(cacheKey(sw.key))
 	}
 }
 
