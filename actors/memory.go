@@ -68,9 +68,10 @@ func (r *releaseState) released(now time.Time, total int64) {
 // keeps freed heap pages for reuse and returns them only slowly (its
 // background scavenger), so after 100,000 accounts went idle the process's
 // RSS stayed near its peak for minutes. It first rebuilds the shards'
-// tables that shrank well below their peak (a Go map never shrinks) and
-// packs the session cache (see releaseMemory), then runs debug.FreeOSMemory: a full collection and a scavenge of every free
-// page.
+// tables that shrank well below their peak (a Go map never shrinks), keeps
+// only the live accounts' sessions in the session cache and empties
+// storage's block cache (see releaseMemory), then runs debug.FreeOSMemory:
+// a full collection and a scavenge of every free page.
 func (s *System) releaser() {
 	t := time.NewTicker(releaseCheckEvery)
 	defer t.Stop()
@@ -89,16 +90,31 @@ func (s *System) releaser() {
 	}
 }
 
-// releaseMemory compacts the shards' tables and the session cache (whose
-// entries, one allocated at each login beside the account's state, would
-// keep the pages of the passivated states in use), then returns the free
-// heap to the operating system.
+// releaseMemory compacts the shards' tables and the session cache, then
+// returns the free heap to the operating system. The session cache keeps
+// only the sessions of accounts that are live: the others' accounts were
+// passivated, so their players sent nothing for the idle timeout; their
+// sessions are still valid and are read from storage at their next
+// request, which activates the account anyway. The entries kept are packed
+// (each was allocated at a login beside the account's state and would keep
+// the pages of the passivated states in use). Storage empties its block
+// cache (see storage.DB.ReleaseMemory).
 func (s *System) releaseMemory() {
 	for _, sh := range s.shards {
 		sh.compact()
 	}
-	s.sessions.Compact()
+	s.sessions.Compact(func(_ sessionCacheKey, c storage.CompactSession) bool { return s.isLive(c.AccountID()) })
+	s.db.ReleaseMemory()
 	debug.FreeOSMemory()
+}
+
+// isLive reports whether account id has an actor in its shard's table
+// (running, or stopping).
+func (s *System) isLive(id storage.AccountID) bool {
+	sh := s.shardOf(id)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.children[id] != nil
 }
 
 // MemoryReleases counts the times the system gave passivated accounts'

@@ -123,3 +123,42 @@ func TestLiveAccountHoldsNoCredentials(t *testing.T) {
 		t.Fatalf("Credentials = %+v, %v", got, err)
 	}
 }
+
+// TestReleaseDropsPassivatedSessions: a memory release keeps in the session
+// cache only the sessions of live accounts; a dropped session still works
+// (read from storage) and is cached again.
+func TestReleaseDropsPassivatedSessions(t *testing.T) {
+	s := newSystem(t, Options{IdleTimeout: time.Hour, SessionCacheSize: 64})
+	ctx := context.Background()
+	live, idle := create(t, s, "stays", ""), create(t, s, "leaves", "")
+	cookies := map[storage.AccountID]string{live.ID: "00112233445566778899aabbccddeeff", idle.ID: "ffeeddccbbaa99887766554433221100"}
+	for id, cookie := range cookies {
+		sess := &storage.Session{Cookie: cookie, AccountID: id, SuperID: id, IP: "1.2.3.4", Expires: time.Now().Add(time.Hour).UTC()}
+		if _, err := s.Apply(ctx, id, putSession{sess}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.shardOf(idle.ID).release(idle.ID)
+	for give := time.Now().Add(2 * time.Minute); s.isLive(idle.ID); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(give) {
+			t.Fatal("the released account is still live after 2 minutes")
+		}
+	}
+	if n := s.CachedSessions(); n != 2 {
+		t.Fatalf("cached sessions before the release: %d, want 2", n)
+	}
+	s.releaseMemory()
+	if n := s.CachedSessions(); n != 1 {
+		t.Fatalf("cached sessions after the release: %d, want 1 (the live account's)", n)
+	}
+	if _, ok := s.sessions.Get(cacheKey(storage.SessionHash(cookies[live.ID]))); !ok {
+		t.Error("the live account's session left the cache")
+	}
+	got, err := s.Session(cookies[idle.ID])
+	if err != nil || got.AccountID != idle.ID {
+		t.Fatalf("the passivated account's session after the release: %+v, %v", got, err)
+	}
+	if n := s.CachedSessions(); n != 2 {
+		t.Errorf("cached sessions after reading it: %d, want 2", n)
+	}
+}

@@ -29,6 +29,9 @@ type engine interface {
 	health() error
 	stats() DBStats
 	engineStats() EngineStats
+	// releaseMemory gives what the engine caches in memory back to the
+	// operating system, where it can (DB.ReleaseMemory).
+	releaseMemory()
 	close() error
 }
 

@@ -255,6 +255,8 @@ func (e *pgEngine) checkpoint(string) error {
 
 func (e *pgEngine) stats() DBStats { return DBStats{DiskBytesUsed: e.st.SizeBytes()} }
 
+func (e *pgEngine) releaseMemory() {} // its cache is the PostgreSQL server's
+
 func (e *pgEngine) engineStats() EngineStats { return EngineStats{DiskSpaceBytes: e.st.SizeBytes()} }
 
 // pgBatch buffers the writes of one commit. A deferred set's key and value

@@ -303,6 +303,9 @@ func (s *Session) Compact() CompactSession {
 	return CompactSession{account: s.AccountID, super: s.SuperID, created: nanos(s.Created), expires: nanos(s.Expires), ip: s.IP}
 }
 
+// AccountID is the account the session is logged in as.
+func (c CompactSession) AccountID() AccountID { return c.account }
+
 // Session is the session c holds, given its cookie and hash.
 func (c CompactSession) Session(cookie string, hash [32]byte) *Session {
 	return &Session{Cookie: cookie, Hash: hash, AccountID: c.account, SuperID: c.super, IP: c.ip,

@@ -164,19 +164,36 @@ func (s *lruShard[K, V]) put(k K, v V) {
 // pages for ~15 MiB of entries. Packed together, they free those pages.
 // A pack stays in memory until its last entry is evicted (at most the
 // cache's size). O(entries), under each shard's lock in turn.
-func (c *LRU[K, V]) Compact() {
+//
+// keep, unless nil, chooses the entries that stay: the others leave the
+// cache as an eviction would (a cache read misses them). It runs under the
+// shard's lock, so it must not use the cache.
+func (c *LRU[K, V]) Compact(keep func(K, V) bool) {
 	for i := range c.shard {
 		s := &c.shard[i]
 		s.mu.Lock()
-		pack := make([]node[K, V], len(s.items))
-		items := make(map[K]*node[K, V], len(s.items))
+		n := len(s.items)
+		if keep != nil {
+			n = 0
+			for e := s.head.next; e != &s.head; e = e.next {
+				if keep(e.k, e.v) {
+					n++
+				}
+			}
+		}
+		pack := make([]node[K, V], n)
+		items := make(map[K]*node[K, V], n)
 		j := 0
-		for n := s.head.prev; n != &s.head; n = n.prev { // least recently used first
+		for e := s.head.prev; e != &s.head && j < n; e = e.prev { // least recently used first
+			if keep != nil && !keep(e.k, e.v) {
+				continue
+			}
 			p := &pack[j]
-			p.k, p.v = n.k, n.v
+			p.k, p.v = e.k, e.v
 			items[p.k] = p
 			j++
 		}
+		pack = pack[:j]
 		s.items = items
 		s.head.prev, s.head.next = &s.head, &s.head
 		for j := range pack { // the most recently used pushed last: at the front

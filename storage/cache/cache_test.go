@@ -82,7 +82,7 @@ func TestCompactKeepsEntriesAndOrder(t *testing.T) {
 		c.Set(fmt.Sprint(i), i)
 	}
 	c.Get("0") // most recent first: 0 3 2 1
-	c.Compact()
+	c.Compact(nil)
 	if n := c.Len(); n != 4 {
 		t.Fatalf("Len after Compact = %d, want 4", n)
 	}
@@ -98,5 +98,37 @@ func TestCompactKeepsEntriesAndOrder(t *testing.T) {
 	c.Remove("2")
 	if _, ok := c.Get("2"); ok || c.Len() != 3 {
 		t.Errorf("after Remove: Len %d", c.Len())
+	}
+}
+
+// TestCompactKeep: Compact with a keep function drops the other entries
+// (as evictions: gone from Get and Len) and keeps the rest in their
+// recency order.
+func TestCompactKeep(t *testing.T) {
+	one := func(string) uint32 { return 0 }
+	c := New[string, int](6*shards, one)
+	for i := range 6 {
+		c.Set(fmt.Sprint(i), i)
+	}
+	c.Get("0") // most recent first: 0 5 4 3 2 1
+	c.Compact(func(_ string, v int) bool { return v%2 == 0 })
+	if n := c.Len(); n != 3 {
+		t.Fatalf("Len after Compact(keep) = %d, want 3", n)
+	}
+	for _, i := range []int{1, 3, 5} {
+		if _, ok := c.Get(fmt.Sprint(i)); ok {
+			t.Errorf("entry %d was not dropped", i)
+		}
+	}
+	// Kept in order 0 4 2: four more entries evict 2, 4, 0 first, in that order.
+	c.Set("a", 10)
+	c.Set("b", 11)
+	c.Set("c", 12)
+	c.Set("d", 13)
+	if _, ok := c.Get("2"); ok {
+		t.Error("2, the least recently used kept entry, was not evicted first")
+	}
+	if _, ok := c.Get("0"); !ok {
+		t.Error("0, the most recently used kept entry, was evicted")
 	}
 }
