@@ -13,26 +13,27 @@ import (
 
 // account is the single writer of one account's state.
 type account struct {
-	sys   *System
-	id    storage.AccountID
-	state *storage.Account // nil when the account does not exist or failed to load
+	sys *System
+	id  storage.AccountID
+	// fenced is set when the database refused a write of this activation
+	// because another one took the account: the actor stops after
+	// answering. (Beside id, so that the struct has no padding: every live
+	// account has one, TestAccountActorSize.)
+	fenced bool
+	state  *storage.Account // nil when the account does not exist or failed to load
 	// all is the owned list with its spare capacity (state.Upgrades is the
 	// same list clipped, so that a published state can never be appended
 	// to), index its index.
 	all   []storage.Upgrade
 	index *storage.OwnedIndex
 	err   error // why state is nil
-	// plug caches the plugin states read or committed (see Tx.PluginState).
-	plug entries[[]byte]
-	// memos are the areas' derived facts (see Tx.Memo).
-	memos entries[any]
+	// areas caches the plugin states read or committed (see
+	// Tx.PluginState) and the areas' derived facts (see Tx.Memo); nil until
+	// the first.
+	areas *areaState
 	// epoch is the owner epoch this activation took in cluster mode (0 on a
 	// single node): every batch it commits is fenced by it.
 	epoch uint64
-	// fenced is set when the database refused a write of this activation
-	// because another one took the account: the actor stops after
-	// answering.
-	fenced bool
 	// slot is where the state is published (its shard's child, see
 	// publish), set when the actor starts.
 	slot *atomic.Pointer[storage.Account]
@@ -102,7 +103,7 @@ func (a *account) serve(msg any) any {
 }
 
 func (a *account) load() {
-	a.plug, a.memos = nil, nil
+	a.areas = nil
 	var acct *storage.Account
 	var err error
 	if p := a.sys.opts.Placement; p != nil {
@@ -161,7 +162,7 @@ func readRecovered(fn func(*storage.Account) any, acct *storage.Account) (reply 
 func (a *account) apply(c Change) (reply any, err error) {
 	work := a.state.WorkingCopy(a.all, a.index)
 	owned := len(work.Upgrades)
-	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db, plug: &a.plug, memos: &a.memos}
+	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db, areas: &a.areas}
 	defer func() {
 		if r := recover(); r != nil {
 			tx.batch.Discard()
@@ -191,7 +192,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.Fence(a.id, a.epoch)
 	}
 	if err := a.sys.db.Commit(tx.batch); err != nil {
-		a.plug, a.memos = nil, nil
+		a.areas = nil
 		switch {
 		case errors.Is(err, storage.ErrCommitUncertain):
 			a.forgetUncertain(tx)
@@ -204,8 +205,11 @@ func (a *account) apply(c Change) (reply any, err error) {
 		}
 		return nil, err
 	}
-	a.plug.adopt(tx.plugSet)
-	a.memos.adopt(tx.memoSet)
+	if len(tx.plugSet) > 0 || len(tx.memoSet) > 0 {
+		ar := known(&a.areas)
+		ar.plug.adopt(tx.plugSet)
+		ar.memos.adopt(tx.memoSet)
+	}
 	if !tx.dirty {
 		// The copy may leave the actor as the reply (a read-only change may
 		// return it): detach it from the live index, which the actor goes

@@ -409,7 +409,7 @@ func TestShutdownWithHeldRequest(t *testing.T) {
 		_, err := s.Apply(context.Background(), a.ID, addTickets{1})
 		held <- err
 	}()
-	waitFor("the request to be held", func() bool { c := sh.children[a.ID]; return c != nil && len(c.held) == 1 })
+	waitFor("the request to be held", func() bool { c := sh.children[a.ID]; return c != nil && c.held != nil && len(*c.held) == 1 })
 	stopped := make(chan struct{})
 	go func() { s.Shutdown(); close(stopped) }()
 	waitFor("the shard to drain", func() bool { return sh.drained != nil })

@@ -40,11 +40,10 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
-	del      *deletion        // set by the deletion change (delete.go)
-	plug     *entries[[]byte] // the actor's known plugin states by area; nil: read storage
-	plugSet  entries[[]byte]  // plugin states this change writes
-	memos    *entries[any]    // the actor's memos (see Memo)
-	memoSet  entries[any]     // memos this change sets, kept if it commits
+	del      *deletion       // set by the deletion change (delete.go)
+	areas    **areaState     // the actor's known plugin states and memos (*areas nil: none yet)
+	plugSet  entries[[]byte] // plugin states this change writes
+	memoSet  entries[any]    // memos this change sets, kept if it commits
 }
 
 // sessionWrite is a session put (s non-nil) or delete, applied to the

@@ -1,5 +1,23 @@
 package actors
 
+// areaState is what an account's actor keeps for the areas: the plugin
+// states it knows to be stored and the areas' memos. It is allocated at
+// the first one (an account that only logs in never needs it: 48 bytes
+// less per live account) and dropped whenever the account is reloaded or
+// a commit fails.
+type areaState struct {
+	plug  entries[[]byte]
+	memos entries[any]
+}
+
+// known returns *p, allocating it first if it is nil.
+func known(p **areaState) *areaState {
+	if *p == nil {
+		*p = new(areaState)
+	}
+	return *p
+}
+
 // entries is what an account's actor keeps by key for the areas: the
 // plugin states it knows to be stored (Tx.PluginState) and the areas'
 // memos (Tx.Memo). A slice, not a map: an account has a few of each.

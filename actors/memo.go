@@ -10,8 +10,8 @@ func (t *Tx) Memo(key string) any {
 	if v, ok := t.memoSet.get(key); ok {
 		return v
 	}
-	if t.memos != nil {
-		v, _ := t.memos.get(key)
+	if ar := *t.areas; ar != nil {
+		v, _ := ar.memos.get(key)
 		return v
 	}
 	return nil

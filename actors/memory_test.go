@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/honmaster/masterserver/storage"
 )
@@ -160,5 +161,20 @@ func TestReleaseDropsPassivatedSessions(t *testing.T) {
 	}
 	if n := s.CachedSessions(); n != 2 {
 		t.Errorf("cached sessions after reading it: %d, want 2", n)
+	}
+}
+
+// TestAccountActorSize: every live account has an actor (this struct) and
+// a routing entry (child); 100k players online hold 100k of each, so their
+// sizes are a budget: 96 and 48 bytes, the allocator's size classes they
+// fill (they were 144 and 64 before the areas' caches and the held
+// requests moved behind pointers and the fields were packed; the child
+// now also holds the published state, which was a sync.Map entry).
+func TestAccountActorSize(t *testing.T) {
+	if got := unsafe.Sizeof(account{}); got > 96 {
+		t.Errorf("account is %d bytes, over its 96-byte budget", got)
+	}
+	if got := unsafe.Sizeof(child{}); got > 48 {
+		t.Errorf("child is %d bytes, over its 48-byte budget", got)
 	}
 }

@@ -9,8 +9,8 @@ func (t *Tx) PluginState(area string) ([]byte, error) {
 	if s, ok := t.plugSet.get(area); ok { // set earlier in this change
 		return clone(s), nil
 	}
-	if t.plug != nil {
-		if s, ok := t.plug.get(area); ok {
+	if ar := *t.areas; ar != nil {
+		if s, ok := ar.plug.get(area); ok {
 			return clone(s), nil
 		}
 	}
@@ -18,9 +18,7 @@ func (t *Tx) PluginState(area string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.plug != nil {
-		t.plug.set(area, s) // what storage holds: true whatever this change does
-	}
+	known(t.areas).plug.set(area, s) // what storage holds: true whatever this change does
 	return clone(s), nil
 }
 
