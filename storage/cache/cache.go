@@ -172,28 +172,21 @@ func (c *LRU[K, V]) Compact(keep func(K, V) bool) {
 	for i := range c.shard {
 		s := &c.shard[i]
 		s.mu.Lock()
-		n := len(s.items)
-		if keep != nil {
-			n = 0
-			for e := s.head.next; e != &s.head; e = e.next {
-				if keep(e.k, e.v) {
-					n++
-				}
+		// The entries that stay, least recently used first: keep is asked
+		// once per entry, and the pack is sized to them exactly.
+		kept := make([]*node[K, V], 0, len(s.items))
+		for e := s.head.prev; e != &s.head; e = e.prev {
+			if keep == nil || keep(e.k, e.v) {
+				kept = append(kept, e)
 			}
 		}
-		pack := make([]node[K, V], n)
-		items := make(map[K]*node[K, V], n)
-		j := 0
-		for e := s.head.prev; e != &s.head && j < n; e = e.prev { // least recently used first
-			if keep != nil && !keep(e.k, e.v) {
-				continue
-			}
+		pack := make([]node[K, V], len(kept))
+		items := make(map[K]*node[K, V], len(kept))
+		for j, e := range kept {
 			p := &pack[j]
 			p.k, p.v = e.k, e.v
 			items[p.k] = p
-			j++
 		}
-		pack = pack[:j]
 		s.items = items
 		s.head.prev, s.head.next = &s.head, &s.head
 		for j := range pack { // the most recently used pushed last: at the front
