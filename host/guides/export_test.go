@@ -45,3 +45,11 @@ func (s *Service) RankCalls() uint64 { return s.rankCalls.Load() }
 
 // RankJoins is how many lists waited for another list's plugin call.
 func (s *Service) RankJoins() uint64 { return s.rankJoins.Load() }
+
+// SetMaxMemoBallots sets the bound of an account's ballots memo for a test
+// and returns what restores it.
+func SetMaxMemoBallots(n int) (restore func()) {
+	old := maxMemoBallots
+	maxMemoBallots = n
+	return func() { maxMemoBallots = old }
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -321,13 +322,61 @@ func youngAt(created, now time.Time, age time.Duration) bool {
 	return age > 0 && !created.IsZero() && now.Sub(created) < age
 }
 
+// ballotsMemo names the memo (actors.Tx.Memo) of an account's ballots:
+// read whole, by one scan of its records, at its first vote since its
+// actor started, and kept current by its votes, so that a vote reads no
+// record to learn the account's previous ballot on the guide.
+const ballotsMemo = "guides.ballots"
+
+// maxMemoBallots bounds the ballots an account's memo holds: an account
+// that voted on more guides is not remembered, and each of its votes reads
+// its one ballot (a var for tests).
+var maxMemoBallots = 128
+
+// ballots maps a guide to the account's ballot on it (absent: no vote);
+// never edited once remembered.
+type ballots map[GuideID]Ballot
+
+// memoBallots returns the account's ballots from its memo, or reads them;
+// nil when the account has more than maxMemoBallots (a nil memo: once past
+// the bound, the actor does not read them all again).
+func memoBallots(tx *actors.Tx) (ballots, error) {
+	if known, ok := tx.Memo(ballotsMemo).(ballots); ok {
+		return known, nil
+	}
+	known := ballots{}
+	err := voteKS.Each(tx.DB(), tx.ID(), "", func(_ string, m *guidespb.Mark) error {
+		if len(known) == maxMemoBallots {
+			return errTooManyBallots
+		}
+		known[GuideID(m.GetGid())] = Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errTooManyBallots):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return known, nil
+}
+
+// errTooManyBallots stops memoBallots' scan.
+var errTooManyBallots = errors.New("more ballots than a memo holds")
+
 // apply is the change, run by actors.Apply.
 func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 	if c.vote != VoteUp && c.vote != VoteDown {
 		return votesCast{}, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
 	}
+	known, err := memoBallots(tx)
+	if err != nil {
+		return votesCast{}, Fail(ReasonInternal, err)
+	}
 	var prev Ballot
-	if m, err := voteKS.Get(tx.DB(), tx.ID(), gidKey(c.gid)); err == nil {
+	if known != nil {
+		prev = known[c.gid]
+	} else if m, err := voteKS.Get(tx.DB(), tx.ID(), gidKey(c.gid)); err == nil {
 		prev = Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()}
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return votesCast{}, Fail(ReasonInternal, err)
@@ -357,7 +406,14 @@ func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote), Young: next.Young}); err != nil {
 			return votesCast{}, Fail(ReasonInternal, err)
 		}
+		if _, had := known[c.gid]; known != nil && (had || len(known) < maxMemoBallots) {
+			known = maps.Clone(known)
+			known[c.gid] = next
+		} else {
+			known = nil // past the bound: not remembered from now on
+		}
 	}
+	tx.SetMemo(ballotsMemo, known) // kept only if this change commits
 	if !bytes.Equal(out.State, state) {
 		tx.SetPluginState(area, out.State)
 	}
