@@ -57,6 +57,7 @@ type batcher struct {
 
 type queued struct {
 	ctx  context.Context
+	by   time.Time // the call's deadline (zero: none; see Client.DecideWithin)
 	req  *pb.DecideRequest
 	done chan outcome // capacity 1: the turn to send, then the result
 }
@@ -67,9 +68,10 @@ type outcome struct {
 	lead bool // not a result: the caller's turn to send the next batch
 }
 
-// submit sends or queues one call and waits for its result or for ctx.
-func (b *batcher) submit(ctx context.Context, req *pb.DecideRequest) (RawResult, error) {
-	q := &queued{ctx: ctx, req: req, done: make(chan outcome, 1)}
+// submit sends or queues one call, bounded by the deadline by, and waits
+// for its result or for ctx.
+func (b *batcher) submit(ctx context.Context, by time.Time, req *pb.DecideRequest) (RawResult, error) {
+	q := &queued{ctx: ctx, by: by, req: req, done: make(chan outcome, 1)}
 	b.mu.Lock()
 	limit := b.inFlight
 	if limit <= 0 {
@@ -172,8 +174,8 @@ func (b *batcher) send(batch []*queued) {
 			}
 			continue
 		}
-		if dl, ok := q.ctx.Deadline(); ok && dl.After(deadline) {
-			deadline = dl
+		if q.by.After(deadline) {
+			deadline = q.by
 		}
 		live = append(live, q)
 		req.Calls = append(req.Calls, q.req)
@@ -182,12 +184,12 @@ func (b *batcher) send(batch []*queued) {
 		return
 	}
 	// The call lasts as long as the most patient caller allows. A follower
-	// stops waiting at its own deadline; the leader waits for the call, so
-	// it may return after its deadline by the spread of the batch's
-	// deadlines (the host's callers all have CallTimeout, so the spread is
-	// small), with a result its caller then finds late: dropChange and the
-	// other changes check their context after a decision and refuse to
-	// commit once it has ended.
+	// stops waiting when its caller's context ends; otherwise it, like the
+	// leader, waits for the call, so it may return after its own deadline
+	// by the spread of the batch's deadlines (the host's callers all have
+	// CallTimeout, so the spread is small), with a result its caller then
+	// finds late: dropChange and the other changes check their context
+	// after a decision and refuse to commit once it has ended.
 	if deadline.IsZero() {
 		deadline = time.Now().Add(batchTimeout)
 	}

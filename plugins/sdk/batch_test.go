@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -55,4 +56,55 @@ func TestLargeFactsBatchesSplit(t *testing.T) {
 	if k := failed.Load(); k > 0 {
 		t.Fatalf("%d of %d calls failed", k, n)
 	}
+}
+
+// DecideWithin bounds a call to a plugin that never answers without a
+// context of its own: the call in flight ends at its batch's deadline, and
+// a call queued behind it ends too (in the next batch, at its own bound),
+// both with ErrUnavailable, though neither caller's context has a deadline.
+func TestDecideWithinBoundsHungCalls(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	var calls atomic.Int32
+	p := Mock(Pick, func(ctx context.Context, c Call[PickFacts]) (Result[PickDecision], error) {
+		calls.Add(1)
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return Result[PickDecision]{}, ctx.Err()
+	})
+	c := TestClient(t, p)
+	c.SetBatchesInFlight(1)
+	errs := make(chan error, 2)
+	call := func() {
+		go func() {
+			_, err := Pick.Decide(context.Background(), within{c, 200 * time.Millisecond}, Call[PickFacts]{Facts: PickFacts{Options: []byte{1, 2}}})
+			errs <- err
+		}()
+	}
+	call()
+	waitBatch(t, c, &calls, "the first call never reached the plugin", func() bool { return calls.Load() == 1 })
+	call()
+	waitBatch(t, c, &calls, "the second call did not queue", func() bool { return queueLen(c) == 1 || calls.Load() == 2 })
+	for i := range 2 {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, ErrUnavailable) {
+				t.Errorf("call %d: err = %v, want ErrUnavailable", i, err)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("call %d to a plugin that never answers did not end within 2 minutes", i)
+		}
+	}
+}
+
+// within is a Caller that bounds every call with DecideWithin.
+type within struct {
+	c *Client
+	d time.Duration
+}
+
+func (w within) Decide(ctx context.Context, decision string, facts, state []byte) (RawResult, error) {
+	return w.c.DecideWithin(ctx, w.d, decision, facts, state)
 }
