@@ -318,11 +318,6 @@ func (s *Supervisor) current() (*instance, error) {
 	return nil, fmt.Errorf("%w: %s plugin is %s", sdk.ErrUnavailable, s.src.Area, state)
 }
 
-// callContext bounds a call by CallTimeout.
-func (s *Supervisor) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.src.CallTimeout)
-}
-
 // loop owns the plugin process: the first launch, then watching and
 // restarting until ctx ends. It runs locked to one OS thread because
 // Pdeathsig fires when the thread that forked the plugin exits, not the
