@@ -3,7 +3,6 @@ package actors
 import (
 	"maps"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,33 +105,7 @@ func (s *System) releaseMemory() {
 	}
 	s.sessions.Compact(func(_ sessionCacheKey, c storage.CompactSession) bool { return s.isLive(c.AccountID()) })
 	s.db.ReleaseMemory()
-	for _, h := range s.releaseHooks.list() {
-		h()
-	}
 	debug.FreeOSMemory()
-}
-
-// OnMemoryRelease registers fn to run at every memory release, before the
-// free heap is returned to the operating system (call it while the server
-// is being built, before it serves). It runs in the releaser's goroutine,
-// never in an actor: a service packs there what it keeps beside the
-// accounts' actors (see login's session index) so that its survivors do not
-// keep the pages of the passivated accounts in use.
-func (s *System) OnMemoryRelease(fn func()) {
-	s.releaseHooks.mu.Lock()
-	defer s.releaseHooks.mu.Unlock()
-	s.releaseHooks.hs = append(s.releaseHooks.hs, fn)
-}
-
-type releaseHooks struct {
-	mu sync.Mutex
-	hs []func()
-}
-
-func (r *releaseHooks) list() []func() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]func(){}, r.hs...)
 }
 
 // isLive reports whether account id has an actor in its shard's table

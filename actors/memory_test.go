@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -162,20 +161,6 @@ func TestReleaseDropsPassivatedSessions(t *testing.T) {
 	}
 	if n := s.CachedSessions(); n != 2 {
 		t.Errorf("cached sessions after reading it: %d, want 2", n)
-	}
-}
-
-// TestReleaseRunsHooks: every hook registered with OnMemoryRelease runs at
-// each release, in the order registered.
-func TestReleaseRunsHooks(t *testing.T) {
-	s := newSystem(t, Options{IdleTimeout: time.Hour})
-	var ran []string
-	s.OnMemoryRelease(func() { ran = append(ran, "first") })
-	s.OnMemoryRelease(func() { ran = append(ran, "second") })
-	s.releaseMemory()
-	s.releaseMemory()
-	if want := []string{"first", "second", "first", "second"}; !slices.Equal(ran, want) {
-		t.Fatalf("hooks ran %q, want %q", ran, want)
 	}
 }
 

@@ -77,7 +77,6 @@ type System struct {
 	sessions     *cache.LRU[sessionCacheKey, storage.CompactSession]
 	done         chan struct{}
 	released     releaseState                        // see releaser (memory.go)
-	releaseHooks releaseHooks                        // see OnMemoryRelease (memory.go)
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
 	deleteHooks  deleteHooks // see OnDelete (delete.go)

@@ -109,7 +109,6 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		sessions: newSessionIndex(set.SessionsPerAccount),
 		tooltips: mustEncode(awardsTooltip())}
 	sys.OnDelete(s.forgetAccount) // forget.go
-	sys.OnMemoryRelease(s.sessions.pack)
 	return s
 }
 

@@ -117,29 +117,6 @@ func (x *sessionIndex) drop(id storage.AccountID) {
 	x.mu.Unlock()
 }
 
-// pack rebuilds the index into one map sized to it and one array of all
-// its sessions (each account's list a full slice of it, so that an append
-// reallocates that list alone). Every list was allocated at a login beside
-// the account's actor and state; after the accounts were passivated those
-// small lists, still valid sessions, would keep whole pages of freed
-// objects in use. The actor system runs it at each memory release.
-func (x *sessionIndex) pack() {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	total := 0
-	for _, list := range x.m {
-		total += len(list)
-	}
-	all := make([]indexedSession, 0, total)
-	m := make(map[storage.AccountID][]indexedSession, len(x.m))
-	for id, list := range x.m {
-		at := len(all)
-		all = append(all, list...)
-		m[id] = all[at:len(all):len(all)]
-	}
-	x.m = m
-}
-
 // count returns how many sessions of id are indexed (tests).
 func (x *sessionIndex) count(id storage.AccountID) int {
 	x.mu.Lock()

@@ -3,7 +3,6 @@ package login
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -83,61 +82,4 @@ func benchLogin(t *testing.T, s *Service) string {
 		t.Fatal(err)
 	}
 	return rec.Cookie
-}
-
-// TestSessionIndexPack: packing keeps every account's sessions in order,
-// and a list changed afterwards (a login, a logout) never writes into its
-// neighbour's part of the packed array.
-func TestSessionIndexPack(t *testing.T) {
-	x := newSessionIndex(3)
-	t0 := time.Now()
-	sess := func(id storage.AccountID, n int) *storage.Session {
-		return &storage.Session{Cookie: fmt.Sprintf("%032x", int(id)*100+n), AccountID: id,
-			Created: t0.Add(time.Duration(n) * time.Second), Expires: t0.Add(time.Hour)}
-	}
-	want := map[storage.AccountID][]*storage.Session{}
-	for id := storage.AccountID(1); id <= 5; id++ {
-		for n := range int(id%3) + 1 {
-			s := sess(id, n)
-			if end := x.add(s, t0); len(end) != 0 {
-				t.Fatalf("add ended %d sessions", len(end))
-			}
-			want[id] = append(want[id], s)
-		}
-	}
-	check := func(when string) {
-		t.Helper()
-		for id, list := range want {
-			got := x.m[id]
-			if len(got) != len(list) {
-				t.Fatalf("%s: account %d has %d sessions, want %d", when, id, len(got), len(list))
-			}
-			for i, s := range list {
-				if got[i].key != s.Key() {
-					t.Errorf("%s: account %d session %d is not the one added", when, id, i)
-				}
-			}
-		}
-	}
-	x.pack()
-	check("packed")
-	for id, list := range x.m {
-		if cap(list) != len(list) {
-			t.Errorf("account %d: a packed list of %d has capacity %d (an append would write into the next list)", id, len(list), cap(list))
-		}
-	}
-	// Account 1 holds two sessions: a third must not overwrite the first
-	// session of the list packed after it.
-	third := sess(1, 2)
-	if end := x.add(third, t0); len(end) != 0 {
-		t.Fatalf("add after pack ended %d sessions", len(end))
-	}
-	want[1] = append(want[1], third)
-	x.remove(want[4][0])
-	want[4] = want[4][1:]
-	check("after a login and a logout")
-	// The limit still ends the oldest.
-	if end := x.add(sess(1, 3), t0); len(end) != 1 || end[0].Hash != want[1][0].Key() {
-		t.Fatalf("a fourth session ended %d, want the oldest", len(end))
-	}
 }
