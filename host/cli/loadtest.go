@@ -45,7 +45,8 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "stop after this long")
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "concurrent clients (closed loop) or senders (open loop)")
 	fs.Float64Var(&o.Rate, "rate", 0, "open loop: operations per second, latency from each one's intended send time (0: closed loop)")
-	fs.BoolVar(&o.Sequential, "sequential", false, "run the mix's operations one after another, each alone (side-by-side ceilings)")
+	fs.BoolVar(&o.Sequential, "sequential", false, "run the mix's operations one after another, each alone, the no-op first (side-by-side ceilings)")
+	fs.IntVar(&o.Rounds, "rounds", 1, "with --sequential: run its phases this many times over, each round's no-op its baseline; server cpu/op and cpu vs noop are then the medians over the rounds (--duration and --requests still bound the whole run)")
 	fs.Int64Var(&o.Tickets, "tickets", 0, "tickets granted to each account when the mix spends them (default 1000000)")
 	fs.Int64Var(&o.Gold, "gold", 0, "gold granted to each account when the mix spends it (default 100000)")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")
@@ -59,6 +60,8 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	switch {
+	case o.Rounds < 1:
+		return usageError("--rounds must be 1 or more")
 	case mix != "" && scenario != "":
 		return usageError("give --mix or --scenario, not both")
 	case scenario != "":

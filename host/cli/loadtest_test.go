@@ -52,4 +52,10 @@ func TestLoadTestCommand(t *testing.T) {
 	if code, _, _ := ts.Run("loadtest", "--mix", "nonsense=1"); code != 2 {
 		t.Errorf("bad mix: exit %d, want 2", code)
 	}
+	if code, _, errOut := ts.Run("loadtest", "--mix", "noop=1", "--rounds", "2"); code != 2 || !strings.Contains(errOut, "give --sequential with --rounds 2") {
+		t.Errorf("--rounds without --sequential: exit %d, %s; want 2, saying why", code, errOut)
+	}
+	if code, _, errOut := ts.Run("loadtest", "--mix", "noop=1", "--sequential", "--rounds", "0"); code != 2 || !strings.Contains(errOut, "--rounds must be 1 or more") {
+		t.Errorf("--rounds 0: exit %d, %s; want 2, saying why", code, errOut)
+	}
 }

@@ -26,6 +26,12 @@ td:first-child,th:first-child{text-align:left}svg{background:#fafafa;border:1px 
 	if r.Rate > 0 {
 		fmt.Fprintf(&b, ", rate %.0f/s", r.Rate)
 	}
+	if r.Sequential {
+		b.WriteString(", operations one after another")
+		if r.Rounds > 1 {
+			fmt.Fprintf(&b, ", %d rounds", r.Rounds)
+		}
+	}
 	fmt.Fprintf(&b, "; %d accounts (%s…); mix %s; started %s; %s; %d ok, %d errors",
 		r.Accounts, html.EscapeString(r.LoginPrefix), html.EscapeString(r.Mix), r.Started.Format(time.RFC3339), r.Elapsed.Round(time.Millisecond), ok, errs)
 	if r.Unsent > 0 {
@@ -39,10 +45,13 @@ td:first-child,th:first-child{text-align:left}svg{background:#fafafa;border:1px 
 		}
 		fmt.Fprintf(&b, "<p>%s stopped: %s.</p>", what, html.EscapeString(r.Stopped))
 	}
-	cpu := r.hasCPU()
+	cpu, byRound := r.hasCPU(), r.cpuByRound()
 	b.WriteString("<table><tr><th>operation</th><th>requests/op</th><th>ok</th><th>errors</th><th>retried</th><th>ops/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>vs noop</th>")
 	if cpu {
 		b.WriteString("<th>server CPU/op</th><th>CPU vs noop</th>")
+	}
+	if byRound {
+		b.WriteString("<th>CPU vs noop by round</th>")
 	}
 	b.WriteString("</tr>")
 	for _, o := range r.Ops {
@@ -54,6 +63,9 @@ td:first-child,th:first-child{text-align:left}svg{background:#fafafa;border:1px 
 			name, o.Requests, o.OK, o.Errors, o.Retried, o.Throughput, round(o.P50), round(o.P90), round(o.P99), round(o.P999), round(o.Max), ratioText(o.Ratio))
 		if cpu {
 			fmt.Fprintf(&b, "<td>%s</td><td>%s</td>", round(o.CPUPerOp), ratioText(o.CPURatio))
+		}
+		if byRound {
+			fmt.Fprintf(&b, "<td>%s</td>", o.roundRatiosText())
 		}
 		b.WriteString("</tr>")
 	}

@@ -300,3 +300,16 @@ func TestNeedsOperator(t *testing.T) {
 		t.Fatalf("err = %v, want a usage error", err)
 	}
 }
+
+// TestRoundsNeedSequential: rounds repeat a sequential run's phases; asked
+// of a mixed run, or fewer than none, they are refused before anything is
+// sent.
+func TestRoundsNeedSequential(t *testing.T) {
+	m, _ := loadtest.ParseMix("noop=1")
+	for _, o := range []loadtest.Options{{Rounds: 2}, {Rounds: -1, Sequential: true}} {
+		o.Targets, o.Accounts, o.Concurrency, o.Requests, o.Duration, o.Mix = []string{"http://127.0.0.1:1"}, 1, 1, 1, time.Second, m
+		if _, err := loadtest.Run(context.Background(), o); !errors.Is(err, loadtest.ErrUsage) {
+			t.Errorf("rounds %d, sequential %t: err = %v, want a usage error", o.Rounds, o.Sequential, err)
+		}
+	}
+}

@@ -47,8 +47,17 @@ type Options struct {
 	Rate float64
 	// Sequential runs the operations of the mix one after another, each
 	// alone with the same concurrency for its share of Duration and
-	// Requests (for side-by-side ceilings), instead of mixed.
+	// Requests (for side-by-side ceilings), instead of mixed: the no-op
+	// first when the mix has it, then the others by name.
 	Sequential bool
+	// Rounds, with Sequential, runs that sequence of phases Rounds times
+	// (0 or 1: once), each phase for its share of Duration and Requests
+	// over all the rounds' phases. Each round's no-op is that round's
+	// baseline: the report gives each operation's server CPU per
+	// operation in every round, its ratio to the same round's no-op, and
+	// the medians over the rounds, which drift in the machine's speed
+	// during the run moves far less than one sequence's figures.
+	Rounds int
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
 	Tickets, Gold int64
@@ -124,6 +133,17 @@ func (m Mix) names() []string {
 	return out
 }
 
+// sequence is the order of a sequential run's phases in each round: the
+// no-op first (the round's baseline, measured before the operations
+// compared with it), then the other operations by name.
+func (m Mix) sequence() []string {
+	names := m.names()
+	if i := slices.Index(names, "noop"); i > 0 {
+		names = slices.Concat([]string{"noop"}, names[:i], names[i+1:])
+	}
+	return names
+}
+
 func (o *Options) check() error {
 	switch {
 	case o.Accounts < 1 || o.Accounts > 100000:
@@ -136,6 +156,10 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: rate must be 0 (closed loop) up to 1,000,000/s", ErrUsage)
 	case len(o.Mix) == 0:
 		return fmt.Errorf("%w: empty mix", ErrUsage)
+	case o.Rounds < 0:
+		return fmt.Errorf("%w: rounds must be 1 or more", ErrUsage)
+	case o.Rounds > 1 && !o.Sequential:
+		return fmt.Errorf("%w: rounds repeat the phases of a sequential run: give --sequential with --rounds %d", ErrUsage, o.Rounds)
 	}
 	for name := range o.Mix {
 		op := operations[name]
@@ -145,6 +169,9 @@ func (o *Options) check() error {
 	}
 	if _, err := parseTargets(o.Targets); err != nil {
 		return err
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 1
 	}
 	if o.Proc == "" {
 		o.Proc = "/proc"

@@ -26,8 +26,30 @@ type opStats struct {
 	elapsed time.Duration
 	retried int64 // requests sent again after a stale keep-alive connection (transport)
 	stopped string
-	cpu     time.Duration // server CPU time of the operation's phase (0: not measured)
-	cpuOps  int64         // operations of the phase, fallbacks included
+	// rounds holds the server's CPU time during each round's phase of the
+	// operation (sequential runs; the one round of a run of one operation
+	// alone), indexed by round.
+	rounds []phaseCPU
+	// counted is how many operations the operation's rows (its fallback
+	// rows included) had when its last phase ended: the next phase's
+	// operations are those counted past it.
+	counted int64
+}
+
+// phaseCPU is the server's CPU time during one phase, and the operations
+// of that phase (fallbacks and failures included).
+type phaseCPU struct {
+	cpu time.Duration // < 0: not measured
+	ops int64
+}
+
+// perOp is the phase's CPU time per operation (0: not measured, or no
+// operation).
+func (p phaseCPU) perOp() time.Duration {
+	if p.cpu < 0 || p.ops <= 0 {
+		return 0
+	}
+	return p.cpu / time.Duration(p.ops)
 }
 
 // second is one second of the run, all operations together.
@@ -116,10 +138,11 @@ func (r *recorder) record(name string, lat time.Duration, retried int64, err err
 	_ = t.hist.RecordValue(min(us, histMax))
 }
 
-// setPhase records how long the operation name ran, why it stopped, and
-// the server's CPU time meanwhile (cpu < 0: not measured); its fallback
-// rows (fallbackRows) ran in the same phase.
-func (r *recorder) setPhase(name string, d time.Duration, stopped string, cpu time.Duration) {
+// setPhase records that round's phase of the operation name ended: how
+// long it ran (added to the operation's time over all its phases), why it
+// stopped, and the server's CPU time meanwhile (cpu < 0: not measured);
+// its fallback rows (fallbackRows) ran in the same phase.
+func (r *recorder) setPhase(name string, round int, d time.Duration, stopped string, cpu time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rows := []string{name}
@@ -134,15 +157,19 @@ func (r *recorder) setPhase(name string, d time.Duration, stopped string, cpu ti
 			n += s.ok + s.errs
 		}
 	}
-	for _, row := range rows {
-		if s := r.ops[row]; s != nil || row == name {
-			s = r.op(row)
-			s.elapsed, s.stopped = d, stopped
-			if row == name && cpu >= 0 {
-				s.cpu, s.cpuOps = cpu, n
-			}
+	for _, row := range rows[1:] {
+		if s := r.ops[row]; s != nil {
+			s.stopped = stopped
 		}
 	}
+	s := r.op(name)
+	s.elapsed += d
+	s.stopped = stopped
+	for len(s.rounds) <= round {
+		s.rounds = append(s.rounds, phaseCPU{cpu: -1})
+	}
+	s.rounds[round] = phaseCPU{cpu: cpu, ops: n - s.counted}
+	s.counted = n
 }
 
 // report writes a status line on every tick until stop.

@@ -24,6 +24,7 @@ type Report struct {
 	Concurrency int           `json:"concurrency"`
 	Rate        float64       `json:"rate,omitempty"`
 	Sequential  bool          `json:"sequential"`
+	Rounds      int           `json:"rounds"` // times a sequential run ran its sequence of phases (1 for any other run)
 	Accounts    int           `json:"accounts"`
 	LoginPrefix string        `json:"login_prefix"`
 	Mix         string        `json:"mix"`
@@ -83,12 +84,22 @@ type OpReport struct {
 	FallbackOf string `json:"fallback_of,omitempty"`
 	Fallback   string `json:"fallback,omitempty"`
 	// CPUPerOp is the server's CPU time (its process and its plugin
-	// processes, from /proc) over the operations of the phase, fallbacks
-	// and failures included; CPURatio is it over the no-op's. Given the
-	// server's process id, in sequential runs and in a run of one
-	// operation alone.
+	// processes, from /proc) during the operation's phase over the
+	// operations of the phase, fallbacks and failures included; with
+	// several rounds, the median of the rounds' figures. CPURatio is it
+	// over the no-op's; with several rounds, the median of the rounds'
+	// ratios, each over the same round's no-op (not the ratio of the
+	// medians). Given the server's process id, in sequential runs and in a
+	// run of one operation alone.
 	CPUPerOp time.Duration `json:"server_cpu_per_op_ns,omitempty"`
 	CPURatio float64       `json:"server_cpu_ratio_to_noop,omitempty"`
+	// CPUPerOpRounds holds the server's CPU time per operation of each
+	// round, in order, and CPURatioRounds each round's ratio of it to the
+	// same round's no-op's: 0 where a round's figure is missing (its phase
+	// did not run, or the server's CPU time did not move or was not read;
+	// for a ratio, either figure missing). One value in a run of one round.
+	CPUPerOpRounds []time.Duration `json:"server_cpu_per_op_ns_rounds,omitempty"`
+	CPURatioRounds []float64       `json:"server_cpu_ratio_to_noop_rounds,omitempty"`
 }
 
 // Bucket is one bar of the latency histogram: Count operations took at
@@ -135,8 +146,9 @@ func (r *Report) fill(rec *recorder) {
 		if of, ok := fallbackRows[name]; ok {
 			o.FallbackOf, o.Fallback = of, operations[of].fallback.Why
 		}
-		if s.cpuOps > 0 {
-			o.CPUPerOp = s.cpu / time.Duration(s.cpuOps)
+		if of, ok := fallbackRows[name]; ok && rec.ops[of] != nil {
+			// A fallback row ran in its operation's phases (setPhase).
+			o.Seconds = rec.ops[of].elapsed.Seconds()
 		}
 		if len(s.kinds) > 0 {
 			o.Kinds, o.FirstErrors = s.kinds, s.first
@@ -154,12 +166,11 @@ func (r *Report) fill(rec *recorder) {
 		r.Ops = append(r.Ops, o)
 	}
 	sort.Slice(r.Ops, func(i, j int) bool { return r.Ops[i].Name < r.Ops[j].Name })
-	if noop := r.Op("noop"); noop != nil && noop.CPUPerOp > 0 {
-		for i := range r.Ops {
-			if o := &r.Ops[i]; o.CPUPerOp > 0 {
-				o.CPURatio = float64(o.CPUPerOp) / float64(noop.CPUPerOp)
-			}
-		}
+	noopRounds := r.cpuPerOpRounds(rec.ops["noop"])
+	for i := range r.Ops {
+		o := &r.Ops[i]
+		o.CPUPerOpRounds = r.cpuPerOpRounds(rec.ops[o.Name])
+		o.CPUPerOp, o.CPURatioRounds, o.CPURatio = cpuRounds(o.CPUPerOpRounds, noopRounds)
 	}
 	if noop := r.Op("noop"); noop != nil && noop.OK > 0 {
 		for i := range r.Ops {
@@ -178,6 +189,62 @@ func (r *Report) fill(rec *recorder) {
 		r.Timeline = append(r.Timeline, SecondReport{Second: i, OK: t.ok, Errors: t.errs,
 			P50: usDur(t.hist.ValueAtQuantile(50)), P99: usDur(t.hist.ValueAtQuantile(99))})
 	}
+}
+
+// cpuPerOpRounds returns the server's CPU time per operation of each of
+// the operation's rounds (0 where missing), at least r.Rounds of them, or
+// nil when it was never measured (no server process id, a mixed run of
+// several operations, a fallback row).
+func (r *Report) cpuPerOpRounds(s *opStats) []time.Duration {
+	if s == nil || !slices.ContainsFunc(s.rounds, func(p phaseCPU) bool { return p.cpu >= 0 }) {
+		return nil
+	}
+	out := make([]time.Duration, max(len(s.rounds), r.Rounds))
+	for i, p := range s.rounds {
+		out[i] = p.perOp()
+	}
+	return out
+}
+
+// cpuRounds aggregates an operation's server CPU time per operation in
+// each round (op) with the no-op's in the same rounds (noop; nil without
+// the no-op), 0 standing for a round's missing figure: median is the
+// median of the rounds' figures, ratios each round's ratio to the same
+// round's no-op (0 where either figure is missing: that round is left out,
+// never divided by 0; nil when no round has a ratio), and medianRatio the
+// median of the ratios. Medians are over the rounds that have the figure,
+// the mean of the two middle ones for an even count, 0 for none.
+func cpuRounds(op, noop []time.Duration) (median time.Duration, ratios []float64, medianRatio float64) {
+	median = medianOf(op)
+	for i, v := range op {
+		if i < len(noop) && v > 0 && noop[i] > 0 {
+			if ratios == nil {
+				ratios = make([]float64, len(op))
+			}
+			ratios[i] = float64(v) / float64(noop[i])
+		}
+	}
+	return median, ratios, medianOf(ratios)
+}
+
+// medianOf is the median of the values > 0 (the mean of the two middle
+// ones for an even count), 0 for none.
+func medianOf[T time.Duration | float64](vs []T) T {
+	var in []T
+	for _, v := range vs {
+		if v > 0 {
+			in = append(in, v)
+		}
+	}
+	if len(in) == 0 {
+		return 0
+	}
+	slices.Sort(in)
+	m := len(in) / 2
+	if len(in)%2 == 1 {
+		return in[m]
+	}
+	return (in[m-1] + in[m]) / 2
 }
 
 type hdrBar = hdrhistogram.Bar
@@ -211,6 +278,9 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	if r.Sequential {
 		fmt.Fprint(w, ", operations one after another")
+		if r.Rounds > 1 {
+			fmt.Fprintf(w, ", %d rounds", r.Rounds)
+		}
 	}
 	fmt.Fprintf(w, "\n%d accounts (%s...), mix %s, %s: %d ok, %d errors", r.Accounts, r.LoginPrefix, r.Mix, r.Elapsed.Round(time.Millisecond), ok, errs)
 	if r.Unsent > 0 {
@@ -224,11 +294,14 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s stopped: %s\n", what, r.Stopped)
 	}
-	cpu := r.hasCPU()
+	cpu, byRound := r.hasCPU(), r.cpuByRound()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "operation\treqs/op\tok\terrors\tretried\tops/s\tp50\tp90\tp99\tp99.9\tmax\tvs noop\t"
 	if cpu {
 		head += "server cpu/op\tcpu vs noop\t"
+	}
+	if byRound {
+		head += "cpu vs noop by round\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, o := range r.Ops {
@@ -237,6 +310,9 @@ func (r *Report) WriteText(w io.Writer) {
 		if cpu {
 			fmt.Fprintf(tw, "%s\t%s\t", round(o.CPUPerOp), ratioText(o.CPURatio))
 		}
+		if byRound {
+			fmt.Fprintf(tw, "%s\t", o.roundRatiosText())
+		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
@@ -244,8 +320,13 @@ func (r *Report) WriteText(w io.Writer) {
 		if o.FallbackOf != "" {
 			fmt.Fprintf(w, "  %s: a %s that ran as %s (%s)\n", o.Name, o.FallbackOf, strings.TrimPrefix(o.Name, o.FallbackOf+">"), o.Fallback)
 			if of := r.Op(o.FallbackOf); of != nil && of.CPUPerOp > 0 {
-				fmt.Fprintf(w, "  %s: its server cpu/op is over its phase's %d operations, %d of them %s\n",
-					of.Name, of.OK+of.Errors+o.OK+o.Errors, o.OK+o.Errors, o.Name)
+				if r.Rounds > 1 {
+					fmt.Fprintf(w, "  %s: its server cpu/op in each round is over the operations of that round's phase, %d in all over the %d rounds, %d of them %s\n",
+						of.Name, of.OK+of.Errors+o.OK+o.Errors, r.Rounds, o.OK+o.Errors, o.Name)
+				} else {
+					fmt.Fprintf(w, "  %s: its server cpu/op is over its phase's %d operations, %d of them %s\n",
+						of.Name, of.OK+of.Errors+o.OK+o.Errors, o.OK+o.Errors, o.Name)
+				}
 			}
 		}
 		if r.Sequential && o.Stopped != "" && o.Stopped != r.Stopped && o.FallbackOf == "" {
@@ -303,18 +384,54 @@ func (r *Report) hasCPU() bool {
 	return false
 }
 
+// cpuByRound reports whether the report shows each round's CPU ratio to
+// the no-op: a sequential run of several rounds, with the ratios measured.
+func (r *Report) cpuByRound() bool {
+	if r.Rounds <= 1 {
+		return false
+	}
+	for _, o := range r.Ops {
+		if len(o.CPURatioRounds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// roundRatiosText writes the operation's CPU ratio to the no-op of each
+// round, in order ("2.41 2.50 2.38"; "-" for a round without one).
+func (o *OpReport) roundRatiosText() string {
+	if len(o.CPURatioRounds) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(o.CPURatioRounds))
+	for i, v := range o.CPURatioRounds {
+		parts[i] = ratioText(v)
+	}
+	return strings.Join(parts, " ")
+}
+
 // ratioNotes explain the "vs noop" columns of the run, and the server CPU
 // figures.
 func (r *Report) ratioNotes() []string {
 	var out []string
 	if r.Op("noop") != nil {
-		if r.Sequential {
+		switch {
+		case r.Sequential && r.Rounds > 1:
+			out = append(out, fmt.Sprintf("vs noop: the operation's ops/s over the no-op's, each run alone with the same concurrency, over all %d rounds "+
+				"(below 1: slower than the no-op); counts, errors and latencies are of all the rounds together", r.Rounds))
+		case r.Sequential:
 			out = append(out, "vs noop: the operation's ops/s over the no-op's, each run alone with the same concurrency (below 1: slower than the no-op)")
-		} else {
+		default:
 			out = append(out, "vs noop: the no-op's mean latency over the operation's, in the same mixed run (below 1: slower than the no-op)")
 		}
 	}
-	if r.hasCPU() {
+	switch {
+	case r.hasCPU() && r.Rounds > 1:
+		out = append(out, fmt.Sprintf("server cpu/op: the median over the %d rounds of the server's CPU time (user + system, its plugin processes included, from /proc) "+
+			"during the operation's phase of the round over the operations of that phase; cpu vs noop: the median of the rounds' ratios, each "+
+			"round's cpu/op over the same round's no-op's (above 1: costs the server more than the no-op); cpu vs noop by round: those ratios, round by round", r.Rounds))
+	case r.hasCPU():
 		out = append(out, "server cpu/op: the server's CPU time (user + system, its plugin processes included, from /proc) during the operation's phase "+
 			"over the operations of that phase; cpu vs noop: that over the no-op's (above 1: costs the server more than the no-op)")
 	}

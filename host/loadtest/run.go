@@ -62,7 +62,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	hooked := areasOf(o.Mix)
 	rep := &Report{Target: strings.Join(o.Targets, " "), Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
-		Sequential: o.Sequential, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
+		Sequential: o.Sequential, Rounds: o.Rounds, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
 	if o.Rate > 0 {
 		rep.Mode = "open"
 	} else {
@@ -97,27 +97,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	cpuSince()
 	start := time.Now()
 	if o.Sequential {
-		names := o.Mix.names()
-		for i, name := range names {
-			share := o.Requests / len(names)
-			if i < o.Requests%len(names) {
-				share++
-			}
-			if share == 0 {
-				continue
-			}
-			d := o.Duration / time.Duration(len(names))
-			logf("phase %s: %s or %d operations", name, d, share)
-			t0 := time.Now()
-			cpuSince()
-			unsent, stopped := drive(ctx, o, e, pool, rec, Mix{name: 1}, share, d)
-			rep.Unsent += unsent
-			rec.setPhase(name, time.Since(t0), stopped, cpuSince())
-			rep.Stopped = stopped
-			if ctx.Err() != nil {
-				break
-			}
-		}
+		sequential(ctx, o, e, pool, rec, rep, cpuSince, logf)
 	} else {
 		logf("running %s for at most %s or %d operations", o.Mix, o.Duration, o.Requests)
 		cpuSince()
@@ -130,7 +110,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			if len(o.Mix) == 1 {
 				own = cpu
 			}
-			rec.setPhase(name, time.Since(start), stopped, own)
+			rec.setPhase(name, 0, time.Since(start), stopped, own)
 		}
 		if cpu >= 0 && len(o.Mix) > 1 {
 			rep.MixedCPU = cpu
@@ -167,6 +147,44 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// sequential runs each operation of the mix alone, one after another in
+// the order of Mix.sequence, o.Rounds times over. Each phase gets an equal
+// share of o.Duration and of o.Requests over all the rounds' phases (so the
+// whole run stays within them), and records the server's CPU time during
+// it, cpuSince's figure (< 0: not measured), as its round's.
+func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec *recorder, rep *Report,
+	cpuSince func() time.Duration, logf func(string, ...any)) {
+	names := o.Mix.sequence()
+	rounds := max(o.Rounds, 1)
+	phases := len(names) * rounds
+	d := o.Duration / time.Duration(phases)
+	for round := range rounds {
+		for i, name := range names {
+			share := o.Requests / phases
+			if round*len(names)+i < o.Requests%phases {
+				share++
+			}
+			if share == 0 {
+				continue
+			}
+			if rounds > 1 {
+				logf("round %d of %d, phase %s: %s or %d operations", round+1, rounds, name, d, share)
+			} else {
+				logf("phase %s: %s or %d operations", name, d, share)
+			}
+			t0 := time.Now()
+			cpuSince()
+			unsent, stopped := drive(ctx, o, e, pool, rec, Mix{name: 1}, share, d)
+			rep.Unsent += unsent
+			rec.setPhase(name, round, time.Since(t0), stopped, cpuSince())
+			rep.Stopped = stopped
+			if ctx.Err() != nil {
+				return
+			}
+		}
+	}
 }
 
 // cleanup removes the accounts the run registered, unless told to keep
