@@ -26,10 +26,6 @@ type opStats struct {
 	elapsed time.Duration
 	retried int64 // requests sent again after a stale keep-alive connection (transport)
 	stopped string
-	// rounds holds the server's CPU time during each round's phase of the
-	// operation (sequential runs; the one round of a run of one operation
-	// alone), indexed by round.
-	rounds []phaseCPU
 	// counted is how many operations the operation's rows (its fallback
 	// rows included) had when its last phase ended: the next phase's
 	// operations are those counted past it.
@@ -52,6 +48,16 @@ func (p phaseCPU) perOp() time.Duration {
 	return p.cpu / time.Duration(p.ops)
 }
 
+// phase is one phase of the run, as recorded when it ended: the operation
+// of the mix it ran (its fallback rows included), its round, and the
+// server's CPU time during it. A run of one operation alone, or a mixed
+// run, records one phase per operation of the mix in round 0.
+type phase struct {
+	name  string
+	round int
+	cpu   phaseCPU
+}
+
 // second is one second of the run, all operations together.
 type second struct {
 	ok, errs int64
@@ -63,6 +69,7 @@ type recorder struct {
 	mu       sync.Mutex
 	start    time.Time
 	ops      map[string]*opStats
+	phases   []phase // in the order they ended
 	timeline []*second
 	progress io.Writer
 	tty      bool
@@ -138,10 +145,11 @@ func (r *recorder) record(name string, lat time.Duration, retried int64, err err
 	_ = t.hist.RecordValue(min(us, histMax))
 }
 
-// setPhase records that round's phase of the operation name ended: how
-// long it ran (added to the operation's time over all its phases), why it
-// stopped, and the server's CPU time meanwhile (cpu < 0: not measured);
-// its fallback rows (fallbackRows) ran in the same phase.
+// setPhase records that a phase of the operation name in that round ended:
+// how long it ran (added to the operation's time over all its phases), why
+// it stopped, and the server's CPU time meanwhile (cpu < 0: not measured);
+// its fallback rows (fallbackRows) ran in the same phase. An operation may
+// have several phases in a round (the no-op of a bracketed run).
 func (r *recorder) setPhase(name string, round int, d time.Duration, stopped string, cpu time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -165,10 +173,7 @@ func (r *recorder) setPhase(name string, round int, d time.Duration, stopped str
 	s := r.op(name)
 	s.elapsed += d
 	s.stopped = stopped
-	for len(s.rounds) <= round {
-		s.rounds = append(s.rounds, phaseCPU{cpu: -1})
-	}
-	s.rounds[round] = phaseCPU{cpu: cpu, ops: n - s.counted}
+	r.phases = append(r.phases, phase{name: name, round: round, cpu: phaseCPU{cpu: cpu, ops: n - s.counted}})
 	s.counted = n
 }
 

@@ -166,10 +166,10 @@ func (r *Report) fill(rec *recorder) {
 		r.Ops = append(r.Ops, o)
 	}
 	sort.Slice(r.Ops, func(i, j int) bool { return r.Ops[i].Name < r.Ops[j].Name })
-	noopRounds := r.cpuPerOpRounds(rec.ops["noop"])
+	noopRounds := r.cpuPerOpRounds(rec.phases, "noop")
 	for i := range r.Ops {
 		o := &r.Ops[i]
-		o.CPUPerOpRounds = r.cpuPerOpRounds(rec.ops[o.Name])
+		o.CPUPerOpRounds = r.cpuPerOpRounds(rec.phases, o.Name)
 		o.CPUPerOp, o.CPURatioRounds, o.CPURatio = cpuRounds(o.CPUPerOpRounds, noopRounds)
 	}
 	if noop := r.Op("noop"); noop != nil && noop.OK > 0 {
@@ -192,16 +192,29 @@ func (r *Report) fill(rec *recorder) {
 }
 
 // cpuPerOpRounds returns the server's CPU time per operation of each of
-// the operation's rounds (0 where missing), at least r.Rounds of them, or
-// nil when it was never measured (no server process id, a mixed run of
-// several operations, a fallback row).
-func (r *Report) cpuPerOpRounds(s *opStats) []time.Duration {
-	if s == nil || !slices.ContainsFunc(s.rounds, func(p phaseCPU) bool { return p.cpu >= 0 }) {
+// the operation's rounds (0 where missing; the median of the round's
+// phases when it has several), at least r.Rounds of them, or nil when it
+// was never measured (no server process id, a mixed run of several
+// operations, a fallback row).
+func (r *Report) cpuPerOpRounds(phases []phase, name string) []time.Duration {
+	var byRound [][]time.Duration
+	measured := false
+	for _, p := range phases {
+		if p.name != name {
+			continue
+		}
+		measured = measured || p.cpu.cpu >= 0
+		for len(byRound) <= p.round {
+			byRound = append(byRound, nil)
+		}
+		byRound[p.round] = append(byRound[p.round], p.cpu.perOp())
+	}
+	if !measured {
 		return nil
 	}
-	out := make([]time.Duration, max(len(s.rounds), r.Rounds))
-	for i, p := range s.rounds {
-		out[i] = p.perOp()
+	out := make([]time.Duration, max(len(byRound), r.Rounds))
+	for i, vs := range byRound {
+		out[i] = medianOf(vs)
 	}
 	return out
 }
