@@ -31,6 +31,9 @@ td:first-child,th:first-child{text-align:left}svg{background:#fafafa;border:1px 
 		if r.Rounds > 1 {
 			fmt.Fprintf(&b, ", %d rounds", r.Rounds)
 		}
+		if r.Bracket {
+			b.WriteString(", a no-op phase before and after each operation's")
+		}
 	}
 	fmt.Fprintf(&b, "; %d accounts (%s…); mix %s; started %s; %s; %d ok, %d errors",
 		r.Accounts, html.EscapeString(r.LoginPrefix), html.EscapeString(r.Mix), r.Started.Format(time.RFC3339), r.Elapsed.Round(time.Millisecond), ok, errs)

@@ -313,3 +313,25 @@ func TestRoundsNeedSequential(t *testing.T) {
 		}
 	}
 }
+
+// TestBracketNeedsSequentialAndNoop: a bracketed run puts no-op phases
+// between a sequential run's phases and measures against them; asked of a
+// mixed run, or of a mix without the no-op, it is refused before anything
+// is sent, saying what to add.
+func TestBracketNeedsSequentialAndNoop(t *testing.T) {
+	for _, tt := range []struct {
+		mix        string
+		sequential bool
+		want       string
+	}{
+		{mix: "noop=1,login=1", want: "give --sequential with --bracket"},
+		{mix: "login=1,drop=1", sequential: true, want: "add noop to the mix"},
+	} {
+		m, _ := loadtest.ParseMix(tt.mix)
+		o := loadtest.Options{Targets: []string{"http://127.0.0.1:1"}, Accounts: 1, Concurrency: 1, Requests: 1, Duration: time.Second,
+			Mix: m, Sequential: tt.sequential, Bracket: true}
+		if _, err := loadtest.Run(context.Background(), o); !errors.Is(err, loadtest.ErrUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("mix %s, sequential %t: err = %v, want a usage error saying %q", tt.mix, tt.sequential, err, tt.want)
+		}
+	}
+}

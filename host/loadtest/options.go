@@ -58,6 +58,15 @@ type Options struct {
 	// the medians over the rounds, which drift in the machine's speed
 	// during the run moves far less than one sequence's figures.
 	Rounds int
+	// Bracket, with Sequential and the no-op in the mix, runs a no-op
+	// phase before the first operation's phase of each round and after
+	// every operation's (noop, op1, noop, op2, ..., opN, noop), each for
+	// the same share of Duration and Requests as the others: an
+	// operation's server CPU ratio to the no-op in a round is then over
+	// the mean of the no-op phases on either side of its phase, measured
+	// seconds apart from it rather than up to a whole round earlier, so
+	// that drift in the machine's speed within a round moves it far less.
+	Bracket bool
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
 	Tickets, Gold int64
@@ -144,6 +153,21 @@ func (m Mix) sequence() []string {
 	return names
 }
 
+// bracketed is the order of a bracketed sequential run's phases in each
+// round (Options.Bracket): the no-op, then each other operation by name
+// followed by the no-op again, so that a no-op phase runs just before and
+// just after every operation's.
+func (m Mix) bracketed() []string {
+	var out []string
+	for _, n := range m.sequence() {
+		if n != "noop" {
+			out = append(out, n)
+		}
+		out = append(out, "noop")
+	}
+	return out
+}
+
 func (o *Options) check() error {
 	switch {
 	case o.Accounts < 1 || o.Accounts > 100000:
@@ -160,6 +184,10 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: rounds must be 1 or more", ErrUsage)
 	case o.Rounds > 1 && !o.Sequential:
 		return fmt.Errorf("%w: rounds repeat the phases of a sequential run: give --sequential with --rounds %d", ErrUsage, o.Rounds)
+	case o.Bracket && !o.Sequential:
+		return fmt.Errorf("%w: --bracket puts no-op phases between the phases of a sequential run: give --sequential with --bracket", ErrUsage)
+	case o.Bracket && o.Mix["noop"] == 0:
+		return fmt.Errorf("%w: --bracket measures each operation against the no-op phases around it: add noop to the mix", ErrUsage)
 	}
 	for name := range o.Mix {
 		op := operations[name]

@@ -24,7 +24,8 @@ type Report struct {
 	Concurrency int           `json:"concurrency"`
 	Rate        float64       `json:"rate,omitempty"`
 	Sequential  bool          `json:"sequential"`
-	Rounds      int           `json:"rounds"` // times a sequential run ran its sequence of phases (1 for any other run)
+	Rounds      int           `json:"rounds"`  // times a sequential run ran its sequence of phases (1 for any other run)
+	Bracket     bool          `json:"bracket"` // a no-op phase ran before and after each operation's, the baseline of its CPU ratios (OpReport.CPURatio)
 	Accounts    int           `json:"accounts"`
 	LoginPrefix string        `json:"login_prefix"`
 	Mix         string        `json:"mix"`
@@ -86,20 +87,32 @@ type OpReport struct {
 	// CPUPerOp is the server's CPU time (its process and its plugin
 	// processes, from /proc) during the operation's phase over the
 	// operations of the phase, fallbacks and failures included; with
-	// several rounds, the median of the rounds' figures. CPURatio is it
-	// over the no-op's; with several rounds, the median of the rounds'
-	// ratios, each over the same round's no-op (not the ratio of the
-	// medians). Given the server's process id, in sequential runs and in a
-	// run of one operation alone.
+	// several rounds, the median of the rounds' figures; the no-op's in a
+	// bracketed run (Report.Bracket), the median over all its phases.
+	// CPURatio is it over the no-op's; with several rounds, the median of
+	// the rounds' ratios, each over the same round's no-op (not the ratio
+	// of the medians); in a bracketed run, each round's over the mean of
+	// the no-op phases on either side of the operation's phase of the
+	// round (the one of them measured when the other is missing). Given
+	// the server's process id, in sequential runs and in a run of one
+	// operation alone.
 	CPUPerOp time.Duration `json:"server_cpu_per_op_ns,omitempty"`
 	CPURatio float64       `json:"server_cpu_ratio_to_noop,omitempty"`
 	// CPUPerOpRounds holds the server's CPU time per operation of each
-	// round, in order, and CPURatioRounds each round's ratio of it to the
-	// same round's no-op's: 0 where a round's figure is missing (its phase
-	// did not run, or the server's CPU time did not move or was not read;
-	// for a ratio, either figure missing). One value in a run of one round.
+	// round, in order (the no-op's in a bracketed run: the median of its
+	// phases in the round), and CPURatioRounds each round's ratio of it to
+	// the same round's no-op's (in a bracketed run, to the mean of the
+	// no-op phases on either side of the operation's phase of the round):
+	// 0 where a round's figure is missing (its phase did not run, or the
+	// server's CPU time did not move or was not read; for a ratio, either
+	// figure missing, in a bracketed run both no-op phases). One value in
+	// a run of one round.
 	CPUPerOpRounds []time.Duration `json:"server_cpu_per_op_ns_rounds,omitempty"`
 	CPURatioRounds []float64       `json:"server_cpu_ratio_to_noop_rounds,omitempty"`
+	// CPUPerOpPhases holds, for the no-op of a bracketed run, the server's
+	// CPU time per operation of each of its phases in the order they ran
+	// (0 where missing): the baselines of the operations' ratios.
+	CPUPerOpPhases []time.Duration `json:"server_cpu_per_op_ns_phases,omitempty"`
 }
 
 // Bucket is one bar of the latency histogram: Count operations took at
@@ -170,7 +183,19 @@ func (r *Report) fill(rec *recorder) {
 	for i := range r.Ops {
 		o := &r.Ops[i]
 		o.CPUPerOpRounds = r.cpuPerOpRounds(rec.phases, o.Name)
-		o.CPUPerOp, o.CPURatioRounds, o.CPURatio = cpuRounds(o.CPUPerOpRounds, noopRounds)
+		base := noopRounds
+		if r.Bracket && o.Name != "noop" {
+			base = r.bracketBaselines(rec.phases, o.Name)
+		}
+		o.CPUPerOp, o.CPURatioRounds, o.CPURatio = cpuRounds(o.CPUPerOpRounds, base)
+		if r.Bracket && o.Name == "noop" && o.CPUPerOpRounds != nil {
+			for _, p := range rec.phases {
+				if p.name == "noop" {
+					o.CPUPerOpPhases = append(o.CPUPerOpPhases, p.cpu.perOp())
+				}
+			}
+			o.CPUPerOp = medianOf(o.CPUPerOpPhases)
+		}
 	}
 	if noop := r.Op("noop"); noop != nil && noop.OK > 0 {
 		for i := range r.Ops {
@@ -193,9 +218,9 @@ func (r *Report) fill(rec *recorder) {
 
 // cpuPerOpRounds returns the server's CPU time per operation of each of
 // the operation's rounds (0 where missing; the median of the round's
-// phases when it has several), at least r.Rounds of them, or nil when it
-// was never measured (no server process id, a mixed run of several
-// operations, a fallback row).
+// phases when it has several, as the no-op of a bracketed run), at least
+// r.Rounds of them, or nil when it was never measured (no server process
+// id, a mixed run of several operations, a fallback row).
 func (r *Report) cpuPerOpRounds(phases []phase, name string) []time.Duration {
 	var byRound [][]time.Duration
 	measured := false
@@ -217,6 +242,48 @@ func (r *Report) cpuPerOpRounds(phases []phase, name string) []time.Duration {
 		out[i] = medianOf(vs)
 	}
 	return out
+}
+
+// bracketBaselines returns, for each round of a bracketed run (at least
+// r.Rounds of them), the baseline of the operation's CPU ratio to the
+// no-op: the neighbourMean of the CPU per operation of the phases just
+// before and just after the operation's phase of the round, each counted
+// only when it is a no-op phase (a phase that did not run leaves its
+// neighbours without it); 0 where the round has no baseline.
+func (r *Report) bracketBaselines(phases []phase, name string) []time.Duration {
+	out := make([]time.Duration, r.Rounds)
+	noopAt := func(i int) time.Duration {
+		if i < 0 || i >= len(phases) || phases[i].name != "noop" {
+			return 0
+		}
+		return phases[i].cpu.perOp()
+	}
+	for i, p := range phases {
+		if p.name != name {
+			continue
+		}
+		for len(out) <= p.round {
+			out = append(out, 0)
+		}
+		out[p.round] = neighbourMean(noopAt(i-1), noopAt(i+1))
+	}
+	return out
+}
+
+// neighbourMean is the baseline of an operation's phase in a bracketed
+// run, from the CPU per operation of the no-op phases just before and just
+// after it (<= 0: missing): their mean, the one of them there is when the
+// other is missing, 0 when both are.
+func neighbourMean(before, after time.Duration) time.Duration {
+	switch {
+	case before > 0 && after > 0:
+		return (before + after) / 2
+	case before > 0:
+		return before
+	case after > 0:
+		return after
+	}
+	return 0
 }
 
 // cpuRounds aggregates an operation's server CPU time per operation in
@@ -293,6 +360,9 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprint(w, ", operations one after another")
 		if r.Rounds > 1 {
 			fmt.Fprintf(w, ", %d rounds", r.Rounds)
+		}
+		if r.Bracket {
+			fmt.Fprint(w, ", a no-op phase before and after each operation's")
 		}
 	}
 	fmt.Fprintf(w, "\n%d accounts (%s...), mix %s, %s: %d ok, %d errors", r.Accounts, r.LoginPrefix, r.Mix, r.Elapsed.Round(time.Millisecond), ok, errs)
@@ -440,6 +510,17 @@ func (r *Report) ratioNotes() []string {
 		}
 	}
 	switch {
+	case r.hasCPU() && r.Bracket && r.Rounds > 1:
+		out = append(out, fmt.Sprintf("server cpu/op: the median over the %d rounds of the server's CPU time (user + system, its plugin processes included, from /proc) "+
+			"during the operation's phase of the round over the operations of that phase (the no-op's: the median over all its phases); "+
+			"cpu vs noop: the median of the rounds' ratios (above 1: costs the server more than the no-op), each round's cpu/op over the mean "+
+			"of the cpu/op of the no-op phases on either side of the operation's phase in that round (--bracket; the one measured when the other "+
+			"is missing); cpu vs noop by round: those ratios, round by round", r.Rounds))
+	case r.hasCPU() && r.Bracket:
+		out = append(out, "server cpu/op: the server's CPU time (user + system, its plugin processes included, from /proc) during the operation's phase "+
+			"over the operations of that phase (the no-op's: the median over all its phases); cpu vs noop: that over the mean of the cpu/op of the "+
+			"no-op phases on either side of the operation's phase (--bracket; the one measured when the other is missing), above 1: costs the "+
+			"server more than the no-op")
 	case r.hasCPU() && r.Rounds > 1:
 		out = append(out, fmt.Sprintf("server cpu/op: the median over the %d rounds of the server's CPU time (user + system, its plugin processes included, from /proc) "+
 			"during the operation's phase of the round over the operations of that phase; cpu vs noop: the median of the rounds' ratios, each "+

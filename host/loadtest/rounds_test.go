@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -197,6 +198,203 @@ func TestSequentialRounds(t *testing.T) {
 	}
 	var h strings.Builder
 	if err := rep.WriteHTML(&h); err != nil || !strings.Contains(h.String(), "<th>CPU vs noop by round</th>") || !strings.Contains(h.String(), "<td>1.20 3.00</td>") {
+		t.Errorf("html report: %v\n%s", err, h.String())
+	}
+}
+
+// TestSequenceBracketed: a bracketed round runs the no-op before the first
+// operation and after every operation.
+func TestSequenceBracketed(t *testing.T) {
+	for mix, want := range map[string][]string{
+		"vote=1,drop=1,noop=1,board=1": {"noop", "board", "noop", "drop", "noop", "vote", "noop"},
+		"noop=1,drop=1":                {"noop", "drop", "noop"},
+		"noop=1":                       {"noop"},
+	} {
+		m, err := ParseMix(mix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.bracketed(); !slices.Equal(got, want) {
+			t.Errorf("%s: bracketed %v, want %v", mix, got, want)
+		}
+	}
+}
+
+// TestBracketBaselines: an operation's baseline in a round of a bracketed
+// run is the mean of the no-op phases just before and just after its
+// phase; the one there is when the other is missing (not measured, or a
+// phase that did not run, so that the neighbour is not a no-op); none when
+// both are.
+func TestBracketBaselines(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct{ before, after, want time.Duration }{
+		{10 * ms, 20 * ms, 15 * ms},
+		{10 * ms, 0, 10 * ms},
+		{0, 20 * ms, 20 * ms},
+		{-1, 20 * ms, 20 * ms},
+		{10 * ms, -1, 10 * ms},
+		{0, 0, 0},
+		{-1, -1, 0},
+	} {
+		if got := neighbourMean(tt.before, tt.after); got != tt.want {
+			t.Errorf("neighbourMean(%s, %s) = %s, want %s", tt.before, tt.after, got, tt.want)
+		}
+	}
+	// noop is a no-op phase of 10 operations costing perOp each (< 0: the
+	// server's CPU time was not read).
+	noop := func(round int, perOp time.Duration) phase {
+		if perOp < 0 {
+			return phase{name: "noop", round: round, cpu: phaseCPU{cpu: -1, ops: 10}}
+		}
+		return phase{name: "noop", round: round, cpu: phaseCPU{cpu: 10 * perOp, ops: 10}}
+	}
+	op := func(name string, round int) phase {
+		return phase{name: name, round: round, cpu: phaseCPU{cpu: 300 * ms, ops: 10}}
+	}
+	phases := []phase{
+		// Both neighbours of A; B's before not measured.
+		noop(0, 10*ms), op("A", 0), noop(0, -1), op("B", 0), noop(0, 20*ms),
+		// The no-op phase between A and B did not run: A has the one
+		// before, B the one after.
+		noop(1, 30*ms), op("A", 1), op("B", 1), noop(1, 50*ms),
+		// Interrupted after A, whose no-op before was not measured: no
+		// baseline for A, no phase of B.
+		noop(2, -1), op("A", 2),
+	}
+	r := &Report{Rounds: 3, Bracket: true}
+	for name, want := range map[string][]time.Duration{
+		"A": {10 * ms, 30 * ms, 0},
+		"B": {20 * ms, 50 * ms, 0},
+	} {
+		if got := r.bracketBaselines(phases, name); !slices.Equal(got, want) {
+			t.Errorf("%s: baselines %v, want %v", name, got, want)
+		}
+	}
+}
+
+// phasedGame is fakeGame with a server CPU cost per request, like
+// costlyGame, but the no-op's varies with the phase the run is in: in the
+// k-th phase of the run (phase, counted from 1 by the test as each phase
+// starts) it costs k ms, as if the machine's speed drifted, so that each
+// no-op phase's figure differs and a ratio's baseline is known exactly.
+type phasedGame struct {
+	fakeGame
+	phase atomic.Int64
+	cpu   atomic.Int64 // ns
+}
+
+func (g *phasedGame) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == testList {
+		g.cpu.Add(int64(listCost))
+	} else {
+		g.cpu.Add(g.phase.Load() * int64(time.Millisecond))
+	}
+	g.fakeGame.ServeHTTP(w, r)
+}
+
+// TestSequentialBracket: with Bracket and two rounds each round runs a
+// no-op phase before the first operation's and after every operation's,
+// every phase for the same share of the budget; each operation's ratio in
+// a round is over the mean of the no-op phases on either side of its phase
+// (not the round's first no-op), the no-op's own figure is the median of
+// all its phases, its ratio 1.
+func TestSequentialBracket(t *testing.T) {
+	g := &phasedGame{}
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	e, accts, _ := fakeEnv(t, 2, srv)
+	// No account has a budget to buy with: every testbuy lists instead
+	// (listCost), counted in the fallback row and in testbuy's phases.
+	// 5 phases × 2 rounds: 10 phases of 10 operations, a minute each at
+	// most (the budget ends each one long before).
+	o := Options{Concurrency: 2, Mix: Mix{"testlist": 1, "noop": 1, "testbuy": 1}, Sequential: true, Rounds: 2, Bracket: true,
+		Requests: 100, Duration: 10 * time.Minute}
+	var last int64
+	cpuSince := func() time.Duration {
+		now := g.cpu.Load()
+		d := now - last
+		last = now
+		return time.Duration(d)
+	}
+	var mu sync.Mutex
+	var lines []string
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, fmt.Sprintf(format, args...))
+		g.phase.Add(1) // before the phase's first request
+	}
+	rec := newRecorder(nil, false)
+	rep := &Report{Sequential: true, Rounds: 2, Bracket: true}
+	cpuSince()
+	sequential(context.Background(), o, e, poolOf(accts), rec, rep, cpuSince, logf)
+	rec.stop()
+	rep.fill(rec)
+
+	var want []string
+	for round := 1; round <= 2; round++ {
+		for _, name := range []string{"noop", "testbuy", "noop", "testlist", "noop"} {
+			want = append(want, fmt.Sprintf("round %d of 2, phase %s: 1m0s or 10 operations", round, name))
+		}
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("phases %q, want %q", lines, want)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	ms := time.Millisecond
+	// The no-op costs k ms in phase k: phases 1, 3, 5 in the first round,
+	// 6, 8, 10 in the second. testbuy ran in phases 2 and 7 (baselines
+	// (1+3)/2 and (6+8)/2 ms), testlist in 4 and 9 ((3+5)/2 and (8+10)/2).
+	for _, tt := range []struct {
+		name     string
+		ok       int64
+		perRound []time.Duration
+		ratios   []float64
+		median   time.Duration
+		ratio    float64
+		phases   []time.Duration
+	}{
+		{name: "noop", ok: 60, perRound: []time.Duration{3 * ms, 8 * ms}, ratios: []float64{1, 1}, median: 5500 * time.Microsecond, ratio: 1,
+			phases: []time.Duration{1 * ms, 3 * ms, 5 * ms, 6 * ms, 8 * ms, 10 * ms}},
+		{name: "testbuy", perRound: []time.Duration{listCost, listCost}, ratios: []float64{15, 30.0 / 7}, median: listCost, ratio: (15 + 30.0/7) / 2},
+		{name: "testlist", ok: 20, perRound: []time.Duration{listCost, listCost}, ratios: []float64{7.5, 30.0 / 9}, median: listCost, ratio: (7.5 + 30.0/9) / 2},
+	} {
+		op := rep.Op(tt.name)
+		if op == nil {
+			t.Errorf("no %s row", tt.name)
+			continue
+		}
+		nearAll := len(op.CPURatioRounds) == len(tt.ratios)
+		for i := 0; nearAll && i < len(tt.ratios); i++ {
+			nearAll = near(op.CPURatioRounds[i], tt.ratios[i])
+		}
+		if op.OK != tt.ok || op.Errors != 0 || !slices.Equal(op.CPUPerOpRounds, tt.perRound) || !nearAll ||
+			op.CPUPerOp != tt.median || !near(op.CPURatio, tt.ratio) || !slices.Equal(op.CPUPerOpPhases, tt.phases) {
+			t.Errorf("%s: %d ok, %d errors, cpu/op by round %v (median %s), ratios %v (median %v), by phase %v; want %d ok, %v (%s), %v (%v), %v",
+				tt.name, op.OK, op.Errors, op.CPUPerOpRounds, op.CPUPerOp, op.CPURatioRounds, op.CPURatio, op.CPUPerOpPhases,
+				tt.ok, tt.perRound, tt.median, tt.ratios, tt.ratio, tt.phases)
+		}
+	}
+	if fb := rep.Op("testbuy>testlist"); fb == nil || fb.OK != 20 {
+		t.Errorf("fallback row %+v; want 20 ok", fb)
+	}
+	j, err := json.Marshal(rep)
+	if err != nil || !strings.Contains(string(j), `"bracket":true`) {
+		t.Errorf("json report: %v\n%s", err, j)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Log("\n" + b.String())
+	for _, s := range []string{"2 rounds, a no-op phase before and after each operation's", "15.00 4.29", "7.50 3.33", "1.00 1.00",
+		"the no-op's: the median over all its phases",
+		"each round's cpu/op over the mean of the cpu/op of the no-op phases on either side of the operation's phase in that round"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("text report lacks %q:\n%s", s, b.String())
+		}
+	}
+	var h strings.Builder
+	if err := rep.WriteHTML(&h); err != nil || !strings.Contains(h.String(), "2 rounds, a no-op phase before and after each operation's") ||
+		!strings.Contains(h.String(), "<td>15.00 4.29</td>") {
 		t.Errorf("html report: %v\n%s", err, h.String())
 	}
 }

@@ -62,7 +62,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	hooked := areasOf(o.Mix)
 	rep := &Report{Target: strings.Join(o.Targets, " "), Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
-		Sequential: o.Sequential, Rounds: o.Rounds, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
+		Sequential: o.Sequential, Rounds: o.Rounds, Bracket: o.Bracket, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
 	if o.Rate > 0 {
 		rep.Mode = "open"
 	} else {
@@ -150,13 +150,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 // sequential runs each operation of the mix alone, one after another in
-// the order of Mix.sequence, o.Rounds times over. Each phase gets an equal
-// share of o.Duration and of o.Requests over all the rounds' phases (so the
-// whole run stays within them), and records the server's CPU time during
-// it, cpuSince's figure (< 0: not measured), as its round's.
+// the order of Mix.sequence (of Mix.bracketed with o.Bracket: a no-op
+// phase around each operation's), o.Rounds times over. Each phase gets an
+// equal share of o.Duration and of o.Requests over all the rounds' phases,
+// the no-op phases of a bracketed run included (so the whole run stays
+// within them), and records the server's CPU time during it, cpuSince's
+// figure (< 0: not measured), as its round's.
 func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec *recorder, rep *Report,
 	cpuSince func() time.Duration, logf func(string, ...any)) {
 	names := o.Mix.sequence()
+	if o.Bracket {
+		names = o.Mix.bracketed()
+	}
 	rounds := max(o.Rounds, 1)
 	phases := len(names) * rounds
 	d := o.Duration / time.Duration(phases)
