@@ -47,6 +47,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Float64Var(&o.Rate, "rate", 0, "open loop: operations per second, latency from each one's intended send time (0: closed loop)")
 	fs.BoolVar(&o.Sequential, "sequential", false, "run the mix's operations one after another, each alone, the no-op first (side-by-side ceilings)")
 	fs.IntVar(&o.Rounds, "rounds", 1, "with --sequential: run its phases this many times over, each round's no-op its baseline; server cpu/op and cpu vs noop are then the medians over the rounds (--duration and --requests still bound the whole run)")
+	fs.BoolVar(&o.Bracket, "bracket", false, "with --sequential and noop in the mix: run a no-op phase before and after every operation's, and take each operation's cpu vs noop over the mean of the two no-op phases around it, so that drift in the machine's speed within a round moves it less (--duration and --requests are shared by the no-op phases too)")
 	fs.Int64Var(&o.Tickets, "tickets", 0, "tickets granted to each account when the mix spends them (default 1000000)")
 	fs.Int64Var(&o.Gold, "gold", 0, "gold granted to each account when the mix spends it (default 100000)")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")

@@ -58,4 +58,10 @@ func TestLoadTestCommand(t *testing.T) {
 	if code, _, errOut := ts.Run("loadtest", "--mix", "noop=1", "--sequential", "--rounds", "0"); code != 2 || !strings.Contains(errOut, "--rounds must be 1 or more") {
 		t.Errorf("--rounds 0: exit %d, %s; want 2, saying why", code, errOut)
 	}
+	if code, _, errOut := ts.Run("loadtest", "--mix", "noop=1", "--bracket"); code != 2 || !strings.Contains(errOut, "give --sequential with --bracket") {
+		t.Errorf("--bracket without --sequential: exit %d, %s; want 2, saying why", code, errOut)
+	}
+	if code, _, errOut := ts.Run("loadtest", "--mix", "login=1", "--sequential", "--bracket"); code != 2 || !strings.Contains(errOut, "add noop to the mix") {
+		t.Errorf("--bracket without the no-op: exit %d, %s; want 2, saying why", code, errOut)
+	}
 }
