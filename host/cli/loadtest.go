@@ -48,6 +48,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.BoolVar(&o.Sequential, "sequential", false, "run the mix's operations one after another, each alone, the no-op first (side-by-side ceilings)")
 	fs.IntVar(&o.Rounds, "rounds", 1, "with --sequential: run its phases this many times over, each round's no-op its baseline; server cpu/op and cpu vs noop are then the medians over the rounds (--duration and --requests still bound the whole run)")
 	fs.BoolVar(&o.Bracket, "bracket", false, "with --sequential and noop in the mix: run a no-op phase before and after every operation's, and take each operation's cpu vs noop over the mean of the two no-op phases around it, so that drift in the machine's speed within a round moves it less (--duration and --requests are shared by the no-op phases too)")
+	fs.StringVar(&o.FloorCores, "floor-cores", "", "with --sequential, login and noop in the mix and --server-pid: the server's cores (e.g. 0 or 0-1), on which the naive login floor (three plain math/big 2048-bit modexps, plus two no-ops) is measured right after each login phase; the report gives the login's server CPU against it, round by round (Linux)")
 	fs.Int64Var(&o.Tickets, "tickets", 0, "tickets granted to each account when the mix spends them (default 1000000)")
 	fs.Int64Var(&o.Gold, "gold", 0, "gold granted to each account when the mix spends it (default 100000)")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")

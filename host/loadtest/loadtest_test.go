@@ -335,3 +335,30 @@ func TestBracketNeedsSequentialAndNoop(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorCoresNeeds: the naive login floor is measured after the login
+// phases of a sequential run, with the no-op and the server's CPU to
+// compare it with; asked otherwise, or with a core list that is not one,
+// it is refused before anything is sent, saying what to add.
+func TestFloorCoresNeeds(t *testing.T) {
+	for _, tt := range []struct {
+		mix, cores string
+		sequential bool
+		pid        int
+		want       string
+	}{
+		{mix: "noop=1,login=1", cores: "0", pid: 1, want: "give --sequential with --floor-cores"},
+		{mix: "noop=1,drop=1", cores: "0", sequential: true, pid: 1, want: "add login to the mix"},
+		{mix: "login=1", cores: "0", sequential: true, pid: 1, want: "add noop to the mix"},
+		{mix: "noop=1,login=1", cores: "0", sequential: true, want: "--server-pid"},
+		{mix: "noop=1,login=1", cores: "1-0", sequential: true, pid: 1, want: "runs backwards"},
+		{mix: "noop=1,login=1", cores: "zero", sequential: true, pid: 1, want: "not a core number"},
+	} {
+		m, _ := loadtest.ParseMix(tt.mix)
+		o := loadtest.Options{Targets: []string{"http://127.0.0.1:1"}, Accounts: 1, Concurrency: 1, Requests: 1, Duration: time.Second,
+			Mix: m, Sequential: tt.sequential, ServerPID: tt.pid, FloorCores: tt.cores, Operator: "http://127.0.0.1:1", Token: "t"}
+		if _, err := loadtest.Run(context.Background(), o); !errors.Is(err, loadtest.ErrUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("mix %s, cores %q, sequential %t, pid %d: err = %v, want a usage error saying %q", tt.mix, tt.cores, tt.sequential, tt.pid, err, tt.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +68,17 @@ type Options struct {
 	// seconds apart from it rather than up to a whole round earlier, so
 	// that drift in the machine's speed within a round moves it far less.
 	Bracket bool
+	// FloorCores, with Sequential, login and the no-op in the mix and
+	// ServerPID, lists the cores ("0", "0-1", "0,2-3") the naive login floor
+	// is measured on, those of the server under test: right after each
+	// round's login phase the tester runs three plain math/big 2048-bit
+	// modexps (what a naive server computes per login) about a hundred
+	// times on a thread pinned to them and takes that thread's CPU time
+	// per run. The report compares each round's server CPU per login with
+	// that round's floor, the modexps plus two of the login's no-op
+	// baseline (a login is two requests), so that both are measured within
+	// seconds of each other. Linux only. "" = not measured.
+	FloorCores string
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
 	Tickets, Gold int64
@@ -189,6 +201,9 @@ func (o *Options) check() error {
 	case o.Bracket && o.Mix["noop"] == 0:
 		return fmt.Errorf("%w: --bracket measures each operation against the no-op phases around it: add noop to the mix", ErrUsage)
 	}
+	if err := o.checkFloor(); err != nil {
+		return err
+	}
 	for name := range o.Mix {
 		op := operations[name]
 		if op.needsOperator && (o.Operator == "" || o.Token == "") {
@@ -211,4 +226,63 @@ func (o *Options) check() error {
 		o.Gold = 100_000
 	}
 	return nil
+}
+
+// checkFloor checks Options.FloorCores.
+func (o *Options) checkFloor() error {
+	if o.FloorCores == "" {
+		return nil
+	}
+	const what = "--floor-cores measures the naive login floor right after each login phase of a sequential run"
+	switch {
+	case !o.Sequential:
+		return fmt.Errorf("%w: %s: give --sequential with --floor-cores", ErrUsage, what)
+	case o.Mix["login"] == 0:
+		return fmt.Errorf("%w: %s: add login to the mix", ErrUsage, what)
+	case o.Mix["noop"] == 0:
+		return fmt.Errorf("%w: %s and adds two no-ops to it: add noop to the mix", ErrUsage, what)
+	case o.ServerPID <= 0:
+		return fmt.Errorf("%w: %s and compares the server's CPU per login with it: give the server's process id (--server-pid)", ErrUsage, what)
+	case runtime.GOOS != "linux":
+		return fmt.Errorf("%w: --floor-cores pins a thread and reads its CPU time on Linux only, not on %s", ErrUsage, runtime.GOOS)
+	}
+	_, err := parseCores(o.FloorCores)
+	return err
+}
+
+// maxCore bounds the core numbers of a core list (the size of the kernel's
+// CPU set the tester pins a thread with).
+const maxCore = 1023
+
+// parseCores reads a core list as taskset -c writes it: core numbers and
+// ranges separated by commas ("0", "0-1", "0,2-3"), into the cores in
+// order, each once.
+func parseCores(s string) ([]int, error) {
+	var out []int
+	bad := func(why string) error {
+		return fmt.Errorf("%w: --floor-cores %q: %s (a list of cores like 0, 0-1 or 0,2-3)", ErrUsage, s, why)
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, errA := strconv.Atoi(lo)
+		b, errB := strconv.Atoi(hi)
+		switch {
+		case errA != nil || errB != nil || a < 0 || b < 0:
+			return nil, bad(fmt.Sprintf("%q is not a core number or a range of them", part))
+		case a > b:
+			return nil, bad(fmt.Sprintf("the range %q runs backwards", part))
+		case b > maxCore:
+			return nil, bad(fmt.Sprintf("core %d is past the last one this tester can pin to, %d", b, maxCore))
+		}
+		for c := a; c <= b; c++ {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }

@@ -43,12 +43,34 @@ type Report struct {
 	// processes included), when its process id was given.
 	MixedCPU time.Duration `json:"server_cpu_ns,omitempty"`
 	// CPUUnavailable says why the server's CPU time was not read.
-	CPUUnavailable string          `json:"server_cpu_unavailable,omitempty"`
-	Ops            []OpReport      `json:"operations"`
-	Timeline       []SecondReport  `json:"timeline"`
-	Consistency    Consistency     `json:"consistency"`
-	Server         *ServerCounters `json:"server,omitempty"`
-	Cleanup        Cleanup         `json:"cleanup"`
+	CPUUnavailable string `json:"server_cpu_unavailable,omitempty"`
+	// FloorCores are the cores the naive login floor was measured on
+	// (Options.FloorCores), "" when it was not. ModExpCPURounds holds the
+	// CPU time of its three modexps measured right after each round's
+	// login phase (0 where not measured), and ModExpCPU their median.
+	// LoginFloorRounds holds each round's floor, its modexps plus two of
+	// the login's no-op baseline in the round (the same baseline as the
+	// login's cpu vs noop: with Bracket, the mean of the no-op phases on
+	// either side of the login's), 0 where either is missing, and
+	// LoginFloorRatioRounds the login's server CPU per operation in the
+	// round over it (0 where either is missing); LoginFloorRatio is the
+	// median of those ratios. LoginFloor is ModExpCPU plus two of the
+	// median of the login's no-op baselines. FloorUnavailable says why a
+	// measurement failed.
+	FloorCores            string          `json:"floor_cores,omitempty"`
+	ModExpCPU             time.Duration   `json:"modexp_cpu_ns,omitempty"`
+	ModExpCPURounds       []time.Duration `json:"modexp_cpu_ns_rounds,omitempty"`
+	LoginFloor            time.Duration   `json:"login_floor_ns,omitempty"`
+	LoginFloorRounds      []time.Duration `json:"login_floor_ns_rounds,omitempty"`
+	LoginFloorRatioRounds []float64       `json:"login_floor_ratio_rounds,omitempty"`
+	LoginFloorRatio       float64         `json:"login_floor_ratio,omitempty"`
+	FloorUnavailable      string          `json:"login_floor_unavailable,omitempty"`
+
+	Ops         []OpReport      `json:"operations"`
+	Timeline    []SecondReport  `json:"timeline"`
+	Consistency Consistency     `json:"consistency"`
+	Server      *ServerCounters `json:"server,omitempty"`
+	Cleanup     Cleanup         `json:"cleanup"`
 }
 
 // OpReport is one operation's figures.
@@ -188,6 +210,9 @@ func (r *Report) fill(rec *recorder) {
 			base = r.bracketBaselines(rec.phases, o.Name)
 		}
 		o.CPUPerOp, o.CPURatioRounds, o.CPURatio = cpuRounds(o.CPUPerOpRounds, base)
+		if o.Name == "login" {
+			r.fillFloor(o.CPUPerOpRounds, base)
+		}
 		if r.Bracket && o.Name == "noop" && o.CPUPerOpRounds != nil {
 			for _, p := range rec.phases {
 				if p.name == "noop" {
@@ -213,6 +238,30 @@ func (r *Report) fill(rec *recorder) {
 	for i, t := range rec.timeline {
 		r.Timeline = append(r.Timeline, SecondReport{Second: i, OK: t.ok, Errors: t.errs,
 			P50: usDur(t.hist.ValueAtQuantile(50)), P99: usDur(t.hist.ValueAtQuantile(99))})
+	}
+}
+
+// fillFloor sets the naive login floor's figures of the report from the
+// modexps' CPU time of each round (r.ModExpCPURounds), the login's server
+// CPU per operation in each round (login) and its no-op baseline in each
+// round (noop), 0 standing for a missing figure: a round's floor is its
+// modexps plus two of its no-op baseline (a login is two requests), and
+// its ratio the login over the floor, each only when both figures are
+// there.
+func (r *Report) fillFloor(login, noop []time.Duration) {
+	if r.ModExpCPURounds == nil {
+		return
+	}
+	r.ModExpCPU = medianOf(r.ModExpCPURounds)
+	r.LoginFloorRounds = make([]time.Duration, len(r.ModExpCPURounds))
+	for i, m := range r.ModExpCPURounds {
+		if m > 0 && i < len(noop) && noop[i] > 0 {
+			r.LoginFloorRounds[i] = m + 2*noop[i]
+		}
+	}
+	_, r.LoginFloorRatioRounds, r.LoginFloorRatio = cpuRounds(login, r.LoginFloorRounds)
+	if n := medianOf(noop); r.ModExpCPU > 0 && n > 0 {
+		r.LoginFloor = r.ModExpCPU + 2*n
 	}
 }
 
@@ -429,6 +478,9 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, l := range r.ratioNotes() {
 		fmt.Fprintln(w, l)
 	}
+	if l := r.floorLine(); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if len(r.Targets) > 0 {
 		fmt.Fprint(w, "requests by target:")
 		for _, t := range slices.Sorted(maps.Keys(r.Targets)) {
@@ -448,6 +500,55 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
+}
+
+// floorLine states the login against the naive login floor (fillFloor),
+// "" when the floor was not asked for.
+func (r *Report) floorLine() string {
+	if r.FloorCores == "" {
+		return ""
+	}
+	if r.ModExpCPU <= 0 {
+		why := r.FloorUnavailable
+		if why == "" {
+			why = "no login phase ran"
+		}
+		return "login floor: not measured: " + why
+	}
+	us := func(d time.Duration) string {
+		if d <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 0, 64) + " µs"
+	}
+	var login time.Duration
+	if o := r.Op("login"); o != nil {
+		login = o.CPUPerOp
+	}
+	noops := time.Duration(0)
+	if r.LoginFloor > 0 {
+		noops = r.LoginFloor - r.ModExpCPU
+	}
+	var line string
+	if len(r.ModExpCPURounds) > 1 {
+		ratios := make([]string, len(r.LoginFloorRounds))
+		for i := range ratios {
+			ratios[i] = "-"
+			if i < len(r.LoginFloorRatioRounds) {
+				ratios[i] = ratioText(r.LoginFloorRatioRounds[i])
+			}
+		}
+		line = fmt.Sprintf("login floor: three math/big modexps %s (median over rounds, measured on cores %s right after each login phase) "+
+			"+ two no-ops %s = %s; server CPU per login %s; %s x the floor (median of the rounds' ratios: %s)",
+			us(r.ModExpCPU), r.FloorCores, us(noops), us(r.LoginFloor), us(login), ratioText(r.LoginFloorRatio), strings.Join(ratios, " "))
+	} else {
+		line = fmt.Sprintf("login floor: three math/big modexps %s (measured on cores %s right after the login phase) + two no-ops %s = %s; "+
+			"server CPU per login %s; %s x the floor", us(r.ModExpCPU), r.FloorCores, us(noops), us(r.LoginFloor), us(login), ratioText(r.LoginFloorRatio))
+	}
+	if r.FloorUnavailable != "" {
+		line += "; not measured in some rounds: " + r.FloorUnavailable
+	}
+	return line
 }
 
 func ratioText(r float64) string {

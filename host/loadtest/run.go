@@ -149,13 +149,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
+// floorIterations is how many times the naive login floor's modexps run
+// after each login phase (Options.FloorCores): about a tenth of a second
+// of CPU on a current core, within seconds of the login phase.
+const floorIterations = 100
+
 // sequential runs each operation of the mix alone, one after another in
 // the order of Mix.sequence (of Mix.bracketed with o.Bracket: a no-op
 // phase around each operation's), o.Rounds times over. Each phase gets an
 // equal share of o.Duration and of o.Requests over all the rounds' phases,
 // the no-op phases of a bracketed run included (so the whole run stays
 // within them), and records the server's CPU time during it, cpuSince's
-// figure (< 0: not measured), as its round's.
+// figure (< 0: not measured), as its round's. With o.FloorCores it
+// measures the naive login floor's modexps right after each round's login
+// phase, before the next phase starts.
 func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec *recorder, rep *Report,
 	cpuSince func() time.Duration, logf func(string, ...any)) {
 	names := o.Mix.sequence()
@@ -165,6 +172,12 @@ func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec 
 	rounds := max(o.Rounds, 1)
 	phases := len(names) * rounds
 	d := o.Duration / time.Duration(phases)
+	var floorCores []int
+	if o.FloorCores != "" {
+		floorCores, _ = parseCores(o.FloorCores) // checked by o.check
+		rep.FloorCores = o.FloorCores
+		rep.ModExpCPURounds = make([]time.Duration, rounds)
+	}
 	for round := range rounds {
 		for i, name := range names {
 			share := o.Requests / phases
@@ -187,6 +200,14 @@ func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec 
 			rep.Stopped = stopped
 			if ctx.Err() != nil {
 				return
+			}
+			if name == "login" && floorCores != nil {
+				logf("measuring the naive login floor on cores %s", o.FloorCores)
+				if cpu, err := floorOn(floorCores); err != nil {
+					rep.FloorUnavailable = err.Error()
+				} else {
+					rep.ModExpCPURounds[round] = cpu
+				}
 			}
 		}
 	}
