@@ -73,10 +73,15 @@ func TestSequenceNoopFirst(t *testing.T) {
 
 // costlyGame is fakeGame with a server CPU cost per request, by path: the
 // sampler the sequential run reads (instead of /proc) sums them, so each
-// phase's CPU figures are known exactly whatever the machine's speed.
+// phase's CPU figures are known exactly whatever the machine's speed. With
+// phase set (counted from 1 by a test as each phase starts), the no-op
+// costs phase ms instead of noopCost, as if the machine's speed drifted, so
+// that each no-op phase's figure differs and a ratio's baseline is known
+// exactly.
 type costlyGame struct {
 	fakeGame
-	cpu atomic.Int64 // ns
+	phase atomic.Int64
+	cpu   atomic.Int64 // ns
 }
 
 // CPU costs of the fake server's requests.
@@ -86,9 +91,12 @@ const (
 )
 
 func (g *costlyGame) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == testList {
+	switch phase := g.phase.Load(); {
+	case r.URL.Path == testList:
 		g.cpu.Add(int64(listCost))
-	} else {
+	case phase > 0:
+		g.cpu.Add(phase * int64(time.Millisecond))
+	default:
 		g.cpu.Add(int64(noopCost))
 	}
 	g.fakeGame.ServeHTTP(w, r)
@@ -272,26 +280,6 @@ func TestBracketBaselines(t *testing.T) {
 	}
 }
 
-// phasedGame is fakeGame with a server CPU cost per request, like
-// costlyGame, but the no-op's varies with the phase the run is in: in the
-// k-th phase of the run (phase, counted from 1 by the test as each phase
-// starts) it costs k ms, as if the machine's speed drifted, so that each
-// no-op phase's figure differs and a ratio's baseline is known exactly.
-type phasedGame struct {
-	fakeGame
-	phase atomic.Int64
-	cpu   atomic.Int64 // ns
-}
-
-func (g *phasedGame) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == testList {
-		g.cpu.Add(int64(listCost))
-	} else {
-		g.cpu.Add(g.phase.Load() * int64(time.Millisecond))
-	}
-	g.fakeGame.ServeHTTP(w, r)
-}
-
 // TestSequentialBracket: with Bracket and two rounds each round runs a
 // no-op phase before the first operation's and after every operation's,
 // every phase for the same share of the budget; each operation's ratio in
@@ -299,7 +287,7 @@ func (g *phasedGame) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (not the round's first no-op), the no-op's own figure is the median of
 // all its phases, its ratio 1.
 func TestSequentialBracket(t *testing.T) {
-	g := &phasedGame{}
+	g := &costlyGame{}
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	e, accts, _ := fakeEnv(t, 2, srv)
