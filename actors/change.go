@@ -126,7 +126,7 @@ func (t *Tx) DeleteSession(s *storage.Session) error {
 		return fmt.Errorf("%w: session of account %d deleted by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
 	key := s.Key()
-	t.batch.DeleteSession(key)
+	t.batch.DeleteSession(s)
 	t.sessions = append(t.sessions, sessionWrite{key: key})
 	return nil
 }

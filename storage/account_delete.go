@@ -42,7 +42,8 @@ func (r *AccountRecords) add(family string, key []byte) {
 //     r/<id>, owners.go),
 //     its entry in its main account's sub-account index (u/<super><id>), its
 //     records in keyspaces at a fixed one-letter prefix (c/: cloud archives);
-//   - its sessions (s/, found by a scan of every session: O(sessions));
+//   - its sessions (s/, found by its entries in the session index t/<id>,
+//     deleted with them);
 //   - its records in every per-account keyspace (x/<name>/<id>...);
 //   - the entries it wrote in every index keyspace (i/<name>/...<id>: found
 //     by the owners index, with the owners entries themselves). Entries
@@ -104,15 +105,14 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 			return nil, err
 		}
 	}
-	err = db.EachSession(func(s *Session) error {
-		if s.AccountID == id {
-			r.Sessions = append(r.Sessions, s.Hash)
-			r.add("sessions", sessionKey(s.Hash))
-		}
-		return nil
-	})
+	sessions, err := db.AccountSessions(id)
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range sessions {
+		r.Sessions = append(r.Sessions, s.Hash)
+		r.add("sessions", sessionKey(s.Hash))
+		r.keys = append(r.keys, accountSessionKey(s)) // its index entry: deleted with it, not counted
 	}
 	// Per-account keyspaces: x/<name>/<id:4><key>, for every name on disk.
 	err = db.eachSubPrefix([]byte(prefixAcctKS), func(ks []byte) error {

@@ -136,12 +136,6 @@ func (b *Batch) SetNextAccountID(id AccountID) {
 	b.set(metaKey(metaNextAccountID), appendID(nil, id), nil)
 }
 
-// PutSession writes a session under the hash of its cookie.
-func (b *Batch) PutSession(s *Session) { b.setPB(sessionKey(s.Key()), toSession(s)) }
-
-// DeleteSession removes the session stored under key (Session.Key).
-func (b *Batch) DeleteSession(key [32]byte) { b.del(sessionKey(key)) }
-
 // PutMeta writes a metadata value.
 func (b *Batch) PutMeta(name string, value []byte) {
 	b.set(metaKey(name), value, nil)

@@ -87,7 +87,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 		}
 
 		b = db.NewBatch()
-		b.DeleteSession(sess.Key())
+		b.DeleteSession(sess)
 		if err := db.Commit(b); err != nil {
 			t.Fatal(err)
 		}

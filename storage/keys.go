@@ -32,6 +32,9 @@ import (
 //	                            account's (owners.go; since schema version 4)
 //	v/<id:4>                    the account's SRP salt, salt2 and verifier (pb.Credentials,
 //	                            credentials.go; since schema version 5: a/<id> held them before)
+//	t/<id:4><created:8><hash:32>  the account's session s/<hash>, created at <created> (Unix
+//	                            nanoseconds), its value the session's expiry (sessions.go;
+//	                            since schema version 6)
 //
 // Every value written by version 2 starts with the format byte 2 (a
 // version 1 value starts with 1), except the fixed-size index values, the
@@ -59,6 +62,7 @@ var ownPrefixes = map[string]bool{
 	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
 	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
 	prefixOwner: true, prefixSkeleton: true, prefixCount: true, prefixOwners: true, prefixCreds: true,
+	prefixAccountSession: true,
 }
 
 // Metadata names kept under the m/ prefix.

@@ -26,12 +26,14 @@ import (
 //	5  the SRP credentials in a record of their own, v/<id>, moved in place
 //	   out of the profile records a/<id> (migrateCredentials), so that a
 //	   profile write neither reads nor copies them.
+//	6  the index of sessions by account (sessions.go): t/<id><created><hash>
+//	   for every session, built in place from them (migrateAccountSessions).
 //
 // A version 1 directory is copied into the current layout (migrateCopy
 // writes through the current code, nickname and owners indexes and
-// credentials records included); a version 2, 3 or 4 one gets what it
+// credentials records and session index included); a version 2 to 5 one gets what it
 // lacks in place (migrateInPlace).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // v1CatalogKey and its new home: the one area record schema version 1 kept
 // in the metadata space. Version 2 keeps it in the global keyspace
@@ -234,9 +236,10 @@ func (c *chunked) finish(err error) error {
 	return c.db.Commit(c.b)
 }
 
-// migrateInPlace brings a schema version 2, 3 or 4 database to
-// SchemaVersion in place (the nickname index from 2, the owners index from
-// 3, the credentials records from 4), then records the version. Each step
+// migrateInPlace brings a schema version 2 to 5 database to SchemaVersion
+// in place (the nickname index from 2, the owners index from 3, the
+// credentials records from 4, the session index from 5), then records the
+// version. Each step
 // is safe to run again after a crash.
 func migrateInPlace(db *DB, from uint32) (int, error) {
 	n := 0
@@ -252,7 +255,13 @@ func migrateInPlace(db *DB, from uint32) (int, error) {
 			return n, err
 		}
 	}
-	m, err := migrateCredentials(db)
+	if from <= 4 {
+		m, err := migrateCredentials(db)
+		if n += m; err != nil {
+			return n, err
+		}
+	}
+	m, err := migrateAccountSessions(db)
 	if n += m; err != nil {
 		return n, err
 	}

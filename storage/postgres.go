@@ -140,10 +140,10 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	switch v {
-	case SchemaVersion:
+	switch {
+	case v == SchemaVersion:
 		return db, nil
-	case 2, 3, 4:
+	case v >= 2 && v < SchemaVersion: // in place, as a data directory (migrate.go)
 		start := time.Now()
 		n, err := migrateInPlace(db, v)
 		if err != nil {
