@@ -3,6 +3,7 @@ package login
 import (
 	"context"
 
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -30,23 +31,30 @@ func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRe
 
 // EndSessions ends every stored session of account id (an operator reset
 // its password) in one commit through the account's actor, and returns how
-// many it ended. A session issued while it runs survives; it was opened with
-// the credentials in force at that moment.
+// many it ended. The account's actor runs it between two of the account's
+// logins: a login after it was opened with the credentials in force then.
 func (s *Service) EndSessions(ctx context.Context, id storage.AccountID) (int, error) {
-	var list []*storage.Session
-	err := s.db.EachSession(func(sess *storage.Session) error {
-		if sess.AccountID == id {
-			c := *sess
-			list = append(list, &c)
-		}
-		return nil
-	})
-	if err != nil || len(list) == 0 {
-		return 0, err
-	}
-	if _, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list}); err != nil {
+	n, err := s.sys.Apply(ctx, id, endAllSessions{})
+	if err != nil {
 		return 0, writeFailure(err)
 	}
-	s.sessions.drop(id)
+	s.live.Add(-int64(n.(int)))
+	return n.(int), nil
+}
+
+// endAllSessions deletes every stored session of the account, found by
+// its session index inside its actor, and replies how many.
+type endAllSessions struct{}
+
+func (endAllSessions) Apply(tx *actors.Tx) (any, error) {
+	list, err := tx.DB().AccountSessions(tx.ID())
+	if err != nil {
+		return nil, err
+	}
+	for _, sess := range list {
+		if err := tx.DeleteSession(sess); err != nil {
+			return nil, err
+		}
+	}
 	return len(list), nil
 }

@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -64,7 +65,9 @@ type Service struct {
 	pending  *pendingSet
 	failAddr *limit.Keyed // wrong proofs by address
 	failPair *limit.Keyed // wrong proofs by login and address
-	sessions *sessionIndex
+	// live is the sessions_live gauge: the sessions stored at the last
+	// sweep, plus those issued and less those ended since (forget.go).
+	live     atomic.Int64
 	now      func() time.Time
 	rand     io.Reader
 	tooltips encoded // awards_tooltip: constant, encoded once
@@ -106,7 +109,6 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		pending:  newPendingSet(set.PreAuthMaxPending, set.PreAuthPerAddress, set.PreAuthLifetime),
 		failAddr: limit.NewAdjustable(set.FailedProofsAddress, set.TrackedKeys, now),
 		failPair: limit.NewAdjustable(set.FailedProofsLogin, set.TrackedKeys, now),
-		sessions: newSessionIndex(set.SessionsPerAccount),
 		tooltips: mustEncode(awardsTooltip())}
 	sys.OnDelete(s.forgetAccount) // forget.go
 	return s
@@ -400,10 +402,11 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 	}
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: expires}
-	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, index: s.sessions, hook: s.hook, client: client, now: now}).apply)
+	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, max: s.set.SessionsPerAccount, hook: s.hook, client: client, now: now}).apply)
 	if err != nil {
 		return nil, writeFailure(err)
 	}
+	s.live.Add(1 - int64(issued.ended))
 	acct := issued.acct
 	idents, err := s.identities(acct)
 	if err != nil {
@@ -513,7 +516,7 @@ func pick(v, fallback string) string {
 // of the account taken in the same step.
 type issueSession struct {
 	session *storage.Session
-	index   *sessionIndex
+	max     int // sessions per account
 	hook    SessionHook
 	client  ClientInfo
 	now     time.Time
@@ -523,6 +526,7 @@ type issueSession struct {
 type issued struct {
 	acct   *storage.Account
 	fields RecordFields
+	ended  int // sessions of the account ended: the expired ones and those past the limit
 }
 
 func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
@@ -531,14 +535,19 @@ func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	if err := tx.PutSession(c.session); err != nil {
 		return nil, err
 	}
-	// The actor runs one change of this account at a time, so the index's
-	// entry for the account is read and updated without a race.
-	for _, old := range c.index.add(c.session, c.now) {
+	// The actor runs one change of this account at a time, and commits each
+	// before the next: the account's sessions read here are all there are.
+	stored, err := tx.DB().AccountSessions(c.session.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	out := &issued{acct: a}
+	for _, old := range sessionsToEnd(stored, c.session, c.max, c.now) {
 		if err := tx.DeleteSession(old); err != nil {
 			return nil, err
 		}
+		out.ended++
 	}
-	out := &issued{acct: a}
 	if c.hook != nil {
 		f, err := c.hook(tx, c.client, c.now)
 		if err != nil {

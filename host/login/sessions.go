@@ -1,127 +1,44 @@
 package login
 
 import (
-	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/storage"
 )
 
-// sessionIndex remembers the live sessions of each account, oldest first,
-// so that a login past the per-account limit can end the oldest ones in the
-// same commit. It is filled as sessions are issued and from storage by
-// SweepSessions (at start), and lives at the service level so that it
-// follows wherever sessions are stored. After a failed commit it may hold a
-// session that was never stored; ending that one later is harmless.
-//
-// Sessions are known by their key (the SHA-256 of the cookie, which is what
-// storage keeps, so a session seeded from storage and one just issued
-// compare alike) and kept compact: 48 bytes each.
-type sessionIndex struct {
-	max int
-	mu  sync.Mutex
-	m   map[storage.AccountID][]indexedSession
-}
-
-type indexedSession struct {
-	key              [32]byte
-	created, expires int64 // Unix nanoseconds
-}
-
-// Valid reports whether the session can still be used at time now (as
-// storage.Session.Valid).
-func (s indexedSession) Valid(now time.Time) bool { return now.UnixNano() < s.expires }
-
-func newSessionIndex(max int) *sessionIndex {
-	return &sessionIndex{max: max, m: map[storage.AccountID][]indexedSession{}}
-}
-
-func indexed(sess *storage.Session) indexedSession {
-	return indexedSession{key: sess.Key(), created: sess.Created.UnixNano(), expires: sess.Expires.UnixNano()}
-}
-
-// add records sess and returns the sessions of its account to end: expired
-// ones, and the oldest past the limit.
-func (x *sessionIndex) add(sess *storage.Session, now time.Time) (end []*storage.Session) {
-	n := indexed(sess)
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	list := x.m[sess.AccountID]
-	ending := func(old indexedSession) {
-		end = append(end, &storage.Session{Hash: old.key, AccountID: sess.AccountID,
-			Created: time.Unix(0, old.created).UTC(), Expires: time.Unix(0, old.expires).UTC()})
+// sessionsToEnd returns the sessions of an account to end as session fresh
+// is issued, given its stored ones (storage.DB.AccountSessions: oldest
+// first): the expired ones, and the oldest live ones past max (fresh
+// counts as one, and is never ended, even if a clock set back made it
+// older than some). The account's actor calls it with what it read inside
+// the same change, so no other login of the account interleaves, on this
+// node or another.
+func sessionsToEnd(stored []*storage.Session, fresh *storage.Session, max int, now time.Time) (end []*storage.Session) {
+	key := fresh.Key()
+	live := 1 // fresh
+	for _, old := range stored {
+		if old.Hash != key && old.Valid(now) {
+			live++
+		}
 	}
-	kept := list[:0]
-	for _, old := range list {
+	over := live - max
+	for _, old := range stored { // oldest first
 		switch {
-		case old.key == n.key:
+		case old.Hash == key:
 		case !old.Valid(now):
-			ending(old)
-		default:
-			kept = append(kept, old)
+			end = append(end, old)
+		case over > 0:
+			end = append(end, old)
+			over--
 		}
 	}
-	kept = append(kept, n)
-	slices.SortStableFunc(kept, func(a, b indexedSession) int { return cmp.Compare(a.created, b.created) })
-	if over := len(kept) - x.max; over > 0 {
-		for _, old := range kept[:over] {
-			ending(old)
-		}
-		kept = slices.Delete(kept, 0, over)
-	}
-	x.m[sess.AccountID] = slices.Clip(kept)
 	return end
-}
-
-// seed records a stored session without ending any (SweepSessions); a
-// session already indexed is left alone.
-func (x *sessionIndex) seed(sess *storage.Session) {
-	n := indexed(sess)
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	list := x.m[sess.AccountID]
-	if slices.ContainsFunc(list, func(s indexedSession) bool { return s.key == n.key }) {
-		return
-	}
-	list = append(list, n)
-	slices.SortStableFunc(list, func(a, b indexedSession) int { return cmp.Compare(a.created, b.created) })
-	x.m[sess.AccountID] = list
-}
-
-// remove forgets a session (logout, sweep).
-func (x *sessionIndex) remove(sess *storage.Session) {
-	key := sess.Key()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	list := slices.DeleteFunc(x.m[sess.AccountID], func(s indexedSession) bool { return s.key == key })
-	if len(list) == 0 {
-		delete(x.m, sess.AccountID)
-	} else {
-		x.m[sess.AccountID] = list
-	}
-}
-
-// drop forgets every indexed session of account id (all ended, or the
-// account deleted).
-func (x *sessionIndex) drop(id storage.AccountID) {
-	x.mu.Lock()
-	delete(x.m, id)
-	x.mu.Unlock()
-}
-
-// count returns how many sessions of id are indexed (tests).
-func (x *sessionIndex) count(id storage.AccountID) int {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return len(x.m[id])
 }
 
 // Logout ends the session of cookie. An unknown or expired cookie is an
@@ -131,10 +48,11 @@ func (s *Service) Logout(ctx context.Context, cookie string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.sys.Apply(ctx, sess.AccountID, &expireSessions{sessions: []*storage.Session{sess}}); err != nil {
+	n, err := s.sys.Apply(ctx, sess.AccountID, &expireSessions{sessions: []*storage.Session{sess}})
+	if err != nil {
 		return writeFailure(err)
 	}
-	s.sessions.remove(sess)
+	s.live.Add(-int64(n.(int)))
 	return nil
 }
 

@@ -16,17 +16,21 @@ import (
 func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	now := s.now()
 	expired := map[storage.AccountID][]*storage.Session{}
+	stored := 0
 	err := s.db.EachSession(func(sess *storage.Session) error {
+		stored++
 		if !sess.Valid(now) {
 			expired[sess.AccountID] = append(expired[sess.AccountID], sess)
-		} else {
-			s.sessions.seed(sess) // the index of live sessions starts from storage
 		}
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	// The gauge restarts from what is stored (less what this sweep ends,
+	// below); sessions issued or ended while the scan ran may be counted
+	// twice or not at all until the next sweep.
+	s.live.Store(int64(stored))
 	// One account's failure (a busy actor) does not stop the sweep; the
 	// next sweep retries it. Accounts are never deleted, so every session
 	// has an actor to delete it.
@@ -36,26 +40,34 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 		if ctx.Err() != nil {
 			return n, ctx.Err()
 		}
-		if _, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list}); err != nil {
+		ended, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list})
+		if err != nil {
 			errs = append(errs, fmt.Errorf("account %d: %w", id, err))
 			continue
 		}
-		n += len(list)
-		for _, sess := range list {
-			s.sessions.remove(sess)
-		}
+		n += ended.(int)
+		s.live.Add(-int64(ended.(int)))
 	}
 	return n, errors.Join(errs...)
 }
 
-// expireSessions deletes sessions of one account.
+// expireSessions deletes sessions of one account, those still stored (a
+// list read outside the actor may name one ended meanwhile), and replies
+// how many it deleted.
 type expireSessions struct{ sessions []*storage.Session }
 
 func (c *expireSessions) Apply(tx *actors.Tx) (any, error) {
+	n := 0
 	for _, sess := range c.sessions {
+		if _, err := tx.DB().SessionByKey(sess.Key()); errors.Is(err, storage.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
 		if err := tx.DeleteSession(sess); err != nil {
 			return nil, err
 		}
+		n++
 	}
-	return nil, nil
+	return n, nil
 }
