@@ -3,6 +3,7 @@ package actors
 import (
 	"maps"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -97,15 +98,43 @@ func (s *System) releaser() {
 // sessions are still valid and are read from storage at their next
 // request, which activates the account anyway. The entries kept are packed
 // (each was allocated at a login beside the account's state and would keep
-// the pages of the passivated states in use). Storage empties its block
-// cache (see storage.DB.ReleaseMemory).
+// the pages of the passivated states in use). The release hooks
+// (OnMemoryRelease) do the same with what they cache per account. Storage
+// empties its block cache (see storage.DB.ReleaseMemory).
 func (s *System) releaseMemory() {
 	for _, sh := range s.shards {
 		sh.compact()
 	}
 	s.sessions.Compact(func(_ sessionCacheKey, c storage.CompactSession) bool { return s.isLive(c.AccountID()) })
+	s.releaseHooks.mu.Lock()
+	hooks := append([]ReleaseHook(nil), s.releaseHooks.hs...)
+	s.releaseHooks.mu.Unlock()
+	for _, h := range hooks {
+		h(s.isLive)
+	}
 	s.db.ReleaseMemory()
 	debug.FreeOSMemory()
+}
+
+// A ReleaseHook runs at each memory release (see releaseMemory), given a
+// test of whether an account has a live actor: a service that caches
+// entries per account outside the actors drops the passivated accounts'
+// ones, and packs the rest (storage/cache's LRU.Compact), so that they do
+// not keep the pages of the freed accounts in use. It runs in the
+// releaser's goroutine, never in an actor.
+type ReleaseHook func(live func(storage.AccountID) bool)
+
+type releaseHooks struct {
+	mu sync.Mutex
+	hs []ReleaseHook
+}
+
+// OnMemoryRelease registers a hook that runs at every memory release (call
+// it while the server is being built, before it serves).
+func (s *System) OnMemoryRelease(h ReleaseHook) {
+	s.releaseHooks.mu.Lock()
+	defer s.releaseHooks.mu.Unlock()
+	s.releaseHooks.hs = append(s.releaseHooks.hs, h)
 }
 
 // isLive reports whether account id has an actor in its shard's table

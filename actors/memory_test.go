@@ -126,8 +126,9 @@ func TestLiveAccountHoldsNoCredentials(t *testing.T) {
 }
 
 // TestReleaseDropsPassivatedSessions: a memory release keeps in the session
-// cache only the sessions of live accounts; a dropped session still works
-// (read from storage) and is cached again.
+// cache only the sessions of live accounts, and tells its hooks which
+// accounts are live; a dropped session still works (read from storage) and
+// is cached again.
 func TestReleaseDropsPassivatedSessions(t *testing.T) {
 	s := newSystem(t, Options{IdleTimeout: time.Hour, SessionCacheSize: 64})
 	ctx := context.Background()
@@ -148,7 +149,14 @@ func TestReleaseDropsPassivatedSessions(t *testing.T) {
 	if n := s.CachedSessions(); n != 2 {
 		t.Fatalf("cached sessions before the release: %d, want 2", n)
 	}
+	var asked map[storage.AccountID]bool
+	s.OnMemoryRelease(func(isLive func(storage.AccountID) bool) {
+		asked = map[storage.AccountID]bool{live.ID: isLive(live.ID), idle.ID: isLive(idle.ID)}
+	})
 	s.releaseMemory()
+	if !asked[live.ID] || asked[idle.ID] || len(asked) != 2 {
+		t.Errorf("the release hook was told live %v, want %d live and %d not", asked, live.ID, idle.ID)
+	}
 	if n := s.CachedSessions(); n != 1 {
 		t.Fatalf("cached sessions after the release: %d, want 1 (the live account's)", n)
 	}

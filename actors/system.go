@@ -79,7 +79,8 @@ type System struct {
 	released     releaseState                        // see releaser (memory.go)
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
 	passivations atomic.Int64
-	deleteHooks  deleteHooks // see OnDelete (delete.go)
+	deleteHooks  deleteHooks  // see OnDelete (delete.go)
+	releaseHooks releaseHooks // see OnMemoryRelease (memory.go)
 	// accountProps spawns every account actor (one Props for all: a Props
 	// per actor would stay with it as long as it lives).
 	accountProps *actor.Props

@@ -111,6 +111,15 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		failPair: limit.NewAdjustable(set.FailedProofsLogin, set.TrackedKeys, now),
 		tooltips: mustEncode(awardsTooltip())}
 	sys.OnDelete(s.forgetAccount) // forget.go
+	// At a memory release (many accounts passivated), the logins of the
+	// passivated accounts leave the cache: their next pre_auth reads the
+	// login's id from storage, as any miss does. The entries were allocated
+	// at their logins beside the accounts' states, and would keep those
+	// freed pages in use (17 MiB after 100k logins passivated, for 3 MiB
+	// of entries: docs/performance.md "Memory").
+	sys.OnMemoryRelease(func(live func(storage.AccountID) bool) {
+		s.verifiers.Compact(func(_ string, id storage.AccountID) bool { return live(id) })
+	})
 	return s
 }
 
