@@ -188,6 +188,9 @@ func (a *account) apply(c Change) (reply any, err error) {
 		tx.batch.PutAccount(w, a.state) // only the records that differ from the stored ones
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
+	if tx.sessList != nil && tx.sessList.dirty {
+		tx.batch.PutAccountSessions(a.id, tx.sessList.list)
+	}
 	if a.epoch != 0 {
 		tx.batch.Fence(a.id, a.epoch)
 	}

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/honmaster/masterserver/storage"
 )
@@ -40,6 +41,7 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
+	sessList *sessionList    // the account's list of sessions, once a session write or Sessions read it
 	del      *deletion       // set by the deletion change (delete.go)
 	areas    **areaState     // the actor's known plugin states and memos (*areas nil: none yet)
 	plugSet  entries[[]byte] // plugin states this change writes
@@ -110,22 +112,76 @@ func (t *Tx) DB() *storage.DB { return t.db }
 // write through the Tx into its batch.
 func (t *Tx) AccountWrites() *storage.AccountWrites { return t.batch.ForAccount(t.id) }
 
-// PutSession stores a session of this account.
+// sessionList is the account's list of sessions as a change leaves it:
+// read from storage at the change's first use, written back whole with the
+// change's batch when it changed (account.apply).
+type sessionList struct {
+	list  []*storage.Session
+	dirty bool
+}
+
+// sessionList reads the account's list of sessions at the first call.
+func (t *Tx) sessionList() (*sessionList, error) {
+	if t.sessList == nil {
+		list, err := t.db.AccountSessions(t.id)
+		if err != nil {
+			return nil, err
+		}
+		t.sessList = &sessionList{list: list}
+	}
+	return t.sessList, nil
+}
+
+// without removes the session of key from l.
+func (l *sessionList) without(key [32]byte) {
+	l.list = slices.DeleteFunc(l.list, func(s *storage.Session) bool { return s.Hash == key })
+}
+
+// Sessions returns the account's sessions, expired or not, oldest first,
+// as this change leaves them so far (those it put included, those it
+// deleted not): each with its Hash, AccountID, Created and Expires (see
+// storage.DB.AccountSessions). The actor runs one change of the account at
+// a time, so they are all the account has.
+func (t *Tx) Sessions() ([]*storage.Session, error) {
+	l, err := t.sessionList()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(l.list), nil
+}
+
+// PutSession stores a session of this account, and its entry in the
+// account's list of sessions.
 func (t *Tx) PutSession(s *storage.Session) error {
 	if s.AccountID != t.id {
 		return fmt.Errorf("%w: session of account %d written by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
+	l, err := t.sessionList()
+	if err != nil {
+		return err
+	}
+	key := s.Key()
+	l.without(key)
+	l.list = append(l.list, &storage.Session{Hash: key, AccountID: s.AccountID, Created: s.Created, Expires: s.Expires})
+	l.dirty = true
 	t.batch.PutSession(s)
-	t.sessions = append(t.sessions, sessionWrite{key: s.Key(), put: true, s: s.Compact()})
+	t.sessions = append(t.sessions, sessionWrite{key: key, put: true, s: s.Compact()})
 	return nil
 }
 
-// DeleteSession removes a session of this account.
+// DeleteSession removes a session of this account, and its entry in the
+// account's list of sessions.
 func (t *Tx) DeleteSession(s *storage.Session) error {
 	if s.AccountID != t.id {
 		return fmt.Errorf("%w: session of account %d deleted by %d", ErrWrongAccount, s.AccountID, t.id)
 	}
+	l, err := t.sessionList()
+	if err != nil {
+		return err
+	}
 	key := s.Key()
+	l.without(key)
+	l.dirty = true
 	t.batch.DeleteSession(s)
 	t.sessions = append(t.sessions, sessionWrite{key: key})
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -197,6 +198,72 @@ func TestSessionCache(t *testing.T) {
 	}
 	if _, err := s2.Session(cookie); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("deleted session still served: %v", err)
+	}
+}
+
+// TestAccountSessionList: the account's list of sessions follows its
+// session writes, in separate changes and within one (where Tx.Sessions
+// sees what the change did so far), oldest first; a failed change leaves
+// it as it was.
+func TestAccountSessionList(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "L", "")
+	base := time.Now().UTC()
+	sess := func(n int) *storage.Session {
+		return &storage.Session{Cookie: fmt.Sprintf("%032x", n), AccountID: a.ID, SuperID: a.ID,
+			Created: base.Add(time.Duration(n) * time.Second), Expires: base.Add(time.Hour)}
+	}
+	listed := func() []string {
+		t.Helper()
+		list, err := s.DB().AccountSessions(a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, x := range list {
+			keys = append(keys, fmt.Sprintf("%x", x.Hash[:2]))
+		}
+		return keys
+	}
+	key := func(n int) string { h := storage.SessionHash(sess(n).Cookie); return fmt.Sprintf("%x", h[:2]) }
+	for _, n := range []int{2, 1} {
+		if _, err := s.Apply(ctx, a.ID, putSession{sess(n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := listed(), []string{key(1), key(2)}; !slices.Equal(got, want) {
+		t.Fatalf("after two puts: %v, want %v (oldest first)", got, want)
+	}
+	var seen int
+	_, err := s.Apply(ctx, a.ID, ChangeFunc[any](func(tx *Tx) (any, error) {
+		if err := tx.PutSession(sess(3)); err != nil {
+			return nil, err
+		}
+		if err := tx.DeleteSession(sess(1)); err != nil {
+			return nil, err
+		}
+		list, err := tx.Sessions()
+		seen = len(list)
+		return nil, err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := listed(), []string{key(2), key(3)}; seen != 2 || !slices.Equal(got, want) {
+		t.Fatalf("after a put and a delete in one change: %v (the change saw %d), want %v", got, seen, want)
+	}
+	broke := errors.New("broke")
+	if _, err := s.Apply(ctx, a.ID, ChangeFunc[any](func(tx *Tx) (any, error) {
+		if err := tx.DeleteSession(sess(2)); err != nil {
+			return nil, err
+		}
+		return nil, broke
+	})); !errors.Is(err, broke) {
+		t.Fatalf("the failing change: %v", err)
+	}
+	if got, want := listed(), []string{key(2), key(3)}; !slices.Equal(got, want) {
+		t.Fatalf("after a failed change: %v, want %v", got, want)
 	}
 }
 

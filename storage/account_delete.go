@@ -42,8 +42,8 @@ func (r *AccountRecords) add(family string, key []byte) {
 //     r/<id>, owners.go),
 //     its entry in its main account's sub-account index (u/<super><id>), its
 //     records in keyspaces at a fixed one-letter prefix (c/: cloud archives);
-//   - its sessions (s/, found by its entries in the session index t/<id>,
-//     deleted with them);
+//   - its sessions (s/, found by its list of sessions t/<id>, deleted with
+//     them);
 //   - its records in every per-account keyspace (x/<name>/<id>...);
 //   - the entries it wrote in every index keyspace (i/<name>/...<id>: found
 //     by the owners index, with the owners entries themselves). Entries
@@ -112,7 +112,9 @@ func (db *DB) AccountRecords(id AccountID) (*AccountRecords, error) {
 	for _, s := range sessions {
 		r.Sessions = append(r.Sessions, s.Hash)
 		r.add("sessions", sessionKey(s.Hash))
-		r.keys = append(r.keys, accountSessionKey(s)) // its index entry: deleted with it, not counted
+	}
+	if len(sessions) > 0 {
+		r.keys = append(r.keys, accountSessionsKey(id)) // the list: deleted with them, not counted
 	}
 	// Per-account keyspaces: x/<name>/<id:4><key>, for every name on disk.
 	err = db.eachSubPrefix([]byte(prefixAcctKS), func(ks []byte) error {

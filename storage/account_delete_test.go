@@ -40,7 +40,7 @@ func writeAccount(t *testing.T, db *DB, a *Account, other AccountID, cookie stri
 	if a.SuperID != a.ID {
 		b.PutSubAccount(a.SuperID, a.ID)
 	}
-	b.PutSession(&Session{Cookie: cookie, AccountID: a.ID, SuperID: a.SuperID, Expires: time.Now().Add(time.Hour)})
+	putOnlySession(b, &Session{Cookie: cookie, AccountID: a.ID, SuperID: a.SuperID, Expires: time.Now().Add(time.Hour)})
 	w := batchWriter{b, a.ID}
 	if err := delAt.Put(w, "hon-game-configs", "zip"); err != nil {
 		t.Fatal(err)

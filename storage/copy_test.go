@@ -25,7 +25,7 @@ func fillForCopy(t *testing.T, db *DB) {
 		if i > 1 {
 			b.PutSubAccount(1, i)
 		}
-		b.PutSession(&Session{Cookie: fmt.Sprintf("%032d", i), AccountID: i, SuperID: i, IP: "127.0.0.1",
+		putOnlySession(b, &Session{Cookie: fmt.Sprintf("%032d", i), AccountID: i, SuperID: i, IP: "127.0.0.1",
 			Created: time.Unix(1700000000, 0).UTC(), Expires: time.Unix(1700086400, 0).UTC()})
 		if err := delKS.Put(batchWriter{b, i}, "k\xff", "v"); err != nil {
 			t.Fatal(err)

@@ -32,9 +32,8 @@ import (
 //	                            account's (owners.go; since schema version 4)
 //	v/<id:4>                    the account's SRP salt, salt2 and verifier (pb.Credentials,
 //	                            credentials.go; since schema version 5: a/<id> held them before)
-//	t/<id:4><created:8><hash:32>  the account's session s/<hash>, created at <created> (Unix
-//	                            nanoseconds), its value the session's expiry (sessions.go;
-//	                            since schema version 6)
+//	t/<id:4>                    the account's sessions: the key, creation and expiry of each,
+//	                            oldest first (sessions.go; since schema version 6)
 //
 // Every value written by version 2 starts with the format byte 2 (a
 // version 1 value starts with 1), except the fixed-size index values, the

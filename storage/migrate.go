@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/honmaster/masterserver/storage/internal/pb"
@@ -26,12 +28,12 @@ import (
 //	5  the SRP credentials in a record of their own, v/<id>, moved in place
 //	   out of the profile records a/<id> (migrateCredentials), so that a
 //	   profile write neither reads nor copies them.
-//	6  the index of sessions by account (sessions.go): t/<id><created><hash>
-//	   for every session, built in place from them (migrateAccountSessions).
+//	6  each account's list of sessions (sessions.go), t/<id>, built in
+//	   place from the sessions (migrateAccountSessions).
 //
 // A version 1 directory is copied into the current layout (migrateCopy
 // writes through the current code, nickname and owners indexes and
-// credentials records and session index included); a version 2 to 5 one gets what it
+// credentials records and lists of sessions included); a version 2 to 5 one gets what it
 // lacks in place (migrateInPlace).
 const SchemaVersion = 6
 
@@ -117,6 +119,7 @@ func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
 	}
 	n := 0
 	b := nu.NewBatch()
+	sessions := map[AccountID][]*Session{} // their lists, written last
 	flush := func(force bool) error {
 		if b.eb.count() < migrateChunk && !force {
 			return nil
@@ -146,6 +149,7 @@ func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
 			}
 			s.Cookie = string(k[len(prefixSession):])
 			b.PutSession(&s)
+			sessions[s.AccountID] = append(sessions[s.AccountID], &s)
 		default:
 			b.set(append([]byte(nil), k...), append([]byte(nil), v...), nil)
 		}
@@ -155,6 +159,9 @@ func migrateCopy(old *DB, dir string, opts *Options) (int, error) {
 		return flush(false)
 	})
 	if err == nil {
+		for _, id := range slices.Sorted(maps.Keys(sessions)) {
+			b.PutAccountSessions(id, sessions[id])
+		}
 		b.PutMeta(metaSchema, binary.BigEndian.AppendUint32(nil, SchemaVersion))
 		err = flush(true)
 	} else {
@@ -238,7 +245,7 @@ func (c *chunked) finish(err error) error {
 
 // migrateInPlace brings a schema version 2 to 5 database to SchemaVersion
 // in place (the nickname index from 2, the owners index from 3, the
-// credentials records from 4, the session index from 5), then records the
+// credentials records from 4, the lists of sessions from 5), then records the
 // version. Each step
 // is safe to run again after a crash.
 func migrateInPlace(db *DB, from uint32) (int, error) {

@@ -120,6 +120,11 @@ func TestMigrateV1Fixture(t *testing.T) {
 		if err := db.EachSession(func(*Session) error { n++; return nil }); err != nil || n != 2 {
 			t.Errorf("EachSession saw %d, %v", n, err)
 		}
+		for id, cookie := range map[AccountID]string{1: "0123456789abcdef0123456789abcdef", 2: "fedcba9876543210fedcba9876543210"} {
+			if list, err := db.AccountSessions(id); err != nil || len(list) != 1 || list[0].Hash != SessionHash(cookie) {
+				t.Errorf("account %d's list of sessions after the copy: %v, %v; want its one session", id, list, err)
+			}
+		}
 		o, err := keptCloud.Get(db, 1, "hon-game-configs")
 		if err != nil || len(o) < 2 || o[0] != formatV1 || !strings.HasSuffix(o, "PK\x03\x04 zip bytes \x00\xff") ||
 			!strings.Contains(o, `"ModifyTime":"2024-01-02 03:04:05"`) {
@@ -198,7 +203,7 @@ func TestFileModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := db.NewBatch()
-	b.PutSession(&Session{Cookie: "c", AccountID: 1, Expires: time.Now().Add(time.Hour)})
+	putOnlySession(b, &Session{Cookie: "c", AccountID: 1, Expires: time.Now().Add(time.Hour)})
 	if err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,22 @@ func testSession(id AccountID, n int) *Session {
 		IP: "192.0.2.1", Created: created, Expires: created.Add(24 * time.Hour)}
 }
 
-// indexed is s as AccountSessions returns it.
+// putOnlySession writes session s, the only one of its account, with its
+// account's list of sessions (as actors.Tx does).
+func putOnlySession(b *Batch, s *Session) {
+	b.PutSession(s)
+	b.PutAccountSessions(s.AccountID, []*Session{s})
+}
+
+// indexedAs is s as AccountSessions returns it.
 func indexedAs(s *Session) *Session {
 	return &Session{Hash: s.Key(), AccountID: s.AccountID, Created: s.Created, Expires: s.Expires}
 }
 
 // TestAccountSessions: an account's sessions are listed oldest first from
-// its own index entries, whatever order they were written in and whatever
-// other accounts hold; deleting a session deletes its entry; deleting the
-// account's records (AccountRecords) leaves no entry.
+// its list, whatever order it was given in and whatever other accounts
+// hold; an empty list deletes the record; deleting the account's records
+// (AccountRecords) deletes its sessions and its list.
 func TestAccountSessions(t *testing.T) {
 	eachEngine(t, func(t *testing.T, db *DB) {
 		a := sampleAccount(7, "seven")
@@ -37,7 +44,9 @@ func TestAccountSessions(t *testing.T) {
 			for _, s := range mine {
 				b.PutSession(s)
 			}
+			b.PutAccountSessions(7, mine)
 			b.PutSession(other)
+			b.PutAccountSessions(8, []*Session{other})
 		})
 		want := []*Session{indexedAs(mine[1]), indexedAs(mine[2]), indexedAs(mine[0])}
 		if got, err := db.AccountSessions(7); err != nil || !reflect.DeepEqual(got, want) {
@@ -47,45 +56,52 @@ func TestAccountSessions(t *testing.T) {
 			t.Fatalf("AccountSessions of an account without sessions = %v, %v", got, err)
 		}
 
-		// A session as the session cache or the index gives it back (no
-		// cookie) deletes as well as the one written.
-		commitRaw(t, db, func(b *Batch) { b.DeleteSession(want[0]) })
-		if _, err := db.SessionByKey(mine[1].Key()); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("deleted session: %v", err)
-		}
-		if got, err := db.AccountSessions(7); err != nil || !reflect.DeepEqual(got, want[1:]) {
-			t.Fatalf("after a deletion AccountSessions(7) = %v, %v; want %v", got, err, want[1:])
-		}
-
 		r, err := db.AccountRecords(7)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Counts["sessions"] != 2 || len(r.Sessions) != 2 {
-			t.Fatalf("AccountRecords: %d sessions counted, %d listed; want 2", r.Counts["sessions"], len(r.Sessions))
+		if r.Counts["sessions"] != 3 || len(r.Sessions) != 3 {
+			t.Fatalf("AccountRecords: %d sessions counted, %d listed; want 3", r.Counts["sessions"], len(r.Sessions))
 		}
 		commitRaw(t, db, func(b *Batch) {
 			for _, k := range r.keys {
 				b.del(k)
 			}
 		})
-		if keys := scanKeys(t, db, accountSessionPrefix(7)); len(keys) != 0 {
-			t.Fatalf("index entries left after the account's records went: %q", keys)
+		for _, s := range mine {
+			if _, err := db.SessionByKey(s.Key()); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("a session of the deleted account's records: %v", err)
+			}
 		}
-		if got, err := db.AccountSessions(8); err != nil || !reflect.DeepEqual(got, []*Session{indexedAs(other)}) {
-			t.Fatalf("another account's sessions: %v, %v", got, err)
+		if keys := scanKeys(t, db, []byte(prefixAccountSession)); !reflect.DeepEqual(keys, []string{string(accountSessionsKey(8))}) {
+			t.Fatalf("lists left after account 7's records went: %q, want account 8's only", keys)
+		}
+		commitRaw(t, db, func(b *Batch) { b.PutAccountSessions(8, nil) })
+		if keys := scanKeys(t, db, []byte(prefixAccountSession)); len(keys) != 0 {
+			t.Fatalf("an empty list is still stored: %q", keys)
 		}
 	})
 }
 
-// writeV5Sessions stores n sessions of accounts 1..10 as schema version 5
+// TestAccountSessionsCorrupt: a list whose length is no whole number of
+// entries is refused as corrupt, not read short.
+func TestAccountSessionsCorrupt(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB) {
+		commitRaw(t, db, func(b *Batch) { b.set(accountSessionsKey(3), []byte{formatV2, 1, 2, 3}, nil) })
+		if _, err := db.AccountSessions(3); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("AccountSessions of a short list: %v; want ErrCorrupt", err)
+		}
+	})
+}
+
+// writeV5Sessions stores n sessions of accounts 1..n/2 as schema version 5
 // did (s/ records, no index) and records version 5.
 func writeV5Sessions(t *testing.T, db *DB, n int) []*Session {
 	t.Helper()
 	var all []*Session
 	commitRaw(t, db, func(b *Batch) {
 		for i := range n {
-			s := testSession(AccountID(i%10+1), i)
+			s := testSession(AccountID(i/2+1), i)
 			b.setPB(sessionKey(s.Key()), toSession(s))
 			all = append(all, s)
 		}
@@ -95,7 +111,7 @@ func writeV5Sessions(t *testing.T, db *DB, n int) []*Session {
 }
 
 // checkSessionIndex asserts that every session of all is listed by its
-// account, and nothing else.
+// account, and that no other list is stored.
 func checkSessionIndex(t *testing.T, db *DB, all []*Session) {
 	t.Helper()
 	want := map[AccountID][]*Session{}
@@ -107,8 +123,8 @@ func checkSessionIndex(t *testing.T, db *DB, all []*Session) {
 			t.Fatalf("AccountSessions(%d): %d sessions (%v), want %d", id, len(got), err, len(w))
 		}
 	}
-	if keys := scanKeys(t, db, []byte(prefixAccountSession)); len(keys) != len(all) {
-		t.Fatalf("%d index entries, want %d", len(keys), len(all))
+	if keys := scanKeys(t, db, []byte(prefixAccountSession)); len(keys) != len(want) {
+		t.Fatalf("%d lists, want %d", len(keys), len(want))
 	}
 }
 
@@ -120,7 +136,7 @@ func checkSessionIndex(t *testing.T, db *DB, all []*Session) {
 func TestMigrateV5SessionIndex(t *testing.T) {
 	eachReopenable(t, func(t *testing.T, open reopener) {
 		db := open(t)
-		all := writeV5Sessions(t, db, migrateChunk+300)
+		all := writeV5Sessions(t, db, 2*migrateChunk+600) // two sessions per account: more lists than a chunk
 		crash := errors.New("crash")
 		db.afterChunk = func() error { return crash }
 		if _, err := migrateInPlace(db, 5); !errors.Is(err, crash) {
@@ -130,8 +146,8 @@ func TestMigrateV5SessionIndex(t *testing.T) {
 		if v, err := db.Meta(metaSchema); err != nil || binary.BigEndian.Uint32(v) != 5 {
 			t.Fatalf("schema after the interruption %x, %v; want 5", v, err)
 		}
-		if n := len(scanKeys(t, db, []byte(prefixAccountSession))); n == 0 || n >= len(all) {
-			t.Fatalf("%d entries written before the interruption: want some but not all", n)
+		if n := len(scanKeys(t, db, []byte(prefixAccountSession))); n == 0 || n >= len(all)/2 {
+			t.Fatalf("%d lists written before the interruption: want some but not all", n)
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
@@ -144,7 +160,7 @@ func TestMigrateV5SessionIndex(t *testing.T) {
 			checkSessionIndex(t, db, all)
 			if round == 1 {
 				if n, err := migrateAccountSessions(db); err != nil || n != len(all) {
-					t.Errorf("the migration run again wrote %d entries (%v), want the same %d", n, err, len(all))
+					t.Errorf("the migration run again listed %d sessions (%v), want the same %d", n, err, len(all))
 				}
 				checkSessionIndex(t, db, all)
 			}

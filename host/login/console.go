@@ -47,7 +47,7 @@ func (s *Service) EndSessions(ctx context.Context, id storage.AccountID) (int, e
 type endAllSessions struct{}
 
 func (endAllSessions) Apply(tx *actors.Tx) (any, error) {
-	list, err := tx.DB().AccountSessions(tx.ID())
+	list, err := tx.Sessions()
 	if err != nil {
 		return nil, err
 	}

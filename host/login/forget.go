@@ -9,10 +9,10 @@ import (
 // its login, registered again, is checked against the new account's
 // verifier, and the sessions it deleted leave the gauge. (Its sessions are
 // among the records the deletion removes: storage finds them by the
-// account's session index.)
+// account's list of sessions.)
 func (s *Service) forgetAccount(tx *actors.Tx) (func(), error) {
-	id, login := tx.ID(), tx.View().Login
-	sessions, err := tx.DB().AccountSessions(id)
+	login := tx.View().Login
+	sessions, err := tx.Sessions()
 	if err != nil {
 		return nil, err
 	}

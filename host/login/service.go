@@ -546,7 +546,7 @@ func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	}
 	// The actor runs one change of this account at a time, and commits each
 	// before the next: the account's sessions read here are all there are.
-	stored, err := tx.DB().AccountSessions(c.session.AccountID)
+	stored, err := tx.Sessions()
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // sessionsToEnd returns the sessions of an account to end as session fresh
-// is issued, given its stored ones (storage.DB.AccountSessions: oldest
+// is issued, given the account's sessions (actors.Tx.Sessions: oldest
 // first): the expired ones, and the oldest live ones past max (fresh
 // counts as one, and is never ended, even if a clock set back made it
 // older than some). The account's actor calls it with what it read inside
