@@ -175,11 +175,11 @@ type Sources struct {
 	LiveActors func() int64
 	// CachedSessions is the number of sessions held in memory.
 	CachedSessions func() int
-	// LiveSessions is the number of sessions that have not expired
-	// (logged-in players, one per client, sub-account switches included):
-	// it falls at a logout, when a login past the per-account limit ends
-	// the oldest session, when an account is deleted, and as sessions
-	// expire.
+	// LiveSessions is the number of sessions stored (logged-in players,
+	// one per client, sub-account switches included), as the login
+	// service keeps it (login.Service.LiveSessions): it falls at a logout,
+	// when a login past the per-account limit ends the oldest session,
+	// when an account is deleted, and at the sweep of expired sessions.
 	LiveSessions func() int
 	Passivations func() int64
 	Engine       func() storage.EngineStats
@@ -203,7 +203,7 @@ func (m *Metrics) Watch(src Sources) {
 var (
 	descLive         = prometheus.NewDesc(Namespace+"_actors_live", "Account actors alive now.", nil, nil)
 	descSessions     = prometheus.NewDesc(Namespace+"_sessions_cached", "Sessions held in memory (the session cache in front of storage).", nil, nil)
-	descSessionsLive = prometheus.NewDesc(Namespace+"_sessions_live", "Sessions that have not expired.", nil, nil)
+	descSessionsLive = prometheus.NewDesc(Namespace+"_sessions_live", "Sessions stored: counted at the hourly sweep of expired ones, plus those issued and less those ended since.", nil, nil)
 	descPassivations = prometheus.NewDesc(Namespace+"_actors_passivated_total", "Account actors stopped for being idle.", nil, nil)
 	descPluginUp     = prometheus.NewDesc(Namespace+"_plugin_up", "1 when the area's plugin is running and passed its health check.", []string{"area"}, nil)
 	descRestarts     = prometheus.NewDesc(Namespace+"_plugin_restarts_total", "Restarts of the area's plugin after it died.", []string{"area"}, nil)
