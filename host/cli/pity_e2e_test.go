@@ -190,7 +190,10 @@ func healthz(t *testing.T, ts *clitest.Server) (int, string) {
 // detection and its restart. On a loaded machine the poll could miss that
 // window, the drop goroutines could start only after the restart (so none
 // met the stopped plugin), and a healthy plugin slow to answer a ping was
-// restarted once more than counted.
+// restarted once more than counted. Likewise the drops are sent only once
+// the plugin has stopped (waitStopped), not as soon as kill returns: a
+// plugin thread still running could otherwise decide a drop (committed,
+// tickets changed) or answer the ping (never found hung).
 func TestHungPluginRestarted(t *testing.T) {
 	const pingInterval, pingTimeout = time.Second, 2 * time.Second
 	clock, frozen := newManualClock(), newManualClock() // frozen: the other areas are never pinged
@@ -218,6 +221,7 @@ func TestHungPluginRestarted(t *testing.T) {
 	if err := syscall.Kill(old.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitStopped(t, old.PID)
 	// Drops in flight against the stopped plugin: they wait for its answer
 	// until it is killed below.
 	const inFlight = 4
@@ -270,6 +274,30 @@ func TestHungPluginRestarted(t *testing.T) {
 	}
 	if out := ts.Host(t, "plugins"); !strings.Contains(out, "bundled@") || !strings.Contains(out, "ping") {
 		t.Errorf("honmaster plugins does not show the plugin and its last error:\n%s", out)
+	}
+}
+
+// waitStopped returns once the plugin pid, a child of this process, has
+// stopped: kill(SIGSTOP) returns as soon as the signal is queued, and until
+// every thread of the plugin has taken it, a thread already running (or
+// woken by a request) still answers. On a loaded machine that is long
+// enough for a drop sent right after the kill to be decided and committed.
+// wait4 reports the stop once the whole process has stopped.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("waiting for plugin %d to stop: %v", pid, err)
+		}
+		break
+	}
+	if !ws.Stopped() {
+		t.Fatalf("plugin %d did not stop: wait status %#x", pid, ws)
 	}
 }
 
