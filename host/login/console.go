@@ -43,7 +43,7 @@ func (s *Service) EndSessions(ctx context.Context, id storage.AccountID) (int, e
 }
 
 // endAllSessions deletes every stored session of the account, found by
-// its session index inside its actor, and replies how many.
+// its list of sessions inside its actor, and replies how many.
 type endAllSessions struct{}
 
 func (endAllSessions) Apply(tx *actors.Tx) (any, error) {

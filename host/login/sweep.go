@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/storage"
@@ -57,12 +58,15 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 type expireSessions struct{ sessions []*storage.Session }
 
 func (c *expireSessions) Apply(tx *actors.Tx) (any, error) {
+	stored, err := tx.Sessions()
+	if err != nil {
+		return nil, err
+	}
 	n := 0
 	for _, sess := range c.sessions {
-		if _, err := tx.DB().SessionByKey(sess.Key()); errors.Is(err, storage.ErrNotFound) {
+		key := sess.Key()
+		if !slices.ContainsFunc(stored, func(s *storage.Session) bool { return s.Hash == key }) {
 			continue
-		} else if err != nil {
-			return nil, err
 		}
 		if err := tx.DeleteSession(sess); err != nil {
 			return nil, err
