@@ -110,9 +110,9 @@ func writeV5Sessions(t *testing.T, db *DB, n int) []*Session {
 	return all
 }
 
-// checkSessionIndex asserts that every session of all is listed by its
+// checkSessionLists asserts that every session of all is listed by its
 // account, and that no other list is stored.
-func checkSessionIndex(t *testing.T, db *DB, all []*Session) {
+func checkSessionLists(t *testing.T, db *DB, all []*Session) {
 	t.Helper()
 	want := map[AccountID][]*Session{}
 	for _, s := range all {
@@ -128,12 +128,12 @@ func checkSessionIndex(t *testing.T, db *DB, all []*Session) {
 	}
 }
 
-// TestMigrateV5SessionIndex opens a schema version 5 database (sessions
+// TestMigrateV5SessionLists opens a schema version 5 database (sessions
 // without an index by account) and checks that the index is built at
 // start, that a migration stopped after its first chunk (as by a crash)
 // leaves version 5 recorded and is finished by the next open, and that
 // an open of the current version builds nothing.
-func TestMigrateV5SessionIndex(t *testing.T) {
+func TestMigrateV5SessionLists(t *testing.T) {
 	eachReopenable(t, func(t *testing.T, open reopener) {
 		db := open(t)
 		all := writeV5Sessions(t, db, 2*migrateChunk+600) // two sessions per account: more lists than a chunk
@@ -157,12 +157,12 @@ func TestMigrateV5SessionIndex(t *testing.T) {
 			if v, err := db.Meta(metaSchema); err != nil || binary.BigEndian.Uint32(v) != SchemaVersion {
 				t.Fatalf("schema %x, %v; want %d", v, err, SchemaVersion)
 			}
-			checkSessionIndex(t, db, all)
+			checkSessionLists(t, db, all)
 			if round == 1 {
 				if n, err := migrateAccountSessions(db); err != nil || n != len(all) {
 					t.Errorf("the migration run again listed %d sessions (%v), want the same %d", n, err, len(all))
 				}
-				checkSessionIndex(t, db, all)
+				checkSessionLists(t, db, all)
 			}
 			if err := db.Close(); err != nil {
 				t.Fatal(err)

@@ -33,8 +33,8 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	// twice or not at all until the next sweep.
 	s.live.Store(int64(stored))
 	// One account's failure (a busy actor) does not stop the sweep; the
-	// next sweep retries it. Accounts are never deleted, so every session
-	// has an actor to delete it.
+	// next sweep retries it. A deleted account's sessions went with it
+	// (storage.AccountRecords), so every session has an actor to delete it.
 	n := 0
 	var errs []error
 	for id, list := range expired {
