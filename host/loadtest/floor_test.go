@@ -35,7 +35,7 @@ func TestLoginFloor(t *testing.T) {
 		t.Errorf("floors %v, ratios %v (median %v), modexps %s, floor %s; want %v, %v (2.5), 1.05ms, 1.15ms",
 			r.LoginFloorRounds, r.LoginFloorRatioRounds, r.LoginFloorRatio, r.ModExpCPU, r.LoginFloor, wantFloors, wantRatios)
 	}
-	want := "login floor: three math/big modexps 1050 µs (median over rounds, measured on cores 0-1 right after each login phase) + two no-ops 100 µs = 1150 µs; " +
+	want := "login floor: three math/big modexps 1050 µs (median over rounds, measured on cores 0-1 during each login phase) + two no-ops 100 µs = 1150 µs; " +
 		"server CPU per login 2400 µs; 2.50 x the floor (median of the rounds' ratios: 2.00 - - - 3.00)"
 	if got := r.floorLine(); got != want {
 		t.Errorf("floor line\n%s\nwant\n%s", got, want)
@@ -44,7 +44,7 @@ func TestLoginFloor(t *testing.T) {
 	// One round.
 	one := &Report{Rounds: 1, FloorCores: "0", ModExpCPURounds: us(1000), Ops: []OpReport{{Name: "login", CPUPerOp: 3 * time.Millisecond}}}
 	one.fillFloor(us(3000), us(250))
-	want = "login floor: three math/big modexps 1000 µs (measured on cores 0 right after the login phase) + two no-ops 500 µs = 1500 µs; " +
+	want = "login floor: three math/big modexps 1000 µs (measured on cores 0 during the login phase) + two no-ops 500 µs = 1500 µs; " +
 		"server CPU per login 3000 µs; 2.00 x the floor"
 	if got := one.floorLine(); got != want {
 		t.Errorf("floor line of one round\n%s\nwant\n%s", got, want)

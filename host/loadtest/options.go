@@ -70,14 +70,14 @@ type Options struct {
 	Bracket bool
 	// FloorCores, with Sequential, login and the no-op in the mix and
 	// ServerPID, lists the cores ("0", "0-1", "0,2-3") the naive login floor
-	// is measured on, those of the server under test: right after each
-	// round's login phase the tester runs three plain math/big 2048-bit
-	// modexps (what a naive server computes per login) about a hundred
-	// times on a thread pinned to them and takes that thread's CPU time
-	// per run. The report compares each round's server CPU per login with
-	// that round's floor, the modexps plus two of the login's no-op
-	// baseline (a login is two requests), so that both are measured within
-	// seconds of each other. Linux only. "" = not measured.
+	// is measured on, those of the server under test: during each round's
+	// login phase the tester runs three plain math/big 2048-bit modexps
+	// (what a naive server computes per login) every 50 ms on a thread
+	// pinned to them and takes that thread's CPU time per run (floorSampler).
+	// The report compares each round's server CPU per login with that
+	// round's floor, the modexps plus two of the login's no-op baseline (a
+	// login is two requests), so that both are measured over the same
+	// seconds. Linux only. "" = not measured.
 	FloorCores string
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
@@ -233,7 +233,7 @@ func (o *Options) checkFloor() error {
 	if o.FloorCores == "" {
 		return nil
 	}
-	const what = "--floor-cores measures the naive login floor right after each login phase of a sequential run"
+	const what = "--floor-cores measures the naive login floor during each login phase of a sequential run"
 	switch {
 	case !o.Sequential:
 		return fmt.Errorf("%w: %s: give --sequential with --floor-cores", ErrUsage, what)

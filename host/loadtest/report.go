@@ -46,8 +46,8 @@ type Report struct {
 	CPUUnavailable string `json:"server_cpu_unavailable,omitempty"`
 	// FloorCores are the cores the naive login floor was measured on
 	// (Options.FloorCores), "" when it was not. ModExpCPURounds holds the
-	// CPU time of its three modexps measured right after each round's
-	// login phase (0 where not measured), and ModExpCPU their median.
+	// CPU time of its three modexps measured during each round's login
+	// phase (0 where not measured), and ModExpCPU their median.
 	// LoginFloorRounds holds each round's floor, its modexps plus two of
 	// the login's no-op baseline in the round (the same baseline as the
 	// login's cpu vs noop: with Bracket, the mean of the no-op phases on
@@ -538,11 +538,11 @@ func (r *Report) floorLine() string {
 				ratios[i] = ratioText(r.LoginFloorRatioRounds[i])
 			}
 		}
-		line = fmt.Sprintf("login floor: three math/big modexps %s (median over rounds, measured on cores %s right after each login phase) "+
+		line = fmt.Sprintf("login floor: three math/big modexps %s (median over rounds, measured on cores %s during each login phase) "+
 			"+ two no-ops %s = %s; server CPU per login %s; %s x the floor (median of the rounds' ratios: %s)",
 			us(r.ModExpCPU), r.FloorCores, us(noops), us(r.LoginFloor), us(login), ratioText(r.LoginFloorRatio), strings.Join(ratios, " "))
 	} else {
-		line = fmt.Sprintf("login floor: three math/big modexps %s (measured on cores %s right after the login phase) + two no-ops %s = %s; "+
+		line = fmt.Sprintf("login floor: three math/big modexps %s (measured on cores %s during the login phase) + two no-ops %s = %s; "+
 			"server CPU per login %s; %s x the floor", us(r.ModExpCPU), r.FloorCores, us(noops), us(r.LoginFloor), us(login), ratioText(r.LoginFloorRatio))
 	}
 	if r.FloorUnavailable != "" {

@@ -149,10 +149,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// floorIterations is how many times the naive login floor's modexps run
-// after each login phase (Options.FloorCores): about a tenth of a second
-// of CPU on a current core, within seconds of the login phase.
-const floorIterations = 100
+// floorEvery is how often the naive login floor's modexps run during a
+// login phase (Options.FloorCores; floorSampler): about a hundred times
+// in a phase of 5 s.
+const floorEvery = 50 * time.Millisecond
 
 // sequential runs each operation of the mix alone, one after another in
 // the order of Mix.sequence (of Mix.bracketed with o.Bracket: a no-op
@@ -161,8 +161,8 @@ const floorIterations = 100
 // the no-op phases of a bracketed run included (so the whole run stays
 // within them), and records the server's CPU time during it, cpuSince's
 // figure (< 0: not measured), as its round's. With o.FloorCores it
-// measures the naive login floor's modexps right after each round's login
-// phase, before the next phase starts.
+// measures the naive login floor's modexps during each round's login
+// phase (floorSampler).
 func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec *recorder, rep *Report,
 	cpuSince func() time.Duration, logf func(string, ...any)) {
 	names := o.Mix.sequence()
@@ -192,22 +192,27 @@ func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec 
 			} else {
 				logf("phase %s: %s or %d operations", name, d, share)
 			}
+			var floor *floorSampler
+			if name == "login" && floorCores != nil {
+				floor = startFloor(floorCores, floorEvery)
+			}
 			t0 := time.Now()
 			cpuSince()
 			unsent, stopped := drive(ctx, o, e, pool, rec, Mix{name: 1}, share, d)
 			rep.Unsent += unsent
 			rec.setPhase(name, round, time.Since(t0), stopped, cpuSince())
-			rep.Stopped = stopped
-			if ctx.Err() != nil {
-				return
-			}
-			if name == "login" && floorCores != nil {
-				logf("measuring the naive login floor on cores %s", o.FloorCores)
-				if cpu, err := floorOn(floorCores); err != nil {
+			if floor != nil {
+				if cpu, n, err := floor.end(); err != nil {
 					rep.FloorUnavailable = err.Error()
 				} else {
 					rep.ModExpCPURounds[round] = cpu
+					logf("naive login floor: %s of CPU per login's modexps, the mean of %d runs during the phase on cores %s",
+						cpu.Round(time.Microsecond), n, o.FloorCores)
 				}
+			}
+			rep.Stopped = stopped
+			if ctx.Err() != nil {
+				return
 			}
 		}
 	}

@@ -45,37 +45,65 @@ func (e *threeModExp) run() {
 	}
 }
 
-// NaiveModExpCPU measures the modular exponentiations of the naive login
-// floor: three 2048-bit exponentiations mod N with 256-bit exponents in
-// plain math/big (random bases below N and exponents, drawn once), what a
-// naive server computes per login. It runs them once untimed (to warm the
-// caches), then n times on the calling goroutine locked to its OS thread,
-// and returns that thread's CPU time (CLOCK_THREAD_CPUTIME_ID: not the
-// wall time, which other processes on a shared core inflate) per run of
-// the three. A caller that pins its thread to some cores first (and keeps
-// it locked) measures them there. Linux only: elsewhere it returns an
-// error.
-func NaiveModExpCPU(n int) (time.Duration, error) {
-	if n < 1 {
-		return 0, fmt.Errorf("srp: NaiveModExpCPU needs 1 or more iterations, not %d", n)
-	}
+// NaiveFloor is the work of the naive login floor, ready to be measured
+// again and again: three 2048-bit exponentiations mod N with 256-bit
+// exponents in plain math/big (random bases below N and exponents, drawn
+// once by NewNaiveFloor), what a naive server computes per login. It is
+// not safe for concurrent use.
+type NaiveFloor struct {
+	e      *threeModExp
+	warmed bool
+}
+
+// NewNaiveFloor draws the floor's bases and exponents.
+func NewNaiveFloor() (*NaiveFloor, error) {
 	e, err := newThreeModExp(rand.Reader)
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	return &NaiveFloor{e: e}, nil
+}
+
+// CPU runs the three exponentiations n times on the calling goroutine
+// locked to its OS thread (once more untimed before its first
+// measurement, to warm the caches), and returns that thread's CPU time
+// (CLOCK_THREAD_CPUTIME_ID: not the wall time, which other processes on a
+// shared core inflate) per run of the three. A caller that pins its thread
+// to some cores first (and keeps it locked) measures them there. Linux
+// only: elsewhere it returns an error.
+func (f *NaiveFloor) CPU(n int) (time.Duration, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("srp: NaiveFloor.CPU needs 1 or more iterations, not %d", n)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	e.run()
+	if !f.warmed {
+		f.e.run()
+		f.warmed = true
+	}
 	t0, err := threadCPU()
 	if err != nil {
 		return 0, err
 	}
 	for range n {
-		e.run()
+		f.e.run()
 	}
 	t1, err := threadCPU()
 	if err != nil {
 		return 0, err
 	}
 	return (t1 - t0) / time.Duration(n), nil
+}
+
+// NaiveModExpCPU measures the naive login floor's exponentiations once:
+// NewNaiveFloor, then its CPU(n).
+func NaiveModExpCPU(n int) (time.Duration, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("srp: NaiveModExpCPU needs 1 or more iterations, not %d", n)
+	}
+	f, err := NewNaiveFloor()
+	if err != nil {
+		return 0, err
+	}
+	return f.CPU(n)
 }
