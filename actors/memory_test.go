@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 	"unsafe"
@@ -100,6 +101,40 @@ func TestIdleTimeoutChangesLive(t *testing.T) {
 	}
 	if n := s.passivations.Load(); n != 30 {
 		t.Errorf("passivations = %d, want 30", n)
+	}
+}
+
+// TestSweepStopsAFewAtATime: a shard whose sweep finds many idle actors
+// tells at most maxSweepStops of them at a time to stop, the next as each
+// one stops, until all have.
+func TestSweepStopsAFewAtATime(t *testing.T) {
+	s := newSystem(t, Options{Shards: 1, IdleTimeout: time.Hour})
+	ctx := context.Background()
+	const n = 6 * maxSweepStops
+	for i := range n {
+		a := create(t, s, fmt.Sprintf("sweep%02d", i), "")
+		if _, err := s.Apply(ctx, a.ID, addTickets{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.SetIdleTimeout(time.Millisecond)
+	for give := time.Now().Add(2 * time.Minute); s.Live() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(give) {
+			t.Fatalf("after 2 minutes: %d live", s.Live())
+		}
+	}
+	sh := s.shards[0]
+	sh.mu.Lock()
+	peak, stopping, queued := sh.peakStopping, sh.stopping, len(sh.idle)
+	sh.mu.Unlock()
+	if peak < 1 || peak > maxSweepStops {
+		t.Errorf("at most %d actors stopping at once, want 1 to %d", peak, maxSweepStops)
+	}
+	if stopping != 0 || queued != 0 {
+		t.Errorf("all stopped: %d still counted as stopping, %d queued", stopping, queued)
+	}
+	if got := s.passivations.Load(); got != n {
+		t.Errorf("passivations = %d, want %d", got, n)
 	}
 }
 

@@ -44,6 +44,15 @@ type shard struct {
 	mu       sync.Mutex
 	children map[storage.AccountID]*child
 	peak     int // the most children since the table was last rebuilt (compact, memory.go)
+	// stopping counts the children told to stop (c.stopping) that have
+	// not stopped yet; idle holds the idle ones the last sweep found that
+	// wait for their turn to stop (see sweep), as of sweptAt (monoNanos of
+	// the sweep's now); peakStopping is the most stopping at once (for
+	// tests).
+	stopping     int
+	idle         []storage.AccountID
+	sweptAt      int64
+	peakStopping int
 	// drained is made when the shard starts draining (from then on it spawns
 	// nothing more) and closed once no account actor is left.
 	drained chan struct{}
@@ -83,18 +92,54 @@ func (sh *shard) deliver(env *envelope) {
 }
 
 // sweep passivates the account actors idle since before now minus the idle
-// timeout. Poison is queued behind every request already posted, so they
-// are all served before the actor stops; later ones are held until then.
+// timeout, maxSweepStops at a time (stopIdle). Poison is queued behind
+// every request already posted, so they are all served before the actor
+// stops; later ones are held until then.
 func (sh *shard) sweep(now time.Time) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	idle := sh.sys.IdleTimeout()
-	for _, c := range sh.children {
-		if !c.stopping && time.Duration(monoNanos(now)-c.lastUse) >= idle {
-			c.stopping = true
-			sh.sys.as.Root.Poison(c.pid)
+	sh.idle, sh.sweptAt = sh.idle[:0], monoNanos(now)
+	for id, c := range sh.children {
+		if !c.stopping && time.Duration(sh.sweptAt-c.lastUse) >= idle {
+			sh.idle = append(sh.idle, id)
 		}
 	}
+	sh.stopIdle()
+}
+
+// maxSweepStops bounds the actors of a shard that a sweep has stopping at
+// once: each stop runs on a goroutine of the dispatcher's, and a sweep
+// that stopped 100k idle actors at once started ~4,700 goroutines, whose
+// structures the Go runtime keeps for good (~2.5 MiB) after they end. As
+// each actor stops, the next idle one is told to (stopped): 32 shards stop
+// 256 at a time, no slower than the goroutines could run anyway.
+const maxSweepStops = 8
+
+// stopIdle tells the idle actors the last sweep found to stop, while fewer
+// than maxSweepStops of the shard's are stopping; those used since the
+// sweep are left alone. sh.mu is held.
+func (sh *shard) stopIdle() {
+	idle := sh.sys.IdleTimeout()
+	for sh.stopping < maxSweepStops && len(sh.idle) > 0 {
+		id := sh.idle[len(sh.idle)-1]
+		sh.idle = sh.idle[:len(sh.idle)-1]
+		if c := sh.children[id]; c != nil && !c.stopping && time.Duration(sh.sweptAt-c.lastUse) >= idle {
+			sh.stop(c)
+		}
+	}
+	if len(sh.idle) == 0 && cap(sh.idle) > maxSweepStops {
+		sh.idle = nil // it held every idle actor of a sweep
+	}
+}
+
+// stop tells the actor of c to stop, after the requests already posted to
+// it. sh.mu is held.
+func (sh *shard) stop(c *child) {
+	c.stopping = true
+	sh.stopping++
+	sh.peakStopping = max(sh.peakStopping, sh.stopping)
+	sh.sys.as.Root.Poison(c.pid)
 }
 
 // release stops the actor of account id, if one runs, after the requests
@@ -104,8 +149,7 @@ func (sh *shard) release(id storage.AccountID) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if c := sh.children[id]; c != nil && !c.stopping {
-		c.stopping = true
-		sh.sys.as.Root.Poison(c.pid)
+		sh.stop(c)
 	}
 }
 
@@ -119,8 +163,7 @@ func (sh *shard) drain() <-chan struct{} {
 		sh.drained = make(chan struct{})
 		for _, c := range sh.children {
 			if !c.stopping {
-				c.stopping = true
-				sh.sys.as.Root.Poison(c.pid)
+				sh.stop(c)
 			}
 		}
 		sh.closeIfDrained()
@@ -142,8 +185,12 @@ func (sh *shard) stopped(id storage.AccountID, pid *actor.PID) {
 	}
 	delete(sh.children, id)
 	sh.sys.live.Add(-1)
-	if c.stopping && sh.drained == nil {
-		sh.sys.passivations.Add(1)
+	if c.stopping {
+		sh.stopping--
+		if sh.drained == nil {
+			sh.sys.passivations.Add(1)
+			sh.stopIdle()
+		}
 	}
 	var held []*envelope
 	if c.held != nil {
