@@ -65,8 +65,24 @@ func (d *workerDispatcher) run(fn func()) {
 		select {
 		case fn = <-d.work:
 			d.parked.Add(-1)
+			if fn == nil { // shed
+				return
+			}
 		case <-d.stop:
 			d.parked.Add(-1)
+			return
+		}
+	}
+}
+
+// shed ends the workers parked now (a memory release, after a wave of
+// passivations): each gives back the stack it grew, up to 32 KiB. Workers
+// are parked again as the load comes back.
+func (d *workerDispatcher) shed() {
+	for {
+		select {
+		case d.work <- nil:
+		default:
 			return
 		}
 	}

@@ -72,3 +72,31 @@ func TestWorkerDispatcherBoundsAndStops(t *testing.T) {
 	d.Schedule(func() { close(ran) }) // after stop: still runs
 	<-ran
 }
+
+// shed ends the parked workers, and the dispatcher parks new ones after.
+func TestWorkerDispatcherShed(t *testing.T) {
+	before := runtime.NumGoroutine()
+	stop := make(chan struct{})
+	defer close(stop)
+	d := newWorkerDispatcher(defaultThroughput, stop)
+	const n = 20
+	var started, release sync.WaitGroup
+	started.Add(n)
+	release.Add(1)
+	for range n {
+		d.Schedule(func() { started.Done(); release.Wait() })
+	}
+	started.Wait()
+	release.Done()
+	waitFor(t, "the workers to park", func() bool { return d.parked.Load() == n })
+	// A worker counts itself parked just before it waits: shed again until
+	// each has been reached.
+	waitFor(t, "the parked workers to exit", func() bool {
+		d.shed()
+		return d.parked.Load() == 0 && runtime.NumGoroutine() <= before
+	})
+	ran := make(chan struct{})
+	d.Schedule(func() { close(ran) })
+	<-ran
+	waitFor(t, "a worker to park again", func() bool { return d.parked.Load() == 1 })
+}

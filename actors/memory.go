@@ -100,7 +100,8 @@ func (s *System) releaser() {
 // (each was allocated at a login beside the account's state and would keep
 // the pages of the passivated states in use). The release hooks
 // (OnMemoryRelease) do the same with what they cache per account. Storage
-// empties its block cache (see storage.DB.ReleaseMemory).
+// empties its block cache (see storage.DB.ReleaseMemory), and the
+// dispatcher's parked workers end (workerDispatcher.shed).
 func (s *System) releaseMemory() {
 	for _, sh := range s.shards {
 		sh.compact()
@@ -113,6 +114,7 @@ func (s *System) releaseMemory() {
 		h(s.isLive)
 	}
 	s.db.ReleaseMemory()
+	s.dispatcher.shed()
 	debug.FreeOSMemory()
 }
 

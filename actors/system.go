@@ -67,10 +67,12 @@ type System struct {
 	as       *actor.ActorSystem
 	shards   []*shard
 	registry *pidDestination
-	stopped  atomic.Bool
-	live     atomic.Int64  // account actors alive now
-	idle     atomic.Int64  // the idle timeout in force (SetIdleTimeout)
-	retune   chan struct{} // tells the sweeper the idle timeout changed
+	// dispatcher runs the account actors' mailboxes (dispatcher.go).
+	dispatcher *workerDispatcher
+	stopped    atomic.Bool
+	live       atomic.Int64  // account actors alive now
+	idle       atomic.Int64  // the idle timeout in force (SetIdleTimeout)
+	retune     chan struct{} // tells the sweeper the idle timeout changed
 	// versions counts the writes of each global keyspace by this process
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
 	versions     sync.Map
@@ -102,9 +104,10 @@ func New(db *storage.DB, opts Options) *System {
 		})}
 	s.idle.Store(int64(opts.IdleTimeout))
 	s.retune = make(chan struct{}, 1)
+	s.dispatcher = newWorkerDispatcher(defaultThroughput, s.done)
 	s.accountProps = actor.PropsFromProducer(func() actor.Actor { return &account{sys: s} },
 		actor.WithMailbox(actor.UnboundedLockfree()),
-		actor.WithDispatcher(newWorkerDispatcher(defaultThroughput, s.done)))
+		actor.WithDispatcher(s.dispatcher))
 	for i := 0; i < opts.Shards; i++ {
 		s.shards = append(s.shards, newShard(s))
 	}
