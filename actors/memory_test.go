@@ -221,3 +221,23 @@ func TestAccountActorSize(t *testing.T) {
 		t.Errorf("child is %d bytes, over its 48-byte budget", got)
 	}
 }
+
+// TestRegistryBuckets: the system's process registry has registryBuckets
+// maps, and the processes the actor system registered before they were
+// swapped in (the event stream) are still found.
+func TestRegistryBuckets(t *testing.T) {
+	s := newSystem(t, Options{})
+	if n := len(s.as.ProcessRegistry.LocalPIDs.LocalPIDs); n != registryBuckets {
+		t.Fatalf("%d registry buckets, want %d", n, registryBuckets)
+	}
+	if _, ok := s.as.ProcessRegistry.GetLocal("eventstream"); !ok {
+		t.Error("the event stream is no longer in the registry")
+	}
+	a := create(t, s, "bucketed", "")
+	if _, err := s.Apply(context.Background(), a.ID, addTickets{1}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Live() != 1 {
+		t.Fatalf("live = %d, want 1", s.Live())
+	}
+}

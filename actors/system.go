@@ -98,6 +98,7 @@ func New(db *storage.DB, opts Options) *System {
 	opts.ensureDefaults()
 	logger := opts.Logger.With("component", "actors")
 	as := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
+	rebucketRegistry(as) // registry_maps.go
 	s := &System{db: db, opts: opts, as: as, done: make(chan struct{}),
 		sessions: cache.New[sessionCacheKey, storage.CompactSession](opts.SessionCacheSize, func(k sessionCacheKey) uint32 {
 			return uint32(k[0]) | uint32(k[1])<<8
