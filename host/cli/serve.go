@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -157,11 +158,13 @@ type Runtime struct {
 const sessionSweepEvery = time.Hour
 
 // sweepSessions deletes expired sessions at start and then every
-// sessionSweepEvery, until Stop.
+// sessionSweepEvery, until Stop. After the first it returns the start's
+// garbage to the system.
 func (rt *Runtime) sweepSessions() {
 	defer close(rt.sweepDone)
 	t := time.NewTicker(sessionSweepEvery)
 	defer t.Stop()
+	first := true
 	for {
 		ctx, cancel := context.WithTimeout(rt.sweepCtx, 5*time.Minute)
 		n, err := rt.App.Login.SweepSessions(ctx)
@@ -171,6 +174,15 @@ func (rt *Runtime) sweepSessions() {
 		}
 		if n > 0 {
 			rt.App.Log.Info("expired sessions deleted", "count", n)
+		}
+		if first {
+			// The start's garbage (configuration, tables built once, the
+			// plugins' start, protoactor's first process registry, this
+			// sweep's reads) goes back to the system now: the collector
+			// runs rarely on an idle server (server.gc_heap_floor), so it
+			// would otherwise stay resident until players came.
+			debug.FreeOSMemory()
+			first = false
 		}
 		select {
 		case <-rt.sweepCtx.Done():
