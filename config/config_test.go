@@ -37,7 +37,7 @@ func wantDefaults() *Config {
 			TrustForwardedFor: false, MemoryLimit: MemoryLimit{Auto: true},
 			GCHeapFloor: 64 * MiB, GCPercent: 50,
 		},
-		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 4 * MiB, BloomBitsPerKey: 10, WALMinSyncInterval: Duration{time.Millisecond},
+		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 2 * MiB, BloomBitsPerKey: 10, WALMinSyncInterval: Duration{time.Millisecond},
 			Backend: BackendPebble, Postgres: StoragePostgres{MaxConns: 16, StatementTimeout: Duration{10 * time.Second}}},
 		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
 			SessionCacheSize: 100000, VerifierCacheSize: 20000, ReleaseMemoryAfter: 5000},

@@ -94,7 +94,7 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheSize is the block cache in bytes (default 64 MiB).
 	CacheSize int64
-	// MemTableSize is the size of one memtable in bytes (default 4 MiB, Pebble's own).
+	// MemTableSize is the size of one memtable in bytes (default 2 MiB; Pebble's own is 4).
 	MemTableSize int64
 	// BloomBitsPerKey sizes the bloom filter of every table (default 10,
 	// about 1% false positives); a negative value disables the filters.
@@ -125,7 +125,7 @@ type TestingKnobs struct {
 // Default tuning (see config/defaults.toml [storage]).
 const (
 	DefaultCacheSize       = 64 << 20
-	DefaultMemTableSize    = 4 << 20
+	DefaultMemTableSize    = 2 << 20
 	DefaultBloomBitsPerKey = 10
 )
 
