@@ -16,7 +16,7 @@ func TestMemoryLimit(t *testing.T) {
 		want    int64
 	}{
 		{"auto outside a cgroup limit: none", config.MemoryLimit{Auto: true}, 0, 0},
-		{"auto in a 2GiB cgroup: 80% less Pebble's 64+2*4 MiB", config.MemoryLimit{Auto: true}, 2 * gib, 2*gib/10*8 - 72<<20},
+		{"auto in a 2GiB cgroup: 80% less Pebble's 64+2*2 MiB", config.MemoryLimit{Auto: true}, 2 * gib, 2*gib/10*8 - 68<<20},
 		{"auto in a tiny cgroup: 64MiB at least", config.MemoryLimit{Auto: true}, 160 << 20, 64 << 20},
 		{"explicit wins over the cgroup", config.MemoryLimit{Bytes: 900 * config.MiB}, 2 * gib, 900 << 20},
 		{"off", config.MemoryLimit{}, 2 * gib, 0},
