@@ -4,7 +4,7 @@ import "io"
 
 // ThreeModExp is the naive login floor's work (threeModExp), for the
 // benchmarks of package srp_test, so that they measure what
-// NaiveModExpCPU does.
+// NaiveFloor does.
 type ThreeModExp = threeModExp
 
 // NewThreeModExp is newThreeModExp.

@@ -94,16 +94,3 @@ func (f *NaiveFloor) CPU(n int) (time.Duration, error) {
 	}
 	return (t1 - t0) / time.Duration(n), nil
 }
-
-// NaiveModExpCPU measures the naive login floor's exponentiations once:
-// NewNaiveFloor, then its CPU(n).
-func NaiveModExpCPU(n int) (time.Duration, error) {
-	if n < 1 {
-		return 0, fmt.Errorf("srp: NaiveModExpCPU needs 1 or more iterations, not %d", n)
-	}
-	f, err := NewNaiveFloor()
-	if err != nil {
-		return 0, err
-	}
-	return f.CPU(n)
-}

@@ -82,7 +82,7 @@ func (l *benchLogin) run(b *testing.B) {
 
 // BenchmarkThreeModExp is the floor for BenchmarkServerLogin: three
 // 2048-bit modular exponentiations with 256-bit exponents mod N, the work
-// srp.NaiveModExpCPU measures.
+// srp.NaiveFloor measures.
 func BenchmarkThreeModExp(b *testing.B) {
 	e := newThreeModExp(b)
 	b.ReportAllocs()
