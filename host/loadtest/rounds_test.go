@@ -115,13 +115,17 @@ func TestSequentialRounds(t *testing.T) {
 	e, accts, _ := fakeEnv(t, 2, srv)
 	// Each account buys 3 times, then lists instead: the 10 testbuy
 	// operations of the first round are 6 buys (no request) and 4 lists,
-	// those of the second 10 lists.
+	// those of the second 10 lists. That needs each account to be used 5
+	// times in the first round: one worker takes the accounts from the
+	// pool (a FIFO) in turn; with two, one worker could take the same
+	// account back again and again, and the buys would spill over into
+	// the second round.
 	for _, a := range accts {
 		AccountState(a, "testarea", func() *testBought { return &testBought{} }).budget = 3
 	}
 	// 3 operations × 2 rounds: 6 phases of 10 operations, a minute each at
 	// most (the budget ends each one long before).
-	o := Options{Concurrency: 2, Mix: Mix{"testlist": 1, "noop": 1, "testbuy": 1}, Sequential: true, Rounds: 2,
+	o := Options{Concurrency: 1, Mix: Mix{"testlist": 1, "noop": 1, "testbuy": 1}, Sequential: true, Rounds: 2,
 		Requests: 60, Duration: 6 * time.Minute}
 	var last int64
 	cpuSince := func() time.Duration {
