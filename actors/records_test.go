@@ -352,7 +352,7 @@ func TestSnapshot(t *testing.T) {
 	if snap, _ := s.Snapshot(ctx, a.ID); snap.Tickets != 3 {
 		t.Errorf("refused change published: %d", snap.Tickets)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a bound for a stalled machine
 	for s.Live() != 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}

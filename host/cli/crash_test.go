@@ -191,7 +191,7 @@ func kill9KeepsAcknowledgedWrites(t *testing.T, conf string) {
 	}
 	cmd.Wait()
 
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a bound for a stalled machine
 	for alive(pluginPID) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -106,8 +106,9 @@ func TestCloudOutcomeUnknown(t *testing.T) {
 	}, nil))
 	checkBody(t, "stalled store", ts.post(t, cloud.PathStore, storeFields(a.Cookie, "2024-01-02 00:00:00"), zipPart(v2)),
 		failure(cloud.ReasonOutcomeUnknown))
-	// The write was in flight: it lands, as the reply allowed.
-	deadline := time.Now().Add(10 * time.Second)
+	// The write was in flight: it lands, as the reply allowed (a minute
+	// bounds a stalled machine).
+	deadline := time.Now().Add(time.Minute)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		r, err := ts.Client.PostMultipart(ctx, cloud.PathRetrieve, bucketFields(a.Cookie))
