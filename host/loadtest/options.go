@@ -79,6 +79,15 @@ type Options struct {
 	// login is two requests), so that both are measured over the same
 	// seconds. Linux only. "" = not measured.
 	FloorCores string
+	// Settle, with Sequential and ServerPID, is how long the tester waits
+	// at most after each phase for the server to go quiet (its CPU under a
+	// twentieth of one core over 100 ms) before the next phase starts;
+	// the server's CPU while it waits counts to the phase just ended, so
+	// that the background work a phase sets going (Pebble's flushes and
+	// compactions, the collector's) is billed to it, not to the next
+	// phase (a no-op's, with Bracket). 0: phases follow at once, and a
+	// phase pays for what the one before it left.
+	Settle time.Duration
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
 	Tickets, Gold int64
@@ -200,6 +209,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: --bracket puts no-op phases between the phases of a sequential run: give --sequential with --bracket", ErrUsage)
 	case o.Bracket && o.Mix["noop"] == 0:
 		return fmt.Errorf("%w: --bracket measures each operation against the no-op phases around it: add noop to the mix", ErrUsage)
+	case o.Settle < 0 || o.Settle > time.Minute:
+		return fmt.Errorf("%w: --settle must be 0 (no wait) up to 1m", ErrUsage)
 	}
 	if err := o.checkFloor(); err != nil {
 		return err

@@ -65,6 +65,14 @@ type Report struct {
 	LoginFloorRatioRounds []float64       `json:"login_floor_ratio_rounds,omitempty"`
 	LoginFloorRatio       float64         `json:"login_floor_ratio,omitempty"`
 	FloorUnavailable      string          `json:"login_floor_unavailable,omitempty"`
+	// Settle is the longest the tester waited after each phase for the
+	// server to go quiet (Options.Settle; 0: it did not wait); SettleCPU
+	// is the server's CPU meanwhile over all the phases, billed to the
+	// phases before, and SettleCapped counts the phases after which the
+	// server was still busy when Settle was over.
+	Settle       time.Duration `json:"settle_ns,omitempty"`
+	SettleCPU    time.Duration `json:"settle_cpu_ns,omitempty"`
+	SettleCapped int           `json:"settle_capped,omitempty"`
 
 	Ops         []OpReport      `json:"operations"`
 	Timeline    []SecondReport  `json:"timeline"`
@@ -629,6 +637,15 @@ func (r *Report) ratioNotes() []string {
 	case r.hasCPU():
 		out = append(out, "server cpu/op: the server's CPU time (user + system, its plugin processes included, from /proc) during the operation's phase "+
 			"over the operations of that phase; cpu vs noop: that over the no-op's (above 1: costs the server more than the no-op)")
+	}
+	if r.Settle > 0 && r.hasCPU() {
+		line := fmt.Sprintf("settling: after each phase the tester waited (%s at most) until the server was quiet (under a twentieth of a core for %s); "+
+			"the server's CPU meanwhile, %s over the run (its background work: Pebble's flushes and compactions, the collector), counts to the phase before",
+			r.Settle, settleWindow, r.SettleCPU.Round(time.Millisecond))
+		if r.SettleCapped > 0 {
+			line += fmt.Sprintf("; %d phases left it busy at that limit", r.SettleCapped)
+		}
+		out = append(out, line)
 	}
 	if r.MixedCPU > 0 {
 		ok, errs := r.Total()

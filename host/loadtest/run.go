@@ -63,6 +63,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	hooked := areasOf(o.Mix)
 	rep := &Report{Target: strings.Join(o.Targets, " "), Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
 		Sequential: o.Sequential, Rounds: o.Rounds, Bracket: o.Bracket, LoginPrefix: LoginPrefix + e.run, Started: time.Now().UTC()}
+	if o.Sequential && o.ServerPID > 0 {
+		rep.Settle = o.Settle
+	}
 	if o.Rate > 0 {
 		rep.Mode = "open"
 	} else {
@@ -160,7 +163,8 @@ const floorEvery = 50 * time.Millisecond
 // equal share of o.Duration and of o.Requests over all the rounds' phases,
 // the no-op phases of a bracketed run included (so the whole run stays
 // within them), and records the server's CPU time during it, cpuSince's
-// figure (< 0: not measured), as its round's. With o.FloorCores it
+// figure (< 0: not measured), as its round's, with o.Settle the CPU of the
+// server's settling after it too (settle). With o.FloorCores it
 // measures the naive login floor's modexps during each round's login
 // phase (floorSampler).
 func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec *recorder, rep *Report,
@@ -199,8 +203,8 @@ func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec 
 			t0 := time.Now()
 			cpuSince()
 			unsent, stopped := drive(ctx, o, e, pool, rec, Mix{name: 1}, share, d)
+			elapsed, cpu := time.Since(t0), cpuSince()
 			rep.Unsent += unsent
-			rec.setPhase(name, round, time.Since(t0), stopped, cpuSince())
 			if floor != nil {
 				if cpu, n, err := floor.end(); err != nil {
 					rep.FloorUnavailable = err.Error()
@@ -210,12 +214,58 @@ func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec 
 						cpu.Round(time.Microsecond), n, o.FloorCores)
 				}
 			}
+			if o.Settle > 0 && cpu >= 0 {
+				tail, quiet := settle(ctx, cpuSince, o.Settle)
+				cpu += tail
+				rep.SettleCPU += tail
+				if !quiet {
+					rep.SettleCapped++
+				}
+			}
+			rec.setPhase(name, round, elapsed, stopped, cpu)
 			rep.Stopped = stopped
 			if ctx.Err() != nil {
 				return
 			}
 		}
 	}
+}
+
+// settleWindow is how long settle measures the server's CPU at a time, and
+// settleQuiet the server's CPU in such a window (a twentieth of one core)
+// under which it is quiet.
+const (
+	settleWindow = 100 * time.Millisecond
+	settleQuiet  = settleWindow / 20
+)
+
+// settle waits, after a phase of a sequential run, until the server is
+// quiet (its CPU in one settleWindow at most settleQuiet), for at most
+// limit, and returns the server's CPU meanwhile (cpuSince's), to be billed
+// to the phase that left it busy: the work a phase sets going in the
+// background (Pebble's flushes and compactions, the collector's, the
+// plugin processes') then counts to that phase, not to the next one,
+// which would otherwise pay for it. quiet is false when the server was
+// still busy at the limit, its CPU was not measured or ctx ended.
+func settle(ctx context.Context, cpuSince func() time.Duration, limit time.Duration) (tail time.Duration, quiet bool) {
+	t := time.NewTicker(settleWindow)
+	defer t.Stop()
+	for waited := time.Duration(0); waited < limit; waited += settleWindow {
+		select {
+		case <-ctx.Done():
+			return tail, false
+		case <-t.C:
+		}
+		c := cpuSince()
+		if c < 0 {
+			return tail, false
+		}
+		tail += c
+		if c <= settleQuiet {
+			return tail, true
+		}
+	}
+	return tail, false
 }
 
 // cleanup removes the accounts the run registered, unless told to keep
