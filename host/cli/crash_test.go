@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,7 +18,17 @@ import (
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
-// buildHost builds the host binary into a temporary directory.
+// hostBin is the host binary the tests of this package run as a separate
+// process: built once per test binary (a link of the whole host takes
+// seconds, and eight tests need it), into dir, removed by TestMain.
+var hostBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildHost builds the host binary (once for all the tests) and returns its
+// path. The tests start it with data directories of their own.
 func buildHost(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -29,9 +40,32 @@ func buildHost(t *testing.T) string {
 		// side, and costs CI minutes. The plain pass runs it.
 		t.Skip("runs the host binary as a separate process (not built with -race); the plain test pass runs it")
 	}
-	bin := filepath.Join(t.TempDir(), "host")
-	runGo(t, "build", "-o", bin, "github.com/honmaster/masterserver/host")
-	return bin
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	hostBin.once.Do(func() {
+		if hostBin.dir, hostBin.err = os.MkdirTemp("", "honmaster-cli-test-"); hostBin.err != nil {
+			return
+		}
+		path := filepath.Join(hostBin.dir, "host")
+		if out, err := exec.Command(goBin, "build", "-o", path, "github.com/honmaster/masterserver/host").CombinedOutput(); err != nil {
+			hostBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		hostBin.path = path
+	})
+	if hostBin.err != nil {
+		t.Fatal(hostBin.err)
+	}
+	return hostBin.path
+}
+
+// removeHostBin removes the binary buildHost built, if it did.
+func removeHostBin() {
+	if hostBin.dir != "" {
+		os.RemoveAll(hostBin.dir)
+	}
 }
 
 // loopbackConfig writes a configuration file that puts the operator

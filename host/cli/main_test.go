@@ -32,5 +32,5 @@ func TestMain(m *testing.M) {
 		holdDataDir()
 		return
 	}
-	clitest.Main(m)
+	clitest.Main(m, removeHostBin)
 }
