@@ -218,8 +218,8 @@ func sequential(ctx context.Context, o Options, e *Env, pool chan *Account, rec 
 				tail, quiet := settle(ctx, cpuSince, o.Settle)
 				cpu += tail
 				rep.SettleCPU += tail
-				if !quiet {
-					rep.SettleCapped++
+				if !quiet && ctx.Err() == nil && rep.CPUUnavailable == "" {
+					rep.SettleCapped++ // busy at the limit (not interrupted, not unmeasured)
 				}
 			}
 			rec.setPhase(name, round, elapsed, stopped, cpu)

@@ -138,3 +138,41 @@ func TestSequentialSettles(t *testing.T) {
 		}
 	}
 }
+
+// TestSequentialSettleCapped: a server still busy when Settle is over is
+// counted, phase by phase, and its CPU so far is billed all the same.
+func TestSequentialSettleCapped(t *testing.T) {
+	g := &busyAfterGame{}
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	e, accts, _ := fakeEnv(t, 2, srv)
+	// The list leaves more background work than any settling waits for:
+	// the list phase and the no-op phase after it both end busy.
+	o := Options{Concurrency: 1, Mix: Mix{"testlist": 1, "noop": 1}, Sequential: true, Bracket: true,
+		Requests: 30, Duration: 3 * time.Minute, Settle: 3 * settleWindow}
+	var last int64
+	cpuSince := func() time.Duration {
+		if g.pending.Load() == bgWindows {
+			g.pending.Store(1000)
+		}
+		return g.cpuSince(&last)
+	}
+	rec := newRecorder(nil, false)
+	rep := &Report{Sequential: true, Rounds: 1, Bracket: true, Settle: o.Settle}
+	cpuSince()
+	sequential(context.Background(), o, e, poolOf(accts), rec, rep, cpuSince, func(string, ...any) {})
+	rec.stop()
+	rep.fill(rec)
+	// The list phase's settling read 3 windows; so did the last no-op's.
+	if rep.SettleCapped != 2 || rep.SettleCPU != 6*tailCost {
+		t.Errorf("capped %d, settle cpu %s; want 2, %s", rep.SettleCapped, rep.SettleCPU, 6*tailCost)
+	}
+	if list := rep.Op("testlist"); list == nil || !slices.Equal(list.CPUPerOpRounds, []time.Duration{listCost + 4*tailCost/10}) {
+		t.Errorf("list row %+v; want its own read and 3 windows of settling billed to it", list)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "; 2 phases left it busy at that limit") {
+		t.Errorf("the report does not say 2 phases were busy at the limit:\n%s", b.String())
+	}
+}
