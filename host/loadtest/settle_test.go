@@ -84,6 +84,18 @@ func (g *busyAfterGame) cpuSince(last *int64) time.Duration {
 	return d
 }
 
+// runBracketed runs one bracketed round of o's sequence against the fake
+// server that cpuSince reads, and returns its report.
+func runBracketed(o Options, e *Env, accts []*Account, cpuSince func() time.Duration) *Report {
+	rec := newRecorder(nil, false)
+	rep := &Report{Sequential: true, Rounds: 1, Bracket: true, Settle: o.Settle}
+	cpuSince()
+	sequential(context.Background(), o, e, poolOf(accts), rec, rep, cpuSince, func(string, ...any) {})
+	rec.stop()
+	rep.fill(rec)
+	return rep
+}
+
 // TestSequentialSettles: with Settle, the background work a list phase
 // leaves is billed to that phase, and the no-op phases around it cost what
 // their requests cost; without it, the no-op after the list pays for it.
@@ -99,13 +111,7 @@ func TestSequentialSettles(t *testing.T) {
 			o.Settle = time.Minute
 		}
 		var last int64
-		cpuSince := func() time.Duration { return g.cpuSince(&last) }
-		rec := newRecorder(nil, false)
-		rep := &Report{Sequential: true, Rounds: 1, Bracket: true, Settle: o.Settle}
-		cpuSince()
-		sequential(context.Background(), o, e, poolOf(accts), rec, rep, cpuSince, func(string, ...any) {})
-		rec.stop()
-		rep.fill(rec)
+		rep := runBracketed(o, e, accts, func() time.Duration { return g.cpuSince(&last) })
 		srv.Close()
 
 		noop, list := rep.Op("noop"), rep.Op("testlist")
@@ -157,12 +163,7 @@ func TestSequentialSettleCapped(t *testing.T) {
 		}
 		return g.cpuSince(&last)
 	}
-	rec := newRecorder(nil, false)
-	rep := &Report{Sequential: true, Rounds: 1, Bracket: true, Settle: o.Settle}
-	cpuSince()
-	sequential(context.Background(), o, e, poolOf(accts), rec, rep, cpuSince, func(string, ...any) {})
-	rec.stop()
-	rep.fill(rec)
+	rep := runBracketed(o, e, accts, cpuSince)
 	// The list phase's settling read 3 windows; so did the last no-op's.
 	if rep.SettleCapped != 2 || rep.SettleCPU != 6*tailCost {
 		t.Errorf("capped %d, settle cpu %s; want 2, %s", rep.SettleCapped, rep.SettleCPU, 6*tailCost)
