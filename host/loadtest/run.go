@@ -251,6 +251,10 @@ func settle(ctx context.Context, cpuSince func() time.Duration, limit time.Durat
 	t := time.NewTicker(settleWindow)
 	defer t.Stop()
 	for waited := time.Duration(0); waited < limit; waited += settleWindow {
+		// An interrupt wins over a window that ended at the same time.
+		if ctx.Err() != nil {
+			return tail, false
+		}
 		select {
 		case <-ctx.Done():
 			return tail, false
