@@ -109,8 +109,8 @@ func (s *System) releaser() {
 // allocated in whatever free slots earlier collections left among them,
 // spread over many pages; after a collection those pages are wholly free
 // and the rebuilt ones fill few. With 100k accounts passivated, the RSS a
-// minute later was 69.6-70.0 MiB in three bench/memory runs against 72.9
-// without it (47 MiB empty).
+// minute later was 70.0 MiB in two bench/memory runs against 72.8-72.9 in
+// two without it (47 MiB empty).
 func (s *System) releaseMemory() {
 	runtime.GC()
 	for _, sh := range s.shards {
