@@ -40,20 +40,15 @@ func buildHost(t *testing.T) string {
 		// side, and costs CI minutes. The plain pass runs it.
 		t.Skip("runs the host binary as a separate process (not built with -race); the plain test pass runs it")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not on PATH")
-	}
+	goBin := goTool(t)
 	hostBin.once.Do(func() {
 		if hostBin.dir, hostBin.err = os.MkdirTemp("", "honmaster-cli-test-"); hostBin.err != nil {
 			return
 		}
 		path := filepath.Join(hostBin.dir, "host")
-		if out, err := exec.Command(goBin, "build", "-o", path, "github.com/honmaster/masterserver/host").CombinedOutput(); err != nil {
-			hostBin.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
+		if hostBin.err = goCommand(goBin, "build", "-o", path, "github.com/honmaster/masterserver/host"); hostBin.err == nil {
+			hostBin.path = path
 		}
-		hostBin.path = path
 	})
 	if hostBin.err != nil {
 		t.Fatal(hostBin.err)
@@ -89,13 +84,27 @@ func loopbackConfig(t *testing.T, extra ...string) string {
 
 func runGo(t *testing.T, args ...string) {
 	t.Helper()
+	if err := goCommand(goTool(t), args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goTool returns the go command's path, or skips the test without one.
+func goTool(t *testing.T) string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go tool not on PATH")
 	}
+	return goBin
+}
+
+// goCommand runs the go command; its error carries the command's output.
+func goCommand(goBin string, args ...string) error {
 	if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
+	return nil
 }
 
 func runHost(t *testing.T, bin string, args ...string) string {
