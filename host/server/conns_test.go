@@ -27,7 +27,7 @@ type fakeListener struct {
 	once   sync.Once
 	// reading rings (without blocking; it holds one ring) each time the
 	// server starts a read on one of the connections: the server's
-	// wrapper has then updated its quiet list (conns.go), so a test
+	// wrapper has then updated its phases (conns.go), so a test
 	// waiting for that list checks it again.
 	reading chan struct{}
 }
@@ -130,6 +130,14 @@ func request(t *testing.T, c *guardedConn) {
 	}
 }
 
+// handled makes c's handler start, as serveHTTP does.
+func handled(t *testing.T, c *guardedConn) {
+	t.Helper()
+	if !startHandling(c) {
+		t.Fatal("the handler may not start")
+	}
+}
+
 // replied makes c answer its request as fasthttp does: StateIdle, then a
 // read for the next request, which finds nothing yet (c is quiet again).
 func replied(t *testing.T, c *guardedConn) {
@@ -138,6 +146,17 @@ func replied(t *testing.T, c *guardedConn) {
 	if n, err := c.Read(make([]byte, 64)); n != 0 || err != nil {
 		t.Fatalf("read %d, %v", n, err)
 	}
+}
+
+// quietLocked counts l's quiet connections; l.mu is held.
+func quietLocked(l *guardedListener) int {
+	n := 0
+	for _, c := range l.evictable {
+		if c.phase == phaseQuiet {
+			n++
+		}
+	}
+	return n
 }
 
 // logRecorder keeps the messages and attributes of the records it handles.
@@ -167,9 +186,10 @@ func (r *logRecorder) all() []string {
 
 // TestIdleConnectionsEvicted is issue 22 item 2 on the listener's wrapper:
 // with the total reached by addresses each at their own limit, a fresh
-// address takes the place of the oldest quiet connection; a busy one is
-// never closed; when every connection is busy the fresh one is refused.
-// Each shed connection is counted by reason and logged once per interval.
+// address takes the place of the oldest quiet connection, before one that
+// sent more; one handling a request is never closed; when every connection
+// is handling one, the fresh one is refused. Each shed connection is
+// counted by reason and logged once per interval.
 func TestIdleConnectionsEvicted(t *testing.T) {
 	logs := &logRecorder{}
 	clock := time.Unix(1000, 0)
@@ -193,15 +213,19 @@ func TestIdleConnectionsEvicted(t *testing.T) {
 	// conns[1] is in the middle of a request.
 	request(t, conns[0])
 	connState(conns[0], fasthttp.StateActive)
+	handled(t, conns[0])
 	replied(t, conns[0])
 	request(t, conns[1])
 	connState(conns[1], fasthttp.StateActive)
+	// Time passes: what the connections did fades (conns.go), and fresh
+	// ones rank above them all.
+	clock = clock.Add(10 * time.Second)
 
 	if c, sc := admit("127.0.1.1"); c != nil || !sc.isClosed() {
 		t.Fatal("a 4th connection from 127.0.1.1 was not refused")
 	}
 	// A fresh address is let in; the oldest quiet connection (conns[2]) is
-	// closed, the busy one is not.
+	// closed, the one receiving a request is not.
 	fresh, _ := admit("127.0.9.9")
 	if fresh == nil {
 		t.Fatal("a fresh address was refused while idle connections fill the total")
@@ -233,22 +257,21 @@ func TestIdleConnectionsEvicted(t *testing.T) {
 			t.Fatalf("connection %d not evicted when it was the oldest quiet one", want)
 		}
 	}
-	// Every connection busy: a fresh address is refused, none is closed.
+	// Every connection handling a request: a fresh address is refused,
+	// none is closed.
 	gl.mu.Lock()
-	var quiet []*guardedConn
-	for e := gl.quiet.Front(); e != nil; e = e.Next() {
-		quiet = append(quiet, e.Value.(*guardedConn))
-	}
+	open := append([]*guardedConn(nil), gl.evictable...)
 	gl.mu.Unlock()
-	for _, c := range quiet {
+	for _, c := range open {
 		c.Conn.(*scriptConn).in = []byte("G")
 		c.Read(make([]byte, 1))
+		handled(t, c)
 	}
 	if c, sc := admit("127.0.8.8"); c != nil || !sc.isClosed() {
-		t.Error("a connection over the total was accepted with every connection busy")
+		t.Error("a connection over the total was accepted with every connection handling a request")
 	}
 	if raw[1].isClosed() {
-		t.Error("the busy connection was closed")
+		t.Error("the connection handling a request was closed")
 	}
 
 	st := gl.Stats()
@@ -366,7 +389,7 @@ func TestFreshClientServedAtCapacity(t *testing.T) {
 				t.Fatalf("connection %d: %d, %v", i, status, err)
 			}
 		}
-		waitFor(fmt.Sprintf("%d idle connections", i+1), func(l *guardedListener) bool { return l.quiet.Len() == i+1 })
+		waitFor(fmt.Sprintf("%d idle connections", i+1), func(l *guardedListener) bool { return quietLocked(l) == i+1 })
 		clients = append(clients, c)
 	}
 
@@ -434,12 +457,13 @@ func startRead(c *guardedConn, cc *chanConn) <-chan readResult {
 // a connection the listener closes.
 var requestLine = []byte("POST /buy HTTP/1.1\r\n")
 
-// TestEvictedConnectionDeliversNoRequest: whether a quiet connection is
-// evicted or becomes busy is decided once, under the listener's lock. A
-// victim whose read brings request bytes after it was chosen drops them
-// and ends the stream (fasthttp runs no handler whose reply would be
-// lost); a connection whose bytes came first is busy and never chosen.
-// (Before the fix, the victim's read returned the bytes: the eviction had
+// TestEvictedConnectionDeliversNoRequest: whether a connection is evicted
+// or goes on is decided once, under the listener's lock. A victim whose
+// read brings request bytes after it was chosen drops them and ends the
+// stream, and a victim whose request had arrived does not start its
+// handler (fasthttp runs no handler whose reply would be lost); a
+// connection whose handler started first is never chosen. (Before the fix
+// of issue 22, the victim's read returned the bytes: the eviction had
 // marked it not quiet, so the read took it for busy.)
 func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
 	t.Run("evicted first", func(t *testing.T) {
@@ -461,7 +485,7 @@ func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
 			t.Errorf("open = %d, want 1", gl.Open())
 		}
 	})
-	t.Run("busy first", func(t *testing.T) {
+	t.Run("evicted while its request arrived", func(t *testing.T) {
 		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
 		cc := newChanConn("127.0.1.1")
 		c := gl.admit(cc)
@@ -470,13 +494,33 @@ func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
 		if r := <-res; r.n != len(requestLine) || r.err != nil {
 			t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
 		}
+		if gl.admit(newScriptConn("127.0.9.9")) == nil || !cc.isClosed() {
+			t.Fatal("the connection still receiving its request was not evicted for a fresh one")
+		}
+		if startHandling(c) {
+			t.Error("the handler started on the evicted connection")
+		}
+		if st := gl.Stats(); st.Shed[ShedEvictedSlow] != 1 || st.Shed[ShedEvictedIdle] != 0 {
+			t.Errorf("shed %v; want one evicted_slow", st.Shed)
+		}
+	})
+	t.Run("handling first", func(t *testing.T) {
+		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+		cc := newChanConn("127.0.1.1")
+		c := gl.admit(cc)
+		res := startRead(c, cc)
+		cc.in <- requestLine
+		if r := <-res; r.n != len(requestLine) || r.err != nil {
+			t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
+		}
+		handled(t, c)
 		if gl.admit(newScriptConn("127.0.9.9")) != nil {
-			t.Error("a fresh address was let in past the total with the only connection busy")
+			t.Error("a fresh address was let in past the total with the only connection handling a request")
 		}
 		if cc.isClosed() {
-			t.Error("the busy connection was evicted")
+			t.Error("the connection handling a request was evicted")
 		}
-		if st := gl.Stats(); st.Shed[ShedTotalLimit] != 1 || st.Shed[ShedEvictedIdle] != 0 {
+		if st := gl.Stats(); st.Shed[ShedTotalLimit] != 1 || st.Shed[ShedEvictedIdle] != 0 || st.Shed[ShedEvictedSlow] != 0 {
 			t.Errorf("shed %v; want one total_limit, no eviction", st.Shed)
 		}
 	})
@@ -510,10 +554,12 @@ func TestShutdownClosesQuietWithoutRequest(t *testing.T) {
 }
 
 // TestEvictionRacesRequest lets an eviction and a quiet connection's
-// request bytes race, many times: whichever wins, exactly one happens. Either
-// the connection is evicted and its read delivers nothing, or the read
-// delivers the request and the fresh connection is refused (the only other
-// one is busy). The outcome is checked, whatever the interleaving.
+// request (its bytes, then its handler's start) race, many times: whichever
+// wins, exactly one happens. Either the connection is evicted and its
+// handler does not start (its read delivers nothing, or the handler is
+// refused), or the handler starts and the fresh connection is refused (the
+// only other one is handling a request). The outcome is checked, whatever
+// the interleaving.
 func TestEvictionRacesRequest(t *testing.T) {
 	for i := range 300 {
 		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
@@ -523,45 +569,71 @@ func TestEvictionRacesRequest(t *testing.T) {
 		admitted := make(chan bool, 1)
 		go func() { admitted <- gl.admit(newScriptConn("127.0.9.9")) != nil }()
 		cc.in <- requestLine
-		r, evicted := <-res, <-admitted
+		r := <-res
+		started := r.n == len(requestLine) && r.err == nil && startHandling(c)
+		evicted := <-admitted
 		switch {
-		case evicted && (r.n != 0 || r.err != io.EOF || !cc.isClosed()):
-			t.Fatalf("round %d: evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
-		case !evicted && (r.n != len(requestLine) || r.err != nil || cc.isClosed()):
-			t.Fatalf("round %d: not evicted, yet its read gave %d bytes, %v (closed %v)", i, r.n, r.err, cc.isClosed())
+		case evicted && (started || !cc.isClosed()):
+			t.Fatalf("round %d: evicted, yet its handler started %v (read %d bytes, %v; closed %v)", i, started, r.n, r.err, cc.isClosed())
+		case !evicted && (!started || cc.isClosed()):
+			t.Fatalf("round %d: not evicted, yet its handler started %v (read %d bytes, %v; closed %v)", i, started, r.n, r.err, cc.isClosed())
 		}
 	}
 }
 
 // TestPipelinedConnectionNotEvicted: after a reply (StateIdle) fasthttp may
 // already hold the next, pipelined request in its buffer, and goes on to
-// StateActive without reading. That connection has delivered its request,
-// so it must not be evicted in between; it turns quiet only when fasthttp
-// reads it again, waiting for the next request. (Before the fix StateIdle
-// made it quiet at once, and a fresh connection evicted it while its
-// pipelined request was about to be handled.)
+// StateActive without reading. That connection must not be evicted between
+// the reply and StateActive; from StateActive until its handler starts it
+// is receiving a request (evictable as such, and then its handler does not
+// start); it turns quiet only when fasthttp reads it again, waiting for the
+// next request. (Before the fix of issue 22, StateIdle made it quiet at
+// once, and a fresh connection evicted it while its pipelined request was
+// about to be handled.)
 func TestPipelinedConnectionNotEvicted(t *testing.T) {
 	gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
 	cc := newChanConn("127.0.1.1")
 	c := gl.admit(cc)
 	connState(c, fasthttp.StateActive) // fasthttp's first request, before any read
 	res := startRead(c, cc)
-	cc.in <- []byte("GET /a HTTP/1.1\r\nHost: g\r\n\r\nGET /b HTTP/1.1\r\nHost: g\r\n\r\n")
+	cc.in <- []byte("GET /a HTTP/1.1\r\nHost: g\r\n\r\nGET /b HTTP/1.1\r\nHost: g\r\n\r\nGET /c HTTP/1.1\r\nHost: g\r\n\r\n")
 	if r := <-res; r.n == 0 || r.err != nil {
 		t.Fatalf("read: %d bytes, %v", r.n, r.err)
 	}
+	handled(t, c)                    // /a
 	connState(c, fasthttp.StateIdle) // /a answered; /b waits in fasthttp's buffer
 	if gl.admit(newScriptConn("127.0.9.9")) != nil || cc.isClosed() {
 		t.Fatal("evicted between its reply and its pipelined request")
 	}
 	connState(c, fasthttp.StateActive) // /b, from the buffer: no read
-	connState(c, fasthttp.StateIdle)   // /b answered, nothing buffered
+	handled(t, c)
+	connState(c, fasthttp.StateIdle) // /b answered, /c buffered
 	if gl.admit(newScriptConn("127.0.9.8")) != nil || cc.isClosed() {
 		t.Fatal("evicted before fasthttp waits for its next request")
 	}
-	res = startRead(c, cc) // fasthttp waits for the next request: quiet
+	connState(c, fasthttp.StateActive) // /c: evictable until its handler starts
 	if gl.admit(newScriptConn("127.0.9.7")) == nil || !cc.isClosed() {
+		t.Fatal("the connection with a request not yet handled was not evicted")
+	}
+	if startHandling(c) {
+		t.Error("the evicted connection's handler started")
+	}
+
+	// A connection waiting for its next request is quiet.
+	cc = newChanConn("127.0.1.2")
+	gl = newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+	c = gl.admit(cc)
+	res = startRead(c, cc)
+	cc.in <- []byte("GET /a HTTP/1.1\r\nHost: g\r\n\r\n")
+	<-res
+	handled(t, c)
+	connState(c, fasthttp.StateIdle)
+	res = startRead(c, cc) // fasthttp waits for the next request: quiet
+	if gl.admit(newScriptConn("127.0.9.6")) == nil || !cc.isClosed() {
 		t.Fatal("the connection waiting for its next request was not evicted")
+	}
+	if st := gl.Stats(); st.Shed[ShedEvictedIdle] != 1 {
+		t.Errorf("shed %v; want one evicted_idle", st.Shed)
 	}
 	cc.in <- requestLine
 	if r := <-res; r.n != 0 || r.err != io.EOF {

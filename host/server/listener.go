@@ -1,9 +1,10 @@
 package server
 
 import (
-	"container/list"
+	"container/heap"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"sync"
@@ -28,12 +29,17 @@ const (
 	// address (its IPv6 /64) holds limits.max_connections_per_address.
 	ShedAddressLimit = "address_limit"
 	// ShedTotalLimit: a new connection refused because
-	// limits.max_connections are open and none of them is quiet.
+	// limits.max_connections are open and every one of them is handling a
+	// request.
 	ShedTotalLimit = "total_limit"
 	// ShedEvictedIdle: a quiet connection (idle keep-alive, or accepted
 	// and silent) closed to make room for a new one at
 	// limits.max_connections.
 	ShedEvictedIdle = "evicted_idle"
+	// ShedEvictedSlow: a connection whose request was still arriving,
+	// the slowest of all, closed to make room for a new one at
+	// limits.max_connections.
+	ShedEvictedSlow = "evicted_slow"
 )
 
 // shedReason indexes shedReasons.
@@ -43,10 +49,12 @@ const (
 	shedAddress shedReason = iota
 	shedTotal
 	shedEvicted
+	shedEvictedSlow
 )
 
 // shedReasons names the reasons by index.
-var shedReasons = [...]string{shedAddress: ShedAddressLimit, shedTotal: ShedTotalLimit, shedEvicted: ShedEvictedIdle}
+var shedReasons = [...]string{shedAddress: ShedAddressLimit, shedTotal: ShedTotalLimit, shedEvicted: ShedEvictedIdle,
+	shedEvictedSlow: ShedEvictedSlow}
 
 // shedLogEvery is how often at most one line per reason is logged: a flood
 // of connections sheds thousands a second; the line carries the counts.
@@ -67,13 +75,16 @@ const shedLogEvery = 10 * time.Second
 //     most perAddr open connections: one more is closed at once, so that it
 //     costs one descriptor for an instant, not one for the idle timeout;
 //   - in total, at most max. When max are open, the new connection takes
-//     the place of the oldest quiet one (see conns.go: idle keep-alive, or
-//     accepted and silent), which is closed; only when none is quiet is the
-//     new one refused. So addresses that park idle connections up to their
-//     own limit, however many addresses they are, cannot keep a fresh
-//     client out: its connection evicts one of theirs. What still refuses
-//     clients is max connections all carrying requests at once, which
-//     server.read_timeout bounds in time (SECURITY.md).
+//     the place of the one that made the least progress (conns.go: quiet,
+//     or still receiving its request; bytes delivered lately, a fresh
+//     connection credited), which is closed; only when every connection is
+//     handling a request is the new one refused. So addresses that park
+//     idle connections, or trickle requests a byte at a time, however many
+//     addresses they are, cannot keep a fresh client out: its connection
+//     evicts one of theirs, and theirs, reopened, evict their own slowest
+//     before the fresh client that sent its request. A request still
+//     arriving is bounded in time too, by server.read_timeout (fasthttp
+//     sets that deadline once for the whole head and body, not per read).
 //
 // Every shed connection is counted by reason (Stats, the metric
 // honmaster_http_connections_shed_total) and logged at most once per
@@ -83,12 +94,14 @@ type guardedListener struct {
 	log *slog.Logger
 	now func() time.Time
 
-	mu      sync.Mutex
-	max     int // open connections in total
-	perAddr int // open connections per client address
-	open    int
-	byAddr  map[string]int
-	quiet   list.List // of *guardedConn, the oldest quiet first
+	mu        sync.Mutex
+	max       int // open connections in total
+	perAddr   int // open connections per client address
+	open      int
+	byAddr    map[string]int
+	evictable evictHeap // quiet and reading connections, the least progress first
+	epoch     time.Time // of the progress keys (conns.go): the first key's time
+	seq       uint64    // counts progress, for the order of equal keys
 
 	shed       [len(shedReasons)]atomic.Int64
 	shedLog    [len(shedReasons)]shedLogState // under mu
@@ -134,22 +147,26 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 	}
 }
 
-// admit wraps c when the limits let it in, evicting the oldest quiet
-// connection when the total is reached; otherwise it closes c and returns
-// nil.
+// admit wraps c when the limits let it in, evicting the connection with
+// the least progress when the total is reached; otherwise it closes c and
+// returns nil.
 func (l *guardedListener) admit(c net.Conn) *guardedConn {
 	addr := addrKey(c.RemoteAddr())
 	l.mu.Lock()
 	var victim *guardedConn
 	refused, reason := false, shedAddress
+	victimReason := shedEvicted
 	switch {
 	case l.byAddr[addr] >= l.perAddr:
 		refused = true
 	case l.open >= l.max:
-		if e := l.quiet.Front(); e != nil {
-			// Released under l.mu: the victim's read can no longer make
-			// it busy (conns.go).
-			victim = e.Value.(*guardedConn)
+		if len(l.evictable) > 0 {
+			// Released under l.mu: the victim's read can no longer
+			// deliver bytes, nor its handler start (conns.go).
+			victim = l.evictable[0]
+			if victim.phase == phaseReading {
+				victimReason = shedEvictedSlow
+			}
 			l.releaseLocked(victim)
 			victim.dropped.Store(true)
 		} else {
@@ -163,14 +180,16 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 		c.Close()
 		return nil
 	}
-	gc := &guardedConn{Conn: c, l: l, addr: addr}
+	gc := &guardedConn{Conn: c, l: l, addr: addr, phase: phaseQuiet}
 	l.open++
 	l.byAddr[addr]++
-	gc.elem = l.quiet.PushBack(gc)
-	gc.quiet.Store(true)
+	gc.key = math.Log(acceptCredit) + l.stampLocked()
+	l.seq++
+	gc.seq = l.seq
+	heap.Push(&l.evictable, gc)
 	var line shedLine
 	if victim != nil {
-		line = l.shedLocked(shedEvicted, victim.addr)
+		line = l.shedLocked(victimReason, victim.addr)
 	}
 	l.mu.Unlock()
 	line.write(l.log)
@@ -212,41 +231,82 @@ func (sl shedLine) write(log *slog.Logger) {
 	msg := "HTTP connection refused: limits.max_connections_per_address reached"
 	switch sl.reason {
 	case shedTotal:
-		msg = "HTTP connection refused: limits.max_connections reached and every connection is busy"
+		msg = "HTTP connection refused: limits.max_connections reached and every connection is handling a request"
 	case shedEvicted:
 		msg = "idle HTTP connections closed to make room: limits.max_connections reached"
+	case shedEvictedSlow:
+		msg = "slow HTTP requests cut to make room: limits.max_connections reached"
 	}
 	log.Warn(msg, "reason", shedReasons[sl.reason], "count", sl.count, "since_start", sl.total,
 		"last_address", sl.addr, "open", sl.open)
 }
 
-// busy takes c off the quiet list, a request coming in, and reports true;
-// or it reports false when c is already released (evicted, closed at
-// shutdown or closed by fasthttp): then c must not deliver the request.
-func (l *guardedListener) busy(c *guardedConn) bool {
+// stampLocked is the time now in the progress keys' units (conns.go):
+// half-lives since the epoch, times ln 2. l.mu is held.
+func (l *guardedListener) stampLocked() float64 {
+	now := l.now()
+	if l.epoch.IsZero() {
+		l.epoch = now
+	}
+	return float64(now.Sub(l.epoch)) / float64(progressHalfLife) * math.Ln2
+}
+
+// progress counts n bytes read from c, which is reading a request from
+// now on (unless it is handling one), and reports true; or it reports
+// false when c is already released (evicted, closed at shutdown or closed
+// by fasthttp): then c must not deliver the bytes.
+func (l *guardedListener) progress(c *guardedConn, n int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.released {
 		return false
 	}
-	if c.elem != nil {
-		l.quiet.Remove(c.elem)
-		c.elem = nil
+	if c.phase == phaseHandling {
+		return true
 	}
-	c.quiet.Store(false)
+	c.key = addProgress(c.key, n, l.stampLocked())
+	l.seq++
+	c.seq = l.seq
+	c.phase = phaseReading
+	heap.Fix(&l.evictable, c.idx)
 	return true
 }
 
-// idle puts c at the end of the quiet list: its reply is written and
-// fasthttp reads it for the next request.
-func (l *guardedListener) idle(c *guardedConn) {
+// handle makes c handling (its handler starts) and reports true, or
+// reports false when c is already released.
+func (l *guardedListener) handle(c *guardedConn) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c.released || c.elem != nil {
+	if c.released {
+		return false
+	}
+	if c.idx >= 0 {
+		heap.Remove(&l.evictable, c.idx)
+	}
+	c.phase = phaseHandling
+	c.handling.Store(true)
+	return true
+}
+
+// idle makes c quiet: its reply is written and fasthttp reads it for the
+// next request.
+func (l *guardedListener) idle(c *guardedConn) { l.evictableAgain(c, phaseQuiet) }
+
+// reading makes c reading: after a reply, fasthttp goes on to the next,
+// pipelined request without a read.
+func (l *guardedListener) reading(c *guardedConn) { l.evictableAgain(c, phaseReading) }
+
+// evictableAgain puts a handling c back among the evictable connections,
+// in phase p, with the progress it had (decayed since).
+func (l *guardedListener) evictableAgain(c *guardedConn, p phase) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.released || c.phase != phaseHandling {
 		return
 	}
-	c.elem = l.quiet.PushBack(c)
-	c.quiet.Store(true)
+	c.phase = p
+	c.handling.Store(false)
+	heap.Push(&l.evictable, c)
 }
 
 // release gives c's slot back, once.
@@ -261,11 +321,8 @@ func (l *guardedListener) releaseLocked(c *guardedConn) {
 		return
 	}
 	c.released = true
-	// c.quiet stays as it is: a read of a quiet c racing its release
-	// asks busy, which refuses.
-	if c.elem != nil {
-		l.quiet.Remove(c.elem)
-		c.elem = nil
+	if c.idx >= 0 {
+		heap.Remove(&l.evictable, c.idx)
 	}
 	l.open--
 	if n := l.byAddr[c.addr] - 1; n > 0 {
@@ -277,15 +334,18 @@ func (l *guardedListener) releaseLocked(c *guardedConn) {
 
 // closeQuiet closes every quiet connection, for a shutdown. Each is
 // released under l.mu, as admit does with a victim, so that none of them
-// can become busy afterwards (conns.go): no request is cut half-way.
+// can deliver a request afterwards (conns.go): no request is cut half-way.
 func (l *guardedListener) closeQuiet() {
 	l.mu.Lock()
 	var quiet []*guardedConn
-	for e := l.quiet.Front(); e != nil; e = l.quiet.Front() {
-		c := e.Value.(*guardedConn)
-		l.releaseLocked(c) // takes it off l.quiet
+	for _, c := range l.evictable {
+		if c.phase == phaseQuiet {
+			quiet = append(quiet, c)
+		}
+	}
+	for _, c := range quiet {
+		l.releaseLocked(c) // takes it off l.evictable
 		c.dropped.Store(true)
-		quiet = append(quiet, c)
 	}
 	l.mu.Unlock()
 	for _, c := range quiet {
@@ -315,7 +375,8 @@ func (l *guardedListener) Open() int {
 type ConnStats struct {
 	Open int
 	// Shed counts the connections refused or evicted since start, by
-	// reason (ShedAddressLimit, ShedTotalLimit, ShedEvictedIdle).
+	// reason (ShedAddressLimit, ShedTotalLimit, ShedEvictedIdle,
+	// ShedEvictedSlow).
 	Shed map[string]int64
 }
 

@@ -214,6 +214,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
+	if !startHandling(ctx.Conn()) {
+		// The listener closed the connection while the request arrived
+		// (conns.go): nobody would read the reply.
+		ctx.SetConnectionClose()
+		return
+	}
 	start := time.Now()
 	path := string(ctx.Path())
 	if path == PathHealth {
