@@ -8,7 +8,7 @@ import (
 
 func wantLimits() Limits {
 	return Limits{
-		MaxConnections: 10000, MaxConnectionsPerAddress: 256, IPv6Prefix: 64,
+		MaxConnections: 10000, MaxConnectionsPerAddress: 64, IPv6Prefix: 64,
 		PreAuthPerAddress:   256,
 		FailedProofsAddress: Rate{Burst: 30, Every: Duration{10 * time.Second}},
 		FailedProofsLogin:   Rate{Burst: 5, Every: Duration{30 * time.Second}},

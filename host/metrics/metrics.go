@@ -210,7 +210,8 @@ var (
 	descConnsOpen    = prometheus.NewDesc(Namespace+"_http_connections_open", "Open connections of the game listener.", nil, nil)
 	descConnsShed    = prometheus.NewDesc(Namespace+"_http_connections_shed_total",
 		"Game-listener connections refused or closed by a limit, by reason: address_limit (refused: the client address or IPv6 /64 holds limits.max_connections_per_address), "+
-			"total_limit (refused: limits.max_connections open and all busy), evicted_idle (an idle or silent connection closed to make room for a new one).", []string{"reason"}, nil)
+			"total_limit (refused: limits.max_connections open and all handling a request), evicted_idle (an idle or silent connection closed to make room for a new one), "+
+			"evicted_slow (the slowest connection still receiving its request closed to make room for a new one).", []string{"reason"}, nil)
 )
 
 // engineMetric is one figure of the storage engine.
@@ -297,7 +298,7 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.src.Connections != nil {
 		st := c.src.Connections()
 		ch <- prometheus.MustNewConstMetric(descConnsOpen, prometheus.GaugeValue, float64(st.Open))
-		for _, r := range []string{server.ShedAddressLimit, server.ShedTotalLimit, server.ShedEvictedIdle} {
+		for _, r := range []string{server.ShedAddressLimit, server.ShedTotalLimit, server.ShedEvictedIdle, server.ShedEvictedSlow} {
 			ch <- prometheus.MustNewConstMetric(descConnsShed, prometheus.CounterValue, float64(st.Shed[r]), r)
 		}
 	}
