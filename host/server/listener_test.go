@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -224,5 +225,183 @@ func TestTemporary(t *testing.T) {
 		if got := temporary(err); got != want {
 			t.Errorf("temporary(%v) = %v, want %v", err, got, want)
 		}
+	}
+}
+
+// trickleHead is what a trickling client sends at once: the start of a
+// request head, which it then never finishes.
+const trickleHead = "GET " + PathHealth + " HTTP/1.1\r\nHost: game\r\nX-Slow: "
+
+// trickler, from one client address, keeps up to want connections open
+// to addr, each trickling a request head one byte per tick; each tick it
+// drops the connections the server closed and opens new ones in their
+// place (as many as the server lets it hold). It stops with ctx and closes
+// its connections.
+func trickler(ctx context.Context, addr string, from net.IP, want int, tick time.Duration) {
+	type held struct {
+		c    net.Conn
+		gone chan struct{}
+	}
+	var conns []held
+	defer func() {
+		for _, h := range conns {
+			h.c.Close()
+		}
+	}()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: from}, Timeout: 5 * time.Second}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		live := conns[:0]
+		for _, h := range conns {
+			select {
+			case <-h.gone:
+				h.c.Close()
+				continue
+			default:
+			}
+			h.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if _, err := h.c.Write([]byte("a")); err != nil {
+				h.c.Close()
+				continue
+			}
+			live = append(live, h)
+		}
+		conns = live
+		for len(conns) < want && ctx.Err() == nil {
+			c, err := d.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				break
+			}
+			h := held{c, make(chan struct{})}
+			go func() { io.Copy(io.Discard, c); close(h.gone) }()
+			c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			io.WriteString(c, trickleHead)
+			conns = append(conns, h)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// freshTries sends one request each from tries new client addresses
+// (127.0.2.x), one after the other, each once the server holds at least
+// full connections, and returns how many were answered 200 ok.
+func freshTries(t *testing.T, s *Server, addr string, tries, full int) int {
+	t.Helper()
+	served := 0
+	for i := range tries {
+		waitOpen(t, s, full)
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(1+i))}, Timeout: 5 * time.Second}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			continue
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, "GET "+PathHealth+" HTTP/1.1\r\nHost: game\r\nConnection: close\r\n\r\n")
+		if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 && string(body) == "ok\n" {
+				served++
+			}
+		}
+		c.Close()
+	}
+	return served
+}
+
+// waitOpen waits (bounded) until s holds at least n connections.
+func waitOpen(t *testing.T, s *Server, n int) {
+	t.Helper()
+	for giveUp := time.Now().Add(time.Minute); s.ConnStats().Open < n; {
+		if time.Now().After(giveUp) {
+			t.Fatalf("the server never held %d connections (%+v)", n, s.ConnStats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// serveTCP runs a server with cfg on a loopback port and returns its
+// address.
+func serveTCP(t *testing.T, cfg *config.Config) (*Server, string) {
+	t.Helper()
+	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		<-served
+	})
+	return s, ln.Addr().String()
+}
+
+// trickleFrom starts a trickler from each of n addresses 127.0.1.x, each
+// trying to hold want connections, until the test ends.
+func trickleFrom(t *testing.T, addr string, n, want int, tick time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			trickler(ctx, addr, net.IPv4(127, 0, 1, byte(1+i)), want, tick)
+		}()
+	}
+}
+
+// TestTricklingAddressesLeaveRoom is issue 36 item 2 at the default
+// settings: 40 addresses each hold as many connections as the server lets
+// them, every one trickling a request head a byte at a time, and fresh
+// clients still get in (at least 90% of 20 tries). Before the fix, 40
+// addresses could hold 40 x 256 connections, more than max_connections,
+// every one busy: fresh clients were refused.
+func TestTricklingAddressesLeaveRoom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thousands of connections")
+	}
+	cfg := config.Default()
+	s, addr := serveTCP(t, cfg)
+	perAddr := cfg.Limits.MaxConnectionsPerAddress
+	const addrs = 40
+	trickleFrom(t, addr, addrs, perAddr+2, time.Second)
+	full := min(addrs*perAddr, cfg.Limits.MaxConnections)
+	if served := freshTries(t, s, addr, 20, full); served < 18 {
+		t.Errorf("%d of 20 fresh clients served while %d addresses trickle requests; want at least 18 (%+v)", served, addrs, s.ConnStats())
+	}
+	if st := s.ConnStats(); st.Shed[ShedAddressLimit] == 0 {
+		t.Errorf("the trickling addresses were never refused past their limit (%+v)", st)
+	}
+}
+
+// TestTricklersGiveWayToFreshClients is issue 36 item 2's eviction, on
+// small settings: more addresses than max_connections has room for hold
+// every connection, trickling requests (and reopening each one the server
+// closes); a fresh client gets in because the slowest of them gives way
+// (the read timeout is far away: no timer makes room). Before the fix
+// every connection was busy and fresh clients were refused.
+func TestTricklersGiveWayToFreshClients(t *testing.T) {
+	cfg := config.Default()
+	cfg.Limits.MaxConnections, cfg.Limits.MaxConnectionsPerAddress = 48, 4
+	cfg.Server.ReadTimeout.Duration = 10 * time.Minute
+	s, addr := serveTCP(t, cfg)
+	trickleFrom(t, addr, 16, 4, 250*time.Millisecond)
+	served := freshTries(t, s, addr, 20, cfg.Limits.MaxConnections)
+	st := s.ConnStats()
+	if served < 18 {
+		t.Errorf("%d of 20 fresh clients served at max_connections held by trickling connections; want at least 18 (%+v)", served, st)
+	}
+	if st.Shed[ShedTotalLimit] != 0 {
+		t.Errorf("connections refused with every one evictable (%+v)", st)
 	}
 }
