@@ -640,3 +640,186 @@ func TestPipelinedConnectionNotEvicted(t *testing.T) {
 		t.Errorf("evicted connection's read: %d bytes, %v; want 0, io.EOF", r.n, r.err)
 	}
 }
+
+// trickle makes c read n request bytes (scripted).
+func trickle(t *testing.T, c *guardedConn, n int) {
+	t.Helper()
+	sc := c.Conn.(*scriptConn)
+	sc.mu.Lock()
+	sc.in = append(sc.in, strings.Repeat("a", n)...)
+	sc.mu.Unlock()
+	if got, err := c.Read(make([]byte, n)); got != n || err != nil {
+		t.Fatalf("read %d of %d bytes, %v", got, n, err)
+	}
+}
+
+// TestSlowestConnectionGivesWay is issue 36 item 2's order of eviction:
+// at max_connections the connection that made the least progress lately
+// gives way, whatever its phase: one that sent a burst long ago and
+// stalled, then one trickling a byte a second, then one just accepted
+// (credited, its request not read yet), then one accepted 5 seconds ago
+// and silent since, never the one sending its body fast. One handling a
+// request never gives way.
+func TestSlowestConnectionGivesWay(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	gl := newGuardedListener(newFakeListener(), 5, 5, slog.New(slog.DiscardHandler))
+	gl.now = func() time.Time { return clock }
+	admit := func(ip string) *guardedConn {
+		c := gl.admit(newScriptConn(ip))
+		if c == nil {
+			t.Fatalf("%s refused", ip)
+		}
+		return c
+	}
+	burst, trickler, fast, handling := admit("127.0.1.1"), admit("127.0.1.2"), admit("127.0.1.3"), admit("127.0.1.4")
+	trickle(t, burst, 4000)
+	trickle(t, handling, 300)
+	handled(t, handling)
+	for range 30 {
+		clock = clock.Add(time.Second)
+		trickle(t, trickler, 1)
+		trickle(t, fast, 64<<10)
+	}
+	fresh := admit("127.0.1.5")
+	raw := map[string]*guardedConn{"burst": burst, "trickler": trickler, "fresh": fresh, "fast": fast}
+	for i, want := range []string{"burst", "trickler", "fresh", "new 0"} {
+		c := gl.admit(newScriptConn(fmt.Sprintf("127.0.9.%d", i)))
+		if c == nil {
+			t.Fatalf("new connection %d refused", i)
+		}
+		if i == 0 {
+			// Just accepted, it ranks below the fast one only once time
+			// passes.
+			raw["new 0"] = c
+			clock = clock.Add(5 * time.Second)
+		}
+		for name, c := range raw {
+			if closed := c.Conn.(*scriptConn).isClosed(); closed != (name == want) {
+				t.Fatalf("eviction %d: %s closed %v; want only %s closed", i, name, closed, want)
+			}
+		}
+		delete(raw, want)
+	}
+	if handling.Conn.(*scriptConn).isClosed() {
+		t.Error("the connection handling a request was evicted")
+	}
+	if st := gl.Stats(); st.Shed[ShedEvictedSlow] != 2 || st.Shed[ShedEvictedIdle] != 2 {
+		t.Errorf("shed %v; want 2 evicted_slow (burst, trickler), 2 evicted_idle (fresh, new 0)", st.Shed)
+	}
+}
+
+// TestTricklingPrefixesGiveWay is issue 36 item 2 for IPv6 at the default
+// settings, on the listener's wrapper with synthetic addresses (the
+// loopback has one IPv6 address). 40 /64s, each from many of its addresses,
+// hold as many connections as the per-address limit lets a /64, trickling:
+// fresh clients get in. Then one home's /56 (256 /64s) fills
+// max_connections with trickling connections: a fresh client gets in by
+// evicting the slowest, and the trickling /64s reopening connections at
+// once, before and after its request arrives, evict their own.
+func TestTricklingPrefixesGiveWay(t *testing.T) {
+	cfg := config.Default()
+	lim := cfg.Limits
+	clock := time.Unix(1000, 0)
+	gl := newGuardedListener(newFakeListener(), lim.MaxConnections, lim.MaxConnectionsPerAddress, slog.New(slog.DiscardHandler))
+	gl.now = func() time.Time { return clock }
+	var attackers []*guardedConn
+	// hold opens connections from prefix (a /64 as "2001:db8:P:Q") until
+	// the listener refuses one, each sending a request's first bytes.
+	hold := func(prefix string) {
+		for i := 1; ; i++ {
+			c := gl.admit(newScriptConn(fmt.Sprintf("%s::%x", prefix, i)))
+			if c == nil {
+				if i-1 != lim.MaxConnectionsPerAddress && gl.Open() < lim.MaxConnections {
+					t.Fatalf("%s held %d connections; want the per-address limit, %d", prefix, i-1, lim.MaxConnectionsPerAddress)
+				}
+				return
+			}
+			trickle(t, c, len(trickleHead))
+			attackers = append(attackers, c)
+		}
+	}
+	// tick lets a few seconds pass, each trickling connection sending a
+	// byte.
+	tick := func() {
+		for range 3 {
+			clock = clock.Add(time.Second)
+			for _, c := range attackers {
+				if !c.Conn.(*scriptConn).isClosed() {
+					trickle(t, c, 1)
+				}
+			}
+		}
+	}
+	// try is a fresh client from ip: accepted, then (while the attackers
+	// reopen k connections each time) its request read and its handler
+	// started; it reports whether it got that far.
+	try := func(ip string, reopen func()) bool {
+		c := gl.admit(newScriptConn(ip))
+		if c == nil {
+			return false
+		}
+		reopen()
+		if c.Conn.(*scriptConn).isClosed() {
+			return false
+		}
+		sc := c.Conn.(*scriptConn)
+		sc.in = []byte("GET /healthz HTTP/1.1\r\nHost: game\r\n\r\n")
+		if n, err := c.Read(make([]byte, 64)); n == 0 || err != nil {
+			return false
+		}
+		reopen()
+		ok := startHandling(c)
+		c.Close()
+		return ok
+	}
+
+	for p := range 40 {
+		hold(fmt.Sprintf("2001:db8:1:%x", p))
+	}
+	tick()
+	served := 0
+	for i := range 20 {
+		if try(fmt.Sprintf("2001:db8:2:%x::1", i), func() {}) {
+			served++
+		}
+		tick()
+	}
+	if served < 18 {
+		t.Errorf("40 /64s: %d of 20 fresh clients served; want at least 18", served)
+	}
+	if st := gl.Stats(); st.Shed[ShedAddressLimit] != 40 {
+		t.Errorf("shed %v; want each /64 refused once past its limit", st.Shed)
+	}
+
+	// One home's /56: 256 /64s, more than max_connections together.
+	for p := range 256 {
+		hold(fmt.Sprintf("2001:db8:3:%x", p))
+	}
+	if gl.Open() != lim.MaxConnections {
+		t.Fatalf("open %d; the /56 did not fill max_connections", gl.Open())
+	}
+	tick()
+	// reopen: 50 trickling connections from the /56, each taking the
+	// place of the slowest (the /64s evicted have room again).
+	next := 0
+	reopen := func() {
+		for range 50 {
+			next++
+			c := gl.admit(newScriptConn(fmt.Sprintf("2001:db8:3:%x::ffff", next%256)))
+			if c != nil {
+				trickle(t, c, len(trickleHead))
+				attackers = append(attackers, c)
+			}
+		}
+	}
+	served = 0
+	for i := range 20 {
+		if try(fmt.Sprintf("2001:db8:4:%x::1", i), reopen) {
+			served++
+		}
+		tick()
+	}
+	if served < 18 {
+		t.Errorf("a /56 at max_connections: %d of 20 fresh clients served; want at least 18 (shed %v)", served, gl.Stats().Shed)
+	}
+}

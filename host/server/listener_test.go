@@ -405,3 +405,32 @@ func TestTricklersGiveWayToFreshClients(t *testing.T) {
 		t.Errorf("connections refused with every one evictable (%+v)", st)
 	}
 }
+
+// TestRequestDeadlineWholeHead: server.read_timeout is one deadline for
+// the whole request, not one per read (fasthttp sets it once when the
+// request starts): a client that keeps sending a byte every 50 ms is cut
+// off long before it could finish its 500-byte head.
+func TestRequestDeadlineWholeHead(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.ReadTimeout.Duration = time.Second
+	_, addr := serveTCP(t, cfg)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	gone := make(chan struct{})
+	go func() { io.Copy(io.Discard, c); close(gone) }()
+	head := trickleHead + strings.Repeat("a", 500-len(trickleHead))
+	for i := range len(head) {
+		select {
+		case <-gone:
+			return // closed by the server, the head unfinished
+		case <-time.After(50 * time.Millisecond):
+		}
+		if _, err := c.Write([]byte{head[i]}); err != nil {
+			return
+		}
+	}
+	t.Fatal("the server read a whole 25-second trickled head with a read timeout of 1s")
+}
