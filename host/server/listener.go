@@ -268,7 +268,11 @@ func (l *guardedListener) progress(c *guardedConn, n int) bool {
 	l.seq++
 	c.seq = l.seq
 	c.phase = phaseReading
-	heap.Fix(&l.evictable, c.idx)
+	if c.idx >= 0 {
+		heap.Fix(&l.evictable, c.idx)
+	} else {
+		heap.Push(&l.evictable, c)
+	}
 	return true
 }
 

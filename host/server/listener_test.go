@@ -366,15 +366,39 @@ func trickleFrom(t *testing.T, addr string, n, want int, tick time.Duration) {
 // clients still get in (at least 90% of 20 tries). Before the fix, 40
 // addresses could hold 40 x 256 connections, more than max_connections,
 // every one busy: fresh clients were refused.
+//
+// The trickling clients run in a child process (TestTricklerChild): the
+// server's and the clients' ends of the connections together would not
+// fit one process's file limit before the fix.
 func TestTricklingAddressesLeaveRoom(t *testing.T) {
 	if testing.Short() {
-		t.Skip("thousands of connections")
+		t.Skip("thousands of connections, in a subprocess")
 	}
 	cfg := config.Default()
 	s, addr := serveTCP(t, cfg)
 	perAddr := cfg.Limits.MaxConnectionsPerAddress
 	const addrs = 40
-	trickleFrom(t, addr, addrs, perAddr+2, time.Second)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTricklerChild$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d", tricklerChild, addr, addrs, perAddr+2, time.Second))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
 	full := min(addrs*perAddr, cfg.Limits.MaxConnections)
 	if served := freshTries(t, s, addr, 20, full); served < 18 {
 		t.Errorf("%d of 20 fresh clients served while %d addresses trickle requests; want at least 18 (%+v)", served, addrs, s.ConnStats())
@@ -382,6 +406,39 @@ func TestTricklingAddressesLeaveRoom(t *testing.T) {
 	if st := s.ConnStats(); st.Shed[ShedAddressLimit] == 0 {
 		t.Errorf("the trickling addresses were never refused past their limit (%+v)", st)
 	}
+}
+
+// tricklerChild is the environment variable that makes TestTricklerChild
+// the clients of TestTricklingAddressesLeaveRoom: "ADDR N WANT TICK" (TICK
+// in nanoseconds).
+const tricklerChild = "HONMASTER_TRICKLER_CHILD"
+
+// TestTricklerChild runs tricklers from N addresses against ADDR until its
+// standard input closes (or a bound, should the parent die). It does
+// nothing unless run by TestTricklingAddressesLeaveRoom.
+func TestTricklerChild(t *testing.T) {
+	spec := os.Getenv(tricklerChild)
+	if spec == "" {
+		t.Skip("run by TestTricklingAddressesLeaveRoom")
+	}
+	var addr string
+	var n, want int
+	var tick time.Duration
+	if _, err := fmt.Sscan(spec, &addr, &n, &want, &tick); err != nil {
+		t.Fatalf("%s=%q: %v", tricklerChild, spec, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	go func() { io.Copy(io.Discard, os.Stdin); cancel() }()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			trickler(ctx, addr, net.IPv4(127, 0, 1, byte(1+i)), want, tick)
+		}()
+	}
+	wg.Wait()
 }
 
 // TestTricklersGiveWayToFreshClients is issue 36 item 2's eviction, on
