@@ -330,16 +330,8 @@ func TestConnectionLimitsGroupIPv6(t *testing.T) {
 func TestFreshClientServedAtCapacity(t *testing.T) {
 	cfg := config.Default()
 	cfg.Limits.MaxConnections, cfg.Limits.MaxConnectionsPerAddress = 8, 4
-	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
 	ln := newFakeListener()
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		<-served
-	})
+	s := serveOn(t, cfg, ln)
 	// waitFor waits (bounded) until the server's own count says cond: the
 	// server goes idle after the client has its reply, when it reads the
 	// connection for the next request. Each read it starts rings
@@ -457,6 +449,21 @@ func startRead(c *guardedConn, cc *chanConn) <-chan readResult {
 // a connection the listener closes.
 var requestLine = []byte("POST /buy HTTP/1.1\r\n")
 
+// requestRead is a listener with room for one connection, which has read
+// requestLine.
+func requestRead(t *testing.T) (*guardedListener, *chanConn, *guardedConn) {
+	t.Helper()
+	gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
+	cc := newChanConn("127.0.1.1")
+	c := gl.admit(cc)
+	res := startRead(c, cc)
+	cc.in <- requestLine
+	if r := <-res; r.n != len(requestLine) || r.err != nil {
+		t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
+	}
+	return gl, cc, c
+}
+
 // TestEvictedConnectionDeliversNoRequest: whether a connection is evicted
 // or goes on is decided once, under the listener's lock. A victim whose
 // read brings request bytes after it was chosen drops them and ends the
@@ -486,14 +493,7 @@ func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
 		}
 	})
 	t.Run("evicted while its request arrived", func(t *testing.T) {
-		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
-		cc := newChanConn("127.0.1.1")
-		c := gl.admit(cc)
-		res := startRead(c, cc)
-		cc.in <- requestLine
-		if r := <-res; r.n != len(requestLine) || r.err != nil {
-			t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
-		}
+		gl, cc, c := requestRead(t)
 		if gl.admit(newScriptConn("127.0.9.9")) == nil || !cc.isClosed() {
 			t.Fatal("the connection still receiving its request was not evicted for a fresh one")
 		}
@@ -505,14 +505,7 @@ func TestEvictedConnectionDeliversNoRequest(t *testing.T) {
 		}
 	})
 	t.Run("handling first", func(t *testing.T) {
-		gl := newGuardedListener(newFakeListener(), 1, 1, slog.New(slog.DiscardHandler))
-		cc := newChanConn("127.0.1.1")
-		c := gl.admit(cc)
-		res := startRead(c, cc)
-		cc.in <- requestLine
-		if r := <-res; r.n != len(requestLine) || r.err != nil {
-			t.Fatalf("read: %d bytes, %v; want the request", r.n, r.err)
-		}
+		gl, cc, c := requestRead(t)
 		handled(t, c)
 		if gl.admit(newScriptConn("127.0.9.9")) != nil {
 			t.Error("a fresh address was let in past the total with the only connection handling a request")

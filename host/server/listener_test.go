@@ -325,15 +325,10 @@ func waitOpen(t *testing.T, s *Server, n int) {
 	}
 }
 
-// serveTCP runs a server with cfg on a loopback port and returns its
-// address.
-func serveTCP(t *testing.T, cfg *config.Config) (*Server, string) {
+// serveOn runs a server with cfg on ln until the test ends.
+func serveOn(t *testing.T, cfg *config.Config, ln net.Listener) *Server {
 	t.Helper()
 	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -342,7 +337,18 @@ func serveTCP(t *testing.T, cfg *config.Config) (*Server, string) {
 		s.Shutdown(ctx)
 		<-served
 	})
-	return s, ln.Addr().String()
+	return s
+}
+
+// serveTCP runs a server with cfg on a loopback port and returns its
+// address.
+func serveTCP(t *testing.T, cfg *config.Config) (*Server, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveOn(t, cfg, ln), ln.Addr().String()
 }
 
 // trickleFrom starts a trickler from each of n addresses 127.0.1.x, each
