@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -458,9 +459,16 @@ func TestTricklersGiveWayToFreshClients(t *testing.T) {
 	cfg.Limits.MaxConnections, cfg.Limits.MaxConnectionsPerAddress = 48, 4
 	cfg.Server.ReadTimeout.Duration = 10 * time.Minute
 	s, addr := serveTCP(t, cfg)
+	var observed atomic.Int64
+	s.SetObserver(func(*RequestInfo) { observed.Add(1) })
 	trickleFrom(t, addr, 16, 4, 250*time.Millisecond)
 	served := freshTries(t, s, addr, 20, cfg.Limits.MaxConnections)
 	st := s.ConnStats()
+	// The evicted requests are counted as shed connections, not as
+	// requests (nor access log lines): only the fresh clients' are.
+	if n := observed.Load(); n > 20 || st.Shed[ShedEvictedSlow] == 0 {
+		t.Errorf("%d requests observed for 20 fresh clients, %d connections evicted while their requests arrived", n, st.Shed[ShedEvictedSlow])
+	}
 	if served < 18 {
 		t.Errorf("%d of 20 fresh clients served at max_connections held by trickling connections; want at least 18 (%+v)", served, st)
 	}

@@ -347,6 +347,12 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 		nosniff(ctx)
 		return
 	}
+	if gc, ok := ctx.Conn().(*guardedConn); ok && gc.dropped.Load() {
+		// The listener closed the connection to make room while its
+		// request arrived (conns.go): no reply can reach the client, and
+		// the listener has counted it; it is no request of the access log.
+		return
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() && len(ctx.Request.Header.RawHeaders()) == 0 {
 		// A connection that sent no request before its read timeout gets no
