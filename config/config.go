@@ -69,8 +69,9 @@ type Server struct {
 	ShutdownTimeout Duration  `toml:"shutdown_timeout"`
 	LogLevel        LogLevel  `toml:"log_level"`
 	LogFormat       LogFormat `toml:"log_format"`
-	// AccessLog logs one line per request at info level.
-	AccessLog bool `toml:"access_log"`
+	// AccessLog logs one line per request at info level: every request,
+	// failures only, or failures and a share of the rest (AccessLog).
+	AccessLog AccessLog `toml:"access_log"`
 	// LogRepeatLimit lines of one kind at warning level and above pass per
 	// LogRepeatWindow; the rest are counted in one summary line (0: off).
 	LogRepeatLimit    int      `toml:"log_repeat_limit"`

@@ -205,7 +205,7 @@ func parseURLEncoded(dst Values, data []byte, fields *int, maxFields int) error 
 		}
 		value, err := url.QueryUnescape(string(rawValue))
 		if err != nil {
-			return fmt.Errorf("%w: field %q: %v", ErrMalformed, name, err)
+			return fmt.Errorf("%w: field %q: %v", ErrMalformed, truncate([]byte(name)), err)
 		}
 		dst[name] = append(dst[name], value)
 	}

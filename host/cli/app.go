@@ -58,8 +58,8 @@ type App struct {
 	// lives are the areas being served (set when their routes are built,
 	// before serving; nil until, and in a command on a stopped server).
 	lives map[sdk.Area]*hostarea.Live
-	// accessLog is server.access_log in force.
-	accessLog atomic.Bool
+	// accessLog writes the access lines as server.access_log says.
+	accessLog accessLog
 
 	// configSource reads the configuration again for a reload (nil: no
 	// reloads; WithConfigSource).

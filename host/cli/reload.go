@@ -157,7 +157,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	if sw := logSwitchOf(app.Log); sw != nil {
 		sw.apply(next)
 	}
-	app.accessLog.Store(next.Server.AccessLog)
+	app.accessLog.set(next.Server.AccessLog)
 	app.Sys.SetIdleTimeout(next.Actors.IdleTimeout.Duration)
 	rt.Server.Reload(next)
 	l := next.Limits

@@ -54,6 +54,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
@@ -503,7 +504,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 			c.d.Log.Error("console sign-in", "err", err)
 		}
 		c.d.Metrics.ObserveConsoleSignIn(outcome)
-		c.d.Log.Warn("console sign-in refused", "login", loginName, "addr", addr)
+		c.d.Log.Warn("console sign-in refused", "login", logflood.Clip(loginName), "addr", addr)
 		again(ErrSignIn.Error(), http.StatusUnauthorized)
 		return
 	}

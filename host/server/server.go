@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -250,6 +251,13 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	case err != nil:
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	default:
+		if early, refused := s.loginTooLong(path, fn, r); refused {
+			resp = early
+			break
+		}
+		if path == PathClientRequester && fn == FuncLogout {
+			s.resolveBefore(ctx, r)
+		}
 		c, cancel := context.WithTimeout(context.Background(), s.conf().Actors.AskTimeout.Duration+time.Second)
 		resp = s.serve(c, rt, r)
 		cancel()
@@ -283,7 +291,7 @@ func (s *Server) serve(ctx context.Context, rt route, r *wire.Request) Response 
 func (s *Server) call(ctx context.Context, rt route, r *wire.Request) (resp Response) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("handler panic", "area", rt.area, "path", r.Path, "panic", p)
+			s.log.Error("handler panic", "area", rt.area, "path", logflood.Clip(r.Path), "panic", p)
 			resp = rt.fail(fmt.Errorf("%w: %v", errInternal, p))
 		}
 	}()
