@@ -77,6 +77,11 @@ type Server struct {
 	LogRepeatLimit    int      `toml:"log_repeat_limit"`
 	LogRepeatWindow   Duration `toml:"log_repeat_window"`
 	TrustForwardedFor bool     `toml:"trust_forwarded_for"`
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For entries
+	// are passed over (with TrustForwardedFor): the client is the
+	// right-most address that is not one of them. Empty: the connection's
+	// peer is the one proxy.
+	TrustedProxies []Prefix `toml:"trusted_proxies"`
 	// PublicURL is the base URL clients reach the server at; "" derives it
 	// from Listen (see Config.PublicURL).
 	PublicURL string `toml:"public_url"`

@@ -34,7 +34,7 @@ func wantDefaults() *Config {
 			ReadTimeout: Duration{30 * time.Second}, WriteTimeout: Duration{30 * time.Second},
 			IdleTimeout: Duration{2 * time.Minute}, ShutdownTimeout: Duration{10 * time.Second},
 			LogLevel: LogInfo, LogFormat: LogText, AccessLog: AccessLog{Rate: 1}, LogRepeatLimit: 5, LogRepeatWindow: Duration{10 * time.Second},
-			TrustForwardedFor: false, MemoryLimit: MemoryLimit{Auto: true},
+			TrustForwardedFor: false, TrustedProxies: []Prefix{}, MemoryLimit: MemoryLimit{Auto: true},
 			GCHeapFloor: 64 * MiB, GCPercent: 50,
 		},
 		Storage: Storage{DataDir: "./data", CacheSize: 64 * MiB, MemTableSize: 2 * MiB, BloomBitsPerKey: 10, WALMinSyncInterval: Duration{time.Millisecond},

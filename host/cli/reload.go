@@ -21,7 +21,7 @@ import (
 // warning line.
 var liveKeys = []string{
 	"server.log_level", "server.log_format", "server.log_repeat_limit", "server.log_repeat_window",
-	"server.trust_forwarded_for", "server.access_log",
+	"server.trust_forwarded_for", "server.trusted_proxies", "server.access_log",
 	"portal.register_enabled",
 	"patch",
 	"console.secure_cookie",

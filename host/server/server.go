@@ -230,8 +230,8 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	fn := ""
 	r, err := wire.ReadRequest(ctx, s.limits)
 	if r != nil {
-		if s.conf().Server.TrustForwardedFor {
-			if ip := forwardedFor(string(ctx.Request.Header.Peek("X-Forwarded-For"))); ip != "" {
+		if c := s.conf().Server; c.TrustForwardedFor {
+			if ip := clientAddress(r.RemoteIP, ctx.Request.Header.PeekAll("X-Forwarded-For"), c.TrustedProxies); ip != "" {
 				r.RemoteIP = ip
 			}
 		}
