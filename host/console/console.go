@@ -156,6 +156,11 @@ func New(d Deps) (*Console, error) {
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
 		signIns: newSignInLimits(d.SignInPerAddress, d.SignInPerLogin, d.Now)}
 	c.secure.Store(d.SecureCookies)
+	if d.Sys != nil {
+		if err := c.signIns.load(d.Sys.DB()); err != nil {
+			return nil, err
+		}
+	}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html")
 	if err != nil {
 		return nil, err
@@ -516,6 +521,10 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	c.sessions[sha256.Sum256([]byte(tok))] = s
 	c.mu.Unlock()
 	c.signIns.succeeded(loginName, limit.AddrKey(addr), c.d.Now())
+	if err := c.keepTrusted(r.Context(), loginName, limit.AddrKey(addr)); err != nil {
+		// Signed in all the same: the address is trusted until a restart.
+		c.d.Log.Warn("console sign-in: the address could not be remembered across a restart", "login", loginName, "addr", addr, "err", err)
+	}
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
 	c.d.Metrics.ObserveConsoleSignIn(metrics.SignInOK)
