@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -171,5 +172,20 @@ func TestAccessLogSampling(t *testing.T) {
 				t.Errorf("access_log = %s: %d successful and %d failed lines, want %d and %d", tt.setting, ok, failed, tt.ok, wantFailed)
 			}
 		})
+	}
+}
+
+// TestOperatorHealthz: the operator listener answers /healthz as the game
+// port does, with the details the game port keeps to itself.
+func TestOperatorHealthz(t *testing.T) {
+	ts := start(t, nil)
+	r, err := http.Get("http://" + ts.Runtime.OperatorAddr.String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 || string(b) != "ok\n" {
+		t.Errorf("operator /healthz: %d %q, want 200 ok", r.StatusCode, b)
 	}
 }

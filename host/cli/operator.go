@@ -114,6 +114,15 @@ func startOperator(app *App, stdout io.Writer, ln net.Listener) (*operator.Serve
 	remote := cfg.AllowRemote
 	op := operator.New(operator.Options{Token: token, Remote: remote, TokenFailures: consoleRate(cfg.TokenFailures), Log: app.Log})
 	op.Handle("GET /metrics", app.Metrics.Handler())
+	op.Handle("GET "+server.PathHealth, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		status, body := http.StatusServiceUnavailable, "starting\n"
+		if rt := app.runtime.Load(); rt != nil {
+			status, body = rt.Server.HealthDetails()
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
 	mountOperatorAPI(op, app)
 	mountAccountAPI(op, app) // operator_accounts.go: delete an account, guides' counts
 	if err := mountConsole(op, app); err != nil {
