@@ -72,6 +72,9 @@ type Server struct {
 	// AccessLog logs one line per request at info level: every request,
 	// failures only, or failures and a share of the rest (AccessLog).
 	AccessLog AccessLog `toml:"access_log"`
+	// LogValueLimit is the most bytes a value a client supplied keeps of
+	// itself in a log line (logflood.Clip).
+	LogValueLimit int `toml:"log_value_limit"`
 	// LogRepeatLimit lines of one kind at warning level and above pass per
 	// LogRepeatWindow; the rest are counted in one summary line (0: off).
 	LogRepeatLimit    int      `toml:"log_repeat_limit"`

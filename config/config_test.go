@@ -33,7 +33,7 @@ func wantDefaults() *Config {
 			Listen: ":8080", BodyLimit: MiB,
 			ReadTimeout: Duration{30 * time.Second}, WriteTimeout: Duration{30 * time.Second},
 			IdleTimeout: Duration{2 * time.Minute}, ShutdownTimeout: Duration{10 * time.Second},
-			LogLevel: LogInfo, LogFormat: LogText, AccessLog: AccessLog{Rate: 1}, LogRepeatLimit: 5, LogRepeatWindow: Duration{10 * time.Second},
+			LogLevel: LogInfo, LogFormat: LogText, AccessLog: AccessLog{Rate: 1}, LogValueLimit: 64, LogRepeatLimit: 5, LogRepeatWindow: Duration{10 * time.Second},
 			TrustForwardedFor: false, TrustedProxies: []Prefix{}, MemoryLimit: MemoryLimit{Auto: true},
 			GCHeapFloor: 64 * MiB, GCPercent: 50,
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	hostarea "github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
 
@@ -22,6 +23,7 @@ import (
 var liveKeys = []string{
 	"server.log_level", "server.log_format", "server.log_repeat_limit", "server.log_repeat_window",
 	"server.trust_forwarded_for", "server.trusted_proxies", "server.access_log",
+	"server.log_value_limit",
 	"portal.register_enabled",
 	"patch",
 	"console.secure_cookie",
@@ -158,6 +160,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 		sw.apply(next)
 	}
 	app.accessLog.set(next.Server.AccessLog)
+	logflood.SetClipBytes(next.Server.LogValueLimit)
 	app.Sys.SetIdleTimeout(next.Actors.IdleTimeout.Duration)
 	rt.Server.Reload(next)
 	l := next.Limits

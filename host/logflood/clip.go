@@ -2,14 +2,33 @@ package logflood
 
 import (
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
-// ClipBytes is the most a value a client supplied (a login, a path, a user
-// agent ...) keeps of itself in a log line: whatever a client sends, a line
-// grows by at most this much per such value (issue 36: one 1 MiB login used
-// to write 1 MiB of access log per request).
-const ClipBytes = 64
+// DefaultClipBytes is the default of server.log_value_limit: the most a
+// value a client supplied (a login, a path ...) keeps of itself in a log
+// line, so that whatever a client sends, a line grows by at most this much
+// per such value (issue 36: one 1 MiB login used to write 1 MiB of access
+// log per request).
+const DefaultClipBytes = 64
+
+// clipBytes is the bound in force (SetClipBytes), process wide.
+var clipBytes atomic.Int64
+
+func init() { clipBytes.Store(DefaultClipBytes) }
+
+// SetClipBytes sets the bound of Clip (server.log_value_limit); n below 1
+// is the default.
+func SetClipBytes(n int) {
+	if n < 1 {
+		n = DefaultClipBytes
+	}
+	clipBytes.Store(int64(n))
+}
+
+// ClipBytes is the bound of Clip in force.
+func ClipBytes() int { return int(clipBytes.Load()) }
 
 // Clip returns s as a log line may carry a value a client supplied: s
 // itself when it is at most ClipBytes long, else its first ClipBytes
@@ -17,7 +36,7 @@ const ClipBytes = 64
 // of s. The handler escapes what needs escaping (text quotes a value
 // with spaces, quotes or control characters; JSON escapes): a clipped
 // value cannot start a line of its own.
-func Clip(s string) string { return ClipTo(s, ClipBytes) }
+func Clip(s string) string { return ClipTo(s, ClipBytes()) }
 
 // ClipTo is Clip with a bound of max bytes.
 func ClipTo(s string, max int) string {

@@ -9,8 +9,8 @@ func TestClip(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"", ""},
 		{"alice", "alice"},
-		{strings.Repeat("a", ClipBytes), strings.Repeat("a", ClipBytes)},
-		{strings.Repeat("a", 1<<20), strings.Repeat("a", ClipBytes) + "...(1048576 bytes)"},
+		{strings.Repeat("a", DefaultClipBytes), strings.Repeat("a", DefaultClipBytes)},
+		{strings.Repeat("a", 1<<20), strings.Repeat("a", DefaultClipBytes) + "...(1048576 bytes)"},
 		// Cut at a character boundary: 63 bytes of "a" then "é" (2 bytes)
 		// keeps the 63 only.
 		{strings.Repeat("a", 63) + "éé", strings.Repeat("a", 63) + "...(67 bytes)"},
