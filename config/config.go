@@ -69,13 +69,22 @@ type Server struct {
 	ShutdownTimeout Duration  `toml:"shutdown_timeout"`
 	LogLevel        LogLevel  `toml:"log_level"`
 	LogFormat       LogFormat `toml:"log_format"`
-	// AccessLog logs one line per request at info level.
-	AccessLog bool `toml:"access_log"`
+	// AccessLog logs one line per request at info level: every request,
+	// failures only, or failures and a share of the rest (AccessLog).
+	AccessLog AccessLog `toml:"access_log"`
+	// LogValueLimit is the most bytes a value a client supplied keeps of
+	// itself in a log line (logflood.Clip).
+	LogValueLimit int `toml:"log_value_limit"`
 	// LogRepeatLimit lines of one kind at warning level and above pass per
 	// LogRepeatWindow; the rest are counted in one summary line (0: off).
 	LogRepeatLimit    int      `toml:"log_repeat_limit"`
 	LogRepeatWindow   Duration `toml:"log_repeat_window"`
 	TrustForwardedFor bool     `toml:"trust_forwarded_for"`
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For entries
+	// are passed over (with TrustForwardedFor): the client is the
+	// right-most address that is not one of them. Empty: the connection's
+	// peer is the one proxy.
+	TrustedProxies []Prefix `toml:"trusted_proxies"`
 	// PublicURL is the base URL clients reach the server at; "" derives it
 	// from Listen (see Config.PublicURL).
 	PublicURL string `toml:"public_url"`

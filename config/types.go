@@ -94,7 +94,7 @@ func typeMismatch(v any, ft reflect.Type, key string, errs *[]error) string {
 			}
 		}
 	case reflect.Slice:
-		if ft.Elem().Kind() == reflect.Struct {
+		if ft.Elem().Kind() == reflect.Struct && !reflect.PointerTo(ft.Elem()).Implements(textUnmarshaler) {
 			tables, ok := v.([]map[string]any)
 			if !ok {
 				return "must be an array of tables ([[" + key + "]]), got " + tomlType(v)

@@ -77,6 +77,9 @@ func (c *Config) validateServer(ps *problems) {
 	positive(ps, "server.shutdown_timeout", s.ShutdownTimeout)
 	oneOf(ps, "server.log_level", s.LogLevel, LogDebug, LogInfo, LogWarn, LogError)
 	oneOf(ps, "server.log_format", s.LogFormat, LogText, LogJSON)
+	if s.LogValueLimit < 16 || s.LogValueLimit > 4096 {
+		ps.add("server.log_value_limit", "must be 16..4096 (bytes), got %d", s.LogValueLimit)
+	}
 	if s.LogRepeatLimit < 0 {
 		ps.add("server.log_repeat_limit", "must be >= 0 (0 turns the limit off), got %d", s.LogRepeatLimit)
 	}

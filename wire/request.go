@@ -205,7 +205,7 @@ func parseURLEncoded(dst Values, data []byte, fields *int, maxFields int) error 
 		}
 		value, err := url.QueryUnescape(string(rawValue))
 		if err != nil {
-			return fmt.Errorf("%w: field %q: %v", ErrMalformed, name, err)
+			return fmt.Errorf("%w: field %q: %v", ErrMalformed, truncate([]byte(name)), err)
 		}
 		dst[name] = append(dst[name], value)
 	}
@@ -213,14 +213,15 @@ func parseURLEncoded(dst Values, data []byte, fields *int, maxFields int) error 
 }
 
 // String summarises the request for logs without its field values, which
-// may hold cookies and proofs.
+// may hold cookies and proofs; the path and function, which the client
+// chose, keep at most 32 bytes each.
 func (r *Request) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %q from %s", r.Method, r.Path, r.RemoteIP)
+	fmt.Fprintf(&b, "%s %q from %s", truncate([]byte(r.Method)), truncate([]byte(r.Path)), r.RemoteIP)
 	if f := r.Query.Get("f"); f != "" {
-		fmt.Fprintf(&b, " f=%q", f)
+		fmt.Fprintf(&b, " f=%q", truncate([]byte(f)))
 	} else if f := r.Form.Get("f"); f != "" {
-		fmt.Fprintf(&b, " f=%q", f)
+		fmt.Fprintf(&b, " f=%q", truncate([]byte(f)))
 	}
 	return b.String()
 }

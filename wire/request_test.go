@@ -378,3 +378,14 @@ func FuzzReadRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestRequestStringBounded: the summary a log line carries keeps at most
+// 32 bytes of the path and the function, which the client chose (issue
+// 36 item 1).
+func TestRequestStringBounded(t *testing.T) {
+	huge := strings.Repeat("a", 1<<20)
+	r := &Request{Method: "POST", Path: "/" + huge, RemoteIP: "192.0.2.1", Query: Values{"f": {huge}}, Form: Values{}}
+	if s := r.String(); len(s) > 200 {
+		t.Errorf("String of a request with a 1 MiB path and function: %d bytes, want at most 200", len(s))
+	}
+}

@@ -172,7 +172,7 @@ func (s *Service) newAccount(c Create, sk string, cred storage.SRPVerifier) *act
 }
 
 // checkEmail accepts a bare address (name@example.com) of at most max
-// bytes, as net/mail parses it back to itself: no display name, angle
+// bytes whose domain has a dot, as net/mail parses it back to itself: no display name, angle
 // brackets, comments or quoted parts, and no control or invisible
 // character (a CR LF would let the address add a header to a mail sent
 // to it; <script> has no business in it either). The local part may hold
@@ -184,6 +184,12 @@ func checkEmail(email string, max int) error {
 	}
 	a, err := mail.ParseAddress(email)
 	if err != nil || a.Name != "" || a.Address != email {
+		return emailError{max: max}
+	}
+	// A domain of the internet's: labels joined by dots ("name@localhost"
+	// or "name@example" reaches nobody outside a machine or a network).
+	domain := email[strings.LastIndexByte(email, '@')+1:]
+	if !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") || strings.Contains(domain, "..") {
 		return emailError{max: max}
 	}
 	return nil

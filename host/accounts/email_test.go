@@ -35,6 +35,12 @@ func TestCreateEmail(t *testing.T) {
 		"nope",
 		"@example.com",
 		"bob@",
+		// A domain without a dot (issue 36 item 5).
+		"bob@localhost",
+		"bob@example",
+		"bob@example.",
+		"bob@.example",
+		"bob@example..com",
 	} {
 		_, err := s.Create(ctx, Create{Login: "m" + string(rune('a'+i)), Password: "pw", Email: email})
 		if !errors.Is(err, ErrBadEmail) {

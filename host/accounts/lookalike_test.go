@@ -21,7 +21,7 @@ func TestCreateRefusesLookalikes(t *testing.T) {
 	sys := actorstest.New(t)
 	s := &Service{Group: srp.DefaultGroup(), Sys: sys}
 	ctx := context.Background()
-	for _, l := range []string{"demo", "friend", "alice1"} {
+	for _, l := range []string{"demo", "friend", "alice1", "clan", "modern", "wolf"} {
 		if _, err := s.Create(ctx, Create{Login: l, Password: "pw"}); err != nil {
 			t.Fatal(err)
 		}
@@ -39,6 +39,9 @@ func TestCreateRefusesLookalikes(t *testing.T) {
 		{"đemo", login.ErrLoginLookalike},
 		{"ḍemo", login.ErrLoginLookalike},
 		{"Demo", login.ErrLoginLookalike},
+		{"dan", login.ErrLoginLookalike},   // cl / d (issue 36 item 5)
+		{"modem", login.ErrLoginLookalike}, // rn / m
+		{"vvolf", login.ErrLoginLookalike}, // vv / w
 		{"de\u200bmo", login.ErrInvisible},
 		{"demo\u200d", login.ErrInvisible},
 		{"\u202edemo", login.ErrInvisible},

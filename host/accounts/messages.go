@@ -32,7 +32,7 @@ func RuleMessage(err error) string {
 		if errors.As(err, &ee) {
 			max = ee.max
 		}
-		return fmt.Sprintf("an e-mail address must be a plain address such as name@example.com (no display name, "+
+		return fmt.Sprintf("an e-mail address must be a plain address such as name@example.com (a domain with a dot; no display name, "+
 			"angle brackets, spaces or control characters) of at most %d bytes", max)
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -58,8 +59,8 @@ type App struct {
 	// lives are the areas being served (set when their routes are built,
 	// before serving; nil until, and in a command on a stopped server).
 	lives map[sdk.Area]*hostarea.Live
-	// accessLog is server.access_log in force.
-	accessLog atomic.Bool
+	// accessLog writes the access lines as server.access_log says.
+	accessLog accessLog
 
 	// configSource reads the configuration again for a reload (nil: no
 	// reloads; WithConfigSource).
@@ -185,6 +186,9 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, 
 	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration,
 		Logger: log, Cluster: clustered}
 	if pc.PasswordFile != "" && password == "" {
+		if err := privateFile(pc.PasswordFile); err != nil {
+			return nil, err
+		}
 		b, err := os.ReadFile(pc.PasswordFile)
 		if err != nil {
 			return nil, &opError{cause: errors.Join(errConfig, err),
@@ -213,6 +217,23 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, 
 	}
 	log.Info("storage: PostgreSQL", "url", storage.RedactURL(pc.URL), "max_conns", pc.MaxConns)
 	return db, nil
+}
+
+// privateFile refuses a password file that group or others may read or
+// write, as ssh refuses such a private key: the password would be anyone's
+// on the machine (or theirs to change). A file that cannot be examined is
+// left to the read, which says why.
+func privateFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || runtime.GOOS == "windows" {
+		return nil
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return &opError{cause: errConfig, msg: fmt.Sprintf("storage.postgres.password_file: %s is open to group or others (mode %04o): "+
+			"a password file must be readable by its owner only; run chmod 600 %s (a Docker or Kubernetes secret: mount it with mode 0400)",
+			path, perm, path)}
+	}
+	return nil
 }
 
 // oneLine joins the lines of a multi-line error (the driver lists every

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
@@ -47,7 +48,9 @@ func attachCluster(app *App, srv *server.Server) {
 	srv.SetForwarder(n)
 	n.Attach(app.Sys, srv.ServeLocal)
 	srv.AddHealthCheck("cluster", n.Health)
-	srv.SetHealthNote(n.HealthNote)
+	// The game port's /healthz counts the members; the operator
+	// listener's names the cluster and them.
+	srv.SetHealthNote(func() string { return fmt.Sprintf("member, %d nodes\n", len(n.Members())) }, n.HealthNote)
 	app.Metrics.SetNode(n.Node())
 	app.Metrics.WatchCluster(func() metrics.ClusterStats {
 		st := n.Stats()

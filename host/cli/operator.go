@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/metrics"
@@ -24,10 +26,10 @@ import (
 // instrument connects the metrics to the parts that feed them.
 func instrument(app *App, srv *server.Server) {
 	m := app.Metrics
-	app.accessLog.Store(app.Cfg.Server.AccessLog)
+	app.accessLog.set(app.Cfg.Server.AccessLog)
 	srv.SetObserver(func(r *server.RequestInfo) {
 		outcome := m.ObserveRequest(r)
-		if app.accessLog.Load() {
+		if app.accessLog.keep(outcome) {
 			logAccess(app.Log, r, outcome)
 		}
 	})
@@ -55,10 +57,37 @@ func (p *Plugins) statuses() []metrics.PluginStatus {
 	return out
 }
 
-// logAccess writes a request's access line. The account is "-" when the
-// request names none (it carries only a session cookie).
+// accessLog decides which requests get an access line
+// (server.access_log): every failure, and successful requests at the
+// setting's rate, one in 1/rate exactly (counted, not drawn at random).
+type accessLog struct {
+	mode atomic.Pointer[config.AccessLog]
+	ok   atomic.Uint64 // successful requests answered while sampling
+}
+
+// set puts a server.access_log in force.
+func (a *accessLog) set(m config.AccessLog) { a.mode.Store(&m) }
+
+// keep reports whether a request of this outcome gets its line.
+func (a *accessLog) keep(outcome string) bool {
+	m := a.mode.Load()
+	switch {
+	case m == nil || m.Off:
+		return false
+	case outcome != metrics.OutcomeOK || m.Rate >= 1:
+		return true
+	case m.Rate <= 0:
+		return false
+	}
+	n := a.ok.Add(1)
+	return uint64(float64(n)*m.Rate) != uint64(float64(n-1)*m.Rate)
+}
+
+// logAccess writes a request's access line. The account is the one the
+// request names or whose session cookie it carries (RequestInfo.
+// AccountName), "-" for a request of nobody's.
 func logAccess(log *slog.Logger, r *server.RequestInfo, outcome string) {
-	account := r.Account
+	account := r.AccountName()
 	if account == "" {
 		account = "-"
 	}
@@ -85,6 +114,15 @@ func startOperator(app *App, stdout io.Writer, ln net.Listener) (*operator.Serve
 	remote := cfg.AllowRemote
 	op := operator.New(operator.Options{Token: token, Remote: remote, TokenFailures: consoleRate(cfg.TokenFailures), Log: app.Log})
 	op.Handle("GET /metrics", app.Metrics.Handler())
+	op.Handle("GET "+server.PathHealth, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		status, body := http.StatusServiceUnavailable, "starting\n"
+		if rt := app.runtime.Load(); rt != nil {
+			status, body = rt.Server.HealthDetails()
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
 	mountOperatorAPI(op, app)
 	mountAccountAPI(op, app) // operator_accounts.go: delete an account, guides' counts
 	if err := mountConsole(op, app); err != nil {

@@ -79,6 +79,34 @@ func TestRestore(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(target, "operator.token")); err != nil || string(got) != string(want) {
 		t.Errorf("restored operator.token: %q, %v", got, err)
 	}
+
+	// Issue 36 item 5: a database that is a symbolic link is not replaced
+	// (--replace would set the link aside and put the restore beside it).
+	linked := filepath.Join(t.TempDir(), "linked")
+	if err := os.Mkdir(linked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(target, "db"), filepath.Join(linked, "db")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run("--from", backup, "--data", linked, "--replace"); code != 2 || !strings.Contains(errOut, "symbolic link") {
+		t.Errorf("restore --replace onto a db that is a symbolic link: exit %d, %q", code, errOut)
+	}
+	if fi, err := os.Lstat(filepath.Join(linked, "db")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the refused restore changed the link: %v %v", fi, err)
+	}
+	// Restoring into a directory of another user's warns (only root can
+	// make one to try).
+	if os.Getuid() == 0 {
+		theirs := t.TempDir()
+		if err := os.Chown(theirs, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := run("--from", backup, "--data", theirs); code != 0 || !strings.Contains(errOut, "belongs to user 12345") {
+			t.Errorf("restore into another user's directory: exit %d, %q, want a warning naming its owner", code, errOut)
+		}
+	}
+
 	restored := start(t, func(c *config.Config) { onPebble(c); c.Storage.DataDir = target })
 	if out := restored.Host(t, "account", "show", "--login", "kept"); !strings.Contains(out, "kept") {
 		t.Errorf("the restored server does not know the account: %q", out)

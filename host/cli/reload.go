@@ -9,6 +9,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	hostarea "github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/plugins/supervisor"
 )
 
@@ -21,7 +22,8 @@ import (
 // warning line.
 var liveKeys = []string{
 	"server.log_level", "server.log_format", "server.log_repeat_limit", "server.log_repeat_window",
-	"server.trust_forwarded_for", "server.access_log",
+	"server.trust_forwarded_for", "server.trusted_proxies", "server.access_log",
+	"server.log_value_limit",
 	"portal.register_enabled",
 	"patch",
 	"console.secure_cookie",
@@ -157,7 +159,8 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	if sw := logSwitchOf(app.Log); sw != nil {
 		sw.apply(next)
 	}
-	app.accessLog.Store(next.Server.AccessLog)
+	app.accessLog.set(next.Server.AccessLog)
+	logflood.SetClipBytes(next.Server.LogValueLimit)
 	app.Sys.SetIdleTimeout(next.Actors.IdleTimeout.Duration)
 	rt.Server.Reload(next)
 	l := next.Limits

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/honmaster/masterserver/host/operator"
@@ -55,7 +56,19 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(*data, 0o700); err != nil {
 		return &opError{cause: err, msg: "cannot create the data directory: " + unwrapPath(err)}
 	}
+	if fi, err := os.Stat(*data); err == nil {
+		if uid, other := otherOwner(fi); other {
+			fmt.Fprintf(stderr, "warning: %s belongs to user %d, not to you (user %d): the database this restore writes will be yours, "+
+				"and a server run as user %d may not be able to open it; run the restore as that user, or chown -R it afterwards\n",
+				*data, uid, os.Getuid(), uid)
+		}
+	}
 	dst := filepath.Join(*data, dbDirName)
+	if fi, err := os.Lstat(dst); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(dst)
+		return &opError{cause: errors.Join(errUsage, fs.ErrExist), msg: fmt.Sprintf("%s is a symbolic link (to %s), which restore does not replace, "+
+			"nothing was changed: restore with --data naming the directory that holds the link's target, or remove the link", dst, target)}
+	}
 	if _, err := os.Stat(dst); err == nil && !*replace {
 		return &opError{cause: errors.Join(errUsage, fs.ErrExist), msg: fmt.Sprintf("%s already has a database: add --replace to set it aside "+
 			"(it is renamed, not deleted), or restore into a new directory", *data)}
@@ -106,6 +119,16 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "restored %s into %s: %d accounts; %s.\nThe configuration file is not part of backups: start the server with yours.\n",
 		*from, *data, accounts, token)
 	return nil
+}
+
+// otherOwner returns the user id owning fi when it is not the user this
+// process runs as.
+func otherOwner(fi os.FileInfo) (uid int, other bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), int(st.Uid) != os.Getuid()
 }
 
 // errInUse: the data directory is in use by a running server.

@@ -20,6 +20,7 @@ import (
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -208,6 +209,7 @@ func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
+	logflood.SetClipBytes(cfg.Server.LogValueLimit)
 	// The ports first: a port in use is said before anything else happens
 	// (no data directory created, no plugin started, nothing to undo).
 	ln, err := net.Listen("tcp", cfg.Server.Listen)

@@ -54,6 +54,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
@@ -155,6 +156,11 @@ func New(d Deps) (*Console, error) {
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
 		signIns: newSignInLimits(d.SignInPerAddress, d.SignInPerLogin, d.Now)}
 	c.secure.Store(d.SecureCookies)
+	if d.Sys != nil {
+		if err := c.signIns.load(d.Sys.DB()); err != nil {
+			return nil, err
+		}
+	}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html")
 	if err != nil {
 		return nil, err
@@ -503,7 +509,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 			c.d.Log.Error("console sign-in", "err", err)
 		}
 		c.d.Metrics.ObserveConsoleSignIn(outcome)
-		c.d.Log.Warn("console sign-in refused", "login", loginName, "addr", addr)
+		c.d.Log.Warn("console sign-in refused", "login", logflood.Clip(loginName), "addr", addr)
 		again(ErrSignIn.Error(), http.StatusUnauthorized)
 		return
 	}
@@ -515,6 +521,10 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	c.sessions[sha256.Sum256([]byte(tok))] = s
 	c.mu.Unlock()
 	c.signIns.succeeded(loginName, limit.AddrKey(addr), c.d.Now())
+	if err := c.keepTrusted(r.Context(), loginName, limit.AddrKey(addr)); err != nil {
+		// Signed in all the same: the address is trusted until a restart.
+		c.d.Log.Warn("console sign-in: the address could not be remembered across a restart", "login", loginName, "addr", addr, "err", err)
+	}
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
 	c.d.Metrics.ObserveConsoleSignIn(metrics.SignInOK)

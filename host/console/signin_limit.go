@@ -1,11 +1,18 @@
 package console
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // signInLimits decides which sign-ins the console refuses after failures.
@@ -24,13 +31,19 @@ import (
 // that has never signed in as them is still refused while the login's bucket
 // is empty; they sign in from a trusted address, or wait.
 //
-// The trusted addresses are kept in memory (the most recent
-// trustedPerLogin per login, for at most trustedLogins logins, least
-// recently used first to go): only right passwords add to them, so an
-// attacker cannot grow them, and a restart forgets them.
+// The trusted addresses (the most recent trustedPerLogin per login, each
+// for trustedFor after its last sign-in) are kept in memory, for at most
+// trustedLogins logins, least recently used first to go, and in the store
+// (trustedKS), so that a restart does not forget them: a restart used to
+// hand the lock-out to anyone, six wrong guesses from anywhere then
+// locking every address out (issue 36 item 4). Only right passwords add
+// to them, so an attacker cannot grow them. A node of a cluster reads the
+// addresses at its start: one trusted on another node since counts there
+// from the next start.
 type signInLimits struct {
 	byAddr  *limit.Keyed
 	byLogin *limit.Keyed
+	now     func() time.Time
 
 	mu      sync.Mutex
 	trusted map[string]*trustedAddrs // by login
@@ -38,18 +51,91 @@ type signInLimits struct {
 
 // trustedAddrs are the addresses a login signed in from, most recent last.
 type trustedAddrs struct {
-	addrs []string
+	addrs []trustedAddr
 	last  time.Time // of the last success, to pick a login to forget
+}
+
+// trustedAddr is an address a login signed in from, and when it last did.
+type trustedAddr struct {
+	addr string
+	at   time.Time
 }
 
 const (
 	trustedPerLogin = 16
 	trustedLogins   = 1024
+	// trustedFor is how long an address stays trusted for a login after
+	// its last sign-in as it.
+	trustedFor = 90 * 24 * time.Hour
 )
+
+// trustedKS holds the trusted addresses, host-owned records written by
+// the global writer as the guides' are: key login, NUL, address (its
+// limit.AddrKey); value the time of the last sign-in from it.
+var trustedKS = storage.NewGlobalKeyspace("console.signin_trusted", storage.Proto[*timestamppb.Timestamp]())
 
 func newSignInLimits(perAddr, perLogin limit.Rate, now func() time.Time) *signInLimits {
 	return &signInLimits{byAddr: limit.NewAdjustable(perAddr, 0, now), byLogin: limit.NewAdjustable(perLogin, 0, now),
-		trusted: map[string]*trustedAddrs{}}
+		now: now, trusted: map[string]*trustedAddrs{}}
+}
+
+// load reads the trusted addresses the store keeps, those not expired.
+func (l *signInLimits) load(db *storage.DB) error {
+	type rec struct {
+		login, addr string
+		at          time.Time
+	}
+	var recs []rec
+	err := trustedKS.Each(db, "", func(key string, ts *timestamppb.Timestamp) error {
+		login, addr, ok := strings.Cut(key, "\x00")
+		if ok && l.now().Sub(ts.AsTime()) < trustedFor {
+			recs = append(recs, rec{login, addr, ts.AsTime()})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("console: trusted sign-in addresses: %w", err)
+	}
+	// The oldest first, so that each login keeps its most recent.
+	slices.SortFunc(recs, func(a, b rec) int { return a.at.Compare(b.at) })
+	for _, r := range recs {
+		l.succeeded(r.login, r.addr, r.at)
+	}
+	return nil
+}
+
+// keepTrusted stores that login signed in from addr now, and drops the
+// login's records that expired or are past the most recent
+// trustedPerLogin.
+func (c *Console) keepTrusted(ctx context.Context, login, addr string) error {
+	if c.d.Sys == nil {
+		return nil
+	}
+	at := c.d.Now()
+	_, err := c.d.Sys.UpdateGlobal(ctx, func(g *actors.GlobalTx) (any, error) {
+		prefix := login + "\x00"
+		if err := trustedKS.Put(g, prefix+addr, timestamppb.New(at)); err != nil {
+			return nil, err
+		}
+		var others []trustedAddr
+		err := trustedKS.Each(g.DB(), prefix, func(key string, ts *timestamppb.Timestamp) error {
+			if a := key[len(prefix):]; a != addr {
+				others = append(others, trustedAddr{a, ts.AsTime()})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(others, func(a, b trustedAddr) int { return b.at.Compare(a.at) }) // the most recent first
+		for i, o := range others {
+			if i >= trustedPerLogin-1 || at.Sub(o.at) >= trustedFor {
+				trustedKS.Delete(g, prefix+o.addr)
+			}
+		}
+		return nil, nil
+	})
+	return err
 }
 
 // check reports whether a sign-in as login from addr may be tried; if not,
@@ -83,12 +169,12 @@ func (l *signInLimits) succeeded(login, addr string, now time.Time) {
 		t = &trustedAddrs{}
 		l.trusted[login] = t
 	}
-	if i := slices.Index(t.addrs, addr); i >= 0 {
+	if i := slices.IndexFunc(t.addrs, func(a trustedAddr) bool { return a.addr == addr }); i >= 0 {
 		t.addrs = slices.Delete(t.addrs, i, i+1)
 	} else if len(t.addrs) >= trustedPerLogin {
 		t.addrs = slices.Delete(t.addrs, 0, 1)
 	}
-	t.addrs = append(t.addrs, addr)
+	t.addrs = append(t.addrs, trustedAddr{addr, now})
 	t.last = now
 }
 
@@ -96,7 +182,11 @@ func (l *signInLimits) isTrusted(login, addr string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.trusted[login]
-	return t != nil && slices.Contains(t.addrs, addr)
+	if t == nil {
+		return false
+	}
+	i := slices.IndexFunc(t.addrs, func(a trustedAddr) bool { return a.addr == addr })
+	return i >= 0 && l.now().Sub(t.addrs[i].at) < trustedFor
 }
 
 // forgetOldestLocked drops the login whose last success is the oldest.

@@ -4,11 +4,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/srp"
 )
 
 // clientFrom is a console client whose connections come from the loopback
@@ -55,5 +58,59 @@ func TestSignInFailuresDoNotLockOutOtherAddresses(t *testing.T) {
 	}
 	if status, _ := e.signIn(t, operator, "admin", "admin-pw"); status != http.StatusTooManyRequests {
 		t.Errorf("the operator's address past its own budget: %d, want 429", status)
+	}
+}
+
+// restarted is e's console as a restart over the same store makes it: a
+// new Console (nothing kept in memory) on e's actors, at the time now.
+func (e *env) restarted(t *testing.T, d console.Deps, now func() time.Time) *env {
+	t.Helper()
+	d.Sys, d.Group, d.Accounts, d.Login, d.Metrics, d.Now = e.sys, srp.DefaultGroup(), e.acc, e.login, metrics.New(), now
+	c, err := console.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	c.Mount(mux.Handle)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	r := *e
+	r.srv, r.console = srv, c
+	return &r
+}
+
+// Issue 36 item 4: the addresses an operator signed in from are kept across
+// a restart (in the store, for trustedFor after the last sign-in): six
+// wrong guesses from anywhere after a restart do not lock the operator out
+// of the address they signed in from. Before, a restart forgot them.
+func TestSignInTrustSurvivesRestart(t *testing.T) {
+	limits := console.Deps{SignInPerLogin: limit.Rate{Burst: 5, Every: time.Hour}, SignInPerAddress: limit.Rate{Burst: 10, Every: time.Hour}}
+	e := newEnv(t, limits)
+	operator, attacker := clientFrom(t, "127.0.0.2"), clientFrom(t, "127.0.0.3")
+	if status, page := e.signIn(t, operator, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatalf("first sign-in: %d\n%s", status, page)
+	}
+	guess := func(e *env) {
+		t.Helper()
+		for range 6 {
+			e.signIn(t, clientFrom(t, "127.0.0.3"), "admin", "wrong")
+		}
+		if status, _ := e.signIn(t, attacker, "admin", "wrong"); status != http.StatusTooManyRequests {
+			t.Fatalf("the attacker past the login's budget: %d, want 429", status)
+		}
+	}
+
+	r := e.restarted(t, limits, time.Now)
+	guess(r)
+	if status, page := r.signIn(t, clientFrom(t, "127.0.0.2"), "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatalf("the operator, from the address they signed in from before the restart, after the attacker's guesses: %d\n%s", status, page)
+	}
+
+	// An address not signed in from for 90 days is trusted no more.
+	later := time.Now().Add(91 * 24 * time.Hour)
+	r = e.restarted(t, limits, func() time.Time { return later })
+	guess(r)
+	if status, _ := r.signIn(t, clientFrom(t, "127.0.0.2"), "admin", "admin-pw"); status != http.StatusTooManyRequests {
+		t.Errorf("the operator's address 91 days after its last sign-in, the login's budget spent: %d, want 429", status)
 	}
 }

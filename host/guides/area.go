@@ -239,7 +239,7 @@ func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
 	if err == nil && req.Gid == ProbeGid {
 		err = Fail(ReasonNotFound, nil)
 	}
-	if err == nil {
+	if err == nil && !a.repeated(ctx, req) {
 		err = a.votes.spend(limit.AddrKey(r.RemoteIP), req.Gid)
 	}
 	if err == nil {
@@ -249,6 +249,18 @@ func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
 		return a.fail(FuncVote, req.HostTime, err)
 	}
 	return a.php(voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime})
+}
+
+// repeated reports whether req is the vote its account already cast on
+// the guide: it changes nothing, so it spends nothing of the address's
+// vote budgets (three clicks of one vote used to spend the per-guide
+// budget for hours). Anything else, a failed read included, is a vote.
+func (a *Area) repeated(ctx context.Context, req VoteRequest) bool {
+	if a.votes == nil {
+		return false
+	}
+	v, err := a.backend.Guide(ctx, req.Account, req.Gid)
+	return err == nil && v.Flags.Vote == req.Vote
 }
 
 // AuthFunc adapts a function to Authenticator.

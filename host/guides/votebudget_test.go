@@ -46,3 +46,35 @@ func TestVoteBudgetPerAddress(t *testing.T) {
 	clock = clock.Add(time.Hour)
 	accepted("A on guide 3 after the refill", vote(home, cookieA, "7", "3"))
 }
+
+// A repeated identical vote changes nothing and spends nothing of the
+// address's budgets (issue 36 item 5: three clicks of one vote used the
+// per-guide budget up for hours); a changed vote spends as before.
+func TestRepeatedVoteIsFree(t *testing.T) {
+	h := newHarness(t, testGuides()...)
+	clock := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	h.area.votes = VoteBudget{PerAddress: limit.Rate{Burst: 2, Every: time.Hour},
+		PerGuideAddress: limit.Rate{Burst: 2, Every: time.Hour}}.limiters(func() time.Time { return clock })
+	vote := func(v string) *wire.Array {
+		t.Helper()
+		r := formRequest("f", string(FuncVote), "account", "7", "cookie", cookieA, "hosttime", "1620573527", "v", v, "gid", "1")
+		r.RemoteIP = "192.0.2.7"
+		a, err := wire.Unmarshal(h.fns[FuncVote](context.Background(), r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.(*wire.Array)
+	}
+	for i := range 5 {
+		if a := vote("1"); get(a, "success") != int64(1) {
+			t.Fatalf("the same vote, click %d: %v", i+1, a)
+		}
+	}
+	if a := vote("0"); get(a, "success") != int64(1) {
+		t.Fatalf("a changed vote after repeats: %v", a)
+	}
+	wantFail(t, vote("1"), "vote_refused") // the third change: past the burst of 2
+	if c := h.be.tally.Derived(1); c != (Counts{Down: 1}) {
+		t.Errorf("guide 1 counts %+v, want one down vote", c)
+	}
+}

@@ -173,7 +173,10 @@ func digitValue(r rune) rune {
 //   - combining marks shared by all scripts (Unicode script Inherited:
 //     accents, dots, strokes; not the vowel signs of Indic scripts) are
 //     dropped, so ḍemo, đemo and josé meet demo and jose;
-//   - vv reads as w (a pair the table leaves alone, unlike rn and m).
+//   - vv reads as w and cl as d (pairs the table leaves alone; it maps m
+//     to rn itself). The pairs apply after i joined l, so ci meets d too
+//     (cI does look like d; a few honest logins such as "lucia" then
+//     share a skeleton with "luda", and the second of them is refused).
 //
 // Lower-casing can yield a character the table maps again (a Cherokee
 // capital lowers to a letter that looks like a small capital D), so the
@@ -232,8 +235,8 @@ var smallCapitals = map[rune]rune{
 
 // pairs merges letter pairs that read as one letter and the table leaves
 // apart.
-var pairs = strings.NewReplacer("vv", "w")
+var pairs = strings.NewReplacer("vv", "w", "cl", "d")
 
 // SkeletonVersion names the rules of Skeleton (and the confusables table
 // they use): raise it whenever a change makes any login's skeleton change.
-const SkeletonVersion = "1"
+const SkeletonVersion = "2"

@@ -32,6 +32,13 @@ func TestSkeleton(t *testing.T) {
 		{"demo", "ḍemo", true},     // d with dot below
 		{"jose", "josé", true},     // accents are not told apart
 		{"vvolf", "wolf", true},
+		// Multi-letter shapes UTS #39 leaves apart (issue 36 item 5).
+		{"clan", "dan", true},       // cl / d
+		{"cIan", "dan", true},       // c, capital i / d
+		{"rnaster", "master", true}, // rn / m
+		{"vvin", "win", true},       // vv / w
+		{"close", "dose", true},
+		{"clan", "elan", false},
 		{"josé", "josie", false},
 		{"Демо", "Дема", false},
 	} {

@@ -54,7 +54,8 @@ func (s *Server) Endpoints() []Endpoint {
 	}
 	out = append(out, Endpoint{Path: PathHealth, Area: "host", Doc: Doc{
 		Summary: "Health check for load balancers and service managers (GET).",
-		Reply:   "200 `ok` once the server and every plugin are ready; 503 `starting`, or `unhealthy: AREA, ...` naming the areas whose plugin is down.",
+		Reply: "200 `ok` once the server and every plugin are ready (in a cluster, then `member, N nodes`); 503 `starting`, `unhealthy: AREA, ...` naming the areas whose plugin is down, or `NAME failing` (`storage`, `cluster`). " +
+			"The operator listener's `/healthz` says the same with the details: a failing check's error, the cluster's name and its members.",
 	}})
 	slices.SortFunc(out, func(a, b Endpoint) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Func, b.Func))

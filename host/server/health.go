@@ -15,22 +15,24 @@ type namedCheck struct {
 	f    func() error
 }
 
-// AddHealthCheck makes /healthz answer 503 "<name> failing: <error>" while f
-// returns an error. Call it before Serve.
+// AddHealthCheck makes /healthz answer 503 "<name> failing" while f
+// returns an error (with ": <error>" on the operator listener,
+// HealthDetails). Call it before Serve.
 func (s *Server) AddHealthCheck(name string, f func() error) {
 	s.checks.mu.Lock()
 	defer s.checks.mu.Unlock()
 	s.checks.checks = append(s.checks.checks, namedCheck{name, f})
 }
 
-// failing returns the first failing check's report, or "".
-func (h *healthChecks) failing() string {
+// failing returns the first failing check's name and error, or a nil
+// error.
+func (h *healthChecks) failing() (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, c := range h.checks {
 		if err := c.f(); err != nil {
-			return c.name + " failing: " + err.Error() + "\n"
+			return c.name, err
 		}
 	}
-	return ""
+	return "", nil
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
@@ -43,6 +44,27 @@ func (s *Server) loginFail(err error) Response {
 	}
 	s.log.Debug("login failed", "err", err)
 	return phpReply(s.log, login.Failure(err))
+}
+
+// loginTooLong refuses, before any work (a look-up, a forward to the
+// account's node in cluster mode), a login function whose login is longer
+// than any account's can be (login.MaxLoginLength characters): no client
+// sends one, and one 1 MiB login used to cost a look-up and 1 MiB of log
+// per request.
+func (s *Server) loginTooLong(path, fn string, r *wire.Request) (Response, bool) {
+	if path != PathClientRequester {
+		return Response{}, false
+	}
+	switch fn {
+	case FuncPreAuth, FuncSRPAuth, FuncSwitchAuth:
+	default:
+		return Response{}, false
+	}
+	l := r.Form.Get("login")
+	if len(l) <= login.MaxLoginLength || utf8.RuneCountInString(l) <= login.MaxLoginLength {
+		return Response{}, false
+	}
+	return s.loginFail(&login.Error{Reason: login.ReasonLoginTooLong}), true
 }
 
 func (s *Server) loginReply(v any, err error) Response {

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -19,17 +21,38 @@ type RequestInfo struct {
 	Status   int    // HTTP status
 	Body     []byte // the reply body; valid only during the call
 	Duration time.Duration
-	// Client is the client's address (X-Forwarded-For's last entry with
-	// server.trust_forwarded_for).
+	// Client is the client's address (with server.trust_forwarded_for,
+	// the right-most X-Forwarded-For address that is not a trusted proxy:
+	// see clientAddress).
 	Client string
 	// Account is the account the request names (its login or account_id
-	// field), "" when it names none (a request with only a cookie).
+	// field, clipped to logflood.ClipBytes), "" when it names none (a
+	// request with only a cookie: see AccountName).
 	Account string
+	// cookie is the request's session cookie, "" when it has none; never
+	// logged, only resolved to its account by AccountName.
+	cookie string
+	// session resolves a cookie to its account's id ("" when it is no
+	// live session's); nil when the server has no login service.
+	session func(cookie string) string
 	// Outcome is the route's (Route.Outcome); nil when it has none.
 	Outcome func(body []byte) string
 	// Counted is the route's (Route.Counted); nil when it has none. The
 	// observer calls it with the outcome it found.
 	Counted func(outcome string)
+}
+
+// AccountName is the account a log line names for the request: the login
+// or account_id it names, else the id of the account of its session
+// cookie (looked up now, from memory for a live session on one node), or
+// "" for a request of nobody's (no cookie, or one of no live session).
+// A logout's session is gone once it is served: its account was looked up
+// before (see observed).
+func (r *RequestInfo) AccountName() string {
+	if r.Account == "" && r.cookie != "" && r.session != nil {
+		r.Account, r.session = r.session(r.cookie), nil
+	}
+	return r.Account
 }
 
 // SetObserver makes the server report every answered request to f, on the
@@ -67,8 +90,55 @@ func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn st
 		if info.Account = r.Form.Get("login"); info.Account == "" {
 			info.Account = r.Form.Get("account_id")
 		}
+		info.Account = logflood.Clip(info.Account)
+		if info.Account == "" {
+			if pre, ok := preResolved(ctx); ok {
+				info.Account = pre
+			} else if info.cookie = cookieOf(r); info.cookie != "" && s.login != nil {
+				info.session = s.sessionAccount
+			}
+		}
 	} else {
 		info.Client = ctx.RemoteIP().String()
 	}
 	s.observe(info)
+}
+
+// cookieOf is the session cookie r carries (the form's, else the
+// query's), "" when none.
+func cookieOf(r *wire.Request) string {
+	if c := r.Form.Get("cookie"); c != "" {
+		return c
+	}
+	return r.Query.Get("cookie")
+}
+
+// sessionAccount is the id of the account of a live session's cookie, ""
+// when the cookie is no live session's.
+func (s *Server) sessionAccount(cookie string) string {
+	sess, err := s.login.Authenticate(cookie)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatUint(uint64(sess.AccountID), 10)
+}
+
+// preResolvedKey is the user value of a request whose account was looked
+// up before it was served (a logout ends its own session).
+const preResolvedKey = "honmaster.account"
+
+// resolveBefore looks up the account of r's session before it is served,
+// for its access line: a logout's session is gone afterwards.
+func (s *Server) resolveBefore(ctx *fasthttp.RequestCtx, r *wire.Request) {
+	if s.observe == nil || s.login == nil {
+		return
+	}
+	if c := cookieOf(r); c != "" {
+		ctx.SetUserValue(preResolvedKey, s.sessionAccount(c))
+	}
+}
+
+func preResolved(ctx *fasthttp.RequestCtx) (string, bool) {
+	v, ok := ctx.UserValue(preResolvedKey).(string)
+	return v, ok && v != ""
 }

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"net"
-	"strings"
 
 	"github.com/honmaster/masterserver/wire"
 )
@@ -54,14 +52,4 @@ func (s *Server) patchInfo(_ context.Context, r *wire.Request) Response {
 		Version: p.Version, CurrentVersion: p.LatestVersion,
 		CurrentManifestChecksum: p.ManifestChecksum, CurrentManifestSize: p.ManifestSize,
 	})
-}
-
-// forwardedFor returns the last X-Forwarded-For address, the one the trusted
-// proxy appended (earlier entries are whatever the client sent), or "".
-func forwardedFor(xff string) string {
-	hops := strings.Split(xff, ",")
-	if ip := net.ParseIP(strings.TrimSpace(hops[len(hops)-1])); ip != nil {
-		return ip.String()
-	}
-	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -29,22 +30,23 @@ type Deps struct {
 
 // Server is the HTTP host.
 type Server struct {
-	cfg         atomic.Pointer[config.Config] // conf; swapped by Reload
-	log         *slog.Logger
-	login       *login.Service
-	accounts    *accounts.Service
-	limits      wire.Limits
-	paths       map[string]route
-	funcs       map[string]route
-	ready       atomic.Bool
-	healthCheck func() []string
-	srv         *fasthttp.Server
-	listener    atomic.Pointer[guardedListener] // set by Serve
-	checks      healthChecks                    // health.go
-	regs        registrations                   // portal.go
-	observe     func(*RequestInfo)              // metrics, see SetObserver
-	forward     Forwarder                       // cluster mode, see SetForwarder
-	healthNote  func() string                   // see SetHealthNote
+	cfg          atomic.Pointer[config.Config] // conf; swapped by Reload
+	log          *slog.Logger
+	login        *login.Service
+	accounts     *accounts.Service
+	limits       wire.Limits
+	paths        map[string]route
+	funcs        map[string]route
+	ready        atomic.Bool
+	healthCheck  func() []string
+	srv          *fasthttp.Server
+	listener     atomic.Pointer[guardedListener] // set by Serve
+	checks       healthChecks                    // health.go
+	regs         registrations                   // portal.go
+	observe      func(*RequestInfo)              // metrics, see SetObserver
+	forward      Forwarder                       // cluster mode, see SetForwarder
+	healthNote   func() string                   // see SetHealthNote
+	healthDetail func() string                   // see SetHealthNote
 }
 
 // Forwarder sends a request to the node where its account is at home
@@ -235,8 +237,8 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	fn := ""
 	r, err := wire.ReadRequest(ctx, s.limits)
 	if r != nil {
-		if s.conf().Server.TrustForwardedFor {
-			if ip := forwardedFor(string(ctx.Request.Header.Peek("X-Forwarded-For"))); ip != "" {
+		if c := s.conf().Server; c.TrustForwardedFor {
+			if ip := clientAddress(r.RemoteIP, ctx.Request.Header.PeekAll("X-Forwarded-For"), c.TrustedProxies); ip != "" {
 				r.RemoteIP = ip
 			}
 		}
@@ -256,6 +258,13 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	case err != nil:
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	default:
+		if early, refused := s.loginTooLong(path, fn, r); refused {
+			resp = early
+			break
+		}
+		if path == PathClientRequester && fn == FuncLogout {
+			s.resolveBefore(ctx, r)
+		}
 		c, cancel := context.WithTimeout(context.Background(), s.conf().Actors.AskTimeout.Duration+time.Second)
 		resp = s.serve(c, rt, r)
 		cancel()
@@ -289,7 +298,7 @@ func (s *Server) serve(ctx context.Context, rt route, r *wire.Request) Response 
 func (s *Server) call(ctx context.Context, rt route, r *wire.Request) (resp Response) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("handler panic", "area", rt.area, "path", r.Path, "panic", p)
+			s.log.Error("handler panic", "area", rt.area, "path", logflood.Clip(r.Path), "panic", p)
 			resp = rt.fail(fmt.Errorf("%w: %v", errInternal, p))
 		}
 	}()
@@ -381,32 +390,53 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 func (s *Server) health(ctx *fasthttp.RequestCtx) {
 	nosniff(ctx)
 	ctx.SetContentType("text/plain; charset=utf-8")
+	status, body := s.healthReport(false)
+	ctx.SetStatusCode(status)
+	ctx.SetBodyString(body)
+}
+
+// HealthDetails is /healthz's reply with its details, for the operator
+// listener: a failing check's error, and the cluster's name and members.
+func (s *Server) HealthDetails() (status int, body string) { return s.healthReport(true) }
+
+// healthReport is /healthz's status and text. The game port's (details
+// false) tells a load balancer what it needs and nobody more: "ok" (with
+// "member, N nodes" in a cluster), "starting", "unhealthy: AREA, ..." or
+// "NAME failing"; the error of a failing check (which may name a
+// database's host) and the cluster's name and nodes' names are details,
+// said on the operator listener only.
+func (s *Server) healthReport(details bool) (int, string) {
 	if !s.ready.Load() {
-		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-		ctx.SetBodyString("starting\n")
-		return
+		return fasthttp.StatusServiceUnavailable, "starting\n"
 	}
 	if s.healthCheck != nil {
 		if bad := s.healthCheck(); len(bad) > 0 {
-			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-			ctx.SetBodyString("unhealthy: " + strings.Join(bad, ", ") + "\n")
-			return
+			return fasthttp.StatusServiceUnavailable, "unhealthy: " + strings.Join(bad, ", ") + "\n"
 		}
 	}
-	if msg := s.checks.failing(); msg != "" {
-		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-		ctx.SetBodyString(msg)
-		return
+	if name, err := s.checks.failing(); err != nil {
+		msg := name + " failing"
+		if details {
+			msg += ": " + err.Error()
+		}
+		return fasthttp.StatusServiceUnavailable, msg + "\n"
 	}
-	ctx.SetBodyString("ok\n")
-	if s.healthNote != nil {
-		ctx.Response.AppendBodyString(s.healthNote())
+	body := "ok\n"
+	switch {
+	case details && s.healthDetail != nil:
+		body += s.healthDetail()
+	case s.healthNote != nil:
+		body += s.healthNote()
 	}
+	return fasthttp.StatusOK, body
 }
 
-// SetHealthNote adds lines to a healthy /healthz reply (the cluster's
-// members), before Serve.
-func (s *Server) SetHealthNote(f func() string) { s.healthNote = f }
+// SetHealthNote adds a line to a healthy /healthz reply, before Serve:
+// note on the game port ("member, 3 nodes"), detail on the operator
+// listener (the cluster's name and members).
+func (s *Server) SetHealthNote(note, detail func() string) {
+	s.healthNote, s.healthDetail = note, detail
+}
 
 // genericFail answers the generic PHP error array.
 func (s *Server) genericFail(err error) Response {

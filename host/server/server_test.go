@@ -110,6 +110,36 @@ func TestHealth(t *testing.T) {
 	}
 }
 
+// TestHealthDetailsOnOperatorListenerOnly: the game port's /healthz names
+// neither the cluster nor its nodes nor a failing check's error (a
+// database's host name); HealthDetails, the operator listener's, does
+// (issue 36 item 5).
+func TestHealthDetailsOnOperatorListenerOnly(t *testing.T) {
+	s := newTestServer()
+	var broken atomic.Bool
+	s.AddHealthCheck("storage", func() error {
+		if broken.Load() {
+			return errors.New("dial tcp db1.internal:5432: connection refused")
+		}
+		return nil
+	})
+	s.SetHealthNote(func() string { return "member, 2 nodes\n" }, func() string { return "cluster prod: member, 2 nodes: hon1 hon2\n" })
+	c := serve(t, s)
+	if status, _, body := get(t, c, "GET", "/healthz", ""); status != 200 || body != "ok\nmember, 2 nodes\n" {
+		t.Errorf("game port, healthy: %d %q", status, body)
+	}
+	if status, body := s.HealthDetails(); status != 200 || body != "ok\ncluster prod: member, 2 nodes: hon1 hon2\n" {
+		t.Errorf("operator listener, healthy: %d %q", status, body)
+	}
+	broken.Store(true)
+	if status, _, body := get(t, c, "GET", "/healthz", ""); status != 503 || body != "storage failing\n" {
+		t.Errorf("game port, storage failing: %d %q", status, body)
+	}
+	if status, body := s.HealthDetails(); status != 503 || body != "storage failing: dial tcp db1.internal:5432: connection refused\n" {
+		t.Errorf("operator listener, storage failing: %d %q", status, body)
+	}
+}
+
 func TestMountClash(t *testing.T) {
 	h := func(context.Context, *wire.Request) Response { return Response{} }
 	tests := []struct {
@@ -137,19 +167,5 @@ func TestMountClash(t *testing.T) {
 	}
 	if err := newTestServer().Mount(Route{Area: "a", Handler: h}); err == nil {
 		t.Fatal("a route with neither path nor function was mounted")
-	}
-}
-
-func TestForwardedFor(t *testing.T) {
-	for in, want := range map[string]string{
-		"203.0.113.7":                    "203.0.113.7",
-		"10.0.0.1, 198.51.100.2":         "198.51.100.2", // the hop the trusted proxy appended
-		"spoofed, not-an-ip":             "",
-		" 2001:db8::1 ":                  "2001:db8::1",
-		"1.2.3.4,5.6.7.8, 192.0.2.44   ": "192.0.2.44",
-	} {
-		if got := forwardedFor(in); got != want {
-			t.Errorf("forwardedFor(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/honmaster/masterserver/host/logflood"
 )
 
 // slogHCLogger is an hclog.Logger that writes to a *slog.Logger, so
@@ -51,8 +53,20 @@ func (h *slogHCLogger) Log(level hclog.Level, msg string, args ...any) {
 	}
 	all = append(all, h.args...)
 	all = append(all, args...)
-	h.l.Log(ctx, lvl, msg, all...)
+	for i, a := range all {
+		if s, ok := a.(string); ok {
+			all[i] = logflood.ClipTo(s, maxPluginText())
+		}
+	}
+	h.l.Log(ctx, lvl, logflood.ClipTo(msg, maxPluginText()), all...)
 }
+
+// maxPluginText bounds the message and each text value of a plugin's log
+// line: the plugin's own words, in which it may quote what a client sent
+// (a long login, a report's text), so a client cannot fill the host's log
+// through a plugin either. 16 times server.log_value_limit (1 KiB by
+// default): a plugin's error is worth reading whole.
+func maxPluginText() int { return 16 * logflood.ClipBytes() }
 
 func (h *slogHCLogger) Trace(msg string, args ...any) { h.Log(hclog.Trace, msg, args...) }
 func (h *slogHCLogger) Debug(msg string, args ...any) { h.Log(hclog.Debug, msg, args...) }

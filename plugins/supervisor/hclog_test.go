@@ -38,3 +38,15 @@ func TestHCLogAdapter(t *testing.T) {
 		t.Fatal("nil logger must give hclog's null logger")
 	}
 }
+
+// TestHCLogBoundsPluginText: a plugin's line that quotes a client's 1 MiB
+// value (in its message or a value) reaches the host's log bounded.
+func TestHCLogBoundsPluginText(t *testing.T) {
+	var buf bytes.Buffer
+	l := newHCLogger(slog.New(slog.NewTextHandler(&buf, nil)))
+	huge := strings.Repeat("x", 1<<20)
+	l.Warn("refused login "+huge, "login", huge, "n", 3)
+	if buf.Len() > 4*maxPluginText() || !strings.Contains(buf.String(), "(1048590 bytes)") || !strings.Contains(buf.String(), "(1048576 bytes)") {
+		t.Errorf("plugin line of %d bytes, want under %d with the lengths of the clipped text:\n%.300s", buf.Len(), 4*maxPluginText(), buf.String())
+	}
+}

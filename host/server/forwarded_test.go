@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/wire"
+)
+
+func prefixes(t *testing.T, ss ...string) []config.Prefix {
+	t.Helper()
+	out := make([]config.Prefix, len(ss))
+	for i, s := range ss {
+		if err := out[i].UnmarshalText([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestClientAddress: the client is the right-most X-Forwarded-For address
+// that is not a trusted proxy, over every line of the header, in the
+// header shapes the common proxies send. The client (6.6.6.6 being the
+// address it claims) never picks its own.
+func TestClientAddress(t *testing.T) {
+	gcp := prefixes(t, "35.191.0.0/16", "130.211.0.0/22")
+	chain := prefixes(t, "10.0.0.0/8", "192.0.2.10")
+	for _, tt := range []struct {
+		name    string
+		peer    string
+		lines   []string
+		trusted []config.Prefix
+		want    string
+	}{
+		// HAProxy "option forwardfor": a line of its own after the client's.
+		{"haproxy adds a line", "127.0.0.1", []string{"6.6.6.6", "203.0.113.7"}, nil, "203.0.113.7"},
+		{"haproxy, client sent a list", "127.0.0.1", []string{"6.6.6.6, 7.7.7.7", "203.0.113.7"}, nil, "203.0.113.7"},
+		// nginx $proxy_add_x_forwarded_for, AWS ALB: appended to the one line.
+		{"nginx appends", "127.0.0.1", []string{"6.6.6.6, 203.0.113.7"}, nil, "203.0.113.7"},
+		// Caddy (and nginx with $remote_addr): the client's header replaced.
+		{"caddy replaces", "127.0.0.1", []string{"203.0.113.7"}, nil, "203.0.113.7"},
+		// Google Cloud's balancer appends the client and itself.
+		{"google cloud balancer", "35.191.3.4", []string{"6.6.6.6, 203.0.113.7, 35.191.3.4"}, gcp, "203.0.113.7"},
+		{"google cloud, untrusted peer", "198.51.100.1", []string{"6.6.6.6, 203.0.113.7"}, gcp, ""},
+		// A cloud balancer, then nginx on the private network.
+		{"balancer then nginx", "10.0.0.5", []string{"6.6.6.6, 203.0.113.7, 192.0.2.10"}, chain, "203.0.113.7"},
+		{"balancer adds a line, nginx appends", "10.0.0.5", []string{"6.6.6.6", "203.0.113.7, 192.0.2.10"}, chain, "203.0.113.7"},
+		// A client that claims a trusted address gains nothing but that address.
+		{"client claims a proxy's address", "10.0.0.5", []string{"10.9.9.9, 192.0.2.10"}, chain, "10.9.9.9"},
+		// Ports (Azure's Application Gateway), IPv6, mapped IPv4.
+		{"with a port", "127.0.0.1", []string{"6.6.6.6, 203.0.113.7:51234"}, nil, "203.0.113.7"},
+		{"ipv6 with a port", "127.0.0.1", []string{"[2001:db8::7]:443"}, nil, "2001:db8::7"},
+		{"ipv6", "127.0.0.1", []string{"6.6.6.6,2001:db8::7"}, nil, "2001:db8::7"},
+		{"mapped ipv4", "127.0.0.1", []string{"::ffff:203.0.113.7"}, nil, "203.0.113.7"},
+		// Nothing usable: the caller keeps the peer.
+		{"no header", "127.0.0.1", nil, nil, ""},
+		{"garbage", "127.0.0.1", []string{"unknown"}, nil, ""},
+		{"garbage left of a proxy", "10.0.0.5", []string{"unknown, 192.0.2.10"}, chain, "192.0.2.10"},
+		{"a zone", "127.0.0.1", []string{"fe80::1%eth0"}, nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var lines [][]byte
+			for _, l := range tt.lines {
+				lines = append(lines, []byte(l))
+			}
+			if got := clientAddress(tt.peer, lines, tt.trusted); got != tt.want {
+				t.Errorf("clientAddress(%s, %q) = %q, want %q", tt.peer, tt.lines, got, tt.want)
+			}
+		})
+	}
+	var p config.Prefix
+	if err := p.UnmarshalText([]byte("10.0.0.300")); err == nil {
+		t.Error("a proxy address of 10.0.0.300 was accepted")
+	}
+}
+
+// TestForwardedForEveryLine: the server reads every X-Forwarded-For line of
+// a request, not just the first (a client's own line came first behind
+// HAProxy and named the client's address of choice).
+func TestForwardedForEveryLine(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.TrustForwardedFor = true
+	s := New(Deps{Config: cfg, Logger: newTestServer().log})
+	var mu sync.Mutex
+	var seen []string
+	if err := s.Mount(Route{Path: "/who", Area: "test", Handler: func(_ context.Context, r *wire.Request) Response {
+		mu.Lock()
+		seen = append(seen, r.RemoteIP)
+		mu.Unlock()
+		return Text("text/plain", r.RemoteIP)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	c := serve(t, s)
+	req, _ := http.NewRequest("GET", "http://host/who", nil)
+	req.Header.Add("X-Forwarded-For", "6.6.6.6")
+	req.Header.Add("X-Forwarded-For", "203.0.113.7")
+	r, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(seen, ",") != "203.0.113.7" {
+		t.Errorf("client address %q, want 203.0.113.7 (the proxy's line)", seen)
+	}
+}
