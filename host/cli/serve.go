@@ -44,6 +44,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkPluginFlags(cfg); err != nil {
 		return err
 	}
+	demoDir(fs, cfg, *demo)
 	log := NewServeLogger(cfg, stderr)
 	applyMemoryLimit(cfg, log) // memlimit.go
 	applyGCPercent(cfg.Server.GCPercent, log)
@@ -58,8 +59,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer signal.Stop(hup)
 
 	source := func() (*config.Config, error) {
-		fs, _ := serveFlags(io.Discard)
-		return config.FromArgs(fs, args)
+		fs, demo := serveFlags(io.Discard)
+		c, err := config.FromArgs(fs, args)
+		if err == nil {
+			demoDir(fs, c, *demo)
+		}
+		return c, err
 	}
 	rt, err := Start(ctx, cfg, log, *demo, stdout, WithConfigSource(source))
 	if err != nil {
@@ -93,8 +98,22 @@ func configSource(fs *flag.FlagSet) string {
 // serveFlags are serve's flags besides config.FromArgs's.
 func serveFlags(stderr io.Writer) (fs *flag.FlagSet, demo *bool) {
 	fs = newFlags("serve", stderr)
-	demo = fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	demo = fs.Bool("demo", false, "seed demo accounts and content (published passwords) and print their logins; the data "+
+		"directory is "+DemoDataDir+" unless --data or the configuration names one. A server without --demo refuses a database that holds them")
 	return fs, demo
+}
+
+// demoDir points serve --demo at DemoDataDir when neither --data nor the
+// configuration file chose a data directory (it is the default's).
+func demoDir(fs *flag.FlagSet, cfg *config.Config, demo bool) {
+	if !demo || cfg.Storage.DataDir != config.Default().Storage.DataDir {
+		return
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == config.DataFlag })
+	if !given {
+		cfg.Storage.DataDir = DemoDataDir
+	}
 }
 
 // Wait serves until ctx ends, then stops gracefully and returns Stop's
@@ -244,6 +263,8 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		if err := seedDemo(ctx, app, stdout); err != nil {
 			return fail(fmt.Errorf("demo seed: %w", err))
 		}
+	} else if err := refuseDemoStore(app.DB, cfg.Storage.DataDir); err != nil {
+		return fail(err)
 	}
 	if err := app.startPlugins(ctx); err != nil {
 		return fail(err)
@@ -291,7 +312,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	log.Info("serving", "addr", ln.Addr().String(), "operator_addr", opListen, "plugins", plugins, "data_dir", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	if demo {
-		printDemoConsole(stdout, opAddr)
+		printDemoConsole(stdout, cfg.Storage.DataDir, opAddr)
 	}
 	return rt, nil
 }
