@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -171,6 +172,9 @@ type Runtime struct {
 
 	reloadMu sync.Mutex     // one reload at a time
 	cfg      *config.Config // in force (reload.go); under reloadMu
+	// reloadFailed words the last reload when it failed ("" once one
+	// succeeds): the console's banner.
+	reloadFailed atomic.Pointer[string]
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.

@@ -107,6 +107,10 @@ type Deps struct {
 	// Reload reloads the server's configuration (the dashboard's button,
 	// as SIGHUP does) and words the outcome; nil: no button.
 	Reload func(ctx context.Context) (string, error)
+	// ReloadFailed words the last configuration reload when it failed,
+	// however it was asked for (SIGHUP, the button), until one succeeds:
+	// every page shows it in a banner. "" (or nil): no banner.
+	ReloadFailed func() string
 	// SessionLifetime is how long a console session lasts (0: 8h).
 	SessionLifetime time.Duration
 	Log             *slog.Logger
@@ -419,6 +423,8 @@ type view struct {
 	Error    string
 	Body     template.HTML
 	Data     any
+	// ReloadFailed is Deps.ReloadFailed's banner, for signed-in pages.
+	ReloadFailed string
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title string, data any, body template.HTML) {
@@ -426,6 +432,9 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title str
 		Notice: r.URL.Query().Get("notice"), Error: r.URL.Query().Get("error")}
 	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
 		v.Operator, v.CSRF = s.login, s.csrf
+		if c.d.ReloadFailed != nil {
+			v.ReloadFailed = c.d.ReloadFailed()
+		}
 	}
 	t := c.pages[page]
 	var sb strings.Builder
