@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -108,6 +109,11 @@ func sum(fams map[string]*dto.MetricFamily, name, lab, val string) float64 {
 	return t
 }
 
+// count is sum's total of a family of counts, whole.
+func count(fams map[string]*dto.MetricFamily, name string) int64 {
+	return int64(math.Round(sum(fams, name, "", "")))
+}
+
 func (c *Console) counters() counters {
 	out := counters{loginsCard: sum(c.gather(), "honmaster_logins_total", "outcome", "ok")}
 	for _, card := range c.cards {
@@ -160,9 +166,9 @@ type dashboardData struct {
 	Plugins         []pluginRow
 	Storage         string
 	StorageOK       bool
-	LiveActors      float64
-	CommitErrors    float64
-	SessionsCreated float64
+	LiveActors      int64 // counts, shown as such (a float prints 3.950628e+06)
+	CommitErrors    int64
+	SessionsCreated int64
 	Clustered       bool
 	Nodes           []Node
 	CanReload       bool // Deps.Reload is set: show the button
@@ -202,8 +208,8 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 	rate, window := c.rates.add(c.d.Now(), c.counters())
 	d := dashboardData{Online: c.online(), LoginsPerMin: strconv.FormatFloat(rate[loginsCard], 'f', 1, 64),
 		Window: window.Round(time.Second).String(), StorageOK: true, Storage: "healthy",
-		LiveActors: sum(fams, "honmaster_actors_live", "", ""), CommitErrors: sum(fams, "honmaster_storage_commit_errors_total", "", ""),
-		SessionsCreated: sum(fams, "honmaster_sessions_created_total", "", ""), CanReload: c.d.Reload != nil}
+		LiveActors: count(fams, "honmaster_actors_live"), CommitErrors: count(fams, "honmaster_storage_commit_errors_total"),
+		SessionsCreated: count(fams, "honmaster_sessions_created_total"), CanReload: c.d.Reload != nil}
 	for _, card := range c.cards {
 		row := cardRow{ID: card.ID, Title: card.Title}
 		if card.Total != nil {
