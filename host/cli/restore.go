@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ import (
 
 // runRestore is "honmaster restore --from BACKUP --data DIR": it puts a
 // backup in place as DIR's database, with the server stopped.
-func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fset := newFlags("restore", stderr)
 	from := fset.String("from", "", "the backup directory (written by honmaster backup --to)")
 	data := fset.String("data", "", "the data directory to restore into (created if missing; its server must be stopped)")
@@ -44,6 +45,15 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	case *from == "" || *data == "":
 		return usageError("give --from BACKUP and --data DIR")
 	}
+	// The audit trail's line (no server runs: on stderr).
+	defer func() {
+		var failed error
+		if err != nil {
+			failed = errors.New(explain(err))
+		}
+		operator.Audit(slog.New(slog.NewTextHandler(stderr, nil)), operator.ByCommand, "restore", "", failed,
+			"from", *from, "data", *data, "replace", *replace)
+	}()
 	src, err := backupDB(*from)
 	if err != nil {
 		return err

@@ -78,7 +78,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			select {
 			case <-hup:
 				log.Info("SIGHUP: reloading the configuration", "config", configSource(fs))
-				rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
+				res, err := rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
+				operator.Audit(log, operator.BySignal, "reload", "", err, "changed", res.Applied, "kept", res.Kept)
 			case <-ctx.Done():
 				return
 			}

@@ -249,11 +249,9 @@ func (c *Console) reload(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, err := c.d.Reload(r.Context())
 	if err != nil {
-		c.d.Log.Warn("console reload refused", "operator", Operator(r), "err", err)
 		back(w, r, Prefix, "", err)
 		return
 	}
-	c.d.Log.Info("console reload", "operator", Operator(r))
 	back(w, r, Prefix, msg, nil)
 }
 
@@ -478,7 +476,6 @@ func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
 		back(w, r, c.accountURL(loginName), "", err)
 		return
 	}
-	c.d.Log.Info("console grant", "operator", Operator(r), "login", loginName, "gold", g.Gold, "silver", g.Silver, "tickets", g.Tickets, "upgrades", g.Upgrades)
 	back(w, r, c.accountURL(loginName), fmt.Sprintf("granted; balances now gold %d, silver %d, tickets %d", a.Gold, a.Silver, a.Tickets), nil)
 }
 
@@ -503,9 +500,6 @@ func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 		if l.Moderation || l.Direct {
 			msg = "suspension lifted"
 		}
-		if err == nil {
-			c.d.Log.Info("console unsuspend", "operator", Operator(r), "login", loginName, "lifted", l.Moderation, "direct", l.Direct)
-		}
 		back(w, r, to, msg, err)
 		return
 	}
@@ -521,7 +515,6 @@ func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 		back(w, r, to, "", err)
 		return
 	}
-	c.d.Log.Info("console suspend", "operator", Operator(r), "login", loginName, "days", days, "until", m.Until)
 	back(w, r, to, "account suspended until "+m.Until.UTC().Format(reports.TimeLayout), nil)
 }
 
@@ -572,7 +565,6 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 			notice = fmt.Sprintf("password reset; %d game sessions ended", n)
 		}
 	}
-	c.d.Log.Info("console password reset", "operator", Operator(r), "login", loginName)
 	back(w, r, to, notice, err)
 }
 

@@ -184,6 +184,5 @@ func (p *page) importCatalog(w http.ResponseWriter, r *http.Request) {
 		consolepage.Back(w, r, "/console/plinko", "", err)
 		return
 	}
-	p.a.log.Info("console catalog import", "operator", consolepage.Operator(r))
 	consolepage.Back(w, r, "/console/plinko", strings.TrimSpace(out.String()), nil)
 }
