@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -40,11 +39,8 @@ func TestAuditTrail(t *testing.T) {
 	t.Cleanup(func() { rt.Stop() })
 	run := func(args ...string) string {
 		t.Helper()
-		var out, errOut strings.Builder
-		if code := cli.Main(ctx, append(args, "--data", data), &out, &errOut); code != 0 {
-			t.Fatalf("%v: exit %d, %s%s", args, code, out.String(), errOut.String())
-		}
-		return out.String()
+		out, _ := mustMain(t, append(args, "--data", data)...)
+		return out
 	}
 	// audited returns the trail's lines that hold every one of want.
 	audited := func(want ...string) []string {
@@ -77,11 +73,8 @@ func TestAuditTrail(t *testing.T) {
 	run("account", "role", "--login", "troll", "--operator=false")
 
 	// A report, resolved by a command.
-	var out, errOut strings.Builder
-	if code := cli.Main(ctx, []string{"player", "report", "--server", "http://" + rt.Addr.String(), "--login", "victim", "--password", "v-pw",
-		"--reportee", "troll", "--reason", "feeding"}, &out, &errOut); code != 0 {
-		t.Fatalf("player report: %s%s", out.String(), errOut.String())
-	}
+	mustMain(t, "player", "report", "--server", "http://"+rt.Addr.String(), "--login", "victim", "--password", "v-pw",
+		"--reportee", "troll", "--reason", "feeding")
 	id := regexp.MustCompile(`(?m)^(\S+)\s+open`).FindStringSubmatch(run("reports", "list"))
 	if id == nil {
 		t.Fatal("no open report listed")
@@ -91,18 +84,9 @@ func TestAuditTrail(t *testing.T) {
 
 	// A grant from the console.
 	c := signedInConsole(t, "http://"+rt.OperatorAddr.String(), "demo_admin", "demo-admin-pass")
-	r, err := c.Get("http://" + rt.OperatorAddr.String() + "/console/account?login=victim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(r.Body)
-	r.Body.Close()
-	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindSubmatch(b)
-	if csrf == nil {
-		t.Fatal("no form token on the account page")
-	}
+	csrf := formToken(t, c, "http://"+rt.OperatorAddr.String()+"/console/account?login=victim")
 	if _, err := c.PostForm("http://"+rt.OperatorAddr.String()+"/console/account/grant",
-		url.Values{"csrf": {string(csrf[1])}, "login": {"victim"}, "gold": {"7"}}); err != nil {
+		url.Values{"csrf": {csrf}, "login": {"victim"}, "gold": {"7"}}); err != nil {
 		t.Fatal(err)
 	}
 	expect("console grant", `by=console:demo_admin action=account/grant account=victim`, "gold=7", "outcome=ok", `result="granted; balances now gold 7`)
@@ -128,11 +112,8 @@ func TestAuditTrail(t *testing.T) {
 	// Offline: no server's log, the line on stderr; a read says nothing.
 	offline := func(args ...string) string {
 		t.Helper()
-		var out, errOut strings.Builder
-		if code := cli.Main(ctx, args, &out, &errOut); code != 0 {
-			t.Fatalf("%v: exit %d, %s%s", args, code, out.String(), errOut.String())
-		}
-		return errOut.String()
+		_, stderr := mustMain(t, args...)
+		return stderr
 	}
 	if e := offline("account", "role", "--data", data, "--login", "victim", "--operator"); !strings.Contains(e,
 		`log=audit by="local command" action="account role" account=victim operator=true outcome=ok`) {
@@ -149,4 +130,15 @@ func TestAuditTrail(t *testing.T) {
 		!strings.Contains(e, "replace=true outcome=ok") {
 		t.Errorf("restore: stderr %q", e)
 	}
+}
+
+// mustMain runs the command line args as the binary does and fails the
+// test when it exits non-zero.
+func mustMain(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := runMain(args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d, %s%s", args, code, stdout, stderr)
+	}
+	return stdout, stderr
 }

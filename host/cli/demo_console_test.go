@@ -77,13 +77,9 @@ func TestDemoStoreRefusedWithoutDemo(t *testing.T) {
 		}
 		return rt, err
 	}
-	run := func(args ...string) string {
+	run := func(args ...string) {
 		t.Helper()
-		var out, errOut strings.Builder
-		if code := cli.Main(ctx, args, &out, &errOut); code != 0 {
-			t.Fatalf("%v: exit %d, %s%s", args, code, out.String(), errOut.String())
-		}
-		return out.String()
+		mustMain(t, args...)
 	}
 
 	demoDir := t.TempDir()

@@ -176,18 +176,8 @@ func TestReloadUnderLoad(t *testing.T) {
 // that cannot start with its new settings changes nothing.
 func TestReloadRestartsChangedPlugin(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "honmaster.toml")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	write(base)
-	load := func() (*config.Config, error) {
-		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
-	}
+	write, load := reloadableConfig(t, dir, base)
 	cfg, err := load()
 	if err != nil {
 		t.Fatal(err)
@@ -244,18 +234,8 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 // says "not reloaded" once, the reason in its own field.
 func TestFailedReloadShowsInConsole(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "honmaster.toml")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\n[operator]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	write(base)
-	load := func() (*config.Config, error) {
-		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
-	}
+	write, load := reloadableConfig(t, dir, base)
 	cfg, err := load()
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +294,22 @@ func signedInConsole(t *testing.T, base, login, password string) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	r, err := c.Get(base + "/console/signin")
+	r, err := c.PostForm(base+"/console/signin", url.Values{"csrf": {formToken(t, c, base+"/console/signin")}, "login": {login}, "password": {password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || !strings.Contains(string(b), "Sign out") {
+		t.Fatalf("sign-in as %s: %d\n%s", login, r.StatusCode, b)
+	}
+	return c
+}
+
+// formToken is the form token (csrf) of the console page at u.
+func formToken(t *testing.T, c *http.Client, u string) string {
+	t.Helper()
+	r, err := c.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,16 +317,24 @@ func signedInConsole(t *testing.T, base, login, password string) *http.Client {
 	r.Body.Close()
 	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindSubmatch(b)
 	if m == nil {
-		t.Fatalf("no form token on the sign-in page:\n%s", b)
+		t.Fatalf("no form token on %s:\n%s", u, b)
 	}
-	r, err = c.PostForm(base+"/console/signin", url.Values{"csrf": {string(m[1])}, "login": {login}, "password": {password}})
-	if err != nil {
-		t.Fatal(err)
+	return string(m[1])
+}
+
+// reloadableConfig writes body to a configuration file in dir and returns
+// the function that rewrites it and the one a server reloads it with (as
+// serve --config FILE does).
+func reloadableConfig(t *testing.T, dir, body string) (write func(string), load func() (*config.Config, error)) {
+	file := filepath.Join(dir, "honmaster.toml")
+	write = func(body string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	b, _ = io.ReadAll(r.Body)
-	r.Body.Close()
-	if r.StatusCode != http.StatusOK || !strings.Contains(string(b), "Sign out") {
-		t.Fatalf("sign-in as %s: %d\n%s", login, r.StatusCode, b)
+	write(body)
+	return write, func() (*config.Config, error) {
+		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
 	}
-	return c
 }
