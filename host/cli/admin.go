@@ -185,7 +185,7 @@ func auditCommand(log *slog.Logger, req Request, failed string) {
 		err = errors.New(failed)
 	}
 	account, change := requestAttrs(req)
-	operator.Audit(log, operator.ByCommand, req.Op(), account, err, change...)
+	operator.Audit(log, operator.ByCommand, req.Op(), account, change, err)
 }
 
 // requestAttrs are an operator command's account (its login field) and

@@ -66,7 +66,7 @@ func TestAuditTrail(t *testing.T) {
 	run("account", "create", "--login", "troll", "--password", "t-pw")
 	run("account", "create", "--login", "victim", "--password", "v-pw")
 	run("account", "role", "--login", "troll", "--operator")
-	expect("account role", `by="local command" action="account role" account=troll operator=true outcome=ok`)
+	expect("account role", `by="local command" action="account role" account=troll change.operator=true outcome=ok`)
 	if strings.Contains(logs.String(), "operator=0x") {
 		t.Errorf("the role change is logged as a pointer:\n%s", logs.String())
 	}
@@ -80,7 +80,7 @@ func TestAuditTrail(t *testing.T) {
 		t.Fatal("no open report listed")
 	}
 	run("reports", "resolve", id[1], "--action", "dismiss", "--by", "mod_anna")
-	expect("reports resolve", `by="local command" action="reports resolve"`, "action=dismiss", "by=mod_anna", "id="+id[1], "outcome=ok")
+	expect("reports resolve", `by="local command" action="reports resolve"`, "change.action=dismiss", "change.by=mod_anna", "change.id="+id[1], "outcome=ok")
 
 	// A grant from the console.
 	c := signedInConsole(t, "http://"+rt.OperatorAddr.String(), "demo_admin", "demo-admin-pass")
@@ -89,7 +89,7 @@ func TestAuditTrail(t *testing.T) {
 		url.Values{"csrf": {csrf}, "login": {"victim"}, "gold": {"7"}}); err != nil {
 		t.Fatal(err)
 	}
-	expect("console grant", `by=console:demo_admin action=account/grant account=victim`, "gold=7", "outcome=ok", `result="granted; balances now gold 7`)
+	expect("console grant", `by=console:demo_admin action=account/grant account=victim`, "change.gold=7", "outcome=ok", `result="granted; balances now gold 7`)
 
 	// The operator API: a grant, and one refused.
 	token, err := os.ReadFile(filepath.Join(data, operator.TokenFile))
@@ -100,7 +100,7 @@ func TestAuditTrail(t *testing.T) {
 	if code, body := operatorCall(t, ts, http.MethodPost, operator.PathGrant, url.Values{"login": {"victim"}, "tickets": {"3"}}, strings.TrimSpace(string(token))); code != 200 {
 		t.Fatalf("API grant: %d %s", code, body)
 	}
-	expect("API grant", `by="api token" action="POST /operator/v1/grant" account=victim tickets=3`, "outcome=ok")
+	expect("API grant", `by="api token" action="POST /operator/v1/grant" account=victim change.tickets=3`, "outcome=ok")
 	if code, _ := operatorCall(t, ts, http.MethodPost, operator.PathGrant, url.Values{"login": {"nobody"}, "tickets": {"3"}}, strings.TrimSpace(string(token))); code != 404 {
 		t.Fatalf("API grant to no one: %d", code)
 	}
@@ -116,7 +116,7 @@ func TestAuditTrail(t *testing.T) {
 		return stderr
 	}
 	if e := offline("account", "role", "--data", data, "--login", "victim", "--operator"); !strings.Contains(e,
-		`log=audit by="local command" action="account role" account=victim operator=true outcome=ok`) {
+		`log=audit by="local command" action="account role" account=victim change.operator=true outcome=ok`) {
 		t.Errorf("offline role change: stderr %q", e)
 	}
 	if e := offline("account", "show", "--data", data, "--login", "victim"); e != "" {
@@ -127,7 +127,7 @@ func TestAuditTrail(t *testing.T) {
 		t.Fatal(err)
 	}
 	if e := offline("restore", "--from", backup, "--data", data, "--replace"); !strings.Contains(e, `log=audit by="local command" action=restore`) ||
-		!strings.Contains(e, "replace=true outcome=ok") {
+		!strings.Contains(e, "change.replace=true outcome=ok") {
 		t.Errorf("restore: stderr %q", e)
 	}
 }

@@ -235,14 +235,11 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer app.Close()
 	err = req.Run(ctx, app, stdout)
-	// No server's log to keep the audit trail: a command that changes
-	// something says its line on stderr (a read stays quiet).
-	if !readOnly(req) {
-		failed := ""
-		if err != nil {
-			failed = explain(err)
-		}
-		auditCommand(newLogger(cfg, stderr, slog.LevelInfo), req, failed)
+	// No server's log to keep the audit trail: a command that changed
+	// something says its line on stderr (a read, or a failure, which says
+	// its own sentence there, adds none).
+	if err == nil && !readOnly(req) {
+		auditCommand(newLogger(cfg, stderr, slog.LevelInfo), req, "")
 	}
 	return err
 }

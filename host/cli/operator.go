@@ -186,7 +186,7 @@ func apiHandler(log *slog.Logger, f func(ctx context.Context, r *http.Request) (
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			account, change := operator.FormChange(r.Form, "login")
-			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, account, failed, append(change, "addr", r.RemoteAddr)...)
+			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, account, change, failed, "addr", r.RemoteAddr)
 		}
 	})
 }

@@ -45,14 +45,13 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err
 	case *from == "" || *data == "":
 		return usageError("give --from BACKUP and --data DIR")
 	}
-	// The audit trail's line (no server runs: on stderr).
+	// The audit trail's line (no server runs: on stderr), once restored (a
+	// failure says its own sentence there).
 	defer func() {
-		var failed error
-		if err != nil {
-			failed = errors.New(explain(err))
+		if err == nil {
+			operator.Audit(slog.New(slog.NewTextHandler(stderr, nil)), operator.ByCommand, "restore", "",
+				[]any{"from", *from, "data", *data, "replace", *replace}, nil)
 		}
-		operator.Audit(slog.New(slog.NewTextHandler(stderr, nil)), operator.ByCommand, "restore", "", failed,
-			"from", *from, "data", *data, "replace", *replace)
 	}()
 	src, err := backupDB(*from)
 	if err != nil {

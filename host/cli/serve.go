@@ -79,7 +79,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			case <-hup:
 				log.Info("SIGHUP: reloading the configuration", "config", configSource(fs))
 				res, err := rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
-				operator.Audit(log, operator.BySignal, "reload", "", err, "changed", res.Applied, "kept", res.Kept)
+				operator.Audit(log, operator.BySignal, "reload", "", nil, err, "changed", res.Applied, "kept", res.Kept)
 			case <-ctx.Done():
 				return
 			}

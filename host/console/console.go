@@ -435,6 +435,7 @@ func (c *Console) audit(r *http.Request, s *session, aw *auditWriter) {
 		}
 	}
 	var failed error
+	more := []any{"addr", clientAddr(r)}
 	loc, err := url.Parse(aw.Header().Get("Location"))
 	if err != nil {
 		loc = &url.URL{}
@@ -445,10 +446,9 @@ func (c *Console) audit(r *http.Request, s *session, aw *auditWriter) {
 	case q.Get("error") != "":
 		failed = errors.New(q.Get("error"))
 	case q.Get("notice") != "":
-		change = append(change, "result", q.Get("notice"))
+		more = append(more, "result", q.Get("notice"))
 	}
-	operator.Audit(c.d.Log, operator.ByConsole(s.login), strings.TrimPrefix(r.URL.Path, Prefix), account, failed,
-		append(change, "addr", clientAddr(r))...)
+	operator.Audit(c.d.Log, operator.ByConsole(s.login), strings.TrimPrefix(r.URL.Path, Prefix), account, change, failed, more...)
 }
 
 // maxUpload bounds a POST body (a catalog file).

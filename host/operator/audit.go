@@ -35,20 +35,26 @@ const (
 func ByConsole(login string) string { return "console:" + login }
 
 // Audit writes one line of the trail: by did action on account ("" when
-// the action names none), asking for change (key, value pairs); failed is
-// nil when it succeeded, else its sentence as the operator read it.
-func Audit(log *slog.Logger, by, action, account string, failed error, change ...any) {
-	attrs := make([]any, 0, 10+len(change))
+// the action names none), asking for change (key, value pairs, in the
+// group change: change.gold=7, so that a field of the request never reads
+// as one of the line's own); failed is nil when it succeeded, else its
+// sentence as the operator read it; more are key, value pairs of the line
+// itself (the client's address, the result the operator was shown).
+func Audit(log *slog.Logger, by, action, account string, change []any, failed error, more ...any) {
+	attrs := make([]any, 0, 12+len(more))
 	attrs = append(attrs, "log", "audit", "by", by, "action", action)
 	if account != "" {
 		attrs = append(attrs, "account", account)
 	}
-	attrs = append(attrs, change...)
+	if len(change) > 0 {
+		attrs = append(attrs, slog.Group("change", change...))
+	}
 	outcome := "ok"
 	if failed != nil {
 		outcome = "failed: " + failed.Error()
 	}
-	log.Info(AuditMessage, append(attrs, "outcome", outcome)...)
+	attrs = append(attrs, "outcome", outcome)
+	log.Info(AuditMessage, append(attrs, more...)...)
 }
 
 // FormChange is what a form or query asked for, as Audit's change: each
