@@ -24,7 +24,7 @@ LABEL org.opencontainers.image.title="honmaster" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.revision="${REVISION}"
 RUN addgroup -S -g 10001 honmaster && adduser -S -D -H -u 10001 -G honmaster honmaster \
-    && mkdir /data && chown honmaster:honmaster /data && chmod 0700 /data
+    && mkdir /data /backups && chown honmaster:honmaster /data /backups && chmod 0700 /data /backups
 COPY --from=build /out/honmaster /usr/local/bin/honmaster
 USER honmaster:honmaster
 VOLUME /data

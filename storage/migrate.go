@@ -64,10 +64,7 @@ func (db *DB) schema() (uint32, error) {
 			return 0, fmt.Errorf("storage: schema version: %w", ErrCorrupt)
 		}
 		n := binary.BigEndian.Uint32(v)
-		if n > SchemaVersion {
-			return n, fmt.Errorf("%w (schema %d, this binary reads %d)", ErrNewerSchema, n, SchemaVersion)
-		}
-		return n, nil
+		return n, CheckSchema(n, SchemaVersion)
 	case !errors.Is(err, ErrNotFound):
 		return 0, fmt.Errorf("storage: schema version: %w", err)
 	}
@@ -84,6 +81,49 @@ func (db *DB) schema() (uint32, error) {
 }
 
 var errStop = errors.New("stop")
+
+// CheckSchema is the check every binary makes when it opens a database:
+// one at schema v is refused (ErrNewerSchema) by a binary that reads
+// schema readable (its SchemaVersion) when v is newer.
+func CheckSchema(v, readable uint32) error {
+	if v > readable {
+		return fmt.Errorf("%w (schema %d, this binary reads %d)", ErrNewerSchema, v, readable)
+	}
+	return nil
+}
+
+// DirSchema reports the schema version of the database in dir without
+// changing anything (no migration, no version recorded): 1 for a directory
+// written before versions were recorded, 0 for an empty database. A
+// version newer than SchemaVersion is reported, not refused: pass it to
+// CheckSchema.
+func DirSchema(dir string) (uint32, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return 0, err
+	}
+	db, err := openPebble(dir, &Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	v, err := db.get(metaKey(metaSchema))
+	switch {
+	case err == nil && len(v) == 4:
+		return binary.BigEndian.Uint32(v), nil
+	case err == nil:
+		return 0, fmt.Errorf("storage: schema version: %w", ErrCorrupt)
+	case !errors.Is(err, ErrNotFound):
+		return 0, fmt.Errorf("storage: schema version: %w", err)
+	}
+	empty := true
+	if err := db.scan(nil, func(_, _ []byte) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
+		return 0, err
+	}
+	if empty {
+		return 0, nil
+	}
+	return 1, nil
+}
 
 // recoverMigration finishes or discards a migration a crash interrupted:
 // the old directory is only removed once the new one is in place.

@@ -408,3 +408,33 @@ func TestMigrateV3Owners(t *testing.T) {
 		t.Errorf("keys after deletion differ from before the account:\nbefore %q\nafter  %q", before, after)
 	}
 }
+
+// TestDirSchema reads a directory's schema version without changing it:
+// an empty database stays without a version, and a version 1 directory is
+// not migrated.
+func TestDirSchema(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "db")
+	db, err := openPebble(empty, &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for range 2 {
+		if v, err := DirSchema(empty); v != 0 || err != nil {
+			t.Fatalf("empty: %d, %v; want 0", v, err)
+		}
+	}
+	v1 := filepath.Join(t.TempDir(), "db")
+	copyDir(t, "testdata/v1", v1)
+	for range 2 {
+		if v, err := DirSchema(v1); v != 1 || err != nil {
+			t.Fatalf("version 1 fixture: %d, %v; want 1", v, err)
+		}
+	}
+	if _, err := DirSchema(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing directory: %v", err)
+	}
+	if err := CheckSchema(SchemaVersion+1, SchemaVersion); !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("CheckSchema of a newer version: %v", err)
+	}
+}

@@ -69,6 +69,17 @@ func openPebble(dir string, opts *Options) (*DB, error) {
 	return newDB(&pebbleEngine{db: pdb, cache: cache}), nil
 }
 
+// Lock takes the lock of the database in dir, as a server holds it while
+// it runs, without opening (or migrating) the database; the error is the
+// lock's when another process holds it. The caller calls release.
+func Lock(dir string) (release func() error, err error) {
+	l, err := pebble.LockDirectory(dir, vfs.Default)
+	if err != nil {
+		return nil, fmt.Errorf("storage: lock %s: %w", dir, err)
+	}
+	return l.Close, nil
+}
+
 func (e *pebbleEngine) close() error { return e.db.Close() }
 
 func (e *pebbleEngine) view(key []byte, fn func([]byte) error) error {

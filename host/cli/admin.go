@@ -8,12 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/honmaster/masterserver/host/operator"
 )
 
 // AdminSocketName is the admin socket's file name inside the data directory.
@@ -163,25 +168,38 @@ func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 		reply.Error, reply.Usage, reply.Config = explain(err), errors.Is(err, errUsage), errors.Is(err, errConfig)
 	}
 	reply.Output = out.String()
-	switch {
-	case req != nil && err != nil:
-		app.Log.Warn("admin command failed", append(requestAttrs(req), "err", reply.Error)...)
-	case req != nil:
-		app.Log.Info("admin command", requestAttrs(req)...)
-	default:
+	if req != nil {
+		auditCommand(app.Log, req, reply.Error)
+	} else {
 		app.Log.Warn("admin request refused", "err", err)
 	}
 	json.NewEncoder(conn).Encode(reply)
 }
 
-// requestAttrs are an operator command's log attributes: its op and each
-// field of its request by name ("login", "gold"), with secrets (a
+// auditCommand writes an operator command's line of the audit trail
+// (operator.Audit): failed is the sentence the operator read, "" when it
+// succeeded.
+func auditCommand(log *slog.Logger, req Request, failed string) {
+	var err error
+	if failed != "" {
+		err = errors.New(failed)
+	}
+	account, change := requestAttrs(req)
+	operator.Audit(log, operator.ByCommand, req.Op(), account, change, err)
+}
+
+// requestAttrs are an operator command's account (its login field) and
+// what it asks for: each other field of its request by name ("gold",
+// "operator"; an area's command by its JSON names: "id", "action", "by"),
+// a pointer by the value it points at (unset ones left out), secrets (a
 // password, a token) shown only as set or not.
-func requestAttrs(req Request) []any {
-	attrs := []any{"op", req.Op()}
+func requestAttrs(req Request) (account string, change []any) {
+	if ar, ok := req.(*areaRequest); ok {
+		return areaAttrs(ar)
+	}
 	v := reflect.Indirect(reflect.ValueOf(req))
 	if v.Kind() != reflect.Struct {
-		return attrs
+		return "", nil
 	}
 	for i := range v.NumField() {
 		f := v.Type().Field(i)
@@ -189,26 +207,53 @@ func requestAttrs(req Request) []any {
 			continue
 		}
 		name := strings.ToLower(f.Name)
-		val := v.Field(i).Interface()
-		if secretField(name) {
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		}
+		val := fv.Interface()
+		switch {
+		case operator.Secret(name):
 			val = "(redacted)"
-			if v.Field(i).IsZero() {
+			if fv.IsZero() {
 				val = "(none)"
 			}
+		case name == "login":
+			account, _ = val.(string)
+			continue
 		}
-		attrs = append(attrs, name, val)
+		change = append(change, name, val)
 	}
-	return attrs
+	return account, change
 }
 
-// secretField reports whether a request field holds a secret.
-func secretField(name string) bool {
-	for _, s := range []string{"password", "token", "secret"} {
-		if strings.Contains(name, s) {
-			return true
-		}
+// areaAttrs are requestAttrs of an area's command: its request's JSON
+// fields (what travels over the admin socket), a "login" one as the
+// account.
+func areaAttrs(r *areaRequest) (account string, change []any) {
+	b, err := json.Marshal(r.req)
+	if err != nil {
+		return "", nil
 	}
-	return false
+	var fields map[string]any
+	if json.Unmarshal(b, &fields) != nil {
+		return "", nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		val := fields[k]
+		switch {
+		case operator.Secret(k):
+			val = "(redacted)"
+		case k == "login":
+			account = fmt.Sprint(val)
+			continue
+		}
+		change = append(change, k, val)
+	}
+	return account, change
 }
 
 // errNoServer means no server answers on the data directory's socket.

@@ -208,9 +208,9 @@ func TestAdminLogHidesPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	slog.New(slog.NewTextHandler(&buf, nil)).Info("admin command", requestAttrs(req)...)
-	if strings.Contains(buf.String(), "hunter2") || !strings.Contains(buf.String(), "login=x") ||
-		!strings.Contains(buf.String(), `op="account create"`) || !strings.Contains(buf.String(), "password=(redacted)") || strings.Contains(buf.String(), "&{") {
+	auditCommand(slog.New(slog.NewTextHandler(&buf, nil)), req, "")
+	if strings.Contains(buf.String(), "hunter2") || !strings.Contains(buf.String(), "account=x") ||
+		!strings.Contains(buf.String(), `action="account create"`) || !strings.Contains(buf.String(), "password=(redacted)") || strings.Contains(buf.String(), "&{") {
 		t.Errorf("log line %q", buf.String())
 	}
 }

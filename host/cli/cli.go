@@ -234,7 +234,29 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return openError(cfg.Storage.DataDir, err)
 	}
 	defer app.Close()
-	return req.Run(ctx, app, stdout)
+	err = req.Run(ctx, app, stdout)
+	// No server's log to keep the audit trail: a command that changed
+	// something says its line on stderr (a read, or a failure, which says
+	// its own sentence there, adds none).
+	if err == nil && !readOnly(req) {
+		auditCommand(newLogger(cfg, stderr, slog.LevelInfo), req, "")
+	}
+	return err
+}
+
+// readOnly reports whether req only reads (account show, reports list
+// ...): an offline run of it writes no line of the audit trail.
+func readOnly(req Request) bool {
+	switch r := req.(type) {
+	case *ShowAccountRequest, *ByAddressRequest, *CloudShowRequest, *PluginsRequest, *BackupRequest:
+		return true
+	case *RoleRequest:
+		return r.Operator == nil
+	case *areaRequest:
+		// Areas name their reading commands so ("guides list", "reports show").
+		return strings.HasSuffix(r.name, " list") || strings.HasSuffix(r.name, " show")
+	}
+	return false
 }
 
 // errNoDataDir: an operator command was pointed at a directory that does

@@ -21,7 +21,8 @@ func mountConsole(op *operator.Server, app *App) error {
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
 		SecureCookies:    app.Cfg.ConsoleSecureCookies(),
 		Nodes:            consoleNodes(app),
-		Reload:           app.reloadFromConsole})
+		Reload:           app.reloadFromConsole,
+		ReloadFailed:     app.reloadFailure})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}

@@ -234,6 +234,22 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("observed drops = %q, want 1", got)
 	}
 	screenshot(t, ctx, shots, "plinko")
+	// A phone 390 px wide: the chart shrinks to the page (it overflowed).
+	do(t, ctx, "plinko on a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS("#chart")))
+	if width, err := chromedp.Run(ctx, chromedp.Evaluate[int64]("document.documentElement.scrollWidth")); err != nil {
+		t.Fatal(err)
+	} else if width > 390 {
+		t.Errorf("the Plinko page is %d px wide on a 390 px phone", width)
+	}
+	// Each number of the catalog's tables on one line (1300 broke as 130/0).
+	oneLine := `(() => { const r = document.createRange(); const cells = [...document.querySelectorAll("main td.num")];
+		return cells.length > 0 && cells.every(td => { r.selectNodeContents(td); return r.getClientRects().length === 1; }); })()`
+	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](oneLine)); err != nil || !ok {
+		t.Errorf("a number of the Plinko page's tables breaks across lines on a 390 px phone (%v)", err)
+	}
+	screenshot(t, ctx, shots, "plinko-390px")
+	do(t, ctx, "desktop viewport", chromedp.EmulateReset(), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#chart")))
 
 	// The dashboard counts the player's logins and session.
 	do(t, ctx, "dashboard again", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#online")))

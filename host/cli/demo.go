@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
@@ -35,11 +37,76 @@ var demoAccounts = []demoAccount{
 // machine only.
 var demoOperator = demoAccount{"demo_admin", "demo-admin-pass", "DemoAdmin", ""}
 
+// DemoDataDir is serve --demo's data directory when neither --data nor the
+// configuration names one: the demo's accounts, whose passwords are
+// published, stay out of the directory a production server uses.
+const DemoDataDir = "./data-demo"
+
+// demoMark is the metadata record that marks a database seeded by serve
+// --demo (its value: when it was first seeded).
+const demoMark = "demo_seeded"
+
+// errDemoStore: a server started without --demo on a database that holds
+// the demo's accounts.
+var errDemoStore = errors.New("the database holds the demo's accounts")
+
+// refuseDemoStore refuses to serve, without --demo, a database that holds
+// demo accounts: those of a database marked as the demo's (seedDemo), and
+// in any database the demo's console operator, demo_admin with the
+// operator role (databases seeded before the mark). The sentence says
+// which accounts and what to do.
+func refuseDemoStore(db *storage.DB, dataDir string) error {
+	_, err := db.Meta(demoMark)
+	marked := err == nil
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	var found []string
+	for _, d := range append([]demoAccount{demoOperator}, demoAccounts...) {
+		id, err := db.LoginID(d.login)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if !marked {
+			if d != demoOperator {
+				continue // a player may well be called "demo" elsewhere
+			}
+			if op, err := console.IsOperator(db, id); err != nil {
+				return err
+			} else if !op {
+				continue
+			}
+		}
+		if d.parent == "" { // sub-accounts go with their main account
+			found = append(found, d.login)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return &opError{cause: errDemoStore, msg: fmt.Sprintf("the database of %s holds the demo's accounts (%s), whose passwords are published: "+
+		"a server started without --demo does not serve them. Run the demo with serve --demo (by default in its own directory, %s), "+
+		"and serve your players from a new data directory (--data DIR); or, to keep this one, delete those accounts first "+
+		"(%s account delete --data %s --login %s --yes, one command per login)",
+		dataDir, strings.Join(found, ", "), DemoDataDir, Name, dataDir, found[0])}
+}
+
 // seedDemo creates the demo accounts unless the data directory has them
 // already (other accounts may exist), then each area's demo data
 // (hostarea.Module.Demo: the prize catalog, the guides ...), and prints
 // the demo logins.
 func seedDemo(ctx context.Context, app *App, out io.Writer) error {
+	if _, err := app.DB.Meta(demoMark); errors.Is(err, storage.ErrNotFound) {
+		b := app.DB.NewBatch()
+		b.PutMeta(demoMark, []byte(time.Now().UTC().Format(time.RFC3339)))
+		if err := app.DB.Commit(b); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
 	if _, err := app.DB.LoginID(demoAccounts[0].login); errors.Is(err, storage.ErrNotFound) {
 		if err := createDemo(ctx, app); err != nil {
 			return err
@@ -78,8 +145,13 @@ func seedDemo(ctx context.Context, app *App, out io.Writer) error {
 	return nil
 }
 
-// printDemoConsole prints where the demo's console is and who signs in.
-func printDemoConsole(out io.Writer, opAddr net.Addr) {
+// printDemoConsole prints where the demo's data and console are and who
+// signs in.
+func printDemoConsole(out io.Writer, dataDir string, opAddr net.Addr) {
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
+	fmt.Fprintf(out, "demo data directory: %s (delete it to start the demo afresh; a server without --demo refuses it)\n", dataDir)
 	if opAddr == nil {
 		fmt.Fprintln(out, "web console: off (operator.enabled = false)")
 		return

@@ -59,3 +59,58 @@ func TestDemoOperatorAndConsoleURL(t *testing.T) {
 		t.Errorf("GET /nothing: %d", r.StatusCode)
 	}
 }
+
+// TestDemoStoreRefusedWithoutDemo: a server started without --demo on the
+// demo's database refuses to start, naming the accounts and the way out;
+// so does one on an older demo database (not marked) whose demo_admin is
+// still an operator. Once the demo's accounts are deleted, it starts; a
+// player called "demo" in a database the demo never seeded is no concern.
+func TestDemoStoreRefusedWithoutDemo(t *testing.T) {
+	ctx := context.Background()
+	startOn := func(dir string, demo bool) (*cli.Runtime, error) {
+		cfg := config.Default()
+		cfg.Storage.DataDir = dir
+		cfg.Server.Listen, cfg.Operator.Listen = "127.0.0.1:0", "127.0.0.1:0"
+		rt, err := cli.Start(ctx, cfg, slog.New(slog.DiscardHandler), demo, io.Discard)
+		if err == nil {
+			t.Cleanup(func() { rt.Stop() })
+		}
+		return rt, err
+	}
+	run := func(args ...string) {
+		t.Helper()
+		mustMain(t, args...)
+	}
+
+	demoDir := t.TempDir()
+	rt, err := startOn(demoDir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = startOn(demoDir, false)
+	if err == nil || !strings.Contains(err.Error(), "demo_admin, demo, friend") || !strings.Contains(err.Error(), "--demo") {
+		t.Fatalf("start without --demo on the demo's database: %v", err)
+	}
+	for _, login := range []string{"demo_admin", "demo", "friend"} {
+		run("account", "delete", "--data", demoDir, "--login", login, "--yes")
+	}
+	if _, err := startOn(demoDir, false); err != nil {
+		t.Fatalf("start once the demo's accounts are deleted: %v", err)
+	}
+
+	// A database seeded before the mark: its demo_admin, an operator.
+	old := t.TempDir()
+	run("account", "create", "--init", "--data", old, "--login", "demo", "--password", "mine")
+	run("account", "create", "--data", old, "--login", "demo_admin", "--password", "demo-admin-pass")
+	run("account", "role", "--data", old, "--login", "demo_admin", "--operator")
+	if _, err := startOn(old, false); err == nil || !strings.Contains(err.Error(), "(demo_admin)") {
+		t.Fatalf("start without --demo beside an operator demo_admin: %v", err)
+	}
+	run("account", "role", "--data", old, "--login", "demo_admin", "--operator=false")
+	if _, err := startOn(old, false); err != nil {
+		t.Fatalf("start with demo_admin no operator, and a player called demo: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/gcfloor"
 	"github.com/honmaster/masterserver/host/loadtest"
 	"github.com/honmaster/masterserver/host/operator"
@@ -37,11 +39,11 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&o.Operator, "operator", "http://127.0.0.1:8081", "operator listener URL of that server (grants, sub-accounts, balances, metrics); \"\" for none")
 	fs.StringVar(&o.Token, "token", "", "operator API token (default: read from --token-file)")
 	fs.StringVar(&tokenFile, "token-file", "", "file holding the operator token (default: DATA/"+operator.TokenFile+")")
-	fs.StringVar(&dataDir, "data", "./data", "data directory of a local server, only to find its "+operator.TokenFile)
+	fs.StringVar(&dataDir, "data", "", "data directory of a local server, only to find its "+operator.TokenFile+" (default ./data, or "+DemoDataDir+" when only it has one: serve --demo's)")
 	fs.IntVar(&o.Accounts, "accounts", 64, "test accounts, registered fresh (logins "+loadtest.LoginPrefix+"<run tag>...)")
 	fs.StringVar(&mix, "mix", "", "operations and weights, e.g. login=1,drop=3,cloud=1 (operations: "+strings.Join(loadtest.OperationNames(), ", ")+")")
 	fs.StringVar(&scenario, "scenario", "", "one operation alone (same as --mix NAME=1)")
-	fs.IntVar(&o.Requests, "requests", 20000, "stop after this many operations")
+	fs.IntVar(&o.Requests, "requests", 20000, "stop after this many operations (no limit when --duration is given without it)")
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "stop after this long")
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "concurrent clients (closed loop) or senders (open loop)")
 	fs.Float64Var(&o.Rate, "rate", 0, "open loop: operations per second, latency from each one's intended send time (0: closed loop)")
@@ -62,6 +64,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	} else if err != nil {
 		return err
 	}
+	o.Requests = requestBudget(fs, o.Requests)
 	switch {
 	case o.Rounds < 1:
 		return usageError("--rounds must be 1 or more")
@@ -86,7 +89,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer gcfloor.Start(loadTestGCHeapFloor).Stop()
 	if o.Operator != "" && o.Token == "" {
 		if tokenFile == "" {
-			tokenFile = filepath.Join(dataDir, operator.TokenFile)
+			tokenFile = defaultTokenFile(dataDir)
 		}
 		if b, err := os.ReadFile(tokenFile); err == nil {
 			o.Token = strings.TrimSpace(string(b))
@@ -133,6 +136,35 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errInconsistent
 	}
 	return nil
+}
+
+// requestBudget is the run's --requests: none (the most an int32 holds)
+// when --duration is given without it, so that the run lasts the duration
+// asked for (the default 20000 ends a fast server's run within seconds).
+func requestBudget(fs *flag.FlagSet, requests int) int {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["duration"] && !given["requests"] {
+		return math.MaxInt32
+	}
+	return requests
+}
+
+// defaultTokenFile is the operator token file of the data directory
+// dataDir, or without one of ./data, or of DemoDataDir when only that one
+// has a token (the README's serve --demo).
+func defaultTokenFile(dataDir string) string {
+	if dataDir != "" {
+		return filepath.Join(dataDir, operator.TokenFile)
+	}
+	plain := filepath.Join(config.Default().Storage.DataDir, operator.TokenFile)
+	demo := filepath.Join(DemoDataDir, operator.TokenFile)
+	if _, err := os.Stat(plain); err != nil {
+		if _, err := os.Stat(demo); err == nil {
+			return demo
+		}
+	}
+	return plain
 }
 
 // targetList is the repeatable --target flag.

@@ -5,13 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/host/loadtest"
+	"github.com/honmaster/masterserver/host/operator"
 )
 
 // TestTargetListRepeats: --target may be given several times, each one
@@ -52,5 +55,61 @@ func TestEveryOperationListed(t *testing.T) {
 		if !strings.Contains(string(doc), "| `"+n+"` |") {
 			t.Errorf("docs/loadtest.md has no row for %s", n)
 		}
+	}
+}
+
+// TestRequestBudget: --duration alone runs for the duration (no request
+// limit); --requests, or neither, keeps the limit.
+func TestRequestBudget(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 20000},
+		{[]string{"--duration", "30s"}, math.MaxInt32},
+		{[]string{"--duration", "30s", "--requests", "500"}, 500},
+		{[]string{"--requests", "500"}, 500},
+	} {
+		fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+		requests := fs.Int("requests", 20000, "")
+		fs.Duration("duration", 10*time.Second, "")
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := requestBudget(fs, *requests); got != tc.want {
+			t.Errorf("%v: %d requests, want %d", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestDefaultTokenFile: without --data, the token of ./data, or of the
+// demo's directory when only it has one.
+func TestDefaultTokenFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	plain := filepath.Join("data", operator.TokenFile)
+	demo := filepath.Join(DemoDataDir, operator.TokenFile)
+	if got := defaultTokenFile(""); got != plain {
+		t.Errorf("no token anywhere: %s, want %s", got, plain)
+	}
+	if err := os.MkdirAll(DemoDataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(demo, []byte("t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := defaultTokenFile(""); got != demo {
+		t.Errorf("only the demo's token: %s, want %s", got, demo)
+	}
+	if err := os.MkdirAll("data", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plain, []byte("t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := defaultTokenFile(""); got != plain {
+		t.Errorf("both: %s, want %s", got, plain)
+	}
+	if got := defaultTokenFile("/srv/hon"); got != filepath.Join("/srv/hon", operator.TokenFile) {
+		t.Errorf("--data /srv/hon: %s", got)
 	}
 }

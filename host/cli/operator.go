@@ -159,7 +159,7 @@ func accountJSON(a *storage.Account) operator.Account {
 }
 
 func mountOperatorAPI(op *operator.Server, app *App) {
-	op.HandleAPI("GET "+operator.PathAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("GET "+operator.PathAccount, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
 		id, err := app.DB.LoginID(r.FormValue("login"))
 		if err != nil {
 			return nil, err
@@ -170,7 +170,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+operator.PathAccount, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathAccount, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
 		a, err := app.Accounts.Create(ctx, accounts.Create{Login: r.FormValue("login"), Password: r.FormValue("password"),
 			Email: r.FormValue("email"), Parent: r.FormValue("parent")})
 		if err != nil {
@@ -178,7 +178,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+operator.PathGrant, apiHandler(func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathGrant, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
 		var g accounts.Grant
 		for _, f := range []struct {
 			name string
@@ -202,8 +202,9 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 }
 
 // apiHandler answers f's result as JSON, or {"error": ...} with a status
-// that says whose fault it was.
-func apiHandler(f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
+// that says whose fault it was. A call that may change something (not a
+// GET) writes its line of the audit trail to log.
+func apiHandler(log *slog.Logger, f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 		if err := r.ParseForm(); err != nil {
@@ -213,12 +214,18 @@ func apiHandler(f func(ctx context.Context, r *http.Request) (any, error)) http.
 		ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
 		defer cancel()
 		v, err := f(ctx, r)
+		var failed error
 		if err != nil {
 			status, msg := apiError(r, err)
 			writeJSON(w, status, map[string]string{"error": msg})
-			return
+			failed = errors.New(msg)
+		} else {
+			writeJSON(w, http.StatusOK, v)
 		}
-		writeJSON(w, http.StatusOK, v)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			account, change := operator.FormChange(r.Form, "login")
+			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, account, change, failed, "addr", r.RemoteAddr)
+		}
 	})
 }
 

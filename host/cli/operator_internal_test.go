@@ -159,8 +159,8 @@ func TestMissingDataDir(t *testing.T) {
 			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 		}
 		// Quiet: an offline command prints its output, not the runtime's
-		// start-up logs.
-		if errOut != "" {
+		// start-up logs; only its line of the audit trail.
+		if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `log=audit by="local command" action="account create" account=first`) {
 			t.Errorf("stderr %q", errOut)
 		}
 		code, out, errOut = run("account", "show", "--data", dir, "--login", "first")

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -179,4 +180,95 @@ func TestSIGTERMShutsDownGracefully(t *testing.T) {
 	if out := runHost(t, bin, "account", "show", "--data", data, "--login", "term"); !strings.Contains(out, `"term"`) {
 		t.Errorf("after shutdown: %s", out)
 	}
+}
+
+// TestRollbackAfterUpgrade is the documented way back after an upgrade
+// (docs/operations.md "Upgrades"): a data directory written at the
+// previous release's schema, backed up, then migrated by this version at
+// its start; restore --replace of the backup taken before puts that
+// schema back, which the previous release's version check accepts. And a
+// database written by a newer version is set aside like any other (the
+// previous release's restore could not: it opened the database to prove
+// no server held it).
+func TestRollbackAfterUpgrade(t *testing.T) {
+	data, backup := t.TempDir(), t.TempDir()
+	db := filepath.Join(data, "db")
+	run := func(args ...string) (int, string, string) {
+		var out, errOut strings.Builder
+		code := cli.Main(context.Background(), args, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	if code, out, errOut := run("account", "create", "--init", "--data", data, "--login", "veteran", "--password", "pw"); code != 0 {
+		t.Fatalf("account create: exit %d %q %q", code, out, errOut)
+	}
+	// What the previous release wrote: its schema recorded (no sessions,
+	// so nothing of the current schema's session lists to take away).
+	previous := uint32(storage.SchemaVersion - 1)
+	setSchema(t, db, previous)
+	if err := os.CopyFS(filepath.Join(backup, "db"), os.DirFS(db)); err != nil { // the backup taken before the upgrade
+		t.Fatal(err)
+	}
+	// The upgrade: this version migrates the directory when it opens it,
+	// and the previous release refuses it from then on.
+	upgraded, err := storage.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upgraded.Close()
+	if v := dirSchema(t, db); storage.CheckSchema(v, previous) == nil {
+		t.Fatalf("after the upgrade: schema %d, which the previous release would still accept", v)
+	}
+	code, out, errOut := run("restore", "--from", backup, "--data", data, "--replace")
+	if code != 0 || !strings.Contains(out, "db.replaced-") || !strings.Contains(out, "older than this version's") {
+		t.Fatalf("restore --replace: exit %d, %q, %q", code, out, errOut)
+	}
+	if v := dirSchema(t, db); v != previous || storage.CheckSchema(v, previous) != nil {
+		t.Fatalf("after the rollback: schema %d (%v); want %d, which the previous release reads", v, storage.CheckSchema(v, previous), previous)
+	}
+	if m, _ := filepath.Glob(filepath.Join(data, "db.verifying*")); len(m) != 0 {
+		t.Errorf("the verification's copy is left behind: %v", m)
+	}
+	back, err := storage.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := back.LoginID("veteran"); err != nil {
+		t.Errorf("the restored database lacks the account: %v", err)
+	}
+	back.Close()
+
+	// A restore by the version being rolled back to, of a directory the
+	// newer one wrote: it sets the newer database aside without opening it.
+	setSchema(t, db, storage.SchemaVersion+1)
+	if code, out, errOut := run("restore", "--from", backup, "--data", data, "--replace"); code != 0 || !strings.Contains(out, "db.replaced-") {
+		t.Fatalf("restore --replace over a newer database: exit %d, %q, %q", code, out, errOut)
+	}
+	if v := dirSchema(t, db); v != previous {
+		t.Fatalf("restored over a newer database: schema %d, want %d", v, previous)
+	}
+}
+
+// setSchema records schema version v in the database in dir, as the
+// version that writes v would have.
+func setSchema(t *testing.T, dir string, v uint32) {
+	t.Helper()
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := db.NewBatch()
+	b.PutMeta("schema_version", binary.BigEndian.AppendUint32(nil, v))
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func dirSchema(t *testing.T, dir string) uint32 {
+	t.Helper()
+	v, err := storage.DirSchema(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

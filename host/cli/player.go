@@ -21,11 +21,12 @@ import (
 // SRP login (pre_auth, srpAuth) and /master/report/report.
 
 const playerUsage = `usage: %[1]s player login  [--server URL] --login L --password P
-       %[1]s player report [--server URL] --login L --password P --reportee NAME [--reason R] [--text T]
+       %[1]s player report [--server URL] --login L --password P --reportee NICKNAME [--reason R] [--text T]
 
 Plays the game client's part against a running server (default http://127.0.0.1:8080):
 login prints what the session record says (account, nickname, susp_id, standing);
-report logs in and files a report, as the in-game report dialog does.
+report logs in and files a report, as the in-game report dialog does: --reportee is
+the reported player's nickname (as the game shows it), not their login.
 Reasons: %[2]s.
 `
 
@@ -56,7 +57,7 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	password := fs.String("password", "", "password")
 	var reportee, reason, text *string
 	if verb == "report" {
-		reportee = fs.String("reportee", "", "nickname of the reported player")
+		reportee = fs.String("reportee", "", "nickname of the reported player (as the game shows it, not the login)")
 		reason = fs.String("reason", "chat_abuse", "reason: "+reasonNames())
 		text = fs.String("text", "", "description")
 	}

@@ -34,6 +34,7 @@ func TestPlayerCommands(t *testing.T) {
 		{"report self", []string{"report", "--server", server, "--login", "troll", "--password", "t-pw", "--reportee", "troll"}, 1, "report refused"},
 		{"unknown reason", []string{"report", "--server", server, "--login", "victim", "--password", "v-pw", "--reportee", "troll", "--reason", "rude"}, 2, "--reason \"rude\" is not one of"},
 		{"help", []string{"report", "--help"}, 0, "player report [--server URL]"},
+		{"help names the nickname", []string{"report", "--help"}, 0, "--reportee is\nthe reported player's nickname"},
 		{"no verb", []string{"dance"}, 2, "want login or report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	hostarea "github.com/honmaster/masterserver/host/area"
@@ -94,9 +95,15 @@ func (rt *Runtime) Reload(ctx context.Context) (ReloadResult, error) {
 	app, log := rt.App, rt.App.Log
 	res, err := rt.reload(ctx)
 	if err != nil {
-		log.Warn("configuration not reloaded; the running configuration is unchanged", "err", err)
+		// The message says what did not happen; the field only why.
+		why := strings.TrimPrefix(err.Error(), errReload.Error()+": ")
+		log.Warn("configuration not reloaded; the running configuration is unchanged", "reason", why)
+		banner := fmt.Sprintf("The configuration reload at %s failed, so the server runs the configuration it had: %s. "+
+			"Fix the file, then reload again.", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), why)
+		rt.reloadFailed.Store(&banner)
 		return res, err
 	}
+	rt.reloadFailed.Store(nil)
 	if len(res.Applied) > 0 || len(res.Kept) == 0 {
 		app.Log.Info("configuration reloaded", "changed", res.Applied)
 	}
@@ -185,6 +192,16 @@ func pluginStartCause(err error) error {
 		return errors.New(stripInternal(oe.cause.Error()))
 	}
 	return err
+}
+
+// reloadFailure is the console's banner of a failed reload ("": none).
+func (a *App) reloadFailure() string {
+	if rt := a.runtime.Load(); rt != nil {
+		if p := rt.reloadFailed.Load(); p != nil {
+			return *p
+		}
+	}
+	return ""
 }
 
 // reloadFromConsole is the console's Reload button.

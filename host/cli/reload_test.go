@@ -8,9 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -174,18 +176,8 @@ func TestReloadUnderLoad(t *testing.T) {
 // that cannot start with its new settings changes nothing.
 func TestReloadRestartsChangedPlugin(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "honmaster.toml")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	write(base)
-	load := func() (*config.Config, error) {
-		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
-	}
+	write, load := reloadableConfig(t, dir, base)
 	cfg, err := load()
 	if err != nil {
 		t.Fatal(err)
@@ -233,5 +225,116 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 	}
 	if got := pids(); got[plinkoapi.Area] != after[plinkoapi.Area] {
 		t.Errorf("a refused reload replaced the plinko plugin: %v -> %v", after, got)
+	}
+}
+
+// TestFailedReloadShowsInConsole: a reload that fails however it was asked
+// for (here as SIGHUP asks it, not through the console's button) shows in
+// a banner on every console page until a reload succeeds, and its log line
+// says "not reloaded" once, the reason in its own field.
+func TestFailedReloadShowsInConsole(t *testing.T) {
+	dir := t.TempDir()
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\n[operator]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
+	write, load := reloadableConfig(t, dir, base)
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)), true, io.Discard, cli.WithConfigSource(load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop() })
+	c := signedInConsole(t, "http://"+rt.OperatorAddr.String(), "demo_admin", "demo-admin-pass")
+	page := func(path string) string {
+		t.Helper()
+		r, err := c.Get("http://" + rt.OperatorAddr.String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return string(b)
+	}
+	if p := page("/console/"); strings.Contains(p, `id="reload-failed"`) {
+		t.Fatalf("a banner before any reload failed:\n%s", p)
+	}
+
+	write(base + "[limits]\nregistrations_per_address = { burst = -3, every = \"1h\" }\n")
+	if _, err := rt.Reload(context.Background()); err == nil {
+		t.Fatal("a reload of an invalid file succeeded")
+	}
+	for _, path := range []string{"/console/", "/console/accounts", "/console/plinko"} {
+		if p := page(path); !strings.Contains(p, `id="reload-failed"`) || !strings.Contains(p, "registrations_per_address") {
+			t.Errorf("%s after a failed reload: no banner naming the setting:\n%s", path, p)
+		}
+	}
+	var line string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "not reloaded") {
+			line = l
+		}
+	}
+	if strings.Count(line, "not reloaded") != 1 || !strings.Contains(line, "reason=") || !strings.Contains(line, "registrations_per_address") {
+		t.Errorf("the failed reload's log line: %q", line)
+	}
+
+	write(base)
+	if _, err := rt.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := page("/console/"); strings.Contains(p, `id="reload-failed"`) {
+		t.Errorf("the banner stays after a reload succeeded:\n%s", p)
+	}
+}
+
+// signedInConsole returns a client signed in to the console at base.
+func signedInConsole(t *testing.T, base, login, password string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	r, err := c.PostForm(base+"/console/signin", url.Values{"csrf": {formToken(t, c, base+"/console/signin")}, "login": {login}, "password": {password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || !strings.Contains(string(b), "Sign out") {
+		t.Fatalf("sign-in as %s: %d\n%s", login, r.StatusCode, b)
+	}
+	return c
+}
+
+// formToken is the form token (csrf) of the console page at u.
+func formToken(t *testing.T, c *http.Client, u string) string {
+	t.Helper()
+	r, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no form token on %s:\n%s", u, b)
+	}
+	return string(m[1])
+}
+
+// reloadableConfig writes body to a configuration file in dir and returns
+// the function that rewrites it and the one a server reloads it with (as
+// serve --config FILE does).
+func reloadableConfig(t *testing.T, dir, body string) (write func(string), load func() (*config.Config, error)) {
+	file := filepath.Join(dir, "honmaster.toml")
+	write = func(body string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(body)
+	return write, func() (*config.Config, error) {
+		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ import (
 
 // runRestore is "honmaster restore --from BACKUP --data DIR": it puts a
 // backup in place as DIR's database, with the server stopped.
-func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fset := newFlags("restore", stderr)
 	from := fset.String("from", "", "the backup directory (written by honmaster backup --to)")
 	data := fset.String("data", "", "the data directory to restore into (created if missing; its server must be stopped)")
@@ -45,6 +46,14 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	case *from == "" || *data == "":
 		return usageError("give --from BACKUP and --data DIR")
 	}
+	// The audit trail's line (no server runs: on stderr), once restored (a
+	// failure says its own sentence there).
+	defer func() {
+		if err == nil {
+			operator.Audit(slog.New(slog.NewTextHandler(stderr, nil)), operator.ByCommand, "restore", "",
+				[]any{"from", *from, "data", *data, "replace", *replace}, nil)
+		}
+	}()
 	src, err := backupDB(*from)
 	if err != nil {
 		return err
@@ -85,21 +94,29 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		os.RemoveAll(tmp)
 		return &opError{cause: err, msg: "cannot copy the backup: " + unwrapPath(err)}
 	}
-	accounts, err := verifyRestored(tmp)
+	accounts, older, err := verifyRestored(tmp, filepath.Join(*data, "db.verifying"))
 	if err != nil {
 		os.RemoveAll(tmp)
 		return &opError{cause: err, msg: fmt.Sprintf("%s is not a usable backup, nothing was changed: %s", *from, explain(openError(tmp, err)))}
 	}
 
 	if _, err := os.Stat(dst); err == nil {
-		// Opening it proves no server holds it (Pebble's lock).
-		db, err := storage.Open(dst, nil)
+		// Taking its lock proves no server holds it. Only the lock: the
+		// database is not opened, so one written by a newer version (the
+		// rollback after an upgrade) is set aside as any other.
+		release, err := storage.Lock(dst)
 		if err != nil {
 			os.RemoveAll(tmp)
-			return &opError{cause: errInUse, msg: fmt.Sprintf("the database in %s cannot be set aside (is a server running on it?): %s", *data, explain(err))}
+			return &opError{cause: errInUse, msg: fmt.Sprintf("the database in %s cannot be set aside: %s", *data, explain(openError(dst, err)))}
 		}
-		db.Close()
+		release()
 		aside := dst + ".replaced-" + time.Now().UTC().Format("20060102T150405Z")
+		for i := 2; ; i++ { // two restores within a second
+			if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			aside = fmt.Sprintf("%s.replaced-%s-%d", dst, time.Now().UTC().Format("20060102T150405Z"), i)
+		}
 		if err := os.Rename(dst, aside); err != nil {
 			os.RemoveAll(tmp)
 			return err
@@ -118,6 +135,11 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "restored %s into %s: %d accounts; %s.\nThe configuration file is not part of backups: start the server with yours.\n",
 		*from, *data, accounts, token)
+	if older != 0 {
+		fmt.Fprintf(stdout, "The backup is at schema %d, older than this version's %d: it is restored as it was written, so that the "+
+			"version that wrote it serves it (going back after an upgrade); this version would migrate it when it starts.\n",
+			older, storage.SchemaVersion)
+	}
 	return nil
 }
 
@@ -148,16 +170,33 @@ func backupDB(from string) (string, error) {
 }
 
 // verifyRestored opens the database at dir and reads every account, and
-// returns how many there are.
-func verifyRestored(dir string) (int, error) {
+// returns how many there are. Opening migrates a database written at an
+// older schema: such a one (its version returned as older) is verified on
+// a copy in scratch, removed after, so that dir keeps the schema it was
+// written at.
+func verifyRestored(dir, scratch string) (accounts int, older uint32, err error) {
+	v, err := storage.DirSchema(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	if v != 0 && v < storage.SchemaVersion {
+		older = v
+		if err := os.RemoveAll(scratch); err != nil {
+			return 0, 0, err
+		}
+		defer os.RemoveAll(scratch)
+		if err := copyTree(dir, scratch); err != nil {
+			return 0, 0, err
+		}
+		dir = scratch
+	}
 	db, err := storage.Open(dir, nil)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer db.Close()
-	n := 0
-	err = db.EachAccount(func(*storage.Account) error { n++; return nil })
-	return n, err
+	err = db.EachAccount(func(*storage.Account) error { accounts++; return nil })
+	return accounts, older, err
 }
 
 // copyTree copies the regular files of src into dst (created), keeping

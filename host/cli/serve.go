@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,6 +46,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkPluginFlags(cfg); err != nil {
 		return err
 	}
+	demoDir(fs, cfg, *demo)
 	log := NewServeLogger(cfg, stderr)
 	applyMemoryLimit(cfg, log) // memlimit.go
 	applyGCPercent(cfg.Server.GCPercent, log)
@@ -59,8 +61,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer signal.Stop(hup)
 
 	source := func() (*config.Config, error) {
-		fs, _ := serveFlags(io.Discard)
-		return config.FromArgs(fs, args)
+		fs, demo := serveFlags(io.Discard)
+		c, err := config.FromArgs(fs, args)
+		if err == nil {
+			demoDir(fs, c, *demo)
+		}
+		return c, err
 	}
 	rt, err := Start(ctx, cfg, log, *demo, stdout, WithConfigSource(source))
 	if err != nil {
@@ -73,7 +79,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			select {
 			case <-hup:
 				log.Info("SIGHUP: reloading the configuration", "config", configSource(fs))
-				rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
+				res, err := rt.Reload(context.WithoutCancel(ctx)) // logs its outcome
+				operator.Audit(log, operator.BySignal, "reload", "", nil, err, "changed", res.Applied, "kept", res.Kept)
 			case <-ctx.Done():
 				return
 			}
@@ -94,8 +101,22 @@ func configSource(fs *flag.FlagSet) string {
 // serveFlags are serve's flags besides config.FromArgs's.
 func serveFlags(stderr io.Writer) (fs *flag.FlagSet, demo *bool) {
 	fs = newFlags("serve", stderr)
-	demo = fs.Bool("demo", false, "seed demo accounts (and later demo content) into a data dir that has none, and print their logins")
+	demo = fs.Bool("demo", false, "seed demo accounts and content (published passwords) and print their logins; the data "+
+		"directory is "+DemoDataDir+" unless --data or the configuration names one. A server without --demo refuses a database that holds them")
 	return fs, demo
+}
+
+// demoDir points serve --demo at DemoDataDir when neither --data nor the
+// configuration file chose a data directory (it is the default's).
+func demoDir(fs *flag.FlagSet, cfg *config.Config, demo bool) {
+	if !demo || cfg.Storage.DataDir != config.Default().Storage.DataDir {
+		return
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == config.DataFlag })
+	if !given {
+		cfg.Storage.DataDir = DemoDataDir
+	}
 }
 
 // Wait serves until ctx ends, then stops gracefully and returns Stop's
@@ -153,6 +174,9 @@ type Runtime struct {
 
 	reloadMu sync.Mutex     // one reload at a time
 	cfg      *config.Config // in force (reload.go); under reloadMu
+	// reloadFailed words the last reload when it failed ("" once one
+	// succeeds): the console's banner.
+	reloadFailed atomic.Pointer[string]
 }
 
 // sessionSweepEvery is how often expired sessions are deleted.
@@ -246,6 +270,8 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		if err := seedDemo(ctx, app, stdout); err != nil {
 			return fail(fmt.Errorf("demo seed: %w", err))
 		}
+	} else if err := refuseDemoStore(app.DB, cfg.Storage.DataDir); err != nil {
+		return fail(err)
 	}
 	if err := app.startPlugins(ctx); err != nil {
 		return fail(err)
@@ -293,7 +319,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	log.Info("serving", "addr", ln.Addr().String(), "operator_addr", opListen, "plugins", plugins, "data_dir", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	if demo {
-		printDemoConsole(stdout, opAddr)
+		printDemoConsole(stdout, cfg.Storage.DataDir, opAddr)
 	}
 	return rt, nil
 }

@@ -41,8 +41,10 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -57,6 +59,7 @@ import (
 	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -108,6 +111,10 @@ type Deps struct {
 	// Reload reloads the server's configuration (the dashboard's button,
 	// as SIGHUP does) and words the outcome; nil: no button.
 	Reload func(ctx context.Context) (string, error)
+	// ReloadFailed words the last configuration reload when it failed,
+	// however it was asked for (SIGHUP, the button), until one succeeds:
+	// every page shows it in a banner. "" (or nil): no banner.
+	ReloadFailed func() string
 	// SessionLifetime is how long a console session lasts (0: 8h).
 	SessionLifetime time.Duration
 	Log             *slog.Logger
@@ -387,8 +394,67 @@ func (c *Console) auth(h http.Handler) http.Handler {
 			}
 		}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, s))
-		h.ServeHTTP(w, consolepage.WithRenderer(r, pageRenderer{c, s}))
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.URL.Path == Prefix+"signout" {
+			h.ServeHTTP(w, consolepage.WithRenderer(r, pageRenderer{c, s}))
+			return
+		}
+		aw := &auditWriter{ResponseWriter: w}
+		h.ServeHTTP(aw, consolepage.WithRenderer(r, pageRenderer{c, s}))
+		c.audit(r, s, aw)
 	})
+}
+
+// auditWriter keeps the status of an action's answer for its line of the
+// audit trail.
+type auditWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (a *auditWriter) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+	a.ResponseWriter.WriteHeader(status)
+}
+
+func (a *auditWriter) Write(b []byte) (int, error) {
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	return a.ResponseWriter.Write(b)
+}
+
+// audit writes the line of the audit trail (operator.Audit) of an action
+// of the console (every POST but sign-in and sign-out, the areas' pages'
+// included): the action is its path under /console/, the account the
+// form's login, the change the form's other fields (a file by its name),
+// the outcome what the page told the operator (every action answers with
+// a redirect carrying its notice or its error).
+func (c *Console) audit(r *http.Request, s *session, aw *auditWriter) {
+	account, change := operator.FormChange(r.PostForm, "login")
+	if r.MultipartForm != nil {
+		for _, k := range slices.Sorted(maps.Keys(r.MultipartForm.File)) {
+			for _, f := range r.MultipartForm.File[k] {
+				change = append(change, k, f.Filename)
+			}
+		}
+	}
+	var failed error
+	more := []any{"addr", clientAddr(r)}
+	loc, err := url.Parse(aw.Header().Get("Location"))
+	if err != nil {
+		loc = &url.URL{}
+	}
+	switch q := loc.Query(); {
+	case aw.status >= 400:
+		failed = fmt.Errorf("%d %s", aw.status, http.StatusText(aw.status))
+	case q.Get("error") != "":
+		failed = errors.New(q.Get("error"))
+	case q.Get("notice") != "":
+		more = append(more, "result", q.Get("notice"))
+	}
+	operator.Audit(c.d.Log, operator.ByConsole(s.login), strings.TrimPrefix(r.URL.Path, Prefix), account, change, failed, more...)
 }
 
 // maxUpload bounds a POST body (a catalog file).
@@ -425,6 +491,8 @@ type view struct {
 	Error    string
 	Body     template.HTML
 	Data     any
+	// ReloadFailed is Deps.ReloadFailed's banner, for signed-in pages.
+	ReloadFailed string
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title string, data any, body template.HTML) {
@@ -432,6 +500,9 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title str
 		Notice: r.URL.Query().Get("notice"), Error: r.URL.Query().Get("error")}
 	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
 		v.Operator, v.CSRF = s.login, s.csrf
+		if c.d.ReloadFailed != nil {
+			v.ReloadFailed = c.d.ReloadFailed()
+		}
 	}
 	t := c.pages[page]
 	var sb strings.Builder

@@ -175,7 +175,7 @@ func TestGuidesPage(t *testing.T) {
 		t.Fatalf("after import:\n%s", page)
 	}
 	// Counts: the imported 98 up, 2 down, rating 0.98.
-	if !strings.Contains(page, "<td>98</td><td>2</td><td>98/2</td><td>0.98</td>") {
+	if !strings.Contains(page, "<td>98</td><td>2</td><td class=\"num\">98/2</td><td>0.98</td>") {
 		t.Errorf("counts of guide 415077:\n%s", page)
 	}
 	archive, err := os.ReadFile("../guides/testdata/import_archive.json")

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -108,6 +109,11 @@ func sum(fams map[string]*dto.MetricFamily, name, lab, val string) float64 {
 	return t
 }
 
+// count is sum's total of a family of counts, whole.
+func count(fams map[string]*dto.MetricFamily, name string) int64 {
+	return int64(math.Round(sum(fams, name, "", "")))
+}
+
 func (c *Console) counters() counters {
 	out := counters{loginsCard: sum(c.gather(), "honmaster_logins_total", "outcome", "ok")}
 	for _, card := range c.cards {
@@ -160,9 +166,9 @@ type dashboardData struct {
 	Plugins         []pluginRow
 	Storage         string
 	StorageOK       bool
-	LiveActors      float64
-	CommitErrors    float64
-	SessionsCreated float64
+	LiveActors      int64 // counts, shown as such (a float prints 3.950628e+06)
+	CommitErrors    int64
+	SessionsCreated int64
 	Clustered       bool
 	Nodes           []Node
 	CanReload       bool // Deps.Reload is set: show the button
@@ -202,8 +208,8 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 	rate, window := c.rates.add(c.d.Now(), c.counters())
 	d := dashboardData{Online: c.online(), LoginsPerMin: strconv.FormatFloat(rate[loginsCard], 'f', 1, 64),
 		Window: window.Round(time.Second).String(), StorageOK: true, Storage: "healthy",
-		LiveActors: sum(fams, "honmaster_actors_live", "", ""), CommitErrors: sum(fams, "honmaster_storage_commit_errors_total", "", ""),
-		SessionsCreated: sum(fams, "honmaster_sessions_created_total", "", ""), CanReload: c.d.Reload != nil}
+		LiveActors: count(fams, "honmaster_actors_live"), CommitErrors: count(fams, "honmaster_storage_commit_errors_total"),
+		SessionsCreated: count(fams, "honmaster_sessions_created_total"), CanReload: c.d.Reload != nil}
 	for _, card := range c.cards {
 		row := cardRow{ID: card.ID, Title: card.Title}
 		if card.Total != nil {
@@ -243,11 +249,9 @@ func (c *Console) reload(w http.ResponseWriter, r *http.Request) {
 	}
 	msg, err := c.d.Reload(r.Context())
 	if err != nil {
-		c.d.Log.Warn("console reload refused", "operator", Operator(r), "err", err)
 		back(w, r, Prefix, "", err)
 		return
 	}
-	c.d.Log.Info("console reload", "operator", Operator(r))
 	back(w, r, Prefix, msg, nil)
 }
 
@@ -472,7 +476,6 @@ func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
 		back(w, r, c.accountURL(loginName), "", err)
 		return
 	}
-	c.d.Log.Info("console grant", "operator", Operator(r), "login", loginName, "gold", g.Gold, "silver", g.Silver, "tickets", g.Tickets, "upgrades", g.Upgrades)
 	back(w, r, c.accountURL(loginName), fmt.Sprintf("granted; balances now gold %d, silver %d, tickets %d", a.Gold, a.Silver, a.Tickets), nil)
 }
 
@@ -497,9 +500,6 @@ func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 		if l.Moderation || l.Direct {
 			msg = "suspension lifted"
 		}
-		if err == nil {
-			c.d.Log.Info("console unsuspend", "operator", Operator(r), "login", loginName, "lifted", l.Moderation, "direct", l.Direct)
-		}
 		back(w, r, to, msg, err)
 		return
 	}
@@ -515,7 +515,6 @@ func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
 		back(w, r, to, "", err)
 		return
 	}
-	c.d.Log.Info("console suspend", "operator", Operator(r), "login", loginName, "days", days, "until", m.Until)
 	back(w, r, to, "account suspended until "+m.Until.UTC().Format(reports.TimeLayout), nil)
 }
 
@@ -566,7 +565,6 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 			notice = fmt.Sprintf("password reset; %d game sessions ended", n)
 		}
 	}
-	c.d.Log.Info("console password reset", "operator", Operator(r), "login", loginName)
 	back(w, r, to, notice, err)
 }
 

@@ -374,7 +374,6 @@ func (p *page) importFile(w http.ResponseWriter, r *http.Request) {
 		consolepage.Back(w, r, "/console/guides", "", fmt.Errorf("%s was not imported: %w", hdr.Filename, err))
 		return
 	}
-	p.log.Info("console guides import", "operator", consolepage.Operator(r), "file", hdr.Filename, "added", res.Added, "updated", res.Updated, "refused", len(res.Refused))
 	to := "/console/guides"
 	if len(res.Gids) > 0 {
 		if g, err := LoadGuide(p.sys.DB(), res.Gids[0]); err == nil {

@@ -187,9 +187,14 @@ func TestKeepAccounts(t *testing.T) {
 	ts := clitest.Start(t, clitest.LoadTestLimits)
 	o := clitest.LoadTestOptions(t, ts, "patch=1")
 	o.Accounts, o.Concurrency, o.Requests, o.KeepAccounts = 2, 2, 4, true
+	var log strings.Builder
+	o.Log = &log
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "removing the test accounts") || !strings.Contains(log.String(), "keeping the test accounts") {
+		t.Errorf("the run's log says:\n%s", log.String())
 	}
 	if cl := rep.Cleanup; cl.Registered != 2 || cl.Removed != 0 || cl.Kept == "" {
 		t.Errorf("cleanup: %+v", cl)

@@ -140,7 +140,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Server = serverCounters(before, after)
 		}
 	}
-	logf("removing the test accounts")
+	if o.KeepAccounts {
+		logf("keeping the test accounts (--keep-accounts)")
+	} else {
+		logf("removing the test accounts")
+	}
 	rep.Cleanup = cleanup(ctx, o, opc, reg)
 	if rep.Cleanup.Kept == "" && rep.Cleanup.Failed == 0 {
 		for _, ar := range hooked {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ type page struct {
 type tierRow struct {
 	Tier                      string
 	Configured, Observed      float64
-	Drops                     float64
+	Drops                     int64 // a count, shown as one (a float prints 3.950628e+06)
 	CfgX, ObsX, Y, CfgW, ObsW int
 	CfgLabel, ObsLabel        string
 }
@@ -120,9 +121,9 @@ type pageData struct {
 	Exchange   []ExchangeItem
 	HasCatalog bool
 	Tiers      []tierRow
-	TotalDrops float64
-	TicketsIn  float64
-	TicketsOut float64
+	TotalDrops int64 // counts, shown as such (see tierRow.Drops)
+	TicketsIn  int64
+	TicketsOut int64
 	Height     int
 }
 
@@ -140,16 +141,18 @@ func (p *page) show(w http.ResponseWriter, r *http.Request) {
 		r.URL.RawQuery = q.Encode()
 	}
 	var counts [plinkoapi.NumTiers]float64
+	var total float64
 	for t := 1; t <= plinkoapi.NumTiers; t++ {
 		counts[t-1] = p.m.tierDrops(plinkoapi.Tier(t))
-		d.TotalDrops += counts[t-1]
+		total += counts[t-1]
 	}
-	d.TicketsIn, d.TicketsOut = p.m.ticketsMoved("in"), p.m.ticketsMoved("out")
+	d.TotalDrops = int64(math.Round(total))
+	d.TicketsIn, d.TicketsOut = int64(math.Round(p.m.ticketsMoved("in"))), int64(math.Round(p.m.ticketsMoved("out")))
 	const barMax = 300 // px for 100%
 	for t := 1; t <= plinkoapi.NumTiers; t++ {
-		row := tierRow{Tier: plinkoapi.Tier(t).String(), Configured: plinkoapi.DefaultOdds.Of(plinkoapi.Tier(t)) * 100, Drops: counts[t-1]}
-		if d.TotalDrops > 0 {
-			row.Observed = counts[t-1] / d.TotalDrops * 100
+		row := tierRow{Tier: plinkoapi.Tier(t).String(), Configured: plinkoapi.DefaultOdds.Of(plinkoapi.Tier(t)) * 100, Drops: int64(math.Round(counts[t-1]))}
+		if total > 0 {
+			row.Observed = counts[t-1] / total * 100
 		}
 		row.Y = 10 + (t-1)*40
 		row.CfgX, row.ObsX = 130, 130
@@ -181,6 +184,5 @@ func (p *page) importCatalog(w http.ResponseWriter, r *http.Request) {
 		consolepage.Back(w, r, "/console/plinko", "", err)
 		return
 	}
-	p.a.log.Info("console catalog import", "operator", consolepage.Operator(r))
 	consolepage.Back(w, r, "/console/plinko", strings.TrimSpace(out.String()), nil)
 }

@@ -75,3 +75,33 @@ func TestPlinkoPageChart(t *testing.T) {
 		t.Errorf("honmaster_plinko_drops_total sums to %v, want 4", drops)
 	}
 }
+
+// TestPlinkoPageLargeCounts: counts of millions show as whole numbers (a
+// float64 in the template printed 3.950628e+06), and the chart scales to
+// a phone's width (a viewBox, which the console's CSS shrinks).
+func TestPlinkoPageLargeCounts(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := newMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.observe(Drop{Tier: plinkoapi.TierBronze, Currency: plinkoapi.CurrencyTickets, Cost: 3950628})
+	m.drops.WithLabelValues("5", string(plinkoapi.CurrencyTickets)).Add(2_500_000)
+	p := &page{db: db, a: &Area{log: slog.New(slog.DiscardHandler)}, m: m}
+	r := consolepage.WithRenderer(httptest.NewRequest("GET", "/console/plinko", nil), bodyRenderer{})
+	w := httptest.NewRecorder()
+	p.show(w, r)
+	body := w.Body.String()
+	for _, want := range []string{`<span id="total-drops">2500001</span>`, "Tickets paid in: 3950628 ·", "(2500000)", `viewBox="0 0 560 `} {
+		if !strings.Contains(body, want) {
+			t.Errorf("plinko page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "e+0") {
+		t.Errorf("plinko page shows a number in scientific notation:\n%s", body)
+	}
+}

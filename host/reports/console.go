@@ -288,7 +288,6 @@ func (p *pages) resolve(w http.ResponseWriter, r *http.Request) {
 	}
 	var out bytes.Buffer
 	_ = FormatResolved(&out, rp, m, now)
-	p.log.Info("console report resolved", "operator", consolepage.Operator(r), "report", rp.ID.String(), "action", ra.Action.String(), "days", ra.Days)
 	consolepage.Back(w, r, to, strings.TrimSpace(out.String()), nil)
 }
 
