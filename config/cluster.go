@@ -19,6 +19,14 @@ type Cluster struct {
 	// Advertise the host:port the other nodes reach it at ("" : Listen).
 	Listen    string `toml:"listen"`
 	Advertise string `toml:"advertise"`
+	// TLSCert, TLSKey and TLSCA are PEM files: this node's certificate and
+	// key, and the cluster's own CA, which signed every node's certificate
+	// (honmaster cluster certs makes them). With them the cluster port
+	// speaks mutual TLS and admits only nodes; without them it must listen
+	// on the loopback only.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
+	TLSCA   string `toml:"tls_ca"`
 	// Provider finds the members: "static" (Peers) or "etcd".
 	Provider string   `toml:"provider"`
 	Peers    []string `toml:"peers"`
@@ -61,6 +69,17 @@ func (c *Config) validateCluster(ps *problems) {
 		ps.add("cluster.name", "must not be empty")
 	}
 	hostPort(ps, "cluster.listen", cl.Listen, false)
+	tls := cl.TLSCert != "" || cl.TLSKey != "" || cl.TLSCA != ""
+	if tls && (cl.TLSCert == "" || cl.TLSKey == "" || cl.TLSCA == "") {
+		ps.add("cluster.tls_cert", "cluster.tls_cert, cluster.tls_key and cluster.tls_ca go together: give all three "+
+			"(honmaster cluster certs makes them) or none")
+	}
+	if host, _, err := net.SplitHostPort(cl.Listen); err == nil && !tls && !IsLoopback(host) {
+		ps.add("cluster.listen", "%q is not a loopback address and the cluster port has no certificates, so any machine that reaches it "+
+			"could act as a node (send requests in any player's name, stop this node); make the nodes' certificates with "+
+			"honmaster cluster certs --out DIR --nodes NAME=ADDRESS,... and set cluster.tls_cert, cluster.tls_key and cluster.tls_ca, "+
+			"or listen on 127.0.0.1 (every node on this machine)", cl.Listen)
+	}
 	if cl.Advertise != "" {
 		hostPort(ps, "cluster.advertise", cl.Advertise, true)
 	}

@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestClusterEtcdSettingsValidated: provider "etcd" needs its endpoints,
 // each a host:port, and keys its members can be named by.
@@ -48,5 +51,54 @@ func TestClusterEtcdSettingsValidated(t *testing.T) {
 				t.Fatalf("Validate() = %v, want one problem for %s", err, tt.wantKey)
 			}
 		})
+	}
+}
+
+// TestClusterListenOffLoopbackNeedsTLS: without certificates the cluster
+// port admits anyone who reaches it, so a cluster.listen off loopback is
+// refused with a sentence naming the way out; the three TLS files go
+// together.
+func TestClusterListenOffLoopbackNeedsTLS(t *testing.T) {
+	tests := []struct {
+		listen        string
+		cert, key, ca string
+		wantKey       string // "" = valid
+	}{
+		{"127.0.0.1:7400", "", "", "", ""},
+		{"[::1]:7400", "", "", "", ""},
+		{"localhost:7400", "", "", "", ""},
+		{"0.0.0.0:7400", "", "", "", "cluster.listen"},
+		{":7400", "", "", "", "cluster.listen"},
+		{"10.0.0.11:7400", "", "", "", "cluster.listen"},
+		{"hon1.internal:7400", "", "", "", "cluster.listen"},
+		{"10.0.0.11:7400", "n.pem", "n-key.pem", "ca.pem", ""},
+		{"0.0.0.0:7400", "n.pem", "n-key.pem", "ca.pem", ""},
+		{"127.0.0.1:7400", "n.pem", "", "ca.pem", "cluster.tls_cert"},
+		{"127.0.0.1:7400", "", "", "ca.pem", "cluster.tls_cert"},
+	}
+	for _, tt := range tests {
+		c := Default()
+		c.Storage.Backend, c.Storage.Postgres.URL = BackendPostgres, "postgres://hon@db:5432/hon"
+		c.Cluster.Enabled, c.Cluster.Listen = true, tt.listen
+		c.Cluster.TLSCert, c.Cluster.TLSKey, c.Cluster.TLSCA = tt.cert, tt.key, tt.ca
+		err := c.Validate()
+		if tt.wantKey == "" {
+			if err != nil {
+				t.Errorf("listen %q tls %q %q %q: %v", tt.listen, tt.cert, tt.key, tt.ca, err)
+			}
+			continue
+		}
+		ps := Problems(err)
+		if len(ps) != 1 || ps[0].Key != tt.wantKey {
+			t.Errorf("listen %q tls %q %q %q: %v, want one problem for %s", tt.listen, tt.cert, tt.key, tt.ca, err, tt.wantKey)
+			continue
+		}
+		if tt.wantKey == "cluster.listen" {
+			for _, want := range []string{"not a loopback address", "honmaster cluster certs", "cluster.tls_ca"} {
+				if !strings.Contains(ps[0].Msg, want) {
+					t.Errorf("listen %q: %q lacks %q", tt.listen, ps[0].Msg, want)
+				}
+			}
+		}
 	}
 }
