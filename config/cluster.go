@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Cluster is the [cluster] table: several nodes serving one community over
@@ -40,6 +41,9 @@ type Cluster struct {
 	ProbeInterval   Duration `toml:"probe_interval"`
 	ProbeTimeout    Duration `toml:"probe_timeout"`
 	ProbeFailures   int      `toml:"probe_failures"`
+	// Nodes is how many nodes share the per-address limits (NodeCount): 0
+	// counts the static peers and this node.
+	Nodes int `toml:"nodes"`
 	// SyncInterval is how often a node reads which global records (guides,
 	// the Plinko catalog, the reports queue) other nodes changed, and how
 	// stale a guide's vote counts may be on another node.
@@ -55,6 +59,61 @@ func (c Cluster) NodeName() string {
 		return h
 	}
 	return "node"
+}
+
+// NodeCount is how many nodes share the per-address limits (ShareLimits):
+// 1 outside cluster mode; cluster.nodes when set; else, with the static
+// provider, the distinct peers other than this node's own address, plus
+// this node; with etcd (members come and go), 1.
+func (c Cluster) NodeCount() int {
+	switch {
+	case !c.Enabled:
+		return 1
+	case c.Nodes > 0:
+		return c.Nodes
+	case c.Provider != "static":
+		return 1
+	}
+	seen := map[string]bool{c.Listen: true, c.Advertise: true}
+	n := 1
+	for _, p := range c.Peers {
+		if !seen[p] {
+			seen[p] = true
+			n++
+		}
+	}
+	return n
+}
+
+// ShareLimits returns the configuration a node of a cluster of n nodes
+// (NodeCount) runs with: every per-address budget that a node
+// counts alone, of [limits] and the operator's token failures, is cut to
+// its share, so that an address spread over all nodes gets about the
+// configured budget in all. A rate keeps burst/n at once (at least 1: a
+// burst below n allows up to n in all) and refills n times slower; a byte
+// budget keeps size/n. Not shared: max_connections_per_address (each
+// node's own descriptors) and failed_proofs_per_login_address (a login's
+// proofs are all checked on its account's home). With n = 1, c itself.
+func (c *Config) ShareLimits(n int) *Config {
+	if n <= 1 {
+		return c
+	}
+	s := *c
+	l := &s.Limits
+	for _, r := range []*Rate{&l.FailedProofsAddress, &l.RegistrationsPerAddress, &l.ReportsAddress, &l.GuideVotesAddress,
+		&l.GuideVotesGuideAddress, &l.ConsoleSignInAddress, &l.ConsoleSignInLogin, &s.Operator.TokenFailures} {
+		if r.Burst > 0 {
+			r.Burst = max(1, r.Burst/n)
+			r.Every.Duration *= time.Duration(n)
+		}
+	}
+	if l.PreAuthPerAddress > 0 {
+		l.PreAuthPerAddress = max(1, l.PreAuthPerAddress/n)
+	}
+	if l.CloudBytesAddress.Size > 0 {
+		l.CloudBytesAddress.Size = max(1, l.CloudBytesAddress.Size/ByteSize(n))
+	}
+	return &s
 }
 
 func (c *Config) validateCluster(ps *problems) {
@@ -110,6 +169,9 @@ func (c *Config) validateCluster(ps *problems) {
 	positive(ps, "cluster.probe_interval", cl.ProbeInterval)
 	positive(ps, "cluster.probe_timeout", cl.ProbeTimeout)
 	positive(ps, "cluster.sync_interval", cl.SyncInterval)
+	if cl.Nodes < 0 {
+		ps.add("cluster.nodes", "must be 0 (count the peers) or the number of nodes, got %d", cl.Nodes)
+	}
 	if cl.ProbeFailures < 1 {
 		ps.add("cluster.probe_failures", "must be at least 1, got %d", cl.ProbeFailures)
 	}
