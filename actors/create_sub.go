@@ -32,18 +32,9 @@ func (s *System) createSub(ctx context.Context, req *NewAccount) (*storage.Accou
 		case !errors.As(err, &ce):
 			return nil, err
 		}
-		switch ce.On {
-		case storage.ConflictLogin:
-			return nil, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
-		case storage.ConflictLoginSkeleton:
-			return nil, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
-		case storage.ConflictNextAccountID:
-			if try < createTries {
-				lostSequence(try)
-				continue
-			}
+		if again, err := createConflict(req, ce, err, try); !again {
+			return nil, err
 		}
-		return nil, err
 	}
 }
 

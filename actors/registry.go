@@ -148,19 +148,28 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 		if !errors.As(err, &ce) {
 			return acct, err
 		}
-		switch ce.On {
-		case storage.ConflictLogin:
-			return nil, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
-		case storage.ConflictLoginSkeleton:
-			return nil, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
-		case storage.ConflictNextAccountID:
-			if try < createTries {
-				lostSequence(try)
-				continue
-			}
+		if again, err := createConflict(req, ce, err, try); !again {
+			return nil, err
 		}
-		return nil, err
 	}
+}
+
+// createConflict words the conflict ce of req's try-th creation (err) for
+// the caller, or tells it to try again (another creation took the id:
+// after a pause, up to createTries).
+func createConflict(req *NewAccount, ce *storage.ConflictError, err error, try int) (again bool, _ error) {
+	switch ce.On {
+	case storage.ConflictLogin:
+		return false, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
+	case storage.ConflictLoginSkeleton:
+		return false, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
+	case storage.ConflictNextAccountID:
+		if try < createTries {
+			lostSequence(try)
+			return true, nil
+		}
+	}
+	return false, err
 }
 
 func (r *registry) createOnce(req *NewAccount) (*storage.Account, error) {
