@@ -1,13 +1,17 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -41,5 +45,28 @@ func TestClusterNodeKeepsItsShareOfAddressLimits(t *testing.T) {
 		if r.Status != want {
 			t.Fatalf("registration %d from one address: %d %s, want %d", i+1, r.Status, r.Body, want)
 		}
+	}
+}
+
+// TestClusterCertificateProblemIsSaid: a node whose certificate files
+// cannot be read stops at start with a sentence naming the setting (it
+// said "cannot open the database" and the bare file error).
+func TestClusterCertificateProblemIsSaid(t *testing.T) {
+	pg := storagetest.PostgresURL(t)
+	conf := loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n"+
+		"[cluster]\nenabled = true\nname = \"c\"\nlisten = %q\ntls_cert = \"/nonexistent/n.pem\"\ntls_key = \"/nonexistent/n-key.pem\"\n"+
+		"tls_ca = \"/nonexistent/ca.pem\"\n", pg, clustertest.FreeAddrs(t, 1)[0]))
+	var out, errOut bytes.Buffer
+	code := cli.Main(context.Background(), []string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--config", conf}, &out, &errOut)
+	if code == 0 {
+		t.Fatal("served without its certificate")
+	}
+	for _, want := range []string{"cannot join the cluster", "cluster.tls_cert /nonexistent/n.pem"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q: %q", want, errOut.String())
+		}
+	}
+	if strings.Contains(errOut.String(), "cannot open the database") {
+		t.Errorf("a certificate problem told as the database's: %q", errOut.String())
 	}
 }
