@@ -210,6 +210,8 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	if n := cfg.Cluster.NodeCount(); n > 1 {
 		cfg = cfg.ShareLimits(n)
 		log.Info("cluster: each per-address limit is this node's share", "nodes", n)
+	} else if cfg.Cluster.Enabled && cfg.Cluster.Provider == "etcd" {
+		log.Warn("cluster: each node keeps the whole of every per-address limit; set cluster.nodes to the number of nodes to share them")
 	}
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
