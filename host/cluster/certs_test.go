@@ -3,10 +3,12 @@ package cluster
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestMakeCerts: a CA and a certificate per node, keys owner-only, each
@@ -65,5 +67,79 @@ func TestParseCertNodesRefusesNonsense(t *testing.T) {
 	ns, err := ParseCertNodes("a,b=127.0.0.1")
 	if err != nil || len(ns) != 2 || ns[0].Name != "a" || len(ns[0].Hosts) != 0 || !slices.Equal(ns[1].Hosts, []string{"127.0.0.1"}) {
 		t.Errorf("a,b=127.0.0.1: %v, %v", ns, err)
+	}
+}
+
+// handshake runs a TLS handshake between server and client over loopback
+// (kernel buffers: neither side waits for the other to read), each side
+// bounded by a deadline.
+func handshake(server, client *tls.Config) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	errs := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			errs <- err
+			return
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+		errs <- tls.Server(c, server).Handshake()
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	client = client.Clone()
+	client.ServerName = "127.0.0.1" // gRPC sets it from the address it dials
+	cerr := tls.Client(c, client).Handshake()
+	c.Close()
+	serr := <-errs
+	if cerr != nil {
+		return cerr
+	}
+	return serr
+}
+
+// TestTLSWithTwoCAs: a tls_ca holding two CAs (the middle of a key
+// rotation, SECURITY.md) admits the nodes of both; a node that trusts one
+// CA refuses the other's.
+func TestTLSWithTwoCAs(t *testing.T) {
+	old, fresh := t.TempDir(), t.TempDir()
+	for _, dir := range []string{old, fresh} {
+		if _, err := MakeCerts(dir, []CertNode{{Name: "n", Hosts: []string{"127.0.0.1"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(old, CAFile))
+	b, _ := os.ReadFile(filepath.Join(fresh, CAFile))
+	both := filepath.Join(t.TempDir(), "both.pem")
+	if err := os.WriteFile(both, append(a, b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node := func(dir, ca string) Config {
+		return Config{TLSCert: filepath.Join(dir, "n.pem"), TLSKey: filepath.Join(dir, "n-key.pem"), TLSCA: ca}
+	}
+	load := func(c Config) (*tls.Config, *tls.Config) {
+		t.Helper()
+		s, cl, err := loadTLS(c, "127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, cl
+	}
+	oldServer, _ := load(node(old, both))
+	_, freshClient := load(node(fresh, both))
+	if err := handshake(oldServer, freshClient); err != nil {
+		t.Errorf("old certificate and new, both trusting both CAs: %v", err)
+	}
+	oldOnly, _ := load(node(old, filepath.Join(old, CAFile)))
+	if err := handshake(oldOnly, freshClient); err == nil {
+		t.Error("a node trusting the old CA alone admitted the new CA's certificate")
 	}
 }
