@@ -66,6 +66,12 @@ func (s *System) remote(id storage.AccountID) bool {
 	return s.opts.Placement != nil && !s.opts.Placement.Home(id)
 }
 
+// AtHome reports whether account id is served by this node: always on a
+// single node; in cluster mode when this node is its home in its current
+// view. Work every node could do for any account (the session sweep) is
+// done by each account's home, without transient activations.
+func (s *System) AtHome(id storage.AccountID) bool { return !s.remote(id) }
+
 // loadRemote reads account id from storage, for a read of an account homed
 // on another node.
 func (s *System) loadRemote(id storage.AccountID) (*storage.Account, error) {

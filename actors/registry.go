@@ -148,23 +148,54 @@ func (r *registry) create(req *NewAccount) (*storage.Account, error) {
 		if !errors.As(err, &ce) {
 			return acct, err
 		}
-		switch ce.On {
-		case storage.ConflictLogin:
-			return nil, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
-		case storage.ConflictLoginSkeleton:
-			return nil, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
-		case storage.ConflictNextAccountID:
-			if try < createTries {
-				lostSequence(try)
-				continue
-			}
+		if again, err := createConflict(req, ce, err, try); !again {
+			return nil, err
 		}
-		return nil, err
 	}
 }
 
+// createConflict words the conflict ce of req's try-th creation (err) for
+// the caller, or tells it to try again (another creation took the id:
+// after a pause, up to createTries).
+func createConflict(req *NewAccount, ce *storage.ConflictError, err error, try int) (again bool, _ error) {
+	switch ce.On {
+	case storage.ConflictLogin:
+		return false, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
+	case storage.ConflictLoginSkeleton:
+		return false, fmt.Errorf("%w: %q", ErrLoginLookalike, req.Login)
+	case storage.ConflictNextAccountID:
+		if try < createTries {
+			lostSequence(try)
+			return true, nil
+		}
+	}
+	return false, err
+}
+
 func (r *registry) createOnce(req *NewAccount) (*storage.Account, error) {
+	if req.ParentLogin != "" {
+		return nil, fmt.Errorf("%w: %q: a sub-account is created by its parent's actor (CreateAccount)", ErrBadParent, req.ParentLogin)
+	}
 	db := r.sys.db
+	b := db.NewBatch()
+	acct, err := putCreation(db, b, req, 0)
+	if err != nil {
+		b.Discard()
+		return nil, err
+	}
+	if err := db.Commit(b); err != nil {
+		return nil, err
+	}
+	return acct, nil
+}
+
+// putCreation puts the creation of req's account into b: a new id from
+// the stored sequence (moved by compare-and-set in b), the account's
+// records (putNewAccount) and, for a sub-account (super not 0), its entry
+// in its main account's index. A ConflictError of the commit means
+// another process took the id (ConflictNextAccountID: try again), the
+// login or its look-alike.
+func putCreation(db *storage.DB, b *storage.Batch, req *NewAccount, super storage.AccountID) (*storage.Account, error) {
 	if _, err := db.LoginID(req.Login); err == nil {
 		return nil, fmt.Errorf("%w: %q", ErrLoginTaken, req.Login)
 	} else if !errors.Is(err, storage.ErrNotFound) {
@@ -192,30 +223,12 @@ func (r *registry) createOnce(req *NewAccount) (*storage.Account, error) {
 	}
 	acct := req.Account.Clone()
 	acct.ID, acct.SuperID, acct.Login = id, id, req.Login
-	b := db.NewBatch()
-	if req.ParentLogin != "" {
-		pid, err := db.LoginID(req.ParentLogin)
-		if err != nil {
-			b.Discard()
-			return nil, fmt.Errorf("%w: %q: %w", ErrBadParent, req.ParentLogin, err)
-		}
-		parent, err := db.Account(pid)
-		if err != nil {
-			b.Discard()
-			return nil, fmt.Errorf("%w: %q: %w", ErrBadParent, req.ParentLogin, err)
-		}
-		if parent.SuperID != parent.ID {
-			b.Discard()
-			return nil, fmt.Errorf("%w: %q is itself a sub-account", ErrBadParent, req.ParentLogin)
-		}
-		acct.SuperID = parent.ID
-		b.PutSubAccount(parent.ID, id)
+	if super != 0 {
+		acct.SuperID = super
+		b.PutSubAccount(super, id)
 	}
 	putNewAccount(b, acct, req)
 	b.SetNextAccountIDIf(id, id+1)
-	if err := db.Commit(b); err != nil {
-		return nil, err
-	}
 	return acct, nil
 }
 

@@ -382,22 +382,17 @@ type NewAccount struct {
 
 // CreateAccount creates an account through the registry and returns it.
 // Creations that arrive while another commits share the next commit (see
-// createGroup); a sub-account is created alone.
+// createGroup); a sub-account is created alone, by its parent's actor
+// (createSub).
 func (s *System) CreateAccount(ctx context.Context, req *NewAccount) (*storage.Account, error) {
-	if req.ParentLogin == "" {
-		dl := s.deadline(ctx)
-		if !time.Now().Before(dl) {
-			return nil, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
-		}
-		return s.createGrouped(req, dl)
+	if req.ParentLogin != "" {
+		return s.createSub(ctx, req)
 	}
-	c, err := mutate[*created](ctx, s, s.registry, func(dl time.Time) *envelope {
-		return &envelope{Msg: &createAccount{Req: req, Deadline: dl}}
-	})
-	if err != nil {
-		return nil, err
+	dl := s.deadline(ctx)
+	if !time.Now().Before(dl) {
+		return nil, fmt.Errorf("%w: %w", ErrExpired, context.DeadlineExceeded)
 	}
-	return c.Account, nil
+	return s.createGrouped(req, dl)
 }
 
 // EnsureMeta returns the metadata value name, storing value first when the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Cluster is the [cluster] table: several nodes serving one community over
@@ -19,6 +20,14 @@ type Cluster struct {
 	// Advertise the host:port the other nodes reach it at ("" : Listen).
 	Listen    string `toml:"listen"`
 	Advertise string `toml:"advertise"`
+	// TLSCert, TLSKey and TLSCA are PEM files: this node's certificate and
+	// key, and the cluster's own CA, which signed every node's certificate
+	// (honmaster cluster certs makes them). With them the cluster port
+	// speaks mutual TLS and admits only nodes; without them it must listen
+	// on the loopback only.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
+	TLSCA   string `toml:"tls_ca"`
 	// Provider finds the members: "static" (Peers) or "etcd".
 	Provider string   `toml:"provider"`
 	Peers    []string `toml:"peers"`
@@ -32,6 +41,9 @@ type Cluster struct {
 	ProbeInterval   Duration `toml:"probe_interval"`
 	ProbeTimeout    Duration `toml:"probe_timeout"`
 	ProbeFailures   int      `toml:"probe_failures"`
+	// Nodes is how many nodes share the per-address limits (NodeCount): 0
+	// counts the static peers and this node.
+	Nodes int `toml:"nodes"`
 	// SyncInterval is how often a node reads which global records (guides,
 	// the Plinko catalog, the reports queue) other nodes changed, and how
 	// stale a guide's vote counts may be on another node.
@@ -49,6 +61,61 @@ func (c Cluster) NodeName() string {
 	return "node"
 }
 
+// NodeCount is how many nodes share the per-address limits (ShareLimits):
+// 1 outside cluster mode; cluster.nodes when set; else, with the static
+// provider, the distinct peers other than this node's own address, plus
+// this node; with etcd (members come and go), 1.
+func (c Cluster) NodeCount() int {
+	switch {
+	case !c.Enabled:
+		return 1
+	case c.Nodes > 0:
+		return c.Nodes
+	case c.Provider != "static":
+		return 1
+	}
+	seen := map[string]bool{c.Listen: true, c.Advertise: true}
+	n := 1
+	for _, p := range c.Peers {
+		if !seen[p] {
+			seen[p] = true
+			n++
+		}
+	}
+	return n
+}
+
+// ShareLimits returns the configuration a node of a cluster of n nodes
+// (NodeCount) runs with: every per-address budget that a node
+// counts alone, of [limits] and the operator's token failures, is cut to
+// its share, so that an address spread over all nodes gets about the
+// configured budget in all. A rate keeps burst/n at once (at least 1: a
+// burst below n allows up to n in all) and refills n times slower; a byte
+// budget keeps size/n. Not shared: max_connections_per_address (each
+// node's own descriptors) and failed_proofs_per_login_address (a login's
+// proofs are all checked on its account's home). With n = 1, c itself.
+func (c *Config) ShareLimits(n int) *Config {
+	if n <= 1 {
+		return c
+	}
+	s := *c
+	l := &s.Limits
+	for _, r := range []*Rate{&l.FailedProofsAddress, &l.RegistrationsPerAddress, &l.ReportsAddress, &l.GuideVotesAddress,
+		&l.GuideVotesGuideAddress, &l.ConsoleSignInAddress, &l.ConsoleSignInLogin, &s.Operator.TokenFailures} {
+		if r.Burst > 0 {
+			r.Burst = max(1, r.Burst/n)
+			r.Every.Duration *= time.Duration(n)
+		}
+	}
+	if l.PreAuthPerAddress > 0 {
+		l.PreAuthPerAddress = max(1, l.PreAuthPerAddress/n)
+	}
+	if l.CloudBytesAddress.Size > 0 {
+		l.CloudBytesAddress.Size = max(1, l.CloudBytesAddress.Size/ByteSize(n))
+	}
+	return &s
+}
+
 func (c *Config) validateCluster(ps *problems) {
 	cl := c.Cluster
 	if !cl.Enabled {
@@ -61,6 +128,17 @@ func (c *Config) validateCluster(ps *problems) {
 		ps.add("cluster.name", "must not be empty")
 	}
 	hostPort(ps, "cluster.listen", cl.Listen, false)
+	tls := cl.TLSCert != "" || cl.TLSKey != "" || cl.TLSCA != ""
+	if tls && (cl.TLSCert == "" || cl.TLSKey == "" || cl.TLSCA == "") {
+		ps.add("cluster.tls_cert", "cluster.tls_cert, cluster.tls_key and cluster.tls_ca go together: give all three "+
+			"(honmaster cluster certs makes them) or none")
+	}
+	if host, _, err := net.SplitHostPort(cl.Listen); err == nil && !tls && !IsLoopback(host) {
+		ps.add("cluster.listen", "%q is not a loopback address and the cluster port has no certificates, so any machine that reaches it "+
+			"could act as a node (send requests in any player's name, stop this node); make the nodes' certificates with "+
+			"honmaster cluster certs --out DIR --nodes NAME=ADDRESS,... and set cluster.tls_cert, cluster.tls_key and cluster.tls_ca, "+
+			"or listen on 127.0.0.1 (every node on this machine)", cl.Listen)
+	}
 	if cl.Advertise != "" {
 		hostPort(ps, "cluster.advertise", cl.Advertise, true)
 	}
@@ -91,6 +169,9 @@ func (c *Config) validateCluster(ps *problems) {
 	positive(ps, "cluster.probe_interval", cl.ProbeInterval)
 	positive(ps, "cluster.probe_timeout", cl.ProbeTimeout)
 	positive(ps, "cluster.sync_interval", cl.SyncInterval)
+	if cl.Nodes < 0 {
+		ps.add("cluster.nodes", "must be 0 (count the peers) or the number of nodes, got %d", cl.Nodes)
+	}
 	if cl.ProbeFailures < 1 {
 		ps.add("cluster.probe_failures", "must be at least 1, got %d", cl.ProbeFailures)
 	}

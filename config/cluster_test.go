@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestClusterEtcdSettingsValidated: provider "etcd" needs its endpoints,
 // each a host:port, and keys its members can be named by.
@@ -48,5 +52,102 @@ func TestClusterEtcdSettingsValidated(t *testing.T) {
 				t.Fatalf("Validate() = %v, want one problem for %s", err, tt.wantKey)
 			}
 		})
+	}
+}
+
+// TestClusterListenOffLoopbackNeedsTLS: without certificates the cluster
+// port admits anyone who reaches it, so a cluster.listen off loopback is
+// refused with a sentence naming the way out; the three TLS files go
+// together.
+func TestClusterListenOffLoopbackNeedsTLS(t *testing.T) {
+	tests := []struct {
+		listen        string
+		cert, key, ca string
+		wantKey       string // "" = valid
+	}{
+		{"127.0.0.1:7400", "", "", "", ""},
+		{"[::1]:7400", "", "", "", ""},
+		{"localhost:7400", "", "", "", ""},
+		{"0.0.0.0:7400", "", "", "", "cluster.listen"},
+		{":7400", "", "", "", "cluster.listen"},
+		{"10.0.0.11:7400", "", "", "", "cluster.listen"},
+		{"hon1.internal:7400", "", "", "", "cluster.listen"},
+		{"10.0.0.11:7400", "n.pem", "n-key.pem", "ca.pem", ""},
+		{"0.0.0.0:7400", "n.pem", "n-key.pem", "ca.pem", ""},
+		{"127.0.0.1:7400", "n.pem", "", "ca.pem", "cluster.tls_cert"},
+		{"127.0.0.1:7400", "", "", "ca.pem", "cluster.tls_cert"},
+	}
+	for _, tt := range tests {
+		c := Default()
+		c.Storage.Backend, c.Storage.Postgres.URL = BackendPostgres, "postgres://hon@db:5432/hon"
+		c.Cluster.Enabled, c.Cluster.Listen = true, tt.listen
+		c.Cluster.TLSCert, c.Cluster.TLSKey, c.Cluster.TLSCA = tt.cert, tt.key, tt.ca
+		err := c.Validate()
+		if tt.wantKey == "" {
+			if err != nil {
+				t.Errorf("listen %q tls %q %q %q: %v", tt.listen, tt.cert, tt.key, tt.ca, err)
+			}
+			continue
+		}
+		ps := Problems(err)
+		if len(ps) != 1 || ps[0].Key != tt.wantKey {
+			t.Errorf("listen %q tls %q %q %q: %v, want one problem for %s", tt.listen, tt.cert, tt.key, tt.ca, err, tt.wantKey)
+			continue
+		}
+		if tt.wantKey == "cluster.listen" {
+			for _, want := range []string{"not a loopback address", "honmaster cluster certs", "cluster.tls_ca"} {
+				if !strings.Contains(ps[0].Msg, want) {
+					t.Errorf("listen %q: %q lacks %q", tt.listen, ps[0].Msg, want)
+				}
+			}
+		}
+	}
+}
+
+// TestClusterNodesShareAddressLimits: per-address limits were counted by
+// each node alone, so an address spread over two nodes registered 5 + 5
+// times. A node now keeps its share of each budget.
+func TestClusterNodesShareAddressLimits(t *testing.T) {
+	c := Default()
+	c.Storage.Backend, c.Storage.Postgres.URL = BackendPostgres, "postgres://hon@db:5432/hon"
+	c.Cluster.Enabled, c.Cluster.Listen = true, "10.0.0.11:7400"
+	c.Cluster.Peers = []string{"10.0.0.12:7400", "10.0.0.11:7400", "10.0.0.12:7400"} // itself and a repeat: one other node
+	if n := c.Cluster.NodeCount(); n != 2 {
+		t.Fatalf("NodeCount = %d, want 2", n)
+	}
+	s := c.ShareLimits(2)
+	l, d := s.Limits, Default().Limits
+	if r := l.RegistrationsPerAddress; r.Burst != d.RegistrationsPerAddress.Burst/2 || r.Every.Duration != 2*d.RegistrationsPerAddress.Every.Duration {
+		t.Errorf("registrations %+v, want half of %+v", r, d.RegistrationsPerAddress)
+	}
+	if l.CloudBytesAddress.Size != d.CloudBytesAddress.Size/2 || l.PreAuthPerAddress != d.PreAuthPerAddress/2 ||
+		l.FailedProofsAddress.Burst != d.FailedProofsAddress.Burst/2 || s.Operator.TokenFailures.Burst != c.Operator.TokenFailures.Burst/2 {
+		t.Errorf("shares: %+v, token failures %+v", l, s.Operator.TokenFailures)
+	}
+	// What a node counts for the whole cluster anyway, or for itself only,
+	// is left whole.
+	if l.MaxConnectionsPerAddress != d.MaxConnectionsPerAddress || l.FailedProofsLogin != d.FailedProofsLogin {
+		t.Errorf("connections %d, proofs per login %+v changed", l.MaxConnectionsPerAddress, l.FailedProofsLogin)
+	}
+	if c.Limits != d {
+		t.Error("ShareLimits changed the configuration it was called on")
+	}
+	// A limit turned off stays off; a burst below the share keeps 1.
+	c.Limits.ReportsAddress = Rate{}
+	c.Limits.GuideVotesGuideAddress = Rate{Burst: 1, Every: Duration{time.Hour}}
+	s = c.ShareLimits(3)
+	if s.Limits.ReportsAddress.Burst != 0 || s.Limits.GuideVotesGuideAddress.Burst != 1 {
+		t.Errorf("reports %+v, votes per guide %+v", s.Limits.ReportsAddress, s.Limits.GuideVotesGuideAddress)
+	}
+	if c.ShareLimits(1) != c {
+		t.Error("one node: not the configuration itself")
+	}
+	c.Cluster.Nodes = 5
+	if n := c.Cluster.NodeCount(); n != 5 {
+		t.Errorf("cluster.nodes 5: NodeCount %d", n)
+	}
+	c.Cluster.Nodes, c.Cluster.Provider = 0, "etcd"
+	if n := c.Cluster.NodeCount(); n != 1 {
+		t.Errorf("etcd without cluster.nodes: NodeCount %d, want 1", n)
 	}
 }

@@ -427,3 +427,61 @@ func TestPostgresActivationSeesInFlightFencedWrite(t *testing.T) {
 		t.Errorf("the old activation's next write: %v; want ErrFenced", err)
 	}
 }
+
+// Cluster nodes started at once on an empty database set it up one at a
+// time: PostgreSQL's CREATE TABLE IF NOT EXISTS from two sessions at once
+// failed one of them with a raw duplicate key error on pg_type's index,
+// and the node exited.
+func TestPostgresNodesSetUpAtOnce(t *testing.T) {
+	const rounds, nodes = 6, 4
+	for round := range rounds {
+		url := storagetest.PostgresURL(t)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		dbs := make([]*DB, nodes)
+		errs := make([]error, nodes)
+		for i := range nodes {
+			wg.Go(func() {
+				<-start
+				dbs[i], errs[i] = OpenPostgres(PostgresOptions{URL: url, Cluster: true, ClusterName: "eu"})
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d, node %d: %v", round, i, err)
+			} else {
+				dbs[i].Close()
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// The first node records its cluster's name in the database; a node of
+// another cluster is refused, naming both, and nodes of the first keep
+// opening it.
+func TestPostgresRefusesAnotherClustersNode(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	eu, err := OpenPostgres(PostgresOptions{URL: url, Cluster: true, ClusterName: "eu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eu.Close()
+	db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: true, ClusterName: "us"})
+	var oc *OtherClusterError
+	if !errors.Is(err, ErrPostgresOtherCluster) || !errors.As(err, &oc) || oc.Recorded != "eu" || oc.Node != "us" {
+		if err == nil {
+			db.Close()
+		}
+		t.Fatalf("a node of cluster us on cluster eu's database: %v; want ErrPostgresOtherCluster", err)
+	}
+	eu2, err := OpenPostgres(PostgresOptions{URL: url, Cluster: true, ClusterName: "eu"})
+	if err != nil {
+		t.Fatalf("a second node of cluster eu: %v", err)
+	}
+	eu2.Close()
+}

@@ -68,6 +68,7 @@ var ownPrefixes = map[string]bool{
 const (
 	metaNextAccountID = "next_account_id"
 	metaSchema        = "schema_version"
+	metaClusterName   = "cluster_name" // the cluster whose nodes use this PostgreSQL database (OpenPostgres)
 	metaGlobalSeq     = "global_seq"
 	metaGlobalVersion = "gver/" // + keyspace name
 )

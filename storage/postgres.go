@@ -61,6 +61,11 @@ type PostgresOptions struct {
 	// cluster exclude each other (ErrPostgresInUseByServer,
 	// ErrPostgresInUseByCluster).
 	Cluster bool
+	// ClusterName is the cluster's name (with Cluster): the first node
+	// records it in the database, and a node of another name is refused
+	// (ErrPostgresOtherCluster), so that two clusters never share one
+	// database. "": not checked.
+	ClusterName string
 	// Logger receives the one line a migration logs, and a warning when
 	// nothing keeps a second server off the database (CockroachDB); nil:
 	// none.
@@ -99,6 +104,21 @@ var (
 // later commit is refused too, and Health reports it, until a restart.
 var ErrPostgresLockLost = errors.New("storage: the database lock was lost; another server may be using this database: restart")
 
+// ErrPostgresOtherCluster refuses a cluster node whose cluster name is not
+// the one recorded in the database by the cluster's first node: an
+// *OtherClusterError says both.
+var ErrPostgresOtherCluster = errors.New("the PostgreSQL database belongs to another cluster")
+
+// OtherClusterError is ErrPostgresOtherCluster with the names.
+type OtherClusterError struct{ Recorded, Node string }
+
+func (e *OtherClusterError) Error() string {
+	return fmt.Sprintf("%s: it is cluster %q's, and this node is of cluster %q", ErrPostgresOtherCluster, e.Recorded, e.Node)
+}
+
+// Is makes errors.Is(err, ErrPostgresOtherCluster) hold.
+func (e *OtherClusterError) Is(target error) bool { return target == ErrPostgresOtherCluster }
+
 // ErrPostgresURL is the kind of an unparsable PostgreSQL URL: a
 // detail.Error whose cause says why.
 var ErrPostgresURL = errors.New("storage: bad PostgreSQL URL")
@@ -134,29 +154,52 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	if why := st.NoLock(); why != "" && o.Logger != nil {
 		o.Logger.Warn("storage: nothing keeps a second server off this database; run only one", "why", why)
 	}
+	// The schema is checked, migrated and completed by one process at a
+	// time (cluster nodes started at once): pgkv.Open took the set-up lock.
+	defer st.SetupDone()
 	db := newDB(&pgEngine{st: st})
-	v, err := db.schema()
-	if err != nil {
+	if err := db.setUpPostgres(o); err != nil {
 		db.Close()
 		return nil, err
 	}
+	return db, nil
+}
+
+// setUpPostgres brings a PostgreSQL database to SchemaVersion and checks
+// (or records) its cluster's name.
+func (db *DB) setUpPostgres(o PostgresOptions) error {
+	v, err := db.schema()
+	if err != nil {
+		return err
+	}
 	switch {
 	case v == SchemaVersion:
-		return db, nil
 	case v >= 2 && v < SchemaVersion: // in place, as a data directory (migrate.go)
 		start := time.Now()
 		n, err := migrateInPlace(db, v)
 		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("storage: migrate the PostgreSQL database to schema %d: %w", SchemaVersion, err)
+			return fmt.Errorf("storage: migrate the PostgreSQL database to schema %d: %w", SchemaVersion, err)
 		}
 		if o.Logger != nil {
 			o.Logger.Info("storage: database migrated", "from", v, "to", SchemaVersion, "records", n, "took", time.Since(start))
 		}
-		return db, nil
+	default:
+		return fmt.Errorf("storage: the PostgreSQL database holds schema %d, which only a data directory can be migrated from", v)
 	}
-	db.Close()
-	return nil, fmt.Errorf("storage: the PostgreSQL database holds schema %d, which only a data directory can be migrated from", v)
+	if !o.Cluster || o.ClusterName == "" {
+		return nil
+	}
+	switch name, err := db.get(metaKey(metaClusterName)); {
+	case errors.Is(err, ErrNotFound):
+		b := db.NewBatch()
+		b.PutMeta(metaClusterName, []byte(o.ClusterName))
+		return db.Commit(b)
+	case err != nil:
+		return fmt.Errorf("storage: the cluster's name: %w", err)
+	case string(name) != o.ClusterName:
+		return &OtherClusterError{Recorded: string(name), Node: o.ClusterName}
+	}
+	return nil
 }
 
 // PostgresTable is the table that holds the whole database on PostgreSQL

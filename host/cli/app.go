@@ -157,7 +157,11 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 // nodes; a command takes it alone.
 func openStorage(cfg *config.Config, log *slog.Logger, clustered bool) (*storage.DB, error) {
 	if cfg.Storage.Backend == config.BackendPostgres {
-		db, err := openPostgres(cfg.Storage.Postgres, log, "", clustered)
+		cluster := ""
+		if clustered {
+			cluster = cfg.Cluster.Name
+		}
+		db, err := openPostgres(cfg.Storage.Postgres, log, "", cluster)
 		if err != nil {
 			return nil, err
 		}
@@ -179,12 +183,13 @@ func openStorage(cfg *config.Config, log *slog.Logger, clustered bool) (*storage
 }
 
 // openPostgres opens the [storage.postgres] database (password, when
-// given, wins over password_file). Its failures are worded for the
-// operator, without the password: a setting that cannot work (exit status
-// 2) or a database that cannot be used now (1).
-func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, clustered bool) (*storage.DB, error) {
+// given, wins over password_file), as a node of cluster when it is not ""
+// (sharing the database with the other nodes of that name). Its failures
+// are worded for the operator, without the password: a setting that
+// cannot work (exit status 2) or a database that cannot be used now (1).
+func openPostgres(pc config.StoragePostgres, log *slog.Logger, password, cluster string) (*storage.DB, error) {
 	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration,
-		Logger: log, Cluster: clustered}
+		Logger: log, Cluster: cluster != "", ClusterName: cluster}
 	if pc.PasswordFile != "" && password == "" {
 		if err := privateFile(pc.PasswordFile); err != nil {
 			return nil, err
@@ -198,6 +203,7 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, 
 		opts.Password = strings.TrimRight(opts.Password, "\r")
 	}
 	db, err := storage.OpenPostgres(opts)
+	var oc *storage.OtherClusterError
 	switch {
 	case errors.Is(err, storage.ErrPostgresURL):
 		return nil, &opError{cause: errors.Join(errConfig, err),
@@ -206,6 +212,10 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password string, 
 		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by the nodes of a cluster: "+
 			"a command runs on it only while no node does (operator commands reach a running node through its admin socket), "+
 			"and a server joins them only with [cluster] enabled", storage.RedactURL(pc.URL))}
+	case errors.As(err, &oc):
+		return nil, &opError{cause: errors.Join(errConfig, err), msg: fmt.Sprintf("the PostgreSQL database at %s belongs to cluster %q, "+
+			"whose first node recorded its name there, and this node's cluster.name is %q: give every node of one cluster the same name, "+
+			"and each cluster a database of its own", storage.RedactURL(pc.URL), oc.Recorded, oc.Node)}
 	case errors.Is(err, storage.ErrPostgresInUse):
 		return nil, &opError{cause: err, msg: fmt.Sprintf("the PostgreSQL database at %s is in use by another process (a server running "+
 			"on it, here or on another machine, or another command): stop it, or retry in a moment", storage.RedactURL(pc.URL))}

@@ -47,6 +47,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runPlayer(ctx, args[1:], stdout)
 	case "storage":
 		err = runStorage(ctx, args[1:], stdout, stderr)
+	case "cluster":
+		err = runCluster(ctx, args[1:], stdout, stderr)
 	case "restore":
 		err = runRestore(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -110,6 +112,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  version")
 	fmt.Fprintln(w, "  restore --from BACKUP --data DIR [--replace] (a backup into a stopped server's data directory)")
 	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
+	fmt.Fprintln(w, "  cluster certs --out DIR --nodes NAME=ADDRESS,... (the CA and node certificates of the cluster port)")
 	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
 	for _, o := range allOps() {
@@ -144,7 +147,8 @@ func runHelp(ctx context.Context, words []string, stdout io.Writer) error {
 	case len(words) == 0:
 		usage(stdout)
 		return nil
-	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player" || words[0] == "storage":
+	case words[0] == "serve" || words[0] == "loadtest" || words[0] == "version" || words[0] == "plugin" || words[0] == "player" || words[0] == "storage" ||
+		words[0] == "cluster":
 		Main(ctx, []string{words[0], "--help"}, stdout, io.Discard)
 		return nil
 	}

@@ -21,11 +21,18 @@ func startCluster(cfg *config.Config, app *App) (*cluster.Node, error) {
 	if !cc.Enabled {
 		return nil, nil
 	}
-	return cluster.Start(cluster.Config{Name: cc.Name, Node: cc.NodeName(), Listen: cc.Listen, Advertise: cc.Advertise,
+	n, err := cluster.Start(cluster.Config{Name: cc.Name, Node: cc.NodeName(), Listen: cc.Listen, Advertise: cc.Advertise,
+		TLSCert: cc.TLSCert, TLSKey: cc.TLSKey, TLSCA: cc.TLSCA, BodyLimit: int64(cfg.Server.BodyLimit),
 		Provider: cc.Provider, Peers: cc.Peers,
 		EtcdEndpoints: cc.EtcdEndpoints, EtcdPrefix: cc.EtcdPrefix, EtcdDialTimeout: cc.EtcdDialTimeout.Duration,
 		ProbeInterval: cc.ProbeInterval.Duration, ProbeTimeout: cc.ProbeTimeout.Duration,
 		ProbeFailures: cc.ProbeFailures, RequestTimeout: cfg.Actors.AskTimeout.Duration + time.Second, Logger: app.Log})
+	if err != nil {
+		// Its errors name the setting (a certificate, the etcd servers):
+		// not a database's.
+		return nil, &opError{cause: err, msg: "cannot join the cluster: " + stripInternal(err.Error())}
+	}
+	return n, nil
 }
 
 // placement is the actors' view of the cluster (nil: a single node).

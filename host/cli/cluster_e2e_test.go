@@ -102,6 +102,10 @@ func TestClusterEndToEnd(t *testing.T) {
 	bin := buildHost(t)
 	const nodes, accounts = 3, 8
 	addrs := clustertest.FreeAddrs(t, nodes)
+	// The nodes speak mutual TLS, with certificates made as an operator
+	// makes them.
+	certs := t.TempDir()
+	runHost(t, bin, "cluster", "certs", "--out", certs, "--nodes", "n0=127.0.0.1,n1=127.0.0.1,n2=127.0.0.1")
 	confs := make([]string, nodes)
 	datas := make([]string, nodes)
 	for i := range nodes {
@@ -112,8 +116,10 @@ func TestClusterEndToEnd(t *testing.T) {
 			}
 		}
 		confs[i] = loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n"+
-			"[cluster]\nenabled = true\nname = \"e2e\"\nnode = \"n%d\"\nlisten = %q\npeers = [%s]\n",
-			pg, i, addrs[i], strings.Join(peers, ", ")))
+			"[cluster]\nenabled = true\nname = \"e2e\"\nnode = \"n%d\"\nlisten = %q\npeers = [%s]\n"+
+			"tls_ca = %q\ntls_cert = %q\ntls_key = %q\n",
+			pg, i, addrs[i], strings.Join(peers, ", "), filepath.Join(certs, "ca.pem"),
+			filepath.Join(certs, fmt.Sprintf("n%d.pem", i)), filepath.Join(certs, fmt.Sprintf("n%d-key.pem", i))))
 		datas[i] = t.TempDir()
 	}
 	const start = 100_000_000

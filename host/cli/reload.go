@@ -125,6 +125,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	if err != nil {
 		return ReloadResult{}, fmt.Errorf("%w: %w", errReload, err)
 	}
+	next = next.ShareLimits(rt.cfg.Cluster.NodeCount()) // as Start does, among the running cluster's nodes
 	cur := rt.cfg
 	var res ReloadResult
 	for _, key := range config.Changed(cur, next) {

@@ -231,6 +231,13 @@ func WithPluginClock(clock func(sdk.Area) supervisor.Clock) StartOption {
 // Start opens the data directory, seeds demo content if asked, and serves
 // HTTP on cfg.Server.Listen and the admin socket in the data directory.
 func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool, stdout io.Writer, opts ...StartOption) (*Runtime, error) {
+	// A cluster node keeps its share of every per-address budget.
+	if n := cfg.Cluster.NodeCount(); n > 1 {
+		cfg = cfg.ShareLimits(n)
+		log.Info("cluster: each per-address limit is this node's share", "nodes", n)
+	} else if cfg.Cluster.Enabled && cfg.Cluster.Provider == "etcd" {
+		log.Warn("cluster: each node keeps the whole of every per-address limit; set cluster.nodes to the number of nodes to share them")
+	}
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
 	logflood.SetClipBytes(cfg.Server.LogValueLimit)

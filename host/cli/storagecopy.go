@@ -124,7 +124,7 @@ func describeSide(s string) string {
 // one). A data directory a server runs on is refused by its lock.
 func openCopySide(side, password string, target bool, log *slog.Logger) (*storage.DB, error) {
 	if isPostgresURL(side) {
-		return openPostgres(config.StoragePostgres{URL: side, PasswordFile: "", MaxConns: 4}, log, password, false)
+		return openPostgres(config.StoragePostgres{URL: side, PasswordFile: "", MaxConns: 4}, log, password, "")
 	}
 	if !target {
 		if err := checkDataDir(side, false); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
@@ -249,8 +250,21 @@ func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) 
 	n.servedHere.Add(1)
 	ctx, cancel := context.WithDeadline(context.Background(), by)
 	defer cancel()
-	reply(toReply((*serve)(ctx, fromForward(m))))
+	rep := toReply((*serve)(ctx, fromForward(m)))
+	if size, most := proto.Size(rep), n.cfg.maxMessage()-replyRoom; size > most {
+		// The forwarding node's port would refuse it, closing the
+		// connection with every request in flight on it.
+		n.log.Error("a forwarded request's reply is larger than the cluster port carries: the player gets an error instead",
+			"bytes", size, "limit", most, "path", m.GetPath())
+		rep = &clusterpb.Reply{Status: 500, ContentType: "text/plain; charset=UTF-8",
+			Body: []byte("The reply was too large to pass between the server's nodes.")}
+	}
+	reply(rep)
 }
+
+// replyRoom is the part of maxMessage kept for protoactor's envelope
+// around a reply.
+const replyRoom = 64 << 10
 
 // inflight counts the forwarded requests a node serves, and refuses new
 // ones once it is leaving.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
-	"google.golang.org/grpc"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
@@ -34,6 +32,13 @@ type Config struct {
 	// Listen is the host:port of this node's cluster port; Advertise the
 	// host:port the others reach it at ("" : Listen).
 	Listen, Advertise string
+	// TLSCert, TLSKey and TLSCA are the PEM files of the cluster port's
+	// mutual TLS (all three, or none: then Listen must be on the loopback).
+	TLSCert, TLSKey, TLSCA string
+	// BodyLimit is the HTTP server's request body limit: the cluster port
+	// refuses a message larger than it plus messageOverhead (0: wire's
+	// default limit).
+	BodyLimit int64
 	// Provider finds the members: ProviderStatic (Peers, probed) or
 	// ProviderEtcd (EtcdEndpoints). "" : ProviderStatic.
 	Provider string
@@ -143,6 +148,10 @@ func Start(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster advertise address %q: %w", adv, err)
 	}
+	opts, err := transport(cfg, log, host, advHost)
+	if err != nil {
+		return nil, err
+	}
 	// The port must be free before protoactor starts (it panics otherwise).
 	if ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
 		return nil, fmt.Errorf("cluster listen address %q: %w", cfg.Listen, err)
@@ -154,14 +163,7 @@ func Start(cfg Config) (*Node, error) {
 	n.as = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(log)
 	}))
-	// gRPC refuses a message past 4 MiB by default, and protoactor sends
-	// what it has queued for a node as one message: a few forwarded
-	// uploads at once, or one request under a large server.body_limit,
-	// would break the connection with every request in flight on it. The
-	// peers are this cluster's own nodes (the port is private): accept
-	// what protobuf can carry.
-	rc := remote.Configure(host, port, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))),
-		remote.WithServerOptions(grpc.MaxRecvMsgSize(math.MaxInt32)))
+	rc := remote.Configure(host, port, append(opts, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))))...)
 	switch cfg.Provider {
 	case ProviderStatic, "":
 		n.prov = newStaticProvider(n, cfg)

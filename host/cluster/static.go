@@ -29,6 +29,8 @@ type staticProvider struct {
 	mu    sync.Mutex
 	names map[string]string // member id -> node name
 	state map[string]*peerState
+	// selfPeer holds the peers that turned out to be this node.
+	selfPeer map[string]bool
 }
 
 type peerState struct {
@@ -37,7 +39,8 @@ type peerState struct {
 }
 
 func newStaticProvider(n *Node, cfg Config) *staticProvider {
-	return &staticProvider{n: n, cfg: cfg, done: make(chan struct{}), names: map[string]string{}, state: map[string]*peerState{}}
+	return &staticProvider{n: n, cfg: cfg, done: make(chan struct{}), names: map[string]string{}, state: map[string]*peerState{},
+		selfPeer: map[string]bool{}}
 }
 
 func (p *staticProvider) nodeName(id string) string {
@@ -187,6 +190,15 @@ func (p *staticProvider) round() {
 	p.mu.Lock()
 	for range p.cfg.Peers {
 		a := <-answers
+		if a.pong != nil && a.pong.MemberId == p.c.ActorSystem.ID {
+			// cluster.peers lists this node itself: it is in members
+			// once already.
+			if !p.selfPeer[a.peer] {
+				p.selfPeer[a.peer] = true
+				p.n.log.Warn("cluster.peers lists this node itself: ignored", "peer", a.peer)
+			}
+			continue
+		}
 		st := p.state[a.peer]
 		if st == nil {
 			st = &peerState{}

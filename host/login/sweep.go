@@ -13,7 +13,9 @@ import (
 // SweepSessions deletes expired sessions, each through its account's actor,
 // and returns how many it deleted. The server runs it at start and then
 // periodically, so that logging in again and again cannot grow storage
-// beyond one cookie lifetime of sessions.
+// beyond one cookie lifetime of sessions. In cluster mode it deletes only
+// those of the accounts homed on this node (actors.System.AtHome): the
+// nodes' sweeps together cover every account once.
 func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	now := s.now()
 	expired := map[storage.AccountID][]*storage.Session{}
@@ -40,6 +42,13 @@ func (s *Service) SweepSessions(ctx context.Context) (int, error) {
 	for id, list := range expired {
 		if ctx.Err() != nil {
 			return n, ctx.Err()
+		}
+		if !s.sys.AtHome(id) {
+			// Cluster mode: every node sweeps, each the accounts it is
+			// the home of (an account whose home moves meanwhile waits
+			// for the next sweep), rather than every node every account
+			// through transient activations that fence the homes.
+			continue
 		}
 		ended, err := s.sys.Apply(ctx, id, &expireSessions{sessions: list})
 		if err != nil {

@@ -95,6 +95,7 @@ type Store struct {
 	lockPID   int32     // the lock connection's backend process id
 	shared    bool      // the lock is held in shared mode (Config.Shared)
 	noLock    string    // why the database has no lock ("": it has one)
+	setup     bool      // the lock's session holds setupKey (SetupDone)
 	lockLost  atomic.Bool
 	opTimeout time.Duration
 	retries   atomic.Int64
@@ -163,11 +164,70 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+Table+` (k bytea PRIMARY KEY, v bytea NOT NULL)`); err != nil {
+	if err := s.lockSetup(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("create table %s: %w", Table, err)
+		return nil, err
+	}
+	if err := s.createTable(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
+}
+
+// setupKey is the advisory lock under which a process sets the database
+// up (Open's table, then the caller's schema check, migration and first
+// records, until SetupDone): cluster nodes started at once share the
+// database, and PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe from
+// two sessions at once (one fails on pg_type's unique index).
+const setupKey = lockKey + 1
+
+// lockSetup takes setupKey on the lock's session, waiting while another
+// process sets the database up, at most until ctx ends. Without advisory
+// locks (NoLock) there is nothing to take: createTable copes instead.
+func (s *Store) lockSetup(ctx context.Context) error {
+	if s.lock == nil {
+		return nil
+	}
+	if _, err := s.lock.Exec(ctx, `SELECT pg_advisory_lock($1)`, setupKey); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("another process is setting the database up (creating its table or migrating it) and did not finish in time: " +
+				"start again once it has")
+		}
+		return fmt.Errorf("setting the database up: %w", err)
+	}
+	s.setup = true
+	return nil
+}
+
+// SetupDone releases the set-up lock Open took: the caller has checked
+// and completed the database's schema, and other processes may now do
+// the same. Close releases it too.
+func (s *Store) SetupDone() {
+	if !s.setup {
+		return
+	}
+	s.setup = false
+	ctx, cancel := s.ctx()
+	defer cancel()
+	_, _ = s.lock.Exec(ctx, `SELECT pg_advisory_unlock($1)`, setupKey)
+}
+
+// createTable creates the table when missing. A server without advisory
+// locks may still see another process create it at the same moment: its
+// failure (unique_violation on the catalog, duplicate_table) means the
+// table is there now, which one more try confirms.
+func (s *Store) createTable(ctx context.Context) error {
+	const create = `CREATE TABLE IF NOT EXISTS ` + Table + ` (k bytea PRIMARY KEY, v bytea NOT NULL)`
+	_, err := s.pool.Exec(ctx, create)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "42P07") {
+		_, err = s.pool.Exec(ctx, create)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create the table %s: %w", Table, err)
+	}
+	return nil
 }
 
 // lockKey is the advisory lock that makes one process the database's only

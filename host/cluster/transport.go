@@ -1,0 +1,161 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// messageOverhead is what a forwarded request or its reply carries beside
+// the request's body: its query (bounded by the HTTP server's header
+// buffer), user agent, the protobuf framing of at most wire's field limit
+// of fields, and protoactor's envelope (PIDs, type name).
+const messageOverhead = 1 << 20
+
+// maxMessage is the largest message the cluster port accepts: the largest
+// forwarded request (a body of server.body_limit) and its overhead. Each
+// gRPC message carries one protoactor message (remote's batching is off,
+// see transport), so no legitimate message is larger.
+func (cfg Config) maxMessage() int {
+	body := cfg.BodyLimit
+	if body <= 0 {
+		body = wire.DefaultLimits.MaxBody
+	}
+	return int(min(body+messageOverhead, math.MaxInt32))
+}
+
+// tlsOn reports whether the cluster port speaks mutual TLS.
+func (cfg Config) tlsOn() bool { return cfg.TLSCert != "" || cfg.TLSKey != "" || cfg.TLSCA != "" }
+
+// transport is protoactor remote's gRPC set-up of the cluster port:
+//   - mutual TLS with the cluster's CA when configured: a connection that
+//     does not present a node's certificate is closed in its handshake,
+//     before anything it sends reaches an actor; without it the port must
+//     be on the loopback (Start refuses anything else);
+//   - messages of at most maxMessage bytes, one protoactor message each;
+//   - the remoting service's unary calls (ListProcesses,
+//     GetProcessDiagnostics, which protoactor leaves to panic "implement
+//     me") answered Unimplemented, and a panic while a peer's stream is
+//     read recovered: the stream ends, not the node.
+func transport(cfg Config, log *slog.Logger, listenHost, advHost string) ([]remote.ConfigOption, error) {
+	srv := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(cfg.maxMessage()),
+		grpc.UnaryInterceptor(refuseUnary),
+		grpc.StreamInterceptor(recoverStream(log)),
+	}
+	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if cfg.tlsOn() {
+		server, client, err := loadTLS(cfg, advHost)
+		if err != nil {
+			return nil, err
+		}
+		srv = append(srv, grpc.Creds(credentials.NewTLS(server)))
+		dial = []grpc.DialOption{grpc.WithTransportCredentials(credentials.NewTLS(client))}
+	} else if !config.IsLoopback(listenHost) {
+		return nil, fmt.Errorf("cluster listen address %q is not a loopback address and the cluster port has no certificates "+
+			"(cluster.tls_cert, cluster.tls_key, cluster.tls_ca): any machine that reaches it could act as a node; "+
+			"make certificates with honmaster cluster certs, or listen on 127.0.0.1", cfg.Listen)
+	}
+	return []remote.ConfigOption{
+		remote.WithServerOptions(srv...),
+		remote.WithDialOptions(dial...),
+		// One protoactor message per gRPC message, so that maxMessage,
+		// sized for one forwarded request, holds for every message (a
+		// batch of a few uploads would exceed it).
+		remote.WithEndpointWriterBatchSize(1),
+	}, nil
+}
+
+// loadTLS reads the node's certificate, key and the cluster's CA, checks
+// that the certificate is one the other nodes accept (signed by the CA,
+// for servers and clients, naming advHost), and returns the server's and
+// the client's TLS configurations: both require the other side's
+// certificate, signed by the CA.
+func loadTLS(cfg Config, advHost string) (server, client *tls.Config, err error) {
+	if cfg.TLSCert == "" || cfg.TLSKey == "" || cfg.TLSCA == "" {
+		return nil, nil, fmt.Errorf("cluster.tls_cert, cluster.tls_key and cluster.tls_ca go together: give all three or none")
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster.tls_cert %s with cluster.tls_key %s: %w", cfg.TLSCert, cfg.TLSKey, err)
+	}
+	caPEM, err := os.ReadFile(cfg.TLSCA)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster.tls_ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, nil, fmt.Errorf("cluster.tls_ca %s holds no PEM certificate", cfg.TLSCA)
+	}
+	leaf := cert.Leaf
+	for _, usage := range []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth} {
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
+			return nil, nil, fmt.Errorf("cluster.tls_cert %s is not a node certificate of the CA in cluster.tls_ca %s "+
+				"(make both with honmaster cluster certs): %w", cfg.TLSCert, cfg.TLSCA, err)
+		}
+	}
+	if ip := net.ParseIP(advHost); advHost != "" && (ip == nil || !ip.IsUnspecified()) {
+		if err := leaf.VerifyHostname(advHost); err != nil {
+			return nil, nil, fmt.Errorf("cluster.tls_cert %s is for %s, not for %s, which the other nodes dial (cluster.advertise, else cluster.listen): "+
+				"make this node's certificate with honmaster cluster certs --nodes NAME=%s", cfg.TLSCert, certNames(leaf), advHost, advHost)
+		}
+	}
+	server = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool,
+		MinVersion: tls.VersionTLS13}
+	client = &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS13}
+	return server, client, nil
+}
+
+func certNames(c *x509.Certificate) string {
+	names := append([]string(nil), c.DNSNames...)
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	if len(names) == 0 {
+		return "no address"
+	}
+	return strings.Join(names, ", ")
+}
+
+// refuseUnary answers every unary call of the cluster port: the remoting
+// service's two (ListProcesses, GetProcessDiagnostics) are not implemented
+// by protoactor, whose stubs panic.
+func refuseUnary(context.Context, any, *grpc.UnaryServerInfo, grpc.UnaryHandler) (any, error) {
+	return nil, status.Error(codes.Unimplemented, "not served")
+}
+
+// recoverStream ends a stream whose handling panicked (a malformed batch
+// makes protoactor's reader index out of range) instead of the process.
+func recoverStream(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				from := "unknown"
+				if p, ok := peer.FromContext(ss.Context()); ok {
+					from = p.Addr.String()
+				}
+				log.Error("cluster port: a peer's message could not be read; its connection was closed", "peer", from,
+					"method", info.FullMethod, "panic", fmt.Sprint(r))
+				err = status.Error(codes.Internal, "malformed message")
+			}
+		}()
+		return handler(srv, ss)
+	}
+}
