@@ -49,9 +49,9 @@ const generationTable = "honmaster_lock"
 
 // Lock states (Store.state).
 const (
-	lockHeld  int32 = iota // the lock session holds the lock
-	lockAway               // it does not: the keeper is taking the lock again
-	lockGone               // another process had the database: lost for good
+	lockHeld int32 = iota // the lock session holds the lock
+	lockAway              // it does not: the keeper is taking the lock again
+	lockGone              // another process had the database: lost for good
 )
 
 // Timing of the keeper: the lock session is checked every lockProbeEvery
