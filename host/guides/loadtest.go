@@ -311,29 +311,37 @@ func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 		c.Skip("no operator listener to read guide counts from")
 		return
 	}
-	after, err := loadGuideCounts(ctx, e)
-	if err != nil {
-		c.Mismatch("guide counts after the run: %v", err)
-		c.VotesChecked++ // counted as a mismatch
-		return
-	}
 	var marks []*loadMarks
 	for _, a := range e.Accounts() {
 		marks = append(marks, loadMarksOf(a))
 	}
-	loadCheckVotes(c, r.before, after, r.voted, marks)
+	// A cluster's nodes converge to the counts (each rescans the vote
+	// records every 10 x cluster.sync_interval): they are read again until
+	// they match, within the run's bound (Options.Converge).
+	e.Converged(ctx, c, func(c *loadtest.Consistency) {
+		after, err := loadGuideCounts(ctx, e)
+		if err != nil {
+			c.Mismatch("guide counts after the run: %v", err)
+			c.VotesChecked++ // counted as a mismatch
+			return
+		}
+		loadCheckVotes(c, r.before, after, r.voted, marks)
+	})
 }
 
 // loadRemoved compares the counts of the guides voted on, once the test
-// accounts were removed, with those before the run (loadCheckRestored).
+// accounts were removed, with those before the run (loadCheckRestored),
+// within the run's convergence bound as loadCheck.
 func loadRemoved(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 	r := loadRunOf(e)
 	if !e.InMix("vote") || r.before == nil {
 		return
 	}
-	if after, err := loadGuideCounts(ctx, e); err == nil {
-		loadCheckRestored(c, r.before, after, r.voted)
-	}
+	e.Converged(ctx, c, func(c *loadtest.Consistency) {
+		if after, err := loadGuideCounts(ctx, e); err == nil {
+			loadCheckRestored(c, r.before, after, r.voted)
+		}
+	})
 }
 
 // loadCheckVotes compares, for every guide voted on, the server's counts
