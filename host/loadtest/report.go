@@ -777,6 +777,10 @@ func (c *Consistency) Mismatch(format string, args ...any) {
 	}
 }
 
+// checkTries is how many times the end-of-run check sends a read that got
+// no reply.
+const checkTries = 10
+
 // consistency compares each account's balances with the server's, and
 // retrieves each stored archive again.
 func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) Consistency {
@@ -811,7 +815,13 @@ func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) C
 		}
 		if a.stores > 0 {
 			c.CloudChecked++
-			if err := retrieveCheck(reqCtx, e.c, a); err != nil {
+			err := retrieveCheck(reqCtx, e.c, a)
+			// A read: one that met no server (a node of the targets that
+			// is down) is sent again, to another at random.
+			for try := 1; try < checkTries && err != nil && noReply(err) && reqCtx.Err() == nil; try++ {
+				err = retrieveCheck(reqCtx, e.c, a)
+			}
+			if err != nil {
 				c.Mismatch("%s cloud: %v", a.login, err)
 			} else {
 				c.CloudOK++
