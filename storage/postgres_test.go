@@ -291,14 +291,10 @@ func TestPostgresLostLockIsTakenAgain(t *testing.T) {
 		cluster, another bool
 	}{{"single", false, false}, {"cluster", true, false}, {"cluster, another node meanwhile", true, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			url := storagetest.PostgresURL(t)
-			db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: c.cluster})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db, url := openLockTest(t, c.cluster)
+			var err error
 			commitRaw(t, db, func(b *Batch) { b.set([]byte("before"), []byte("v"), nil) })
-			release := holdKeeper(pgStore(db))
+			release := holdKeeper(t, pgStore(db))
 			terminateLock(t, url)
 			if c.another {
 				other, err := OpenPostgres(PostgresOptions{URL: url, Cluster: true})
@@ -356,13 +352,9 @@ func TestPostgresLockTakenMeanwhileIsLostForGood(t *testing.T) {
 		stillOpen bool
 	}{{"single, used and closed", false, false}, {"single, still held", false, true}, {"cluster, a single server used it", true, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			url := storagetest.PostgresURL(t)
-			db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: c.cluster})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			release := holdKeeper(pgStore(db))
+			db, url := openLockTest(t, c.cluster)
+			var err error
+			release := holdKeeper(t, pgStore(db))
 			terminateLock(t, url)
 			var other *DB
 			waitFor(t, "the other server opens the database", func() (bool, error) {
@@ -402,14 +394,30 @@ func TestPostgresLockTakenMeanwhileIsLostForGood(t *testing.T) {
 	}
 }
 
+// openLockTest opens a fresh database, as a cluster node or not, closed
+// when the test ends.
+func openLockTest(t *testing.T, cluster bool) (*DB, string) {
+	t.Helper()
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: cluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, url
+}
+
 // holdKeeper stops the store's keeper before its next attempt to take the
-// lock again, until release is called (once; the test's end calls it too).
-func holdKeeper(st *pgkv.Store) (release func()) {
+// lock again, until release is called (once; the test's end calls it
+// too).
+func holdKeeper(t *testing.T, st *pgkv.Store) (release func()) {
 	gate := make(chan struct{})
 	var once sync.Once
 	hook := func() { <-gate }
 	st.BeforeRetake.Store(&hook)
-	return func() { once.Do(func() { close(gate) }) }
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release) // before the store closes: Close waits for the keeper
+	return release
 }
 
 // terminateLock ends the session holding the database's lock (the one

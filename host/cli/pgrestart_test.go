@@ -157,32 +157,12 @@ func postgresRestart(t *testing.T, nodes int) {
 	outage.Store(false)
 	// Every account served again: one acknowledged drop each, sent after
 	// the database accepted connections.
-	var worst atomic.Int64
-	var pw sync.WaitGroup
-	for i := range logins {
-		pw.Add(1)
-		go func() {
-			defer pw.Done()
-			for time.Since(back) < time.Minute {
-				r, err := drop(context.Background(), c, sessions[i].Cookie)
-				ledgers[i].record(r, err)
-				if err == nil && r.ok {
-					d := int64(time.Since(back))
-					for old := worst.Load(); d > old && !worst.CompareAndSwap(old, d); old = worst.Load() {
-					}
-					return
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			t.Errorf("%s was not served again within a minute of PostgreSQL's return", logins[i])
-		}()
-	}
-	pw.Wait()
+	worst := servedAgain(t, c, sessions, ledgers, back, "PostgreSQL's restart")
 	time.Sleep(time.Second) // load after the restart
 	close(stop)
 	wg.Wait()
 	t.Logf("%d node(s): replies while PostgreSQL was down: %v; every account served again %v after it accepted connections",
-		nodes, during, time.Duration(worst.Load()).Round(time.Millisecond))
+		nodes, during, worst.Round(time.Millisecond))
 
 	for i := range nodes {
 		select {
@@ -256,4 +236,33 @@ func dropReply(ctx context.Context, c *client.Client, cookie string) (dropResult
 	res.exhausted, _ = a.Bool("products_exhausted")
 	res.product, _ = a.String("product_name")
 	return res, r.Status, nil
+}
+
+// servedAgain sends, from began on, one drop per session through c,
+// repeating each until one is acknowledged (a minute at most), records
+// every reply in the account's ledger, and returns the longest wait: how
+// long after began (a failure, a restart) every account was served again.
+func servedAgain(t *testing.T, c *client.Client, sessions []*client.Session, ledgers []*clusterLedger, began time.Time, what string) time.Duration {
+	var worst atomic.Int64
+	var pw sync.WaitGroup
+	for i := range sessions {
+		pw.Add(1)
+		go func() {
+			defer pw.Done()
+			for time.Since(began) < time.Minute {
+				r, err := drop(context.Background(), c, sessions[i].Cookie)
+				ledgers[i].record(r, err)
+				if err == nil && r.ok {
+					d := int64(time.Since(began))
+					for old := worst.Load(); d > old && !worst.CompareAndSwap(old, d); old = worst.Load() {
+					}
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Errorf("after %s, %s was not served again within a minute", what, sessions[i].Login)
+		}()
+	}
+	pw.Wait()
+	return time.Duration(worst.Load())
 }
