@@ -76,7 +76,13 @@ func (s *Store) raiseGeneration(ctx context.Context, conn *pgx.Conn) (before, af
 	if s.shared {
 		ex, sh = 0, 1
 	}
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+generationTable+` (id int PRIMARY KEY, exclusive bigint NOT NULL, shared bigint NOT NULL)`); err != nil {
+	// Two nodes starting at once on a new database may both create the
+	// table: PostgreSQL can refuse the second CREATE TABLE IF NOT EXISTS
+	// with a unique violation (23505) on its catalog; the table exists
+	// then.
+	var pgErr *pgconn.PgError
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+generationTable+` (id int PRIMARY KEY, exclusive bigint NOT NULL, shared bigint NOT NULL)`); err != nil &&
+		!(errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "42P07")) {
 		return before, after, fmt.Errorf("create table %s: %w", generationTable, err)
 	}
 	err = conn.QueryRow(ctx, `INSERT INTO `+generationTable+` AS t VALUES (1, $1, $2)
