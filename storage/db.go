@@ -145,10 +145,12 @@ type DB struct {
 func newDB(eng engine) *DB { return &DB{eng: eng, fatal: make(chan struct{})} }
 
 // Fatal is closed once the store can take no more writes until the process
-// restarts: the PostgreSQL backend lost its database lock (PostgreSQL was
-// restarted, or the lock's session ended). The server exits then, so that
-// its supervisor restarts it and the lock is taken again, rather than
-// refuse every write until an operator notices.
+// restarts: the PostgreSQL backend lost its database lock for good (its
+// lock's session ended, and another process had the database before the
+// lock was taken again; a session that merely ended, as in a PostgreSQL
+// restart, is taken again without it). The server exits then, so that its
+// supervisor restarts it and the lock is taken again, rather than refuse
+// every write until an operator notices.
 func (db *DB) Fatal() <-chan struct{} { return db.fatal }
 
 // Open opens (creating if needed) the database in dir, migrating a data

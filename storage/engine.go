@@ -24,8 +24,10 @@ type engine interface {
 	// checkpoint writes a consistent copy into dir (errNoCheckpoint where
 	// the engine has none).
 	checkpoint(dir string) error
-	// health is nil unless the engine refuses writes for good (a lost
-	// database lock); DB.Health reports it.
+	// health is nil unless the engine refuses writes: for good (a
+	// database lock lost for good) or for now (ErrUnavailable: the
+	// database cannot be reached, its lock is being taken again);
+	// DB.Health reports it.
 	health() error
 	stats() DBStats
 	engineStats() EngineStats

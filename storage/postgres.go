@@ -33,8 +33,12 @@ import (
 //     Pebble commit that failed in the engine, and one that surely wrote
 //     nothing returns a plain error.
 //   - Checkpoint returns ErrNoCheckpoint (back up with pg_dump).
-//   - A commit is refused (ErrPostgresLockLost) once the session holding
-//     the database's advisory lock is gone, and Health says so.
+//   - A commit is refused (ErrUnavailable, nothing written) while the
+//     database cannot be reached or the session holding its advisory lock
+//     is gone; the lock is taken again as soon as the database answers,
+//     unless another process had the database meanwhile: then every commit
+//     is refused (ErrPostgresLockLost) and Fatal is closed. Health says
+//     which.
 //   - Cluster nodes (PostgresOptions.Cluster) share the database: they
 //     hold its advisory lock in shared mode, which excludes a single-node
 //     server and the offline commands (exclusive) and is excluded by them.
@@ -98,10 +102,12 @@ var (
 )
 
 // ErrPostgresLockLost refuses a commit, with nothing written, once the
-// server's session holding the database's lock ended (PostgreSQL restarted,
-// or the session was terminated): a second server may have opened the
-// database since, and two writers of one account would corrupt it. Every
-// later commit is refused too, and Health reports it, until a restart.
+// database's lock is lost for good: the server's session holding it ended
+// (PostgreSQL restarted, or the session was terminated) and another process
+// had the database before the lock was taken again, or holds it now, so
+// this process's accounts and caches may be stale and two writers of one
+// account would corrupt it. Every later commit is refused too, Health
+// reports it and Fatal is closed, until a restart.
 var ErrPostgresLockLost = errors.New("storage: the database lock was lost; another server may be using this database: restart")
 
 // ErrPostgresOtherCluster refuses a cluster node whose cluster name is not
@@ -119,6 +125,13 @@ func (e *OtherClusterError) Error() string {
 // Is makes errors.Is(err, ErrPostgresOtherCluster) hold.
 func (e *OtherClusterError) Is(target error) bool { return target == ErrPostgresOtherCluster }
 
+// ErrUnavailable refuses a read or a commit, with nothing written, while
+// the database cannot be reached (PostgreSQL is down or restarting, the
+// connection was lost) or its lock is being taken again: the same request
+// can be tried again in a moment. A commit whose COMMIT was sent and not
+// answered is ErrCommitUncertain instead.
+var ErrUnavailable = errors.New("storage: the database cannot be reached right now; nothing was written: try again")
+
 // ErrPostgresURL is the kind of an unparsable PostgreSQL URL: a
 // detail.Error whose cause says why.
 var ErrPostgresURL = errors.New("storage: bad PostgreSQL URL")
@@ -133,8 +146,12 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
+	var logf func(msg string, args ...any)
+	if o.Logger != nil {
+		logf = o.Logger.Warn
+	}
 	st, err := pgkv.Open(ctx, pgkv.Config{URL: o.URL, Password: o.Password, MaxConns: int32(o.MaxConns),
-		StatementTimeout: o.StatementTimeout, Shared: o.Cluster})
+		StatementTimeout: o.StatementTimeout, Shared: o.Cluster, Log: logf})
 	if errors.Is(err, pgkv.ErrBadURL) {
 		return nil, detail.New(ErrPostgresURL, "%w", err)
 	}
@@ -158,6 +175,13 @@ func OpenPostgres(o PostgresOptions) (*DB, error) {
 	// time (cluster nodes started at once): pgkv.Open took the set-up lock.
 	defer st.SetupDone()
 	db := newDB(&pgEngine{st: st})
+	go func() { // the lock lost for good: the server exits (Fatal)
+		select {
+		case <-st.Lost():
+			db.fatalOne.Do(func() { close(db.fatal) })
+		case <-st.Done():
+		}
+	}()
 	if err := db.setUpPostgres(o); err != nil {
 		db.Close()
 		return nil, err
@@ -220,11 +244,20 @@ func (e *pgEngine) view(key []byte, fn func([]byte) error) error {
 	if errors.Is(err, pgkv.ErrNotFound) {
 		return ErrNotFound
 	}
-	return err
+	return unavailable(err)
 }
 
 func (e *pgEngine) scan(lo, hi []byte, fn func(k, v []byte) error) error {
-	return e.st.Scan(lo, hi, fn)
+	return unavailable(e.st.Scan(lo, hi, fn))
+}
+
+// unavailable marks a read that could not reach the database with
+// ErrUnavailable (the caller says "try again", not "failed").
+func unavailable(err error) error {
+	if err != nil && !errors.Is(err, ErrUnavailable) && pgkv.Unavailable(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
 }
 
 func (e *pgEngine) newBatch() engineBatch { return &pgBatch{} }
@@ -266,6 +299,8 @@ func (e *pgEngine) failure(err error) error {
 		return fmt.Errorf("%w: %w", errNotCommitted, conflictOn(conflict.Key))
 	case errors.Is(err, pgkv.ErrLockLost):
 		return fmt.Errorf("%w: %w: %w", errNotCommitted, ErrPostgresLockLost, err)
+	case errors.Is(err, pgkv.ErrNotCommitted) && pgkv.Unavailable(err):
+		return fmt.Errorf("%w: %w: %w", errNotCommitted, ErrUnavailable, err)
 	case errors.Is(err, pgkv.ErrNotCommitted):
 		return fmt.Errorf("%w: %w", errNotCommitted, err)
 	}
@@ -286,7 +321,11 @@ func (p pgReader) view(key []byte, fn func([]byte) error) error {
 func (p pgReader) scan(lo, hi []byte, fn func(k, v []byte) error) error { return p.r.Scan(lo, hi, fn) }
 
 func (e *pgEngine) health() error {
-	if err := e.st.Healthy(); err != nil {
+	err := e.st.Healthy()
+	switch {
+	case errors.Is(err, pgkv.ErrUnavailable):
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case err != nil:
 		return fmt.Errorf("%w: %w", ErrPostgresLockLost, err)
 	}
 	return nil

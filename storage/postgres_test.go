@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,22 +279,152 @@ func TestPostgresCloseReleasesLock(t *testing.T) {
 }
 
 // The session holding the database's lock is terminated (as a PostgreSQL
-// restart or an operator's pg_terminate_backend would): a second server
-// could now open the database, so the next commit is refused with nothing
-// written, every later one too, and Health says why until a restart.
-func TestPostgresLostLockRefusesWrites(t *testing.T) {
+// restart or an operator's pg_terminate_backend would). While it is gone,
+// commits are refused with nothing written, as "try again"
+// (ErrUnavailable), never uncertain and never for good; then the store
+// takes the lock again and commits go through, without a restart. So it
+// goes for a single server and for a cluster node, and for a cluster node
+// also when another node of the cluster opened the database meanwhile.
+func TestPostgresLostLockIsTakenAgain(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		cluster, another bool
+	}{{"single", false, false}, {"cluster", true, false}, {"cluster, another node meanwhile", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			db, url := openLockTest(t, c.cluster)
+			var err error
+			commitRaw(t, db, func(b *Batch) { b.set([]byte("before"), []byte("v"), nil) })
+			release := holdKeeper(t, pgStore(db))
+			terminateLock(t, url)
+			if c.another {
+				other, err := OpenPostgres(PostgresOptions{URL: url, Cluster: true})
+				if err != nil {
+					t.Fatalf("another node opens the database meanwhile: %v", err)
+				}
+				commitRaw(t, other, func(b *Batch) { b.set([]byte("theirs"), []byte("v"), nil) })
+				defer other.Close()
+			}
+			// The keeper is held: the lock is away.
+			b := db.NewBatch()
+			b.set([]byte("away"), []byte("v"), nil)
+			err = db.Commit(b)
+			if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCommitUncertain) || errors.Is(err, ErrPostgresLockLost) {
+				t.Fatalf("commit while the lock is away: %v; want ErrUnavailable (nothing written, try again)", err)
+			}
+			if _, err := db.get([]byte("away")); !errors.Is(err, ErrNotFound) {
+				t.Errorf("the refused write: %v; want nothing written", err)
+			}
+			if err := db.Health(); !errors.Is(err, ErrUnavailable) {
+				t.Errorf("health while the lock is away: %v; want ErrUnavailable", err)
+			}
+			release()
+			waitFor(t, "a commit after the lock was taken again", func() (bool, error) {
+				b := db.NewBatch()
+				b.set([]byte("after"), []byte("v"), nil)
+				err := db.Commit(b)
+				if errors.Is(err, ErrUnavailable) {
+					return false, nil
+				}
+				return err == nil, err
+			})
+			select {
+			case <-db.Fatal():
+				t.Fatal("Fatal closed: the lock was taken again, the server must stay up")
+			default:
+			}
+			if err := db.Health(); err != nil {
+				t.Errorf("health after the lock was taken again: %v", err)
+			}
+		})
+	}
+}
+
+// The lock's session is terminated and, before this server takes the lock
+// again, another single-node server opens the database, writes and closes
+// it (or still holds it): this server's state may be stale, so the lock is
+// lost for good: every commit is refused with nothing written, Health says
+// why, and Fatal is closed so that the server exits and its supervisor
+// restarts it.
+func TestPostgresLockTakenMeanwhileIsLostForGood(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		cluster   bool
+		stillOpen bool
+	}{{"single, used and closed", false, false}, {"single, still held", false, true}, {"cluster, a single server used it", true, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			db, url := openLockTest(t, c.cluster)
+			var err error
+			release := holdKeeper(t, pgStore(db))
+			terminateLock(t, url)
+			var other *DB
+			waitFor(t, "the other server opens the database", func() (bool, error) {
+				other, err = OpenPostgres(PostgresOptions{URL: url})
+				if errors.Is(err, ErrPostgresInUse) { // the terminated session is on its way out
+					return false, nil
+				}
+				return err == nil, err
+			})
+			commitRaw(t, other, func(b *Batch) { b.set([]byte("theirs"), []byte("v"), nil) })
+			if c.stillOpen {
+				defer other.Close()
+			} else {
+				other.Close()
+			}
+			release()
+			select {
+			case <-db.Fatal():
+			case <-time.After(time.Minute):
+				t.Fatal("Fatal not closed a minute after the lock was found taken meanwhile")
+			}
+			for _, key := range []string{"k", "k2"} {
+				b := db.NewBatch()
+				b.set([]byte(key), []byte("v"), nil)
+				err = db.Commit(b)
+				if !errors.Is(err, ErrPostgresLockLost) || errors.Is(err, ErrCommitUncertain) {
+					t.Fatalf("commit %s after the lock was lost: %v; want ErrPostgresLockLost, not uncertain", key, err)
+				}
+				if _, err := db.get([]byte(key)); !errors.Is(err, ErrNotFound) {
+					t.Errorf("the refused write %s: %v; want nothing written", key, err)
+				}
+			}
+			if err := db.Health(); !errors.Is(err, ErrPostgresLockLost) {
+				t.Errorf("health: %v; want ErrPostgresLockLost", err)
+			}
+		})
+	}
+}
+
+// openLockTest opens a fresh database, as a cluster node or not, closed
+// when the test ends.
+func openLockTest(t *testing.T, cluster bool) (*DB, string) {
+	t.Helper()
 	url := storagetest.PostgresURL(t)
-	db, err := OpenPostgres(PostgresOptions{URL: url})
+	db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: cluster})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	commitRaw(t, db, func(b *Batch) { b.set([]byte("before"), []byte("v"), nil) })
-	select {
-	case <-db.Fatal():
-		t.Fatal("Fatal closed while the lock is held")
-	default:
-	}
+	t.Cleanup(func() { db.Close() })
+	return db, url
+}
+
+// holdKeeper stops the store's keeper before its next attempt to take the
+// lock again, until release is called (once; the test's end calls it
+// too).
+func holdKeeper(t *testing.T, st *pgkv.Store) (release func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	hook := func() { <-gate }
+	st.BeforeRetake.Store(&hook)
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release) // before the store closes: Close waits for the keeper
+	return release
+}
+
+// terminateLock ends the session holding the database's lock (the one
+// store open on it), as a PostgreSQL restart would, and returns once it is
+// gone.
+func terminateLock(t *testing.T, url string) {
+	t.Helper()
 	ctx := context.Background()
 	killer, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -309,25 +440,5 @@ func TestPostgresLostLockRefusesWrites(t *testing.T) {
 	var gone bool
 	if err := killer.QueryRow(ctx, `SELECT pg_terminate_backend($1, 60000)`, pid).Scan(&gone); err != nil || !gone {
 		t.Fatalf("terminate the lock's session: %v %v", gone, err)
-	}
-	for _, key := range []string{"k", "k2"} {
-		b := db.NewBatch()
-		b.set([]byte(key), []byte("v"), nil)
-		err = db.Commit(b)
-		if !errors.Is(err, ErrPostgresLockLost) || errors.Is(err, ErrCommitUncertain) {
-			t.Fatalf("commit %s after the lock was lost: %v; want ErrPostgresLockLost, not uncertain", key, err)
-		}
-		if _, err := db.get([]byte(key)); !errors.Is(err, ErrNotFound) {
-			t.Errorf("the refused write %s: %v; want nothing written", key, err)
-		}
-	}
-	if err := db.Health(); !errors.Is(err, ErrPostgresLockLost) {
-		t.Errorf("health: %v; want ErrPostgresLockLost", err)
-	}
-	// The server exits on it, so that its supervisor restarts it.
-	select {
-	case <-db.Fatal():
-	default:
-		t.Error("Fatal not closed after the lock was lost")
 	}
 }

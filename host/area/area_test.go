@@ -56,6 +56,7 @@ func TestCauseOf(t *testing.T) {
 		{fmt.Errorf("%w: down", sdk.ErrUnavailable), CausePluginDown},
 		{fmt.Errorf("%w: 500 tickets", sdk.ErrInvalidDecision), CausePluginDown},
 		{storage.ErrDiskFull, CauseStorageFull},
+		{fmt.Errorf("storage: commit: %w", storage.ErrUnavailable), CauseStorageFull},
 		{storage.ErrFenced, CauseRetry},
 		{actors.ErrTimeout, CauseOutcomeUnknown},
 		// Outcome unknown wins over anything else in the chain.

@@ -23,7 +23,7 @@ const (
 	CauseBadRequest                  // the request could not be read
 	CausePluginDown                  // the area's plugin is down, failed, or decided something its contract refuses
 	CauseOutcomeUnknown              // the change may have been written: check before retrying
-	CauseStorageFull                 // writes are refused until disk space returns; nothing was written
+	CauseStorageFull                 // writes are refused until disk space (or the database) returns; nothing was written
 	CauseRetry                       // the account moved or another write won; nothing was written
 	CauseInternal                    // anything else the server could not do; nothing was written
 )
@@ -47,7 +47,7 @@ func CauseOf(err error) Cause {
 	case errors.Is(err, sdk.ErrUnavailable), errors.Is(err, sdk.ErrPluginFailed),
 		errors.Is(err, sdk.ErrInvalidDecision), errors.Is(err, sdk.ErrInvalidFacts):
 		return CausePluginDown
-	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed):
+	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed), errors.Is(err, storage.ErrUnavailable):
 		return CauseStorageFull
 	case errors.Is(err, storage.ErrConflict), errors.Is(err, actors.ErrStopped), errors.Is(err, actors.ErrExpired):
 		return CauseRetry

@@ -219,31 +219,9 @@ func TestClusterEndToEnd(t *testing.T) {
 	// one is acknowledged, and returns the longest wait: how long after the
 	// failure every account is served again.
 	takeover := func(via, what string) time.Duration {
-		began := time.Now()
 		cv := client.New("http://" + via)
 		cv.HTTP.Timeout = 10 * time.Second
-		var worst atomic.Int64
-		var pw sync.WaitGroup
-		for i := range logins {
-			pw.Add(1)
-			go func() {
-				defer pw.Done()
-				for time.Since(began) < time.Minute {
-					r, err := drop(context.Background(), cv, sessions[i].Cookie)
-					ledgers[i].record(r, err)
-					if err == nil && r.ok {
-						d := int64(time.Since(began))
-						for old := worst.Load(); d > old && !worst.CompareAndSwap(old, d); old = worst.Load() {
-						}
-						return
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-				t.Errorf("after %s, %s was not served again within a minute", what, logins[i])
-			}()
-		}
-		pw.Wait()
-		return time.Duration(worst.Load())
+		return servedAgain(t, cv, sessions, ledgers, time.Now(), what)
 	}
 
 	time.Sleep(2 * time.Second) // load on three nodes

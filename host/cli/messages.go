@@ -87,6 +87,8 @@ func explainRaw(err error) string {
 		return "the database holds a damaged record; restore the latest backup"
 	case errors.Is(err, storage.ErrDiskFull):
 		return "the disk holding the data directory is nearly full, so writes are refused and nothing changed; free some space (see storage health in the logs)"
+	case errors.Is(err, storage.ErrUnavailable):
+		return "the PostgreSQL database cannot be reached right now, so nothing changed; retry in a moment (see the server's log)"
 	case errors.Is(err, storage.ErrPostgresLockLost):
 		return "the server lost its lock on the PostgreSQL database, so writes are refused and nothing changed; another server may be using the database: restart this one"
 	case errors.Is(err, storage.ErrCommitUncertain):

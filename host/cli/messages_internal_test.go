@@ -24,6 +24,7 @@ func TestStorageFailuresWordedForBothBackends(t *testing.T) {
 	}{
 		{fmt.Errorf("storage: commit: %w", storage.ErrCommitUncertain), []string{"disk", "connection to PostgreSQL", "may or may not"}},
 		{fmt.Errorf("storage: commit: %w", storage.ErrPostgresLockLost), []string{"lost its lock", "nothing changed", "restart"}},
+		{fmt.Errorf("storage: commit: %w", storage.ErrUnavailable), []string{"cannot be reached", "nothing changed", "retry"}},
 	} {
 		msg := explain(c.err)
 		assertNoPrefix(t, c.err.Error(), msg)

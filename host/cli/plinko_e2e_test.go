@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,20 +41,8 @@ func num(a *wire.Array, key string) int64 {
 }
 
 func drop(ctx context.Context, c *client.Client, cookie string) (dropResult, error) {
-	r, err := c.PostForm(ctx, "/master/casino/drop/", url.Values{"cookie": {cookie}, "currency": {"tickets"}})
-	if err != nil {
-		return dropResult{}, err
-	}
-	a, err := r.PHP()
-	if err != nil {
-		return dropResult{}, err
-	}
-	res := dropResult{ok: num(a, "status_code") == 1, tier: int(num(a, "random_tier")), tickets: num(a, "user_tickets"),
-		payout: num(a, "ticket_amount")}
-	res.code = num(a, "status_code")
-	res.exhausted, _ = a.Bool("products_exhausted")
-	res.product, _ = a.String("product_name")
-	return res, nil
+	r, _, err := dropReply(ctx, c, cookie)
+	return r, err
 }
 
 // dropMany runs n drops from workers goroutines and returns every reply.

@@ -419,6 +419,8 @@ func storageHealth(err error) error {
 		return nil
 	case errors.Is(err, storage.ErrDiskFull):
 		return errors.New("free disk space is below limits.disk_free_margin; writes are refused until space returns")
+	case errors.Is(err, storage.ErrUnavailable):
+		return errors.New("the PostgreSQL database cannot be reached, or its lock is being taken again (see the log); writes are refused until it is back")
 	case errors.Is(err, storage.ErrPostgresLockLost):
 		return errors.New("the PostgreSQL database lock was lost (see the log); writes are refused until the server restarts")
 	case errors.Is(err, storage.ErrEngineFailed):

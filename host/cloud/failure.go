@@ -125,7 +125,7 @@ func writeFailure(err error) error {
 		return fail(ReasonQuota, err)
 	case failure.Uncertain(err):
 		return fail(ReasonOutcomeUnknown, err)
-	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed):
+	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed), errors.Is(err, storage.ErrUnavailable):
 		return fail(ReasonStorageFull, err)
 	}
 	return fail(ReasonInternal, err)

@@ -64,9 +64,11 @@ type loadMarks struct {
 	defaults  map[string]uint32 // hero -> the account's default
 	favorites map[uint32]bool
 	votes     map[uint32]int // gid -> 1 up, 0 down: the last vote the server acknowledged
-	// unknown holds guides whose vote reply was lost: the account's vote on
-	// them is not known, so the vote check leaves them out.
-	unknown map[uint32]bool
+	// unknown holds, for each guide with a vote of unknown outcome since
+	// the last acknowledged one (its reply lost, or saying so), what the
+	// account's vote on it may be: -1 none, 0 down, 1 up. The vote check
+	// accepts counts that any choice of them explains.
+	unknown map[uint32]map[int]bool
 	// flagsUnknown: a flag reply was lost, flags are no longer checked.
 	flagsUnknown bool
 }
@@ -77,7 +79,7 @@ func loadRunOf(e *loadtest.Env) *loadRun {
 
 func loadMarksOf(a *loadtest.Account) *loadMarks {
 	return loadtest.AccountState(a, areaName, func() *loadMarks {
-		return &loadMarks{defaults: map[string]uint32{}, favorites: map[uint32]bool{}, votes: map[uint32]int{}, unknown: map[uint32]bool{}}
+		return &loadMarks{defaults: map[string]uint32{}, favorites: map[uint32]bool{}, votes: map[uint32]int{}, unknown: map[uint32]map[int]bool{}}
 	})
 }
 
@@ -188,7 +190,7 @@ func loadGuide(ctx context.Context, e *loadtest.Env, a *loadtest.Account, rng *r
 	}
 	m := loadMarksOf(a)
 	vote, voted := arr.Int("vote")
-	if want, has := m.votes[g.gid]; !m.unknown[g.gid] && (voted != has || (has && vote != int64(want))) {
+	if want, has := m.votes[g.gid]; m.unknown[g.gid] == nil && (voted != has || (has && vote != int64(want))) {
 		return loadtest.Fail("guide_state", "get_guide %s: vote %d (present %t), the replies said %d (voted %t)", gid, vote, voted, want, has)
 	}
 	if m.flagsUnknown {
@@ -264,17 +266,33 @@ func loadVote(ctx context.Context, e *loadtest.Env, a *loadtest.Account, rng *ra
 	r.noteVoted(g.gid)
 	arr, err := loadCall(ctx, e, a, FuncVote, url.Values{"gid": {strconv.FormatUint(uint64(g.gid), 10)}, "v": {strconv.Itoa(v)}})
 	if err != nil {
-		if loadNoUsableReply(err) {
-			m.unknown[g.gid] = true // the vote may or may not have counted
+		if loadNoUsableReply(err) || loadtest.Kind(err) == "refused:"+ReasonOutcomeUnknown.Message() {
+			m.voteUnknown(g.gid, v) // the vote may or may not have counted
 		}
 		return err
 	}
 	if echo, ok := arr.Int("vote"); !ok || echo != int64(v) {
-		m.unknown[g.gid] = true
+		m.voteUnknown(g.gid, v)
 		return loadtest.Fail("decode", "guide_vote: vote %d, sent %d", echo, v)
 	}
 	m.votes[g.gid] = v
+	delete(m.unknown, g.gid) // an acknowledged vote is the account's vote
 	return nil
+}
+
+// voteUnknown records a vote v on gid of unknown outcome: the account's
+// vote is the one before (or none), or v.
+func (m *loadMarks) voteUnknown(gid uint32, v int) {
+	alt := m.unknown[gid]
+	if alt == nil {
+		prev, ok := m.votes[gid]
+		if !ok {
+			prev = -1
+		}
+		alt = map[int]bool{prev: true}
+		m.unknown[gid] = alt
+	}
+	alt[v] = true
 }
 
 func (r *loadRun) noteVoted(gid uint32) {
@@ -311,63 +329,101 @@ func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 		c.Skip("no operator listener to read guide counts from")
 		return
 	}
-	after, err := loadGuideCounts(ctx, e)
-	if err != nil {
-		c.Mismatch("guide counts after the run: %v", err)
-		c.VotesChecked++ // counted as a mismatch
-		return
-	}
 	var marks []*loadMarks
 	for _, a := range e.Accounts() {
 		marks = append(marks, loadMarksOf(a))
 	}
-	loadCheckVotes(c, r.before, after, r.voted, marks)
+	// A cluster's nodes converge to the counts (each rescans the vote
+	// records every 10 x cluster.sync_interval): they are read again until
+	// they match, within the run's bound (Options.Converge).
+	e.Converged(ctx, c, func(c *loadtest.Consistency) {
+		after, err := loadGuideCounts(ctx, e)
+		if err != nil {
+			c.Mismatch("guide counts after the run: %v", err)
+			c.VotesChecked++ // counted as a mismatch
+			return
+		}
+		loadCheckVotes(c, r.before, after, r.voted, marks)
+	})
 }
 
 // loadRemoved compares the counts of the guides voted on, once the test
-// accounts were removed, with those before the run (loadCheckRestored).
+// accounts were removed, with those before the run (loadCheckRestored),
+// within the run's convergence bound as loadCheck.
 func loadRemoved(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 	r := loadRunOf(e)
 	if !e.InMix("vote") || r.before == nil {
 		return
 	}
-	if after, err := loadGuideCounts(ctx, e); err == nil {
-		loadCheckRestored(c, r.before, after, r.voted)
-	}
+	e.Converged(ctx, c, func(c *loadtest.Consistency) {
+		if after, err := loadGuideCounts(ctx, e); err == nil {
+			loadCheckRestored(c, r.before, after, r.voted)
+		}
+	})
 }
 
 // loadCheckVotes compares, for every guide voted on, the server's counts
 // with the counts before the run plus the accounts' final votes (each
-// account's last acknowledged vote counts once). A guide with a vote whose
-// reply was lost is left out.
+// account's last acknowledged vote counts once): an account whose last
+// vote on a guide has an unknown outcome counts as any of the votes it may
+// have (loadMarks.unknown). A guide with more such accounts than
+// loadMaxUnknownVotes is left out.
 func loadCheckVotes(c *loadtest.Consistency, before, after map[uint32]loadCounts, voted map[uint32]bool, accts []*loadMarks) {
 	want := map[uint32][2]int64{} // gid -> up, down added by the run
-	skip := map[uint32]bool{}
+	maybe := map[uint32][]map[int]bool{}
 	for _, m := range accts {
-		for gid := range m.unknown {
-			skip[gid] = true
+		for gid, alt := range m.unknown {
+			maybe[gid] = append(maybe[gid], alt)
 		}
 		for gid, v := range m.votes {
-			w := want[gid]
-			w[1-v]++ // v 1 (up) adds to index 0, v 0 (down) to index 1
-			want[gid] = w
+			if m.unknown[gid] == nil {
+				w := want[gid]
+				w[1-v]++ // v 1 (up) adds to index 0, v 0 (down) to index 1
+				want[gid] = w
+			}
 		}
 	}
 	for gid := range voted {
-		if skip[gid] {
+		if len(maybe[gid]) > loadMaxUnknownVotes {
 			c.VotesUncertain++
 			continue
 		}
 		c.VotesChecked++
-		b, a := before[gid], after[gid]
-		w := want[gid]
-		if a.Up == b.Up+w[0] && a.Down == b.Down+w[1] {
+		b, a, w := before[gid], after[gid], want[gid]
+		if loadVoteSums(maybe[gid])[[2]int64{a.Up - b.Up - w[0], a.Down - b.Down - w[1]}] {
 			c.VotesOK++
 		} else {
-			c.Mismatch("guide %d: server has %d up %d down; before the run %d up %d down, plus the run's %d up %d down",
-				gid, a.Up, a.Down, b.Up, b.Down, w[0], w[1])
+			c.Mismatch("guide %d: server has %d up %d down; before the run %d up %d down, plus the run's %d up %d down and %d votes of unknown outcome",
+				gid, a.Up, a.Down, b.Up, b.Down, w[0], w[1], len(maybe[gid]))
 		}
 	}
+}
+
+// loadMaxUnknownVotes bounds the accounts with a vote of unknown outcome
+// on one guide that its check follows (the choices double with each).
+const loadMaxUnknownVotes = 12
+
+// loadVoteSums is every (up, down) the votes of unknown outcome may add:
+// each account's one of its alternatives.
+func loadVoteSums(alts []map[int]bool) map[[2]int64]bool {
+	sums := map[[2]int64]bool{{0, 0}: true}
+	for _, alt := range alts {
+		next := map[[2]int64]bool{}
+		for s := range sums {
+			for v := range alt {
+				switch v {
+				case 1:
+					next[[2]int64{s[0] + 1, s[1]}] = true
+				case 0:
+					next[[2]int64{s[0], s[1] + 1}] = true
+				default:
+					next[s] = true
+				}
+			}
+		}
+		sums = next
+	}
+	return sums
 }
 
 // loadCheckRestored compares the counts after the test accounts were

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/wire"
@@ -41,8 +42,9 @@ type Operation struct {
 	// Do runs the operation. A check that fails returns a *Failure (Fail)
 	// with a kind of the area's ("balance", "refused:..."); any other error
 	// counts as a reply lost in transport. A mutation whose reply was lost
-	// (NoReply) marks the account uncertain (Account.MarkUncertain) when
-	// its effect matters to an end-of-run check.
+	// (NoReply), or said its outcome is unknown, records what it may have
+	// changed (Account.Unknown) when its effect matters to the balance
+	// check, or leaves the account out of it (Account.MarkUncertain).
 	Do func(ctx context.Context, e *Env, a *Account, rng *rand.Rand) error
 }
 
@@ -150,6 +152,8 @@ type Env struct {
 	logins []string   // every test account's login, by index
 	accts  []*Account // every test account, once provisioned
 
+	converge time.Duration // Options.Converge as it applies to the run's targets
+
 	mu    sync.Mutex
 	state map[string]any // RunState
 }
@@ -187,6 +191,31 @@ func (e *Env) OperatorGet(ctx context.Context, path string, query url.Values, v 
 		return fmt.Errorf("no operator listener")
 	}
 	return e.opc.callJSON(ctx, "GET", path, query, v)
+}
+
+// Converged runs check, which adds its findings to a Consistency, until
+// they have no mismatch or the run's convergence bound (Options.Converge)
+// has passed, a second apart, and adds the last findings to c: for figures
+// the server converges to rather than holds at once (a cluster's guide
+// vote counts, which a node learns from the others by rescans). With no
+// bound (one server) check runs once.
+func (e *Env) Converged(ctx context.Context, c *Consistency, check func(c *Consistency)) {
+	start := time.Now()
+	for {
+		var try Consistency
+		check(&try)
+		if try.OK() || time.Since(start) >= e.converge || ctx.Err() != nil {
+			if waited := time.Since(start); try.OK() && waited >= time.Second {
+				c.Converged = max(c.Converged, waited)
+			}
+			c.add(&try)
+			return
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
 }
 
 // Post sends a form to path and decodes the PHP reply, which must come with
@@ -259,8 +288,9 @@ func (a *Account) Tickets() int64 { return a.tickets }
 func (a *Account) Gold() int64 { return a.gold }
 
 // BalanceKnown is false until the run granted the account its tickets and
-// gold, and once a reply was lost (MarkUncertain).
-func (a *Account) BalanceKnown() bool { return a.known && !a.uncertain }
+// gold, while operations of unknown outcome are not settled (Unknown), and
+// once the account is left out (MarkUncertain).
+func (a *Account) BalanceKnown() bool { return a.known && !a.uncertain && len(a.pending) == 0 }
 
 // Spend takes what a reply said the account paid off its balances.
 func (a *Account) Spend(tickets, gold int64) {
@@ -276,20 +306,10 @@ func (a *Account) Win(tickets int64) {
 	a.tickets += tickets
 }
 
-// CheckBalance compares a balance a reply states with the one the replies
-// so far said (Tickets, Gold, after Spend and Win): a failure of kind
-// "balance" when they differ, and the account stops being checked.
-func (a *Account) CheckBalance(what string, got, want int64) error {
-	if a.known && got != want {
-		a.uncertain = true // stop checking an account that already disagrees
-		return fail("balance", "%s: reply says %d, expected %d", what, got, want)
-	}
-	return nil
-}
-
-// MarkUncertain leaves the account out of the end-of-run balance and cloud
-// checks: a mutation's reply was lost, its effect is unknown.
-func (a *Account) MarkUncertain() { a.uncertain = true }
+// MarkUncertain leaves the account out of the end-of-run balance check
+// (counted): a mutation's reply was lost and its effect cannot be stated
+// as an Unknown.
+func (a *Account) MarkUncertain() { a.uncertain, a.pending = true, nil }
 
 // Fail returns a *Failure of the kind.
 func Fail(kind, format string, args ...any) error { return fail(kind, format, args...) }

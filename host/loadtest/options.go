@@ -88,6 +88,13 @@ type Options struct {
 	// phase (a no-op's, with Bracket). 0: phases follow at once, and a
 	// phase pays for what the one before it left.
 	Settle time.Duration
+	// Converge bounds how long the end-of-run checks of figures that a
+	// cluster's nodes converge to (guide vote counts: each node rescans
+	// the vote records every 10 × cluster.sync_interval, so counts
+	// converge within two rescans, 20 s by default) read them again until
+	// they match (Env.Converged). 0: DefaultConverge with several
+	// Targets, none with one; negative: none.
+	Converge time.Duration
 	// Tickets and Gold are granted to each account when the mix spends
 	// them (default 1,000,000 tickets, 100,000 gold).
 	Tickets, Gold int64
@@ -109,6 +116,22 @@ type Options struct {
 	// otherwise they are deleted through the operator API (when there is
 	// one) with everything they wrote.
 	KeepAccounts bool
+}
+
+// DefaultConverge is Options.Converge with several targets: two vote
+// rescans at the default cluster.sync_interval (2 × 10 × 1 s), and 5 s
+// for the reads and the operator API.
+const DefaultConverge = 25 * time.Second
+
+// converge is the bound Converge means for n targets.
+func (o *Options) converge(n int) time.Duration {
+	switch {
+	case o.Converge < 0:
+		return 0
+	case o.Converge == 0 && n > 1:
+		return DefaultConverge
+	}
+	return o.Converge
 }
 
 // Mix is the weight of each operation.

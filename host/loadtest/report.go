@@ -673,15 +673,23 @@ func round(d time.Duration) string {
 // what the server holds.
 type Consistency struct {
 	// BalancesChecked accounts had tickets and gold compared with
-	// start - spent + won; BalancesOK matched.
+	// start - spent + won as the replies said, over the operations of
+	// unknown outcome since the last reply that stated them (balance.go);
+	// BalancesOK matched, and no reply of the run disagreed. Accounts is
+	// how many accounts the run followed (granted tickets and gold), and
+	// Reanchored how many times a reply's balances were explained by
+	// operations of unknown outcome and taken as the account's.
 	BalancesChecked int `json:"balances_checked"`
 	BalancesOK      int `json:"balances_ok"`
+	Accounts        int `json:"accounts"`
+	Reanchored      int `json:"reanchored"`
 	// CloudChecked accounts had their stored archive retrieved again;
 	// CloudOK got the bytes they stored last.
 	CloudChecked int `json:"cloud_checked"`
 	CloudOK      int `json:"cloud_ok"`
-	// Uncertain accounts lost a mutation's reply (transport error) and
-	// were left out.
+	// Uncertain accounts were left out of the balance check: more
+	// operations of unknown outcome in a row than the checker follows, or
+	// one whose effect an area could not state (Account.MarkUncertain).
 	Uncertain  int      `json:"uncertain"`
 	Mismatches []string `json:"mismatches,omitempty"` // the first few
 	Skipped    string   `json:"skipped,omitempty"`    // why checks were not made (Skip)
@@ -698,6 +706,9 @@ type Consistency struct {
 	// run; VotesRestoredOK: they were equal.
 	VotesRestoredChecked bool `json:"votes_restored_checked"`
 	VotesRestoredOK      bool `json:"votes_restored_ok"`
+	// Converged is how long a check waited for the server's counts to
+	// converge (Env.Converged), the longest of the checks.
+	Converged time.Duration `json:"converged_ns,omitempty"`
 }
 
 // OK reports whether nothing disagreed.
@@ -712,18 +723,45 @@ func (c *Consistency) Summary() string {
 	if !c.OK() {
 		verdict = "MISMATCH"
 	}
-	s := fmt.Sprintf("%s: balances %d/%d, cloud files %d/%d, %d accounts left out (a reply lost)",
-		verdict, c.BalancesOK, c.BalancesChecked, c.CloudOK, c.CloudChecked, c.Uncertain)
+	s := fmt.Sprintf("%s: balances %d/%d", verdict, c.BalancesOK, c.BalancesChecked)
+	if c.Accounts > 0 {
+		s += fmt.Sprintf(" (%d of %d accounts checked, %.0f%%; %d re-anchored over operations of unknown outcome)",
+			c.BalancesChecked, c.Accounts, 100*float64(c.BalancesChecked)/float64(c.Accounts), c.Reanchored)
+	}
+	s += fmt.Sprintf(", cloud files %d/%d, %d accounts left out (too many operations of unknown outcome)", c.CloudOK, c.CloudChecked, c.Uncertain)
 	if c.VotesChecked+c.VotesUncertain > 0 {
 		s += fmt.Sprintf(", guide votes %d/%d (%d guides left out)", c.VotesOK, c.VotesChecked, c.VotesUncertain)
 	}
 	if c.VotesRestoredChecked {
 		s += fmt.Sprintf(", votes gone with the accounts: %t", c.VotesRestoredOK)
 	}
+	if c.Converged > 0 {
+		s += fmt.Sprintf(" (the server's counts converged after %s)", c.Converged.Round(100*time.Millisecond))
+	}
 	if c.Skipped != "" {
 		s += "; " + c.Skipped
 	}
 	return s
+}
+
+// add adds the findings of the check o (Env.Converged) to c.
+func (c *Consistency) add(o *Consistency) {
+	c.BalancesChecked += o.BalancesChecked
+	c.BalancesOK += o.BalancesOK
+	c.CloudChecked += o.CloudChecked
+	c.CloudOK += o.CloudOK
+	c.VotesChecked += o.VotesChecked
+	c.VotesOK += o.VotesOK
+	c.VotesUncertain += o.VotesUncertain
+	if o.VotesRestoredChecked {
+		c.VotesRestoredChecked, c.VotesRestoredOK = true, o.VotesRestoredOK
+	}
+	for _, m := range o.Mismatches {
+		c.Mismatch("%s", m)
+	}
+	if o.Skipped != "" {
+		c.Skip(o.Skipped)
+	}
 }
 
 // Skip says why a check was not made.
@@ -739,37 +777,51 @@ func (c *Consistency) Mismatch(format string, args ...any) {
 	}
 }
 
+// checkTries is how many times the end-of-run check sends a read that got
+// no reply.
+const checkTries = 10
+
 // consistency compares each account's balances with the server's, and
 // retrieves each stored archive again.
 func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) Consistency {
 	var c Consistency
 	for _, a := range accts {
-		if a.uncertain {
-			c.Uncertain++
-			continue
-		}
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
 		if a.known {
-			if opc == nil {
-				c.Skipped = "no operator listener to read balances from"
-			} else if j, err := opc.account(reqCtx, a.login); err != nil {
+			c.Accounts++
+			c.Reanchored += a.reanchored
+		}
+		switch {
+		case !a.known:
+		case a.uncertain:
+			c.Uncertain++
+			if a.mismatch != "" { // it disagreed before it was left out
 				c.BalancesChecked++
-				c.Mismatch("%s: %v", a.login, err)
-			} else {
-				c.BalancesChecked++
-				wantT := a.startTickets - a.spentTickets + a.wonTickets
-				wantG := a.startGold - a.spentGold
-				if j.Tickets == wantT && j.Gold == wantG {
-					c.BalancesOK++
-				} else {
-					c.Mismatch("%s: server has %d tickets %d gold; replies said %d - %d + %d = %d tickets, %d - %d = %d gold",
-						a.login, j.Tickets, j.Gold, a.startTickets, a.spentTickets, a.wonTickets, wantT, a.startGold, a.spentGold, wantG)
-				}
+				c.Mismatch("%s", a.mismatch)
 			}
+		case opc == nil:
+			c.Skipped = "no operator listener to read balances from"
+		default:
+			c.BalancesChecked++
+			before := a.reanchored
+			if j, err := opc.account(reqCtx, a.login); err != nil {
+				c.Mismatch("%s: %v", a.login, err)
+			} else if err := a.checkServerBalances(j.Tickets, j.Gold); err != nil {
+				c.Mismatch("%v", err)
+			} else {
+				c.BalancesOK++
+			}
+			c.Reanchored += a.reanchored - before
 		}
 		if a.stores > 0 {
 			c.CloudChecked++
-			if err := retrieveCheck(reqCtx, e.c, a); err != nil {
+			err := retrieveCheck(reqCtx, e.c, a)
+			// A read: one that met no server (a node of the targets that
+			// is down) is sent again, to another at random.
+			for try := 1; try < checkTries && err != nil && noReply(err) && reqCtx.Err() == nil; try++ {
+				err = retrieveCheck(reqCtx, e.c, a)
+			}
+			if err != nil {
 				c.Mismatch("%s cloud: %v", a.login, err)
 			} else {
 				c.CloudOK++

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"math/big"
 	mrand "math/rand/v2"
@@ -44,7 +45,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Operator != "" {
 		opc = &opClient{base: strings.TrimRight(o.Operator, "/"), token: o.Token, http: &http.Client{Timeout: requestTimeout}}
 	}
-	e := &Env{c: c, run: randomTag(), mix: o.Mix, opc: opc}
+	e := &Env{c: c, run: randomTag(), mix: o.Mix, opc: opc, converge: o.converge(len(targets))}
 	e.logins = make([]string, o.Accounts)
 	for i := range e.logins {
 		// Decimal, not base 36: the server refuses look-alike logins ("1" and
@@ -490,7 +491,7 @@ func provision(ctx context.Context, o Options, e *Env, opc *opClient, reg *regis
 			}
 			a.subLogin, a.subID = a.login+"s", strconv.FormatUint(uint64(j.ID), 10)
 		}
-		s, err := e.c.Login(reqCtx, a.login, a.password)
+		s, err := provisionLogin(reqCtx, e.c, a.login, a.password)
 		if err != nil {
 			return fmt.Errorf("login %s: %w", a.login, err)
 		}
@@ -516,6 +517,32 @@ func provision(ctx context.Context, o Options, e *Env, opc *opClient, reg *regis
 	}
 	return accts, nil
 }
+
+// provisionLogin logs in as a player's client does: a login refused with
+// "please log in again" (its handshake was dropped: the address's logins
+// in progress overflowed, or its pre_auth and srpAuth met different nodes
+// of a cluster whose membership changed) is started again, up to
+// loginTries times, loginRetryPause apart.
+func provisionLogin(ctx context.Context, c *client.Client, login, password string) (*client.Session, error) {
+	for try := 1; ; try++ {
+		s, err := c.Login(ctx, login, password)
+		if err == nil || try == loginTries || !errors.Is(err, client.ErrLogin) ||
+			!strings.Contains(strings.ToLower(err.Error()), "log in again") {
+			return s, err
+		}
+		select {
+		case <-time.After(loginRetryPause):
+		case <-ctx.Done():
+			return nil, err
+		}
+	}
+}
+
+// Tries of a login at provisioning, and the pause between two.
+const (
+	loginTries      = 5
+	loginRetryPause = 200 * time.Millisecond
+)
 
 // provisionParallel is how many accounts are provisioned at once.
 const provisionParallel = 16

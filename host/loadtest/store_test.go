@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -233,8 +234,9 @@ func TestConsistencyCatchesStaleStore(t *testing.T) {
 	}
 }
 
-// TestStoreReplyLost: a store whose reply is lost leaves the account out
-// of the check (it may or may not have been kept), and a.lastStored() unchanged.
+// TestStoreReplyLost: a store whose reply is lost may or may not have been
+// kept: a.lastStored() is unchanged, and the check at the end accepts
+// either archive rather than leave the account out (it left it out).
 func TestStoreReplyLost(t *testing.T) {
 	f := &fakeCloud{lose: map[int]bool{2: true}}
 	e, a := newFakeCloud(t, f)
@@ -245,11 +247,11 @@ func TestStoreReplyLost(t *testing.T) {
 	if _, err := storeOnce(t, e, a, f); err == nil || !noReply(err) {
 		t.Fatalf("store with its reply lost: %v", err)
 	}
-	if !a.uncertain || !bytes.Equal(a.lastStored(), first) || a.stores != 1 {
-		t.Errorf("uncertain %t, stored changed %t, stores %d", a.uncertain, !bytes.Equal(a.lastStored(), first), a.stores)
+	if a.uncertain || !a.cloudUnknown || !bytes.Equal(a.lastStored(), first) || a.stores != 1 {
+		t.Errorf("uncertain %t, cloud unknown %t, stored changed %t, stores %d", a.uncertain, a.cloudUnknown, !bytes.Equal(a.lastStored(), first), a.stores)
 	}
 	c := consistency(context.Background(), e, nil, []*Account{a})
-	if !c.OK() || c.CloudChecked != 0 || c.Uncertain != 1 {
+	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 || c.Uncertain != 0 {
 		t.Errorf("consistency: %s", c.Summary())
 	}
 }
@@ -260,5 +262,30 @@ func TestKindOfServerProof(t *testing.T) {
 	err := fmt.Errorf("login lt1: %w", client.ErrServerProof)
 	if k := kindOf(err); k != "server_proof" || noReply(err) {
 		t.Errorf("kindOf = %q, noReply = %t; want server_proof, false", k, noReply(err))
+	}
+}
+
+// TestConsistencyReadsAgainPastADeadTarget: with a node of the targets
+// down (killed during the run), the end-of-run retrieve that met it is sent
+// again, to a target at random, rather than count as a cloud mismatch.
+func TestConsistencyReadsAgainPastADeadTarget(t *testing.T) {
+	f := &fakeCloud{}
+	e, a := newFakeCloud(t, f)
+	if _, err := storeOnce(t, e, a, f); err != nil {
+		t.Fatal(err)
+	}
+	dl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := &url.URL{Scheme: "http", Host: dl.Addr().String()}
+	dl.Close() // nothing listens there any more: connection refused
+	lu, _ := url.Parse(e.c.Base)
+	e.c, _ = newClient([]*url.URL{dead, lu}, 1)
+	t.Cleanup(e.c.HTTP.CloseIdleConnections)
+	for i := range 20 {
+		if c := consistency(context.Background(), e, nil, []*Account{a}); !c.OK() || c.CloudOK != 1 {
+			t.Fatalf("check %d: %s %q", i, c.Summary(), c.Mismatches)
+		}
 	}
 }

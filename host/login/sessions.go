@@ -63,7 +63,7 @@ func writeFailure(err error) error {
 	if failure.Uncertain(err) {
 		return fail(ReasonOutcomeUnknown, err)
 	}
-	if errors.Is(err, storage.ErrDiskFull) || errors.Is(err, storage.ErrEngineFailed) {
+	if errors.Is(err, storage.ErrDiskFull) || errors.Is(err, storage.ErrEngineFailed) || errors.Is(err, storage.ErrUnavailable) {
 		return fail(ReasonStorageFull, err)
 	}
 	return fail(ReasonInternal, err)

@@ -121,10 +121,7 @@ func loadBoard(ctx context.Context, e *loadtest.Env, a *loadtest.Account, _ *ran
 	}
 	t, _ := loadIntText(arr, "user_tickets")
 	g, _ := loadIntText(arr, "user_gold")
-	if err := a.CheckBalance("board user_tickets", t, a.Tickets()); err != nil {
-		return err
-	}
-	return a.CheckBalance("board user_gold", g, a.Gold())
+	return a.CheckBalances("board", t, g)
 }
 
 func loadDrop(ctx context.Context, e *loadtest.Env, a *loadtest.Account, _ *rand.Rand) error {
@@ -135,14 +132,18 @@ func loadDrop(ctx context.Context, e *loadtest.Env, a *loadtest.Account, _ *rand
 	}
 	s.drops++
 	arr, err := e.Post(ctx, PathDrop, url.Values{"cookie": {a.Cookie()}, "currency": {currency}}, 200)
-	if err != nil {
-		if loadtest.NoReply(err) {
-			a.MarkUncertain()
-		}
-		return err
+	if err == nil {
+		err = loadStatus(arr, 1)
 	}
-	if err := loadStatus(arr, 1); err != nil {
-		return err // a refused drop charges nothing
+	if loadUnknown(err) { // it may have charged the cost and paid a tier
+		u := loadtest.Unknown{Tickets: loadPayouts(-cost)}
+		if currency == "gold" {
+			u = loadtest.Unknown{Tickets: loadPayouts(0), Gold: -cost}
+		}
+		a.Unknown(u)
+	}
+	if err != nil {
+		return err // a drop refused otherwise charged nothing
 	}
 	won, ok := arr.Int("ticket_amount")
 	if !ok {
@@ -165,10 +166,23 @@ func loadDrop(ctx context.Context, e *loadtest.Env, a *loadtest.Account, _ *rand
 	if pid, _ := arr.String("product_id"); pid != "" && pid != "-1" {
 		s.owned[pid] = true
 	}
-	if err := a.CheckBalance("drop user_tickets", t, a.Tickets()); err != nil {
-		return err
+	return a.CheckBalances("drop", t, g)
+}
+
+// loadUnknown reports whether a drop's or a purchase's error leaves its
+// outcome unknown: no reply, or the area's "outcome unknown" status.
+func loadUnknown(err error) bool {
+	return err != nil && (loadtest.NoReply(err) || loadtest.Kind(err) == "refused:"+StatusOutcomeUnknown.String())
+}
+
+// loadPayouts are the changes of tickets a drop that happened may have
+// made: plus, its cost, one of the payouts (nothing, or a tier's tickets).
+func loadPayouts(plus int64) []int64 {
+	out := []int64{plus}
+	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
+		out = append(out, plus+int64(tier.Tickets()))
 	}
-	return a.CheckBalance("drop user_gold", g, a.Gold())
+	return out
 }
 
 func loadChest(ctx context.Context, e *loadtest.Env, a *loadtest.Account, rng *rand.Rand) error {
@@ -195,7 +209,7 @@ func loadExchange(ctx context.Context, e *loadtest.Env, a *loadtest.Account, _ *
 		return err
 	}
 	t, _ := loadIntText(arr, "user_tickets")
-	return a.CheckBalance("exchange user_tickets", t, a.Tickets())
+	return a.CheckTickets("exchange user_tickets", t)
 }
 
 // loadExchangeList reads the exchange's items (at provisioning).
@@ -241,11 +255,14 @@ func loadPurchase(ctx context.Context, e *loadtest.Env, a *loadtest.Account, rng
 	arr, err := e.Post(ctx, PathPurchase, url.Values{"cookie": {a.Cookie()}, "id": {it.productID}}, 200)
 	if err != nil {
 		if loadtest.NoReply(err) {
-			a.MarkUncertain()
+			a.Unknown(loadtest.Unknown{Tickets: []int64{-it.cost}})
 		}
 		return err
 	}
 	if err := loadStatus(arr, 51); err != nil {
+		if loadUnknown(err) {
+			a.Unknown(loadtest.Unknown{Tickets: []int64{-it.cost}})
+		}
 		if code, _ := loadIntText(arr, "status_code"); code == 10 {
 			s.owned[it.productID] = true // owned through a grab bag or drop we did not see
 		}
@@ -262,5 +279,5 @@ func loadPurchase(ctx context.Context, e *loadtest.Env, a *loadtest.Account, rng
 	if !ok {
 		return loadtest.Fail("decode", "purchase without tickets_remaining")
 	}
-	return a.CheckBalance("purchase tickets_remaining", left, a.Tickets())
+	return a.CheckTickets("purchase tickets_remaining", left)
 }

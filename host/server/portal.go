@@ -60,6 +60,7 @@ var registerErrors = []struct {
 	{errRegisterUnknown, fasthttp.StatusServiceUnavailable, "the server was too slow to confirm; the account may have been created: try logging in before registering again"},
 	{storage.ErrDiskFull, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
 	{storage.ErrEngineFailed, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
+	{storage.ErrUnavailable, fasthttp.StatusServiceUnavailable, "the server cannot save right now; nothing was created, please try again later"},
 	{errBadRequest, fasthttp.StatusBadRequest, ""},
 }
 

@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,10 +58,11 @@ var (
 	// transaction may have committed.
 	ErrOutcomeUnknown = errors.New("pgkv: commit outcome unknown")
 	// ErrLockLost marks an Apply refused, with nothing written, because the
-	// database's advisory lock is no longer held by this process (its lock
-	// connection died): another process may have taken it. Every later
-	// Apply is refused the same way, until the process opens the database
-	// again.
+	// database's advisory lock is lost for good: another process had the
+	// database while this one's lock session was gone (relock.go). Every
+	// later Apply is refused the same way, until the process opens the
+	// database again. (A lock session that merely ended is taken again:
+	// meanwhile Apply fails with ErrUnavailable.)
 	ErrLockLost = errors.New("pgkv: the database lock was lost")
 )
 
@@ -82,6 +84,9 @@ type Config struct {
 	// process that takes it exclusively (a single-node server, an
 	// offline command) excludes them all, and they it.
 	Shared bool
+	// Log, when set, receives a line (a warning) when the lock's session
+	// is lost, taken again, or lost for good (relock.go).
+	Log func(msg string, args ...any)
 }
 
 // idleInTransaction is the server's limit on a session idle inside a
@@ -91,12 +96,21 @@ const idleInTransaction = 3 * time.Second
 // Store is an open engine: a connection pool over the table.
 type Store struct {
 	pool      *pgxpool.Pool
-	lock      *pgx.Conn // holds the advisory lock while the store is open
-	lockPID   int32     // the lock connection's backend process id
-	shared    bool      // the lock is held in shared mode (Config.Shared)
-	noLock    string    // why the database has no lock ("": it has one)
-	setup     bool      // the lock's session holds setupKey (SetupDone)
-	lockLost  atomic.Bool
+	lock      *pgx.Conn    // holds the advisory lock; the keeper's (relock.go) once it started
+	lockPID   atomic.Int32 // the lock connection's backend process id
+	shared    bool         // the lock is held in shared mode (Config.Shared)
+	noLock    string       // why the database has no lock ("": it has one)
+	setup     bool         // the lock's session holds setupKey (SetupDone)
+	state     atomic.Int32 // lockHeld, lockAway or lockGone (relock.go)
+	why       atomic.Value // string: why the lock is gone
+	gen       generation   // what this process left in the lock table (the keeper's)
+	log       func(msg string, args ...any)
+	cc        *pgx.ConnConfig // the keeper's, to take the lock again
+	keepOnce  sync.Once       // the keeper starts at SetupDone, or never (Close)
+	poke      chan struct{}   // wakes the keeper
+	quit      chan struct{}   // closed by Close
+	kept      chan struct{}   // closed when the keeper returned (or never started)
+	lost      chan struct{}   // closed when the lock is lost for good
 	opTimeout time.Duration
 	retries   atomic.Int64
 
@@ -105,6 +119,10 @@ type Store struct {
 	// process id: a test makes the COMMIT fail there (a concurrent writer,
 	// a terminated session).
 	BeforeCommit func(ctx context.Context, pid uint32) error
+	// BeforeRetake, set by tests only, runs in the keeper before each
+	// attempt to take a lost lock again (relock.go): a test holds the
+	// keeper there while another process uses the database.
+	BeforeRetake atomic.Pointer[func()]
 }
 
 // Page bounds of a scan: rows per query, and value bytes per page beyond
@@ -151,7 +169,8 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, opTimeout: 30 * time.Second}
+	s := &Store{pool: pool, opTimeout: 30 * time.Second, log: c.Log, poke: make(chan struct{}, 1),
+		quit: make(chan struct{}), kept: make(chan struct{}), lost: make(chan struct{})}
 	if t := 2*c.StatementTimeout + 5*time.Second; t > s.opTimeout {
 		s.opTimeout = t
 	}
@@ -171,6 +190,17 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if err := s.createTable(ctx); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if s.lock == nil {
+		return s, nil // no lock, no keeper
+	}
+	if _, s.gen, err = s.raiseGeneration(ctx, s.lock); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.cc = pc.ConnConfig
+	if !s.setup {
+		s.startKeeper()
 	}
 	return s, nil
 }
@@ -203,14 +233,23 @@ func (s *Store) lockSetup(ctx context.Context) error {
 // SetupDone releases the set-up lock Open took: the caller has checked
 // and completed the database's schema, and other processes may now do
 // the same. Close releases it too.
+//
+// The lock's keeper (relock.go) starts here: until then the caller's set-up
+// uses the lock's session, which is not safe from two goroutines at once.
 func (s *Store) SetupDone() {
 	if !s.setup {
 		return
 	}
 	s.setup = false
 	ctx, cancel := s.ctx()
-	defer cancel()
 	_, _ = s.lock.Exec(ctx, `SELECT pg_advisory_unlock($1)`, setupKey)
+	cancel()
+	s.startKeeper()
+}
+
+// startKeeper starts the keeper once, unless Close came first.
+func (s *Store) startKeeper() {
+	s.keepOnce.Do(func() { go s.keep(s.cc) })
 }
 
 // createTable creates the table when missing. A server without advisory
@@ -269,7 +308,9 @@ func (s *Store) lockDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 	if s.shared {
 		try = `SELECT pg_try_advisory_lock_shared($1), pg_backend_pid()`
 	}
-	err = conn.QueryRow(ctx, try, lockKey).Scan(&ok, &s.lockPID)
+	var pid int32
+	err = conn.QueryRow(ctx, try, lockKey).Scan(&ok, &pid)
+	s.lockPID.Store(pid)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function
@@ -334,10 +375,16 @@ const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' A
 // divisionByZero is SQLSTATE 22012, lockCheck's failure.
 const divisionByZero = "22012"
 
-// Healthy is nil unless the store lost the database's lock (ErrLockLost).
+// Healthy is nil while the store holds the database's lock: otherwise
+// ErrUnavailable while it takes it again, ErrLockLost once it is lost for
+// good (relock.go).
 func (s *Store) Healthy() error {
-	if s.lockLost.Load() {
-		return ErrLockLost
+	switch s.state.Load() {
+	case lockAway:
+		return fmt.Errorf("%w: the session holding the database lock is gone; taking the lock again", ErrUnavailable)
+	case lockGone:
+		why, _ := s.why.Load().(string)
+		return fmt.Errorf("%w: %s", ErrLockLost, why)
 	}
 	return nil
 }
@@ -361,6 +408,9 @@ var (
 // the database still "in use". pg_advisory_unlock_all answers once the
 // lock is released; if it cannot run, the session's end releases it.
 func (s *Store) Close() {
+	close(s.quit)
+	s.keepOnce.Do(func() { close(s.kept) }) // a keeper that never started
+	<-s.kept                                 // the keeper has let go of the lock's session
 	s.pool.Close()
 	if s.lock != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -619,17 +669,18 @@ func (s *Store) Retries() int64 { return s.retries.Load() }
 // attempt runs the transaction once. Its errors keep the server's SQLSTATE
 // (wrapped), so that ExecuteCtx retries a 40001.
 func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Conditions) error {
-	if s.lockLost.Load() {
-		return fmt.Errorf("%w: %w", ErrNotCommitted, ErrLockLost)
+	if err := s.gate(); err != nil {
+		return err
 	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
-		return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
+		return s.beginFailure(err)
 	}
 	defer tx.Rollback(context.Background()) // a no-op once committed
 	var b pgx.Batch
-	if s.lock != nil {
-		b.Queue(lockCheck, s.lockPID, lockKey>>32, lockKey&0xffffffff)
+	pid := s.lockPID.Load()
+	if s.noLock == "" {
+		b.Queue(lockCheck, pid, lockKey>>32, lockKey&0xffffffff)
 	}
 	var unmet error // the first condition that does not hold
 	if !c.none() {
@@ -642,7 +693,7 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, dels)
 	}
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil { // one round trip for all the writes
-		return s.sendFailure(err)
+		return s.sendFailure(err, pid)
 	}
 	if unmet != nil { // rolled back by the deferred Rollback
 		return fmt.Errorf("%w: %w", ErrNotCommitted, unmet)
@@ -823,17 +874,18 @@ func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu
 	ctx, cancel := s.ctx()
 	defer cancel()
 	return s.retry(ctx, func(ctx context.Context) error {
-		if s.lockLost.Load() {
-			return fmt.Errorf("%w: %w", ErrNotCommitted, ErrLockLost)
+		if err := s.gate(); err != nil {
+			return err
 		}
 		tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 		if err != nil {
-			return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
+			return s.beginFailure(err)
 		}
 		defer tx.Rollback(context.Background())
 		var b pgx.Batch
-		if s.lock != nil {
-			b.Queue(lockCheck, s.lockPID, lockKey>>32, lockKey&0xffffffff)
+		pid := s.lockPID.Load()
+		if s.noLock == "" {
+			b.Queue(lockCheck, pid, lockKey>>32, lockKey&0xffffffff)
 		}
 		var old []byte
 		found := false
@@ -847,7 +899,7 @@ func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu
 			return rows.Err()
 		})
 		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-			return s.sendFailure(err)
+			return s.sendFailure(err, pid)
 		}
 		nu, err := fn(txReader{ctx: ctx, tx: tx}, old, found)
 		if err != nil { // a read that failed to serialize keeps its SQLSTATE: retried
@@ -871,15 +923,35 @@ func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu
 }
 
 // sendFailure classifies the failure of a batch of statements sent before
-// COMMIT: nothing was committed; lockCheck's division by zero means the
-// lock is gone.
-func (s *Store) sendFailure(err error) error {
+// COMMIT (lockCheck's for the lock session pid): nothing was committed.
+// lockCheck's division by zero means that session no longer holds the
+// lock: the keeper takes it again (relock.go), and the commit can be tried
+// again then.
+func (s *Store) sendFailure(err error, pid int32) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == divisionByZero { // only lockCheck divides
-		s.lockLost.Store(true)
-		return fmt.Errorf("%w: %w: %w", ErrNotCommitted, ErrLockLost, err)
+		if s.lockPID.Load() == pid {
+			s.state.CompareAndSwap(lockHeld, lockAway)
+		}
+		s.wake()
+		return fmt.Errorf("%w: %w: the database lock's session no longer holds it: %w", ErrNotCommitted, ErrUnavailable, err)
+	}
+	if Unavailable(err) {
+		s.wake()
+		return fmt.Errorf("%w: %w: %w", ErrNotCommitted, ErrUnavailable, err)
 	}
 	return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+}
+
+// beginFailure classifies a transaction that could not begin: nothing was
+// sent. One that could not reach the database wakes the keeper, which
+// checks the lock's session at once.
+func (s *Store) beginFailure(err error) error {
+	if Unavailable(err) {
+		s.wake()
+		return fmt.Errorf("%w: begin: %w: %w", ErrNotCommitted, ErrUnavailable, err)
+	}
+	return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
 }
 
 // txReader is Update's Reader.
