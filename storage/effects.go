@@ -78,9 +78,19 @@ func DeleteEffect(w AccountWriter, id EffectID) {
 // DeleteEffectGlobal removes the record of effect id through the global
 // writer: for an effect whose last participant was deleted before its
 // share, so that no share is left to delete it.
+// The write counts as one of the global keyspace effectsVersionName (no
+// area can declare it), so that the global update commits it, sealed.
 func DeleteEffectGlobal(w GlobalWriter, id EffectID) {
-	w.GlobalWrites().b.del(effectKey(id))
+	gw := w.GlobalWrites()
+	gw.touched[effectsVersionName] = true
+	gw.b.del(effectKey(id))
 }
+
+// effectsVersionName is the global keyspace name under which the global
+// writer's deletions of effect records are versioned (GlobalVersions).
+const effectsVersionName = "effects"
+
+func init() { declare("g", effectsVersionName) }
 
 // Effect reads the record of effect id; ErrNotFound when there is none
 // (never written, or finished).
