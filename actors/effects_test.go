@@ -16,7 +16,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/honmaster/masterserver/storage"
-	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
 // testGift moves n tickets (the payload) from the first participant to
@@ -37,6 +36,18 @@ var testGift = RegisterEffect("test.gift", func(tx *Tx, e *storage.Effect, share
 // beforeShare, when set, runs at the start of every test gift's share,
 // inside the actor (a fault test turns a failure on there).
 var beforeShare atomic.Pointer[func(share int)]
+
+// atShare makes fn run at the start of every test gift's share number
+// share, until the test ends.
+func atShare(t *testing.T, share int, fn func()) {
+	hook := func(i int) {
+		if i == share {
+			fn()
+		}
+	}
+	beforeShare.Store(&hook)
+	t.Cleanup(func() { beforeShare.Store(nil) })
+}
 
 func (c addTickets) apply(tx *Tx) error { _, err := c.Apply(tx); return err }
 
@@ -362,17 +373,10 @@ func TestEffectDiskFailsBeforeCredit(t *testing.T) {
 	s := New(db, Options{})
 	ctx := context.Background()
 	ids := funded(t, s, 100, "payer", "payee")
-	hook := func(share int) {
-		if share == 1 {
-			failing.Store(true)
-		}
-	}
-	beforeShare.Store(&hook)
-	defer beforeShare.Store(nil)
+	atShare(t, 1, func() { failing.Store(true) })
 	if _, err := testGift.Start(ctx, s, giftOf(25), ids...); err != nil {
 		t.Fatalf("gift whose credit fails: %v; want nil (the debit committed the gift)", err)
 	}
-	beforeShare.Store(nil)
 	crashed := mem.CrashClone(vfs.CrashCloneCfg{})
 	s.Shutdown()
 
@@ -393,32 +397,15 @@ func TestEffectDiskFailsBeforeCredit(t *testing.T) {
 // The credit commits but its answer is lost (a connection dropped during
 // COMMIT): the effect is finished, and a recovery pass changes nothing.
 func TestEffectCreditAnswerLost(t *testing.T) {
-	var loseNext atomic.Bool
-	db, err := storage.Open("", &storage.Options{InMemory: true, Knobs: &storage.TestingKnobs{
-		CommitResult: func(err error) error {
-			if err == nil && loseNext.Swap(false) {
-				return errors.New("test: connection lost during COMMIT")
-			}
-			return err
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, loseNext := openLosingAnswers(t)
 	s := New(db, Options{})
 	t.Cleanup(func() { s.Shutdown(); db.Close() })
 	ctx := context.Background()
 	ids := funded(t, s, 100, "giver", "taker")
-	hook := func(share int) {
-		if share == 1 {
-			loseNext.Store(true)
-		}
-	}
-	beforeShare.Store(&hook)
-	defer beforeShare.Store(nil)
+	atShare(t, 1, func() { loseNext.Store(true) })
 	if _, err := testGift.Start(ctx, s, giftOf(5), ids...); err != nil {
 		t.Fatal(err)
 	}
-	beforeShare.Store(nil)
 	if _, _, err := s.ResumeEffects(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -431,26 +418,7 @@ func TestEffectCreditAnswerLost(t *testing.T) {
 func TestEffectTwoNodesResume(t *testing.T) {
 	for _, backend := range []string{"pebble", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			var db1, db2 *storage.DB
-			switch backend {
-			case "pebble":
-				db, err := storage.Open("", &storage.Options{InMemory: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { db.Close() })
-				db1, db2 = db, db
-			case "postgres":
-				url := storagetest.PostgresURL(t)
-				for _, p := range []**storage.DB{&db1, &db2} {
-					db, err := storage.OpenPostgres(storage.PostgresOptions{URL: url, Cluster: true, MaxConns: 4})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { db.Close() })
-					*p = db
-				}
-			}
+			db1, db2 := twoStores(t, backend)
 			pa, pb := &fakePlacement{name: "a"}, &fakePlacement{name: "b"}
 			pa.home.Store(true) // both believe themselves home: a view change in flight
 			pb.home.Store(true)
