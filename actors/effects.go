@@ -187,17 +187,17 @@ func (s *System) applyShare(ctx context.Context, k *EffectKind, e *storage.Effec
 // in one batch.
 func applyShareTx(tx *Tx, k *EffectKind, e *storage.Effect, i int) error {
 	db := tx.DB()
-	// The mark first, then the record: a mark is dropped only once its
+	// The marks first, then the record: a mark is dropped only once its
 	// record is gone, so "no mark" read before "a record" means the share
 	// is still to apply. A write of this account by another activation
 	// meanwhile fences this batch (cluster mode).
-	marked, err := db.EffectMarked(tx.ID(), e.ID)
+	marks, err := db.EffectMarks(tx.ID())
 	if err != nil {
 		return err
 	}
 	_, err = db.Effect(e.ID)
 	switch {
-	case marked:
+	case slices.Contains(marks, e.ID):
 		return errShareDone
 	case i == 0 && err == nil:
 		return fmt.Errorf("actors: effect %s exists already", e.ID) // 2^-128: never, but never twice either
@@ -220,23 +220,15 @@ func applyShareTx(tx *Tx, k *EffectKind, e *storage.Effect, i int) error {
 			storage.PutEffect(tx, e)
 		}
 	}
-	return dropFinishedMarks(tx, e.ID)
+	return dropFinishedMarks(tx, marks)
 }
 
-// dropFinishedMarks drops the account's marks of effects that finished
-// (their record is gone): an account keeps only the marks of the effects
-// unfinished at its latest share.
-func dropFinishedMarks(tx *Tx, current storage.EffectID) error {
-	db := tx.DB()
-	marks, err := db.EffectMarks(tx.ID())
-	if err != nil {
-		return err
-	}
+// dropFinishedMarks drops the marks (read by the share, none of them its
+// own effect's) of effects that finished: their record is gone. An account
+// thus keeps only the marks of the effects unfinished at its latest share.
+func dropFinishedMarks(tx *Tx, marks []storage.EffectID) error {
 	for _, id := range marks {
-		if id == current {
-			continue
-		}
-		switch _, err := db.Effect(id); {
+		switch _, err := tx.DB().Effect(id); {
 		case errors.Is(err, storage.ErrNotFound):
 			storage.DropEffectMark(tx, id)
 		case err != nil:

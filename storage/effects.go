@@ -2,7 +2,6 @@ package storage
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"time"
 
@@ -131,16 +130,6 @@ func MarkEffect(w AccountWriter, id EffectID) {
 
 // DropEffectMark removes the writer's mark of effect id.
 func DropEffectMark(w AccountWriter, id EffectID) { effectMarks.Delete(w, string(id[:])) }
-
-// EffectMarked reports whether account acct applied its share of effect
-// id.
-func (db *DB) EffectMarked(acct AccountID, id EffectID) (bool, error) {
-	err := effectMarks.View(db, acct, string(id[:]), func([]byte) error { return nil })
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
 
 // EffectMarks lists the effects account acct holds a mark of.
 func (db *DB) EffectMarks(acct AccountID) ([]EffectID, error) {
