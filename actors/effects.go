@@ -97,7 +97,8 @@ const (
 
 // ErrBadEffect refuses an effect Start cannot apply: no participant, too
 // many, one named twice, or a payload too large. Nothing was written.
-var ErrBadEffect = errors.New("actors: an effect needs 1 to 64 distinct accounts and a payload of at most 64 KiB")
+var ErrBadEffect = fmt.Errorf("actors: an effect needs 1 to %d distinct accounts and a payload of at most %d KiB",
+	MaxEffectParticipants, MaxEffectPayload>>10)
 
 // errShareDone ends a share's change with nothing written: its account
 // applied it already, or the effect finished.
