@@ -164,6 +164,9 @@ func (s *System) driveEffect(ctx context.Context, k *EffectKind, e *storage.Effe
 			err = s.dropEffect(ctx, e.ID) // no last share to delete the record
 		}
 		if err != nil {
+			if errors.Is(err, ErrStopped) {
+				return false // shutting down: the next start resumes it
+			}
 			s.opts.Logger.Warn("effect unfinished; the recovery pass resumes it", "kind", e.Kind, "effect", e.ID.String(),
 				"share", i, "account", e.Participants[i], "err", err)
 			return false
