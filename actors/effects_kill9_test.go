@@ -20,8 +20,8 @@ import (
 // TestEffectKill9, the data directory it gives gifts in.
 const kill9Dir = "HONMASTER_EFFECTS_KILL9_DIR"
 
-// kill9Accounts are the child's accounts: ids 1, 2, 3 of a fresh
-// database, 1000 tickets each.
+// kill9Start is the tickets each of the child's accounts (ids 1, 2, 3 of
+// a fresh database) starts with.
 const kill9Start = 1000
 
 // TestEffectKill9: a process giving gifts on a data directory on disk is
