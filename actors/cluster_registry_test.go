@@ -16,6 +16,18 @@ import (
 // PostgreSQL a handle each, opened as cluster nodes.
 func twoRegistries(t *testing.T, backend string) (*System, *System) {
 	t.Helper()
+	db1, db2 := twoStores(t, backend)
+	s1, s2 := New(db1, Options{}), New(db2, Options{})
+	t.Cleanup(func() { s1.Shutdown(); s2.Shutdown() })
+	return s1, s2
+}
+
+// twoStores opens one database for two nodes, closed when the test ends:
+// a Pebble database in memory, shared by the two (as if two processes
+// shared it), or a PostgreSQL database through two clustered connections
+// (skipped without a server).
+func twoStores(t *testing.T, backend string) (*storage.DB, *storage.DB) {
+	t.Helper()
 	var db1, db2 *storage.DB
 	switch backend {
 	case "pebble":
@@ -36,9 +48,7 @@ func twoRegistries(t *testing.T, backend string) (*System, *System) {
 			*p = db
 		}
 	}
-	s1, s2 := New(db1, Options{}), New(db2, Options{})
-	t.Cleanup(func() { s1.Shutdown(); s2.Shutdown() })
-	return s1, s2
+	return db1, db2
 }
 
 // Two registries create accounts on one database at once, some logins

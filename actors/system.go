@@ -34,6 +34,11 @@ type Options struct {
 	// Placement puts the system in cluster mode (see Placement); nil is a
 	// single node.
 	Placement Placement
+	// EffectRetry is how often the recovery pass of effects on several
+	// accounts runs after the one at start (see ResumeEffects); <= 0 runs
+	// none, not even at start: a server passes DefaultEffectRetry, while
+	// an operator's command on a stopped server and most tests run none.
+	EffectRetry time.Duration
 }
 
 func (o *Options) ensureDefaults() {
@@ -88,6 +93,10 @@ type System struct {
 	accountProps *actor.Props
 	globalSeen   globalSeen  // see SyncGlobalVersions
 	creates      createGroup // CreateAccount's group commit (create_group.go)
+
+	// effectsDone is closed when the effects' recovery loop has ended
+	// (effects.go).
+	effectsDone chan struct{}
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.
@@ -121,6 +130,12 @@ func New(db *storage.DB, opts Options) *System {
 	go s.sweeper()
 	if opts.ReleaseMemoryAfter > 0 {
 		go s.releaser()
+	}
+	s.effectsDone = make(chan struct{})
+	if opts.EffectRetry > 0 {
+		go s.effectLoop() // effects.go
+	} else {
+		close(s.effectsDone)
 	}
 	return s
 }
@@ -188,6 +203,10 @@ func (s *System) Shutdown() {
 		case <-d:
 		case <-wait.Done():
 		}
+	}
+	select { // its pass ends at its next share, refused now
+	case <-s.effectsDone:
+	case <-wait.Done():
 	}
 	_ = s.as.Root.PoisonFuture(s.registry.pid).Wait()
 	s.as.Shutdown()

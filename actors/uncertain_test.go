@@ -16,17 +16,7 @@ import (
 // from that stale state and so undo the change that did commit. It reloads
 // the account from storage instead.
 func TestUncertainCommitReloads(t *testing.T) {
-	var loseAnswer atomic.Bool
-	db, err := storage.Open("", &storage.Options{InMemory: true, Knobs: &storage.TestingKnobs{
-		CommitResult: func(err error) error {
-			if err == nil && loseAnswer.Swap(false) {
-				return errors.New("test: connection lost during COMMIT")
-			}
-			return err
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, loseAnswer := openLosingAnswers(t)
 	s := New(db, Options{})
 	t.Cleanup(func() { s.Shutdown(); db.Close() })
 	ctx := context.Background()
@@ -55,4 +45,23 @@ func TestUncertainCommitReloads(t *testing.T) {
 	} else if snap.Tickets != 6 {
 		t.Errorf("snapshot: %d tickets, want 6", snap.Tickets)
 	}
+}
+
+// openLosingAnswers opens a database in memory whose next commit, once
+// the flag is set, commits but answers an error, as when the connection to
+// PostgreSQL drops during COMMIT (the flag clears itself).
+func openLosingAnswers(t *testing.T) (*storage.DB, *atomic.Bool) {
+	t.Helper()
+	lose := new(atomic.Bool)
+	db, err := storage.Open("", &storage.Options{InMemory: true, Knobs: &storage.TestingKnobs{
+		CommitResult: func(err error) error {
+			if err == nil && lose.Swap(false) {
+				return errors.New("test: connection lost during COMMIT")
+			}
+			return err
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, lose
 }

@@ -137,6 +137,7 @@ func TestAccountRecordsKnowEveryPrefix(t *testing.T) {
 		"prefixAcctKS":         "every per-account keyspace on disk",
 		"prefixGlobKS":         "global: no account's",
 		"prefixMeta":           "metadata: no account's",
+		"prefixEffect":         "effects on several accounts: no account's (its marks are a per-account keyspace)",
 		"prefixIndex":          "entries the account wrote (from the owners index)",
 		"prefixOwners":         "the owners index's entries under the account's id, with what they name",
 		"prefixPluginState":    "every area's plugin state on disk",

@@ -120,6 +120,10 @@ type TestingKnobs struct {
 	// returns the one Commit goes on with: a test returns an error after a
 	// commit that succeeded to stand for a COMMIT whose answer was lost.
 	CommitResult func(err error) error
+	// FS is the file system Pebble runs on instead of the disk (an
+	// errorfs that fails writes, a vfs.NewCrashableMem whose CrashClone
+	// keeps only what was synced); Open's dir names a directory in it.
+	FS vfs.FS
 }
 
 // Default tuning (see config/defaults.toml [storage]).
@@ -158,6 +162,11 @@ func (db *DB) Fatal() <-chan struct{} { return db.fatal }
 func Open(dir string, opts *Options) (*DB, error) {
 	if opts == nil {
 		opts = &Options{}
+	}
+	if opts.Knobs != nil && opts.Knobs.FS != nil && opts.fs == nil {
+		o := *opts
+		o.fs = opts.Knobs.FS
+		opts = &o
 	}
 	if !opts.InMemory && opts.fs == nil {
 		if err := recoverMigration(dir); err != nil {

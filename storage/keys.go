@@ -34,6 +34,7 @@ import (
 //	                            credentials.go; since schema version 5: a/<id> held them before)
 //	t/<id:4>                    the account's sessions: the key, creation and expiry of each,
 //	                            oldest first (sessions.go; since schema version 6)
+//	f/<effect id:16>            an unfinished effect on several accounts (pb.Effect, effects.go)
 //
 // Every value written by version 2 starts with the format byte 2 (a
 // version 1 value starts with 1), except the fixed-size index values, the
@@ -61,7 +62,7 @@ var ownPrefixes = map[string]bool{
 	prefixAccount: true, prefixLists: true, prefixOwned: true, prefixLogin: true, prefixSub: true,
 	prefixSession: true, prefixAcctKS: true, prefixGlobKS: true, prefixMeta: true, prefixIndex: true,
 	prefixOwner: true, prefixSkeleton: true, prefixCount: true, prefixOwners: true, prefixCreds: true,
-	prefixAccountSession: true,
+	prefixAccountSession: true, prefixEffect: true,
 }
 
 // Metadata names kept under the m/ prefix.

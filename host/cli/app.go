@@ -117,8 +117,12 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	if release == 0 || !serve {
 		release = -1 // the setting's 0 means never; a command's process is short-lived
 	}
+	var effectRetry time.Duration // a command leaves unfinished effects to the server
+	if serve {
+		effectRetry = actors.DefaultEffectRetry
+	}
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration,
-		SessionCacheSize: sessions, ReleaseMemoryAfter: release, Logger: log, Placement: placement(node)})
+		SessionCacheSize: sessions, ReleaseMemoryAfter: release, Logger: log, Placement: placement(node), EffectRetry: effectRetry})
 	app.Sys = sys
 	sys.OnDelete(reports.DeleteHook) // a deleted reporter's open reports leave the kept counts, offline too
 	verifiers := cfg.Actors.VerifierCacheSize
