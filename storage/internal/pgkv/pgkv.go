@@ -410,7 +410,7 @@ var (
 func (s *Store) Close() {
 	close(s.quit)
 	s.keepOnce.Do(func() { close(s.kept) }) // a keeper that never started
-	<-s.kept                                 // the keeper has let go of the lock's session
+	<-s.kept                                // the keeper has let go of the lock's session
 	s.pool.Close()
 	if s.lock != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
