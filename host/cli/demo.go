@@ -98,13 +98,9 @@ func refuseDemoStore(db *storage.DB, dataDir string) error {
 // (hostarea.Module.Demo: the prize catalog, the guides ...), and prints
 // the demo logins.
 func seedDemo(ctx context.Context, app *App, out io.Writer) error {
-	if _, err := app.DB.Meta(demoMark); errors.Is(err, storage.ErrNotFound) {
-		b := app.DB.NewBatch()
-		b.PutMeta(demoMark, []byte(time.Now().UTC().Format(time.RFC3339)))
-		if err := app.DB.Commit(b); err != nil {
-			return err
-		}
-	} else if err != nil {
+	// The mark is stored through the actors' registry (its first value is
+	// kept: the time the directory first served the demo).
+	if _, err := app.Sys.EnsureMeta(ctx, demoMark, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
 		return err
 	}
 	if _, err := app.DB.LoginID(demoAccounts[0].login); errors.Is(err, storage.ErrNotFound) {
