@@ -243,4 +243,7 @@ func LoadTestLimits(c *config.Config) {
 	c.Limits.ReportsAddress = config.Rate{}
 	c.Limits.GuideVotesAddress = config.Rate{}
 	c.Limits.GuideVotesGuideAddress = config.Rate{}
+	// One address's connections: the default (64) leaves room for other
+	// addresses, and a test acting as 100 players from 127.0.0.1 needs more.
+	c.Limits.MaxConnectionsPerAddress = c.Limits.MaxConnections
 }
