@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"net"
 	"slices"
 	"strconv"
@@ -89,6 +90,13 @@ type membership interface {
 	suspect(addr string) bool
 	// stop ends the provider's work and leaves the cluster.
 	stop()
+	// serving is nil while this node may serve requests; else why not (it
+	// did not run for longer than Config.SelfFence and has not confirmed its
+	// membership since: see selfFence).
+	serving() error
+	// mostPeerMembers is the most members a peer that answers lists (0:
+	// unknown): while this node sees fewer, it is unhealthy.
+	mostPeerMembers() int
 }
 
 // Node is this process's membership in the cluster.
@@ -114,7 +122,9 @@ type Node struct {
 	sys    atomic.Pointer[actors.System]
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
-	inflight                                            inflight // forwarded requests served here (see Stop)
+	inflight                                            inflight      // forwarded requests served here (see Stop)
+	requestIDs                                          atomic.Uint64 // ids of the requests this node forwards
+	cancels                                             cancels       // of the forwarded requests served here
 }
 
 // Member is one node as this node sees it.
@@ -127,6 +137,9 @@ type Member struct {
 
 // Start joins the cluster: it listens on cfg.Listen and probes the peers.
 func Start(cfg Config) (*Node, error) {
+	if err := cfg.validateTimings(); err != nil {
+		return nil, err
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -150,6 +163,9 @@ func Start(cfg Config) (*Node, error) {
 		_ = ln.Close()
 	}
 	n := &Node{cfg: cfg, log: log, fatal: make(chan struct{})}
+	// Request ids start anywhere: a node restarted under the same name must
+	// not reuse its earlier run's ids, which a home may still hold.
+	n.requestIDs.Store(rand.Uint64())
 	n.rdv.Store(cluster.NewRendezvous())
 	n.as = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(log)
@@ -310,17 +326,34 @@ func (n *Node) Members() []Member {
 }
 
 // Health is nil while this node is a member of the cluster (it sees
-// itself in the topology); else it says why not, for /healthz.
+// itself in the topology), serves (see Config.SelfFence), and sees as many
+// members as every peer that answers its probes; else it says why not,
+// for /healthz. A node that sees fewer members than a peer has dropped a
+// node the others still list (its view split from theirs): that node
+// leaves and comes back under a new member id, after which the views agree
+// again.
 func (n *Node) Health() error {
 	if msg, ok := n.why.Load().(string); ok {
 		return errors.New(msg)
 	}
-	for _, m := range n.Members() {
-		if m.Self {
-			return nil
-		}
+	if err := n.prov.serving(); err != nil {
+		return err
 	}
-	return fmt.Errorf("not yet a member of cluster %q", n.cfg.Name)
+	ms := n.Members()
+	if !slices.ContainsFunc(ms, func(m Member) bool { return m.Self }) {
+		return fmt.Errorf("not yet a member of cluster %q", n.cfg.Name)
+	}
+	if most := n.prov.mostPeerMembers(); most > len(ms) {
+		return fmt.Errorf("this node sees %d members of cluster %q and a peer sees %d: their views differ until the node they disagree on comes back",
+			len(ms), n.cfg.Name, most)
+	}
+	return nil
+}
+
+// left reports whether this node left the cluster for good (Fatal).
+func (n *Node) left() bool {
+	_, ok := n.why.Load().(string)
+	return ok
 }
 
 // HealthNote describes the membership for a healthy /healthz reply:
@@ -338,9 +371,11 @@ func (n *Node) HealthNote() string {
 	return fmt.Sprintf("cluster %s: member, %d nodes: %s\n", n.cfg.Name, len(ms), strings.Join(names, " "))
 }
 
-// Fatal is closed when the node has left the cluster for good (it was
-// paused longer than its lease): the process should exit so that its
-// supervisor starts it again under a new member id.
+// Fatal is closed when the node has left the cluster for good (a peer that
+// answers no longer lists it: it was dropped while paused, starved or cut
+// off; or, with etcd, it did not run for longer than its lease): the
+// process should exit so that its supervisor starts it again under a new
+// member id.
 func (n *Node) Fatal() <-chan struct{} { return n.fatal }
 
 func (n *Node) die(why string) {
