@@ -187,8 +187,6 @@ func (p *staticProvider) round() bool {
 		pong *clusterpb.Pong
 	}
 	start := time.Now()
-	fenced := p.fence.fenced.Load()
-	confirming := p.fence.confirmable(start, p.cfg.ProbeTimeout+p.cfg.ProbeInterval)
 	answers := make(chan answer, len(p.cfg.Peers))
 	for _, peer := range p.cfg.Peers {
 		go func() {
@@ -201,13 +199,21 @@ func (p *staticProvider) round() bool {
 			answers <- answer{peer, pong}
 		}()
 	}
+	got := make([]answer, 0, len(p.cfg.Peers))
+	for range p.cfg.Peers {
+		got = append(got, <-answers)
+	}
+	// Fenced now (not at the start: the process may have stopped during
+	// the round, its probes' timeouts running out meanwhile), check
+	// included (the watchdog may not have run since).
+	fenced := p.fence.check() != nil
+	confirming := p.fence.confirmable(start, p.cfg.ProbeTimeout+p.cfg.ProbeInterval)
 	members := []*cluster.Member{p.self()}
 	self := p.c.ActorSystem.ID
 	var dropped string // a peer that answers without this node, having listed it
 	most := 0
 	p.mu.Lock()
-	for range p.cfg.Peers {
-		a := <-answers
+	for _, a := range got {
 		st := p.state[a.peer]
 		if st == nil {
 			st = &peerState{}
