@@ -146,7 +146,8 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 // node stays a member: once it left this node's topology (it died or was
 // paused long enough to be dropped), the request's outcome is unknown, and
 // the player learns it then rather than at the request's deadline. A home
-// that merely missed a probe (a busy machine) is waited for.
+// that merely missed a probe (a busy machine) is waited for, and so is one
+// that left gracefully (it answers what it got before it stops, see Stop).
 func (n *Node) await(f *actor.Future, home string) (any, error) {
 	if home == n.self {
 		// This node never suspects itself: no watch, no goroutine.
@@ -168,7 +169,7 @@ func (n *Node) await(f *actor.Future, home string) (any, error) {
 		case r := <-done:
 			return r.res, r.err
 		case <-t.C:
-			if !n.member(home) {
+			if !n.member(home) && !n.prov.departed(home) {
 				return nil, actor.ErrTimeout
 			}
 		}

@@ -88,6 +88,12 @@ type membership interface {
 	// suspect reports whether the member at addr may be dead or paused:
 	// requests are not sent to it (see Node.Forward).
 	suspect(addr string) bool
+	// departed reports whether the member at addr announced its leaving
+	// (a graceful stop: it answers what it got before it stops).
+	departed(addr string) bool
+	// leave hands this node's accounts over before it stops answering:
+	// the others drop it from their topology now (a graceful stop).
+	leave()
 	// stop ends the provider's work and leaves the cluster.
 	stop()
 	// serving is nil while this node may serve requests; else why not (it
@@ -401,15 +407,23 @@ func (n *Node) Stats() Stats {
 		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), Members: len(n.Members())}
 }
 
-// Stop leaves the cluster: the peers see this node go at their next probe
-// (static provider) or at once (etcd: its key is deleted). From its start,
-// forwarded requests are refused (nothing done: the forwarding node serves
-// them elsewhere); those already being served here finish and send their
-// replies first, for at most RequestTimeout.
+// Stop leaves the cluster, handing this node's accounts over before it
+// stops answering. From its start, forwarded requests are refused (nothing
+// done: the forwarding node sends them again, to the account's next home
+// once it has dropped this node, or serves them itself); those already
+// being served here finish and send their replies first, for at most
+// RequestTimeout. Then every peer is told that this node leaves (static
+// provider: a Leave each peer acknowledges once this node is out of its
+// topology; etcd: its key is deleted), and the node goes on answering
+// (refusals) for ProbeInterval more, for the requests that were on their
+// way. So a graceful stop answers every request it got, and a rolling
+// restart loses none to "outcome unknown".
 func (n *Node) Stop() {
 	n.stops.Do(func() {
 		n.stopping.Store(true)
 		n.inflight.leave(n.cfg.RequestTimeout)
+		n.prov.leave()
+		time.Sleep(n.cfg.ProbeInterval)
 		n.prov.stop()
 		n.c.Shutdown(false)
 	})

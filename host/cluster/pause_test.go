@@ -8,7 +8,9 @@ package cluster
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -233,5 +235,62 @@ func TestACancelledForwardedRequestIsNotServed(t *testing.T) {
 	}
 	if time.Until(s.deadline) > time.Minute {
 		t.Fatalf("forwarded request's deadline %v away, beyond the minute it had left when sent", time.Until(s.deadline).Round(time.Second))
+	}
+}
+
+// TestAGracefulStopHandsItsAccountsOver: a node that stops tells its peers,
+// which drop it (without waiting for their probes to miss), and every
+// request sent through the others meanwhile is answered, none "outcome
+// unknown": a rolling restart fails no request.
+func TestAGracefulStopHandsItsAccountsOver(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b", "c")
+	waitMembers(t, nodes, 3)
+	const accounts = 9
+	for i := range accounts {
+		if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "g" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone, rest := nodes[0], nodes[1:]
+	stop := make(chan struct{})
+	errs := make(chan error, 100)
+	var wg sync.WaitGroup
+	for i := range accounts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			via := rest[i%len(rest)]
+			for n := 0; n < 200; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				_, _, err := via.n.Forward(ctx, preAuth("g"+strconv.Itoa(i)))
+				cancel()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	began := time.Now()
+	gone.stop()
+	t.Logf("stopped in %v", time.Since(began))
+	waitMembers(t, rest, len(rest))
+	close(stop)
+	wg.Wait()
+	t.Logf("load ended %v after the stop began", time.Since(began))
+	close(errs)
+	for err := range errs {
+		t.Errorf("a request through a node that stays, during another's graceful stop: %v", err)
 	}
 }

@@ -36,6 +36,9 @@ type staticProvider struct {
 	mu    sync.Mutex
 	names map[string]string // member id -> node name
 	state map[string]*peerState
+	// gone holds the member ids of the peers that announced their leaving
+	// (Leave): they are out of the topology at once.
+	gone map[string]bool
 	// listedBy holds the member ids of the peers that have listed this
 	// node: one that then answers without it has dropped it.
 	listedBy map[string]bool
@@ -55,7 +58,7 @@ type peerState struct {
 
 func newStaticProvider(n *Node, cfg Config) *staticProvider {
 	return &staticProvider{n: n, cfg: cfg, fence: newSelfFence(cfg.SelfFence()), done: make(chan struct{}),
-		names: map[string]string{}, state: map[string]*peerState{}, listedBy: map[string]bool{}}
+		names: map[string]string{}, state: map[string]*peerState{}, listedBy: map[string]bool{}, gone: map[string]bool{}}
 }
 
 func (p *staticProvider) nodeName(id string) string {
@@ -78,6 +81,66 @@ func (p *staticProvider) suspect(addr string) bool {
 		}
 	}
 	return false
+}
+
+// listed reports whether a peer is in the topology at now: known, not
+// leaving, and not dropped (it missed fewer than ProbeFailures probes in
+// a row, or was heard from within FailureDetection). p.mu is held.
+func (p *staticProvider) listed(st *peerState, now time.Time) bool {
+	return st.member != nil && !p.gone[st.member.Id] &&
+		(st.misses < p.cfg.ProbeFailures || now.Sub(st.heard) < p.cfg.FailureDetection())
+}
+
+// leaveDelay is how long after acknowledging a Leave a node drops the
+// leaving member from its topology (see answer).
+const leaveDelay = 20 * time.Millisecond
+
+// peerLeft drops member id, which announced its leaving (gone), from the
+// topology.
+func (p *staticProvider) peerLeft(id string) {
+	p.mu.Lock()
+	members := []*cluster.Member{p.self()}
+	now := time.Now()
+	for _, st := range p.state {
+		if p.listed(st, now) {
+			members = append(members, st.member)
+		}
+	}
+	p.mu.Unlock()
+	p.n.log.Info("a peer is leaving the cluster", "member", id)
+	p.c.MemberList.UpdateClusterTopology(members)
+}
+
+// departed implements membership: the member at addr announced its
+// leaving (a graceful stop), and answers what it got before it stops.
+func (p *staticProvider) departed(addr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for peer, st := range p.state {
+		if st.member != nil && p.gone[st.member.Id] && (peer == addr || st.member.Address() == addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// leave implements membership: every peer is told that this node is
+// leaving, and drops it from its topology at once (within ProbeTimeout;
+// a peer that does not answer drops it at its probes).
+func (p *staticProvider) leave() {
+	if p.c == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, peer := range p.cfg.Peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = p.c.ActorSystem.Root.RequestFuture(actor.NewPID(peer, memberActorName),
+				&clusterpb.Leave{Cluster: p.cfg.Name, MemberId: p.c.ActorSystem.ID}, p.cfg.ProbeTimeout).Result()
+		}()
+	}
+	wg.Wait()
 }
 
 // serving implements membership (see selfFence).
@@ -130,6 +193,19 @@ func (p *staticProvider) self() *cluster.Member {
 // this node is and the members it sees. A node that left (Node.Fatal)
 // answers no more: it is no member.
 func (p *staticProvider) answer(ctx actor.Context) {
+	if l, ok := ctx.Message().(*clusterpb.Leave); ok {
+		// Acknowledged before the topology drops the node: protoactor
+		// closes the connection to a member that left, which could lose
+		// the acknowledgement.
+		ctx.Respond(&clusterpb.LeaveAck{})
+		if l.GetCluster() == p.cfg.Name {
+			p.mu.Lock()
+			p.gone[l.GetMemberId()] = true
+			p.mu.Unlock()
+			time.AfterFunc(leaveDelay, func() { p.peerLeft(l.GetMemberId()) })
+		}
+		return
+	}
 	ping, ok := ctx.Message().(*clusterpb.Ping)
 	if !ok || p.mute.Load() || p.n.left() {
 		return
@@ -234,13 +310,13 @@ func (p *staticProvider) round() bool {
 		} else if !fenced {
 			st.misses++
 		}
-		if st.member != nil && (st.misses < p.cfg.ProbeFailures || now.Sub(st.heard) < p.cfg.FailureDetection()) {
+		if p.listed(st, now) {
 			members = append(members, st.member)
 		}
 	}
 	p.mu.Unlock()
 	p.peerMembers.Store(int64(most))
-	if dropped != "" {
+	if dropped != "" && !p.n.stopping.Load() { // (a node that stops has told its peers to drop it)
 		p.n.die("node " + dropped + " no longer lists this node (it was paused, starved or cut off long enough to be dropped): " +
 			"the other nodes have taken its accounts, and it must come back under a new member id")
 		return false
