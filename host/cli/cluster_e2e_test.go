@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -101,21 +99,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	pg := storagetest.PostgresURL(t)
 	bin := buildHost(t)
 	const nodes, accounts = 3, 8
-	addrs := clustertest.FreeAddrs(t, nodes)
-	confs := make([]string, nodes)
-	datas := make([]string, nodes)
-	for i := range nodes {
-		var peers []string
-		for j, a := range addrs {
-			if j != i {
-				peers = append(peers, strconv.Quote(a))
-			}
-		}
-		confs[i] = loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n"+
-			"[cluster]\nenabled = true\nname = \"e2e\"\nnode = \"n%d\"\nlisten = %q\npeers = [%s]\n",
-			pg, i, addrs[i], strings.Join(peers, ", ")))
-		datas[i] = t.TempDir()
-	}
+	confs, datas := clusterConfigs(t, pg, nodes)
 	const start = 100_000_000
 	logins := make([]string, accounts)
 	for i := range logins {
@@ -259,10 +243,10 @@ func TestClusterEndToEnd(t *testing.T) {
 		t.Fatalf("cookie issued by the killed node, on another: %+v %v", r, err)
 	}
 
-	// 2. SIGSTOP node 1 for longer than its lease (3 probes of 1s), then
-	// SIGCONT: its accounts move to node 2 meanwhile; when it resumes it
-	// leaves and exits, and whatever it had in flight is refused by the
-	// owner epochs.
+	// 2. SIGSTOP node 1 for longer than the others' failure detection
+	// (1.5 s), then SIGCONT: its accounts move to node 2 meanwhile; when it
+	// resumes it learns that node 2 dropped it, leaves and exits, and
+	// whatever it had in flight is refused by the owner epochs.
 	if err := cmds[1].Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

@@ -259,6 +259,7 @@ func TestClusterPausesHeal(t *testing.T) {
 
 	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
 	total, unknown := 0, 0
+	kinds := map[string]int{}
 	for i, login := range logins {
 		l := ledgers[i]
 		out := runHost(t, bin, "account", "show", "--data", datas[0], "--config", confs[0], "--login", login)
@@ -273,6 +274,9 @@ func TestClusterPausesHeal(t *testing.T) {
 		}
 		total += l.drops
 		unknown += l.unknown
+		for k, n := range l.failKinds {
+			kinds[k] += n
+		}
 	}
-	t.Logf("%d acknowledged drops, %d of unknown outcome, %d restarts of a node that left", total, unknown, restarts)
+	t.Logf("%d acknowledged drops, %d not acknowledged (by kind: %v), %d restarts of a node that left", total, unknown, kinds, restarts)
 }
