@@ -25,6 +25,12 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
+// gossipInterval is how often protoactor's gossip runs (its default is
+// 300 ms). Membership does not rest on it (the providers decide the
+// topology); it only carries heartbeats, which expire after 20 s, so every
+// 2 s is ample and costs an idle cluster less.
+const gossipInterval = 2 * time.Second
+
 // KindAccount is the grain kind of accounts.
 const KindAccount = "account"
 
@@ -201,7 +207,8 @@ func Start(cfg Config) (*Node, error) {
 	kind := cluster.NewKind(KindAccount, actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} }))
 	cc := cluster.Configure(cfg.Name, n.prov, disthash.New(), rc,
 		cluster.WithKinds(kind),
-		cluster.WithRequestTimeout(cfg.RequestTimeout))
+		cluster.WithRequestTimeout(cfg.RequestTimeout),
+		func(c *cluster.Config) { c.GossipInterval = gossipInterval })
 	n.c = cluster.New(n.as, cc)
 	n.as.EventStream.Subscribe(func(ev any) {
 		if t, ok := ev.(*cluster.ClusterTopology); ok {
