@@ -188,27 +188,15 @@ func TestPublishedIsNeverStaleInClusterMode(t *testing.T) {
 // request arriving directly runs again (the retry is the one of a request
 // whose asker still waits).
 func TestForwardedChangeIsNotRunAgainAfterAFence(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pa := &fakePlacement{name: "a"}
-	pa.home.Store(true)
-	a := New(db, Options{Placement: pa})
-	defer a.Shutdown()
+	db, a, acct := homeNode(t)
 	ctx := context.Background()
-	acct, err := a.CreateAccount(ctx, &NewAccount{Login: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); err != nil { // a's actor is live
 		t.Fatal(err)
 	}
 	if _, _, err := db.ActivateAccount(acct.ID, "elsewhere"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Apply(ForwardedContext(ctx), acct.ID, addTickets{1})
+	_, err := a.Apply(ForwardedContext(ctx), acct.ID, addTickets{1})
 	if !errors.Is(err, ErrMoved) {
 		t.Fatalf("forwarded change on a fenced activation: %v, want ErrMoved (not run again)", err)
 	}
@@ -231,19 +219,7 @@ func TestForwardedChangeIsNotRunAgainAfterAFence(t *testing.T) {
 // actor got to it (a forwarding node gave up and cancelled it) is refused
 // as expired, with nothing written.
 func TestCancelledChangeIsNotApplied(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pa := &fakePlacement{name: "a"}
-	pa.home.Store(true)
-	a := New(db, Options{Placement: pa})
-	defer a.Shutdown()
-	acct, err := a.CreateAccount(context.Background(), &NewAccount{Login: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, a, acct := homeNode(t)
 	ctx, cancel := context.WithCancel(ForwardedContext(context.Background()))
 	cancel()
 	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); !errors.Is(err, ErrExpired) {
@@ -252,4 +228,24 @@ func TestCancelledChangeIsNotApplied(t *testing.T) {
 	if stored, _ := db.LoadAccount(acct.ID); stored.Tickets != 0 {
 		t.Fatalf("%d tickets stored: the cancelled change was applied", stored.Tickets)
 	}
+}
+
+// homeNode is a node of a cluster (over an in-memory database) that is the
+// home of a new account p; all closed when the test ends.
+func homeNode(t *testing.T) (*storage.DB, *System, *storage.Account) {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pa := &fakePlacement{name: "a"}
+	pa.home.Store(true)
+	a := New(db, Options{Placement: pa})
+	t.Cleanup(a.Shutdown)
+	acct, err := a.CreateAccount(context.Background(), &NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, a, acct
 }

@@ -100,17 +100,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	bin := buildHost(t)
 	const nodes, accounts = 3, 8
 	confs, datas := clusterConfigs(t, pg, nodes)
-	const start = 100_000_000
-	logins := make([]string, accounts)
-	for i := range logins {
-		logins[i] = fmt.Sprintf("cl_%d", i)
-		args := []string{"account", "create", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--password", "pw"}
-		if i == 0 {
-			args = append(args, "--init")
-		}
-		runHost(t, bin, args...)
-		runHost(t, bin, "account", "grant", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--tickets", strconv.Itoa(start))
-	}
+	logins := clusterAccounts(t, bin, confs[0], datas[0], "cl", accounts)
 	cmds := make([]*exec.Cmd, nodes)
 	games := make([]string, nodes)
 	var op0 string
@@ -148,10 +138,6 @@ func TestClusterEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	payouts := map[int64]bool{0: true}
-	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
-		payouts[int64(tier.Tickets())] = true
-	}
 	ledgers := make([]*clusterLedger, accounts)
 	sessions := make([]*client.Session, accounts)
 	var loggedIn atomic.Int64
@@ -280,27 +266,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	cmds[2].Wait()
 
 	// Every balance: start + acknowledged + a subset of the unknown drops.
-	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
-	kinds := map[string]int{}
-	total, unknown := 0, 0
-	for i, login := range logins {
-		l := ledgers[i]
-		out := runHost(t, bin, "account", "show", "--data", datas[0], "--config", confs[0], "--login", login)
-		m := ticketsRE.FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("account show: %s", out)
-		}
-		disk, _ := strconv.ParseInt(m[1], 10, 64)
-		if !reachable(disk-start-l.acked, l.unknown, payouts) {
-			t.Errorf("%s: %d tickets stored; start %d, %d acknowledged drops (net %d), %d of unknown outcome: an acknowledged drop was lost or a drop counted twice",
-				login, disk, start, l.drops, l.acked, l.unknown)
-		}
-		total += l.drops
-		unknown += l.unknown
-		for k, n := range l.failKinds {
-			kinds[k] += n
-		}
-	}
+	total, unknown, kinds := checkClusterBalances(t, bin, confs[0], datas[0], logins, ledgers)
 	t.Logf("%d acknowledged drops, %d of unknown outcome; failures by kind: %v", total, unknown, kinds)
 	t.Logf("every account served again (a request sent after the failure acknowledged) %v after kill -9, %v after SIGSTOP",
 		killTakeover.Round(time.Millisecond), pausedTakeover.Round(time.Millisecond))

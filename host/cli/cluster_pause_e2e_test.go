@@ -46,6 +46,59 @@ func clusterConfigs(t *testing.T, pg string, n int) (confs, datas []string) {
 	return confs, datas
 }
 
+// clusterStart is every test account's starting balance.
+const clusterStart = 100_000_000
+
+// clusterAccounts creates n accounts PREFIX_0... (the first with --init)
+// through node conf/data, each granted clusterStart tickets.
+func clusterAccounts(t *testing.T, bin, conf, data, prefix string, n int) []string {
+	t.Helper()
+	logins := make([]string, n)
+	for i := range logins {
+		logins[i] = fmt.Sprintf("%s_%d", prefix, i)
+		args := []string{"account", "create", "--data", data, "--config", conf, "--login", logins[i], "--password", "pw"}
+		if i == 0 {
+			args = append(args, "--init")
+		}
+		runHost(t, bin, args...)
+		runHost(t, bin, "account", "grant", "--data", data, "--config", conf, "--login", logins[i], "--tickets", strconv.Itoa(clusterStart))
+	}
+	return logins
+}
+
+// checkClusterBalances checks, once every node stopped, that each
+// account's stored balance is clusterStart plus its acknowledged drops
+// plus some of those of unknown outcome (none lost, none counted twice),
+// and returns the drops acknowledged, those not, and the failures by kind.
+func checkClusterBalances(t *testing.T, bin, conf, data string, logins []string, ledgers []*clusterLedger) (total, unknown int, kinds map[string]int) {
+	t.Helper()
+	payouts := map[int64]bool{0: true}
+	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
+		payouts[int64(tier.Tickets())] = true
+	}
+	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
+	kinds = map[string]int{}
+	for i, login := range logins {
+		l := ledgers[i]
+		out := runHost(t, bin, "account", "show", "--data", data, "--config", conf, "--login", login)
+		m := ticketsRE.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("account show: %s", out)
+		}
+		disk, _ := strconv.ParseInt(m[1], 10, 64)
+		if !reachable(disk-clusterStart-l.acked, l.unknown, payouts) {
+			t.Errorf("%s: %d tickets stored; start %d, %d acknowledged drops (net %d), %d of unknown outcome: an acknowledged drop was lost or a drop counted twice",
+				login, disk, clusterStart, l.drops, l.acked, l.unknown)
+		}
+		total += l.drops
+		unknown += l.unknown
+		for k, n := range l.failKinds {
+			kinds[k] += n
+		}
+	}
+	return total, unknown, kinds
+}
+
 // supervised is a node process run as systemd's Restart=on-failure would:
 // exited reports its exit.
 type supervised struct {
@@ -103,17 +156,7 @@ func TestClusterPausesHeal(t *testing.T) {
 	bin := buildHost(t)
 	const nodes, accounts = 3, 6
 	confs, datas := clusterConfigs(t, pg, nodes)
-	const start = 100_000_000
-	logins := make([]string, accounts)
-	for i := range logins {
-		logins[i] = fmt.Sprintf("pz_%d", i)
-		args := []string{"account", "create", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--password", "pw"}
-		if i == 0 {
-			args = append(args, "--init")
-		}
-		runHost(t, bin, args...)
-		runHost(t, bin, "account", "grant", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--tickets", strconv.Itoa(start))
-	}
+	logins := clusterAccounts(t, bin, confs[0], datas[0], "pz", accounts)
 	procs := make([]*supervised, nodes)
 	games := make([]string, nodes)
 	for i := range nodes {
@@ -148,10 +191,6 @@ func TestClusterPausesHeal(t *testing.T) {
 	sp := &spread{nodes: append([]string(nil), games...), base: &http.Transport{MaxIdleConnsPerHost: 64}}
 	c := client.New("http://cluster")
 	c.HTTP = &http.Client{Transport: sp, Timeout: 20 * time.Second}
-	payouts := map[int64]bool{0: true}
-	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
-		payouts[int64(tier.Tickets())] = true
-	}
 	ledgers := make([]*clusterLedger, accounts)
 	sessions := make([]*client.Session, accounts)
 	for i, login := range logins {
@@ -257,26 +296,6 @@ func TestClusterPausesHeal(t *testing.T) {
 	}
 	db.Close()
 
-	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
-	total, unknown := 0, 0
-	kinds := map[string]int{}
-	for i, login := range logins {
-		l := ledgers[i]
-		out := runHost(t, bin, "account", "show", "--data", datas[0], "--config", confs[0], "--login", login)
-		m := ticketsRE.FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("account show: %s", out)
-		}
-		disk, _ := strconv.ParseInt(m[1], 10, 64)
-		if !reachable(disk-start-l.acked, l.unknown, payouts) {
-			t.Errorf("%s: %d tickets stored; start %d, %d acknowledged drops (net %d), %d of unknown outcome: an acknowledged drop was lost or a drop counted twice",
-				login, disk, start, l.drops, l.acked, l.unknown)
-		}
-		total += l.drops
-		unknown += l.unknown
-		for k, n := range l.failKinds {
-			kinds[k] += n
-		}
-	}
+	total, unknown, kinds := checkClusterBalances(t, bin, confs[0], datas[0], logins, ledgers)
 	t.Logf("%d acknowledged drops, %d not acknowledged (by kind: %v), %d restarts of a node that left", total, unknown, kinds, restarts)
 }

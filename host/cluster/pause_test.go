@@ -21,6 +21,25 @@ import (
 	"github.com/honmaster/masterserver/wire"
 )
 
+// memDB is an in-memory database, closed when the test ends.
+func memDB(t *testing.T) *storage.DB {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// probeTimeout sets the nodes' ProbeTimeout (startNodesWith).
+func probeTimeout(d time.Duration) func(Config) Config {
+	return func(c Config) Config {
+		c.ProbeTimeout = d
+		return c
+	}
+}
+
 func staticOf(tn *testNode) *staticProvider { return tn.n.prov.(*staticProvider) }
 
 // pauseInProcess makes tn's watchdog see a gap of gap since its last beat,
@@ -37,11 +56,7 @@ func pauseInProcess(tn *testNode, gap time.Duration) {
 // round shows its peers still list it (they did not drop it: it did not
 // really stop). It does not leave.
 func TestANodeThatDidNotRunStopsServingUntilConfirmed(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	nodes := startNodes(t, db, "a", "b", "c")
 	waitMembers(t, nodes, 3)
 	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "p"}); err != nil {
@@ -81,15 +96,8 @@ func TestANodeThatDidNotRunStopsServingUntilConfirmed(t *testing.T) {
 // seeing the same two members. Before, it kept seeing three members and
 // serving, healthy, while the others saw two.
 func TestANodeItsPeersDroppedLeaves(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	nodes := startNodesWith(t, db, func(c Config) Config {
-		c.ProbeTimeout = time.Second
-		return c
-	}, "a", "b", "c")
+	db := memDB(t)
+	nodes := startNodesWith(t, db, probeTimeout(time.Second), "a", "b", "c")
 	waitMembers(t, nodes, 3)
 	x, rest := nodes[2], nodes[:2]
 	staticOf(x).mute.Store(true)
@@ -120,15 +128,8 @@ func TestANodeItsPeersDroppedLeaves(t *testing.T) {
 // for: the reply reaches the player. Before, the forwarding node gave up
 // at the first missed probe and answered "outcome unknown" (status 11).
 func TestAForwardedRequestOutlivesOneMissedProbe(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	nodes := startNodesWith(t, db, func(c Config) Config {
-		c.ProbeTimeout = time.Second
-		return c
-	}, "a", "b")
+	db := memDB(t)
+	nodes := startNodesWith(t, db, probeTimeout(time.Second), "a", "b")
 	waitMembers(t, nodes, 2)
 	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "p"}); err != nil {
 		t.Fatal(err)
@@ -191,11 +192,7 @@ func mustLogin(t *testing.T, db *storage.DB, login string) storage.AccountID {
 // than the time the request had left when it was sent, whatever the
 // clocks.
 func TestACancelledForwardedRequestIsNotServed(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	tn := startNodes(t, db, "a")[0]
 	type seen struct {
 		deadline time.Time
@@ -243,11 +240,7 @@ func TestACancelledForwardedRequestIsNotServed(t *testing.T) {
 // request sent through the others meanwhile is answered, none "outcome
 // unknown": a rolling restart fails no request.
 func TestAGracefulStopHandsItsAccountsOver(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	nodes := startNodes(t, db, "a", "b", "c")
 	waitMembers(t, nodes, 3)
 	const accounts = 9
