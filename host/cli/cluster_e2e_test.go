@@ -81,8 +81,8 @@ func (s *spread) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestClusterEndToEnd runs three nodes on one PostgreSQL with the static
 // provider on loopback. Players' requests go to random nodes while one node
 // is killed with SIGKILL and, later, another is paused with SIGSTOP for
-// longer than its lease. It checks: no acknowledged drop lost and none
-// counted twice (every account's balance is its starting balance plus its
+// longer than the others' failure detection. It checks: no acknowledged
+// drop lost and none counted twice (every account's balance is its starting balance plus its
 // acknowledged drops, plus some of the drops whose outcome it did not
 // learn), the paused node leaves and exits when it resumes, every account
 // is served again after each failure, a login whose pre_auth and srpAuth
