@@ -85,7 +85,7 @@ func (a *account) serve(msg any) any {
 		}
 		return a.read(m.Fn)
 	case *applyChange:
-		if expired(m.Deadline) {
+		if expired(m.Deadline) || closed(m.Cancel) {
 			return &failure{Err: ErrExpired}
 		}
 		a.reloadIfFailed()
@@ -270,6 +270,16 @@ func typeName(v any) string { return fmt.Sprintf("%T", v) }
 // waiting soon after, never reports a failure for a write that happens.
 func expired(deadline time.Time) bool {
 	return !deadline.IsZero() && time.Now().After(deadline)
+}
+
+// closed reports whether c is closed (a nil c never is).
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // publish makes the current state readable without a message to the actor

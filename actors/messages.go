@@ -45,6 +45,10 @@ type readAccount struct{ Fn func(*storage.Account) any }
 type applyChange struct {
 	Change   Change
 	Deadline time.Time
+	// Cancel, when closed before the actor gets to the change, refuses it
+	// as expired (nothing written): the request's context ended, as when a
+	// forwarding node gave up on it (nil: never).
+	Cancel <-chan struct{}
 }
 
 // createAccount asks the registry to create an account, unless Deadline

@@ -86,10 +86,18 @@ func (s *System) loadRemote(id storage.AccountID) (*storage.Account, error) {
 // in a fresh activation when the database refused the actor's write (it
 // was stale). An account homed elsewhere is served by a transient
 // activation, released after the change.
+//
+// A request another node forwarded here (ForwardedContext) is not run
+// again after a fence: its forwarding node may have answered it as of
+// unknown outcome already (it gave up waiting), and a second run in a
+// fresh activation, later than requests of the account served since,
+// would apply it out of order. It fails with ErrMoved (nothing written),
+// and a change of it that had not started when its context ended (the
+// forwarding node gave up and cancelled it) is refused as ErrExpired.
 func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) (any, error) {
 	for try := 0; ; try++ {
 		ch, err := mutate[*changed](ctx, s, s.shardOf(id), func(dl time.Time) *envelope {
-			return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: c, Deadline: dl}}
+			return &envelope{ID: id, Sent: time.Now(), Msg: &applyChange{Change: c, Deadline: dl, Cancel: ctx.Done()}}
 		})
 		if s.remote(id) {
 			s.shardOf(id).release(id)
@@ -99,7 +107,7 @@ func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) 
 			// change runs once more in a fresh activation (whose epoch
 			// fences the other's). Fenced twice, the account is moving
 			// under this request: ErrMoved.
-			if try == 0 {
+			if try == 0 && !forwarded(ctx) {
 				continue
 			}
 			return nil, fmt.Errorf("%w: %w", ErrMoved, err)
@@ -112,6 +120,22 @@ func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) 
 		}
 		return ch.Reply, nil
 	}
+}
+
+// forwardedKey marks a context as a request another node forwarded.
+type forwardedKey struct{}
+
+// ForwardedContext marks ctx as the context of a request another node
+// forwarded here to its account's home (package host/cluster): its change
+// is never run a second time after a fence (see applyHere).
+func ForwardedContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, forwardedKey{}, true)
+}
+
+// forwarded reports whether ctx is a forwarded request's (ForwardedContext).
+func forwarded(ctx context.Context) bool {
+	v, _ := ctx.Value(forwardedKey{}).(bool)
+	return v
 }
 
 // Reactivate makes the next request to account id start a fresh activation

@@ -178,3 +178,74 @@ func TestPublishedIsNeverStaleInClusterMode(t *testing.T) {
 			p.Tickets, stored.Tickets)
 	}
 }
+
+// TestForwardedChangeIsNotRunAgainAfterAFence: a request another node
+// forwarded to the account's home, whose activation there was fenced
+// meanwhile (the account was activated elsewhere while the home was
+// paused), is refused with ErrMoved and nothing written: its forwarding
+// node may have answered it as of unknown outcome already, and running it
+// again in a fresh activation would apply it after later requests. The same
+// request arriving directly runs again (the retry is the one of a request
+// whose asker still waits).
+func TestForwardedChangeIsNotRunAgainAfterAFence(t *testing.T) {
+	db, a, acct := homeNode(t)
+	ctx := context.Background()
+	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); err != nil { // a's actor is live
+		t.Fatal(err)
+	}
+	if _, _, err := db.ActivateAccount(acct.ID, "elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Apply(ForwardedContext(ctx), acct.ID, addTickets{1})
+	if !errors.Is(err, ErrMoved) {
+		t.Fatalf("forwarded change on a fenced activation: %v, want ErrMoved (not run again)", err)
+	}
+	if stored, _ := db.LoadAccount(acct.ID); stored.Tickets != 1 {
+		t.Fatalf("%d tickets stored, want 1: the forwarded change ran again after the fence", stored.Tickets)
+	}
+	// A direct request is run again in a fresh activation.
+	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.ActivateAccount(acct.ID, "elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Apply(ctx, acct.ID, addTickets{1}); err != nil || got.(int64) != 3 {
+		t.Fatalf("direct change after a fence: %v, %v; want it run again (3 tickets)", got, err)
+	}
+}
+
+// TestCancelledChangeIsNotApplied: a change whose context ended before its
+// actor got to it (a forwarding node gave up and cancelled it) is refused
+// as expired, with nothing written.
+func TestCancelledChangeIsNotApplied(t *testing.T) {
+	db, a, acct := homeNode(t)
+	ctx, cancel := context.WithCancel(ForwardedContext(context.Background()))
+	cancel()
+	if _, err := a.Apply(ctx, acct.ID, addTickets{1}); !errors.Is(err, ErrExpired) {
+		t.Fatalf("cancelled change: %v, want ErrExpired", err)
+	}
+	if stored, _ := db.LoadAccount(acct.ID); stored.Tickets != 0 {
+		t.Fatalf("%d tickets stored: the cancelled change was applied", stored.Tickets)
+	}
+}
+
+// homeNode is a node of a cluster (over an in-memory database) that is the
+// home of a new account p; all closed when the test ends.
+func homeNode(t *testing.T) (*storage.DB, *System, *storage.Account) {
+	t.Helper()
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pa := &fakePlacement{name: "a"}
+	pa.home.Store(true)
+	a := New(db, Options{Placement: pa})
+	t.Cleanup(a.Shutdown)
+	acct, err := a.CreateAccount(context.Background(), &NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, a, acct
+}

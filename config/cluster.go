@@ -174,6 +174,14 @@ func (c *Config) validateCluster(ps *problems) {
 	}
 	if cl.ProbeFailures < 1 {
 		ps.add("cluster.probe_failures", "must be at least 1, got %d", cl.ProbeFailures)
+	} else if cl.ProbeInterval.Duration > 0 && cl.ProbeTimeout.Duration > 0 {
+		// A node stops serving after 3/4 of the others' failure detection
+		// without running (host/cluster Config.SelfFence).
+		detect := time.Duration(cl.ProbeFailures-1)*cl.ProbeInterval.Duration + cl.ProbeTimeout.Duration
+		if fence := detect * 3 / 4; fence < 100*time.Millisecond {
+			ps.add("cluster.probe_interval", "a node stops serving after %v without running (3/4 of (probe_failures-1) x probe_interval + probe_timeout), "+
+				"which must be at least 100ms: raise probe_interval or probe_failures", fence)
+		}
 	}
 }
 

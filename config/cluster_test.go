@@ -32,6 +32,14 @@ func TestClusterEtcdSettingsValidated(t *testing.T) {
 		{"etcd prefix trailing slash", etcd(func(cl *Cluster) { cl.EtcdPrefix = "/honmaster/" }), "cluster.etcd_prefix"},
 		{"etcd name with slash", etcd(func(cl *Cluster) { cl.Name = "eu/west" }), "cluster.name"},
 		{"etcd no dial timeout", etcd(func(cl *Cluster) { cl.EtcdDialTimeout = Duration{} }), "cluster.etcd_dial_timeout"},
+		// A node stops serving after 3/4 of (probe_failures-1) x
+		// probe_interval + probe_timeout without running: at least 100ms.
+		{"self-fence deadline too short", etcd(func(cl *Cluster) {
+			cl.ProbeFailures, cl.ProbeInterval, cl.ProbeTimeout = 1, Duration{time.Second}, Duration{100 * time.Millisecond}
+		}), "cluster.probe_interval"},
+		{"self-fence deadline long enough", etcd(func(cl *Cluster) {
+			cl.ProbeFailures, cl.ProbeInterval, cl.ProbeTimeout = 1, Duration{time.Second}, Duration{200 * time.Millisecond}
+		}), ""},
 		{"static ignores etcd settings", etcd(func(cl *Cluster) {
 			cl.Provider, cl.EtcdEndpoints, cl.EtcdPrefix = "static", []string{"nonsense"}, "nonsense"
 		}), ""},

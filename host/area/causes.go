@@ -49,7 +49,8 @@ func CauseOf(err error) Cause {
 		return CausePluginDown
 	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed), errors.Is(err, storage.ErrUnavailable):
 		return CauseStorageFull
-	case errors.Is(err, storage.ErrConflict), errors.Is(err, actors.ErrStopped), errors.Is(err, actors.ErrExpired):
+	case errors.Is(err, storage.ErrConflict), errors.Is(err, actors.ErrStopped), errors.Is(err, actors.ErrExpired),
+		errors.Is(err, actors.ErrMoved): // cluster mode: a fenced activation wrote nothing
 		return CauseRetry
 	}
 	return CauseInternal

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -83,8 +81,8 @@ func (s *spread) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestClusterEndToEnd runs three nodes on one PostgreSQL with the static
 // provider on loopback. Players' requests go to random nodes while one node
 // is killed with SIGKILL and, later, another is paused with SIGSTOP for
-// longer than its lease. It checks: no acknowledged drop lost and none
-// counted twice (every account's balance is its starting balance plus its
+// longer than the others' failure detection. It checks: no acknowledged
+// drop lost and none counted twice (every account's balance is its starting balance plus its
 // acknowledged drops, plus some of the drops whose outcome it did not
 // learn), the paused node leaves and exits when it resumes, every account
 // is served again after each failure, a login whose pre_auth and srpAuth
@@ -101,38 +99,8 @@ func TestClusterEndToEnd(t *testing.T) {
 	pg := storagetest.PostgresURL(t)
 	bin := buildHost(t)
 	const nodes, accounts = 3, 8
-	addrs := clustertest.FreeAddrs(t, nodes)
-	// The nodes speak mutual TLS, with certificates made as an operator
-	// makes them.
-	certs := t.TempDir()
-	runHost(t, bin, "cluster", "certs", "--out", certs, "--nodes", "n0=127.0.0.1,n1=127.0.0.1,n2=127.0.0.1")
-	confs := make([]string, nodes)
-	datas := make([]string, nodes)
-	for i := range nodes {
-		var peers []string
-		for j, a := range addrs {
-			if j != i {
-				peers = append(peers, strconv.Quote(a))
-			}
-		}
-		confs[i] = loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n"+
-			"[cluster]\nenabled = true\nname = \"e2e\"\nnode = \"n%d\"\nlisten = %q\npeers = [%s]\n"+
-			"tls_ca = %q\ntls_cert = %q\ntls_key = %q\n",
-			pg, i, addrs[i], strings.Join(peers, ", "), filepath.Join(certs, "ca.pem"),
-			filepath.Join(certs, fmt.Sprintf("n%d.pem", i)), filepath.Join(certs, fmt.Sprintf("n%d-key.pem", i))))
-		datas[i] = t.TempDir()
-	}
-	const start = 100_000_000
-	logins := make([]string, accounts)
-	for i := range logins {
-		logins[i] = fmt.Sprintf("cl_%d", i)
-		args := []string{"account", "create", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--password", "pw"}
-		if i == 0 {
-			args = append(args, "--init")
-		}
-		runHost(t, bin, args...)
-		runHost(t, bin, "account", "grant", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--tickets", strconv.Itoa(start))
-	}
+	confs, datas := clusterConfigs(t, bin, pg, nodes)
+	logins := clusterAccounts(t, bin, confs[0], datas[0], "cl", accounts)
 	cmds := make([]*exec.Cmd, nodes)
 	games := make([]string, nodes)
 	var op0 string
@@ -170,10 +138,6 @@ func TestClusterEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	payouts := map[int64]bool{0: true}
-	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
-		payouts[int64(tier.Tickets())] = true
-	}
 	ledgers := make([]*clusterLedger, accounts)
 	sessions := make([]*client.Session, accounts)
 	var loggedIn atomic.Int64
@@ -243,10 +207,10 @@ func TestClusterEndToEnd(t *testing.T) {
 		t.Fatalf("cookie issued by the killed node, on another: %+v %v", r, err)
 	}
 
-	// 2. SIGSTOP node 1 for longer than its lease (3 probes of 1s), then
-	// SIGCONT: its accounts move to node 2 meanwhile; when it resumes it
-	// leaves and exits, and whatever it had in flight is refused by the
-	// owner epochs.
+	// 2. SIGSTOP node 1 for longer than the others' failure detection
+	// (1.5 s), then SIGCONT: its accounts move to node 2 meanwhile; when it
+	// resumes it learns that node 2 dropped it, leaves and exits, and
+	// whatever it had in flight is refused by the owner epochs.
 	if err := cmds[1].Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -280,27 +244,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	cmds[2].Wait()
 
 	// Every balance: start + acknowledged + a subset of the unknown drops.
-	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
-	kinds := map[string]int{}
-	total, unknown := 0, 0
-	for i, login := range logins {
-		l := ledgers[i]
-		out := runHost(t, bin, "account", "show", "--data", datas[0], "--config", confs[0], "--login", login)
-		m := ticketsRE.FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("account show: %s", out)
-		}
-		disk, _ := strconv.ParseInt(m[1], 10, 64)
-		if !reachable(disk-start-l.acked, l.unknown, payouts) {
-			t.Errorf("%s: %d tickets stored; start %d, %d acknowledged drops (net %d), %d of unknown outcome: an acknowledged drop was lost or a drop counted twice",
-				login, disk, start, l.drops, l.acked, l.unknown)
-		}
-		total += l.drops
-		unknown += l.unknown
-		for k, n := range l.failKinds {
-			kinds[k] += n
-		}
-	}
+	total, unknown, kinds := checkClusterBalances(t, bin, confs[0], datas[0], logins, ledgers)
 	t.Logf("%d acknowledged drops, %d of unknown outcome; failures by kind: %v", total, unknown, kinds)
 	t.Logf("every account served again (a request sent after the failure acknowledged) %v after kill -9, %v after SIGSTOP",
 		killTakeover.Round(time.Millisecond), pausedTakeover.Round(time.Millisecond))

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/honmaster/masterserver/host/failure"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -133,7 +134,14 @@ func writeFailure(err error) error {
 
 // requestFailure classifies an error that stopped a request before its
 // handler ran (package wire could not read it).
+//
+// A request that was read but not served (server.NotServedError: cluster
+// mode) is a failed write: outcome unknown, or try again.
 func requestFailure(err error) error {
+	var ns *server.NotServedError
+	if errors.As(err, &ns) {
+		return writeFailure(err)
+	}
 	if errors.Is(err, wire.ErrBodyTooLarge) {
 		return fail(ReasonTooLarge, err)
 	}

@@ -19,12 +19,24 @@
 // makes the local actor take a new owner epoch (actors.Placement), and the
 // database refuses every write of an older activation. Membership only
 // makes takeover quick. The static provider (static.go) probes a fixed list
-// of peers; a peer that misses probe_failures probes in a row leaves the
-// topology, its grains start on the others at their next request, and it
-// is blocked (protoactor never lets a member id back in). A node that was
-// paused longer than its lease (static.go) leaves and exits, so that its
-// supervisor restarts it under a new member id. The etcd provider (etcd.go,
-// protoactor's own) keeps each member as a key under a lease in etcd
-// instead: a member whose key goes leaves, and a node that sees itself
-// removed, or that did not run for longer than its lease, exits likewise.
+// of peers; a peer that misses probe_failures probes in a row, and was not
+// heard from for Config.FailureDetection, leaves the topology, its grains
+// start on the others at their next request, and it is blocked (protoactor
+// never lets a member id back in). So a node never goes on serving under an
+// id the others dropped: it stops serving once it did not run for
+// Config.SelfFence, strictly shorter than FailureDetection (fence.go), and
+// serves again only when its peers still list it; a node that a peer which
+// answers no longer lists leaves and exits, so that its supervisor
+// restarts it under a new member id; and /healthz fails while a node sees
+// fewer members than a peer does. A graceful stop tells the peers first
+// (Leave), so that they drop it before it stops answering (Node.Stop). The
+// etcd provider (etcd.go, protoactor's own) keeps each member as a key
+// under a lease in etcd instead: a member whose key goes leaves, and a node
+// that sees itself removed, or that did not run for longer than its lease,
+// exits likewise.
+//
+// A forwarded request's deadline travels with it, its home never starts it
+// later or after the forwarding node gave up on it (Cancel), and it never
+// runs twice (see Node.Forward): a request answered "outcome unknown" is
+// applied before its deadline or never.
 package cluster

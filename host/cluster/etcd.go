@@ -128,6 +128,22 @@ func (m *etcdMembership) suspect(addr string) bool {
 	return true
 }
 
+// leave implements membership: the member's key is deleted (stop), and the
+// others drop it at once.
+func (m *etcdMembership) leave() { m.stop() }
+
+// departed implements membership: etcd's records do not tell a graceful
+// leaving from a lease's expiry.
+func (m *etcdMembership) departed(string) bool { return false }
+
+// serving implements membership: with etcd a node that did not run for
+// longer than its lease leaves instead (watchPause).
+func (m *etcdMembership) serving() error { return nil }
+
+// mostPeerMembers implements membership: etcd's members do not tell what
+// they see.
+func (m *etcdMembership) mostPeerMembers() int { return 0 }
+
 // stop deregisters this member (the others drop it at once, not at its
 // lease's expiry) and stops the pause watch. cluster.Cluster.Shutdown only
 // calls the provider on a graceful shutdown, which also waits seconds for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -36,6 +37,8 @@ func (n *Node) Attach(sys *actors.System, serve ServeLocal) {
 var (
 	// ErrNoAnswer: the home node got the request but did not answer in
 	// time (it died or was paused): it may or may not have been served.
+	// It is applied by the request's deadline at the latest, or never (see
+	// Forward).
 	ErrNoAnswer = fmt.Errorf("%w: the account's node did not answer in time", actors.ErrTimeout)
 )
 
@@ -58,8 +61,24 @@ const retryPause = 100 * time.Millisecond
 // had in flight (answered as of unknown outcome), not the seconds until
 // the membership drops it. A request the home node got but did not answer
 // is never served again elsewhere (it may have been served):
-// ErrNoAnswer.
+// ErrNoAnswer. The forwarding node waits for the reply until the request's
+// deadline, or until the home left its topology (it missed enough probes
+// to be dropped: a single missed probe of a busy node is no reason to give
+// up); it then cancels the request at the home. The home's deadline for
+// it is no later than the forwarding node's (the remaining time travels
+// with the request), its change never starts after the cancellation or
+// that deadline, and it never runs again after a fence
+// (actors.ForwardedContext): a request answered as of unknown outcome is
+// applied before its deadline (server's ask_timeout + 1 s after it
+// arrived; a commit that began by then ends within actors' commit grace)
+// or never.
+//
+// A node that stopped serving (Config.SelfFence) answers every request
+// ErrNotServing, having done nothing.
 func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, bool, error) {
+	if err := n.prov.serving(); err != nil {
+		return server.Response{}, true, err
+	}
 	sys := n.sys.Load()
 	if sys == nil {
 		return server.Response{}, false, nil
@@ -100,6 +119,8 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 		if msg == nil {
 			msg = toForward(r, serveBy, n.cfg.Node)
 		}
+		msg.RequestId = n.requestIDs.Add(1)
+		msg.TimeoutNanos = int64(time.Until(serveBy))
 		n.forwarded.Add(1)
 		res, err := n.await(root.RequestFuture(pid, msg, time.Until(deadline)), pid.Address)
 		if rep, ok := res.(*clusterpb.Reply); ok && err == nil {
@@ -117,14 +138,17 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 			continue
 		}
 		n.forwardFailed.Add(1)
+		root.Send(pid, &clusterpb.Cancel{RequestId: msg.RequestId, FromNode: n.cfg.Node})
 		return server.Response{}, true, ErrNoAnswer
 	}
 }
 
 // await waits for a forwarded request's reply, but no longer than its home
-// node stays reachable: once the node is suspect (it died or was paused),
-// the request's outcome is unknown, and the player learns it then
-// rather than at the request's deadline.
+// node stays a member: once it left this node's topology (it died or was
+// paused long enough to be dropped), the request's outcome is unknown, and
+// the player learns it then rather than at the request's deadline. A home
+// that merely missed a probe (a busy machine) is waited for, and so is one
+// that left gracefully (it answers what it got before it stops, see Stop).
 func (n *Node) await(f *actor.Future, home string) (any, error) {
 	if home == n.self {
 		// This node never suspects itself: no watch, no goroutine.
@@ -146,11 +170,16 @@ func (n *Node) await(f *actor.Future, home string) (any, error) {
 		case r := <-done:
 			return r.res, r.err
 		case <-t.C:
-			if n.prov.suspect(home) {
+			if !n.member(home) && !n.prov.departed(home) {
 				return nil, actor.ErrTimeout
 			}
 		}
 	}
+}
+
+// member reports whether addr is a member in this node's topology.
+func (n *Node) member(addr string) bool {
+	return slices.ContainsFunc(n.Members(), func(m Member) bool { return m.Address == addr })
 }
 
 // reachWait bounds the search for an account's grain before the request is
@@ -231,6 +260,12 @@ func accountOf(sys *actors.System, r *wire.Request) (storage.AccountID, bool) {
 // gives reply its answer. A node that is leaving (Stop) refuses it, having
 // done nothing, so that the forwarding node serves it elsewhere; Stop
 // waits for the requests it already serves, their replies sent.
+//
+// Its deadline is the earlier of the forwarding node's (deadline_unix_nano)
+// and its arrival here plus the time it had left when sent, so that
+// neither a clock ahead of the forwarding node's nor a pause here
+// lengthens it; a Cancel from the forwarding node ends it (see Forward).
+// A node that stopped serving (Config.SelfFence) refuses it.
 func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) {
 	if !n.inflight.enter() {
 		reply(&clusterpb.Reply{Refused: "the node is leaving the cluster"})
@@ -242,14 +277,29 @@ func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) 
 		reply(&clusterpb.Reply{Refused: "the node is starting"})
 		return
 	}
+	if err := n.prov.serving(); err != nil {
+		reply(&clusterpb.Reply{Refused: err.Error()})
+		return
+	}
 	by := time.Unix(0, m.GetDeadlineUnixNano())
+	if t := m.GetTimeoutNanos(); t > 0 {
+		if local := time.Now().Add(time.Duration(t)); local.Before(by) {
+			by = local
+		}
+	}
 	if !time.Now().Before(by) {
 		reply(&clusterpb.Reply{Refused: "the request's deadline passed before it was served"})
 		return
 	}
 	n.servedHere.Add(1)
-	ctx, cancel := context.WithDeadline(context.Background(), by)
+	ctx, cancel := context.WithDeadline(actors.ForwardedContext(context.Background()), by)
 	defer cancel()
+	key := forwardKey{m.GetFromNode(), m.GetRequestId()}
+	if !n.cancels.add(key, cancel) {
+		reply(&clusterpb.Reply{Refused: "the forwarding node gave up on the request"})
+		return
+	}
+	defer n.cancels.remove(key)
 	rep := toReply((*serve)(ctx, fromForward(m)))
 	if size, most := proto.Size(rep), n.cfg.maxMessage()-replyRoom; size > most {
 		// The forwarding node's port would refuse it, closing the
@@ -265,6 +315,65 @@ func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) 
 // replyRoom is the part of maxMessage kept for protoactor's envelope
 // around a reply.
 const replyRoom = 64 << 10
+
+// forwardKey names a forwarded request: its forwarding node and that
+// node's id of it.
+type forwardKey struct {
+	from string
+	id   uint64
+}
+
+// cancels holds the cancel functions of the forwarded requests being
+// served here, and the cancellations that arrived before their request
+// (a Cancel may overtake its Forward: they come from different senders).
+type cancels struct {
+	mu      sync.Mutex
+	running map[forwardKey]context.CancelFunc
+	early   map[forwardKey]time.Time // cancelled before arrival, until when kept
+}
+
+// add registers a request's cancel function; false when it was cancelled
+// already.
+func (c *cancels) add(k forwardKey, cancel context.CancelFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.early[k]; ok {
+		delete(c.early, k)
+		return false
+	}
+	if c.running == nil {
+		c.running = map[forwardKey]context.CancelFunc{}
+	}
+	c.running[k] = cancel
+	return true
+}
+
+func (c *cancels) remove(k forwardKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.running, k)
+}
+
+// cancel ends request k: at once when it runs, else when it arrives
+// (within keep).
+func (c *cancels) cancel(k forwardKey, keep time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.running[k]; ok {
+		f()
+		return
+	}
+	now := time.Now()
+	for ek, until := range c.early {
+		if now.After(until) {
+			delete(c.early, ek)
+		}
+	}
+	if c.early == nil {
+		c.early = map[forwardKey]time.Time{}
+	}
+	c.early[k] = now.Add(keep)
+}
 
 // inflight counts the forwarded requests a node serves, and refuses new
 // ones once it is leaving.

@@ -39,6 +39,9 @@ func (g *grain) Receive(ctx actor.Context) {
 		if sys := g.n.sys.Load(); sys != nil && g.ok {
 			sys.Reactivate(g.id)
 		}
+	case *clusterpb.Cancel:
+		// The forwarding node gave up on a request (see Node.Forward).
+		g.n.cancels.cancel(forwardKey{m.GetFromNode(), m.GetRequestId()}, g.n.cfg.RequestTimeout)
 	case *clusterpb.Forward:
 		sender, root := ctx.Sender(), ctx.ActorSystem().Root
 		if sender == nil {

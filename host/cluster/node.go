@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"slices"
 	"strconv"
@@ -21,6 +22,12 @@ import (
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/storage"
 )
+
+// gossipInterval is how often protoactor's gossip runs (its default is
+// 300 ms). Membership does not rest on it (the providers decide the
+// topology); it only carries heartbeats, which expire after 20 s, so every
+// 2 s is ample and costs an idle cluster less.
+const gossipInterval = 2 * time.Second
 
 // KindAccount is the grain kind of accounts.
 const KindAccount = "account"
@@ -92,8 +99,21 @@ type membership interface {
 	// suspect reports whether the member at addr may be dead or paused:
 	// requests are not sent to it (see Node.Forward).
 	suspect(addr string) bool
+	// departed reports whether the member at addr announced its leaving
+	// (a graceful stop: it answers what it got before it stops).
+	departed(addr string) bool
+	// leave hands this node's accounts over before it stops answering:
+	// the others drop it from their topology now (a graceful stop).
+	leave()
 	// stop ends the provider's work and leaves the cluster.
 	stop()
+	// serving is nil while this node may serve requests; else why not (it
+	// did not run for longer than Config.SelfFence and has not confirmed its
+	// membership since: see selfFence).
+	serving() error
+	// mostPeerMembers is the most members a peer that answers lists (0:
+	// unknown): while this node sees fewer, it is unhealthy.
+	mostPeerMembers() int
 }
 
 // Node is this process's membership in the cluster.
@@ -119,7 +139,9 @@ type Node struct {
 	sys    atomic.Pointer[actors.System]
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
-	inflight                                            inflight // forwarded requests served here (see Stop)
+	inflight                                            inflight      // forwarded requests served here (see Stop)
+	requestIDs                                          atomic.Uint64 // ids of the requests this node forwards
+	cancels                                             cancels       // of the forwarded requests served here
 }
 
 // Member is one node as this node sees it.
@@ -132,6 +154,9 @@ type Member struct {
 
 // Start joins the cluster: it listens on cfg.Listen and probes the peers.
 func Start(cfg Config) (*Node, error) {
+	if err := cfg.validateTimings(); err != nil {
+		return nil, err
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -159,6 +184,9 @@ func Start(cfg Config) (*Node, error) {
 		_ = ln.Close()
 	}
 	n := &Node{cfg: cfg, log: log, fatal: make(chan struct{})}
+	// Request ids start anywhere: a node restarted under the same name must
+	// not reuse its earlier run's ids, which a home may still hold.
+	n.requestIDs.Store(rand.Uint64())
 	n.rdv.Store(cluster.NewRendezvous())
 	n.as = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(log)
@@ -181,7 +209,8 @@ func Start(cfg Config) (*Node, error) {
 	kind := cluster.NewKind(KindAccount, actor.PropsFromProducer(func() actor.Actor { return &grain{n: n} }))
 	cc := cluster.Configure(cfg.Name, n.prov, disthash.New(), rc,
 		cluster.WithKinds(kind),
-		cluster.WithRequestTimeout(cfg.RequestTimeout))
+		cluster.WithRequestTimeout(cfg.RequestTimeout),
+		func(c *cluster.Config) { c.GossipInterval = gossipInterval })
 	n.c = cluster.New(n.as, cc)
 	n.as.EventStream.Subscribe(func(ev any) {
 		if t, ok := ev.(*cluster.ClusterTopology); ok {
@@ -312,17 +341,34 @@ func (n *Node) Members() []Member {
 }
 
 // Health is nil while this node is a member of the cluster (it sees
-// itself in the topology); else it says why not, for /healthz.
+// itself in the topology), serves (see Config.SelfFence), and sees as many
+// members as every peer that answers its probes; else it says why not,
+// for /healthz. A node that sees fewer members than a peer has dropped a
+// node the others still list (its view split from theirs): that node
+// leaves and comes back under a new member id, after which the views agree
+// again.
 func (n *Node) Health() error {
 	if msg, ok := n.why.Load().(string); ok {
 		return errors.New(msg)
 	}
-	for _, m := range n.Members() {
-		if m.Self {
-			return nil
-		}
+	if err := n.prov.serving(); err != nil {
+		return err
 	}
-	return fmt.Errorf("not yet a member of cluster %q", n.cfg.Name)
+	ms := n.Members()
+	if !slices.ContainsFunc(ms, func(m Member) bool { return m.Self }) {
+		return fmt.Errorf("not yet a member of cluster %q", n.cfg.Name)
+	}
+	if most := n.prov.mostPeerMembers(); most > len(ms) {
+		return fmt.Errorf("this node sees %d members of cluster %q and a peer sees %d: their views differ until the node they disagree on comes back",
+			len(ms), n.cfg.Name, most)
+	}
+	return nil
+}
+
+// left reports whether this node left the cluster for good (Fatal).
+func (n *Node) left() bool {
+	_, ok := n.why.Load().(string)
+	return ok
 }
 
 // HealthNote describes the membership for a healthy /healthz reply:
@@ -340,9 +386,11 @@ func (n *Node) HealthNote() string {
 	return fmt.Sprintf("cluster %s: member, %d nodes: %s\n", n.cfg.Name, len(ms), strings.Join(names, " "))
 }
 
-// Fatal is closed when the node has left the cluster for good (it was
-// paused longer than its lease): the process should exit so that its
-// supervisor starts it again under a new member id.
+// Fatal is closed when the node has left the cluster for good (a peer that
+// answers no longer lists it: it was dropped while paused, starved or cut
+// off; or, with etcd, it did not run for longer than its lease): the
+// process should exit so that its supervisor starts it again under a new
+// member id.
 func (n *Node) Fatal() <-chan struct{} { return n.fatal }
 
 func (n *Node) die(why string) {
@@ -368,15 +416,23 @@ func (n *Node) Stats() Stats {
 		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), Members: len(n.Members())}
 }
 
-// Stop leaves the cluster: the peers see this node go at their next probe
-// (static provider) or at once (etcd: its key is deleted). From its start,
-// forwarded requests are refused (nothing done: the forwarding node serves
-// them elsewhere); those already being served here finish and send their
-// replies first, for at most RequestTimeout.
+// Stop leaves the cluster, handing this node's accounts over before it
+// stops answering. From its start, forwarded requests are refused (nothing
+// done: the forwarding node sends them again, to the account's next home
+// once it has dropped this node, or serves them itself); those already
+// being served here finish and send their replies first, for at most
+// RequestTimeout. Then every peer is told that this node leaves (static
+// provider: a Leave each peer acknowledges once this node is out of its
+// topology; etcd: its key is deleted), and the node goes on answering
+// (refusals) for ProbeInterval more, for the requests that were on their
+// way. So a graceful stop answers every request it got, and a rolling
+// restart loses none to "outcome unknown".
 func (n *Node) Stop() {
 	n.stops.Do(func() {
 		n.stopping.Store(true)
 		n.inflight.leave(n.cfg.RequestTimeout)
+		n.prov.leave()
+		time.Sleep(n.cfg.ProbeInterval)
 		n.prov.stop()
 		n.c.Shutdown(false)
 	})

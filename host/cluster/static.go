@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,14 +18,19 @@ const memberActorName = "honmaster-member"
 // staticProvider is the cluster provider of a fixed list of peers (for two
 // or three machines, where an etcd would be one more thing to run). Every
 // ProbeInterval it asks each peer's member actor who it is (Ping/Pong over
-// protoactor's remote); the topology is this node plus every peer that
-// answered within ProbeTimeout in at least one of its last ProbeFailures
-// probes. protoactor blocks a member id that left, for good; a paused node
-// notices it (see lease) and exits so that it comes back under a new id.
+// protoactor's remote); a peer leaves the topology once it missed
+// ProbeFailures probes in a row and nothing was heard from it for
+// Config.FailureDetection. protoactor blocks a member id that left, for
+// good. So a node that may have been dropped never goes on serving under
+// its id: it stops serving when it did not run for Config.SelfFence (see
+// selfFence), and it leaves (Node.Fatal, to come back under a new id) as
+// soon as a peer that answers no longer lists it. Each Pong carries the
+// answering node's members for that.
 type staticProvider struct {
 	n     *Node
 	cfg   Config
 	c     *cluster.Cluster
+	fence *selfFence
 	done  chan struct{}
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -31,15 +38,29 @@ type staticProvider struct {
 	state map[string]*peerState
 	// selfPeer holds the peers that turned out to be this node.
 	selfPeer map[string]bool
+	// gone holds the member ids of the peers that announced their leaving
+	// (Leave): they are out of the topology at once.
+	gone map[string]bool
+	// listedBy holds the member ids of the peers that have listed this
+	// node: one that then answers without it has dropped it.
+	listedBy map[string]bool
+	// peerMembers is the most members a peer that answered the last round
+	// lists (Node.Health fails while this node sees fewer).
+	peerMembers atomic.Int64
+	// mute, in tests, makes the member actor ignore probes (the node looks
+	// dead to its peers while it runs on).
+	mute atomic.Bool
 }
 
 type peerState struct {
-	misses int // probes missed in a row
+	misses int       // probes missed in a row
+	heard  time.Time // when its last answer came
 	member *cluster.Member
 }
 
 func newStaticProvider(n *Node, cfg Config) *staticProvider {
-	return &staticProvider{n: n, cfg: cfg, done: make(chan struct{}), names: map[string]string{}, state: map[string]*peerState{},
+	return &staticProvider{n: n, cfg: cfg, fence: newSelfFence(cfg.SelfFence()), done: make(chan struct{}),
+		names: map[string]string{}, state: map[string]*peerState{}, listedBy: map[string]bool{}, gone: map[string]bool{},
 		selfPeer: map[string]bool{}}
 }
 
@@ -65,6 +86,72 @@ func (p *staticProvider) suspect(addr string) bool {
 	return false
 }
 
+// listed reports whether a peer is in the topology at now: known, not
+// leaving, and not dropped (it missed fewer than ProbeFailures probes in
+// a row, or was heard from within FailureDetection). p.mu is held.
+func (p *staticProvider) listed(st *peerState, now time.Time) bool {
+	return st.member != nil && !p.gone[st.member.Id] &&
+		(st.misses < p.cfg.ProbeFailures || now.Sub(st.heard) < p.cfg.FailureDetection())
+}
+
+// leaveDelay is how long after acknowledging a Leave a node drops the
+// leaving member from its topology (see answer).
+const leaveDelay = 20 * time.Millisecond
+
+// peerLeft drops member id, which announced its leaving (gone), from the
+// topology.
+func (p *staticProvider) peerLeft(id string) {
+	p.mu.Lock()
+	members := []*cluster.Member{p.self()}
+	now := time.Now()
+	for _, st := range p.state {
+		if p.listed(st, now) {
+			members = append(members, st.member)
+		}
+	}
+	p.mu.Unlock()
+	p.n.log.Info("a peer is leaving the cluster", "member", id)
+	p.c.MemberList.UpdateClusterTopology(members)
+}
+
+// departed implements membership: the member at addr announced its
+// leaving (a graceful stop), and answers what it got before it stops.
+func (p *staticProvider) departed(addr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for peer, st := range p.state {
+		if st.member != nil && p.gone[st.member.Id] && (peer == addr || st.member.Address() == addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// leave implements membership: every peer is told that this node is
+// leaving, and drops it from its topology at once (within ProbeTimeout;
+// a peer that does not answer drops it at its probes).
+func (p *staticProvider) leave() {
+	if p.c == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, peer := range p.cfg.Peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = p.c.ActorSystem.Root.RequestFuture(actor.NewPID(peer, memberActorName),
+				&clusterpb.Leave{Cluster: p.cfg.Name, MemberId: p.c.ActorSystem.ID}, p.cfg.ProbeTimeout).Result()
+		}()
+	}
+	wg.Wait()
+}
+
+// serving implements membership (see selfFence).
+func (p *staticProvider) serving() error { return p.fence.check() }
+
+// mostPeerMembers implements membership.
+func (p *staticProvider) mostPeerMembers() int { return int(p.peerMembers.Load()) }
+
 // StartMember implements cluster.ClusterProvider.
 func (p *staticProvider) StartMember(c *cluster.Cluster) error {
 	p.c = c
@@ -75,7 +162,11 @@ func (p *staticProvider) StartMember(c *cluster.Cluster) error {
 	p.mu.Lock()
 	p.names[c.ActorSystem.ID] = p.cfg.Node
 	p.mu.Unlock()
-	p.wg.Add(1)
+	p.wg.Add(2)
+	go func() {
+		defer p.wg.Done()
+		p.fence.watch(p.done)
+	}()
 	go p.loop()
 	return nil
 }
@@ -102,10 +193,24 @@ func (p *staticProvider) self() *cluster.Member {
 }
 
 // answer is the member actor: it answers a Ping of this cluster with who
-// this node is.
+// this node is and the members it sees. A node that left (Node.Fatal)
+// answers no more: it is no member.
 func (p *staticProvider) answer(ctx actor.Context) {
+	if l, ok := ctx.Message().(*clusterpb.Leave); ok {
+		// Acknowledged before the topology drops the node: protoactor
+		// closes the connection to a member that left, which could lose
+		// the acknowledgement.
+		ctx.Respond(&clusterpb.LeaveAck{})
+		if l.GetCluster() == p.cfg.Name {
+			p.mu.Lock()
+			p.gone[l.GetMemberId()] = true
+			p.mu.Unlock()
+			time.AfterFunc(leaveDelay, func() { p.peerLeft(l.GetMemberId()) })
+		}
+		return
+	}
 	ping, ok := ctx.Message().(*clusterpb.Ping)
-	if !ok {
+	if !ok || p.mute.Load() || p.n.left() {
 		return
 	}
 	if ping.GetCluster() != p.cfg.Name {
@@ -113,16 +218,13 @@ func (p *staticProvider) answer(ctx actor.Context) {
 		return
 	}
 	m := p.self()
-	ctx.Respond(&clusterpb.Pong{Cluster: p.cfg.Name, MemberId: m.Id, Host: m.Host, Port: m.Port, Kinds: m.Kinds, Node: p.cfg.Node})
-}
-
-// lease is how long a node may go without completing a probe round before
-// it must assume the others removed it: ProbeFailures rounds of
-// ProbeInterval plus ProbeTimeout. Beyond it the node leaves (Node.Fatal).
-// This only speeds recovery up; writes of a removed node are refused by
-// the database's owner epochs whatever the clocks say.
-func (p *staticProvider) lease() time.Duration {
-	return time.Duration(p.cfg.ProbeFailures) * (p.cfg.ProbeInterval + p.cfg.ProbeTimeout)
+	ms := p.n.Members()
+	ids := make([]string, len(ms))
+	for i, mb := range ms {
+		ids[i] = mb.ID
+	}
+	ctx.Respond(&clusterpb.Pong{Cluster: p.cfg.Name, MemberId: m.Id, Host: m.Host, Port: m.Port, Kinds: m.Kinds, Node: p.cfg.Node,
+		Members: ids})
 }
 
 func (p *staticProvider) loop() {
@@ -136,44 +238,34 @@ func (p *staticProvider) loop() {
 			return
 		}
 	}
-	p.round()
-	lastEnd := time.Now()
 	for {
+		if !p.round() {
+			return
+		}
 		select {
 		case <-p.done:
 			return
 		case <-t.C:
 		}
-		if p.pausedSince(lastEnd) {
-			return
-		}
-		p.round()
-		if p.pausedSince(lastEnd) { // paused during the round
-			return
-		}
-		lastEnd = time.Now()
 	}
 }
 
-// pausedSince leaves the cluster (Node.Fatal) when more than the lease
-// passed since the last probe round ended: the others have dropped this
-// node and moved its accounts.
-func (p *staticProvider) pausedSince(lastEnd time.Time) bool {
-	gap := time.Since(lastEnd)
-	if gap <= p.lease() {
-		return false
-	}
-	p.n.die("this node could not probe its peers for " + gap.Round(time.Millisecond).String() +
-		" (paused or starved), longer than its lease of " + p.lease().String() + ": the other nodes have taken its accounts")
-	return true
-}
-
-// round probes every peer at once and publishes the topology.
-func (p *staticProvider) round() {
+// round probes every peer at once and publishes the topology. It returns
+// false once this node left the cluster (a peer that answers dropped it).
+//
+// A peer is dropped once it missed ProbeFailures probes in a row and
+// nothing was heard from it for FailureDetection. While this node is
+// fenced (it did not run for a while: see selfFence) its own misses are
+// not counted, as its probes' timeouts may have run out during its pause;
+// the first round that starts ProbeTimeout + ProbeInterval after the
+// fence (when every peer's drop that the pause caused has happened) lifts
+// it if every peer that answers still lists this node.
+func (p *staticProvider) round() bool {
 	type answer struct {
 		peer string
 		pong *clusterpb.Pong
 	}
+	start := time.Now()
 	answers := make(chan answer, len(p.cfg.Peers))
 	for _, peer := range p.cfg.Peers {
 		go func() {
@@ -186,11 +278,22 @@ func (p *staticProvider) round() {
 			answers <- answer{peer, pong}
 		}()
 	}
-	members := []*cluster.Member{p.self()}
-	p.mu.Lock()
+	got := make([]answer, 0, len(p.cfg.Peers))
 	for range p.cfg.Peers {
-		a := <-answers
-		if a.pong != nil && a.pong.MemberId == p.c.ActorSystem.ID {
+		got = append(got, <-answers)
+	}
+	// Fenced now (not at the start: the process may have stopped during
+	// the round, its probes' timeouts running out meanwhile), check
+	// included (the watchdog may not have run since).
+	fenced := p.fence.check() != nil
+	confirming := p.fence.confirmable(start, p.cfg.ProbeTimeout+p.cfg.ProbeInterval)
+	members := []*cluster.Member{p.self()}
+	self := p.c.ActorSystem.ID
+	var dropped string // a peer that answers without this node, having listed it
+	most := 0
+	p.mu.Lock()
+	for _, a := range got {
+		if a.pong != nil && a.pong.MemberId == self {
 			// cluster.peers lists this node itself: it is in members
 			// once already.
 			if !p.selfPeer[a.peer] {
@@ -204,17 +307,36 @@ func (p *staticProvider) round() {
 			st = &peerState{}
 			p.state[a.peer] = st
 		}
+		now := time.Now()
 		if a.pong != nil {
 			st.misses = 0
+			st.heard = now
 			st.member = &cluster.Member{Id: a.pong.MemberId, Host: a.pong.Host, Port: a.pong.Port, Kinds: a.pong.Kinds}
 			p.names[a.pong.MemberId] = a.pong.Node
-		} else {
+			most = max(most, len(a.pong.Members))
+			if slices.Contains(a.pong.Members, self) {
+				p.listedBy[a.pong.MemberId] = true
+			} else if p.listedBy[a.pong.MemberId] {
+				dropped = a.pong.Node
+			}
+		} else if !fenced {
 			st.misses++
 		}
-		if st.member != nil && st.misses < p.cfg.ProbeFailures {
+		if p.listed(st, now) {
 			members = append(members, st.member)
 		}
 	}
 	p.mu.Unlock()
+	p.peerMembers.Store(int64(most))
+	if dropped != "" && !p.n.stopping.Load() { // (a node that stops has told its peers to drop it)
+		p.n.die("node " + dropped + " no longer lists this node (it was paused, starved or cut off long enough to be dropped): " +
+			"the other nodes have taken its accounts, and it must come back under a new member id")
+		return false
+	}
+	if confirming {
+		p.fence.lift()
+		p.n.log.Info("serving again: every peer that answers still lists this node")
+	}
 	p.c.MemberList.UpdateClusterTopology(members)
+	return true
 }

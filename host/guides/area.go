@@ -2,6 +2,7 @@ package guides
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -149,8 +150,24 @@ func (a *Area) Functions() []Function {
 	}
 }
 
-// Fail answers a request that could not be read (no hosttime to echo).
+// Fail answers a request that could not be read (no hosttime to echo), or
+// one that was read but not served (server.NotServedError: cluster mode):
+// that one echoes its hosttime and says outcome_unknown when its account's
+// node did not answer (internal_error, nothing done, otherwise).
 func (a *Area) Fail(err error) server.Response {
+	var ns *server.NotServedError
+	if errors.As(err, &ns) {
+		var f form
+		_ = ns.Request.Decode(&f) // it was decoded once already, on the node it was sent to
+		fn := ns.Request.Query.Get("f")
+		if fn == "" {
+			fn = ns.Request.Form.Get("f")
+		}
+		if ReasonOf(err) != ReasonOutcomeUnknown {
+			err = Fail(ReasonInternal, err)
+		}
+		return a.fail(Func(fn), f.HostTime, err)
+	}
 	return a.fail("", "", Fail(ReasonBadRequest, err))
 }
 

@@ -86,6 +86,19 @@ func (a *Area) Routes() []server.Route {
 		return server.Route{Path: path, Area: areaName, Doc: doc,
 			Handler: func(ctx context.Context, r *wire.Request) server.Response { return php(h(ctx, r)) },
 			Fail: func(err error) server.Response {
+				var ns *server.NotServedError
+				if errors.As(err, &ns) {
+					// Read but not served (cluster mode: its account's node
+					// did not answer, or this node is not serving): the
+					// report may have been filed, or try again; never "could
+					// not be read".
+					a.log.Warn("report request not served", "path", path, "err", err)
+					if rr, ok := fail.(ReportReply); ok {
+						rr.Message = Message(err)
+						return php(rr)
+					}
+					return php(fail)
+				}
 				a.h.refused(path, fmt.Errorf("%w: %w", ErrBadRequest, err))
 				return php(fail)
 			}}

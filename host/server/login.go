@@ -5,6 +5,7 @@ import (
 	"errors"
 	"unicode/utf8"
 
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -32,10 +33,21 @@ type switchAuthRequest struct {
 }
 
 // loginFail answers a login failure in the auth-error shape (protocol-notes
-// §1). Malformed requests get the malformed-request message.
+// §1). Malformed requests get the malformed-request message; one that was
+// not served (NotServedError: cluster mode) says its outcome is unknown,
+// or to try again.
 func (s *Server) loginFail(err error) Response {
 	var le *login.Error
-	if !errors.As(err, &le) {
+	var ns *NotServedError
+	switch {
+	case errors.As(err, &le):
+	case errors.As(err, &ns):
+		reason := login.ReasonInternal // "Internal error, please try again."
+		if failure.Uncertain(err) {
+			reason = login.ReasonOutcomeUnknown
+		}
+		err = &login.Error{Reason: reason, Cause: err}
+	default:
 		reason := login.ReasonMalformed
 		if errors.Is(err, wire.ErrBodyTooLarge) {
 			reason = login.ReasonTooLarge

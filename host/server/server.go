@@ -57,6 +57,21 @@ type Forwarder interface {
 	Forward(ctx context.Context, r *wire.Request) (resp Response, handled bool, err error)
 }
 
+// NotServedError is the failure a route's Fail gets for a request that was
+// read but could not be served: in cluster mode, its account's node did not
+// answer (Err wraps actors.ErrTimeout: the outcome is unknown) or this node
+// is not serving (Err wraps actors.ErrExpired: nothing was done). Every
+// area answers it with its outcome-unknown or try-again reply, never as a
+// request that could not be read, and may echo fields of Request (a
+// guide's hosttime).
+type NotServedError struct {
+	Request *wire.Request
+	Err     error
+}
+
+func (e *NotServedError) Error() string { return "not served: " + e.Err.Error() }
+func (e *NotServedError) Unwrap() error { return e.Err }
+
 // SetForwarder puts the server in cluster mode, before Serve.
 func (s *Server) SetForwarder(f Forwarder) { s.forward = f }
 
@@ -285,7 +300,7 @@ func (s *Server) serve(ctx context.Context, rt route, r *wire.Request) Response 
 		switch {
 		case handled && err != nil:
 			s.log.Warn("request not served by its account's node", "area", rt.area, "err", err)
-			return rt.fail(err)
+			return rt.fail(&NotServedError{Request: r, Err: err})
 		case handled:
 			return resp
 		}

@@ -71,13 +71,18 @@ func (x *Ping) GetCluster() string {
 
 // Pong answers a Ping.
 type Pong struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Cluster       string                 `protobuf:"bytes,1,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	MemberId      string                 `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
-	Host          string                 `protobuf:"bytes,3,opt,name=host,proto3" json:"host,omitempty"`
-	Port          int32                  `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
-	Kinds         []string               `protobuf:"bytes,5,rep,name=kinds,proto3" json:"kinds,omitempty"`
-	Node          string                 `protobuf:"bytes,6,opt,name=node,proto3" json:"node,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Cluster  string                 `protobuf:"bytes,1,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	MemberId string                 `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	Host     string                 `protobuf:"bytes,3,opt,name=host,proto3" json:"host,omitempty"`
+	Port     int32                  `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
+	Kinds    []string               `protobuf:"bytes,5,rep,name=kinds,proto3" json:"kinds,omitempty"`
+	Node     string                 `protobuf:"bytes,6,opt,name=node,proto3" json:"node,omitempty"`
+	// The member ids the answering node's topology lists now: a node that a
+	// live peer no longer lists was dropped by it, and leaves to come back
+	// under a new member id; a node that lists fewer members than a live
+	// peer is unhealthy (see Node.Health).
+	Members       []string `protobuf:"bytes,7,rep,name=members,proto3" json:"members,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,6 +159,105 @@ func (x *Pong) GetNode() string {
 	return ""
 }
 
+func (x *Pong) GetMembers() []string {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+// Leave tells a peer's member actor that the node member_id is stopping
+// (a graceful stop): the peer drops it from its topology at once, before it
+// stops answering, and answers LeaveAck once it has.
+type Leave struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cluster       string                 `protobuf:"bytes,1,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	MemberId      string                 `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Leave) Reset() {
+	*x = Leave{}
+	mi := &file_honmaster_cluster_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Leave) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Leave) ProtoMessage() {}
+
+func (x *Leave) ProtoReflect() protoreflect.Message {
+	mi := &file_honmaster_cluster_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Leave.ProtoReflect.Descriptor instead.
+func (*Leave) Descriptor() ([]byte, []int) {
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Leave) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
+}
+
+func (x *Leave) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+// LeaveAck answers a Leave.
+type LeaveAck struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveAck) Reset() {
+	*x = LeaveAck{}
+	mi := &file_honmaster_cluster_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveAck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveAck) ProtoMessage() {}
+
+func (x *LeaveAck) ProtoReflect() protoreflect.Message {
+	mi := &file_honmaster_cluster_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveAck.ProtoReflect.Descriptor instead.
+func (*LeaveAck) Descriptor() ([]byte, []int) {
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{3}
+}
+
 // Field is one query or form field with its values, in order.
 type Field struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -165,7 +269,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_honmaster_cluster_proto_msgTypes[2]
+	mi := &file_honmaster_cluster_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +281,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_honmaster_cluster_proto_msgTypes[2]
+	mi := &file_honmaster_cluster_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +294,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_honmaster_cluster_proto_rawDescGZIP(), []int{2}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Field) GetKey() string {
@@ -220,7 +324,7 @@ type File struct {
 
 func (x *File) Reset() {
 	*x = File{}
-	mi := &file_honmaster_cluster_proto_msgTypes[3]
+	mi := &file_honmaster_cluster_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -232,7 +336,7 @@ func (x *File) String() string {
 func (*File) ProtoMessage() {}
 
 func (x *File) ProtoReflect() protoreflect.Message {
-	mi := &file_honmaster_cluster_proto_msgTypes[3]
+	mi := &file_honmaster_cluster_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -245,7 +349,7 @@ func (x *File) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use File.ProtoReflect.Descriptor instead.
 func (*File) Descriptor() ([]byte, []int) {
-	return file_honmaster_cluster_proto_rawDescGZIP(), []int{3}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *File) GetPart() string {
@@ -293,14 +397,21 @@ type Forward struct {
 	// served" or "served and answered in time".
 	DeadlineUnixNano int64 `protobuf:"varint,9,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
 	// The node that forwarded it (for logs).
-	FromNode      string `protobuf:"bytes,10,opt,name=from_node,json=fromNode,proto3" json:"from_node,omitempty"`
+	FromNode string `protobuf:"bytes,10,opt,name=from_node,json=fromNode,proto3" json:"from_node,omitempty"`
+	// What was left of the request's time when it was sent (nanoseconds):
+	// the home node's deadline is the earlier of deadline_unix_nano and its
+	// receipt plus this, so that a clock ahead of the forwarding node's never
+	// lengthens it.
+	TimeoutNanos int64 `protobuf:"varint,11,opt,name=timeout_nanos,json=timeoutNanos,proto3" json:"timeout_nanos,omitempty"`
+	// The forwarding node's id of the request, named again by a Cancel.
+	RequestId     uint64 `protobuf:"varint,12,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Forward) Reset() {
 	*x = Forward{}
-	mi := &file_honmaster_cluster_proto_msgTypes[4]
+	mi := &file_honmaster_cluster_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +423,7 @@ func (x *Forward) String() string {
 func (*Forward) ProtoMessage() {}
 
 func (x *Forward) ProtoReflect() protoreflect.Message {
-	mi := &file_honmaster_cluster_proto_msgTypes[4]
+	mi := &file_honmaster_cluster_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +436,7 @@ func (x *Forward) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Forward.ProtoReflect.Descriptor instead.
 func (*Forward) Descriptor() ([]byte, []int) {
-	return file_honmaster_cluster_proto_rawDescGZIP(), []int{4}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Forward) GetMethod() string {
@@ -398,6 +509,75 @@ func (x *Forward) GetFromNode() string {
 	return ""
 }
 
+func (x *Forward) GetTimeoutNanos() int64 {
+	if x != nil {
+		return x.TimeoutNanos
+	}
+	return 0
+}
+
+func (x *Forward) GetRequestId() uint64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+// Cancel tells the home node that the forwarding node gave up on request
+// request_id (it answered the player "outcome unknown"): if its change has
+// not started yet, it never will.
+type Cancel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RequestId     uint64                 `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	FromNode      string                 `protobuf:"bytes,2,opt,name=from_node,json=fromNode,proto3" json:"from_node,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Cancel) Reset() {
+	*x = Cancel{}
+	mi := &file_honmaster_cluster_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Cancel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Cancel) ProtoMessage() {}
+
+func (x *Cancel) ProtoReflect() protoreflect.Message {
+	mi := &file_honmaster_cluster_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
+func (*Cancel) Descriptor() ([]byte, []int) {
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Cancel) GetRequestId() uint64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *Cancel) GetFromNode() string {
+	if x != nil {
+		return x.FromNode
+	}
+	return ""
+}
+
 // Header is one reply header.
 type Header struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -409,7 +589,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_honmaster_cluster_proto_msgTypes[5]
+	mi := &file_honmaster_cluster_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -421,7 +601,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_honmaster_cluster_proto_msgTypes[5]
+	mi := &file_honmaster_cluster_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -434,7 +614,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_honmaster_cluster_proto_rawDescGZIP(), []int{5}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Header) GetKey() string {
@@ -467,7 +647,7 @@ type Reply struct {
 
 func (x *Reply) Reset() {
 	*x = Reply{}
-	mi := &file_honmaster_cluster_proto_msgTypes[6]
+	mi := &file_honmaster_cluster_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -479,7 +659,7 @@ func (x *Reply) String() string {
 func (*Reply) ProtoMessage() {}
 
 func (x *Reply) ProtoReflect() protoreflect.Message {
-	mi := &file_honmaster_cluster_proto_msgTypes[6]
+	mi := &file_honmaster_cluster_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -492,7 +672,7 @@ func (x *Reply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reply.ProtoReflect.Descriptor instead.
 func (*Reply) Descriptor() ([]byte, []int) {
-	return file_honmaster_cluster_proto_rawDescGZIP(), []int{6}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Reply) GetStatus() int32 {
@@ -540,7 +720,7 @@ type Reactivate struct {
 
 func (x *Reactivate) Reset() {
 	*x = Reactivate{}
-	mi := &file_honmaster_cluster_proto_msgTypes[7]
+	mi := &file_honmaster_cluster_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +732,7 @@ func (x *Reactivate) String() string {
 func (*Reactivate) ProtoMessage() {}
 
 func (x *Reactivate) ProtoReflect() protoreflect.Message {
-	mi := &file_honmaster_cluster_proto_msgTypes[7]
+	mi := &file_honmaster_cluster_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +745,7 @@ func (x *Reactivate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reactivate.ProtoReflect.Descriptor instead.
 func (*Reactivate) Descriptor() ([]byte, []int) {
-	return file_honmaster_cluster_proto_rawDescGZIP(), []int{7}
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{10}
 }
 
 var File_honmaster_cluster_proto protoreflect.FileDescriptor
@@ -574,14 +754,20 @@ const file_honmaster_cluster_proto_rawDesc = "" +
 	"\n" +
 	"\x17honmaster_cluster.proto\x12\x14honmaster.cluster.v1\" \n" +
 	"\x04Ping\x12\x18\n" +
-	"\acluster\x18\x01 \x01(\tR\acluster\"\x8f\x01\n" +
+	"\acluster\x18\x01 \x01(\tR\acluster\"\xa9\x01\n" +
 	"\x04Pong\x12\x18\n" +
 	"\acluster\x18\x01 \x01(\tR\acluster\x12\x1b\n" +
 	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x12\n" +
 	"\x04host\x18\x03 \x01(\tR\x04host\x12\x12\n" +
 	"\x04port\x18\x04 \x01(\x05R\x04port\x12\x14\n" +
 	"\x05kinds\x18\x05 \x03(\tR\x05kinds\x12\x12\n" +
-	"\x04node\x18\x06 \x01(\tR\x04node\"1\n" +
+	"\x04node\x18\x06 \x01(\tR\x04node\x12\x18\n" +
+	"\amembers\x18\a \x03(\tR\amembers\">\n" +
+	"\x05Leave\x12\x18\n" +
+	"\acluster\x18\x01 \x01(\tR\acluster\x12\x1b\n" +
+	"\tmember_id\x18\x02 \x01(\tR\bmemberId\"\n" +
+	"\n" +
+	"\bLeaveAck\"1\n" +
 	"\x05Field\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\tR\x06values\"m\n" +
@@ -589,7 +775,7 @@ const file_honmaster_cluster_proto_rawDesc = "" +
 	"\x04part\x18\x01 \x01(\tR\x04part\x12\x1a\n" +
 	"\bfilename\x18\x02 \x01(\tR\bfilename\x12!\n" +
 	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"\xf5\x02\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\xb9\x03\n" +
 	"\aForward\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x121\n" +
@@ -602,7 +788,14 @@ const file_honmaster_cluster_proto_rawDesc = "" +
 	"\fcontent_type\x18\b \x01(\tR\vcontentType\x12,\n" +
 	"\x12deadline_unix_nano\x18\t \x01(\x03R\x10deadlineUnixNano\x12\x1b\n" +
 	"\tfrom_node\x18\n" +
-	" \x01(\tR\bfromNode\"0\n" +
+	" \x01(\tR\bfromNode\x12#\n" +
+	"\rtimeout_nanos\x18\v \x01(\x03R\ftimeoutNanos\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\f \x01(\x04R\trequestId\"D\n" +
+	"\x06Cancel\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\x04R\trequestId\x12\x1b\n" +
+	"\tfrom_node\x18\x02 \x01(\tR\bfromNode\"0\n" +
 	"\x06Header\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"\xa8\x01\n" +
@@ -627,22 +820,25 @@ func file_honmaster_cluster_proto_rawDescGZIP() []byte {
 	return file_honmaster_cluster_proto_rawDescData
 }
 
-var file_honmaster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_honmaster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_honmaster_cluster_proto_goTypes = []any{
 	(*Ping)(nil),       // 0: honmaster.cluster.v1.Ping
 	(*Pong)(nil),       // 1: honmaster.cluster.v1.Pong
-	(*Field)(nil),      // 2: honmaster.cluster.v1.Field
-	(*File)(nil),       // 3: honmaster.cluster.v1.File
-	(*Forward)(nil),    // 4: honmaster.cluster.v1.Forward
-	(*Header)(nil),     // 5: honmaster.cluster.v1.Header
-	(*Reply)(nil),      // 6: honmaster.cluster.v1.Reply
-	(*Reactivate)(nil), // 7: honmaster.cluster.v1.Reactivate
+	(*Leave)(nil),      // 2: honmaster.cluster.v1.Leave
+	(*LeaveAck)(nil),   // 3: honmaster.cluster.v1.LeaveAck
+	(*Field)(nil),      // 4: honmaster.cluster.v1.Field
+	(*File)(nil),       // 5: honmaster.cluster.v1.File
+	(*Forward)(nil),    // 6: honmaster.cluster.v1.Forward
+	(*Cancel)(nil),     // 7: honmaster.cluster.v1.Cancel
+	(*Header)(nil),     // 8: honmaster.cluster.v1.Header
+	(*Reply)(nil),      // 9: honmaster.cluster.v1.Reply
+	(*Reactivate)(nil), // 10: honmaster.cluster.v1.Reactivate
 }
 var file_honmaster_cluster_proto_depIdxs = []int32{
-	2, // 0: honmaster.cluster.v1.Forward.query:type_name -> honmaster.cluster.v1.Field
-	2, // 1: honmaster.cluster.v1.Forward.form:type_name -> honmaster.cluster.v1.Field
-	3, // 2: honmaster.cluster.v1.Forward.files:type_name -> honmaster.cluster.v1.File
-	5, // 3: honmaster.cluster.v1.Reply.headers:type_name -> honmaster.cluster.v1.Header
+	4, // 0: honmaster.cluster.v1.Forward.query:type_name -> honmaster.cluster.v1.Field
+	4, // 1: honmaster.cluster.v1.Forward.form:type_name -> honmaster.cluster.v1.Field
+	5, // 2: honmaster.cluster.v1.Forward.files:type_name -> honmaster.cluster.v1.File
+	8, // 3: honmaster.cluster.v1.Reply.headers:type_name -> honmaster.cluster.v1.Header
 	4, // [4:4] is the sub-list for method output_type
 	4, // [4:4] is the sub-list for method input_type
 	4, // [4:4] is the sub-list for extension type_name
@@ -661,7 +857,7 @@ func file_honmaster_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_honmaster_cluster_proto_rawDesc), len(file_honmaster_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
