@@ -17,7 +17,7 @@ import (
 // overhead) closed the connection with every request in flight on it; it
 // is now replaced by an error reply, and a reply that fits passes whole.
 func TestAReplyTooLargeForThePortIsAnError(t *testing.T) {
-	n := &Node{cfg: Config{BodyLimit: 64 << 10}, log: slog.New(slog.DiscardHandler)}
+	n := &Node{cfg: Config{BodyLimit: 64 << 10}, log: slog.New(slog.DiscardHandler), prov: alwaysServing{}}
 	body := []byte("fits")
 	serve := ServeLocal(func(context.Context, *wire.Request) server.Response { return server.Response{Body: body} })
 	n.served.Store(&serve)
@@ -32,3 +32,9 @@ func TestAReplyTooLargeForThePortIsAnError(t *testing.T) {
 		t.Fatalf("a reply of %d bytes: status %d, %d bytes", len(body), got.GetStatus(), len(got.GetBody()))
 	}
 }
+
+// alwaysServing is a membership whose node serves (serving is all that
+// serveForward asks of it).
+type alwaysServing struct{ membership }
+
+func (alwaysServing) serving() error { return nil }
