@@ -442,3 +442,22 @@ func terminateLock(t *testing.T, url string) {
 		t.Fatalf("terminate the lock's session: %v %v", gone, err)
 	}
 }
+
+// TestPostgresCloseTwice: a second Close of a PostgreSQL database does
+// nothing (a test's deferred Close after its explicit one panicked on the
+// lock keeper's closed channel).
+func TestPostgresCloseTwice(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db.Close()
+	// The lock went with the first Close: the database opens again.
+	again, err := OpenPostgres(PostgresOptions{URL: url})
+	if err != nil {
+		t.Fatalf("open after two closes: %v", err)
+	}
+	again.Close()
+}

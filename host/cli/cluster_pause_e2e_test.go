@@ -28,9 +28,13 @@ import (
 // clusterConfigs writes the configuration files of n nodes of one cluster
 // (static provider, loopback) on the PostgreSQL database pg, and makes a
 // data directory for each. The nodes speak mutual TLS, with certificates
-// made by bin as an operator makes them.
+// made by bin as an operator makes them. With n 1, a single node on pg.
 func clusterConfigs(t *testing.T, bin, pg string, n int) (confs, datas []string) {
 	t.Helper()
+	if n == 1 {
+		conf := loopbackConfig(t, fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n", pg))
+		return []string{conf}, []string{t.TempDir()}
+	}
 	addrs := clustertest.FreeAddrs(t, n)
 	certs := t.TempDir()
 	names := make([]string, n)
@@ -114,23 +118,25 @@ func checkClusterBalances(t *testing.T, bin, conf, data string, logins []string,
 type supervised struct {
 	cmd    *exec.Cmd
 	game   string
+	op     string // the operator listener, whose /healthz names the members
 	exited chan error
 }
 
 func startSupervised(t *testing.T, bin, data, conf string) *supervised {
 	t.Helper()
-	cmd, game, _ := startHostOperator(t, bin, data, conf)
-	s := &supervised{cmd: cmd, game: game, exited: make(chan error, 1)}
+	cmd, game, op := startHostOperator(t, bin, data, conf)
+	s := &supervised{cmd: cmd, game: game, op: op, exited: make(chan error, 1)}
 	go func() { s.exited <- cmd.Wait() }()
 	return s
 }
 
 var healthNodesRE = regexp.MustCompile(`member, (\d+) nodes: (.*)`)
 
-// clusterView is what a node's /healthz says: "" unless it answers 200;
-// else the members it lists.
-func clusterView(game string) string {
-	r, err := http.Get("http://" + game + "/healthz")
+// clusterView is what a node's /healthz on its operator listener op says
+// (the game port's names no members): "" unless it answers 200; else the
+// members it lists.
+func clusterView(op string) string {
+	r, err := http.Get("http://" + op + "/healthz")
 	if err != nil {
 		return ""
 	}
@@ -243,7 +249,7 @@ func TestClusterPausesHeal(t *testing.T) {
 	settled := func() (bool, string) {
 		var views []string
 		for _, p := range procs {
-			views = append(views, clusterView(p.game))
+			views = append(views, clusterView(p.op))
 		}
 		for _, v := range views {
 			if v == "" || v != views[0] || !strings.HasPrefix(v, strconv.Itoa(nodes)+":") {

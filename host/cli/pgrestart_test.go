@@ -8,9 +8,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,8 +16,6 @@ import (
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/host/cluster/clustertest"
-	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
@@ -52,39 +47,8 @@ func postgresRestart(t *testing.T, nodes int) {
 	pg := storagetest.OwnPostgres(t)
 	bin := buildHost(t)
 	const accounts = 4
-	storageConf := fmt.Sprintf("[storage]\nbackend = \"postgres\"\n[storage.postgres]\nurl = %q\n", pg.URL)
-	confs := make([]string, nodes)
-	datas := make([]string, nodes)
-	var addrs []string
-	if nodes > 1 {
-		addrs = clustertest.FreeAddrs(t, nodes)
-	}
-	for i := range nodes {
-		conf := storageConf
-		if nodes > 1 {
-			var peers []string
-			for j, a := range addrs {
-				if j != i {
-					peers = append(peers, strconv.Quote(a))
-				}
-			}
-			conf += fmt.Sprintf("[cluster]\nenabled = true\nname = \"pgr\"\nnode = \"n%d\"\nlisten = %q\npeers = [%s]\n",
-				i, addrs[i], strings.Join(peers, ", "))
-		}
-		confs[i] = loopbackConfig(t, conf)
-		datas[i] = t.TempDir()
-	}
-	const start = 100_000_000
-	logins := make([]string, accounts)
-	for i := range logins {
-		logins[i] = fmt.Sprintf("pr_%d", i)
-		args := []string{"account", "create", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--password", "pw"}
-		if i == 0 {
-			args = append(args, "--init")
-		}
-		runHost(t, bin, args...)
-		runHost(t, bin, "account", "grant", "--data", datas[0], "--config", confs[0], "--login", logins[i], "--tickets", strconv.Itoa(start))
-	}
+	confs, datas := clusterConfigs(t, bin, pg.URL, nodes)
+	logins := clusterAccounts(t, bin, confs[0], datas[0], "pr", accounts)
 	cmds := make([]*exec.Cmd, nodes)
 	games := make([]string, nodes)
 	exited := make([]chan error, nodes)
@@ -192,26 +156,7 @@ func postgresRestart(t *testing.T, nodes int) {
 	}
 
 	// Nothing acknowledged lost, nothing counted twice.
-	payouts := map[int64]bool{0: true}
-	for tier := plinkoapi.Tier(1); tier <= plinkoapi.NumTiers; tier++ {
-		payouts[int64(tier.Tickets())] = true
-	}
-	ticketsRE := regexp.MustCompile(`tickets (\d+)`)
-	total := 0
-	for i, login := range logins {
-		l := ledgers[i]
-		out := runHost(t, bin, "account", "show", "--data", datas[0], "--config", confs[0], "--login", login)
-		m := ticketsRE.FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("account show: %s", out)
-		}
-		disk, _ := strconv.ParseInt(m[1], 10, 64)
-		if !reachable(disk-start-l.acked, l.unknown, payouts) {
-			t.Errorf("%s: %d tickets stored; start %d, %d acknowledged drops (net %d), %d not acknowledged: an acknowledged drop was lost or one counted twice",
-				login, disk, start, l.drops, l.acked, l.unknown)
-		}
-		total += l.drops
-	}
+	total, _, _ := checkClusterBalances(t, bin, confs[0], datas[0], logins, ledgers)
 	if total < accounts*4 {
 		t.Errorf("only %d drops acknowledged: the load did not run", total)
 	}

@@ -107,6 +107,7 @@ type Store struct {
 	log       func(msg string, args ...any)
 	cc        *pgx.ConnConfig // the keeper's, to take the lock again
 	keepOnce  sync.Once       // the keeper starts at SetupDone, or never (Close)
+	closeOnce sync.Once       // Close runs once (a second call does nothing)
 	poke      chan struct{}   // wakes the keeper
 	quit      chan struct{}   // closed by Close
 	kept      chan struct{}   // closed when the keeper returned (or never started)
@@ -401,13 +402,17 @@ var (
 	kvPassword  = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 )
 
-// Close closes the pool and releases the database's lock. It unlocks
-// explicitly before it ends the lock's session: a session's locks go only
+// Close closes the pool and releases the database's lock (a second Close
+// does nothing). It unlocks explicitly before it ends the lock's session: a session's locks go only
 // when its backend exits, a moment after the client has gone, so a server
 // restarted at once (or an offline command run right after) could find
 // the database still "in use". pg_advisory_unlock_all answers once the
 // lock is released; if it cannot run, the session's end releases it.
 func (s *Store) Close() {
+	s.closeOnce.Do(s.close)
+}
+
+func (s *Store) close() {
 	close(s.quit)
 	s.keepOnce.Do(func() { close(s.kept) }) // a keeper that never started
 	<-s.kept                                // the keeper has let go of the lock's session
