@@ -778,7 +778,8 @@ func (c *Consistency) Mismatch(format string, args ...any) {
 }
 
 // checkTries is how many times the end-of-run check sends a read that got
-// no reply.
+// no reply, each time to a target not tried yet while there is one (so
+// every target of up to checkTries is tried).
 const checkTries = 10
 
 // consistency compares each account's balances with the server's, and
@@ -815,11 +816,12 @@ func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) C
 		}
 		if a.stores > 0 {
 			c.CloudChecked++
-			err := retrieveCheck(reqCtx, e.c, a)
 			// A read: one that met no server (a node of the targets that
-			// is down) is sent again, to another at random.
+			// is down) is sent again, to a target not tried yet.
+			readCtx := withTriedTargets(reqCtx)
+			err := retrieveCheck(readCtx, e.c, a)
 			for try := 1; try < checkTries && err != nil && noReply(err) && reqCtx.Err() == nil; try++ {
-				err = retrieveCheck(reqCtx, e.c, a)
+				err = retrieveCheck(readCtx, e.c, a)
 			}
 			if err != nil {
 				c.Mismatch("%s cloud: %v", a.login, err)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -65,9 +66,50 @@ func withRetryCounter(ctx context.Context, n *atomic.Int64) context.Context {
 	return context.WithValue(ctx, retryCounter{}, n)
 }
 
+// triedKey is the context key of a *triedTargets.
+type triedKey struct{}
+
+// triedTargets is the targets a read has been sent to, so that sending it
+// again after one did not answer (a node that is down) goes to another
+// (withTriedTargets).
+type triedTargets struct {
+	mu   sync.Mutex
+	sent map[int]bool
+}
+
+// withTriedTargets returns a context whose requests go each to a target
+// that none of the earlier ones went to, at random among those, as long as
+// any is left (then to any).
+func withTriedTargets(ctx context.Context) context.Context {
+	return context.WithValue(ctx, triedKey{}, &triedTargets{sent: map[int]bool{}})
+}
+
+// pick is the target of a request with context ctx: one at random, or with
+// withTriedTargets one not tried yet.
+func (t *transport) pick(ctx context.Context) int {
+	tried, _ := ctx.Value(triedKey{}).(*triedTargets)
+	if tried == nil {
+		return mrand.IntN(len(t.targets))
+	}
+	tried.mu.Lock()
+	defer tried.mu.Unlock()
+	var left []int
+	for i := range t.targets {
+		if !tried.sent[i] {
+			left = append(left, i)
+		}
+	}
+	i := mrand.IntN(len(t.targets))
+	if len(left) > 0 {
+		i = left[mrand.IntN(len(left))]
+	}
+	tried.sent[i] = true
+	return i
+}
+
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(t.targets) > 1 {
-		i := mrand.IntN(len(t.targets))
+		i := t.pick(req.Context())
 		req = req.Clone(req.Context())
 		req.URL.Scheme, req.URL.Host = t.targets[i].Scheme, t.targets[i].Host
 		req.Host = ""
