@@ -33,7 +33,7 @@ type Source struct {
 	// 10s). CallTimeout bounds every call (default 2s; a caller's earlier
 	// deadline wins).
 	StartTimeout, CallTimeout time.Duration
-	// PingInterval is how often a running plugin is pinged (default 1s);
+	// PingInterval is how often a running plugin is pinged (default 5s);
 	// a plugin that does not answer a ping within PingTimeout (default 2s)
 	// is killed and restarted, so a hung (SIGSTOPped, deadlocked) plugin is
 	// replaced within PingInterval+PingTimeout.
@@ -50,7 +50,7 @@ type Source struct {
 const (
 	DefaultStartTimeout = 10 * time.Second
 	DefaultCallTimeout  = 2 * time.Second
-	DefaultPingInterval = time.Second
+	DefaultPingInterval = 5 * time.Second
 	DefaultPingTimeout  = 2 * time.Second
 	DefaultBackoffMin   = 100 * time.Millisecond
 	DefaultBackoffMax   = time.Second
