@@ -22,7 +22,7 @@ import (
 func wantDefaults() *Config {
 	plugin := Plugin{Path: "", Args: []string{}, Env: []string{},
 		StartTimeout: Duration{10 * time.Second}, CallTimeout: Duration{5 * time.Second},
-		PingInterval: Duration{time.Second}, PingTimeout: Duration{2 * time.Second}, BatchesInFlight: 2}
+		PingInterval: Duration{5 * time.Second}, PingTimeout: Duration{2 * time.Second}, BatchesInFlight: 2}
 	patch := func(os string) Patch {
 		return Patch{OS: os, Arch: "x86_64", Version: "4.10.1", LatestVersion: "4.10.1",
 			URL: "", URL2: "", // derived from server.public_url

@@ -54,6 +54,7 @@ func attachCluster(app *App, srv *server.Server) {
 	}
 	srv.SetForwarder(n)
 	n.Attach(app.Sys, srv.ServeLocal)
+	n.AttachLogin(app.Login) // its pending logins move at a graceful stop
 	srv.AddHealthCheck("cluster", n.Health)
 	// The game port's /healthz counts the members; the operator
 	// listener's names the cluster and them.

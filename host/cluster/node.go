@@ -20,6 +20,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
+	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -137,6 +138,8 @@ type Node struct {
 
 	served atomic.Pointer[ServeLocal]
 	sys    atomic.Pointer[actors.System]
+	logins atomic.Pointer[login.Service]     // see AttachLogin
+	topo   atomic.Pointer[[]*cluster.Member] // the members of the last topology
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
 	inflight                                            inflight      // forwarded requests served here (see Stop)
@@ -191,6 +194,9 @@ func Start(cfg Config) (*Node, error) {
 	n.as = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return protoactorLogger(log)
 	}))
+	if _, err := n.as.Root.SpawnNamed(actor.PropsFromFunc(n.adoptHandshakes), handoverActorName); err != nil {
+		return nil, fmt.Errorf("cluster start: %w", err)
+	}
 	rc := remote.Configure(host, port, append(opts, remote.WithAdvertisedHost(net.JoinHostPort(advHost, strconv.Itoa(port))))...)
 	switch cfg.Provider {
 	case ProviderStatic, "":
@@ -258,6 +264,8 @@ func (n *Node) topology(ms []*cluster.Member) {
 	r := cluster.NewRendezvous()
 	r.UpdateMembers(ms)
 	n.rdv.Store(r)
+	topo := slices.Clone(ms)
+	n.topo.Store(&topo)
 	view := make([]Member, 0, len(ms))
 	self := false
 	for _, m := range ms {
@@ -426,11 +434,15 @@ func (n *Node) Stats() Stats {
 // topology; etcd: its key is deleted), and the node goes on answering
 // (refusals) for ProbeInterval more, for the requests that were on their
 // way. So a graceful stop answers every request it got, and a rolling
-// restart loses none to "outcome unknown".
+// restart loses none to "outcome unknown". Before the peers are told, the
+// logins pending here (pre_auth served, srpAuth not yet) are handed to
+// their accounts' new homes (handOver), so that their srpAuth succeeds
+// there.
 func (n *Node) Stop() {
 	n.stops.Do(func() {
 		n.stopping.Store(true)
 		n.inflight.leave(n.cfg.RequestTimeout)
+		n.handOver()
 		n.prov.leave()
 		time.Sleep(n.cfg.ProbeInterval)
 		n.prov.stop()

@@ -13,6 +13,7 @@ import (
 // handshake is the state between one pre_auth and its srpAuth.
 type handshake struct {
 	server  *srp.Server
+	login   string // as pre_auth named it (with addr, the handshake's key)
 	account storage.AccountID
 	fake    bool   // started for a login without an account: no proof matches
 	addr    string // client address of the pre_auth
@@ -77,16 +78,32 @@ func newPendingSet(max, perAddr int, life time.Duration) *pendingSet {
 
 func pendingKey(login, addr string) string { return login + "\x00" + addr }
 
-// put adds h (with h.addr set) for login under the rules above. It never
-// refuses: whatever it drops was the caller's own address group's, or
-// belongs to a group holding at least as many handshakes as any other.
+// put adds h (with h.addr set) for login under the rules above, expiring a
+// lifetime from now. It never refuses: whatever it drops was the caller's
+// own address group's, or belongs to a group holding at least as many
+// handshakes as any other.
 func (p *pendingSet) put(login string, h *handshake, now time.Time) {
-	h.expires = now.Add(p.life)
+	p.add(login, h, now, now.Add(p.life), true)
+}
+
+// adopt adds h, handed over by another node, expiring at expires, under
+// the same budgets as put; unless a handshake for login from h.addr is
+// pending here already: that one is newer (false).
+func (p *pendingSet) adopt(login string, h *handshake, now, expires time.Time) bool {
+	return p.add(login, h, now, expires, false)
+}
+
+func (p *pendingSet) add(login string, h *handshake, now, expires time.Time, replace bool) bool {
+	h.expires = expires
+	h.login = login
 	h.key = pendingKey(login, h.addr)
 	group := limit.AddrKey(h.addr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if old := p.byKey[h.key]; old != nil {
+		if !replace {
+			return false
+		}
 		p.drop(old)
 	}
 	hd := p.holders[group]
@@ -111,9 +128,32 @@ func (p *pendingSet) put(login string, h *handshake, now time.Time) {
 	p.holders[group] = hd
 	h.holder = hd
 	p.count(hd, len(hd.list), len(hd.list)+1)
-	hd.list = append(hd.list, h)
+	// In order of expiry (an adopted handshake may expire before the
+	// group's newest).
+	i := len(hd.list)
+	for i > 0 && hd.list[i-1].expires.After(h.expires) {
+		i--
+	}
+	hd.list = slices.Insert(hd.list, i, h)
 	p.byKey[h.key] = h
 	p.total++
+	return true
+}
+
+// takeAll removes every handshake and returns the live ones (a node that
+// stops hands them over).
+func (p *pendingSet) takeAll(now time.Time) []*handshake {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*handshake, 0, p.total)
+	for _, h := range p.byKey {
+		if now.Before(h.expires) {
+			out = append(out, h)
+		}
+	}
+	p.byKey, p.holders, p.byCount = map[string]*handshake{}, map[string]*holder{}, map[int]map[*holder]struct{}{}
+	p.most, p.total = 0, 0
+	return out
 }
 
 // take removes and returns the live handshake started for login from addr,

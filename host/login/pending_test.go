@@ -58,6 +58,8 @@ func TestPendingSetBookkeeping(t *testing.T) {
 			now = now.Add(time.Duration(rng.IntN(20)) * time.Second)
 		case 1, 2:
 			p.take(login, addr, now)
+		case 3: // handed over by a node that stopped: any part of a lifetime left
+			p.adopt(login, &handshake{addr: addr}, now, now.Add(time.Duration(1+rng.IntN(60))*time.Second))
 		default:
 			before, most := map[*handshake]int{}, p.most
 			for _, h := range p.byKey {

@@ -33,7 +33,7 @@ type Source struct {
 	// 10s). CallTimeout bounds every call (default 2s; a caller's earlier
 	// deadline wins).
 	StartTimeout, CallTimeout time.Duration
-	// PingInterval is how often a running plugin is pinged (default 1s);
+	// PingInterval is how often a running plugin is pinged (default 5s);
 	// a plugin that does not answer a ping within PingTimeout (default 2s)
 	// is killed and restarted, so a hung (SIGSTOPped, deadlocked) plugin is
 	// replaced within PingInterval+PingTimeout.
@@ -50,7 +50,7 @@ type Source struct {
 const (
 	DefaultStartTimeout = 10 * time.Second
 	DefaultCallTimeout  = 2 * time.Second
-	DefaultPingInterval = time.Second
+	DefaultPingInterval = 5 * time.Second
 	DefaultPingTimeout  = 2 * time.Second
 	DefaultBackoffMin   = 100 * time.Millisecond
 	DefaultBackoffMax   = time.Second
@@ -390,23 +390,37 @@ func (s *Supervisor) setRunning(inst *instance, restarted bool) {
 	s.log.Info("plugin running", "pid", inst.pid, "protocol_version", inst.version, "restarted", restarted)
 }
 
-// exitPoll is how often the loop asks go-plugin whether the process exited.
+// exitPoll is how often the loop asks go-plugin whether the process exited,
+// where the kernel cannot tell it at once (exitWatch: a pidfd on Linux).
 // Every poll wakes the host (three plugins on each node of a cluster): at
 // 20 ms the polls were most of an idle node's CPU; a plugin's exit is
 // still seen within a quarter second, as quickly as a restart needs.
-const exitPoll = 250 * time.Millisecond
+// exitPollWatched is the poll kept beside a pidfd, in case its wait fails.
+const (
+	exitPoll        = 250 * time.Millisecond
+	exitPollWatched = 5 * time.Second
+)
 
 // watch blocks until the plugin process exits or stops answering pings (an
-// error saying which) or ctx ends (nil). Exits are polled in real time;
-// pings are timed by the supervisor's Clock.
+// error saying which) or ctx ends (nil). Exits are seen at once where the
+// kernel tells them (exitWatch), else polled in real time; pings are timed
+// by the supervisor's Clock.
 func (s *Supervisor) watch(ctx context.Context, inst *instance) error {
-	t := time.NewTicker(exitPoll)
+	exited, stopWatch := exitWatch(inst.pid)
+	defer stopWatch()
+	poll := exitPoll
+	if exited != nil {
+		poll = exitPollWatched
+	}
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	pingDue := s.opts.Clock.After(s.src.PingInterval)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-exited:
+			return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
 		case <-t.C:
 			if inst.client.Exited() {
 				return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)

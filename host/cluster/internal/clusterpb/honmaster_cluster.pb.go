@@ -748,6 +748,235 @@ func (*Reactivate) Descriptor() ([]byte, []int) {
 	return file_honmaster_cluster_proto_rawDescGZIP(), []int{10}
 }
 
+// Handshake is a login's pending SRP handshake (pre_auth done, srpAuth not
+// yet), handed by a node that stops gracefully to the account's new home
+// (login.Handover). It holds secrets (v and b): it travels only over the
+// cluster port's mutual TLS and is never logged.
+type Handshake struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Login   string                 `protobuf:"bytes,1,opt,name=login,proto3" json:"login,omitempty"` // as pre_auth named it
+	Addr    string                 `protobuf:"bytes,2,opt,name=addr,proto3" json:"addr,omitempty"`   // the client's address group
+	Account uint32                 `protobuf:"varint,3,opt,name=account,proto3" json:"account,omitempty"`
+	Fake    bool                   `protobuf:"varint,4,opt,name=fake,proto3" json:"fake,omitempty"` // a login without an account
+	SysInfo string                 `protobuf:"bytes,5,opt,name=sys_info,json=sysInfo,proto3" json:"sys_info,omitempty"`
+	// What was left of its lifetime when it was sent (nanoseconds).
+	RemainingNanos int64  `protobuf:"varint,6,opt,name=remaining_nanos,json=remainingNanos,proto3" json:"remaining_nanos,omitempty"`
+	SrpLogin       string `protobuf:"bytes,7,opt,name=srp_login,json=srpLogin,proto3" json:"srp_login,omitempty"` // the account's login as stored
+	Salt           []byte `protobuf:"bytes,8,opt,name=salt,proto3" json:"salt,omitempty"`
+	V              []byte `protobuf:"bytes,9,opt,name=v,proto3" json:"v,omitempty"`            // PAD(v)
+	A              []byte `protobuf:"bytes,10,opt,name=a,proto3" json:"a,omitempty"`           // PAD(A)
+	B              []byte `protobuf:"bytes,11,opt,name=b,proto3" json:"b,omitempty"`           // PAD(B)
+	Secret         []byte `protobuf:"bytes,12,opt,name=secret,proto3" json:"secret,omitempty"` // b
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Handshake) Reset() {
+	*x = Handshake{}
+	mi := &file_honmaster_cluster_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Handshake) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Handshake) ProtoMessage() {}
+
+func (x *Handshake) ProtoReflect() protoreflect.Message {
+	mi := &file_honmaster_cluster_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Handshake.ProtoReflect.Descriptor instead.
+func (*Handshake) Descriptor() ([]byte, []int) {
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Handshake) GetLogin() string {
+	if x != nil {
+		return x.Login
+	}
+	return ""
+}
+
+func (x *Handshake) GetAddr() string {
+	if x != nil {
+		return x.Addr
+	}
+	return ""
+}
+
+func (x *Handshake) GetAccount() uint32 {
+	if x != nil {
+		return x.Account
+	}
+	return 0
+}
+
+func (x *Handshake) GetFake() bool {
+	if x != nil {
+		return x.Fake
+	}
+	return false
+}
+
+func (x *Handshake) GetSysInfo() string {
+	if x != nil {
+		return x.SysInfo
+	}
+	return ""
+}
+
+func (x *Handshake) GetRemainingNanos() int64 {
+	if x != nil {
+		return x.RemainingNanos
+	}
+	return 0
+}
+
+func (x *Handshake) GetSrpLogin() string {
+	if x != nil {
+		return x.SrpLogin
+	}
+	return ""
+}
+
+func (x *Handshake) GetSalt() []byte {
+	if x != nil {
+		return x.Salt
+	}
+	return nil
+}
+
+func (x *Handshake) GetV() []byte {
+	if x != nil {
+		return x.V
+	}
+	return nil
+}
+
+func (x *Handshake) GetA() []byte {
+	if x != nil {
+		return x.A
+	}
+	return nil
+}
+
+func (x *Handshake) GetB() []byte {
+	if x != nil {
+		return x.B
+	}
+	return nil
+}
+
+func (x *Handshake) GetSecret() []byte {
+	if x != nil {
+		return x.Secret
+	}
+	return nil
+}
+
+// Handshakes carries a stopping node's pending handshakes to the node that
+// becomes their accounts' home (its handover actor), which answers
+// HandshakesAck once it holds them.
+type Handshakes struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cluster       string                 `protobuf:"bytes,1,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	Handshakes    []*Handshake           `protobuf:"bytes,2,rep,name=handshakes,proto3" json:"handshakes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Handshakes) Reset() {
+	*x = Handshakes{}
+	mi := &file_honmaster_cluster_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Handshakes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Handshakes) ProtoMessage() {}
+
+func (x *Handshakes) ProtoReflect() protoreflect.Message {
+	mi := &file_honmaster_cluster_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Handshakes.ProtoReflect.Descriptor instead.
+func (*Handshakes) Descriptor() ([]byte, []int) {
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Handshakes) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
+}
+
+func (x *Handshakes) GetHandshakes() []*Handshake {
+	if x != nil {
+		return x.Handshakes
+	}
+	return nil
+}
+
+// HandshakesAck answers Handshakes.
+type HandshakesAck struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandshakesAck) Reset() {
+	*x = HandshakesAck{}
+	mi := &file_honmaster_cluster_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandshakesAck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandshakesAck) ProtoMessage() {}
+
+func (x *HandshakesAck) ProtoReflect() protoreflect.Message {
+	mi := &file_honmaster_cluster_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandshakesAck.ProtoReflect.Descriptor instead.
+func (*HandshakesAck) Descriptor() ([]byte, []int) {
+	return file_honmaster_cluster_proto_rawDescGZIP(), []int{13}
+}
+
 var File_honmaster_cluster_proto protoreflect.FileDescriptor
 
 const file_honmaster_cluster_proto_rawDesc = "" +
@@ -806,7 +1035,28 @@ const file_honmaster_cluster_proto_rawDesc = "" +
 	"\aheaders\x18\x04 \x03(\v2\x1c.honmaster.cluster.v1.HeaderR\aheaders\x12\x18\n" +
 	"\arefused\x18\x05 \x01(\tR\arefused\"\f\n" +
 	"\n" +
-	"ReactivateBCZAgithub.com/honmaster/masterserver/host/cluster/internal/clusterpbb\x06proto3"
+	"Reactivate\"\x9a\x02\n" +
+	"\tHandshake\x12\x14\n" +
+	"\x05login\x18\x01 \x01(\tR\x05login\x12\x12\n" +
+	"\x04addr\x18\x02 \x01(\tR\x04addr\x12\x18\n" +
+	"\aaccount\x18\x03 \x01(\rR\aaccount\x12\x12\n" +
+	"\x04fake\x18\x04 \x01(\bR\x04fake\x12\x19\n" +
+	"\bsys_info\x18\x05 \x01(\tR\asysInfo\x12'\n" +
+	"\x0fremaining_nanos\x18\x06 \x01(\x03R\x0eremainingNanos\x12\x1b\n" +
+	"\tsrp_login\x18\a \x01(\tR\bsrpLogin\x12\x12\n" +
+	"\x04salt\x18\b \x01(\fR\x04salt\x12\f\n" +
+	"\x01v\x18\t \x01(\fR\x01v\x12\f\n" +
+	"\x01a\x18\n" +
+	" \x01(\fR\x01a\x12\f\n" +
+	"\x01b\x18\v \x01(\fR\x01b\x12\x16\n" +
+	"\x06secret\x18\f \x01(\fR\x06secret\"g\n" +
+	"\n" +
+	"Handshakes\x12\x18\n" +
+	"\acluster\x18\x01 \x01(\tR\acluster\x12?\n" +
+	"\n" +
+	"handshakes\x18\x02 \x03(\v2\x1f.honmaster.cluster.v1.HandshakeR\n" +
+	"handshakes\"\x0f\n" +
+	"\rHandshakesAckBCZAgithub.com/honmaster/masterserver/host/cluster/internal/clusterpbb\x06proto3"
 
 var (
 	file_honmaster_cluster_proto_rawDescOnce sync.Once
@@ -820,30 +1070,34 @@ func file_honmaster_cluster_proto_rawDescGZIP() []byte {
 	return file_honmaster_cluster_proto_rawDescData
 }
 
-var file_honmaster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_honmaster_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_honmaster_cluster_proto_goTypes = []any{
-	(*Ping)(nil),       // 0: honmaster.cluster.v1.Ping
-	(*Pong)(nil),       // 1: honmaster.cluster.v1.Pong
-	(*Leave)(nil),      // 2: honmaster.cluster.v1.Leave
-	(*LeaveAck)(nil),   // 3: honmaster.cluster.v1.LeaveAck
-	(*Field)(nil),      // 4: honmaster.cluster.v1.Field
-	(*File)(nil),       // 5: honmaster.cluster.v1.File
-	(*Forward)(nil),    // 6: honmaster.cluster.v1.Forward
-	(*Cancel)(nil),     // 7: honmaster.cluster.v1.Cancel
-	(*Header)(nil),     // 8: honmaster.cluster.v1.Header
-	(*Reply)(nil),      // 9: honmaster.cluster.v1.Reply
-	(*Reactivate)(nil), // 10: honmaster.cluster.v1.Reactivate
+	(*Ping)(nil),          // 0: honmaster.cluster.v1.Ping
+	(*Pong)(nil),          // 1: honmaster.cluster.v1.Pong
+	(*Leave)(nil),         // 2: honmaster.cluster.v1.Leave
+	(*LeaveAck)(nil),      // 3: honmaster.cluster.v1.LeaveAck
+	(*Field)(nil),         // 4: honmaster.cluster.v1.Field
+	(*File)(nil),          // 5: honmaster.cluster.v1.File
+	(*Forward)(nil),       // 6: honmaster.cluster.v1.Forward
+	(*Cancel)(nil),        // 7: honmaster.cluster.v1.Cancel
+	(*Header)(nil),        // 8: honmaster.cluster.v1.Header
+	(*Reply)(nil),         // 9: honmaster.cluster.v1.Reply
+	(*Reactivate)(nil),    // 10: honmaster.cluster.v1.Reactivate
+	(*Handshake)(nil),     // 11: honmaster.cluster.v1.Handshake
+	(*Handshakes)(nil),    // 12: honmaster.cluster.v1.Handshakes
+	(*HandshakesAck)(nil), // 13: honmaster.cluster.v1.HandshakesAck
 }
 var file_honmaster_cluster_proto_depIdxs = []int32{
-	4, // 0: honmaster.cluster.v1.Forward.query:type_name -> honmaster.cluster.v1.Field
-	4, // 1: honmaster.cluster.v1.Forward.form:type_name -> honmaster.cluster.v1.Field
-	5, // 2: honmaster.cluster.v1.Forward.files:type_name -> honmaster.cluster.v1.File
-	8, // 3: honmaster.cluster.v1.Reply.headers:type_name -> honmaster.cluster.v1.Header
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	4,  // 0: honmaster.cluster.v1.Forward.query:type_name -> honmaster.cluster.v1.Field
+	4,  // 1: honmaster.cluster.v1.Forward.form:type_name -> honmaster.cluster.v1.Field
+	5,  // 2: honmaster.cluster.v1.Forward.files:type_name -> honmaster.cluster.v1.File
+	8,  // 3: honmaster.cluster.v1.Reply.headers:type_name -> honmaster.cluster.v1.Header
+	11, // 4: honmaster.cluster.v1.Handshakes.handshakes:type_name -> honmaster.cluster.v1.Handshake
+	5,  // [5:5] is the sub-list for method output_type
+	5,  // [5:5] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_honmaster_cluster_proto_init() }
@@ -857,7 +1111,7 @@ func file_honmaster_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_honmaster_cluster_proto_rawDesc), len(file_honmaster_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
