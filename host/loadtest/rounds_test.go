@@ -390,3 +390,20 @@ func TestSequentialBracket(t *testing.T) {
 		t.Errorf("html report: %v\n%s", err, h.String())
 	}
 }
+
+// TestRunBound: a run with no operation limit (--duration alone) says its
+// duration only, not the most an int32 holds.
+func TestRunBound(t *testing.T) {
+	for _, c := range []struct {
+		d        time.Duration
+		requests int
+		want     string
+	}{
+		{30 * time.Second, math.MaxInt32, "30s"},
+		{30 * time.Second, 20000, "at most 30s or 20000 operations"},
+	} {
+		if got := runBound(c.d, c.requests); got != c.want {
+			t.Errorf("runBound(%v, %d) = %q, want %q", c.d, c.requests, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	mrand "math/rand/v2"
 	"net/http"
@@ -103,7 +104,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Sequential {
 		sequential(ctx, o, e, pool, rec, rep, cpuSince, logf)
 	} else {
-		logf("running %s for at most %s or %d operations", o.Mix, o.Duration, o.Requests)
+		logf("running %s for %s", o.Mix, runBound(o.Duration, o.Requests))
 		cpuSince()
 		unsent, stopped := drive(ctx, o, e, pool, rec, o.Mix, o.Requests, o.Duration)
 		rep.Unsent, rep.Stopped = unsent, stopped
@@ -604,4 +605,14 @@ func (c *opClient) createSub(ctx context.Context, login, password, parent string
 
 func (c *opClient) account(ctx context.Context, login string) (*operator.Account, error) {
 	return c.call(ctx, http.MethodGet, operator.PathAccount, url.Values{"login": {login}})
+}
+
+// runBound says how long a run lasts: its duration, and its operations
+// unless there is no such limit (the most an int32 holds: --duration given
+// alone).
+func runBound(d time.Duration, requests int) string {
+	if requests >= math.MaxInt32 {
+		return d.String()
+	}
+	return fmt.Sprintf("at most %s or %d operations", d, requests)
 }
