@@ -16,6 +16,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
+	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
@@ -305,7 +306,7 @@ func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) 
 		// The forwarding node's port would refuse it, closing the
 		// connection with every request in flight on it.
 		n.log.Error("a forwarded request's reply is larger than the cluster port carries: the player gets an error instead",
-			"bytes", size, "limit", most, "path", m.GetPath())
+			"bytes", size, "limit", most, "path", logflood.Clip(m.GetPath()))
 		rep = &clusterpb.Reply{Status: 500, ContentType: "text/plain; charset=UTF-8",
 			Body: []byte("The reply was too large to pass between the server's nodes.")}
 	}

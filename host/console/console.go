@@ -594,7 +594,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	c.signIns.succeeded(loginName, limit.AddrKey(addr), c.d.Now())
 	if err := c.keepTrusted(r.Context(), loginName, limit.AddrKey(addr)); err != nil {
 		// Signed in all the same: the address is trusted until a restart.
-		c.d.Log.Warn("console sign-in: the address could not be remembered across a restart", "login", loginName, "addr", addr, "err", err)
+		c.d.Log.Warn("console sign-in: the address could not be remembered across a restart", "login", logflood.Clip(loginName), "addr", addr, "err", err)
 	}
 	http.SetCookie(w, c.cookie(r, preCookie, "", -1))
 	http.SetCookie(w, c.cookie(r, sessionCookie, tok, int(c.d.SessionLifetime.Seconds())))
