@@ -279,5 +279,5 @@ func Unavailable(err error) bool {
 	var netErr net.Error
 	return errors.As(err, &connect) || errors.As(err, &netErr) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || pgconn.Timeout(err) ||
-		pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed")
+		pgconn.SafeToRetry(err) || errors.Is(err, pgconn.ErrConnClosed)
 }
