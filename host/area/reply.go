@@ -192,6 +192,18 @@ func statusText(s int) string {
 	return strconv.Itoa(s)
 }
 
+// WithLog returns the same replies logging to log (nil: discard): an
+// area may declare its Replies once, beside its table, and log with the
+// logger it is built with.
+func (rs *Replies) WithLog(log *slog.Logger) *Replies {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := *rs
+	c.log = log.With("area", rs.area)
+	return &c
+}
+
 // Answer is the area's answer to err (CauseTable.Answer).
 func (rs *Replies) Answer(err error) Answer { return rs.table.Answer(err) }
 

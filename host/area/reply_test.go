@@ -1,9 +1,11 @@
 package area
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -309,5 +311,27 @@ func TestRouteDefaults(t *testing.T) {
 	}
 	if got := string(file.Handler(context.Background(), form()).Body); got != "invalid_request" {
 		t.Errorf("file failure %q", got)
+	}
+}
+
+// TestRepliesLog: a failure the server is at fault for is logged at error
+// level, a refusal at debug level, with the area's logger (WithLog).
+func TestRepliesLog(t *testing.T) {
+	var buf bytes.Buffer
+	rs := NewReplies("test", nil, testTable).WithLog(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	rt := NewRoute(rs, Route[claimRequest, claimReply]{Path: "/test/claim",
+		Serve: func(_ context.Context, req claimRequest) (claimReply, error) {
+			if req.Cookie == "broke" {
+				return claimReply{}, errBroke
+			}
+			return claimReply{}, sdk.ErrUnavailable
+		}})
+	rt.Handler(context.Background(), form("cookie", "broke"))
+	rt.Handler(context.Background(), form("cookie", "down"))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 ||
+		!strings.Contains(lines[0], "level=DEBUG") || !strings.Contains(lines[0], "area=test") || !strings.Contains(lines[0], "status=3") ||
+		!strings.Contains(lines[1], "level=ERROR") || !strings.Contains(lines[1], "route=/test/claim") || !strings.Contains(lines[1], "status=5") {
+		t.Errorf("log:\n%s", buf.String())
 	}
 }
