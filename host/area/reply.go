@@ -95,7 +95,8 @@ type CauseTable struct {
 	// code or the error text ("status_code", "errors"; "": "error", the
 	// default failure reply's). Each reply's metric outcome is read from
 	// it: a value naming an answer of the table counts as that answer's
-	// Outcome, anything else (a success, a reply without the key) as ok.
+	// Outcome, anything else (a success, a reply without the key) as ok
+	// (see Replies.Outcome).
 	Key string
 }
 
@@ -208,18 +209,22 @@ func (rs *Replies) WithLog(log *slog.Logger) *Replies {
 func (rs *Replies) Answer(err error) Answer { return rs.table.Answer(err) }
 
 // Outcome is how a reply of the area counts in the metrics and the access
-// log (server.Route.Outcome): by the answer its Key entry names, "" (ok)
-// when it names none.
+// log (server.Route.Outcome): by the answer its Key entry names;
+// server.OutcomeOK when the entry names none (a success's status code);
+// "" (no opinion: ok) when the reply has no such entry, or an empty one.
 func (rs *Replies) Outcome(body []byte) string {
 	i := bytes.Index(body, rs.key)
 	if i < 0 {
 		return ""
 	}
 	v, ok := phpScalar(body[i+len(rs.key):])
-	if !ok {
+	if !ok || len(v) == 0 {
 		return ""
 	}
-	return rs.index[string(v)]
+	if o, ok := rs.index[string(v)]; ok {
+		return o
+	}
+	return server.OutcomeOK
 }
 
 // phpScalar reads the PHP-serialized integer or string at the start of b

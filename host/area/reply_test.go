@@ -100,14 +100,15 @@ func TestRepliesOutcome(t *testing.T) {
 		{`a:2:{s:1:"x";s:1:"y";s:11:"status_code";s:1:"5";}`, server.OutcomeError},
 		{`a:1:{s:11:"status_code";s:2:"11";}`, server.OutcomeError},
 		{`a:1:{s:11:"status_code";i:7;}`, server.OutcomeOK},
-		{`a:1:{s:11:"status_code";i:1;}`, ""},            // a success: no answer of the table
-		{`a:1:{s:11:"status_code";s:2:"51";}`, ""},       // idem, sent as text
-		{`a:1:{s:5:"error";s:3:"bad";}`, ""},             // no status_code
-		{`a:1:{s:11:"status_code";s:9:"3`, ""},           // cut short
-		{`a:1:{s:11:"status_code";s:-1:"3";}`, ""},       // malformed
-		{`a:1:{s:11:"status_code";b:0;}`, ""},            // not a number or text
-		{`a:1:{s:11:"status_code";s:1:"3"`, ""},          // no closing ;
-		{`a:1:{s:11:"status_code";s:1:"3";}`, "refused"}, // text
+		{`a:1:{s:11:"status_code";i:1;}`, server.OutcomeOK},      // a success: no answer of the table
+		{`a:1:{s:11:"status_code";s:2:"51";}`, server.OutcomeOK}, // idem, sent as text
+		{`a:1:{s:11:"status_code";s:0:"";}`, ""},                 // empty: no opinion
+		{`a:1:{s:5:"error";s:3:"bad";}`, ""},                     // no status_code
+		{`a:1:{s:11:"status_code";s:9:"3`, ""},                   // cut short
+		{`a:1:{s:11:"status_code";s:-1:"3";}`, ""},               // malformed
+		{`a:1:{s:11:"status_code";b:0;}`, ""},                    // not a number or text
+		{`a:1:{s:11:"status_code";s:1:"3"`, ""},                  // no closing ;
+		{`a:1:{s:11:"status_code";s:1:"3";}`, "refused"},         // text
 	} {
 		if got := rs.Outcome([]byte(tt.body)); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.body, got, tt.want)
@@ -201,7 +202,7 @@ func TestRouteAnswers(t *testing.T) {
 		outcome string
 	}{
 		{"success", form("cookie", "ok", "bet", "5"),
-			`a:4:{s:11:"status_code";s:1:"1";s:12:"user_tickets";i:40;s:5:"prize";s:6:"Ticket";s:4:"echo";s:0:"";}`, ""},
+			`a:4:{s:11:"status_code";s:1:"1";s:12:"user_tickets";i:40;s:5:"prize";s:6:"Ticket";s:4:"echo";s:0:"";}`, server.OutcomeOK},
 		// The failure keeps what its Fail declares: the balances the
 		// logic knew, the request's echo; not the prize.
 		{"refusal keeps the declared fields", form("cookie", "broke", "bet", "5", "echo", "e"),
