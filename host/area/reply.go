@@ -316,6 +316,11 @@ type Route[Req, Rep any] struct {
 	Counted func(outcome string)
 }
 
+// RawRequest is the Decode of a route whose logic reads the request
+// itself (repeated fields, the client's address): its Req is the request
+// as read.
+func RawRequest(r *wire.Request) (*wire.Request, error) { return r, nil }
+
 // Failure is a failed request as a route's Fail builds its reply.
 type Failure[Req, Rep any] struct {
 	// Answer is what the table answers to Err.
