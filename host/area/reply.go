@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 
 	"github.com/honmaster/masterserver/host/server"
@@ -296,7 +297,12 @@ type Route[Req, Rep any] struct {
 	// (as server.Route).
 	Path string
 	Func string
-	Doc  server.Doc
+	// Doc is the route's entry in the endpoint reference. Left empty, its
+	// Form is the zero Req (when the route has no Decode of its own and
+	// Doc no Fields) and its ReplyValue the zero Rep (when Rep is a
+	// struct with php tags, not a wire.Marshaler): the reference lists
+	// their fields from their tags.
+	Doc server.Doc
 	// Decode reads the request (nil: wire.Request.Decode, its error
 	// wrapping ErrBadRequest). Its error is answered from the table with
 	// the Req it returned (the fields it read: a failure reply may echo
@@ -377,7 +383,15 @@ func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
 	if outcome == nil {
 		outcome = rs.Outcome
 	}
-	return server.Route{Path: rt.Path, Func: rt.Func, Area: rs.area, Doc: rt.Doc, Outcome: outcome, Counted: rt.Counted,
+	doc := rt.Doc
+	if doc.Form == nil && doc.Fields == nil && rt.Decode == nil && reflect.TypeFor[Req]().Kind() == reflect.Struct {
+		doc.Form = *new(Req)
+	}
+	if rep := reflect.TypeFor[Rep](); doc.ReplyValue == nil && rep.Kind() == reflect.Struct && rep != reflect.TypeFor[server.Response]() &&
+		!rep.Implements(reflect.TypeFor[wire.Marshaler]()) {
+		doc.ReplyValue = *new(Rep)
+	}
+	return server.Route{Path: rt.Path, Func: rt.Func, Area: rs.area, Doc: doc, Outcome: outcome, Counted: rt.Counted,
 		Handler: func(ctx context.Context, r *wire.Request) server.Response {
 			req, err := decode(r)
 			if err != nil {
