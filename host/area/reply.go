@@ -132,11 +132,11 @@ func withOutcome(a Answer, serverSide bool) Answer {
 // in the same shape. An area whose routes all answer the default failure
 // reply writes no failure code at all (see also the package's example):
 //
-//	var replies = area.NewReplies("coinflip", nil, area.StandardCauses(
+//	var replies = area.NewReplies("wager", nil, area.StandardCauses(
 //		area.Row{Err: ErrNoTickets, Answer: area.Answer{Error: "you have not enough tickets"}}))
 //
 //	route := area.NewRoute(replies, area.Route[flipRequest, flipReply]{
-//		Path: "/master/coinflip/flip", Doc: server.Doc{Summary: "Flips a coin.", Form: flipRequest{}, ReplyValue: flipReply{}},
+//		Path: "/master/wager/flip", Doc: server.Doc{Summary: "Flips a coin."},
 //		Serve: func(ctx context.Context, req flipRequest) (flipReply, error) { ... },
 //	})
 //
