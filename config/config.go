@@ -61,8 +61,13 @@ type Config struct {
 
 // Server is the [server] table: the HTTP listener and logging.
 type Server struct {
-	Listen          string    `toml:"listen"`
-	BodyLimit       ByteSize  `toml:"body_limit"`
+	Listen    string   `toml:"listen"`
+	BodyLimit ByteSize `toml:"body_limit"`
+	// LargeBodyLimit is the most a route may raise its own body limit to
+	// (server.Route.Limits: the statistics of a long match); LargeBodyBudget
+	// the bytes of such larger bodies being read at once, server-wide.
+	LargeBodyLimit  ByteSize  `toml:"large_body_limit"`
+	LargeBodyBudget ByteSize  `toml:"large_body_budget"`
 	ReadTimeout     Duration  `toml:"read_timeout"`
 	WriteTimeout    Duration  `toml:"write_timeout"`
 	IdleTimeout     Duration  `toml:"idle_timeout"`

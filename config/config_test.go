@@ -30,7 +30,7 @@ func wantDefaults() *Config {
 	}
 	return &Config{
 		Server: Server{
-			Listen: ":8080", BodyLimit: MiB,
+			Listen: ":8080", BodyLimit: MiB, LargeBodyLimit: 32 * MiB, LargeBodyBudget: 128 * MiB,
 			ReadTimeout: Duration{30 * time.Second}, WriteTimeout: Duration{30 * time.Second},
 			IdleTimeout: Duration{2 * time.Minute}, ShutdownTimeout: Duration{10 * time.Second},
 			LogLevel: LogInfo, LogFormat: LogText, AccessLog: AccessLog{Rate: 1}, LogValueLimit: 64, LogRepeatLimit: 5, LogRepeatWindow: Duration{10 * time.Second},

@@ -71,6 +71,14 @@ func (c *Config) validateServer(ps *problems) {
 	if s.BodyLimit <= 0 {
 		ps.add("server.body_limit", "must be > 0")
 	}
+	if s.LargeBodyLimit < s.BodyLimit {
+		ps.add("server.large_body_limit", "%s is below server.body_limit (%s)", s.LargeBodyLimit, s.BodyLimit)
+	} else if s.LargeBodyLimit > 1<<30 {
+		ps.add("server.large_body_limit", "%s is more than 1 GiB", s.LargeBodyLimit)
+	}
+	if s.LargeBodyBudget < s.LargeBodyLimit {
+		ps.add("server.large_body_budget", "%s is below server.large_body_limit (%s): no such body could be read", s.LargeBodyBudget, s.LargeBodyLimit)
+	}
 	positive(ps, "server.read_timeout", s.ReadTimeout)
 	positive(ps, "server.write_timeout", s.WriteTimeout)
 	positive(ps, "server.idle_timeout", s.IdleTimeout)

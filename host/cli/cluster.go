@@ -22,7 +22,7 @@ func startCluster(cfg *config.Config, app *App) (*cluster.Node, error) {
 		return nil, nil
 	}
 	n, err := cluster.Start(cluster.Config{Name: cc.Name, Node: cc.NodeName(), Listen: cc.Listen, Advertise: cc.Advertise,
-		TLSCert: cc.TLSCert, TLSKey: cc.TLSKey, TLSCA: cc.TLSCA, BodyLimit: int64(cfg.Server.BodyLimit),
+		TLSCert: cc.TLSCert, TLSKey: cc.TLSKey, TLSCA: cc.TLSCA, BodyLimit: int64(max(cfg.Server.BodyLimit, cfg.Server.LargeBodyLimit)),
 		Provider: cc.Provider, Peers: cc.Peers,
 		EtcdEndpoints: cc.EtcdEndpoints, EtcdPrefix: cc.EtcdPrefix, EtcdDialTimeout: cc.EtcdDialTimeout.Duration,
 		ProbeInterval: cc.ProbeInterval.Duration, ProbeTimeout: cc.ProbeTimeout.Duration,

@@ -43,7 +43,8 @@ type Config struct {
 	// TLSCert, TLSKey and TLSCA are the PEM files of the cluster port's
 	// mutual TLS (all three, or none: then Listen must be on the loopback).
 	TLSCert, TLSKey, TLSCA string
-	// BodyLimit is the HTTP server's request body limit: the cluster port
+	// BodyLimit is the largest HTTP request body (server.body_limit, or
+	// server.large_body_limit when larger): the cluster port
 	// refuses a message larger than it plus messageOverhead (0: wire's
 	// default limit).
 	BodyLimit int64

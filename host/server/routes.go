@@ -74,6 +74,13 @@ type Route struct {
 	// status class such as "client_error"), for the area's own counters.
 	// It runs on the request's goroutine and must be quick.
 	Counted func(outcome string)
+	// Limits, for a Path, are wire's limits of its requests when they are
+	// not the server's (server.body_limit, wire's default counts of fields
+	// and files): a zero field keeps the default; MaxBody at most
+	// server.large_body_limit, and at least server.body_limit. A body above
+	// server.body_limit is read only while server.large_body_budget lasts
+	// (bigbody.go); Mount (before Serve) refuses limits on a Func.
+	Limits wire.Limits
 }
 
 // Outcomes of a reply with HTTP status 200, as Route.Outcome names them.

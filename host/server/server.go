@@ -35,6 +35,8 @@ type Server struct {
 	login        *login.Service
 	accounts     *accounts.Service
 	limits       wire.Limits
+	large        map[string]wire.Limits // paths with limits of their own (Route.Limits, bigbody.go)
+	big          *bigBodies
 	paths        map[string]route
 	funcs        map[string]route
 	ready        atomic.Bool
@@ -96,6 +98,7 @@ func New(d Deps) *Server {
 	s.paths, s.funcs = s.builtinRoutes()
 	s.limits = wire.Limits{MaxBody: int64(d.Config.Server.BodyLimit)}
 	c := d.Config.Server
+	s.big = newBigBodies(int64(c.LargeBodyBudget), c.ReadTimeout.Duration+c.WriteTimeout.Duration+d.Config.Actors.AskTimeout.Duration+time.Second)
 	// Built here, not in Serve, so that Shutdown never races with Serve.
 	s.srv = &fasthttp.Server{
 		Handler:                      s.serveHTTP,
@@ -111,6 +114,9 @@ func New(d Deps) *Server {
 		// Errors fasthttp answers itself (a body beyond its own limit, a
 		// broken request line) still get the route's failure shape.
 		ErrorHandler: s.fasthttpError,
+		// A route with a larger body limit of its own gets it per request
+		// (bigbody.go).
+		HeaderReceived: s.headerReceived,
 	}
 	return s
 }
@@ -155,6 +161,11 @@ func (s *Server) Mount(routes ...Route) error {
 			return fmt.Errorf("%w: area %s claims the host's %s", ErrRouteClash, r.Area, r.Path)
 		case seen[what]:
 			return fmt.Errorf("%w: area %s lists %s twice", ErrRouteClash, r.Area, what)
+		case r.Limits != (wire.Limits{}) && r.Func != "":
+			return fmt.Errorf("area %s: %s: only a path may have limits of its own", r.Area, what)
+		case r.Limits.MaxBody > int64(s.conf().Server.LargeBodyLimit):
+			return fmt.Errorf("area %s: %s accepts bodies of %d bytes, more than server.large_body_limit (%s)",
+				r.Area, what, r.Limits.MaxBody, s.conf().Server.LargeBodyLimit)
 		}
 		if old, dup := table[key]; dup {
 			return fmt.Errorf("%w: %s of area %s is already served by area %s", ErrRouteClash, what, r.Area, old.area)
@@ -171,6 +182,16 @@ func (s *Server) Mount(routes ...Route) error {
 			s.funcs[r.Func] = rt
 		} else {
 			s.paths[r.Path] = rt
+		}
+		if r.Limits != (wire.Limits{}) {
+			lim := r.Limits
+			if lim.MaxBody < s.limits.MaxBody {
+				lim.MaxBody = s.limits.MaxBody
+			}
+			if s.large == nil {
+				s.large = map[string]wire.Limits{}
+			}
+			s.large[r.Path] = lim
 		}
 	}
 	return nil
@@ -248,9 +269,12 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		s.refuseFraming(ctx, err)
 		return
 	}
+	if len(s.large) > 0 {
+		defer s.big.release(&ctx.Request.Header)
+	}
 	var resp Response
 	fn := ""
-	r, err := wire.ReadRequest(ctx, s.limits)
+	r, err := wire.ReadRequest(ctx, s.limitsOf(path))
 	if r != nil {
 		if c := s.conf().Server; c.TrustForwardedFor {
 			if ip := clientAddress(r.RemoteIP, ctx.Request.Header.PeekAll("X-Forwarded-For"), c.TrustedProxies); ip != "" {
@@ -385,9 +409,13 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	path, fn := string(ctx.Path()), string(ctx.QueryArgs().Peek("f"))
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+	busy := len(s.large) > 0 && s.big.release(&ctx.Request.Header)
+	switch {
+	case busy && errors.Is(err, fasthttp.ErrBodyTooLarge):
+		err = ErrBusy
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		err = fmt.Errorf("%w: %w", errBadRequest, wire.ErrBodyTooLarge)
-	} else {
+	default:
 		err = fmt.Errorf("%w: %w", errBadRequest, err)
 	}
 	start := time.Now()

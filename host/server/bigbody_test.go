@@ -1,0 +1,214 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// fieldsBody is a form of n fields, padded to at least size bytes.
+func fieldsBody(n, size int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString("k")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString("=v")
+	}
+	if pad := size - b.Len(); pad > 0 {
+		b.WriteString("&pad=")
+		b.WriteString(strings.Repeat("x", pad))
+	}
+	return b.String()
+}
+
+// post sends body to path on a connection of its own and returns the
+// reply's body: written from one goroutine while the reply is read, so that a
+// refusal answered before the body was read (and the connection closed) is
+// still seen.
+func post(t *testing.T, ln *fasthttputil.InmemoryListener, path, body string) string {
+	t.Helper()
+	conn, err := ln.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go func() {
+		io.WriteString(conn, "POST "+path+" HTTP/1.1\r\nHost: host\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "+
+			strconv.Itoa(len(body))+"\r\n\r\n"+body)
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return string(b)
+}
+
+// largeServer serves /large with its own limits (4 MiB, 30,000 fields) and
+// /small with the server's, both answering the number of form fields read
+// or the failure's text.
+func largeServer(t *testing.T, budget config.ByteSize) (*Server, *fasthttputil.InmemoryListener) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Server.LargeBodyBudget = budget
+	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	count := func(_ context.Context, r *wire.Request) Response {
+		return Text("text/plain", strconv.Itoa(len(r.Form)))
+	}
+	fail := func(err error) Response {
+		if errors.Is(err, ErrBusy) {
+			return Text("text/plain", "busy")
+		}
+		return Text("text/plain", "failed: "+err.Error())
+	}
+	if err := s.Mount(
+		Route{Path: "/large", Area: "test", Handler: count, Fail: fail, Limits: wire.Limits{MaxBody: 4 << 20, MaxFields: 30000}},
+		Route{Path: "/small", Area: "test", Handler: count, Fail: fail},
+	); err != nil {
+		t.Fatal(err)
+	}
+	ln := fasthttputil.NewInmemoryListener()
+	go s.Serve(ln)
+	t.Cleanup(func() { s.Shutdown(context.Background()); ln.Close() })
+	return s, ln
+}
+
+// TestRouteLimits: a route's own limits let a long match's form through on
+// that route only; beyond them it is refused as too large, and nothing of
+// the budget stays held.
+func TestRouteLimits(t *testing.T) {
+	s, ln := largeServer(t, 128<<20)
+	long := fieldsBody(25000, 2<<20) // 2 MiB, 25,001 fields: above body_limit and wire's default field count
+	if body := post(t, ln, "/large", long); body != "25001" {
+		t.Errorf("/large, 2 MiB of 25,001 fields: %q", body)
+	}
+	if body := post(t, ln, "/small", long); !strings.HasPrefix(body, "failed: bad request") || !strings.Contains(body, "too large") {
+		t.Errorf("/small, 2 MiB: %q", body)
+	}
+	if body := post(t, ln, "/large", fieldsBody(1, 5<<20)); !strings.Contains(body, "too large") {
+		t.Errorf("/large, 5 MiB: %q", body)
+	}
+	if body := post(t, ln, "/large", fieldsBody(30001, 0)); !strings.HasPrefix(body, "failed: bad request") {
+		t.Errorf("/large, 30,001 fields: %q", body)
+	}
+	if body := post(t, ln, "/large?x=1", "a=1"); body != "1" {
+		t.Errorf("/large, small body with a query: %q", body)
+	}
+	if n := s.big.inUse(); n != 0 {
+		t.Errorf("budget held after every request was answered: %d bytes", n)
+	}
+}
+
+// TestRouteLimitsBudget: while one large body is being read and holds the
+// budget, another large body is refused as busy before it is read; a small
+// one to the same route is served; once the first is answered the budget is
+// free again.
+func TestRouteLimitsBudget(t *testing.T) {
+	s, ln := largeServer(t, 4<<20)
+	c := &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return ln.Dial() }}}
+	first := fieldsBody(10, 3<<20)
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest("POST", "http://host/large", pr)
+	req.ContentLength = int64(len(first))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	done := make(chan string, 1)
+	go func() {
+		r, err := c.Do(req)
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		done <- string(b)
+	}()
+	if _, err := io.WriteString(pw, first[:1<<20]); err != nil {
+		t.Fatal(err)
+	}
+	// The header has arrived and the first body holds its share: wait for
+	// that state (bounded), not for a time.
+	for i := 0; s.big.inUse() == 0; i++ {
+		if i > 6000 {
+			t.Fatal("the first body never held the budget")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if body := post(t, ln, "/large", fieldsBody(10, 2<<20)); body != "busy" {
+		t.Errorf("second large body while the budget is spent: %q", body)
+	}
+	if body := post(t, ln, "/large", "a=1&b=2"); body != "2" {
+		t.Errorf("small body while the budget is spent: %q", body)
+	}
+	if _, err := io.WriteString(pw, first[1<<20:]); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if got := <-done; got != "11" {
+		t.Errorf("first large body: %q", got)
+	}
+	if body := post(t, ln, "/large", fieldsBody(10, 2<<20)); body != "11" {
+		t.Errorf("large body after the first was answered: %q", body)
+	}
+	if n := s.big.inUse(); n != 0 {
+		t.Errorf("budget held after every request was answered: %d bytes", n)
+	}
+}
+
+// TestBigBodiesExpire: a hold whose request never reached an answer (its
+// connection broke while the body arrived) stops counting after its time.
+func TestBigBodiesExpire(t *testing.T) {
+	now := time.Unix(1000, 0)
+	b := newBigBodies(10, time.Minute)
+	b.now = func() time.Time { return now }
+	h1, h2 := new(fasthttp.RequestHeader), new(fasthttp.RequestHeader)
+	if !b.grant(h1, 8) {
+		t.Fatal("first grant refused")
+	}
+	if b.grant(h2, 8) {
+		t.Fatal("second grant beyond the budget accepted")
+	}
+	if !b.release(h2) {
+		t.Error("a refused hold did not say busy")
+	}
+	now = now.Add(2 * time.Minute)
+	if !b.grant(h2, 8) {
+		t.Error("grant refused after the first hold's time ran out")
+	}
+	if b.release(h1) || b.inUse() != 8 {
+		t.Errorf("after the expired hold's release: %d bytes held", b.inUse())
+	}
+	// A new request on a connection replaces its previous hold.
+	if !b.grant(h2, 9) || b.inUse() != 9 {
+		t.Errorf("a connection's second request: %d bytes held", b.inUse())
+	}
+}
+
+func TestMountRefusesLimits(t *testing.T) {
+	s := newTestServer()
+	h := func(context.Context, *wire.Request) Response { return Text("text/plain", "") }
+	if err := s.Mount(Route{Func: "f", Area: "a", Handler: h, Limits: wire.Limits{MaxFields: 9000}}); err == nil {
+		t.Error("limits on a function accepted")
+	}
+	if err := s.Mount(Route{Path: "/p", Area: "a", Handler: h, Limits: wire.Limits{MaxBody: 64 << 20}}); err == nil ||
+		!strings.Contains(err.Error(), "server.large_body_limit") {
+		t.Errorf("a body limit beyond server.large_body_limit: %v", err)
+	}
+}
