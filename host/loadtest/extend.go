@@ -184,7 +184,7 @@ func (e *Env) Accounts() []*Account { return e.accts }
 // HasOperator reports whether the run has the operator listener.
 func (e *Env) HasOperator() bool { return e.opc != nil }
 
-// OperatorGet reads path (e.g. operator.PathGuides) from the operator API
+// OperatorGet reads path (an area's route, area.Live.API) from the operator API
 // into v (JSON).
 func (e *Env) OperatorGet(ctx context.Context, path string, query url.Values, v any) error {
 	if e.opc == nil {

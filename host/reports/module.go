@@ -30,7 +30,7 @@ import (
 // (Settings) and limits.reports_per_address, which a reload puts in
 // force at once.
 func init() {
-	area.Register(area.Module{Area: reportsapi.Area, Bundled: bundled.Plugin, Start: start,
+	area.Register(area.Module{Area: reportsapi.Area, Bundled: bundled.Plugin, Start: start, OnDelete: DeleteHook,
 		LiveSettings: []string{"limits.reports_per_address"},
 		Commands: []area.Command{
 			{Name: "reports list", Usage: "[--status open|dismissed|warned|suspended|any] [--reportee NAME]",

@@ -1,9 +1,8 @@
 // Package consolepage is what an area needs to add pages to the web console
 // (host/console) from its own package: the page's declaration, and the
 // helpers its handlers call to render inside the console's layout. It
-// imports nothing of the host, so any area's package may import it
-// without an import cycle (the console imports the areas' host packages
-// for the accounts' moderation state).
+// imports nothing of the host but its internal message helper, so any
+// area's package may import it without an import cycle.
 //
 // A page's handlers run only for a signed-in operator, after the CSRF
 // check of a POST; the console puts what Render needs in the request's
@@ -18,6 +17,7 @@ import (
 	"net/url"
 
 	"github.com/honmaster/masterserver/host/internal/opmsg"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Page is a console page an area adds: a link in the navigation and its
@@ -29,6 +29,31 @@ type Page struct {
 	// Routes are the page's other patterns, as http.ServeMux reads them
 	// ("POST /console/guides/import"), each under /console/.
 	Routes map[string]http.Handler
+}
+
+// AccountPanel is a section an area adds to the console's account page
+// (/console/account?login=L), after the console's own sections. The
+// console executes Template (html/template: what Data returns is
+// escaped) with an AccountView, only for a signed-in operator; the
+// panel's forms post to its Routes, which the console serves behind its
+// sign-in and CSRF check.
+type AccountPanel struct {
+	// Template is the panel's HTML. Its forms carry the hidden field
+	// <input type="hidden" name="csrf" value="{{.CSRF}}">.
+	Template *template.Template
+	// Data is what the template shows for account a (AccountView.Data);
+	// an error is logged and the panel left out of the page.
+	Data func(r *http.Request, a *storage.Account) (any, error)
+	// Routes are the panel's form targets, as Page.Routes
+	// ("POST /console/account/suspend"), each under /console/.
+	Routes map[string]http.Handler
+}
+
+// AccountView is what an AccountPanel's template gets.
+type AccountView struct {
+	CSRF  string // the signed-in operator's form token
+	Login string // the account's login
+	Data  any    // AccountPanel.Data's value
 }
 
 // Card is a figure an area adds to the console's dashboard.
