@@ -113,7 +113,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  restore --from BACKUP --data DIR [--replace] (a backup into a stopped server's data directory)")
 	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  cluster certs --out DIR --nodes NAME=ADDRESS,... (the CA and node certificates of the cluster port)")
-	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
+	fmt.Fprintf(w, "  player %s [--server URL] --login L --password P ... (the game client's part, to try a server)\n", playerWords())
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
 	for _, o := range allOps() {
 		fmt.Fprintf(w, "  %s %s\n", o.name, o.usage)

@@ -309,7 +309,7 @@ func parseGrant(args []string) (Request, error) {
 	fs.StringVar(&r.Login, "login", "", "login of the account")
 	fs.Int64Var(&r.Gold, "gold", 0, "gold coins to add (negative to remove)")
 	fs.Int64Var(&r.Silver, "silver", 0, "silver coins to add")
-	fs.Int64Var(&r.Tickets, "tickets", 0, "plinko tickets to add")
+	fs.Int64Var(&r.Tickets, "tickets", 0, "tickets to add")
 	fs.Var(&ups, "upgrade", "upgrade `ID` to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
