@@ -100,15 +100,8 @@ func newEnv(t *testing.T, d console.Deps) *env {
 		if err != nil {
 			t.Fatalf("area %s: %v", m.Area, err)
 		}
-		for _, p := range live.Pages {
-			if err := c.AddPage(p); err != nil {
-				t.Fatalf("area %s: %v", m.Area, err)
-			}
-		}
-		for _, card := range live.Cards {
-			if err := c.AddCard(card); err != nil {
-				t.Fatalf("area %s: %v", m.Area, err)
-			}
+		if err := c.AddArea(live); err != nil {
+			t.Fatalf("area %s: %v", m.Area, err)
 		}
 	}
 	mux := http.NewServeMux()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/metrics"
@@ -84,7 +85,9 @@ func start(e area.Env) (*area.Live, error) {
 			rs[i].Counted = func(outcome string) { filed.WithLabelValues(p, outcome).Inc() }
 		}
 	}
-	return &area.Live{Routes: rs, Pages: consolePages(e),
+	p := newPages(e)
+	return &area.Live{Routes: rs, Pages: p.consolePages(), AccountPanels: []consolepage.AccountPanel{p.accountPanel()},
+		Suspended: accountSuspended, SessionFields: sessionFields,
 		Reload: func(c *config.Config) { a.SetAddressRate(addressRate(c.Limits)) }}, nil
 }
 

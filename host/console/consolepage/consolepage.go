@@ -15,6 +15,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/honmaster/masterserver/host/internal/opmsg"
 	"github.com/honmaster/masterserver/storage"
@@ -118,6 +119,17 @@ func CSRFField(r *http.Request) template.HTML {
 		return ""
 	}
 	return template.HTML(`<input type="hidden" name="csrf" value="` + template.HTMLEscapeString(rd.CSRF()) + `">`)
+}
+
+// Now is the console's clock for a page request (time.Now outside a
+// console request, or when the console has none of its own): the time an
+// area's page and account panel act at, the one the console shows the
+// account's state at.
+func Now(r *http.Request) time.Time {
+	if c, ok := r.Context().Value(ctxKey{}).(interface{ Now() time.Time }); ok {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // Operator returns the login of the signed-in operator of a page request.
