@@ -58,12 +58,16 @@ import (
 
 // Module is one area as the host serves it.
 type Module struct {
-	// Area is the area's contract (sdk.RegisterArea), which names it.
+	// Area is the area's contract (sdk.RegisterArea), which names it; an
+	// area the host serves alone (Bundled nil) has no contract and is
+	// named by its package (sdk.Area("cloud")).
 	Area sdk.Area
 	// Bundled is the plugin the host binary carries for the area: the
 	// supervisor runs it by re-executing the binary as
 	// "honmaster plugin <area>", unless [plugins.<area>] path names
-	// another binary.
+	// another binary. nil: the host serves the area alone, without a
+	// plugin (no supervisor, no [plugins.<area>], not in "honmaster
+	// plugins"; Env.Plugin is nil).
 	Bundled func() *sdk.Plugin
 	// Start builds the area for a server about to serve: its routes and
 	// what else it serves while the server runs (Live).
@@ -234,10 +238,12 @@ func Register(m Module) {
 	registry.Lock()
 	defer registry.Unlock()
 	switch {
-	case !m.Area.Known():
+	case m.Bundled != nil && !m.Area.Known():
 		panic(fmt.Sprintf("area: %q is not a registered contract (sdk.RegisterArea)", m.Area))
-	case m.Bundled == nil || m.Start == nil:
-		panic(fmt.Sprintf("area: %s needs Bundled and Start", m.Area))
+	case m.Bundled == nil && (m.Area.Known() || !validName(string(m.Area))):
+		panic(fmt.Sprintf("area: %q: an area with a contract needs Bundled, one without a name of a-z", m.Area))
+	case m.Start == nil:
+		panic(fmt.Sprintf("area: %s needs Start", m.Area))
 	}
 	for _, c := range m.Commands {
 		if c.Flags == nil || strings.TrimSpace(c.Name) == "" {
@@ -277,6 +283,41 @@ func Modules() []Module {
 	registry.Lock()
 	defer registry.Unlock()
 	return slices.Clone(registry.mods)
+}
+
+// PluginModules returns the registered areas served by a plugin (those
+// with Bundled), sorted by name.
+func PluginModules() []Module {
+	var out []Module
+	for _, m := range Modules() {
+		if m.Bundled != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// PluginNames returns the names of the areas served by a plugin, sorted.
+func PluginNames() []string {
+	var out []string
+	for _, m := range PluginModules() {
+		out = append(out, string(m.Area))
+	}
+	return out
+}
+
+// validName reports whether s is a name of lower-case letters (a-z), as
+// an area without a contract must have.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Lookup returns the registered area a.

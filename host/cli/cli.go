@@ -252,12 +252,12 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // ...): an offline run of it writes no line of the audit trail.
 func readOnly(req Request) bool {
 	switch r := req.(type) {
-	case *ShowAccountRequest, *ByAddressRequest, *CloudShowRequest, *PluginsRequest, *BackupRequest:
+	case *ShowAccountRequest, *ByAddressRequest, *PluginsRequest, *BackupRequest:
 		return true
 	case *RoleRequest:
 		return r.Operator == nil
 	case *areaRequest:
-		// Areas name their reading commands so ("guides list", "reports show").
+		// Areas name their reading commands so ("<area> list", "<area> show").
 		return strings.HasSuffix(r.name, " list") || strings.HasSuffix(r.name, " show")
 	}
 	return false

@@ -1,7 +1,7 @@
 // Package console is the operator's web console, served on the operator
 // listener under /console/: server-rendered pages (html/template, assets
 // embedded, no JavaScript needed) for signing in, the dashboard, accounts,
-// cloud settings, and the pages the areas add.
+// and the pages the areas add.
 //
 // Every write goes through the function its operator command uses
 // (accounts.GrantTo, the areas' own functions, ...), so the console and
@@ -132,9 +132,9 @@ type Console struct {
 	extra    []consolepage.Page
 	panels   []consolepage.AccountPanel // the areas' sections of the account page (AddArea)
 	accounts []accountHooks             // what the areas hold against an account (AddArea)
-	cards    []consolepage.Card // the areas' dashboard figures (AddCard)
-	signIns  *signInLimits      // signin_limit.go
-	secure   atomic.Bool        // Deps.SecureCookies, changed by SetSecureCookies
+	cards    []consolepage.Card         // the areas' dashboard figures (AddCard)
+	signIns  *signInLimits              // signin_limit.go
+	secure   atomic.Bool                // Deps.SecureCookies, changed by SetSecureCookies
 	rates    rateSampler
 	mux      *http.ServeMux
 }
@@ -360,7 +360,6 @@ func (c *Console) routes() {
 	m.Handle("POST /console/account/grant", c.auth(http.HandlerFunc(c.grant)))
 	m.Handle("POST /console/account/password", c.auth(http.HandlerFunc(c.resetPassword)))
 	m.Handle("POST /console/account/subaccount", c.auth(http.HandlerFunc(c.createSub)))
-	m.Handle("GET /console/cloud", c.auth(http.HandlerFunc(c.cloudPage)))
 }
 
 // newToken returns 32 random bytes as hex.
@@ -529,7 +528,7 @@ func (p pageRenderer) Render(w http.ResponseWriter, r *http.Request, title strin
 }
 func (p pageRenderer) CSRF() string     { return p.s.csrf }
 func (p pageRenderer) Operator() string { return p.s.login }
-func (p pageRenderer) Now() time.Time    { return p.c.d.Now() }
+func (p pageRenderer) Now() time.Time   { return p.c.d.Now() }
 
 // Operator returns the login of the signed-in operator of a page request.
 func Operator(r *http.Request) string {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
-	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
@@ -309,10 +308,9 @@ type accountData struct {
 	Subs     []accountRow
 	Upgrades []string
 	Record   []field
-	Buckets  []string
-	// Panels are the areas' sections (hostarea.Live.AccountPanels),
-	// rendered.
-	Panels []template.HTML
+	// Summary and Panels are the areas' rows of the summary table and
+	// sections (hostarea.Live.AccountPanels), rendered.
+	Summary, Panels []template.HTML
 }
 
 func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
@@ -363,25 +361,19 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 			d.Record = recordFields(rec)
 		}
 	}
-	if sizes, err := cloud.Sizes(db, id); err == nil {
-		for b := range sizes {
-			d.Buckets = append(d.Buckets, b)
-		}
-		sort.Strings(d.Buckets)
-	}
-	d.Panels = c.accountPanels(r, a)
+	d.Summary, d.Panels = c.accountPanels(r, a)
 	c.render(w, r, "account", "Account "+a.Login, d, "")
 }
 
-// accountPanels renders the areas' sections of account a's page with the
-// signed-in operator's form token. A section that fails is logged and
-// left out: the rest of the page still serves.
-func (c *Console) accountPanels(r *http.Request, a *storage.Account) []template.HTML {
+// accountPanels renders the areas' rows of the summary table and
+// sections of account a's page, with the signed-in operator's form token.
+// A panel that fails is logged and left out: the rest of the page still
+// serves.
+func (c *Console) accountPanels(r *http.Request, a *storage.Account) (summary, sections []template.HTML) {
 	csrf := ""
 	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
 		csrf = s.csrf
 	}
-	var out []template.HTML
 	for _, p := range c.panels {
 		data, err := p.Data(r, a)
 		var b bytes.Buffer
@@ -392,9 +384,13 @@ func (c *Console) accountPanels(r *http.Request, a *storage.Account) []template.
 			c.d.Log.Error("console account page section", "template", p.Template.Name(), "err", err)
 			continue
 		}
-		out = append(out, template.HTML(b.String()))
+		if p.Summary {
+			summary = append(summary, template.HTML(b.String()))
+		} else {
+			sections = append(sections, template.HTML(b.String()))
+		}
 	}
-	return out
+	return summary, sections
 }
 
 // recordFields encodes the record as the client receives it (PHP
@@ -559,23 +555,4 @@ func (c *Console) createSub(w http.ResponseWriter, r *http.Request) {
 		notice = fmt.Sprintf("sub-account %s created (id %d)", a.Login, a.ID)
 	}
 	back(w, r, c.accountURL(parent), notice, err)
-}
-
-// Cloud.
-
-func (c *Console) cloudPage(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
-	defer cancel()
-	loginName, bucket := r.URL.Query().Get("login"), r.URL.Query().Get("bucket")
-	if bucket == "" {
-		bucket = "hon-game-configs"
-	}
-	var out bytes.Buffer
-	if loginName != "" {
-		if err := cloud.Show(ctx, c.d.Sys.DB(), loginName, bucket, &out); err != nil {
-			r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
-			out.Reset()
-		}
-	}
-	c.render(w, r, "cloud", "Cloud settings", struct{ Login, Bucket, Text string }{loginName, bucket, out.String()}, "")
 }

@@ -39,6 +39,10 @@ type Page struct {
 // panel's forms post to its Routes, which the console serves behind its
 // sign-in and CSRF check.
 type AccountPanel struct {
+	// Summary: the panel is rows (<tr><th>Name</th><td>...</td></tr>) of
+	// the page's summary table, after the console's own rows, rather than
+	// a section of its own.
+	Summary bool
 	// Template is the panel's HTML. Its forms carry the hidden field
 	// <input type="hidden" name="csrf" value="{{.CSRF}}">.
 	Template *template.Template
