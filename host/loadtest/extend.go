@@ -36,6 +36,9 @@ type Operation struct {
 	// provisioning (through the operator API: set NeedsOperator too), and
 	// its balances are compared with the server's at the end.
 	Spends bool
+	// DefaultWeight is the operation's weight in the mix a run gets when
+	// none is given (DefaultMix); 0: not in it.
+	DefaultWeight int
 	// Fallback is the row the operation is counted in when it did another
 	// operation's work instead of its own (Env.Fallback); nil: none.
 	Fallback *Fallback
@@ -69,8 +72,8 @@ type Area struct {
 	// (a price list, the guides to use), keeping it in RunState. Its error
 	// fails the run, and the accounts are removed.
 	Provision func(ctx context.Context, e *Env) error
-	// Check runs at the end, after the balances and cloud files were
-	// checked and before the accounts are removed: it adds the area's
+	// Check runs at the end, after the balances were checked and before
+	// the accounts are removed: it adds the area's
 	// findings to c (Consistency.Mismatch, Consistency.Skip).
 	Check func(ctx context.Context, e *Env, c *Consistency)
 	// Removed runs once every test account was removed (not when some
@@ -114,7 +117,7 @@ func RegisterArea(ar Area) {
 			fallbackRows[op.Fallback.Row] = op.Name
 		}
 		operations[op.Name] = operation{requests: op.Requests, reads: op.Reads, needsOperator: op.NeedsOperator != "", why: op.NeedsOperator,
-			spends: op.Spends, fallback: op.Fallback, do: op.Do}
+			spends: op.Spends, fallback: op.Fallback, defaultWeight: max(op.DefaultWeight, 0), do: op.Do}
 		OperationDoc[op.Name] = op.Doc
 		areaOf[op.Name] = ar.Name
 	}
@@ -184,7 +187,7 @@ func (e *Env) Accounts() []*Account { return e.accts }
 // HasOperator reports whether the run has the operator listener.
 func (e *Env) HasOperator() bool { return e.opc != nil }
 
-// OperatorGet reads path (e.g. operator.PathGuides) from the operator API
+// OperatorGet reads path (an area's route, area.Live.API) from the operator API
 // into v (JSON).
 func (e *Env) OperatorGet(ctx context.Context, path string, query url.Values, v any) error {
 	if e.opc == nil {
@@ -321,3 +324,28 @@ func Kind(err error) string { return kindOf(err) }
 // NoReply reports whether err left no reply to read (the connection failed
 // or timed out): the request may or may not have been applied.
 func NoReply(err error) bool { return noReply(err) }
+
+// Login is the test account's login.
+func (a *Account) Login() string { return a.login }
+
+// Decode reads a reply as a PHP array, which must come with HTTP status
+// wantStatus: failures of kind http_<status> or decode otherwise.
+func Decode(r *client.Reply, wantStatus int) (*wire.Array, error) {
+	arr, _, err := decode(r, wantStatus)
+	return arr, err
+}
+
+// Read runs read, a read of an end-of-run check (Area.Check) against the
+// server: one that met no server (a node of the targets that is down) is
+// sent again, each time to a target not tried yet while there is one, at
+// most checkTries times in all, within the run's request timeout.
+func (e *Env) Read(ctx context.Context, read func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	ctx = withTriedTargets(ctx)
+	err := read(ctx)
+	for try := 1; try < checkTries && err != nil && noReply(err) && ctx.Err() == nil; try++ {
+		err = read(ctx)
+	}
+	return err
+}
