@@ -1,0 +1,238 @@
+// Package coinfliparea is the host side of the coin-flip area (contract:
+// package coinflipapi; bundled plugin: package coinflipplugin). Importing
+// it registers the area, so a server binary serves it with one import
+// line (host/cli/builtin.go has it):
+//
+//	import _ "github.com/honmaster/masterserver/plugins/examples/coinflip/coinfliparea"
+//
+// It registers:
+//   - the area (host/area): its bundled plugin, its routes
+//     POST /master/coinflip/flip and POST /master/coinflip/gift, its
+//     operator command "coinflip show" and its metric
+//     honmaster_coinflip_flips_total{outcome};
+//   - its settings, [areas.coinflip] (config.RegisterSection);
+//   - the gift, an effect on two accounts (actors.RegisterEffect, gift.go);
+//   - its load-test operation "coinflip" (loadtest.go).
+//
+// The plugin's settings are [plugins.coinflip.config] (see coinflipplugin).
+package coinfliparea
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/login"
+	hostmetrics "github.com/honmaster/masterserver/host/metrics"
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi"
+	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipplugin"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// The area's routes.
+const (
+	PathFlip = "/master/coinflip/flip"
+	PathGift = "/master/coinflip/gift"
+)
+
+// name is the area's name, the contract's.
+var name = string(coinflipapi.Area)
+
+// Settings are the [areas.coinflip] table.
+type Settings struct {
+	MaxStake int32 `toml:"max_stake"` // the most one flip may wager
+	MaxGift  int32 `toml:"max_gift"`  // the most one gift may give
+}
+
+// DefaultSettings are [areas.coinflip] when the file sets none.
+var DefaultSettings = Settings{MaxStake: 100, MaxGift: 1000}
+
+// Validate is run by config.Config.Validate.
+func (s *Settings) Validate() error {
+	if s.MaxStake < 1 || s.MaxStake > coinflipapi.MaxStake || s.MaxGift < 1 || s.MaxGift > coinflipapi.MaxStake {
+		return fmt.Errorf("max_stake and max_gift must be 1..%d, got %d and %d", coinflipapi.MaxStake, s.MaxStake, s.MaxGift)
+	}
+	return nil
+}
+
+func init() {
+	config.RegisterSection(name, DefaultSettings)
+	area.Register(area.Module{Area: coinflipapi.Area, Bundled: coinflipplugin.Plugin, Start: start, Commands: commands})
+}
+
+type handler struct {
+	sys      *actors.System
+	login    *login.Service
+	plugin   sdk.Caller
+	log      *slog.Logger
+	settings Settings
+	flips    *prometheus.CounterVec // by outcome: won, lost
+}
+
+func start(e area.Env) (*area.Live, error) {
+	s, _ := config.Section[Settings](e.Config, name)
+	flips, err := hostmetrics.Register(e.Metrics, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: hostmetrics.Namespace,
+		Name: "coinflip_flips_total", Help: "Coin flips decided, by outcome: won or lost."}, []string{"outcome"}))
+	if err != nil {
+		return nil, err
+	}
+	flips.WithLabelValues("won")
+	flips.WithLabelValues("lost")
+	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, log: e.Log.With("area", name), settings: s, flips: flips}
+	const failure = " Failure: `success` false and `error`, a sentence."
+	return &area.Live{Routes: []server.Route{
+		{Path: PathFlip, Area: name, Handler: h.flip, Outcome: replyOutcome, Fail: h.badRequest, Doc: server.Doc{
+			Summary: "Wagers tickets on a coin flip (an example area, see docs/adding-an-area.md).",
+			Form:    flipRequest{}, ReplyValue: flipReply{},
+			Reply:   "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}},
+		{Path: PathGift, Area: name, Handler: h.gift, Outcome: replyOutcome, Fail: h.badRequest, Doc: server.Doc{
+			Summary: "Gives tickets to another player: the sender's debit and the receiver's credit both happen or neither does.",
+			Form:    giftRequest{}, ReplyValue: giftReply{},
+			Reply:   "Success: `success` true and the tickets given." + failure}},
+	}}, nil
+}
+
+type flipRequest struct {
+	Cookie string `form:"cookie" doc:"session cookie from the login"`
+	Stake  int32  `form:"stake" doc:"tickets wagered, 1..[areas.coinflip] max_stake"`
+}
+
+type flipReply struct {
+	Success     bool  `php:"success"`
+	Won         bool  `php:"won"`
+	Stake       int32 `php:"stake"`
+	Streak      int32 `php:"streak"`       // wins in a row
+	UserTickets int64 `php:"user_tickets"` // the balance after the flip
+}
+
+func (h *handler) flip(ctx context.Context, r *wire.Request) server.Response {
+	var req flipRequest
+	if err := r.Decode(&req); err != nil {
+		return h.badRequest(err)
+	}
+	sess, err := h.login.Authenticate(req.Cookie)
+	if err != nil {
+		return h.fail(err)
+	}
+	c := &flipChange{ctx: ctx, plugin: h.plugin, stake: req.Stake, max: h.settings.MaxStake}
+	out, err := actors.Apply(ctx, h.sys, sess.AccountID, c.apply)
+	if err != nil {
+		return h.fail(err)
+	}
+	h.flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[out.Won]).Inc()
+	return server.PHP(h.log, flipReply{Success: true, Won: out.Won, Stake: req.Stake, Streak: out.Streak, UserTickets: out.balance})
+}
+
+// flipChange is one flip inside the account's actor: the host refuses a
+// stake out of bounds or above the balance, the plugin decides on the
+// facts and its state, and the host moves the stake and stores the new
+// state in one commit, or refuses the decision and stores nothing.
+type flipChange struct {
+	ctx    context.Context
+	plugin sdk.Caller
+	stake  int32
+	max    int32
+}
+
+type flipResult struct {
+	coinflipapi.FlipDecision
+	balance int64
+}
+
+func (c *flipChange) apply(tx *actors.Tx) (*flipResult, error) {
+	a := tx.View()
+	switch {
+	case c.stake < 1 || c.stake > c.max:
+		return nil, refusal(fmt.Sprintf("the stake must be 1 to %d tickets", c.max))
+	case a.Tickets < int64(c.stake):
+		return nil, errNotEnoughTickets
+	}
+	state, err := tx.PluginState(name)
+	if err != nil {
+		return nil, err
+	}
+	out, err := coinflipapi.Flip.Decide(c.ctx, c.plugin, sdk.Call[coinflipapi.FlipFacts]{
+		Facts: coinflipapi.FlipFacts{AccountID: uint32(tx.ID()), Stake: c.stake}, State: state})
+	if err != nil {
+		return nil, err
+	}
+	// The state's schema is the contract's: a plugin keeping another
+	// shape, or a streak its decision does not report, is refused.
+	next, err := coinflipapi.DecodeState(out.State)
+	if err != nil {
+		return nil, err
+	}
+	if next.Streak != out.Decision.Streak {
+		return nil, fmt.Errorf("%w: a streak of %d decided, %d kept", sdk.ErrInvalidDecision, out.Decision.Streak, next.Streak)
+	}
+	if err := c.ctx.Err(); err != nil { // the asker has gone: a commit now would hide a write behind an error reply
+		return nil, fmt.Errorf("%w: %w", sdk.ErrUnavailable, err)
+	}
+	acct := tx.Account()
+	if out.Decision.Won {
+		acct.Tickets += int64(c.stake)
+	} else {
+		acct.Tickets -= int64(c.stake)
+	}
+	if !bytes.Equal(out.State, state) {
+		tx.SetPluginState(name, out.State)
+	}
+	return &flipResult{FlipDecision: out.Decision, balance: acct.Tickets}, nil
+}
+
+// refusal is a request the area's own rules refuse: its text is the
+// player's sentence.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+var errNotEnoughTickets = refusal("you do not have enough tickets")
+
+type failReply struct {
+	Success bool   `php:"success"`
+	Error   string `php:"error"`
+}
+
+// failPrefix starts every failReply.
+var failPrefix = []byte(`a:2:{s:7:"success";b:0;`)
+
+// fail answers a failed request: the area's refusal, or the generic
+// cause's sentence.
+func (h *handler) fail(err error) server.Response {
+	var r refusal
+	if errors.As(err, &r) {
+		return server.PHP(h.log, failReply{Error: string(r)})
+	}
+	c := area.CauseOf(err)
+	if c.ServerSide() {
+		h.log.Warn("coinflip request failed", "err", err)
+	}
+	return server.PHP(h.log, failReply{Error: c.Message()})
+}
+
+func (h *handler) badRequest(err error) server.Response {
+	return h.fail(fmt.Errorf("%w: %w", area.ErrBadRequest, err))
+}
+
+// replyOutcome is how a reply counts in the metrics and the access log: a
+// failure is refused, or an error when the server was at fault.
+func replyOutcome(body []byte) string {
+	if !bytes.HasPrefix(body, failPrefix) {
+		return ""
+	}
+	for c := area.CauseOther + 1; c.Message() != ""; c++ {
+		if c.ServerSide() && bytes.Contains(body, []byte(c.Message())) {
+			return server.OutcomeError
+		}
+	}
+	return server.OutcomeRefused
+}
