@@ -55,7 +55,9 @@ type State struct {
 var Flip = sdk.NewDecision(sdk.DecisionDef[FlipFacts, FlipDecision]{
 	Area: Area, Name: "flip", Version: 1,
 	Facts: sdk.ProtoCodec(
-		func(f FlipFacts) *coinflippb.FlipFacts { return &coinflippb.FlipFacts{AccountId: f.AccountID, Stake: f.Stake} },
+		func(f FlipFacts) *coinflippb.FlipFacts {
+			return &coinflippb.FlipFacts{AccountId: f.AccountID, Stake: f.Stake}
+		},
 		func(m *coinflippb.FlipFacts) (FlipFacts, error) {
 			return FlipFacts{AccountID: m.GetAccountId(), Stake: m.GetStake()}, nil
 		},

@@ -93,11 +93,11 @@ func start(e area.Env) (*area.Live, error) {
 		{Path: PathFlip, Area: name, Handler: h.flip, Outcome: replyOutcome, Fail: h.badRequest, Doc: server.Doc{
 			Summary: "Wagers tickets on a coin flip (an example area, see docs/adding-an-area.md).",
 			Form:    flipRequest{}, ReplyValue: flipReply{},
-			Reply:   "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}},
+			Reply: "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}},
 		{Path: PathGift, Area: name, Handler: h.gift, Outcome: replyOutcome, Fail: h.badRequest, Doc: server.Doc{
 			Summary: "Gives tickets to another player: the sender's debit and the receiver's credit both happen or neither does.",
 			Form:    giftRequest{}, ReplyValue: giftReply{},
-			Reply:   "Success: `success` true and the tickets given." + failure}},
+			Reply: "Success: `success` true and the tickets given." + failure}},
 	}}, nil
 }
 
