@@ -102,8 +102,8 @@ func start(e area.Env) (*area.Live, error) {
 }
 
 type flipRequest struct {
-	Cookie string `form:"cookie" doc:"session cookie from the login"`
-	Stake  int32  `form:"stake" doc:"tickets wagered, 1..[areas.coinflip] max_stake"`
+	Cookie string `form:"cookie,required" doc:"session cookie from the login"`
+	Stake  int32  `form:"stake,required" doc:"tickets wagered, 1..[areas.coinflip] max_stake"`
 }
 
 type flipReply struct {

@@ -38,9 +38,9 @@ var Gift = actors.RegisterEffect("coinflip.gift", func(tx *actors.Tx, e *storage
 func GiftPayload(n int64) []byte { return binary.AppendVarint(nil, n) }
 
 type giftRequest struct {
-	Cookie  string `form:"cookie" doc:"session cookie from the login"`
-	To      string `form:"to" doc:"the receiver's login"`
-	Tickets int32  `form:"tickets" doc:"tickets given, 1..[areas.coinflip] max_gift"`
+	Cookie  string `form:"cookie,required" doc:"session cookie from the login"`
+	To      string `form:"to,required" doc:"the receiver's login"`
+	Tickets int32  `form:"tickets,required" doc:"tickets given, 1..[areas.coinflip] max_gift"`
 }
 
 type giftReply struct {
