@@ -10,7 +10,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
-	"github.com/honmaster/masterserver/plugins/examples/daily/dailyplugin"
+	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -70,7 +70,7 @@ func (r *showRequest) Run(_ context.Context, env area.CommandEnv, out io.Writer)
 	if err != nil {
 		return err
 	}
-	st, err := dailyplugin.DecodeState(b)
+	st, err := dailyapi.DecodeState(b) // the contract's schema: whichever plugin kept it
 	if err != nil {
 		return err
 	}
