@@ -10,12 +10,12 @@ import (
 	"strings"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
-	"github.com/honmaster/masterserver/wire"
 )
 
 // Paths of the area, as the client posts them. Routes is the one table
@@ -58,6 +58,7 @@ type Drop struct {
 type Area struct {
 	d       Deps
 	log     *slog.Logger
+	replies *area.Replies
 	catalog *catalogCache
 	tiers   []string // config.Board as strings
 }
@@ -79,72 +80,59 @@ func New(d Deps) (*Area, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Area{d: d, log: log.With("area", areaName), catalog: &catalogCache{sys: d.Sys}}
+	a := &Area{d: d, log: log.With("area", areaName), replies: replies.WithLog(log), catalog: &catalogCache{sys: d.Sys}}
 	for _, t := range d.Config.Board {
 		a.tiers = append(a.tiers, strconv.Itoa(t))
 	}
 	return a, nil
 }
 
-// Routes are the paths the area serves: one table of path, handler and the
-// failure shape used when a request fails before its handler runs.
+// Routes are the paths the area serves: one table of path, logic, reply
+// and failure shape (the status codes of every failure: status.go).
 func (a *Area) Routes() []server.Route {
 	return []server.Route{
-		{Path: PathBoard, Area: areaName, Handler: a.board, Outcome: replyOutcome, Fail: a.failWith(a.boardFail), Doc: server.Doc{
-			Summary: "The Plinko board: tiers of the six slots, costs, balances and each chest's state.",
-			Form:    cookieRequest{}, ReplyValue: boardReply{},
-			Reply: "Success: `status_code` 1. Failure: `status_code` alone (codes in host/plinko/status.go).",
-		}},
-		{Path: PathDrop, Area: areaName, Handler: a.drop, Outcome: replyOutcome, Fail: a.failWith(func(err error) server.Response { return a.dropFail(err, nil) }), Doc: server.Doc{
+		area.NewRoute(a.replies, area.Route[cookieRequest, boardReply]{Path: PathBoard, Serve: a.board,
+			Fail: func(f area.Failure[cookieRequest, boardReply]) any { return boardError{StatusCode: f.Status} },
+			Doc: server.Doc{
+				Summary: "The Plinko board: tiers of the six slots, costs, balances and each chest's state.",
+				Form:    cookieRequest{}, ReplyValue: boardReply{},
+				Reply: "Success: `status_code` 1. Failure: `status_code` alone (codes in host/plinko/status.go).",
+			}}),
+		area.NewRoute(a.replies, area.Route[dropRequest, dropReply]{Path: PathDrop, Serve: a.drop, Fail: dropFail, Doc: server.Doc{
 			Summary: "One drop, paid in tickets or gold; the plugin decides the prize.",
 			Form:    dropRequest{}, ReplyValue: dropReply{},
 			Reply: "Success: `status_code` 1. Failure: the same shape with the error's `status_code` and the account's real balances.",
-		}},
-		{Path: PathViewChest, Area: areaName, Handler: a.viewChest, Outcome: replyOutcome, Fail: a.failWith(a.viewChestFail), Doc: server.Doc{
-			Summary: "A page of up to 56 items of one chest (tier).",
-			Form:    viewChestRequest{}, ReplyValue: viewChestReply{},
-			Reply: "Success: `status_code` 1. Failure: `status_code` in front of an empty page.",
-		}},
-		{Path: PathExchange, Area: areaName, Handler: a.exchange, Outcome: replyOutcome, Fail: a.failWith(a.exchangeFail), Doc: server.Doc{
-			Summary: "The ticket exchange's items and the account's tickets.",
-			Form:    cookieRequest{}, ReplyValue: exchangeReply{},
-			Reply: "Success: `status_code` 51 (an integer). Failure: the same shape with the error's code.",
-		}},
-		{Path: PathPurchase, Area: areaName, Handler: a.purchase, Outcome: replyOutcome, Fail: a.failWith(a.purchaseFail), Doc: server.Doc{
-			Summary: "Buys one exchange item (grab bags included) with tickets.",
-			Form:    purchaseRequest{}, ReplyValue: purchaseReply{},
-			Reply: "Success: `status_code` \"51\" (a string); grab bags add `grabBagTheme`, `grabBagIDs`, `grabBagNames`, `grabBagPaths`, `grabBagTypes`. Failure: the same shape with the error's code and balances.",
-		}},
+		}}),
+		area.NewRoute(a.replies, area.Route[viewChestRequest, viewChestReply]{Path: PathViewChest, Serve: a.viewChest,
+			Fail: func(f area.Failure[viewChestRequest, viewChestReply]) any {
+				return viewChestError{StatusCode: f.Status, viewChestReply: f.Rep} // the page's tier and target, when read
+			},
+			Doc: server.Doc{
+				Summary: "A page of up to 56 items of one chest (tier).",
+				Form:    viewChestRequest{}, ReplyValue: viewChestReply{},
+				Reply: "Success: `status_code` 1. Failure: `status_code` in front of an empty page.",
+			}}),
+		area.NewRoute(a.replies, area.Route[cookieRequest, exchangeListReply]{Path: PathExchange, Serve: a.exchange,
+			Fail: func(f area.Failure[cookieRequest, exchangeListReply]) any {
+				return exchangeReply{StatusCode: f.Status, Items: []exchangeItem{}, UserTickets: orZero(f.Rep.UserTickets)}
+			},
+			Doc: server.Doc{
+				Summary: "The ticket exchange's items and the account's tickets.",
+				Form:    cookieRequest{}, ReplyValue: exchangeReply{},
+				Reply: "Success: `status_code` 51 (an integer). Failure: the same shape with the error's code.",
+			}}),
+		area.NewRoute(a.replies, area.Route[purchaseRequest, any]{Path: PathPurchase, Serve: a.purchase,
+			Fail: func(f area.Failure[purchaseRequest, any]) any {
+				kept, _ := f.Rep.(purchaseReply) // the account's tickets, when known
+				return purchaseReply{StatusCode: f.StatusText(), TicketsRemaining: kept.TicketsRemaining}
+			},
+			Doc: server.Doc{
+				Summary: "Buys one exchange item (grab bags included) with tickets.",
+				Form:    purchaseRequest{}, ReplyValue: purchaseReply{},
+				Reply: "Success: `status_code` \"51\" (a string); grab bags add `grabBagTheme`, `grabBagIDs`, `grabBagNames`, `grabBagPaths`, `grabBagTypes`. Failure: the same shape with the error's code and balances.",
+			}}),
 	}
 }
-
-// failWith adapts an endpoint's failure reply to a server.FailFunc: a
-// request that could not be read is a bad request.
-//
-// A request that reached its account's node in a cluster but got no answer
-// (actors.ErrTimeout, see host/cluster) keeps its own status: it may have
-// been served (StatusOutcomeUnknown), it was not a bad request.
-func (a *Area) failWith(f func(error) server.Response) server.FailFunc {
-	return func(err error) server.Response {
-		if errors.Is(err, actors.ErrTimeout) {
-			return f(err)
-		}
-		return f(fmt.Errorf("%w: %w", ErrBadRequest, err))
-	}
-}
-
-// logFail logs a failure at a level fitting its status and returns it.
-func (a *Area) logFail(path string, err error) Status {
-	st := statusOf(err)
-	if st == StatusInternal || st == StatusDeciderUnavailable {
-		a.log.Error("plinko request failed", "path", path, "status", int(st), "err", err)
-	} else {
-		a.log.Debug("plinko request refused", "path", path, "status", int(st), "err", err)
-	}
-	return st
-}
-
-func (a *Area) php(v any) server.Response { return server.PHP(a.log, v) }
 
 // cookieRequest is the form every endpoint sends. The cookie is not
 // required by Decode so that a missing one gets the bad-cookie status.
@@ -173,24 +161,28 @@ func (a *Area) balances(ctx context.Context, id storage.AccountID) (balances, er
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// orZero is a balance a failure reply keeps: "0" when it is not known.
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
 // --- board ---
 
-func (a *Area) board(ctx context.Context, r *wire.Request) server.Response {
-	var req cookieRequest
-	if err := r.Decode(&req); err != nil {
-		return a.boardFail(fmt.Errorf("%w: %w", ErrBadRequest, err))
-	}
+func (a *Area) board(ctx context.Context, req cookieRequest) (boardReply, error) {
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
-		return a.boardFail(err)
+		return boardReply{}, err
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.boardFail(err)
+		return boardReply{}, err
 	}
 	acct, err := a.balances(ctx, id)
 	if err != nil {
-		return a.boardFail(err)
+		return boardReply{}, err
 	}
 	amounts := make([]string, len(a.d.Config.Board))
 	times := make([]string, len(a.d.Config.Board))
@@ -198,16 +190,12 @@ func (a *Area) board(ctx context.Context, r *wire.Request) server.Response {
 		amounts[i] = strconv.Itoa(len(view.chest(plinkoapi.Tier(t))))
 		times[i] = itoa(view.cat.LastUpdate[t-1])
 	}
-	return a.php(boardReply{
+	return boardReply{
 		StatusCode: int(StatusOK), Tiers: a.tiers,
 		TicketCost: strconv.Itoa(a.d.Config.TicketCost), GoldCost: strconv.Itoa(a.d.Config.GoldCost),
 		UserGold: itoa(acct.Gold), Silver: itoa(acct.Silver), UserTickets: itoa(acct.Tickets),
 		AmountOfProducts: strings.Join(amounts, ","), LastUpdateTime: strings.Join(times, ","),
-	})
-}
-
-func (a *Area) boardFail(err error) server.Response {
-	return a.php(boardError{StatusCode: int(a.logFail(PathBoard, err))})
+	}, nil
 }
 
 // --- drop ---
@@ -229,27 +217,19 @@ func (a *Area) cost(c plinkoapi.Currency) int64 {
 // drop (facts, decision, payment, prize, plugin state) in one change in
 // the account's actor (see dropChange). Nothing is charged unless the
 // change commits. Every refusal of an authenticated account shows its real
-// balances.
-func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
-	var req dropRequest
-	if err := r.Decode(&req); err != nil {
-		err = fmt.Errorf("%w: %w", ErrBadRequest, err)
-		if id, aerr := a.authenticate(r.Form.Get("cookie")); aerr == nil {
-			return a.dropFailFor(ctx, id, err)
-		}
-		return a.dropFail(err, nil)
-	}
+// balances (the reply it returns with its error: dropFail).
+func (a *Area) drop(ctx context.Context, req dropRequest) (dropReply, error) {
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
-		return a.dropFail(err, nil)
+		return dropReply{}, err
 	}
 	cur := plinkoapi.Currency(req.Currency)
 	if !cur.Valid() {
-		return a.dropFailFor(ctx, id, fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency))
+		return a.dropBalances(ctx, id), fmt.Errorf("%w: %q", ErrBadCurrency, req.Currency)
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.dropFailFor(ctx, id, err)
+		return a.dropBalances(ctx, id), err
 	}
 	out, err := actors.Apply(ctx, a.d.Sys, id, (&dropChange{ctx: ctx, decider: a.d.Decider, view: view, currency: cur, cost: a.cost(cur)}).apply)
 	if err != nil {
@@ -257,13 +237,13 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 		var re *refusal
 		switch {
 		case errors.As(err, &fe):
-			return a.dropFail(err, &fe.bal)
+			return withBalances(fe.bal), err
 		case errors.As(err, &re):
-			return a.dropFail(err, &re.bal)
+			return withBalances(re.bal), err
 		}
 		// The change did not apply (a commit refused, a timeout): the
 		// balances are the published ones.
-		return a.dropFailFor(ctx, id, err)
+		return a.dropBalances(ctx, id), err
 	}
 	if a.d.OnDrop != nil {
 		a.d.OnDrop(Drop{Tier: out.Tier, Currency: cur, Cost: a.cost(cur), TicketsOut: out.Tickets})
@@ -282,27 +262,26 @@ func (a *Area) drop(ctx context.Context, r *wire.Request) server.Response {
 	if p := out.Prize; p != nil {
 		reply.ProductID, reply.ProductName, reply.ProductType, reply.ProductPath = itoa(p.ID), p.Name, p.Type, p.LocalPath
 	}
-	return a.php(reply)
+	return reply, nil
 }
 
-// dropFailFor answers a refused drop of account id with its balances
-// (zeros only when even they cannot be read).
-func (a *Area) dropFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
-	if bal, berr := a.balances(ctx, id); berr == nil {
-		return a.dropFail(err, &bal)
+// dropBalances is what a refused drop of account id keeps: its balances
+// (none, answered as zeros, only when even they cannot be read).
+func (a *Area) dropBalances(ctx context.Context, id storage.AccountID) dropReply {
+	if bal, err := a.balances(ctx, id); err == nil {
+		return withBalances(bal)
 	}
-	return a.dropFail(err, nil)
+	return dropReply{}
 }
 
-// dropFail answers a failed drop in the drop's shape; bal are the
-// account's balances when known.
-func (a *Area) dropFail(err error, bal *balances) server.Response {
-	st := a.logFail(PathDrop, err)
-	reply := dropReply{UserTickets: "0", UserGold: "0", StatusCode: st.String(), RandomTier: "0", ProductID: "-1"}
-	if bal != nil {
-		reply.UserTickets, reply.UserGold = itoa(bal.Tickets), itoa(bal.Gold)
-	}
-	return a.php(reply)
+func withBalances(bal balances) dropReply {
+	return dropReply{UserTickets: itoa(bal.Tickets), UserGold: itoa(bal.Gold)}
+}
+
+// dropFail answers a failed drop in the drop's shape, with the account's
+// balances when known (zeros otherwise).
+func dropFail(f area.Failure[dropRequest, dropReply]) any {
+	return dropReply{UserTickets: orZero(f.Rep.UserTickets), UserGold: orZero(f.Rep.UserGold), StatusCode: f.StatusText(), RandomTier: "0", ProductID: "-1"}
 }
 
 // --- viewchest ---
@@ -324,33 +303,28 @@ func chestWindow(total, target int) (first, n int) {
 	return first, n
 }
 
-func (a *Area) viewChest(_ context.Context, r *wire.Request) server.Response {
-	var req viewChestRequest
-	if err := r.Decode(&req); err != nil {
-		return a.viewChestFail(fmt.Errorf("%w: %w", ErrBadRequest, err))
-	}
+// viewChest answers a page of a chest; a failure echoes the tier and the
+// target it read (the reply it returns with its error).
+func (a *Area) viewChest(_ context.Context, req viewChestRequest) (viewChestReply, error) {
 	tier, terr := strconv.Atoi(req.TierID)
 	target, ierr := strconv.Atoi(req.TargetIndex)
 	echo := viewChestReply{TierID: tier, TargetIndex: target}
-	fail := func(err error) server.Response {
-		return a.php(viewChestError{StatusCode: int(a.logFail(PathViewChest, err)), viewChestReply: echo})
-	}
 	if _, err := a.authenticate(req.Cookie); err != nil {
-		return fail(err)
+		return echo, err
 	}
 	if terr != nil || ierr != nil || !plinkoapi.Tier(tier).IsChest() {
-		return fail(fmt.Errorf("%w: tier_id %q, target_index %q", ErrBadRequest, req.TierID, req.TargetIndex))
+		return echo, fmt.Errorf("%w: tier_id %q, target_index %q", ErrBadRequest, req.TierID, req.TargetIndex)
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return fail(err)
+		return echo, err
 	}
 	chest := view.chest(plinkoapi.Tier(tier))
 	if len(chest) == 0 {
-		return a.php(echo) // an empty chest: no items, nothing to contain the target
+		return echo, nil // an empty chest: no items, nothing to contain the target
 	}
 	if target < 1 || target > len(chest) {
-		return fail(fmt.Errorf("%w: target_index %d outside 1..%d", ErrBadRequest, target, len(chest)))
+		return echo, fmt.Errorf("%w: target_index %d outside 1..%d", ErrBadRequest, target, len(chest))
 	}
 	first, n := chestWindow(len(chest), target)
 	page := chest[first-1 : first-1+n]
@@ -358,57 +332,38 @@ func (a *Area) viewChest(_ context.Context, r *wire.Request) server.Response {
 	for i, p := range page {
 		names[i], types[i], paths[i], ids[i] = p.Name, p.ShortType, p.LocalPath, itoa(p.ID)
 	}
-	return a.php(viewChestReply{
+	return viewChestReply{
 		TierID: tier, ItemsAmount: n, FirstItemIndex: first, TargetIndex: target,
 		ProductNames: strings.Join(names, ","), ProductTypes: strings.Join(types, ","),
 		ProductPaths: strings.Join(paths, ","), ProductIDs: strings.Join(ids, ","),
-	})
-}
-
-func (a *Area) viewChestFail(err error) server.Response {
-	return a.php(viewChestError{StatusCode: int(a.logFail(PathViewChest, err))})
+	}, nil
 }
 
 // --- ticket exchange ---
 
-func (a *Area) exchange(ctx context.Context, r *wire.Request) server.Response {
-	var req cookieRequest
-	if err := r.Decode(&req); err != nil {
-		return a.exchangeFail(fmt.Errorf("%w: %w", ErrBadRequest, err))
-	}
+// exchange lists the exchange; a failure keeps the account's tickets when
+// known (the reply it returns with its error).
+func (a *Area) exchange(ctx context.Context, req cookieRequest) (exchangeListReply, error) {
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
-		return a.exchangeFail(err)
+		return exchangeListReply{}, err
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.exchangeFailFor(ctx, id, err)
+		if bal, berr := a.balances(ctx, id); berr == nil {
+			return exchangeListReply{UserTickets: itoa(bal.Tickets)}, err
+		}
+		return exchangeListReply{}, err
 	}
 	acct, err := a.balances(ctx, id)
 	if err != nil {
-		return a.exchangeFail(err)
+		return exchangeListReply{}, err
 	}
 	items, err := view.exchangeItems()
 	if err != nil {
-		return a.exchangeFailWith(err, acct.Tickets)
+		return exchangeListReply{UserTickets: itoa(acct.Tickets)}, err
 	}
-	return a.php(exchangeListReply{StatusCode: int(StatusExchangeOK), Items: items, UserTickets: itoa(acct.Tickets)})
-}
-
-// exchangeFail answers a failed list in the list's shape, without items
-// and with no account known (0 tickets).
-func (a *Area) exchangeFail(err error) server.Response { return a.exchangeFailWith(err, 0) }
-
-// exchangeFailFor answers a failed list of account id with its tickets.
-func (a *Area) exchangeFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
-	if bal, berr := a.balances(ctx, id); berr == nil {
-		return a.exchangeFailWith(err, bal.Tickets)
-	}
-	return a.exchangeFail(err)
-}
-
-func (a *Area) exchangeFailWith(err error, tickets int64) server.Response {
-	return a.php(exchangeReply{StatusCode: int(a.logFail(PathExchange, err)), Items: []exchangeItem{}, UserTickets: itoa(tickets)})
+	return exchangeListReply{StatusCode: int(StatusExchangeOK), Items: items, UserTickets: itoa(acct.Tickets)}, nil
 }
 
 type purchaseRequest struct {
@@ -416,30 +371,25 @@ type purchaseRequest struct {
 	ID     string `form:"id" doc:"product id of the item"`
 }
 
-func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
-	var req purchaseRequest
-	if err := r.Decode(&req); err != nil {
-		err = fmt.Errorf("%w: %w", ErrBadRequest, err)
-		if id, aerr := a.authenticate(r.Form.Get("cookie")); aerr == nil {
-			return a.purchaseFailFor(ctx, id, err)
-		}
-		return a.purchaseFail(err)
-	}
+// purchase buys one item. Its reply is a purchaseReply, or a grabBagReply
+// for a grab bag; a failure returns the purchaseReply that keeps the
+// account's tickets, when known.
+func (a *Area) purchase(ctx context.Context, req purchaseRequest) (any, error) {
 	id, err := a.authenticate(req.Cookie)
 	if err != nil {
-		return a.purchaseFail(err)
+		return nil, err
 	}
 	pid, err := strconv.ParseInt(req.ID, 10, 64)
 	if err != nil {
-		return a.purchaseFailFor(ctx, id, fmt.Errorf("%w: id %q", ErrBadRequest, req.ID))
+		return a.ticketsOf(ctx, id), fmt.Errorf("%w: id %q", ErrBadRequest, req.ID)
 	}
 	view, err := a.catalog.get()
 	if err != nil {
-		return a.purchaseFailFor(ctx, id, err)
+		return a.ticketsOf(ctx, id), err
 	}
 	i, ok := view.exchange[pid]
 	if !ok {
-		return a.purchaseFailFor(ctx, id, fmt.Errorf("%w: product %d", ErrUnknownItem, pid))
+		return a.ticketsOf(ctx, id), fmt.Errorf("%w: product %d", ErrUnknownItem, pid)
 	}
 	item := view.cat.Exchange[i]
 	out, err := actors.Apply(ctx, a.d.Sys, id, (&purchaseChange{item: item}).apply)
@@ -448,16 +398,16 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 		var oe *ownedError
 		switch {
 		case errors.As(err, &fe):
-			return a.purchaseFailWith(err, fe.bal.Tickets)
+			return purchaseReply{TicketsRemaining: fe.bal.Tickets}, err
 		case errors.As(err, &oe):
-			return a.purchaseFailWith(err, oe.bal.Tickets)
+			return purchaseReply{TicketsRemaining: oe.bal.Tickets}, err
 		}
 		// Not applied (a commit refused, a timeout): the published tickets.
-		return a.purchaseFailFor(ctx, id, err)
+		return a.ticketsOf(ctx, id), err
 	}
 	ok51 := purchaseReply{StatusCode: StatusExchangeOK.String(), TicketsRemaining: out.After.Tickets, GrabBag: item.GrabBag != nil}
 	if item.GrabBag == nil {
-		return a.php(ok51)
+		return ok51, nil
 	}
 	bag := item.GrabBag
 	n := len(bag.Products)
@@ -465,21 +415,15 @@ func (a *Area) purchase(ctx context.Context, r *wire.Request) server.Response {
 	for i, p := range bag.Products {
 		ids[i], names[i], paths[i], types[i] = itoa(p.ID), p.Name, p.LocalPath, p.Type
 	}
-	return a.php(grabBagReply{purchaseReply: ok51, Theme: bag.Theme,
-		IDs: strings.Join(ids, "|"), Names: strings.Join(names, "|"), Paths: strings.Join(paths, "|"), Types: strings.Join(types, "|")})
+	return grabBagReply{purchaseReply: ok51, Theme: bag.Theme,
+		IDs: strings.Join(ids, "|"), Names: strings.Join(names, "|"), Paths: strings.Join(paths, "|"), Types: strings.Join(types, "|")}, nil
 }
 
-// purchaseFailFor answers a failure with the account's current tickets.
-func (a *Area) purchaseFailFor(ctx context.Context, id storage.AccountID, err error) server.Response {
-	if acct, aerr := a.balances(ctx, id); aerr == nil {
-		return a.purchaseFailWith(err, acct.Tickets)
+// ticketsOf is what a failed purchase of account id keeps: its current
+// tickets (0 when they cannot be read).
+func (a *Area) ticketsOf(ctx context.Context, id storage.AccountID) purchaseReply {
+	if acct, err := a.balances(ctx, id); err == nil {
+		return purchaseReply{TicketsRemaining: acct.Tickets}
 	}
-	return a.purchaseFail(err)
+	return purchaseReply{}
 }
-
-func (a *Area) purchaseFailWith(err error, tickets int64) server.Response {
-	return a.php(purchaseReply{StatusCode: a.logFail(PathPurchase, err).String(), TicketsRemaining: tickets})
-}
-
-// purchaseFail answers a failure when no account is known (0 tickets).
-func (a *Area) purchaseFail(err error) server.Response { return a.purchaseFailWith(err, 0) }

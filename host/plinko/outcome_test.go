@@ -18,7 +18,7 @@ func TestReplyOutcome(t *testing.T) {
 		{"no status code: no opinion", `a:1:{s:5:"error";s:3:"bad";}`, ""},
 		{"a malformed status code: no opinion", `a:1:{s:11:"status_code";s:1:"x`, ""},
 	} {
-		if got := replyOutcome([]byte(tt.body)); got != tt.want {
+		if got := replies.Outcome([]byte(tt.body)); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}

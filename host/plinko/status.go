@@ -44,47 +44,31 @@ var (
 	ErrAlreadyOwned      = errors.New("plinko: item already owned")
 )
 
-// ownStatus maps the area's own errors to their status codes, checked in
-// order with errors.Is.
-var ownStatus = []struct {
-	err    error
-	status Status
-}{
-	{ErrInsufficientFunds, StatusInsufficientFunds},
-	{ErrBadCurrency, StatusBadCurrency},
-	{ErrBadRequest, StatusBadRequest},
-	{ErrUnknownItem, StatusUnknownItem},
-	{ErrAlreadyOwned, StatusAlreadyOwned},
-}
+// replies answers the area's failures from its one table of causes
+// (host/area): the area's own errors, then the causes every area shares
+// (area.CauseOf). A cause missing here is StatusInternal (the client has
+// no "try again" code: a retry after a conflict is an internal error to
+// it). A drop or purchase whose commit outlasted the wait may still land:
+// it is StatusOutcomeUnknown whatever else the error says (issue 9,
+// honest replies). A reply's metric outcome is read from its status_code.
+var replies = area.NewReplies(areaName, nil, area.CauseTable{
+	Key:            "status_code",
+	OutcomeUnknown: answer(StatusOutcomeUnknown),
+	Internal:       answer(StatusInternal),
+	Rows: []area.Row{
+		{Err: ErrInsufficientFunds, Answer: answer(StatusInsufficientFunds)},
+		{Err: ErrBadCurrency, Answer: answer(StatusBadCurrency)},
+		{Err: ErrBadRequest, Answer: answer(StatusBadRequest)},
+		{Err: ErrUnknownItem, Answer: answer(StatusUnknownItem)},
+		{Err: ErrAlreadyOwned, Answer: answer(StatusAlreadyOwned)},
+		{Cause: area.CauseBadCookie, Answer: answer(StatusBadCookie)},
+		{Cause: area.CauseBadRequest, Answer: answer(StatusBadRequest)},
+		{Cause: area.CausePluginDown, Answer: answer(StatusDeciderUnavailable)},
+		{Cause: area.CauseStorageFull, Answer: answer(StatusStorageFull)},
+	},
+})
 
-// causeStatus maps the causes every area shares (area.CauseOf) to the
-// area's status codes. A cause missing here is StatusInternal (the client
-// has no "try again" code: a retry after a conflict is an internal error
-// to it).
-var causeStatus = map[area.Cause]Status{
-	area.CauseBadCookie:      StatusBadCookie,
-	area.CauseBadRequest:     StatusBadRequest,
-	area.CausePluginDown:     StatusDeciderUnavailable,
-	area.CauseOutcomeUnknown: StatusOutcomeUnknown,
-	area.CauseStorageFull:    StatusStorageFull,
-}
+func answer(s Status) area.Answer { return area.Answer{Status: int(s)} }
 
-// statusOf maps an error to its status; nil is not an error here. A drop
-// or purchase whose commit outlasted the wait may still land: it is never
-// reported as a plain failure (issue 9, honest replies), whatever else
-// the error says.
-func statusOf(err error) Status {
-	c := area.CauseOf(err)
-	if c == area.CauseOutcomeUnknown {
-		return StatusOutcomeUnknown
-	}
-	for _, row := range ownStatus {
-		if errors.Is(err, row.err) {
-			return row.status
-		}
-	}
-	if st, ok := causeStatus[c]; ok {
-		return st
-	}
-	return StatusInternal
-}
+// statusOf maps an error to its status; nil is not an error here.
+func statusOf(err error) Status { return Status(replies.Answer(err).Status) }

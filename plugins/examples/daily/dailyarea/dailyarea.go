@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -30,7 +29,6 @@ import (
 	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi"
 	"github.com/honmaster/masterserver/plugins/examples/daily/dailyplugin"
 	"github.com/honmaster/masterserver/plugins/sdk"
-	"github.com/honmaster/masterserver/wire"
 )
 
 // PathClaim is the area's one route.
@@ -74,7 +72,6 @@ type handler struct {
 	sys      *actors.System
 	login    *login.Service
 	plugin   sdk.Caller
-	log      *slog.Logger
 	settings Settings
 }
 
@@ -83,14 +80,18 @@ func start(e area.Env) (*area.Live, error) {
 	if !ok {
 		return nil, errors.New("no [areas.daily] settings")
 	}
-	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, log: e.Log.With("area", name), settings: s}
-	return &area.Live{Routes: []server.Route{{Path: PathClaim, Area: name, Handler: h.claim, Outcome: replyOutcome,
-		Fail: func(err error) server.Response { return h.fail(fmt.Errorf("%w: %w", area.ErrBadRequest, err)) },
+	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, settings: s}
+	// The area has no status codes or refusals of its own: a failure
+	// answers the shared cause's sentence (area.StandardCauses) in the
+	// default failure reply, a:2:{s:7:"success";b:0;s:5:"error";...}.
+	replies := area.NewReplies(name, e.Log, area.StandardCauses())
+	return &area.Live{Routes: []server.Route{area.NewRoute(replies, area.Route[claimRequest, claimReply]{
+		Path: PathClaim, Serve: h.claim,
 		Doc: server.Doc{
 			Summary: "Claims today's daily reward (an example area, see docs/adding-an-area.md).",
 			Form:    claimRequest{}, ReplyValue: claimReply{},
 			Reply: "Success: `success` true; `granted` false when today's reward was claimed already. Failure: `success` false and `error`, a sentence.",
-		}}}}, nil
+		}})}}, nil
 }
 
 type claimRequest struct {
@@ -105,53 +106,17 @@ type claimReply struct {
 	UserTickets int64 `php:"user_tickets"` // the balance after it
 }
 
-type failReply struct {
-	Success bool   `php:"success"`
-	Error   string `php:"error"`
-}
-
-func (h *handler) claim(ctx context.Context, r *wire.Request) server.Response {
-	var req claimRequest
-	if err := r.Decode(&req); err != nil {
-		return h.fail(fmt.Errorf("%w: %w", area.ErrBadRequest, err))
-	}
+func (h *handler) claim(ctx context.Context, req claimRequest) (claimReply, error) {
 	sess, err := h.login.Authenticate(req.Cookie)
 	if err != nil {
-		return h.fail(err)
+		return claimReply{}, err
 	}
 	c := &claimChange{ctx: ctx, plugin: h.plugin, day: today(), max: h.settings.MaxTickets}
 	out, err := actors.Apply(ctx, h.sys, sess.AccountID, c.apply)
 	if err != nil {
-		return h.fail(err)
+		return claimReply{}, err
 	}
-	return server.PHP(h.log, claimReply{Success: true, Granted: out.Granted, Tickets: out.Tickets,
-		Streak: out.Streak, UserTickets: out.balance})
-}
-
-// replyOutcome is how a reply counts in the metrics and the access log: a
-// failure is refused, or an error when the server was at fault.
-func replyOutcome(body []byte) string {
-	if !bytes.HasPrefix(body, failPrefix) {
-		return ""
-	}
-	for c := area.CauseOther + 1; c.Message() != ""; c++ {
-		if c.ServerSide() && bytes.Contains(body, []byte(c.Message())) {
-			return server.OutcomeError
-		}
-	}
-	return server.OutcomeRefused
-}
-
-// failPrefix starts every failReply.
-var failPrefix = []byte(`a:2:{s:7:"success";b:0;`)
-
-// fail answers a failed claim with the generic cause's sentence.
-func (h *handler) fail(err error) server.Response {
-	c := area.CauseOf(err)
-	if c.ServerSide() {
-		h.log.Warn("daily claim failed", "err", err)
-	}
-	return server.PHP(h.log, failReply{Error: c.Message()})
+	return claimReply{Success: true, Granted: out.Granted, Tickets: out.Tickets, Streak: out.Streak, UserTickets: out.balance}, nil
 }
 
 // claimChange is one claim inside the account's actor: the plugin decides
