@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,7 +34,6 @@ import (
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi"
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipplugin"
 	"github.com/honmaster/masterserver/plugins/sdk"
-	"github.com/honmaster/masterserver/wire"
 )
 
 // The area's routes.
@@ -73,7 +71,6 @@ type handler struct {
 	sys      *actors.System
 	login    *login.Service
 	plugin   sdk.Caller
-	log      *slog.Logger
 	settings Settings
 	flips    *prometheus.CounterVec // by outcome: won, lost
 }
@@ -87,19 +84,39 @@ func start(e area.Env) (*area.Live, error) {
 	}
 	flips.WithLabelValues("won")
 	flips.WithLabelValues("lost")
-	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, log: e.Log.With("area", name), settings: s, flips: flips}
+	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, settings: s, flips: flips}
+	rs := replies.WithLog(e.Log)
 	const failure = " Failure: `success` false and `error`, a sentence."
 	return &area.Live{Routes: []server.Route{
-		{Path: PathFlip, Area: name, Handler: h.flip, Outcome: replyOutcome, Fail: h.badRequest, Doc: server.Doc{
+		area.NewRoute(rs, area.Route[flipRequest, flipReply]{Path: PathFlip, Serve: h.flip, Doc: server.Doc{
 			Summary: "Wagers tickets on a coin flip (an example area, see docs/adding-an-area.md).",
 			Form:    flipRequest{}, ReplyValue: flipReply{},
-			Reply: "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}},
-		{Path: PathGift, Area: name, Handler: h.gift, Outcome: replyOutcome, Fail: h.badRequest, Doc: server.Doc{
+			Reply: "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}}),
+		area.NewRoute(rs, area.Route[giftRequest, giftReply]{Path: PathGift, Serve: h.gift, Doc: server.Doc{
 			Summary: "Gives tickets to another player: the sender's debit and the receiver's credit both happen or neither does.",
 			Form:    giftRequest{}, ReplyValue: giftReply{},
-			Reply: "Success: `success` true and the tickets given." + failure}},
+			Reply: "Success: `success` true and the tickets given." + failure}}),
 	}}, nil
 }
+
+// The area's own refusals, and its table of causes: each refusal's
+// sentence, then the causes every area shares (area.StandardCauses). The
+// host writes the failure replies, logs them and counts their outcome.
+var (
+	errStake            = errors.New("the stake is out of bounds")
+	errNotEnoughTickets = errors.New("not enough tickets")
+	errGiftSize         = errors.New("the gift is out of bounds")
+	errNoReceiver       = errors.New("no such receiver")
+	errGiftToSelf       = errors.New("a gift to oneself")
+
+	replies = area.NewReplies(name, nil, area.StandardCauses(
+		area.Row{Err: errStake, Answer: area.Answer{Error: "that stake is not allowed: at least 1 ticket, and no more than the server's limit"}},
+		area.Row{Err: errNotEnoughTickets, Answer: area.Answer{Error: "you do not have enough tickets"}},
+		area.Row{Err: errGiftSize, Answer: area.Answer{Error: "that gift is not allowed: at least 1 ticket, and no more than the server's limit"}},
+		area.Row{Err: errNoReceiver, Answer: area.Answer{Error: "there is no player with that name"}},
+		area.Row{Err: errGiftToSelf, Answer: area.Answer{Error: "a gift goes to another player"}},
+	))
+)
 
 type flipRequest struct {
 	Cookie string `form:"cookie,required" doc:"session cookie from the login"`
@@ -114,22 +131,18 @@ type flipReply struct {
 	UserTickets int64 `php:"user_tickets"` // the balance after the flip
 }
 
-func (h *handler) flip(ctx context.Context, r *wire.Request) server.Response {
-	var req flipRequest
-	if err := r.Decode(&req); err != nil {
-		return h.badRequest(err)
-	}
+func (h *handler) flip(ctx context.Context, req flipRequest) (flipReply, error) {
 	sess, err := h.login.Authenticate(req.Cookie)
 	if err != nil {
-		return h.fail(err)
+		return flipReply{}, err
 	}
 	c := &flipChange{ctx: ctx, plugin: h.plugin, stake: req.Stake, max: h.settings.MaxStake}
 	out, err := actors.Apply(ctx, h.sys, sess.AccountID, c.apply)
 	if err != nil {
-		return h.fail(err)
+		return flipReply{}, err
 	}
 	h.flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[out.Won]).Inc()
-	return server.PHP(h.log, flipReply{Success: true, Won: out.Won, Stake: req.Stake, Streak: out.Streak, UserTickets: out.balance})
+	return flipReply{Success: true, Won: out.Won, Stake: req.Stake, Streak: out.Streak, UserTickets: out.balance}, nil
 }
 
 // flipChange is one flip inside the account's actor: the host refuses a
@@ -152,7 +165,7 @@ func (c *flipChange) apply(tx *actors.Tx) (*flipResult, error) {
 	a := tx.View()
 	switch {
 	case c.stake < 1 || c.stake > c.max:
-		return nil, refusal(fmt.Sprintf("the stake must be 1 to %d tickets", c.max))
+		return nil, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_stake is %d", errStake, c.stake, c.max)
 	case a.Tickets < int64(c.stake):
 		return nil, errNotEnoughTickets
 	}
@@ -187,52 +200,4 @@ func (c *flipChange) apply(tx *actors.Tx) (*flipResult, error) {
 		tx.SetPluginState(name, out.State)
 	}
 	return &flipResult{FlipDecision: out.Decision, balance: acct.Tickets}, nil
-}
-
-// refusal is a request the area's own rules refuse: its text is the
-// player's sentence.
-type refusal string
-
-func (r refusal) Error() string { return string(r) }
-
-var errNotEnoughTickets = refusal("you do not have enough tickets")
-
-type failReply struct {
-	Success bool   `php:"success"`
-	Error   string `php:"error"`
-}
-
-// failPrefix starts every failReply.
-var failPrefix = []byte(`a:2:{s:7:"success";b:0;`)
-
-// fail answers a failed request: the area's refusal, or the generic
-// cause's sentence.
-func (h *handler) fail(err error) server.Response {
-	var r refusal
-	if errors.As(err, &r) {
-		return server.PHP(h.log, failReply{Error: string(r)})
-	}
-	c := area.CauseOf(err)
-	if c.ServerSide() {
-		h.log.Warn("coinflip request failed", "err", err)
-	}
-	return server.PHP(h.log, failReply{Error: c.Message()})
-}
-
-func (h *handler) badRequest(err error) server.Response {
-	return h.fail(fmt.Errorf("%w: %w", area.ErrBadRequest, err))
-}
-
-// replyOutcome is how a reply counts in the metrics and the access log: a
-// failure is refused, or an error when the server was at fault.
-func replyOutcome(body []byte) string {
-	if !bytes.HasPrefix(body, failPrefix) {
-		return ""
-	}
-	for c := area.CauseOther + 1; c.Message() != ""; c++ {
-		if c.ServerSide() && bytes.Contains(body, []byte(c.Message())) {
-			return server.OutcomeError
-		}
-	}
-	return server.OutcomeRefused
 }

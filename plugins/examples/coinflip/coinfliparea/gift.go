@@ -7,9 +7,7 @@ import (
 	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
-	"github.com/honmaster/masterserver/wire"
 )
 
 // Gift moves tickets from one account (the first participant) to another
@@ -48,34 +46,31 @@ type giftReply struct {
 	Tickets int32 `php:"tickets"` // given
 }
 
-func (h *handler) gift(ctx context.Context, r *wire.Request) server.Response {
-	var req giftRequest
-	if err := r.Decode(&req); err != nil {
-		return h.badRequest(err)
-	}
+func (h *handler) gift(ctx context.Context, req giftRequest) (giftReply, error) {
 	sess, err := h.login.Authenticate(req.Cookie)
 	if err != nil {
-		return h.fail(err)
+		return giftReply{}, err
 	}
 	if req.Tickets < 1 || req.Tickets > h.settings.MaxGift {
-		return h.fail(refusal(fmt.Sprintf("a gift must be 1 to %d tickets", h.settings.MaxGift)))
+		return giftReply{}, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_gift is %d", errGiftSize, req.Tickets, h.settings.MaxGift)
 	}
 	to, err := h.sys.DB().LoginID(req.To)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return h.fail(refusal("there is no player with that name"))
+		return giftReply{}, errNoReceiver
 	case err != nil:
-		return h.fail(err)
+		return giftReply{}, err
 	case to == sess.AccountID:
-		return h.fail(refusal("a gift goes to another player"))
+		return giftReply{}, errGiftToSelf
 	}
 	// Start is called outside any actor: it drives the shares one actor
-	// at a time, so crossing gifts cannot deadlock.
-	if _, err := Gift.Start(ctx, h.sys, GiftPayload(int64(req.Tickets)), sess.AccountID, to); err != nil {
-		if errors.Is(err, actors.ErrNoAccount) { // the receiver was deleted since the look-up
-			return h.fail(refusal("there is no player with that name"))
-		}
-		return h.fail(err)
+	// at a time, so crossing gifts cannot deadlock. Its error is the
+	// sender's share's (nothing was written), or an unknown outcome.
+	_, err = Gift.Start(ctx, h.sys, GiftPayload(int64(req.Tickets)), sess.AccountID, to)
+	if errors.Is(err, actors.ErrNoAccount) { // the receiver was deleted since the look-up
+		return giftReply{}, fmt.Errorf("%w: %w", errNoReceiver, err)
+	} else if err != nil {
+		return giftReply{}, err
 	}
-	return server.PHP(h.log, giftReply{Success: true, Tickets: req.Tickets})
+	return giftReply{Success: true, Tickets: req.Tickets}, nil
 }
