@@ -17,8 +17,6 @@ package coinflipapi
 import (
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi/internal/coinflippb"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
@@ -54,22 +52,9 @@ type State struct {
 // Flip is the area's one decision.
 var Flip = sdk.NewDecision(sdk.DecisionDef[FlipFacts, FlipDecision]{
 	Area: Area, Name: "flip", Version: 1,
-	Facts: sdk.ProtoCodec(
-		func(f FlipFacts) *coinflippb.FlipFacts {
-			return &coinflippb.FlipFacts{AccountId: f.AccountID, Stake: f.Stake}
-		},
-		func(m *coinflippb.FlipFacts) (FlipFacts, error) {
-			return FlipFacts{AccountID: m.GetAccountId(), Stake: m.GetStake()}, nil
-		},
-		func() *coinflippb.FlipFacts { return new(coinflippb.FlipFacts) }),
-	Result: sdk.ProtoCodec(
-		func(d FlipDecision) *coinflippb.FlipDecision {
-			return &coinflippb.FlipDecision{Won: d.Won, Streak: d.Streak}
-		},
-		func(m *coinflippb.FlipDecision) (FlipDecision, error) {
-			return FlipDecision{Won: m.GetWon(), Streak: m.GetStreak()}, nil
-		},
-		func() *coinflippb.FlipDecision { return new(coinflippb.FlipDecision) }),
+	// The Go types mirror their messages field for field: no converters.
+	Facts:  sdk.StructCodec[FlipFacts](func() *coinflippb.FlipFacts { return new(coinflippb.FlipFacts) }),
+	Result: sdk.StructCodec[FlipDecision](func() *coinflippb.FlipDecision { return new(coinflippb.FlipDecision) }),
 	CheckFacts: func(f FlipFacts) error {
 		if f.AccountID == 0 || f.Stake < 1 || f.Stake > MaxStake {
 			return fmt.Errorf("%w: coinflip.flip: account %d, stake %d", sdk.ErrInvalidFacts, f.AccountID, f.Stake)
@@ -88,10 +73,13 @@ func (d FlipDecision) Validate() error {
 	return nil
 }
 
+// stateCodec reads and writes State as the contract's State message.
+var stateCodec = sdk.StructCodec[State](func() *coinflippb.State { return new(coinflippb.State) })
+
 // EncodeState returns the state's bytes (the State message); the zero
 // state is no bytes.
 func EncodeState(s State) []byte {
-	b, _ := proto.Marshal(&coinflippb.State{Streak: s.Streak, BestStreak: s.BestStreak, Flips: s.Flips, Wins: s.Wins})
+	b, _ := stateCodec.Marshal(s) // a message of scalars always encodes
 	return b
 }
 
@@ -101,13 +89,9 @@ func EncodeState(s State) []byte {
 // sdk.ErrInvalidDecision: the host refuses a plugin's result that keeps
 // such a state.
 func DecodeState(b []byte) (State, error) {
-	var m coinflippb.State
-	if err := proto.Unmarshal(b, &m); err != nil {
-		return State{}, fmt.Errorf("%w: coinflip state: %v", sdk.ErrInvalidDecision, err)
-	}
-	s := State{Streak: m.GetStreak(), BestStreak: m.GetBestStreak(), Flips: m.GetFlips(), Wins: m.GetWins()}
-	if s.Streak < 0 || s.Streak > s.BestStreak || s.Wins < 0 || s.Wins > s.Flips || int64(s.BestStreak) > s.Wins {
-		return State{}, fmt.Errorf("%w: coinflip state %+v", sdk.ErrInvalidDecision, s)
+	s, err := stateCodec.Unmarshal(b)
+	if err != nil || s.Streak < 0 || s.Streak > s.BestStreak || s.Wins < 0 || s.Wins > s.Flips || int64(s.BestStreak) > s.Wins {
+		return State{}, fmt.Errorf("%w: coinflip state %+v (%v)", sdk.ErrInvalidDecision, s, err)
 	}
 	return s, nil
 }
