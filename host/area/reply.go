@@ -12,33 +12,6 @@ import (
 	"github.com/honmaster/masterserver/wire"
 )
 
-// An area's replies are written by the host from what the area declares:
-//
-//   - its table of causes (CauseTable): for each reason a request fails,
-//     what the client reads (a status code, an error text) and how the
-//     reply counts in the metrics;
-//   - for each route (Route), how its request is read (a typed form, or a
-//     Decode of the area's own), its logic (Serve: a request in, a reply
-//     or an error out) and, when the client expects more than the
-//     default failure reply (ErrorReply), its failure shape (Fail: which
-//     fields stay present, such as the balances).
-//
-// NewRoute turns that into a server.Route: it decodes the request, calls
-// Serve, encodes the reply (package wire), answers an error from the
-// table in the route's failure shape, logs it, reads each reply's metric
-// outcome back from its body, and answers a request that could not be
-// read, or was read but not served (server.NotServedError, cluster mode),
-// in the same shape. An area whose routes all answer the default failure
-// reply writes no failure code at all:
-//
-//	var replies = area.NewReplies("coinflip", nil, area.StandardCauses(
-//		area.Row{Err: ErrNoTickets, Answer: area.Answer{Error: "you have not enough tickets"}}))
-//
-//	route := area.NewRoute(replies, area.Route[flipRequest, flipReply]{
-//		Path: "/master/coinflip/flip", Doc: server.Doc{Summary: "Flips a coin.", Form: flipRequest{}, ReplyValue: flipReply{}},
-//		Serve: func(ctx context.Context, req flipRequest) (flipReply, error) { ... },
-//	})
-
 // Answer is what the client reads for one cause of a failed request.
 type Answer struct {
 	// Status is the area's status code (0: its replies carry none).
@@ -138,8 +111,35 @@ func withOutcome(a Answer, serverSide bool) Answer {
 	return a
 }
 
-// Replies answers an area's routes from its table; NewReplies builds it,
-// once per area.
+// Replies are an area's replies, which the host writes from what the
+// area declares:
+//
+//   - its table of causes (CauseTable): for each reason a request fails,
+//     what the client reads (a status code, an error text) and how the
+//     reply counts in the metrics;
+//   - for each route (Route), how its request is read (a typed form, or a
+//     Decode of the area's own), its logic (Serve: a request in, a reply
+//     or an error out) and, when the client expects more than the
+//     default failure reply (ErrorReply), its failure shape (Fail: which
+//     fields stay present, such as the balances).
+//
+// NewRoute turns that into a server.Route: it decodes the request, calls
+// Serve, encodes the reply (package wire), answers an error from the
+// table in the route's failure shape, logs it, reads each reply's metric
+// outcome back from its body, and answers a request that could not be
+// read, or was read but not served (server.NotServedError, cluster mode),
+// in the same shape. An area whose routes all answer the default failure
+// reply writes no failure code at all (see also the package's example):
+//
+//	var replies = area.NewReplies("coinflip", nil, area.StandardCauses(
+//		area.Row{Err: ErrNoTickets, Answer: area.Answer{Error: "you have not enough tickets"}}))
+//
+//	route := area.NewRoute(replies, area.Route[flipRequest, flipReply]{
+//		Path: "/master/coinflip/flip", Doc: server.Doc{Summary: "Flips a coin.", Form: flipRequest{}, ReplyValue: flipReply{}},
+//		Serve: func(ctx context.Context, req flipRequest) (flipReply, error) { ... },
+//	})
+//
+// NewReplies builds an area's Replies, once per area.
 type Replies struct {
 	area  string
 	log   *slog.Logger
@@ -315,6 +315,11 @@ type Route[Req, Rep any] struct {
 	Outcome func(body []byte) string
 	Counted func(outcome string)
 }
+
+// RawRequest is the Decode of a route whose logic reads the request
+// itself (repeated fields, the client's address): its Req is the request
+// as read.
+func RawRequest(r *wire.Request) (*wire.Request, error) { return r, nil }
 
 // Failure is a failed request as a route's Fail builds its reply.
 type Failure[Req, Rep any] struct {

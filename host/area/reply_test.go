@@ -336,3 +336,23 @@ func TestRepliesLog(t *testing.T) {
 		t.Errorf("log:\n%s", buf.String())
 	}
 }
+
+// TestRawRequest: a route whose logic reads the request itself gets it as
+// read, and so does its failure of a request read but not served.
+func TestRawRequest(t *testing.T) {
+	rs := NewReplies("test", nil, StandardCauses())
+	rt := NewRoute(rs, Route[*wire.Request, claimReply]{Path: "/test/raw", Decode: RawRequest,
+		Serve: func(_ context.Context, r *wire.Request) (claimReply, error) {
+			return claimReply{Success: r.Form.Get("cookie") == "c" && r.RemoteIP == "192.0.2.1"}, nil
+		},
+		Fail: func(f Failure[*wire.Request, claimReply]) any { return ErrorReply{Error: f.Req.RemoteIP} },
+	})
+	r := form("cookie", "c")
+	r.RemoteIP = "192.0.2.1"
+	if got := string(rt.Handler(context.Background(), r).Body); got != `a:1:{s:7:"success";b:1;}` {
+		t.Errorf("served %s", got)
+	}
+	if got := string(rt.Fail(&server.NotServedError{Request: r, Err: actors.ErrExpired}).Body); got != `a:2:{s:7:"success";b:0;s:5:"error";s:9:"192.0.2.1";}` {
+		t.Errorf("not served %s", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/cloudcfg"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
@@ -104,6 +105,7 @@ type Area struct {
 	limits     cloudcfg.Limits
 	now        func() time.Time
 	byAddress  *limit.Keyed // bytes stored per client address, in addressUnits; nil: no budget
+	replies    *area.Replies
 }
 
 // New builds the area, validating its configuration: the bucket pattern must
@@ -141,7 +143,7 @@ func New(d Deps) (*Area, error) {
 		now = time.Now
 	}
 	a := &Area{
-		d: d, db: d.Sys.DB(), log: log.With("area", AreaName),
+		d: d, db: d.Sys.DB(), log: log.With("area", AreaName), replies: replies.WithLog(log),
 		bucket: re, strictness: st, maxUpload: int64(c.MaxUpload),
 		limits:    cloudcfg.Limits{MaxArchive: int64(c.MaxUpload), MaxUncompressed: int64(c.MaxUncompressed)},
 		now:       now,
@@ -153,25 +155,31 @@ func New(d Deps) (*Area, error) {
 	return a, nil
 }
 
-// Routes are the paths the area serves.
+// Routes are the paths the area serves. Their failures are answered from
+// the area's table of causes (failure.go): success false and the
+// reason's message, except the status call's.
 func (a *Area) Routes() []server.Route {
 	return []server.Route{
-		{Path: PathEnrollment, Area: AreaName, Outcome: replyOutcome, Handler: a.enrollment, Fail: a.requestFail, Doc: server.Doc{
-			Summary: "Turns cloud settings on or off for the session's account.", Form: enrollRequest{}, Multipart: true, ReplyValue: enrollmentReply{},
-			Reply: "PHP array; failures use the messages of host/cloud/failure.go.",
-		}},
-		{Path: PathStatus, Area: AreaName, Outcome: replyOutcome, Handler: a.status, Fail: a.statusFail, Doc: server.Doc{
-			Summary: "Whether settings are stored in a bucket, and their modification time.", Form: bucketRequest{}, Multipart: true, ReplyValue: statusReply{},
-			Reply: "PHP array; a request that cannot be read answers the bare word `invalid_request`.",
-		}},
-		{Path: PathStore, Area: AreaName, Outcome: replyOutcome, Handler: a.store, Fail: a.requestFail, Doc: server.Doc{
-			Summary: "Stores the client's settings archive (a zip holding cloud.cfg), checked against the [cloud] limits.", Form: storeRequest{}, Multipart: true, ReplyValue: resultReply{},
-			Reply: "PHP array; a refused store changes nothing and names the reason (host/cloud/failure.go).",
-		}},
-		{Path: PathRetrieve, Area: AreaName, Outcome: replyOutcome, Handler: a.retrieve, Fail: a.requestFail, Doc: server.Doc{
-			Summary: "Downloads the stored archive, byte for byte.", Form: bucketRequest{}, Multipart: true,
-			Reply: "application/octet-stream `<account_id>.zip`; failures are PHP arrays (host/cloud/failure.go).",
-		}},
+		area.NewRoute(a.replies, area.Route[call[enrollRequest], *enrollmentReply]{Path: PathEnrollment, Decode: decode[enrollRequest], Serve: a.enrollment,
+			Fail: resultFail[enrollRequest, *enrollmentReply], Outcome: replyOutcome, Doc: server.Doc{
+				Summary: "Turns cloud settings on or off for the session's account.", Form: enrollRequest{}, Multipart: true, ReplyValue: enrollmentReply{},
+				Reply: "PHP array; failures use the messages of host/cloud/failure.go.",
+			}}),
+		area.NewRoute(a.replies, area.Route[call[bucketRequest], *statusReply]{Path: PathStatus, Decode: decode[bucketRequest], Serve: a.status,
+			Fail: statusFail, Outcome: replyOutcome, Doc: server.Doc{
+				Summary: "Whether settings are stored in a bucket, and their modification time.", Form: bucketRequest{}, Multipart: true, ReplyValue: statusReply{},
+				Reply: "PHP array; a request that cannot be read answers the bare word `invalid_request`.",
+			}}),
+		area.NewRoute(a.replies, area.Route[call[storeRequest], *resultReply]{Path: PathStore, Decode: decode[storeRequest], Serve: a.store,
+			Fail: resultFail[storeRequest, *resultReply], Outcome: replyOutcome, Doc: server.Doc{
+				Summary: "Stores the client's settings archive (a zip holding cloud.cfg), checked against the [cloud] limits.", Form: storeRequest{}, Multipart: true, ReplyValue: resultReply{},
+				Reply: "PHP array; a refused store changes nothing and names the reason (host/cloud/failure.go).",
+			}}),
+		area.NewRoute(a.replies, area.Route[call[bucketRequest], server.Response]{Path: PathRetrieve, Decode: decode[bucketRequest], Serve: a.retrieve,
+			Fail: resultFail[bucketRequest, server.Response], Outcome: replyOutcome, Doc: server.Doc{
+				Summary: "Downloads the stored archive, byte for byte.", Form: bucketRequest{}, Multipart: true,
+				Reply: "application/octet-stream `<account_id>.zip`; failures are PHP arrays (host/cloud/failure.go).",
+			}}),
 	}
 }
 
@@ -195,30 +203,43 @@ type (
 	}
 )
 
-func (a *Area) enrollment(ctx context.Context, r *wire.Request) server.Response {
-	var req enrollRequest
-	if err := r.Decode(&req); err != nil {
-		return a.failure(fail(ReasonMalformed, err))
+// call is a cloud request: its form, and what the handlers read of the
+// request itself (the multipart check, the client's address).
+type call[F any] struct {
+	form              F
+	contentType, addr string
+}
+
+// decode reads a cloud request; a form that does not decode is malformed.
+func decode[F any](r *wire.Request) (call[F], error) {
+	c := call[F]{contentType: r.ContentType, addr: r.RemoteIP}
+	if err := r.Decode(&c.form); err != nil {
+		return c, fail(ReasonMalformed, err)
 	}
-	sess, err := a.authenticate(r, req.Cookie)
+	return c, nil
+}
+
+func (a *Area) enrollment(ctx context.Context, c call[enrollRequest]) (*enrollmentReply, error) {
+	req := c.form
+	sess, err := a.authenticate(c.contentType, req.Cookie)
 	if err != nil {
-		return a.failure(err)
+		return nil, err
 	}
 	useCloud, ok := parseFlag(req.Enroll)
 	if !ok {
-		return a.failure(fail(ReasonBadEnroll, fmt.Errorf("enroll %q", req.Enroll)))
+		return nil, fail(ReasonBadEnroll, fmt.Errorf("enroll %q", req.Enroll))
 	}
 	change := &setEnrollment{useCloud: useCloud}
 	if req.AutoUpload != "" {
 		auto, ok := parseFlag(req.AutoUpload)
 		if !ok {
-			return a.failure(fail(ReasonBadEnroll, fmt.Errorf("cloud_autoupload %q", req.AutoUpload)))
+			return nil, fail(ReasonBadEnroll, fmt.Errorf("cloud_autoupload %q", req.AutoUpload))
 		}
 		change.autoUpload = &auto
 	}
 	flags, err := actors.Apply(ctx, a.d.Sys, sess.AccountID, change.apply)
 	if err != nil {
-		return a.failure(writeFailure(err))
+		return nil, err
 	}
 	// The enrollment is committed: a failure to read the stored object's
 	// time now must not turn into a failure reply. Answer null for it.
@@ -227,58 +248,49 @@ func (a *Area) enrollment(ctx context.Context, r *wire.Request) server.Response 
 		a.log.Warn("enrollment: stored object metadata", "account", sess.AccountID, "err", err)
 		obj = nil
 	}
-	return server.PHP(a.log, &enrollmentReply{Success: true, Data: info(sess.AccountID, flags, obj)})
+	return &enrollmentReply{Success: true, Data: info(sess.AccountID, flags, obj)}, nil
 }
 
-func (a *Area) status(ctx context.Context, r *wire.Request) server.Response {
-	var req bucketRequest
-	if err := r.Decode(&req); err != nil {
-		return a.statusFail(err)
-	}
-	sess, err := a.bucketSession(r, req.Cookie, req.Bucket)
+func (a *Area) status(_ context.Context, c call[bucketRequest]) (*statusReply, error) {
+	req := c.form
+	sess, err := a.bucketSession(c.contentType, req.Cookie, req.Bucket)
 	if err != nil {
-		if ReasonOf(err) == ReasonInternal {
-			return a.statusInternal(err)
-		}
-		return a.statusFail(err)
+		return nil, err
 	}
 	acct, err := a.db.Account(sess.AccountID)
 	if err != nil {
-		return a.statusInternal(err)
+		return nil, fail(ReasonInternal, err)
 	}
 	obj, err := a.meta(sess.AccountID, req.Bucket)
 	if err != nil {
-		return a.statusInternal(err)
+		return nil, err
 	}
 	reply := &statusReply{Success: true}
 	if obj != nil {
 		reply.Info.rec = info(sess.AccountID, acct.Cloud, obj)
 	}
-	return server.PHP(a.log, reply)
+	return reply, nil
 }
 
-func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
-	var req storeRequest
-	if err := r.Decode(&req); err != nil {
-		return a.failure(fail(ReasonMalformed, err))
-	}
-	sess, err := a.bucketSession(r, req.Cookie, req.Bucket)
+func (a *Area) store(ctx context.Context, c call[storeRequest]) (*resultReply, error) {
+	req := c.form
+	sess, err := a.bucketSession(c.contentType, req.Cookie, req.Bucket)
 	if err != nil {
-		return a.failure(err)
+		return nil, err
 	}
 	if err := checkModifyTime(req.ModifyTime); err != nil {
-		return a.failure(err)
+		return nil, err
 	}
 	if req.Archive == nil {
-		return a.failure(fail(ReasonNoFile, nil))
+		return nil, fail(ReasonNoFile, nil)
 	}
 	// All CPU work (unzipping, parsing) happens here, in the request's
 	// goroutine; the actor is only asked to write what passed.
 	if err := a.checkUpload(req.Archive.Data); err != nil {
-		return a.failure(err)
+		return nil, err
 	}
-	if err := a.spendAddress(limit.AddrKey(r.RemoteIP), len(req.Archive.Data)); err != nil {
-		return a.failure(err)
+	if err := a.spendAddress(limit.AddrKey(c.addr), len(req.Archive.Data)); err != nil {
+		return nil, err
 	}
 	obj := &Archive{
 		AccountID:  sess.AccountID,
@@ -288,27 +300,24 @@ func (a *Area) store(ctx context.Context, r *wire.Request) server.Response {
 		Data:       req.Archive.Data, // owned by the request, stored unchanged
 	}
 	if _, err := a.d.Sys.Apply(ctx, sess.AccountID, &storeObject{obj: obj, quota: a.d.Quota}); err != nil {
-		return a.failure(writeFailure(err))
+		return nil, err
 	}
-	return server.PHP(a.log, &resultReply{Success: true})
+	return &resultReply{Success: true}, nil
 }
 
-func (a *Area) retrieve(ctx context.Context, r *wire.Request) server.Response {
-	var req bucketRequest
-	if err := r.Decode(&req); err != nil {
-		return a.failure(fail(ReasonMalformed, err))
-	}
-	sess, err := a.bucketSession(r, req.Cookie, req.Bucket)
+func (a *Area) retrieve(_ context.Context, c call[bucketRequest]) (server.Response, error) {
+	req := c.form
+	sess, err := a.bucketSession(c.contentType, req.Cookie, req.Bucket)
 	if err != nil {
-		return a.failure(err)
+		return server.Response{}, err
 	}
 	obj, err := archive(a.db, sess.AccountID, req.Bucket)
 	if errors.Is(err, storage.ErrNotFound) {
-		return a.failure(fail(ReasonNotFound, nil))
+		return server.Response{}, fail(ReasonNotFound, nil)
 	} else if err != nil {
-		return a.failure(fail(ReasonInternal, err))
+		return server.Response{}, fail(ReasonInternal, err)
 	}
-	return server.Binary(obj.Data, [2]string{"Content-Disposition", "attachment; filename=" + accountID(sess.AccountID) + ".zip"})
+	return server.Binary(obj.Data, [2]string{"Content-Disposition", "attachment; filename=" + accountID(sess.AccountID) + ".zip"}), nil
 }
 
 // spendAddress spends n bytes of the client address's budget (in KiB,
@@ -327,8 +336,8 @@ func (a *Area) spendAddress(ip string, n int) error {
 
 // bucketSession authenticates a call on a bucket (status, store, retrieve)
 // and checks the bucket's name.
-func (a *Area) bucketSession(r *wire.Request, cookie, bucket string) (*storage.Session, error) {
-	sess, err := a.authenticate(r, cookie)
+func (a *Area) bucketSession(contentType, cookie, bucket string) (*storage.Session, error) {
+	sess, err := a.authenticate(contentType, cookie)
 	if err != nil {
 		return nil, err
 	}
@@ -338,11 +347,11 @@ func (a *Area) bucketSession(r *wire.Request, cookie, bucket string) (*storage.S
 	return sess, nil
 }
 
-// authenticate checks that the request is multipart and returns the live
-// session of its cookie.
-func (a *Area) authenticate(r *wire.Request, cookie string) (*storage.Session, error) {
-	if mt, _, err := mime.ParseMediaType(r.ContentType); err != nil || mt != mediaMultipart {
-		return nil, fail(ReasonNotMultipart, fmt.Errorf("content type %q", r.ContentType))
+// authenticate checks that the request is multipart (its content type)
+// and returns the live session of its cookie.
+func (a *Area) authenticate(contentType, cookie string) (*storage.Session, error) {
+	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != mediaMultipart {
+		return nil, fail(ReasonNotMultipart, fmt.Errorf("content type %q", contentType))
 	}
 	if cookie == "" {
 		return nil, fail(ReasonNoCookie, nil)
@@ -419,31 +428,18 @@ func (a *Area) meta(id storage.AccountID, bucket string) (*Archive, error) {
 	return obj, nil
 }
 
-// failure answers success false with the reason's message.
-func (a *Area) failure(err error) server.Response {
-	reason := ReasonOf(err)
-	if reason == ReasonInternal {
-		a.log.Error("cloud request failed", "err", err)
-	} else {
-		a.log.Debug("cloud request refused", "err", err)
+// resultFail answers success false with the reason's message.
+func resultFail[F, Rep any](f area.Failure[call[F], Rep]) any {
+	return &resultReply{Success: false, Messages: f.Error}
+}
+
+// statusFail answers the status call's bare invalid_request, or its reply
+// with the internal error's message when the server failed while serving it.
+func statusFail(f area.Failure[call[bucketRequest], *statusReply]) any {
+	if f.Served && f.Error == ReasonInternal.Message() {
+		return &statusReply{Messages: f.Error}
 	}
-	return server.PHP(a.log, &resultReply{Success: false, Messages: reason.Message()})
-}
-
-// requestFail is the Fail of enrollment, store and retrieve: the request
-// could not be read (body too large, malformed multipart).
-func (a *Area) requestFail(err error) server.Response { return a.failure(requestFailure(err)) }
-
-// statusFail answers the status call's bare invalid_request.
-func (a *Area) statusFail(err error) server.Response {
-	a.log.Debug("cloud status refused", "err", err)
 	return server.Text(contentInvalid, invalidRequest)
-}
-
-// statusInternal answers a status call that failed on the server's side.
-func (a *Area) statusInternal(err error) server.Response {
-	a.log.Error("cloud status failed", "err", err)
-	return server.PHP(a.log, &statusReply{Messages: ReasonInternal.Message()})
 }
 
 // info builds the info record; obj may be nil (file_modify_time null).

@@ -1,11 +1,11 @@
 package cloud
 
 import (
-	"errors"
+	"bytes"
 
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/server"
-	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -115,35 +115,40 @@ func fail(r Reason, cause error) error { return failure.New(r, cause) }
 // internal.
 func ReasonOf(err error) Reason { return failure.ReasonOf(err, ReasonInternal) }
 
-// writeFailure classifies a failed change: refused by a quota or by storage
-// (nothing written), of unknown outcome (it may still land: never reported
-// as a plain failure), or internal.
-func writeFailure(err error) error {
-	switch {
-	case errors.Is(err, errTooManyBuckets):
-		return fail(ReasonTooManyBuckets, err)
-	case errors.Is(err, errQuota):
-		return fail(ReasonQuota, err)
-	case failure.Uncertain(err):
-		return fail(ReasonOutcomeUnknown, err)
-	case errors.Is(err, storage.ErrDiskFull), errors.Is(err, storage.ErrEngineFailed), errors.Is(err, storage.ErrUnavailable):
-		return fail(ReasonStorageFull, err)
+// replies is the area's table of causes (host/area): every failure is
+// answered with its reason's message. A change whose outcome is unknown
+// says so first, whatever else the error says; then each reason's
+// failures (fail); then a change refused by a quota or by storage
+// (nothing written), a body too large and a request that could not be
+// read; anything else is internal. A reply counts in the metrics by its
+// messages: the server's own failures as errors, the others as refusals.
+var replies = func() *area.Replies {
+	answer := func(r Reason) area.Answer {
+		a := area.Answer{Error: r.Message()}
+		if r == ReasonInternal || r == ReasonStorageFull || r == ReasonOutcomeUnknown {
+			a.Outcome = server.OutcomeError
+		}
+		return a
 	}
-	return fail(ReasonInternal, err)
-}
+	t := area.CauseTable{Key: "messages", OutcomeUnknown: answer(ReasonOutcomeUnknown), Internal: answer(ReasonInternal)}
+	for r := range Reason(len(messages)) {
+		t.Rows = append(t.Rows, area.Row{Err: &Error{Reason: r}, Answer: answer(r)})
+	}
+	t.Rows = append(t.Rows,
+		area.Row{Err: errTooManyBuckets, Answer: answer(ReasonTooManyBuckets)},
+		area.Row{Err: errQuota, Answer: answer(ReasonQuota)},
+		area.Row{Cause: area.CauseStorageFull, Answer: answer(ReasonStorageFull)},
+		area.Row{Err: wire.ErrBodyTooLarge, Answer: answer(ReasonTooLarge)},
+		area.Row{Cause: area.CauseBadRequest, Answer: answer(ReasonMalformed)})
+	return area.NewReplies(AreaName, nil, t)
+}()
 
-// requestFailure classifies an error that stopped a request before its
-// handler ran (package wire could not read it).
-//
-// A request that was read but not served (server.NotServedError: cluster
-// mode) is a failed write: outcome unknown, or try again.
-func requestFailure(err error) error {
-	var ns *server.NotServedError
-	if errors.As(err, &ns) {
-		return writeFailure(err)
+// replyOutcome is how a reply of the area counts in the metrics and the
+// access log (server.Route.Outcome): by its messages (replies), and the
+// status call's bare word as a refusal.
+func replyOutcome(body []byte) string {
+	if bytes.Equal(body, []byte(invalidRequest)) {
+		return server.OutcomeRefused
 	}
-	if errors.Is(err, wire.ErrBodyTooLarge) {
-		return fail(ReasonTooLarge, err)
-	}
-	return fail(ReasonMalformed, err)
+	return replies.Outcome(body)
 }

@@ -8,7 +8,8 @@ import (
 
 func TestReplyOutcome(t *testing.T) {
 	for _, tt := range []struct{ name, body, want string }{
-		{"refused", `a:2:{s:7:"success";b:0;s:8:"messages";s:3:"bad";}`, server.OutcomeRefused},
+		{"refused", `a:2:{s:7:"success";b:0;s:8:"messages";s:31:"Missing or invalid bucket name.";}`, server.OutcomeRefused},
+		{"failed", `a:2:{s:7:"success";b:0;s:8:"messages";s:33:"Internal error, please try again.";}`, server.OutcomeError},
 		{"status word", `invalid_request`, server.OutcomeRefused},
 		{"ok", `a:2:{s:7:"success";b:1;s:8:"messages";s:0:"";}`, ""},
 		{"retrieve (zip)", "PK\x03\x04...", ""},

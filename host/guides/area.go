@@ -2,11 +2,11 @@ package guides
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
@@ -51,16 +51,13 @@ type Backend interface {
 type Area struct {
 	auth    Authenticator
 	backend Backend
-	log     *slog.Logger
-	votes   *voteLimits // per-address vote budgets (votebudget.go); nil: none
+	replies *area.Replies // the area's table of causes, with its logger
+	votes   *voteLimits   // per-address vote budgets (votebudget.go); nil: none
 }
 
 // New returns the area over auth and backend; log may be nil.
 func New(auth Authenticator, backend Backend, log *slog.Logger) *Area {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Area{auth: auth, backend: backend, log: log.With("area", areaName)}
+	return &Area{auth: auth, backend: backend, replies: replies.WithLog(log)}
 }
 
 // Function is one guide function: its wire name, its handler and its
@@ -117,73 +114,77 @@ func flagDoc(fn Func) server.Doc {
 }
 
 // Functions is the area's table of functions, all on
-// POST /client_requester.php with f as a form field. Fail is the failure
-// shape for a request that fails before its handler runs.
+// POST /client_requester.php with f as a form field; Routes serves them.
 func (a *Area) Functions() []Function {
-	flag := func(fn Func) server.Handler {
-		return func(ctx context.Context, r *wire.Request) server.Response { return a.setFlag(ctx, fn, r) }
+	rs := a.Routes()
+	out := make([]Function, len(rs))
+	for i, rt := range rs {
+		out[i] = Function{Name: Func(rt.Func), Handler: rt.Handler, Doc: rt.Doc}
 	}
-	return []Function{
-		{FuncList, a.list, server.Doc{
-			Summary: "A hero's guide list for the account, ranked by the guides plugin: default, premium, favorites, the rest by upvote fraction (bundled ranking).",
-			Fields:  fields(heroField), ReplyValue: listReply{},
-			Reply: fmt.Sprintf("Success: `guide_list`, up to %d entries separated by backticks, each `gid|date|author|name|is_def/not_def|is_fav/not_fav|rating|is_yours/not_yours|premium 0/1` (name cut to %d characters, `'` as `\\'`; rating with 2 decimals). A hero without guides: an empty list.", MaxListEntries, ListNameRunes) + failDoc,
-		}},
-		{FuncGuide, a.guide, server.Doc{
-			Summary:    "One guide with the account's flags and its vote counts' rating.",
-			Fields:     fields(server.Field{Name: "hero", Desc: "hero CLI name (not checked: the gid alone names the guide)"}, gidField),
-			ReplyValue: guideReply{},
-			Reply:      "Success: 22 entries; `thumb` is the account's vote (`noVote`, `up`, `down`), and after a vote `vote` (1 up, 0 down) follows it (23 entries). An unknown or hidden gid, and gid 99999: `no_guides_found`." + failDoc,
-		}},
-		{FuncDefaultSet, flag(FuncDefaultSet), flagDoc(FuncDefaultSet)},
-		{FuncDefaultRemove, flag(FuncDefaultRemove), flagDoc(FuncDefaultRemove)},
-		{FuncFavoriteSet, flag(FuncFavoriteSet), flagDoc(FuncFavoriteSet)},
-		{FuncFavoriteRemove, flag(FuncFavoriteRemove), flagDoc(FuncFavoriteRemove)},
-		{FuncVote, a.vote, server.Doc{
-			Summary: "The account's vote on a guide, if the guides plugin counts it: repeating a vote changes nothing, changing it moves both counts.",
-			Fields: fields(server.Field{Name: "v", Required: true, Desc: "1 up, 0 down"},
-				server.Field{Name: "gid", Desc: "guide id (gid or compendium_guide is required; both must agree)"},
-				server.Field{Name: "compendium_guide", Desc: "guide id, as the client also sends it"}),
-			ReplyValue: voteReply{},
-			Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count, or over the client address's vote budgets (`limits.guide_votes_per_address`, `guide_votes_per_guide_address`): `vote_refused`." + failDoc,
-		}},
+	return out
+}
+
+// Routes serves the functions: each decodes its request, runs its
+// function and answers it, or its failure with the reason's text and the
+// request's hosttime (guideFail), from the area's table of causes
+// (errors.go).
+func (a *Area) Routes() []server.Route {
+	flag := func(fn Func) server.Route {
+		return area.NewRoute(a.replies, area.Route[FlagRequest, setReply]{Func: string(fn), Doc: flagDoc(fn), Fail: guideFail[FlagRequest, setReply],
+			Decode: func(r *wire.Request) (FlagRequest, error) { return ParseFlag(fn, r) },
+			Serve:  a.setFlag})
+	}
+	return []server.Route{
+		area.NewRoute(a.replies, area.Route[ListRequest, listReply]{Func: string(FuncList), Decode: ParseList, Serve: a.list, Fail: guideFail[ListRequest, listReply],
+			Doc: server.Doc{
+				Summary: "A hero's guide list for the account, ranked by the guides plugin: default, premium, favorites, the rest by upvote fraction (bundled ranking).",
+				Fields:  fields(heroField), ReplyValue: listReply{},
+				Reply: fmt.Sprintf("Success: `guide_list`, up to %d entries separated by backticks, each `gid|date|author|name|is_def/not_def|is_fav/not_fav|rating|is_yours/not_yours|premium 0/1` (name cut to %d characters, `'` as `\\'`; rating with 2 decimals). A hero without guides: an empty list.", MaxListEntries, ListNameRunes) + failDoc,
+			}}),
+		area.NewRoute(a.replies, area.Route[GuideRequest, guideReply]{Func: string(FuncGuide), Decode: ParseGuide, Serve: a.guide, Fail: guideFail[GuideRequest, guideReply],
+			Doc: server.Doc{
+				Summary:    "One guide with the account's flags and its vote counts' rating.",
+				Fields:     fields(server.Field{Name: "hero", Desc: "hero CLI name (not checked: the gid alone names the guide)"}, gidField),
+				ReplyValue: guideReply{},
+				Reply:      "Success: 22 entries; `thumb` is the account's vote (`noVote`, `up`, `down`), and after a vote `vote` (1 up, 0 down) follows it (23 entries). An unknown or hidden gid, and gid 99999: `no_guides_found`." + failDoc,
+			}}),
+		flag(FuncDefaultSet),
+		flag(FuncDefaultRemove),
+		flag(FuncFavoriteSet),
+		flag(FuncFavoriteRemove),
+		area.NewRoute(a.replies, area.Route[voteCall, voteReply]{Func: string(FuncVote), Serve: a.vote, Fail: guideFail[voteCall, voteReply],
+			Decode: func(r *wire.Request) (voteCall, error) {
+				req, err := ParseVote(r)
+				return voteCall{VoteRequest: req, addr: r.RemoteIP}, err
+			},
+			Doc: server.Doc{
+				Summary: "The account's vote on a guide, if the guides plugin counts it: repeating a vote changes nothing, changing it moves both counts.",
+				Fields: fields(server.Field{Name: "v", Required: true, Desc: "1 up, 0 down"},
+					server.Field{Name: "gid", Desc: "guide id (gid or compendium_guide is required; both must agree)"},
+					server.Field{Name: "compendium_guide", Desc: "guide id, as the client also sends it"}),
+				ReplyValue: voteReply{},
+				Reply:      "Success: `vote` echoes `v`. A vote the plugin does not count, or over the client address's vote budgets (`limits.guide_votes_per_address`, `guide_votes_per_guide_address`): `vote_refused`." + failDoc,
+			}}),
 	}
 }
 
 // Fail answers a request that could not be read (no hosttime to echo), or
 // one that was read but not served (server.NotServedError: cluster mode):
 // that one echoes its hosttime and says outcome_unknown when its account's
-// node did not answer (internal_error, nothing done, otherwise).
-func (a *Area) Fail(err error) server.Response {
-	var ns *server.NotServedError
-	if errors.As(err, &ns) {
-		var f form
-		_ = ns.Request.Decode(&f) // it was decoded once already, on the node it was sent to
-		fn := ns.Request.Query.Get("f")
-		if fn == "" {
-			fn = ns.Request.Form.Get("f")
-		}
-		if ReasonOf(err) != ReasonOutcomeUnknown {
-			err = Fail(ReasonInternal, err)
-		}
-		return a.fail(Func(fn), f.HostTime, err)
-	}
-	return a.fail("", "", Fail(ReasonBadRequest, err))
-}
+// node did not answer (internal_error, nothing done, otherwise). Every
+// function's route fails so.
+func (a *Area) Fail(err error) server.Response { return a.Routes()[0].Fail(err) }
 
-// fail logs err at a level fitting its reason and answers the 5-entry
-// failure with the reason's text.
-func (a *Area) fail(fn Func, hostTime string, err error) server.Response {
-	r := ReasonOf(err)
-	if r == ReasonInternal || r == ReasonUnavailable || r == ReasonOutcomeUnknown || r == ReasonStorageFull {
-		a.log.Error("guide request failed", "f", string(fn), "reason", r.Message(), "err", err)
-	} else {
-		a.log.Debug("guide request refused", "f", string(fn), "reason", r.Message(), "err", err)
-	}
-	return a.php(failReply{status: status{Errors: r.Message()}, HostTime: hostTime})
-}
+// hostTimer is every guide request: it knows the hosttime to echo.
+type hostTimer interface{ hostTime() string }
 
-func (a *Area) php(v any) server.Response { return server.PHP(a.log, v) }
+func (c Caller) hostTime() string { return c.HostTime }
+
+// guideFail is every guide function's failure: the 5-entry reply with the
+// reason's text, echoing the request's hosttime.
+func guideFail[Req hostTimer, Rep any](f area.Failure[Req, Rep]) any {
+	return failReply{status: status{Errors: f.Error}, HostTime: f.Req.hostTime()}
+}
 
 // authenticate checks the cookie and that the form's account is its
 // account: a session may only read and change its own account's guides.
@@ -198,74 +199,66 @@ func (a *Area) authenticate(c Caller) error {
 	return nil
 }
 
-func (a *Area) list(ctx context.Context, r *wire.Request) server.Response {
-	req, err := ParseList(r)
-	if err == nil {
-		err = a.authenticate(req.Caller)
+func (a *Area) list(ctx context.Context, req ListRequest) (listReply, error) {
+	if err := a.authenticate(req.Caller); err != nil {
+		return listReply{}, err
 	}
-	var entries []ListEntry
-	if err == nil {
-		entries, err = a.backend.List(ctx, req.Account, req.Hero)
-	}
+	entries, err := a.backend.List(ctx, req.Account, req.Hero)
 	if err != nil {
-		return a.fail(FuncList, req.HostTime, err)
+		return listReply{}, err
 	}
-	return a.php(listReply{status: ok, GuideList: FormatList(entries), HostTime: req.HostTime})
+	return listReply{status: ok, GuideList: FormatList(entries), HostTime: req.HostTime}, nil
 }
 
-func (a *Area) guide(ctx context.Context, r *wire.Request) server.Response {
-	req, err := ParseGuide(r)
-	if err == nil {
-		err = a.authenticate(req.Caller)
+func (a *Area) guide(ctx context.Context, req GuideRequest) (guideReply, error) {
+	if err := a.authenticate(req.Caller); err != nil {
+		return guideReply{}, err
 	}
-	if err == nil && req.Gid == ProbeGid {
-		err = Fail(ReasonNotFound, nil)
+	if req.Gid == ProbeGid {
+		return guideReply{}, Fail(ReasonNotFound, nil)
 	}
-	var v GuideView
-	if err == nil {
-		v, err = a.backend.Guide(ctx, req.Account, req.Gid)
-	}
+	v, err := a.backend.Guide(ctx, req.Account, req.Gid)
 	if err != nil {
-		return a.fail(FuncGuide, req.HostTime, err)
+		return guideReply{}, err
 	}
-	return a.php(newGuideReply(v, req.HostTime))
+	return newGuideReply(v, req.HostTime), nil
 }
 
-func (a *Area) setFlag(ctx context.Context, fn Func, r *wire.Request) server.Response {
-	req, err := ParseFlag(fn, r)
-	if err == nil {
-		err = a.authenticate(req.Caller)
+func (a *Area) setFlag(ctx context.Context, req FlagRequest) (setReply, error) {
+	if err := a.authenticate(req.Caller); err != nil {
+		return setReply{}, err
 	}
-	if err == nil && req.Gid == ProbeGid {
-		err = Fail(ReasonNotFound, nil)
+	if req.Gid == ProbeGid {
+		return setReply{}, Fail(ReasonNotFound, nil)
 	}
-	if err == nil {
-		err = a.backend.SetFlag(ctx, req.Account, req.Gid, req.Flag, req.On)
+	if err := a.backend.SetFlag(ctx, req.Account, req.Gid, req.Flag, req.On); err != nil {
+		return setReply{}, err
 	}
-	if err != nil {
-		return a.fail(fn, req.HostTime, err)
-	}
-	return a.php(setReply{status: ok, Set: boolInt(req.On), HostTime: req.HostTime})
+	return setReply{status: ok, Set: boolInt(req.On), HostTime: req.HostTime}, nil
 }
 
-func (a *Area) vote(ctx context.Context, r *wire.Request) server.Response {
-	req, err := ParseVote(r)
-	if err == nil {
-		err = a.authenticate(req.Caller)
+// voteCall is a vote and the client's address (its vote budgets).
+type voteCall struct {
+	VoteRequest
+	addr string
+}
+
+func (a *Area) vote(ctx context.Context, req voteCall) (voteReply, error) {
+	if err := a.authenticate(req.Caller); err != nil {
+		return voteReply{}, err
 	}
-	if err == nil && req.Gid == ProbeGid {
-		err = Fail(ReasonNotFound, nil)
+	if req.Gid == ProbeGid {
+		return voteReply{}, Fail(ReasonNotFound, nil)
 	}
-	if err == nil && !a.repeated(ctx, req) {
-		err = a.votes.spend(limit.AddrKey(r.RemoteIP), req.Gid)
+	if !a.repeated(ctx, req.VoteRequest) {
+		if err := a.votes.spend(limit.AddrKey(req.addr), req.Gid); err != nil {
+			return voteReply{}, err
+		}
 	}
-	if err == nil {
-		err = a.backend.Vote(ctx, req.Account, req.Gid, req.Vote)
+	if err := a.backend.Vote(ctx, req.Account, req.Gid, req.Vote); err != nil {
+		return voteReply{}, err
 	}
-	if err != nil {
-		return a.fail(FuncVote, req.HostTime, err)
-	}
-	return a.php(voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime})
+	return voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime}, nil
 }
 
 // repeated reports whether req is the vote its account already cast on

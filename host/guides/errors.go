@@ -3,6 +3,7 @@ package guides
 import (
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/failure"
+	"github.com/honmaster/masterserver/host/server"
 )
 
 // Reason is why a guide function failed; its Message is the errors text of
@@ -62,16 +63,43 @@ var (
 	ErrUnavailable   error = &failure.Error[Reason]{Reason: ReasonUnavailable}
 )
 
-// ReasonOf returns the reason of err; an error that is not a guides failure
-// is internal. A change whose outcome is unknown says so whatever else err
-// says, and a full disk is told apart from an internal failure (the
-// causes every area shares, area.CauseOf).
-func ReasonOf(err error) Reason {
-	switch area.CauseOf(err) {
-	case area.CauseOutcomeUnknown:
-		return ReasonOutcomeUnknown
-	case area.CauseStorageFull:
-		return ReasonStorageFull
+// replies is the area's table of causes (host/area): the reason of a
+// failure, its text in errors. A change whose outcome is unknown says so
+// whatever else the error says, and a full disk is told apart from an
+// internal failure (the causes every area shares, area.CauseOf), then
+// each reason's failures (Fail) are answered with its text; anything else
+// is internal. A reply counts in the metrics by its errors text:
+// no_guides_found is an answer, not a refusal; the server's failures are
+// errors.
+var replies = func() *area.Replies {
+	answer := func(r Reason) area.Answer {
+		a := area.Answer{Error: r.Message()}
+		switch r {
+		case ReasonNotFound:
+			a.Outcome = server.OutcomeOK
+		case ReasonInternal, ReasonUnavailable, ReasonOutcomeUnknown, ReasonStorageFull:
+			a.Outcome = server.OutcomeError
+		}
+		return a
 	}
-	return failure.ReasonOf(err, ReasonInternal)
-}
+	t := area.CauseTable{Key: "errors", OutcomeUnknown: answer(ReasonOutcomeUnknown), Internal: answer(ReasonInternal),
+		Rows: []area.Row{{Cause: area.CauseStorageFull, Answer: answer(ReasonStorageFull)}}}
+	for r := range Reason(len(reasonText)) {
+		t.Rows = append(t.Rows, area.Row{Err: &failure.Error[Reason]{Reason: r}, Answer: answer(r)})
+	}
+	// A request the host could not read (area.NewRoute).
+	t.Rows = append(t.Rows, area.Row{Cause: area.CauseBadRequest, Answer: answer(ReasonBadRequest)})
+	return area.NewReplies(areaName, nil, t)
+}()
+
+// ReasonOf returns the reason of err as the area answers it (replies); an
+// error that is not a guides failure is internal.
+func ReasonOf(err error) Reason { return reasonByText[replies.Answer(err).Error] }
+
+var reasonByText = func() map[string]Reason {
+	m := map[string]Reason{}
+	for r, text := range reasonText {
+		m[text] = Reason(r)
+	}
+	return m
+}()

@@ -3,8 +3,8 @@ package guides
 import (
 	"context"
 
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/server"
-	"github.com/honmaster/masterserver/wire"
 )
 
 // CeilingRoutes are the no-op ceilings of the guide benchmarks, on the
@@ -16,26 +16,20 @@ import (
 func (s *Service) CeilingRoutes(listFunc, voteFunc string, list string) []server.Route {
 	a := s.area
 	return []server.Route{
-		{Func: listFunc, Area: areaName, Fail: a.Fail, Handler: func(_ context.Context, r *wire.Request) server.Response {
-			req, err := ParseList(r)
-			if err == nil {
-				err = a.authenticate(req.Caller)
-			}
-			if err != nil {
-				return a.fail(FuncList, req.HostTime, err)
-			}
-			return a.php(listReply{status: ok, GuideList: list, HostTime: req.HostTime})
-		}},
-		{Func: voteFunc, Area: areaName, Fail: a.Fail, Handler: func(_ context.Context, r *wire.Request) server.Response {
-			req, err := ParseVote(r)
-			if err == nil {
-				err = a.authenticate(req.Caller)
-			}
-			if err != nil {
-				return a.fail(FuncVote, req.HostTime, err)
-			}
-			return a.php(voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime})
-		}},
+		area.NewRoute(a.replies, area.Route[ListRequest, listReply]{Func: listFunc, Decode: ParseList, Fail: guideFail[ListRequest, listReply],
+			Serve: func(_ context.Context, req ListRequest) (listReply, error) {
+				if err := a.authenticate(req.Caller); err != nil {
+					return listReply{}, err
+				}
+				return listReply{status: ok, GuideList: list, HostTime: req.HostTime}, nil
+			}}),
+		area.NewRoute(a.replies, area.Route[VoteRequest, voteReply]{Func: voteFunc, Decode: ParseVote, Fail: guideFail[VoteRequest, voteReply],
+			Serve: func(_ context.Context, req VoteRequest) (voteReply, error) {
+				if err := a.authenticate(req.Caller); err != nil {
+					return voteReply{}, err
+				}
+				return voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime}, nil
+			}}),
 	}
 }
 

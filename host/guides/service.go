@@ -84,14 +84,7 @@ func NewService(d Deps) (*Service, error) {
 func (s *Service) Tally() *Tally { return s.tally }
 
 // Routes are the seven functions on /client_requester.php.
-func (s *Service) Routes() []server.Route {
-	fs := s.area.Functions()
-	out := make([]server.Route, len(fs))
-	for i, f := range fs {
-		out[i] = server.Route{Func: string(f.Name), Area: areaName, Handler: f.Handler, Fail: s.area.Fail, Doc: f.Doc, Outcome: replyOutcome}
-	}
-	return out
-}
+func (s *Service) Routes() []server.Route { return s.area.Routes() }
 
 // authenticate maps a cookie to its account through the login service: an
 // unknown or expired cookie is invalid_cookie.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
@@ -81,70 +82,60 @@ func (a *Area) SetAddressRate(r limit.Rate) { a.h.byAddress.SetRate(r) }
 
 // /rap/report2.php belongs to the site URL and is served on this listener.
 func (a *Area) Routes() []server.Route {
-	php := func(v any) server.Response { return server.PHP(a.log, v) }
-	route := func(path string, h func(context.Context, *wire.Request) any, fail any, doc server.Doc) server.Route {
-		return server.Route{Path: path, Area: areaName, Doc: doc,
-			Handler: func(ctx context.Context, r *wire.Request) server.Response { return php(h(ctx, r)) },
-			Fail: func(err error) server.Response {
-				var ns *server.NotServedError
-				if errors.As(err, &ns) {
-					// Read but not served (cluster mode: its account's node
-					// did not answer, or this node is not serving): the
-					// report may have been filed, or try again; never "could
-					// not be read".
-					a.log.Warn("report request not served", "path", path, "err", err)
-					if rr, ok := fail.(ReportReply); ok {
-						rr.Message = Message(err)
-						return php(rr)
-					}
-					return php(fail)
-				}
-				a.h.refused(path, fmt.Errorf("%w: %w", ErrBadRequest, err))
-				return php(fail)
-			}}
+	h := a.h
+	// Every route reads its request itself (repeated fields, the client's
+	// address); a failure is answered from the area's table of causes
+	// (errors.go) in the route's shape.
+	return []server.Route{
+		area.NewRoute(h.replies, area.Route[*wire.Request, Report2Reply]{Path: PathReport2, Decode: area.RawRequest, Outcome: report2Outcome,
+			// Each report of the request is judged alone: a refusal is
+			// one report's, not the request's.
+			Serve: func(ctx context.Context, r *wire.Request) (Report2Reply, error) { return h.Report2(ctx, r), nil },
+			Fail:  func(area.Failure[*wire.Request, Report2Reply]) any { return Report2Reply{"false"} },
+			Doc: server.Doc{
+				Summary: "Files one to ten player reports at once (the site URL's report form; served on the game listener).",
+				Form:    report2Form{},
+				Reply: "PHP array `[\"true\", \"<n>\"]` when n >= 1 reports were accepted, `[\"false\"]` when none was (the client ignores the body). " +
+					"A missing account_id or cookie, or arrays of different lengths, refuse the whole request; otherwise each report is judged alone (unknown player, bad type, " +
+					"self-report, limits, the plugin's refusal) and the accepted ones are stored in one commit.",
+			}}),
+		area.NewRoute(h.replies, area.Route[*wire.Request, ReportReply]{Path: PathReport, Decode: area.RawRequest, Serve: h.report, Outcome: reportOutcome,
+			Fail: func(f area.Failure[*wire.Request, ReportReply]) any { return reportFailed(f.Answer) },
+			Doc: server.Doc{
+				Summary:    "Files one player report from the in-game report dialog.",
+				Form:       masterReportForm{},
+				ReplyValue: ReportReply{},
+				Reply: "Accepted: `success` b:1, `report_success` 1, `report_enabled` true. Refused or failed: `success` the string \"false\", " +
+					"`report_success` 2 and `message`, the reason in words (host/reports/errors.go). Reporting disabled: `success` b:1, " +
+					"`report_success` 3, `report_enabled` false. The two extras follow. Every field but `report_description` and `match_id` must be sent.",
+			}}),
+		area.NewRoute(h.replies, area.Route[*wire.Request, InfoReply]{Path: PathReportInfo, Decode: area.RawRequest, Serve: h.reportInfo, Outcome: infoOutcome,
+			Fail: func(area.Failure[*wire.Request, InfoReply]) any { return InfoReply{} },
+			Doc: server.Doc{
+				Summary:    "The account's reporting status: a running warning or suspension, shown once as a popup.",
+				Form:       infoForm{},
+				ReplyValue: InfoReply{},
+				Reply: "`status` 0 normal, 1 warning, 2 suspended; `reason` the reason's title and the moderator's note; `guiltyLevel` the warnings " +
+					"and suspensions ever received; `endDate` `YYYY-MM-DD hh:mm:ss` UTC or \"\"; `forcePopup` true once per warning or suspension. " +
+					"A missing field or a bad session: `success` false with the other keys zero.",
+			}}),
+		area.NewRoute(h.replies, area.Route[*wire.Request, PlayerList]{Path: PathPlayerList, Decode: area.RawRequest,
+			Serve: func(ctx context.Context, r *wire.Request) (PlayerList, error) { return h.PlayerList(ctx, r), nil },
+			Fail:  func(area.Failure[*wire.Request, PlayerList]) any { return PlayerList{} },
+			Doc: server.Doc{
+				Summary: "The players of a match, for the site's report form. The server keeps no match data.",
+				Reply: "Positional PHP array: index 0 is 1 when players were found, else 0; index 1+s the nickname in slot s (0-9), 11+s the slot id s. " +
+					"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
+			}}),
+		area.NewRoute(h.replies, area.Route[*wire.Request, MatchList]{Path: PathMatchList, Decode: area.RawRequest,
+			Serve: func(ctx context.Context, r *wire.Request) (MatchList, error) { return h.MatchList(ctx, r), nil },
+			Fail:  func(area.Failure[*wire.Request, MatchList]) any { return MatchList{} },
+			Doc: server.Doc{
+				Summary: "A player's recent matches, for the site's report form. The server keeps no match data.",
+				Reply: "Positional PHP array: index 0 is 1 when matches follow, else 0, then one match id per index. " +
+					"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
+			}}),
 	}
-	failed := ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(ErrBadRequest)}
-	rs := []server.Route{
-		route(PathReport2, func(ctx context.Context, r *wire.Request) any { return a.h.Report2(ctx, r) }, Report2Reply{"false"}, server.Doc{
-			Summary: "Files one to ten player reports at once (the site URL's report form; served on the game listener).",
-			Form:    report2Form{},
-			Reply: "PHP array `[\"true\", \"<n>\"]` when n >= 1 reports were accepted, `[\"false\"]` when none was (the client ignores the body). " +
-				"A missing account_id or cookie, or arrays of different lengths, refuse the whole request; otherwise each report is judged alone (unknown player, bad type, " +
-				"self-report, limits, the plugin's refusal) and the accepted ones are stored in one commit.",
-		}),
-		route(PathReport, func(ctx context.Context, r *wire.Request) any { return a.h.Report(ctx, r) }, failed, server.Doc{
-			Summary:    "Files one player report from the in-game report dialog.",
-			Form:       masterReportForm{},
-			ReplyValue: ReportReply{},
-			Reply: "Accepted: `success` b:1, `report_success` 1, `report_enabled` true. Refused or failed: `success` the string \"false\", " +
-				"`report_success` 2 and `message`, the reason in words (host/reports/errors.go). Reporting disabled: `success` b:1, " +
-				"`report_success` 3, `report_enabled` false. The two extras follow. Every field but `report_description` and `match_id` must be sent.",
-		}),
-		route(PathReportInfo, func(ctx context.Context, r *wire.Request) any { return a.h.ReportInfo(ctx, r) }, InfoReply{}, server.Doc{
-			Summary:    "The account's reporting status: a running warning or suspension, shown once as a popup.",
-			Form:       infoForm{},
-			ReplyValue: InfoReply{},
-			Reply: "`status` 0 normal, 1 warning, 2 suspended; `reason` the reason's title and the moderator's note; `guiltyLevel` the warnings " +
-				"and suspensions ever received; `endDate` `YYYY-MM-DD hh:mm:ss` UTC or \"\"; `forcePopup` true once per warning or suspension. " +
-				"A missing field or a bad session: `success` false with the other keys zero.",
-		}),
-		route(PathPlayerList, func(ctx context.Context, r *wire.Request) any { return a.h.PlayerList(ctx, r) }, PlayerList{}, server.Doc{
-			Summary: "The players of a match, for the site's report form. The server keeps no match data.",
-			Reply: "Positional PHP array: index 0 is 1 when players were found, else 0; index 1+s the nickname in slot s (0-9), 11+s the slot id s. " +
-				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
-		}),
-		route(PathMatchList, func(ctx context.Context, r *wire.Request) any { return a.h.MatchList(ctx, r) }, MatchList{}, server.Doc{
-			Summary: "A player's recent matches, for the site's report form. The server keeps no match data.",
-			Reply: "Positional PHP array: index 0 is 1 when matches follow, else 0, then one match id per index. " +
-				"No request field is read; without match data the reply is always `a:1:{i:0;i:0;}`.",
-		}),
-	}
-	// How each route's replies count in the metrics (all are HTTP 200).
-	outcome := map[string]func([]byte) string{PathReport: reportOutcome, PathReport2: report2Outcome, PathReportInfo: infoOutcome}
-	for i := range rs {
-		rs[i].Outcome = outcome[rs[i].Path]
-	}
-	return rs
 }
 
 // --- Backend ---

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
@@ -51,60 +52,56 @@ func (e *RefusedError) Error() string { return fmt.Sprintf("reports: report refu
 // Is makes errors.Is(err, ErrRefused) true.
 func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
 
-// messageTable is the one table from causes to what a player (or a tool
-// reading the reply) is told, checked in order with errors.Is.
-var messageTable = []struct {
-	err     error
-	message string
-}{
-	{ErrDisabled, "Reporting is disabled on this server."},
-	{ErrBadCookie, "Your session has expired. Please log in again."},
-	{ErrNotReporter, "Your session does not match this account."},
-	{ErrUnknownPlayer, "No player has that name."},
-	{ErrUnknownReason, reportsapi.RefusalUnknownReason.Message()},
-	{ErrTextTooLong, reportsapi.RefusalTextTooLong.Message()},
-	{ErrAddressLimit, "Too many reports were sent from your address. Please try again later."},
-	{ErrBadRequest, "The report could not be read."},
-	{ErrBadDecision, msgNotChecked},
-	{ErrUnavailable, msgNotChecked},
-}
-
-// Messages of failures of the server's own making (reportOutcome counts
-// them as errors).
+// Messages of failures of the server's own making (counted as errors).
 const (
 	msgNotChecked  = "The report could not be checked. Please try again later."
 	msgStorageFull = "The server cannot save reports right now; nothing was sent. Please try again later."
 	msgNotSent     = "The report could not be sent. Please try again later."
+	msgBadCookie   = "Your session has expired. Please log in again."
 )
 
-// msgOutcomeUnknown answers a report that may have been filed.
+// msgOutcomeUnknown answers a report that may have been filed: its commit
+// outlasted the wait, and a player told "not sent" would file it again.
 const msgOutcomeUnknown = "The server could not confirm your report; it may have been filed. Please do not send it again."
 
-// Message is what a player reads about err.
-func Message(err error) string {
-	var ref *RefusedError
-	if errors.As(err, &ref) {
-		return ref.Refusal.Message()
+// replies is the area's one table from causes to what a player (or a tool
+// reading the reply's message) is told (host/area): a report of unknown
+// outcome first, then the plugin's refusals, the area's own errors (in
+// order, with errors.Is) and the causes every area shares, in this area's
+// words; anything else was not sent. A reply counts in the metrics by its
+// message: the server's own failures as errors, the others as refusals.
+var replies = func() *area.Replies {
+	fault := func(msg string) area.Answer { return area.Answer{Error: msg, Outcome: server.OutcomeError} }
+	t := area.CauseTable{Key: "message", OutcomeUnknown: fault(msgOutcomeUnknown), Internal: fault(msgNotSent)}
+	for r := reportsapi.RefusalUnknownReason; r.Valid(); r++ {
+		t.Rows = append(t.Rows, area.Row{Match: refusedWith(r), Answer: area.Answer{Error: r.Message()}})
 	}
-	cause := area.CauseOf(err)
-	if cause == area.CauseOutcomeUnknown {
-		// Its commit outlasted the wait: the report may be filed, and a
-		// player told "not sent" would file it again.
-		return msgOutcomeUnknown
+	t.Rows = append(t.Rows,
+		area.Row{Err: ErrRefused, Answer: area.Answer{Error: reportsapi.RefusalRule.Message()}}, // a refusal the table lacks
+		area.Row{Err: ErrDisabled, Answer: area.Answer{Error: "Reporting is disabled on this server."}},
+		area.Row{Err: ErrBadCookie, Answer: area.Answer{Error: msgBadCookie}},
+		area.Row{Err: ErrNotReporter, Answer: area.Answer{Error: "Your session does not match this account."}},
+		area.Row{Err: ErrUnknownPlayer, Answer: area.Answer{Error: "No player has that name."}},
+		area.Row{Err: ErrUnknownReason, Answer: area.Answer{Error: reportsapi.RefusalUnknownReason.Message()}},
+		area.Row{Err: ErrTextTooLong, Answer: area.Answer{Error: reportsapi.RefusalTextTooLong.Message()}},
+		area.Row{Err: ErrAddressLimit, Answer: area.Answer{Error: "Too many reports were sent from your address. Please try again later."}},
+		area.Row{Err: ErrBadRequest, Answer: area.Answer{Error: "The report could not be read."}},
+		area.Row{Err: ErrBadDecision, Answer: fault(msgNotChecked)},
+		area.Row{Err: ErrUnavailable, Answer: fault(msgNotChecked)},
+		area.Row{Cause: area.CauseBadCookie, Answer: area.Answer{Error: msgBadCookie}},
+		area.Row{Cause: area.CauseBadRequest, Answer: area.Answer{Error: "The report could not be read."}},
+		area.Row{Cause: area.CausePluginDown, Answer: fault(msgNotChecked)},
+		area.Row{Cause: area.CauseStorageFull, Answer: fault(msgStorageFull)})
+	return area.NewReplies(areaName, nil, t)
+}()
+
+// refusedWith matches the plugin's refusals for reason r.
+func refusedWith(r reportsapi.Refusal) func(error) bool {
+	return func(err error) bool {
+		var ref *RefusedError
+		return errors.As(err, &ref) && ref.Refusal == r
 	}
-	for _, row := range messageTable {
-		if errors.Is(err, row.err) {
-			return row.message
-		}
-	}
-	// The causes every area shares (area.CauseOf), in this area's words.
-	switch cause {
-	case area.CauseBadCookie:
-		return "Your session has expired. Please log in again."
-	case area.CausePluginDown:
-		return msgNotChecked
-	case area.CauseStorageFull:
-		return msgStorageFull
-	}
-	return msgNotSent
 }
+
+// Message is what a player reads about err.
+func Message(err error) string { return replies.Answer(err).Error }

@@ -2,12 +2,12 @@ package reports
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
 
+	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
@@ -58,8 +58,8 @@ type Handlers struct {
 	backend   Backend
 	cfg       Config
 	now       func() time.Time
-	log       *slog.Logger
-	byAddress *limit.Keyed // a zero rate: no per-address budget
+	replies   *area.Replies // the area's table of causes (errors.go), with its logger
+	byAddress *limit.Keyed  // a zero rate: no per-address budget
 }
 
 // NewHandlers builds the handlers. now may be nil (time.Now); log may be
@@ -68,11 +68,8 @@ func NewHandlers(b Backend, cfg Config, now func() time.Time, log *slog.Logger) 
 	if now == nil {
 		now = time.Now
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	cfg.Limits = cfg.Limits.WithDefaults()
-	return &Handlers{backend: b, cfg: cfg, now: now, log: log.With("area", areaName),
+	return &Handlers{backend: b, cfg: cfg, now: now, replies: replies.WithLog(log),
 		byAddress: limit.NewAdjustable(cfg.PerAddress, cfg.AddressKeys, now)}
 }
 
@@ -84,12 +81,12 @@ func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
 	}
 	req, err := ParseReport2(r, h.cfg.Limits.MaxTextRunes)
 	if err != nil {
-		h.refused(PathReport2, err)
+		h.failed(PathReport2, err)
 		return Report2Reply{"false"}
 	}
 	outs, err := h.submit(ctx, req.AccountID, req.Cookie, r.RemoteIP, SourceReport2, req.Items)
 	if err != nil {
-		h.refused(PathReport2, err)
+		h.failed(PathReport2, err)
 		return Report2Reply{"false"}
 	}
 	n := 0
@@ -97,7 +94,7 @@ func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
 		if o.Accepted() {
 			n++
 		} else {
-			h.refused(PathReport2, o.Err)
+			h.failed(PathReport2, o.Err)
 		}
 	}
 	if n == 0 {
@@ -106,27 +103,40 @@ func (h *Handlers) Report2(ctx context.Context, r *wire.Request) Report2Reply {
 	return Report2Reply{"true", strconv.Itoa(n)}
 }
 
-// Report serves /master/report/report: one report.
+// Report serves /master/report/report: one report (the route's logic is
+// report; a failure is answered as reportFailed says).
 func (h *Handlers) Report(ctx context.Context, r *wire.Request) ReportReply {
-	if h.cfg.Disabled {
-		return ReportReply{Success: true, ReportSuccess: ReportDisabled, Message: Message(ErrDisabled)}
+	rep, err := h.report(ctx, r)
+	if err != nil {
+		return reportFailed(h.failed(PathReport, err))
 	}
-	fail := func(err error) ReportReply {
-		h.refused(PathReport, err)
-		return ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: Message(err)}
+	return rep
+}
+
+// report files one report. Reporting switched off is no failure: the
+// client shows its "disabled" text for it.
+func (h *Handlers) report(ctx context.Context, r *wire.Request) (ReportReply, error) {
+	if h.cfg.Disabled {
+		return ReportReply{Success: true, ReportSuccess: ReportDisabled, Message: Message(ErrDisabled)}, nil
 	}
 	req, err := ParseMasterReport(r, h.cfg.Limits.MaxTextRunes)
 	if err != nil {
-		return fail(err)
+		return ReportReply{}, err
 	}
 	outs, err := h.submit(ctx, req.ReporterID, req.Cookie, r.RemoteIP, SourceMaster, []Item{req.Item})
 	if err != nil {
-		return fail(err)
+		return ReportReply{}, err
 	}
 	if !outs[0].Accepted() {
-		return fail(outs[0].Err)
+		return ReportReply{}, outs[0].Err
 	}
-	return ReportReply{Success: true, ReportSuccess: ReportAccepted, ReportEnabled: true}
+	return ReportReply{Success: true, ReportSuccess: ReportAccepted, ReportEnabled: true}, nil
+}
+
+// reportFailed is a failed report's reply: success "false",
+// report_success 2 and the answer's message.
+func reportFailed(a area.Answer) ReportReply {
+	return ReportReply{ReportSuccess: ReportFailed, ReportEnabled: true, Message: a.Error}
 }
 
 // submit authenticates the reporter, resolves each item's reportee and
@@ -180,30 +190,36 @@ func (h *Handlers) submit(ctx context.Context, claimed storage.AccountID, cookie
 }
 
 // ReportInfo serves /master/report/reportinforequest: the account's
-// reporting status. It answers for the session's own account only.
+// reporting status. It answers for the session's own account only (the
+// route's logic is reportInfo; a failure is InfoReply{}, success false).
 func (h *Handlers) ReportInfo(ctx context.Context, r *wire.Request) InfoReply {
-	fail := func(err error) InfoReply {
-		h.refused(PathReportInfo, err)
+	rep, err := h.reportInfo(ctx, r)
+	if err != nil {
+		h.failed(PathReportInfo, err)
 		return InfoReply{}
 	}
+	return rep
+}
+
+func (h *Handlers) reportInfo(ctx context.Context, r *wire.Request) (InfoReply, error) {
 	req, err := ParseInfoRequest(r)
 	if err != nil {
-		return fail(err)
+		return InfoReply{}, err
 	}
 	acct, err := h.backend.Authenticate(ctx, req.Cookie)
 	if err != nil {
-		return fail(err)
+		return InfoReply{}, err
 	}
 	if acct.ID != req.AccountID {
-		return fail(fmt.Errorf("%w: session of %d, form names %d", ErrNotReporter, acct.ID, req.AccountID))
+		return InfoReply{}, fmt.Errorf("%w: session of %d, form names %d", ErrNotReporter, acct.ID, req.AccountID)
 	}
 	m, err := h.backend.ReportingStatus(ctx, acct.ID)
 	if err != nil {
-		return fail(err)
+		return InfoReply{}, err
 	}
 	v := m.View(h.now())
 	return InfoReply{Success: true, ForcePopup: v.ForcePopup, Status: int(v.Standing), Reason: v.Reason,
-		GuiltyLevel: v.GuiltyLevel, EndDate: v.EndDate}
+		GuiltyLevel: v.GuiltyLevel, EndDate: v.EndDate}, nil
 }
 
 // PlayerList serves /rap/player_list.php. Its request fields are unknown
@@ -213,18 +229,12 @@ func (h *Handlers) PlayerList(context.Context, *wire.Request) PlayerList { retur
 // MatchList serves /rap/match_list2.php: no match data, so no match.
 func (h *Handlers) MatchList(context.Context, *wire.Request) MatchList { return MatchList{} }
 
-// refused logs why a request or report was not accepted: at error level
-// when the server is at fault, at debug level otherwise. Texts and
-// SysInfo are never logged.
-func (h *Handlers) refused(path string, err error) {
-	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBadDecision) {
-		h.log.Error("report failed", "path", path, "err", err)
-		return
-	}
-	var ref *RefusedError
-	if errors.As(err, &ref) {
-		h.log.Debug("report refused", "path", path, "refusal", ref.Refusal.String())
-		return
-	}
-	h.log.Debug("report refused", "path", path, "err", err)
+// failed logs why a request or report was not accepted, as every failure
+// of the area's routes is (area.Replies.Log: at error level when the
+// server is at fault, at debug level otherwise), and returns its answer.
+// Texts and SysInfo are never logged: a refusal's error names its reason.
+func (h *Handlers) failed(path string, err error) area.Answer {
+	a := h.replies.Answer(err)
+	h.replies.Log(path, a, err)
+	return a
 }
