@@ -28,7 +28,7 @@ func renderEndpoints(eps []server.Endpoint) string {
 	b.WriteString("picks its function by the field `f`. PHP replies are PHP-serialized arrays sent as `text/plain; charset=UTF-8`\n")
 	b.WriteString("(the original sent `text/html`; the client reads either), every reply with `X-Content-Type-Options: nosniff`.\n")
 	b.WriteString("Unknown paths and functions answer HTTP 404 with a PHP array `error` => sentence.\n\n")
-	b.WriteString("The endpoints of the feature areas (Plinko, hero guides, player reports, the examples) are not here: each area\n")
+	b.WriteString("The endpoints of the feature areas (host/area) are not here: each area\n")
 	b.WriteString("carries its own generated reference, `endpoints.md` beside its host package (with its load-test operations),\n")
 	b.WriteString("checked by the area's own test; [areas.md](areas.md) links them. So importing an area edits no file here.\n\n")
 	writeEndpoints(&b, eps, "##")
