@@ -28,7 +28,6 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
-	"github.com/honmaster/masterserver/host/login"
 	hostmetrics "github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi"
@@ -68,9 +67,7 @@ func init() {
 }
 
 type handler struct {
-	sys      *actors.System
-	login    *login.Service
-	plugin   sdk.Caller
+	area.Env
 	settings Settings
 	flips    *prometheus.CounterVec // by outcome: won, lost
 }
@@ -84,7 +81,7 @@ func start(e area.Env) (*area.Live, error) {
 	}
 	flips.WithLabelValues("won")
 	flips.WithLabelValues("lost")
-	h := &handler{sys: e.Sys, login: e.Login, plugin: e.Plugin, settings: s, flips: flips}
+	h := &handler{Env: e, settings: s, flips: flips}
 	rs := replies.WithLog(e.Log)
 	const failure = " Failure: `success` false and `error`, a sentence."
 	return &area.Live{Routes: []server.Route{
@@ -132,72 +129,60 @@ type flipReply struct {
 }
 
 func (h *handler) flip(ctx context.Context, req flipRequest) (flipReply, error) {
-	sess, err := h.login.Authenticate(req.Cookie)
+	sess, err := h.Login.Authenticate(req.Cookie)
 	if err != nil {
 		return flipReply{}, err
 	}
-	c := &flipChange{ctx: ctx, plugin: h.plugin, stake: req.Stake, max: h.settings.MaxStake}
-	out, err := actors.Apply(ctx, h.sys, sess.AccountID, c.apply)
-	if err != nil {
-		return flipReply{}, err
+	rep, err := actors.Apply(ctx, h.Sys, sess.AccountID, flipChange(ctx, h.Plugin, req.Stake, h.settings.MaxStake))
+	if err == nil {
+		h.flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[rep.Won]).Inc()
 	}
-	h.flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[out.Won]).Inc()
-	return flipReply{Success: true, Won: out.Won, Stake: req.Stake, Streak: out.Streak, UserTickets: out.balance}, nil
+	return rep, err
 }
 
 // flipChange is one flip inside the account's actor: the host refuses a
 // stake out of bounds or above the balance, the plugin decides on the
 // facts and its state, and the host moves the stake and stores the new
 // state in one commit, or refuses the decision and stores nothing.
-type flipChange struct {
-	ctx    context.Context
-	plugin sdk.Caller
-	stake  int32
-	max    int32
-}
-
-type flipResult struct {
-	coinflipapi.FlipDecision
-	balance int64
-}
-
-func (c *flipChange) apply(tx *actors.Tx) (*flipResult, error) {
-	a := tx.View()
-	switch {
-	case c.stake < 1 || c.stake > c.max:
-		return nil, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_stake is %d", errStake, c.stake, c.max)
-	case a.Tickets < int64(c.stake):
-		return nil, errNotEnoughTickets
+func flipChange(ctx context.Context, plugin sdk.Caller, stake, max int32) actors.ChangeFunc[flipReply] {
+	return func(tx *actors.Tx) (flipReply, error) {
+		a := tx.View()
+		switch {
+		case stake < 1 || stake > max:
+			return flipReply{}, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_stake is %d", errStake, stake, max)
+		case a.Tickets < int64(stake):
+			return flipReply{}, errNotEnoughTickets
+		}
+		state, err := tx.PluginState(name)
+		if err != nil {
+			return flipReply{}, err
+		}
+		out, err := coinflipapi.Flip.Decide(ctx, plugin, sdk.Call[coinflipapi.FlipFacts]{
+			Facts: coinflipapi.FlipFacts{AccountID: uint32(tx.ID()), Stake: stake}, State: state})
+		if err != nil {
+			return flipReply{}, err
+		}
+		// The state's schema is the contract's: a plugin keeping another
+		// shape, or a streak its decision does not report, is refused.
+		next, err := coinflipapi.DecodeState(out.State)
+		if err != nil {
+			return flipReply{}, err
+		}
+		if next.Streak != out.Decision.Streak {
+			return flipReply{}, fmt.Errorf("%w: a streak of %d decided, %d kept", sdk.ErrInvalidDecision, out.Decision.Streak, next.Streak)
+		}
+		if err := ctx.Err(); err != nil { // the asker has gone: a commit now would hide a write behind an error reply
+			return flipReply{}, fmt.Errorf("%w: %w", sdk.ErrUnavailable, err)
+		}
+		acct := tx.Account()
+		if out.Decision.Won {
+			acct.Tickets += int64(stake)
+		} else {
+			acct.Tickets -= int64(stake)
+		}
+		if !bytes.Equal(out.State, state) {
+			tx.SetPluginState(name, out.State)
+		}
+		return flipReply{Success: true, Won: out.Decision.Won, Stake: stake, Streak: out.Decision.Streak, UserTickets: acct.Tickets}, nil
 	}
-	state, err := tx.PluginState(name)
-	if err != nil {
-		return nil, err
-	}
-	out, err := coinflipapi.Flip.Decide(c.ctx, c.plugin, sdk.Call[coinflipapi.FlipFacts]{
-		Facts: coinflipapi.FlipFacts{AccountID: uint32(tx.ID()), Stake: c.stake}, State: state})
-	if err != nil {
-		return nil, err
-	}
-	// The state's schema is the contract's: a plugin keeping another
-	// shape, or a streak its decision does not report, is refused.
-	next, err := coinflipapi.DecodeState(out.State)
-	if err != nil {
-		return nil, err
-	}
-	if next.Streak != out.Decision.Streak {
-		return nil, fmt.Errorf("%w: a streak of %d decided, %d kept", sdk.ErrInvalidDecision, out.Decision.Streak, next.Streak)
-	}
-	if err := c.ctx.Err(); err != nil { // the asker has gone: a commit now would hide a write behind an error reply
-		return nil, fmt.Errorf("%w: %w", sdk.ErrUnavailable, err)
-	}
-	acct := tx.Account()
-	if out.Decision.Won {
-		acct.Tickets += int64(c.stake)
-	} else {
-		acct.Tickets -= int64(c.stake)
-	}
-	if !bytes.Equal(out.State, state) {
-		tx.SetPluginState(name, out.State)
-	}
-	return &flipResult{FlipDecision: out.Decision, balance: acct.Tickets}, nil
 }

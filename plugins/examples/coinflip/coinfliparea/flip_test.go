@@ -45,8 +45,7 @@ func TestMisbehavingPluginWritesNothing(t *testing.T) {
 			mock := sdk.Mock(coinflipapi.Flip, func(context.Context, sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
 				return tc.res, tc.err
 			})
-			c := &flipChange{ctx: context.Background(), plugin: mock, stake: 10, max: 100}
-			_, err := actors.Apply(context.Background(), sys, acct.ID, c.apply)
+			_, err := actors.Apply(context.Background(), sys, acct.ID, flipChange(context.Background(), mock, 10, 100))
 			if err == nil || area.CauseOf(err) != tc.cause {
 				t.Fatalf("flip = %v (cause %v), want cause %v", err, area.CauseOf(err), tc.cause)
 			}
@@ -64,11 +63,10 @@ func TestMisbehavingPluginWritesNothing(t *testing.T) {
 	good := sdk.Mock(coinflipapi.Flip, func(context.Context, sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
 		return sdk.Result[coinflipapi.FlipDecision]{Decision: won, State: coinflipapi.EncodeState(coinflipapi.State{}.Next(true))}, nil
 	})
-	c := &flipChange{ctx: context.Background(), plugin: good, stake: 10, max: 100}
-	if out, err := actors.Apply(context.Background(), sys, acct.ID, c.apply); err != nil || out.balance != 110 {
+	if out, err := actors.Apply(context.Background(), sys, acct.ID, flipChange(context.Background(), good, 10, 100)); err != nil || out.UserTickets != 110 {
 		t.Fatalf("good flip = %+v, %v", out, err)
 	}
-	if _, err := actors.Apply(context.Background(), sys, acct.ID, (&flipChange{ctx: context.Background(), plugin: good, stake: 111, max: 1000}).apply); !errors.Is(err, errNotEnoughTickets) {
+	if _, err := actors.Apply(context.Background(), sys, acct.ID, flipChange(context.Background(), good, 111, 1000)); !errors.Is(err, errNotEnoughTickets) {
 		t.Errorf("a stake above the balance = %v", err)
 	}
 }

@@ -47,14 +47,14 @@ type giftReply struct {
 }
 
 func (h *handler) gift(ctx context.Context, req giftRequest) (giftReply, error) {
-	sess, err := h.login.Authenticate(req.Cookie)
+	sess, err := h.Login.Authenticate(req.Cookie)
 	if err != nil {
 		return giftReply{}, err
 	}
 	if req.Tickets < 1 || req.Tickets > h.settings.MaxGift {
 		return giftReply{}, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_gift is %d", errGiftSize, req.Tickets, h.settings.MaxGift)
 	}
-	to, err := h.sys.DB().LoginID(req.To)
+	to, err := h.Sys.DB().LoginID(req.To)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		return giftReply{}, errNoReceiver
@@ -66,7 +66,7 @@ func (h *handler) gift(ctx context.Context, req giftRequest) (giftReply, error) 
 	// Start is called outside any actor: it drives the shares one actor
 	// at a time, so crossing gifts cannot deadlock. Its error is the
 	// sender's share's (nothing was written), or an unknown outcome.
-	_, err = Gift.Start(ctx, h.sys, GiftPayload(int64(req.Tickets)), sess.AccountID, to)
+	_, err = Gift.Start(ctx, h.Sys, GiftPayload(int64(req.Tickets)), sess.AccountID, to)
 	if errors.Is(err, actors.ErrNoAccount) { // the receiver was deleted since the look-up
 		return giftReply{}, fmt.Errorf("%w: %w", errNoReceiver, err)
 	} else if err != nil {
