@@ -9,7 +9,10 @@
 //     with the plugin the host binary bundles, how the area starts (Start:
 //     its routes, and what else it serves while the server runs, Live: web
 //     console pages and dashboard figures, operator API routes, a reload
-//     hook, a cluster catch-up), its operator commands and demo data, and,
+//     hook, a cluster catch-up, sections of the console's account page and
+//     what it holds against an account), its operator commands, its
+//     verbs of "honmaster player", its work when an account is deleted,
+//     its demo data, and,
 //     when the area has settings of its own, config.RegisterSection (or,
 //     for the built-in areas' top-level tables, config.RegisterTable).
 //
@@ -19,8 +22,10 @@
 // Everything that lists areas (plugin start-up, "honmaster plugin <area>",
 // "honmaster plugins", /healthz, the mounting of routes, the endpoint
 // reference, the console's navigation, the operator commands, the live
-// settings of a reload, [plugins.<area>] and the areas' tables) derives
-// from this registry and the contract's.
+// settings of a reload, [plugins.<area>] and the areas' tables, the
+// account deletion's hooks, the console's account page, the operator
+// API's area routes) derives from this registry and the contract's: the
+// host's packages name no area (host/cli's noarea_test.go).
 package area
 
 import (
@@ -37,31 +42,47 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Module is one area as the host serves it.
 type Module struct {
-	// Area is the area's contract (sdk.RegisterArea), which names it.
+	// Area is the area's contract (sdk.RegisterArea), which names it; an
+	// area the host serves alone (Bundled nil) has no contract and is
+	// named by its package (sdk.Area("cloud")).
 	Area sdk.Area
 	// Bundled is the plugin the host binary carries for the area: the
 	// supervisor runs it by re-executing the binary as
 	// "honmaster plugin <area>", unless [plugins.<area>] path names
-	// another binary.
+	// another binary. nil: the host serves the area alone, without a
+	// plugin (no supervisor, no [plugins.<area>], not in "honmaster
+	// plugins"; Env.Plugin is nil).
 	Bundled func() *sdk.Plugin
 	// Start builds the area for a server about to serve: its routes and
 	// what else it serves while the server runs (Live).
 	Start func(Env) (*Live, error)
 	// Commands are the area's operator commands (none: nil).
 	Commands []Command
+	// PlayerCommands are the area's verbs of "honmaster player": the game
+	// client's part of the area, run where the operator typed them,
+	// against a running server's game listener (none: nil).
+	PlayerCommands []PlayerCommand
+	// OnDelete is the area's work when an account is deleted, in the
+	// deleting account's transaction (actors.DeleteHook; nil: none). The
+	// host registers it on every actor system it opens, a server's and an
+	// offline command's alike.
+	OnDelete actors.DeleteHook
 	// Demo stores the area's demo data for "serve --demo" (nil: none). It
 	// runs at every start with --demo, before the plugins start, and
 	// stores only what is missing.
@@ -95,6 +116,18 @@ type Live struct {
 	// Value is what the area's commands run with while the server serves
 	// (CommandEnv.Live): its in-memory state, such as counts.
 	Value any
+	// AccountPanels are the area's sections of the console's account
+	// page, rendered by the console (its sign-in, CSRF check and
+	// html/template escaping) after the host's own.
+	AccountPanels []consolepage.AccountPanel
+	// Suspended reports whether the area holds account a suspended at
+	// now (nil: it never does): the console shows the account so,
+	// refuses its operator's sign-in and ends its console sessions.
+	Suspended func(db *storage.DB, a *storage.Account, now time.Time) (bool, error)
+	// SessionFields are the fields of the session record the area's login
+	// hook (login.Service.SetSessionHook) would set for account a at now
+	// (nil: none), for the console's preview of the next login's record.
+	SessionFields func(db *storage.DB, a *storage.Account, now time.Time) (login.RecordFields, error)
 }
 
 // APIHandler answers an operator API request: its value is sent as JSON;
@@ -116,6 +149,33 @@ type Command struct {
 	// bound to one of its fields. The request travels to the server as
 	// JSON: its fields are exported.
 	Flags func(fs *flag.FlagSet) CommandRequest
+}
+
+// PlayerCommand is "honmaster player <Verb> [--server URL] --login L
+// --password P [flags]": the game client's part of an area, to try a
+// server without the game. The host parses the flags (its own --server,
+// --login and --password, and those Flags declares), answers --help,
+// reports mistakes with exit status 2, and logs in as the game client
+// does before Run.
+type PlayerCommand struct {
+	Verb  string // "report"
+	Usage string // the verb's own flags, for the help text: "--reportee NICKNAME [--reason R]"
+	// Help is the verb's paragraph of "honmaster player --help", each
+	// line ending in a newline ("report logs in and files a report ...").
+	Help string
+	// Flags returns a new request with its flags declared on fs.
+	Flags func(fs *flag.FlagSet) PlayerRequest
+}
+
+// PlayerRequest is one run of a PlayerCommand.
+type PlayerRequest interface {
+	// Validate checks the flags' values; its error is the operator's
+	// mistake (exit status 2), worded for them.
+	Validate() error
+	// Run does the verb for the player signed in as s on the game
+	// listener c serves, and writes its outcome to out. Word its
+	// failures for the operator (OperatorError).
+	Run(ctx context.Context, c *client.Client, s *client.Session, out io.Writer) error
 }
 
 // CommandRequest is one run of a Command.
@@ -178,10 +238,12 @@ func Register(m Module) {
 	registry.Lock()
 	defer registry.Unlock()
 	switch {
-	case !m.Area.Known():
+	case m.Bundled != nil && !m.Area.Known():
 		panic(fmt.Sprintf("area: %q is not a registered contract (sdk.RegisterArea)", m.Area))
-	case m.Bundled == nil || m.Start == nil:
-		panic(fmt.Sprintf("area: %s needs Bundled and Start", m.Area))
+	case m.Bundled == nil && (m.Area.Known() || !validName(string(m.Area))):
+		panic(fmt.Sprintf("area: %q: an area with a contract needs Bundled, one without a name of a-z", m.Area))
+	case m.Start == nil:
+		panic(fmt.Sprintf("area: %s needs Start", m.Area))
 	}
 	for _, c := range m.Commands {
 		if c.Flags == nil || strings.TrimSpace(c.Name) == "" {
@@ -191,6 +253,18 @@ func Register(m Module) {
 			for _, oc := range o.Commands {
 				if oc.Name == c.Name {
 					panic(fmt.Sprintf("area: %s: command %q is %s's already", m.Area, c.Name, o.Area))
+				}
+			}
+		}
+	}
+	for _, c := range m.PlayerCommands {
+		if c.Flags == nil || c.Verb == "" || strings.ContainsAny(c.Verb, " \t") || c.Verb == "login" {
+			panic(fmt.Sprintf("area: %s: player command %q must have a one-word verb other than login, and Flags", m.Area, c.Verb))
+		}
+		for _, o := range registry.mods {
+			for _, oc := range o.PlayerCommands {
+				if oc.Verb == c.Verb {
+					panic(fmt.Sprintf("area: %s: player command %q is %s's already", m.Area, c.Verb, o.Area))
 				}
 			}
 		}
@@ -209,6 +283,41 @@ func Modules() []Module {
 	registry.Lock()
 	defer registry.Unlock()
 	return slices.Clone(registry.mods)
+}
+
+// PluginModules returns the registered areas served by a plugin (those
+// with Bundled), sorted by name.
+func PluginModules() []Module {
+	var out []Module
+	for _, m := range Modules() {
+		if m.Bundled != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// PluginNames returns the names of the areas served by a plugin, sorted.
+func PluginNames() []string {
+	var out []string
+	for _, m := range PluginModules() {
+		out = append(out, string(m.Area))
+	}
+	return out
+}
+
+// validName reports whether s is a name of lower-case letters (a-z), as
+// an area without a contract must have.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Lookup returns the registered area a.

@@ -15,6 +15,25 @@ var testArea = sdk.RegisterArea("areatest")
 
 func noRoutes(Env) (*Live, error) { return &Live{}, nil }
 
+// TestHostOnlyArea: an area without a plugin registers by a plain name,
+// is listed among the areas but not among those with a plugin.
+func TestHostOnlyArea(t *testing.T) {
+	Register(Module{Area: sdk.Area("hostonlytest"), Start: noRoutes})
+	if _, ok := Lookup("hostonlytest"); !ok {
+		t.Fatal("not registered")
+	}
+	for _, m := range PluginModules() {
+		if m.Area == "hostonlytest" {
+			t.Error("listed among the areas with a plugin")
+		}
+	}
+	for _, n := range PluginNames() {
+		if n == "hostonlytest" {
+			t.Error("named among the areas with a plugin")
+		}
+	}
+}
+
 func TestRegisterAndLookup(t *testing.T) {
 	Register(Module{Area: testArea, Bundled: func() *sdk.Plugin { return &sdk.Plugin{} }, Start: noRoutes})
 	if m, ok := Lookup(testArea); !ok || m.Area != testArea {
@@ -28,10 +47,11 @@ func TestRegisterAndLookup(t *testing.T) {
 		t.Errorf("Names() = %v lacks %s", Names(), testArea)
 	}
 	for name, m := range map[string]Module{
-		"twice":       {Area: testArea, Bundled: func() *sdk.Plugin { return nil }, Start: noRoutes},
-		"no contract": {Area: sdk.Area("nocontract"), Bundled: func() *sdk.Plugin { return nil }, Start: noRoutes},
-		"no routes":   {Area: testArea},
-		"no bundled":  {Area: testArea, Start: noRoutes},
+		"twice":                          {Area: testArea, Bundled: func() *sdk.Plugin { return nil }, Start: noRoutes},
+		"no contract":                    {Area: sdk.Area("nocontract"), Bundled: func() *sdk.Plugin { return nil }, Start: noRoutes},
+		"no routes":                      {Area: testArea},
+		"no bundled":                     {Area: testArea, Start: noRoutes},
+		"host-only without a plain name": {Area: sdk.Area("Host only"), Start: noRoutes},
 	} {
 		func() {
 			defer func() {

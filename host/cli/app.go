@@ -28,7 +28,6 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
-	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
@@ -124,7 +123,11 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	sys := actors.New(db, actors.Options{IdleTimeout: cfg.Actors.IdleTimeout.Duration, AskTimeout: cfg.Actors.AskTimeout.Duration,
 		SessionCacheSize: sessions, ReleaseMemoryAfter: release, Logger: log, Placement: placement(node), EffectRetry: effectRetry})
 	app.Sys = sys
-	sys.OnDelete(reports.DeleteHook) // a deleted reporter's open reports leave the kept counts, offline too
+	for _, m := range hostarea.Modules() { // the areas' work on a deleted account, offline too
+		if m.OnDelete != nil {
+			sys.OnDelete(m.OnDelete)
+		}
+	}
 	verifiers := cfg.Actors.VerifierCacheSize
 	if verifiers == 0 || node != nil {
 		// The setting's 0 means no cache. A cluster node keeps none either:

@@ -113,7 +113,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  restore --from BACKUP --data DIR [--replace] (a backup into a stopped server's data directory)")
 	fmt.Fprintln(w, "  storage copy --from DIR|URL --to DIR|URL [--overwrite] (move a stopped server's database between Pebble and PostgreSQL)")
 	fmt.Fprintln(w, "  cluster certs --out DIR --nodes NAME=ADDRESS,... (the CA and node certificates of the cluster port)")
-	fmt.Fprintln(w, "  player login|report [--server URL] --login L --password P ... (the game client's part, to try a server)")
+	fmt.Fprintf(w, "  player %s [--server URL] --login L --password P ... (the game client's part, to try a server)\n", playerWords())
 	fmt.Fprintln(w, "\nOperator commands (every one takes [--data DIR] [--config FILE]):")
 	for _, o := range allOps() {
 		fmt.Fprintf(w, "  %s %s\n", o.name, o.usage)
@@ -252,12 +252,12 @@ func runOp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // ...): an offline run of it writes no line of the audit trail.
 func readOnly(req Request) bool {
 	switch r := req.(type) {
-	case *ShowAccountRequest, *ByAddressRequest, *CloudShowRequest, *PluginsRequest, *BackupRequest:
+	case *ShowAccountRequest, *ByAddressRequest, *PluginsRequest, *BackupRequest:
 		return true
 	case *RoleRequest:
 		return r.Operator == nil
 	case *areaRequest:
-		// Areas name their reading commands so ("guides list", "reports show").
+		// Areas name their reading commands so ("<area> list", "<area> show").
 		return strings.HasSuffix(r.name, " list") || strings.HasSuffix(r.name, " show")
 	}
 	return false

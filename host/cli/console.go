@@ -28,15 +28,8 @@ func mountConsole(op *operator.Server, app *App) error {
 	}
 	for _, m := range hostarea.Modules() {
 		if live := app.lives[m.Area]; live != nil {
-			for _, p := range live.Pages {
-				if err := c.AddPage(p); err != nil {
-					return fmt.Errorf("area %s: %w", m.Area, err)
-				}
-			}
-			for _, card := range live.Cards {
-				if err := c.AddCard(card); err != nil {
-					return fmt.Errorf("area %s: %w", m.Area, err)
-				}
+			if err := c.AddArea(live); err != nil {
+				return fmt.Errorf("area %s: %w", m.Area, err)
 			}
 		}
 	}

@@ -41,7 +41,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&tokenFile, "token-file", "", "file holding the operator token (default: DATA/"+operator.TokenFile+")")
 	fs.StringVar(&dataDir, "data", "", "data directory of a local server, only to find its "+operator.TokenFile+" (default ./data, or "+DemoDataDir+" when only it has one: serve --demo's)")
 	fs.IntVar(&o.Accounts, "accounts", 64, "test accounts, registered fresh (logins "+loadtest.LoginPrefix+"<run tag>...)")
-	fs.StringVar(&mix, "mix", "", "operations and weights, e.g. login=1,drop=3,cloud=1 (operations: "+strings.Join(loadtest.OperationNames(), ", ")+")")
+	fs.StringVar(&mix, "mix", "", "operations and weights (default "+loadtest.DefaultMix()+"; operations: "+strings.Join(loadtest.OperationNames(), ", ")+")")
 	fs.StringVar(&scenario, "scenario", "", "one operation alone (same as --mix NAME=1)")
 	fs.IntVar(&o.Requests, "requests", 20000, "stop after this many operations (no limit when --duration is given without it)")
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "stop after this long")
@@ -74,7 +74,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case scenario != "":
 		mix = scenario + "=1"
 	case mix == "":
-		mix = "login=1,drop=3,cloud=1"
+		mix = loadtest.DefaultMix()
 	}
 	m, err := loadtest.ParseMix(mix)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
-	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/failure/detail"
@@ -79,8 +78,6 @@ var ops = []op{
 		parse: parseBackup, empty: func() Request { return new(BackupRequest) }},
 	{name: "plugins",
 		parse: parsePlugins, empty: func() Request { return new(PluginsRequest) }},
-	{name: "cloud show", usage: "--login L [--bucket B]",
-		parse: parseCloudShow, empty: func() Request { return new(CloudShowRequest) }},
 }
 
 func findOp(words []string) (*op, []string) {
@@ -309,7 +306,7 @@ func parseGrant(args []string) (Request, error) {
 	fs.StringVar(&r.Login, "login", "", "login of the account")
 	fs.Int64Var(&r.Gold, "gold", 0, "gold coins to add (negative to remove)")
 	fs.Int64Var(&r.Silver, "silver", 0, "silver coins to add")
-	fs.Int64Var(&r.Tickets, "tickets", 0, "plinko tickets to add")
+	fs.Int64Var(&r.Tickets, "tickets", 0, "tickets to add")
 	fs.Var(&ups, "upgrade", "upgrade `ID` to grant, e.g. aa.Hero_Pyromancer.Alt2 (repeatable)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
@@ -651,46 +648,6 @@ func needFile(cmd, file string) error {
 		return usageError("%s: %s must be an absolute path", cmd, file)
 	}
 	return nil
-}
-
-// CloudShowRequest shows an account's cloud settings in Bucket.
-type CloudShowRequest struct {
-	Login  string `json:"login"`
-	Bucket string `json:"bucket"`
-}
-
-func (*CloudShowRequest) Op() string { return "cloud show" }
-
-func (r *CloudShowRequest) Validate() error {
-	if err := needLogin(r.Login); err != nil {
-		return err
-	}
-	if r.Bucket == "" {
-		return usageError("--bucket must not be empty")
-	}
-	return nil
-}
-
-func (r *CloudShowRequest) Run(ctx context.Context, app *App, out io.Writer) error {
-	err := cloud.Show(ctx, app.DB, r.Login, r.Bucket, out)
-	switch {
-	case errors.Is(err, cloud.ErrUnknownLogin) || isUnknownAccount(err):
-		return unknownLogin(r.Login, err)
-	case errors.Is(err, cloud.ErrNothingStored):
-		return &opError{cause: err, msg: fmt.Sprintf("account %q has no settings stored in bucket %q", r.Login, r.Bucket)}
-	}
-	return err
-}
-
-func parseCloudShow(args []string) (Request, error) {
-	fs := newFlags("cloud show", nil)
-	var r CloudShowRequest
-	fs.StringVar(&r.Login, "login", "", "login of the account")
-	fs.StringVar(&r.Bucket, "bucket", "hon-game-configs", "settings bucket")
-	if err := parse(fs, args); err != nil {
-		return nil, err
-	}
-	return checked(&r)
 }
 
 // isUnknownAccount reports whether err says the account does not exist.

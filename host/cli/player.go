@@ -10,56 +10,94 @@ import (
 	"strings"
 	"time"
 
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/host/reports"
-	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
-// "player login" and "player report": a game client's calls from the
-// command line, to try a server (or follow docs/walkthrough.md)
-// without the game. They talk HTTP to the game listener like the client:
-// SRP login (pre_auth, srpAuth) and /master/report/report.
+// "player login" and the areas' verbs (hostarea.PlayerCommand): a game
+// client's calls from the command line, to try a server (or follow
+// docs/walkthrough.md) without the game. They talk HTTP to the game
+// listener like the client: SRP login (pre_auth, srpAuth), then the
+// area's request.
 
-const playerUsage = `usage: %[1]s player login  [--server URL] --login L --password P
-       %[1]s player report [--server URL] --login L --password P --reportee NICKNAME [--reason R] [--text T]
-
-Plays the game client's part against a running server (default http://127.0.0.1:8080):
-login prints what the session record says (account, nickname, susp_id, standing);
-report logs in and files a report, as the in-game report dialog does: --reportee is
-the reported player's nickname (as the game shows it), not their login.
-Reasons: %[2]s.
-`
-
-func reasonNames() string {
-	var names []string
-	for _, r := range reportsapi.Reasons() {
-		names = append(names, r.String())
+// playerVerbs are the areas' verbs of "player", in the areas' order.
+func playerVerbs() []hostarea.PlayerCommand {
+	var out []hostarea.PlayerCommand
+	for _, m := range hostarea.Modules() {
+		out = append(out, m.PlayerCommands...)
 	}
-	return strings.Join(names, ", ")
+	return out
 }
 
-// runPlayer runs "player login|report".
+// playerWords is "login|report ...": the verbs for the usage lines.
+func playerWords() string {
+	words := []string{"login"}
+	for _, v := range playerVerbs() {
+		words = append(words, v.Verb)
+	}
+	return strings.Join(words, "|")
+}
+
+// playerUsage writes "player --help": a usage line per verb, the login's
+// paragraph and each area verb's.
+func playerUsage(w io.Writer) {
+	verbs := playerVerbs()
+	width := len("login")
+	for _, v := range verbs {
+		width = max(width, len(v.Verb))
+	}
+	const common = "[--server URL] --login L --password P"
+	fmt.Fprintf(w, "usage: %s player %-*s %s\n", Name, width, "login", common)
+	for _, v := range verbs {
+		fmt.Fprintf(w, "       %s player %-*s %s %s\n", Name, width, v.Verb, common, v.Usage)
+	}
+	fmt.Fprintln(w, "\nPlays the game client's part against a running server (default http://127.0.0.1:8080):")
+	fmt.Fprint(w, "login prints what the session record says (account, nickname, susp_id, standing)")
+	if len(verbs) == 0 {
+		fmt.Fprintln(w, ".")
+		return
+	}
+	fmt.Fprintln(w, ";")
+	for _, v := range verbs {
+		fmt.Fprint(w, v.Help)
+	}
+}
+
+// runPlayer runs "player login" or an area's verb.
 func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || wantsHelp(args) {
-		fmt.Fprintf(stdout, playerUsage, Name, reasonNames())
+		playerUsage(stdout)
 		if len(args) == 0 {
-			return usageError("player login|report")
+			return usageError("player %s", playerWords())
 		}
 		return flag.ErrHelp
 	}
 	verb := args[0]
-	if verb != "login" && verb != "report" {
-		return usageError("player %s: want login or report", verb)
+	var area *hostarea.PlayerCommand
+	verbs := playerVerbs()
+	for i := range verbs {
+		if verbs[i].Verb == verb {
+			area = &verbs[i]
+		}
+	}
+	if verb != "login" && area == nil {
+		names := []string{"login"}
+		for _, v := range verbs {
+			names = append(names, v.Verb)
+		}
+		want := names[0]
+		if n := len(names); n > 1 {
+			want = strings.Join(names[:n-1], ", ") + " or " + names[n-1]
+		}
+		return usageError("player %s: want %s", verb, want)
 	}
 	fs := newFlags("player "+verb, stdout)
 	server := fs.String("server", "http://127.0.0.1:8080", "the game listener's URL")
 	loginName := fs.String("login", "", "login")
 	password := fs.String("password", "", "password")
-	var reportee, reason, text *string
-	if verb == "report" {
-		reportee = fs.String("reportee", "", "nickname of the reported player (as the game shows it, not the login)")
-		reason = fs.String("reason", "chat_abuse", "reason: "+reasonNames())
-		text = fs.String("text", "", "description")
+	var req hostarea.PlayerRequest
+	if area != nil {
+		req = area.Flags(fs)
 	}
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -71,14 +109,9 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageError("--server %q: want http://HOST:PORT", *server)
 	}
-	var why reportsapi.Reason
-	if verb == "report" {
-		if *reportee == "" {
-			return usageError("--reportee is required")
-		}
-		var ok bool
-		if why, ok = reportsapi.ParseReason(*reason); !ok {
-			return usageError("--reason %q is not one of %s", *reason, reasonNames())
+	if req != nil {
+		if err := req.Validate(); err != nil {
+			return usageError("%w", err) // the area words its mistakes for the operator
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -93,24 +126,11 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	case err != nil:
 		return &opError{cause: err, msg: fmt.Sprintf("no answer from %s: %s", *server, stripInternal(err.Error()))}
 	}
-	if verb == "login" {
+	if req == nil {
 		field := func(k string) string { v, _ := s.Record.String(k); return v }
 		fmt.Fprintf(stdout, "logged in as %s (account %s, nickname %q); susp_id %s, standing %s\n",
 			s.Login, s.AccountID, field("nickname"), field("susp_id"), field("standing"))
 		return nil
 	}
-	r, err := c.PostForm(ctx, reports.PathReport, reports.MasterReportForm(s.AccountID, s.Cookie, *reportee, why, *text))
-	if err != nil {
-		return &opError{cause: err, msg: fmt.Sprintf("no answer from %s", *server)}
-	}
-	a, err := r.PHP()
-	if err != nil {
-		return &opError{cause: err, msg: "the server's reply could not be read"}
-	}
-	if n, _ := a.Int("report_success"); n != 1 {
-		msg, _ := a.String("message")
-		return &opError{cause: errors.New("report refused"), msg: fmt.Sprintf("report refused (report_success %d): %s", n, msg)}
-	}
-	fmt.Fprintf(stdout, "report filed against %s\n", *reportee)
-	return nil
+	return req.Run(ctx, c, s, stdout)
 }

@@ -158,7 +158,7 @@ func (p *Plugins) Stop() {
 // [plugins.AREA] path. It returns when all answer their first health call.
 func (a *App) startPlugins(ctx context.Context) error {
 	a.Plugins.sups = map[sdk.Area]*pluginSlot{}
-	for _, m := range hostarea.Modules() {
+	for _, m := range hostarea.PluginModules() {
 		s, err := a.startPlugin(ctx, m.Area, a.Cfg.Plugins[string(m.Area)])
 		if err != nil {
 			a.Plugins.Stop()
@@ -204,7 +204,7 @@ var errAreaNotServed = errors.New("plugin area not served")
 // checkPluginFlags refuses a plugin path (from --plugin or the file) for an
 // area this build does not serve: it would be silently ignored.
 func checkPluginFlags(cfg *config.Config) error {
-	served := hostarea.Names()
+	served := hostarea.PluginNames()
 	var bad []string
 	for name, pc := range cfg.Plugins {
 		if pc.Path != "" && !slices.Contains(served, name) {
@@ -236,7 +236,7 @@ func parsePlugins(args []string) (Request, error) {
 
 func (*PluginsRequest) Run(_ context.Context, app *App, out io.Writer) error {
 	fmt.Fprintf(out, "%-8s %-9s %-8s %-11s %-8s %-20s %-20s %s\n", "AREA", "PROTOCOL", "PID", "STATE", "RESTARTS", "PLUGIN", "SOURCE", "LAST ERROR")
-	for _, m := range hostarea.Modules() {
+	for _, m := range hostarea.PluginModules() {
 		area := m.Area
 		if s := app.Plugins.sups[area]; s != nil {
 			st := s.Status()

@@ -19,7 +19,6 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	hostarea "github.com/honmaster/masterserver/host/area"
-	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/operator"
@@ -312,7 +311,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	// tests read it, and one in the log with the operator listener and
 	// where each plugin comes from.
 	var plugins []string
-	for _, m := range hostarea.Modules() {
+	for _, m := range hostarea.PluginModules() {
 		src := "bundled"
 		if p := cfg.Plugins[string(m.Area)].Path; p != "" {
 			src = p
@@ -383,20 +382,14 @@ func buildServer(app *App, caller func(sdk.Area) sdk.Caller) (*server.Server, er
 	cfg, log := app.Cfg, app.Log
 	srv := server.New(server.Deps{Config: cfg, Logger: log, Login: app.Login, Accounts: app.Accounts})
 	instrument(app, srv)
-	cloudArea, err := cloud.New(cloud.Deps{Sys: app.Sys, Login: app.Login, Config: cfg.Cloud, Log: log,
-		Quota: cloud.Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)},
-		PerAddress: cloud.AddressBudget{Bytes: int64(cfg.Limits.CloudBytesAddress.Size),
-			Every: cfg.Limits.CloudBytesAddress.Every.Duration, Keys: cfg.Limits.TrackedKeys}})
-	if err != nil {
-		return nil, err
-	}
-	if err := srv.Mount(cloudArea.Routes()...); err != nil {
-		return nil, err
-	}
 	lives := map[sdk.Area]*hostarea.Live{}
 	for _, m := range hostarea.Modules() {
-		live, err := m.Start(hostarea.Env{Sys: app.Sys, Login: app.Login, Config: cfg, Log: log,
-			Plugin: app.Metrics.Caller(m.Area, caller(m.Area)), Metrics: app.Metrics.Registry, Cluster: app.Cluster != nil})
+		env := hostarea.Env{Sys: app.Sys, Login: app.Login, Config: cfg, Log: log,
+			Metrics: app.Metrics.Registry, Cluster: app.Cluster != nil}
+		if m.Bundled != nil {
+			env.Plugin = app.Metrics.Caller(m.Area, caller(m.Area))
+		}
+		live, err := m.Start(env)
 		if err != nil {
 			return nil, fmt.Errorf("area %s: %w", m.Area, err)
 		}

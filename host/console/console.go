@@ -1,15 +1,11 @@
 // Package console is the operator's web console, served on the operator
 // listener under /console/: server-rendered pages (html/template, assets
 // embedded, no JavaScript needed) for signing in, the dashboard, accounts,
-// Plinko, cloud settings, the reports' moderation queue and hero guides.
+// and the pages the areas add.
 //
 // Every write goes through the function its operator command uses
-// (accounts.GrantTo, plinko.ImportCatalog, reports.Resolve, guides.Import,
-// guides.Moderate, ...), so the console and the commands cannot disagree.
-// Suspensions are one notion: the account page's suspend is
-// reports.Suspend, a timed suspension in the account's moderation state
-// like a report's, and unsuspend is reports.Lift, which ends it (and a
-// susp_id set directly on the account by an older console).
+// (accounts.GrantTo, the areas' own functions, ...), so the console and
+// the commands cannot disagree.
 //
 // Sign-in is for accounts an operator command gave the operator role
 // (`honmaster account role --login L --operator`). The password is checked against
@@ -18,15 +14,20 @@
 // one is stored by the console. Console sessions live in memory (a restart
 // signs everyone out) and are checked against their account on every
 // request (standing.go): deleting the account, taking its operator role
-// away, suspending it or changing its password ends them. Their cookie is
+// away, suspending it (directly, or in an area's state: hostarea.Live.Suspended)
+// or changing its password ends them. Their cookie is
 // HttpOnly, SameSite=Strict and Secure when Deps.SecureCookies is set;
 // every POST carries the session's CSRF token. Failed sign-ins are limited
 // per client address and per login with host/limit's token buckets.
 //
-// The areas add their pages (their hostarea.Live.Pages, package
-// consolepage) with Console.AddPage: they appear in the navigation, behind
-// the same sign-in and CSRF check, and render with consolepage.Render in
-// the console's layout.
+// The areas plug in with Console.AddArea (their hostarea.Live): their
+// pages (package consolepage) appear in the navigation, behind the same
+// sign-in and CSRF check, and render with consolepage.Render in the
+// console's layout; their dashboard cards; their sections of the account
+// page (consolepage.AccountPanel), which the console renders with its
+// escaping and serves the forms of behind its sign-in and CSRF check; and
+// what they hold against an account (a suspension, the fields of its
+// next session record).
 package console
 
 import (
@@ -54,6 +55,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/logflood"
@@ -128,9 +130,11 @@ type Console struct {
 	mu       sync.Mutex
 	sessions map[[32]byte]*session // by SHA-256 of the cookie
 	extra    []consolepage.Page
-	cards    []consolepage.Card // the areas' dashboard figures (AddCard)
-	signIns  *signInLimits      // signin_limit.go
-	secure   atomic.Bool        // Deps.SecureCookies, changed by SetSecureCookies
+	panels   []consolepage.AccountPanel // the areas' sections of the account page (AddArea)
+	accounts []accountHooks             // what the areas hold against an account (AddArea)
+	cards    []consolepage.Card         // the areas' dashboard figures (AddCard)
+	signIns  *signInLimits              // signin_limit.go
+	secure   atomic.Bool                // Deps.SecureCookies, changed by SetSecureCookies
 	rates    rateSampler
 	mux      *http.ServeMux
 }
@@ -246,6 +250,60 @@ func (c *Console) AddPage(p consolepage.Page) error {
 	return nil
 }
 
+// accountHooks are what an area holds against an account
+// (hostarea.Live.Suspended and SessionFields); either may be nil.
+type accountHooks struct {
+	suspended func(db *storage.DB, a *storage.Account, now time.Time) (bool, error)
+	fields    func(db *storage.DB, a *storage.Account, now time.Time) (login.RecordFields, error)
+}
+
+// AddArea adds what an area serves in the console (before Mount): its
+// pages (AddPage), its dashboard cards (AddCard), its sections of the
+// account page with their forms' routes, and what it holds against an
+// account. After an error the console must not be served.
+func (c *Console) AddArea(l *hostarea.Live) error {
+	for _, p := range l.Pages {
+		if err := c.AddPage(p); err != nil {
+			return err
+		}
+	}
+	for _, card := range l.Cards {
+		if err := c.AddCard(card); err != nil {
+			return err
+		}
+	}
+	for _, p := range l.AccountPanels {
+		if err := c.addAccountPanel(p); err != nil {
+			return err
+		}
+	}
+	if l.Suspended != nil || l.SessionFields != nil {
+		c.accounts = append(c.accounts, accountHooks{suspended: l.Suspended, fields: l.SessionFields})
+	}
+	return nil
+}
+
+// addAccountPanel adds an area's section of the account page and its
+// routes, under Prefix, behind the sign-in and CSRF check.
+func (c *Console) addAccountPanel(p consolepage.AccountPanel) error {
+	if p.Template == nil || p.Data == nil {
+		return errors.New("account page section: it needs a Template and Data")
+	}
+	for pattern, h := range p.Routes {
+		_, path, _ := strings.Cut(pattern, " ")
+		if !strings.HasPrefix(path, Prefix) || h == nil {
+			return fmt.Errorf("account page section: route %q must be under %s and have a handler", pattern, Prefix)
+		}
+	}
+	for pattern, h := range p.Routes {
+		if err := register(c.mux, pattern, c.auth(h)); err != nil {
+			return fmt.Errorf("account page section: %w", err)
+		}
+	}
+	c.panels = append(c.panels, p)
+	return nil
+}
+
 // AddCard adds an area's figure to the dashboard (before Mount). A card
 // whose id the dashboard or another card has is refused.
 func (c *Console) AddCard(card consolepage.Card) error {
@@ -300,10 +358,8 @@ func (c *Console) routes() {
 	m.Handle("GET /console/accounts", c.auth(http.HandlerFunc(c.accountsPage)))
 	m.Handle("GET /console/account", c.auth(http.HandlerFunc(c.accountPage)))
 	m.Handle("POST /console/account/grant", c.auth(http.HandlerFunc(c.grant)))
-	m.Handle("POST /console/account/suspend", c.auth(http.HandlerFunc(c.suspend)))
 	m.Handle("POST /console/account/password", c.auth(http.HandlerFunc(c.resetPassword)))
 	m.Handle("POST /console/account/subaccount", c.auth(http.HandlerFunc(c.createSub)))
-	m.Handle("GET /console/cloud", c.auth(http.HandlerFunc(c.cloudPage)))
 }
 
 // newToken returns 32 random bytes as hex.
@@ -472,6 +528,7 @@ func (p pageRenderer) Render(w http.ResponseWriter, r *http.Request, title strin
 }
 func (p pageRenderer) CSRF() string     { return p.s.csrf }
 func (p pageRenderer) Operator() string { return p.s.login }
+func (p pageRenderer) Now() time.Time   { return p.c.d.Now() }
 
 // Operator returns the login of the signed-in operator of a page request.
 func Operator(r *http.Request) string {

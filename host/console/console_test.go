@@ -23,6 +23,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/area"
+	_ "github.com/honmaster/masterserver/host/cloud" // an area without a plugin: its page and the account page's row
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	_ "github.com/honmaster/masterserver/host/guides" // an area with console pages
@@ -95,20 +96,16 @@ func newEnv(t *testing.T, d console.Deps) *env {
 	// does: started on the console's actors with its bundled plugin in
 	// process.
 	for _, m := range area.Modules() {
-		live, err := m.Start(area.Env{Sys: sys, Login: d.Login, Config: config.Default(), Log: slog.New(slog.DiscardHandler),
-			Plugin: m.Bundled(), Metrics: d.Metrics.Registry})
+		env := area.Env{Sys: sys, Login: d.Login, Config: config.Default(), Log: slog.New(slog.DiscardHandler), Metrics: d.Metrics.Registry}
+		if m.Bundled != nil {
+			env.Plugin = m.Bundled()
+		}
+		live, err := m.Start(env)
 		if err != nil {
 			t.Fatalf("area %s: %v", m.Area, err)
 		}
-		for _, p := range live.Pages {
-			if err := c.AddPage(p); err != nil {
-				t.Fatalf("area %s: %v", m.Area, err)
-			}
-		}
-		for _, card := range live.Cards {
-			if err := c.AddCard(card); err != nil {
-				t.Fatalf("area %s: %v", m.Area, err)
-			}
+		if err := c.AddArea(live); err != nil {
+			t.Fatalf("area %s: %v", m.Area, err)
 		}
 	}
 	mux := http.NewServeMux()

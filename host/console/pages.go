@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"net/http"
 	"net/url"
@@ -19,11 +20,9 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
-	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
-	"github.com/honmaster/masterserver/host/reports"
-	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -38,10 +37,6 @@ func operatorError(err error) string {
 	switch {
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
 		return "no such account"
-	case errors.Is(err, reports.ErrUsage):
-		// reports.Suspend's checks, worded for a form (no flag names).
-		msg, _ := detail.Of(err, reports.ErrUsage)
-		return msg
 	case errors.Is(err, accounts.ErrBadGrant):
 		msg, _ := detail.Of(err, accounts.ErrBadGrant)
 		return "grant refused: " + msg
@@ -292,16 +287,14 @@ func (c *Console) accountsPage(w http.ResponseWriter, r *http.Request) {
 	}{q, rows, len(rows) == searchLimit}, "")
 }
 
+// row is a's row: suspended directly (susp_id) or in an area's state
+// (an unreadable state shows as not suspended, as an unreadable role as
+// no operator).
 func (c *Console) row(a *storage.Account) accountRow {
-	m, _ := reports.ModerationOf(c.d.Sys.DB(), a.ID)
-	return c.rowOf(a, m)
-}
-
-// rowOf is a's row given its moderation state m, already read.
-func (c *Console) rowOf(a *storage.Account, m reports.Moderation) accountRow {
+	susp, _ := c.suspendedByArea(a, c.d.Now())
 	op, _ := IsOperator(c.d.Sys.DB(), a.ID)
 	return accountRow{ID: a.ID, Login: a.Login, Nickname: a.Nickname, Gold: a.Gold, Silver: a.Silver, Tickets: a.Tickets,
-		Suspended: a.SuspID != 0 || m.Suspended(c.d.Now()), Sub: a.SuperID != a.ID, Operator: op}
+		Suspended: a.SuspID != 0 || susp, Sub: a.SuperID != a.ID, Operator: op}
 }
 
 type field struct {
@@ -309,19 +302,15 @@ type field struct {
 }
 
 type accountData struct {
-	Row accountRow
-	// Standing is the moderation state (reports' and the console's timed
-	// suspensions); DirectSuspID a susp_id set directly on the account.
-	Standing     string
-	DirectSuspID int
-	Reasons      []reports.Option
-	MaxDays      int
-	Email        string
-	SuperID      storage.AccountID
-	Subs         []accountRow
-	Upgrades     []string
-	Record       []field
-	Buckets      []string
+	Row      accountRow
+	Email    string
+	SuperID  storage.AccountID
+	Subs     []accountRow
+	Upgrades []string
+	Record   []field
+	// Summary and Panels are the areas' rows of the summary table and
+	// sections (hostarea.Live.AccountPanels), rendered.
+	Summary, Panels []template.HTML
 }
 
 func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
@@ -339,15 +328,12 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 		back(w, r, "/console/accounts", "", err)
 		return
 	}
-	m, err := reports.ModerationOf(db, id)
-	if err != nil {
+	now := c.d.Now()
+	if _, err := c.suspendedByArea(a, now); err != nil { // the page's status must not guess
 		back(w, r, "/console/accounts", "", err)
 		return
 	}
-	d := accountData{Row: c.rowOf(a, m), Email: a.Email, SuperID: a.SuperID, DirectSuspID: a.SuspID, Reasons: reports.ReasonOptions(),
-		MaxDays: reports.MaxResolveDays}
-	now := c.d.Now()
-	d.Standing = reports.StandingText(m, now)
+	d := accountData{Row: c.row(a), Email: a.Email, SuperID: a.SuperID}
 	for _, u := range a.Upgrades {
 		d.Upgrades = append(d.Upgrades, u.ID)
 	}
@@ -364,19 +350,47 @@ func (c *Console) accountPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.d.Login != nil {
 		if rec, err := c.d.Login.Preview(ctx, id); err == nil {
-			if f := m.LoginFields(a.Standing, now); f.SuspID != "" {
-				rec.SuspID = f.SuspID
+			for _, h := range c.accounts {
+				if h.fields == nil {
+					continue
+				}
+				if f, err := h.fields(db, a, now); err == nil && f.SuspID != "" {
+					rec.SuspID = f.SuspID
+				}
 			}
 			d.Record = recordFields(rec)
 		}
 	}
-	if sizes, err := cloud.Sizes(db, id); err == nil {
-		for b := range sizes {
-			d.Buckets = append(d.Buckets, b)
-		}
-		sort.Strings(d.Buckets)
-	}
+	d.Summary, d.Panels = c.accountPanels(r, a)
 	c.render(w, r, "account", "Account "+a.Login, d, "")
+}
+
+// accountPanels renders the areas' rows of the summary table and
+// sections of account a's page, with the signed-in operator's form token.
+// A panel that fails is logged and left out: the rest of the page still
+// serves.
+func (c *Console) accountPanels(r *http.Request, a *storage.Account) (summary, sections []template.HTML) {
+	csrf := ""
+	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
+		csrf = s.csrf
+	}
+	for _, p := range c.panels {
+		data, err := p.Data(r, a)
+		var b bytes.Buffer
+		if err == nil {
+			err = p.Template.Execute(&b, consolepage.AccountView{CSRF: csrf, Login: a.Login, Data: data})
+		}
+		if err != nil {
+			c.d.Log.Error("console account page section", "template", p.Template.Name(), "err", err)
+			continue
+		}
+		if p.Summary {
+			summary = append(summary, template.HTML(b.String()))
+		} else {
+			sections = append(sections, template.HTML(b.String()))
+		}
+	}
+	return summary, sections
 }
 
 // recordFields encodes the record as the client receives it (PHP
@@ -479,45 +493,6 @@ func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
 	back(w, r, c.accountURL(loginName), fmt.Sprintf("granted; balances now gold %d, silver %d, tickets %d", a.Gold, a.Silver, a.Tickets), nil)
 }
 
-// suspend suspends an account (suspend=1: days, reason, note) with
-// reports.Suspend, a timed suspension in the account's moderation state
-// (the state report resolutions write), or lifts every suspension it has
-// (suspend=0) with reports.Lift.
-func (c *Console) suspend(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
-	defer cancel()
-	loginName := r.PostFormValue("login")
-	to := c.accountURL(loginName)
-	id, err := c.d.Sys.DB().LoginID(loginName)
-	if err != nil {
-		back(w, r, to, "", err)
-		return
-	}
-	now := c.d.Now()
-	if r.PostFormValue("suspend") != "1" {
-		l, err := reports.Lift(ctx, c.d.Sys, id, now)
-		msg := "account was not suspended"
-		if l.Moderation || l.Direct {
-			msg = "suspension lifted"
-		}
-		back(w, r, to, msg, err)
-		return
-	}
-	days, err := strconv.Atoi(strings.TrimSpace(r.PostFormValue("days")))
-	if err != nil {
-		back(w, r, to, "", fmt.Errorf("days must be a whole number, 1..%d", reports.MaxResolveDays))
-		return
-	}
-	reason, _ := reportsapi.ParseReason(r.PostFormValue("reason"))
-	m, err := reports.Suspend(ctx, c.d.Sys, reports.SuspendArgs{Account: id, Reason: reason, Days: days, Note: r.PostFormValue("note")},
-		Operator(r), now)
-	if err != nil {
-		back(w, r, to, "", err)
-		return
-	}
-	back(w, r, to, "account suspended until "+m.Until.UTC().Format(reports.TimeLayout), nil)
-}
-
 // setVerifier replaces the account's SRP credentials.
 type setVerifier struct{ v storage.SRPVerifier }
 
@@ -580,23 +555,4 @@ func (c *Console) createSub(w http.ResponseWriter, r *http.Request) {
 		notice = fmt.Sprintf("sub-account %s created (id %d)", a.Login, a.ID)
 	}
 	back(w, r, c.accountURL(parent), notice, err)
-}
-
-// Cloud.
-
-func (c *Console) cloudPage(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
-	defer cancel()
-	loginName, bucket := r.URL.Query().Get("login"), r.URL.Query().Get("bucket")
-	if bucket == "" {
-		bucket = "hon-game-configs"
-	}
-	var out bytes.Buffer
-	if loginName != "" {
-		if err := cloud.Show(ctx, c.d.Sys.DB(), loginName, bucket, &out); err != nil {
-			r.URL.RawQuery += "&error=" + urlQuery(operatorError(err))
-			out.Reset()
-		}
-	}
-	c.render(w, r, "cloud", "Cloud settings", struct{ Login, Bucket, Text string }{loginName, bucket, out.String()}, "")
 }

@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"time"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/host/reports"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -16,7 +16,7 @@ import (
 // the operator role, not be suspended, and have the credentials it signed
 // in with. So whatever path changed the account (an operator command on
 // the admin socket, the operator API, another operator's console, a
-// report's resolution, another node writing the same store) ends the
+// suspension in an area's state, another node writing the same store) ends the
 // session at its next request, without each path having to remember a
 // hook. The check reads the account's published snapshot and two point
 // records; it costs far less than the page it guards.
@@ -85,14 +85,28 @@ func (c *Console) barred(a *storage.Account) (string, error) {
 	if a.SuspID != 0 {
 		return endSuspended, nil
 	}
-	m, err := reports.ModerationOf(db, a.ID)
+	suspended, err := c.suspendedByArea(a, c.d.Now())
 	if err != nil {
 		return "", err
 	}
-	if m.Suspended(c.d.Now()) {
+	if suspended {
 		return endSuspended, nil
 	}
 	return "", nil
+}
+
+// suspendedByArea reports whether an area holds account a suspended at
+// now (hostarea.Live.Suspended).
+func (c *Console) suspendedByArea(a *storage.Account, now time.Time) (bool, error) {
+	for _, h := range c.accounts {
+		if h.suspended == nil {
+			continue
+		}
+		if s, err := h.suspended(c.d.Sys.DB(), a, now); err != nil || s {
+			return s, err
+		}
+	}
+	return false, nil
 }
 
 // renewCredential records that session s changed its own account's

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/honmaster/masterserver/host/loadtest"
-	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -302,13 +301,13 @@ func (r *loadRun) noteVoted(gid uint32) {
 }
 
 // loadCounts is a guide's full counts as the consistency check compares
-// them (signed, for differences), from the operator API's GuideCounts.
+// them (signed, for differences), from the operator API's guides route (APIGuide).
 type loadCounts struct{ Up, Down int64 }
 
 // loadGuideCounts reads every guide's counts through the operator API.
 func loadGuideCounts(ctx context.Context, e *loadtest.Env) (map[uint32]loadCounts, error) {
-	var list []operator.GuideCounts
-	if err := e.OperatorGet(ctx, operator.PathGuides, nil, &list); err != nil {
+	var list []APIGuide
+	if err := e.OperatorGet(ctx, PathOperatorAPI, nil, &list); err != nil {
 		return nil, err
 	}
 	out := make(map[uint32]loadCounts, len(list))

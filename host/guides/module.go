@@ -21,7 +21,6 @@ import (
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
-	"github.com/honmaster/masterserver/host/operator"
 	bundled "github.com/honmaster/masterserver/plugins/guides"
 	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
 )
@@ -79,7 +78,7 @@ func start(e area.Env) (*area.Live, error) {
 				"POST /console/guides/import":   http.HandlerFunc(p.importFile),
 				"POST /console/guides/moderate": http.HandlerFunc(p.moderate),
 			}}},
-		API: map[string]area.APIHandler{"GET " + operator.PathGuides: p.apiGuides}}
+		API: map[string]area.APIHandler{"GET " + PathOperatorAPI: p.apiGuides}}
 	if e.Cluster {
 		// Votes cast on other nodes reach this node's counts here.
 		live.Sync = func() error { _, err := ResyncTally(tally, e.Sys.DB()); return err }
@@ -442,11 +441,11 @@ func (p *page) apiGuides(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]operator.GuideCounts, 0, len(gs))
+	out := make([]APIGuide, 0, len(gs))
 	for i := range gs {
 		g := &gs[i]
 		c, d := p.tally.Counts(g), p.tally.Derived(g.Gid)
-		out = append(out, operator.GuideCounts{Gid: uint32(g.Gid), Hero: g.Hero, Name: g.Name, Hidden: g.Hidden,
+		out = append(out, APIGuide{Gid: uint32(g.Gid), Hero: g.Hero, Name: g.Name, Hidden: g.Hidden,
 			Up: c.Up, Down: c.Down, PlayersUp: d.Up, PlayersDown: d.Down})
 	}
 	return out, nil

@@ -36,6 +36,9 @@ type Operation struct {
 	// provisioning (through the operator API: set NeedsOperator too), and
 	// its balances are compared with the server's at the end.
 	Spends bool
+	// DefaultWeight is the operation's weight in the mix a run gets when
+	// none is given (DefaultMix); 0: not in it.
+	DefaultWeight int
 	// Fallback is the row the operation is counted in when it did another
 	// operation's work instead of its own (Env.Fallback); nil: none.
 	Fallback *Fallback
@@ -114,7 +117,7 @@ func RegisterArea(ar Area) {
 			fallbackRows[op.Fallback.Row] = op.Name
 		}
 		operations[op.Name] = operation{requests: op.Requests, reads: op.Reads, needsOperator: op.NeedsOperator != "", why: op.NeedsOperator,
-			spends: op.Spends, fallback: op.Fallback, do: op.Do}
+			spends: op.Spends, fallback: op.Fallback, defaultWeight: max(op.DefaultWeight, 0), do: op.Do}
 		OperationDoc[op.Name] = op.Doc
 		areaOf[op.Name] = ar.Name
 	}
@@ -184,7 +187,7 @@ func (e *Env) Accounts() []*Account { return e.accts }
 // HasOperator reports whether the run has the operator listener.
 func (e *Env) HasOperator() bool { return e.opc != nil }
 
-// OperatorGet reads path (e.g. operator.PathGuides) from the operator API
+// OperatorGet reads path (an area's route, area.Live.API) from the operator API
 // into v (JSON).
 func (e *Env) OperatorGet(ctx context.Context, path string, query url.Values, v any) error {
 	if e.opc == nil {

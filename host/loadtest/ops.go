@@ -134,17 +134,19 @@ type operation struct {
 	// (transport).
 	reads    bool
 	fallback *Fallback
-	do       func(ctx context.Context, e *Env, a *Account, rng *rand.Rand) error
+	// defaultWeight is the operation's weight in DefaultMix (0: none).
+	defaultWeight int
+	do            func(ctx context.Context, e *Env, a *Account, rng *rand.Rand) error
 }
 
 // operations is the table of the mix's operations: the load tester's own,
 // and those the areas register (RegisterArea).
 var operations = map[string]operation{
 	"noop":   {requests: 1, reads: true, do: opNoop},
-	"login":  {requests: 2, do: opLogin},
+	"login":  {requests: 2, do: opLogin, defaultWeight: 1},
 	"switch": {requests: 1, do: opSwitch, needsOperator: true, why: "creating sub-accounts"},
 	"patch":  {requests: 1, reads: true, do: opPatch},
-	"cloud":  {requests: 3, do: opCloud},
+	"cloud":  {requests: 3, do: opCloud, defaultWeight: 1},
 	"store":  {requests: 1, do: opStore},
 }
 
@@ -156,6 +158,18 @@ func OperationNames() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// DefaultMix is the mix of a run that names none: the login, and what
+// each area puts in it (Operation.DefaultWeight), in its flag form.
+func DefaultMix() string {
+	m := Mix{}
+	for n, op := range operations {
+		if op.defaultWeight > 0 {
+			m[n] = op.defaultWeight
+		}
+	}
+	return m.String()
 }
 
 // OperationDoc describes each operation (for --help and docs/loadtest.md).

@@ -8,7 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
@@ -25,7 +24,6 @@ const (
 // the request observer (by route) and the console.
 type activity struct {
 	registrations *prometheus.CounterVec
-	cloudStores   *prometheus.CounterVec
 	signIns       *prometheus.CounterVec
 }
 
@@ -44,21 +42,18 @@ func (m *Metrics) registerActivity() {
 	a := &m.act
 	a.registrations = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "registrations_total",
 		Help: "Registrations through the portal (/portal/register), by outcome."}, []string{"outcome"})
-	a.cloudStores = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "cloud_stores_total",
-		Help: "Cloud settings uploads (" + cloud.PathStore + "), by outcome."}, []string{"outcome"})
 	a.signIns = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "console_signins_total",
 		Help: "Web console sign-ins, by outcome (ok, refused, limited, error)."}, []string{"outcome"})
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
 		Help: "Always 1; the labels say which build runs (module version, VCS revision, Go version)."}, []string{"version", "revision", "goversion"})
 	version, revision, goVersion := buildInfo()
 	build.WithLabelValues(version, revision, goVersion).Set(1)
-	m.Registry.MustRegister(a.registrations, a.cloudStores, a.signIns, build)
+	m.Registry.MustRegister(a.registrations, a.signIns, build)
 
 	// Every series a dashboard or an alert may divide by exists from the
 	// start at 0, so that rate() and absent() work before the first event.
 	for _, o := range requestOutcomes {
 		a.registrations.WithLabelValues(o)
-		a.cloudStores.WithLabelValues(o)
 	}
 	for _, o := range []string{SignInOK, SignInRefused, SignInLimited, SignInError} {
 		a.signIns.WithLabelValues(o)
@@ -86,8 +81,6 @@ func (m *Metrics) observeActivity(r *server.RequestInfo, outcome string) {
 	switch r.Route {
 	case server.PathRegister:
 		m.act.registrations.WithLabelValues(outcome).Inc()
-	case cloud.PathStore:
-		m.act.cloudStores.WithLabelValues(outcome).Inc()
 	}
 }
 

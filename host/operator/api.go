@@ -11,10 +11,10 @@ const (
 	PathAccount = "/operator/v1/account"
 	// PathGrant: POST login [, gold, silver, tickets, upgrade...].
 	PathGrant = "/operator/v1/grant"
-	// PathGuides: GET [?hero=H], every stored guide (hidden ones included)
-	// with its full counts, []GuideCounts in gid order.
-	PathGuides = "/operator/v1/guides"
 )
+
+// The areas add their own routes under /operator/v1/ (area.Live.API),
+// with their paths and answers in their packages.
 
 // Account is an account as the API shows it (the answer to the account
 // and grant requests).
@@ -40,16 +40,4 @@ type DeletedAccount struct {
 	Login   string         `json:"login"`
 	Records int            `json:"records"`
 	Counts  map[string]int `json:"counts"` // records by key family or keyspace
-}
-
-// GuideCounts is one guide with its counts: imported plus players'.
-type GuideCounts struct {
-	Gid         uint32 `json:"gid"`
-	Hero        string `json:"hero"`
-	Name        string `json:"name"`
-	Hidden      bool   `json:"hidden"`
-	Up          uint32 `json:"up"`
-	Down        uint32 `json:"down"`
-	PlayersUp   uint32 `json:"players_up"`
-	PlayersDown uint32 `json:"players_down"`
 }

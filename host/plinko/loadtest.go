@@ -21,7 +21,7 @@ func init() {
 	loadtest.RegisterArea(loadtest.Area{Name: areaName, Provision: loadProvision, Operations: []loadtest.Operation{
 		{Name: "board", Requests: 1, Reads: true, Do: loadBoard,
 			Doc: "the Plinko board; balances must match the replies so far"},
-		{Name: "drop", Requests: 1, Do: loadDrop, NeedsOperator: "granting tickets and gold", Spends: true,
+		{Name: "drop", Requests: 1, Do: loadDrop, NeedsOperator: "granting tickets and gold", Spends: true, DefaultWeight: 3,
 			Doc: "one Plinko drop (every fourth in gold); user_tickets must equal the balance before - cost + what it paid (ticket_amount, or an exhausted chest's tickets)"},
 		{Name: "chest", Requests: 1, Reads: true, Do: loadChest,
 			Doc: "viewchest of a random chest"},

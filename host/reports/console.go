@@ -28,7 +28,7 @@ import (
 // reports list" and "honmaster reports resolve"; the form's fields are
 // checked by CheckResolveArgs, the command's own rules.
 
-//go:embed templates/reports.html templates/report.html
+//go:embed templates/reports.html templates/report.html templates/suspension.html
 var templates embed.FS
 
 var (
@@ -46,8 +46,11 @@ type pages struct {
 	now func() time.Time
 }
 
-func consolePages(e area.Env) []consolepage.Page {
-	p := &pages{sys: e.Sys, log: e.Log.With("area", areaName), now: time.Now}
+func newPages(e area.Env) *pages {
+	return &pages{sys: e.Sys, log: e.Log.With("area", areaName), now: time.Now}
+}
+
+func (p *pages) consolePages() []consolepage.Page {
 	return []consolepage.Page{{Path: "/console/reports", Title: "Reports", Handler: http.HandlerFunc(p.queue),
 		Routes: map[string]http.Handler{
 			"GET /console/report":          http.HandlerFunc(p.report),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/metrics"
@@ -23,15 +24,18 @@ import (
 // plugin, its routes and login hook (SysInfo kept at login; susp_id in the
 // session record), its metric (honmaster_reports_filed_total), its console
 // pages (the moderation queue /console/reports and a report's page with
-// its resolve form), and its operator commands ("honmaster reports
-// list|show|resolve": like every operator command they run inside the
-// running server, through its actors, when it runs: a resolution is
-// written by the reportee's actor). Its settings are the [reports] table
+// its resolve form, and the suspension section of the account page), its
+// operator commands ("honmaster reports list|show|resolve": like every
+// operator command they run inside the running server, through its
+// actors, when it runs: a resolution is written by the reportee's actor),
+// "honmaster player report" (player.go), and its deletion hook
+// (DeleteHook). Its settings are the [reports] table
 // (Settings) and limits.reports_per_address, which a reload puts in
 // force at once.
 func init() {
-	area.Register(area.Module{Area: reportsapi.Area, Bundled: bundled.Plugin, Start: start,
-		LiveSettings: []string{"limits.reports_per_address"},
+	area.Register(area.Module{Area: reportsapi.Area, Bundled: bundled.Plugin, Start: start, OnDelete: DeleteHook,
+		PlayerCommands: []area.PlayerCommand{playerReport},
+		LiveSettings:   []string{"limits.reports_per_address"},
 		Commands: []area.Command{
 			{Name: "reports list", Usage: "[--status open|dismissed|warned|suspended|any] [--reportee NAME]",
 				Flags: func(fs *flag.FlagSet) area.CommandRequest {
@@ -81,7 +85,9 @@ func start(e area.Env) (*area.Live, error) {
 			rs[i].Counted = func(outcome string) { filed.WithLabelValues(p, outcome).Inc() }
 		}
 	}
-	return &area.Live{Routes: rs, Pages: consolePages(e),
+	p := newPages(e)
+	return &area.Live{Routes: rs, Pages: p.consolePages(), AccountPanels: []consolepage.AccountPanel{p.accountPanel()},
+		Suspended: accountSuspended, SessionFields: sessionFields,
 		Reload: func(c *config.Config) { a.SetAddressRate(addressRate(c.Limits)) }}, nil
 }
 

@@ -1,9 +1,8 @@
 // Package consolepage is what an area needs to add pages to the web console
 // (host/console) from its own package: the page's declaration, and the
 // helpers its handlers call to render inside the console's layout. It
-// imports nothing of the host, so any area's package may import it
-// without an import cycle (the console imports the areas' host packages
-// for the accounts' moderation state).
+// imports nothing of the host but its internal message helper, so any
+// area's package may import it without an import cycle.
 //
 // A page's handlers run only for a signed-in operator, after the CSRF
 // check of a POST; the console puts what Render needs in the request's
@@ -16,8 +15,10 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/honmaster/masterserver/host/internal/opmsg"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // Page is a console page an area adds: a link in the navigation and its
@@ -29,6 +30,35 @@ type Page struct {
 	// Routes are the page's other patterns, as http.ServeMux reads them
 	// ("POST /console/guides/import"), each under /console/.
 	Routes map[string]http.Handler
+}
+
+// AccountPanel is a section an area adds to the console's account page
+// (/console/account?login=L), after the console's own sections. The
+// console executes Template (html/template: what Data returns is
+// escaped) with an AccountView, only for a signed-in operator; the
+// panel's forms post to its Routes, which the console serves behind its
+// sign-in and CSRF check.
+type AccountPanel struct {
+	// Summary: the panel is rows (<tr><th>Name</th><td>...</td></tr>) of
+	// the page's summary table, after the console's own rows, rather than
+	// a section of its own.
+	Summary bool
+	// Template is the panel's HTML. Its forms carry the hidden field
+	// <input type="hidden" name="csrf" value="{{.CSRF}}">.
+	Template *template.Template
+	// Data is what the template shows for account a (AccountView.Data);
+	// an error is logged and the panel left out of the page.
+	Data func(r *http.Request, a *storage.Account) (any, error)
+	// Routes are the panel's form targets, as Page.Routes
+	// ("POST /console/account/suspend"), each under /console/.
+	Routes map[string]http.Handler
+}
+
+// AccountView is what an AccountPanel's template gets.
+type AccountView struct {
+	CSRF  string // the signed-in operator's form token
+	Login string // the account's login
+	Data  any    // AccountPanel.Data's value
 }
 
 // Card is a figure an area adds to the console's dashboard.
@@ -93,6 +123,17 @@ func CSRFField(r *http.Request) template.HTML {
 		return ""
 	}
 	return template.HTML(`<input type="hidden" name="csrf" value="` + template.HTMLEscapeString(rd.CSRF()) + `">`)
+}
+
+// Now is the console's clock for a page request (time.Now outside a
+// console request, or when the console has none of its own): the time an
+// area's page and account panel act at, the one the console shows the
+// account's state at.
+func Now(r *http.Request) time.Time {
+	if c, ok := r.Context().Value(ctxKey{}).(interface{ Now() time.Time }); ok {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // Operator returns the login of the signed-in operator of a page request.
