@@ -27,7 +27,7 @@ var endpointsDoc = filepath.Join("..", "..", "docs", "endpoints.md")
 func TestEndpointsDoc(t *testing.T) {
 	eps := routeTable(t)
 	got := renderEndpoints(eps)
-	for _, want := range []string{"/patcher/patcher.php", "/portal/register", "srpAuth", "/master/storage/store", "/healthz"} {
+	for _, want := range []string{"/patcher/patcher.php", "/portal/register", "srpAuth", "/healthz"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("reference lacks %s", want)
 		}
