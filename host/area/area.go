@@ -25,7 +25,7 @@
 // settings of a reload, [plugins.<area>] and the areas' tables, the
 // account deletion's hooks, the console's account page, the operator
 // API's area routes) derives from this registry and the contract's: the
-// host's packages name no area (host/cli's noarea_test.go).
+// host's shared packages name no area (noarea_test.go).
 package area
 
 import (

@@ -2,6 +2,7 @@ package area
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"testing"
 
@@ -52,6 +53,10 @@ func TestRegisterAndLookup(t *testing.T) {
 		"no routes":                      {Area: testArea},
 		"no bundled":                     {Area: testArea, Start: noRoutes},
 		"host-only without a plain name": {Area: sdk.Area("Host only"), Start: noRoutes},
+		"player verb login": {Area: sdk.Area("playerlogin"), Start: noRoutes,
+			PlayerCommands: []PlayerCommand{{Verb: "login", Flags: func(*flag.FlagSet) PlayerRequest { return nil }}}},
+		"player verb of two words": {Area: sdk.Area("playerwords"), Start: noRoutes,
+			PlayerCommands: []PlayerCommand{{Verb: "file report", Flags: func(*flag.FlagSet) PlayerRequest { return nil }}}},
 	} {
 		func() {
 			defer func() {

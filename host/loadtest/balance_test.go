@@ -67,7 +67,7 @@ func TestUnknownOutcomeExplainedReanchors(t *testing.T) {
 	b := followed("lt2")
 	b.Unknown(Unknown{Tickets: []int64{0, 50}, Gold: -20}) // a gold drop that happened, paying 50
 	opc := balancesServer(t, map[string][2]int64{"lt1": {a.tickets, 100}, "lt2": {1050, 80}})
-	c := consistency(context.Background(), &Env{}, opc, []*Account{a, b})
+	c := consistency(context.Background(), opc, []*Account{a, b})
 	if !c.OK() || c.BalancesChecked != 2 || c.BalancesOK != 2 || c.Accounts != 2 || c.Reanchored != 3 {
 		t.Errorf("consistency: %s %q; want OK, 2 of 2 accounts checked, 3 re-anchorings", c.Summary(), c.Mismatches)
 	}
@@ -98,7 +98,7 @@ func TestUnexplainedBalanceFailsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	opc := balancesServer(t, map[string][2]int64{"lt1": {1000 - 66 - 66 + 7, 100}, "lt2": {935, 100}})
-	c := consistency(context.Background(), &Env{}, opc, []*Account{a, b})
+	c := consistency(context.Background(), opc, []*Account{a, b})
 	if c.OK() || c.BalancesChecked != 2 || c.BalancesOK != 0 || len(c.Mismatches) != 2 ||
 		!strings.Contains(c.Mismatches[0], "lt1: drop") || !strings.Contains(c.Mismatches[1], "lt2: server has 935") {
 		t.Errorf("consistency: %s %q; want both accounts checked and both mismatches", c.Summary(), c.Mismatches)
@@ -129,7 +129,7 @@ func TestUnknownOutcomesLeftOutAndTicketsOnly(t *testing.T) {
 	if err := b.CheckBalances("board", 934, 80); err != nil || len(b.pending) != 0 || b.gold != 80 {
 		t.Errorf("both stated: %v, pending %d, gold %d; want re-anchored at 934/80", err, len(b.pending), b.gold)
 	}
-	c := consistency(context.Background(), &Env{}, balancesServer(t, map[string][2]int64{"lt2": {934, 80}}), []*Account{a, b})
+	c := consistency(context.Background(), balancesServer(t, map[string][2]int64{"lt2": {934, 80}}), []*Account{a, b})
 	if !c.OK() || c.Accounts != 2 || c.BalancesChecked != 1 || c.Uncertain != 1 || !strings.Contains(c.Summary(), "1 of 2 accounts checked, 50%") {
 		t.Errorf("consistency: %s; want 1 of 2 accounts checked, 1 left out", c.Summary())
 	}

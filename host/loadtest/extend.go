@@ -72,8 +72,8 @@ type Area struct {
 	// (a price list, the guides to use), keeping it in RunState. Its error
 	// fails the run, and the accounts are removed.
 	Provision func(ctx context.Context, e *Env) error
-	// Check runs at the end, after the balances and cloud files were
-	// checked and before the accounts are removed: it adds the area's
+	// Check runs at the end, after the balances were checked and before
+	// the accounts are removed: it adds the area's
 	// findings to c (Consistency.Mismatch, Consistency.Skip).
 	Check func(ctx context.Context, e *Env, c *Consistency)
 	// Removed runs once every test account was removed (not when some
@@ -324,3 +324,28 @@ func Kind(err error) string { return kindOf(err) }
 // NoReply reports whether err left no reply to read (the connection failed
 // or timed out): the request may or may not have been applied.
 func NoReply(err error) bool { return noReply(err) }
+
+// Login is the test account's login.
+func (a *Account) Login() string { return a.login }
+
+// Decode reads a reply as a PHP array, which must come with HTTP status
+// wantStatus: failures of kind http_<status> or decode otherwise.
+func Decode(r *client.Reply, wantStatus int) (*wire.Array, error) {
+	arr, _, err := decode(r, wantStatus)
+	return arr, err
+}
+
+// Read runs read, a read of an end-of-run check (Area.Check) against the
+// server: one that met no server (a node of the targets that is down) is
+// sent again, each time to a target not tried yet while there is one, at
+// most checkTries times in all, within the run's request timeout.
+func (e *Env) Read(ctx context.Context, read func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	ctx = withTriedTargets(ctx)
+	err := read(ctx)
+	for try := 1; try < checkTries && err != nil && noReply(err) && ctx.Err() == nil; try++ {
+		err = read(ctx)
+	}
+	return err
+}

@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,11 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/honmaster/masterserver/host/client"
-	"github.com/honmaster/masterserver/host/cloud"
-	"github.com/honmaster/masterserver/host/cloudcfg"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -25,10 +21,6 @@ const (
 	pathNoop     = "/loadtest/noop" // not served: answered 404 by the full HTTP stack
 	pathRegister = server.PathRegister
 	pathPatch    = server.PathPatcher
-	pathStore    = cloud.PathStore
-	pathStatus   = cloud.PathStatus
-	pathRetrieve = cloud.PathRetrieve
-	cloudBucket  = "hon-game-configs"
 )
 
 // Failure is a failed operation, counted by Kind.
@@ -89,15 +81,6 @@ type Account struct {
 	// over operations of unknown outcome that explained them.
 	reanchored int
 
-	// Cloud: the account's two settings archives and their store requests,
-	// built on its first store (cloudRequests); how many stores were
-	// acknowledged (the next store sends variant stores%2, always the other
-	// one than the archive last acknowledged: lastStored). cloudUnknown: a
-	// store of that variant has an unknown outcome (its reply was lost, or
-	// said so), so the archive on the server may be either.
-	cloud        *cloudRequests
-	stores       int
-	cloudUnknown bool
 	// uncertain: the account is left out of the end-of-run balance check
 	// (MarkUncertain, or more operations of unknown outcome in a row than
 	// the checker follows: maxPending).
@@ -146,8 +129,6 @@ var operations = map[string]operation{
 	"login":  {requests: 2, do: opLogin, defaultWeight: 1},
 	"switch": {requests: 1, do: opSwitch, needsOperator: true, why: "creating sub-accounts"},
 	"patch":  {requests: 1, reads: true, do: opPatch},
-	"cloud":  {requests: 3, do: opCloud, defaultWeight: 1},
-	"store":  {requests: 1, do: opStore},
 }
 
 // OperationNames lists the operations a mix may name.
@@ -178,8 +159,6 @@ var OperationDoc = map[string]string{
 	"login":  "pre_auth + srpAuth with the client's SRP arithmetic; the server's proof M2 is checked",
 	"switch": "switch_auth to the account's sub-account; the record must name it",
 	"patch":  "patcher.php for wac/x86_64",
-	"cloud":  "store as the store operation does, status, retrieve: the bytes must be the ones stored",
-	"store":  "store alone: the other of the account's two settings archives than it stored last (one durable mutation; the check at the end retrieves it)",
 }
 
 // post sends}
@@ -249,135 +228,6 @@ func opPatch(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
 		return fail("refused", "patch reply without version")
 	}
 	return nil
-}
-
-// cloudRequests are an account's two settings archives and the store
-// requests that carry them, built once, on the account's first store (the
-// bodies again only when its session cookie changed, after a login
-// operation): a store then costs the tester a request, and measures the
-// server's store, not the tester's zip and multipart encoding. A store sends
-// the other archive than the one last acknowledged, so each one changes what
-// the server keeps, and a store it acknowledged but did not keep leaves the
-// other archive for the check at the end to find.
-type cloudRequests struct {
-	archive     [2][]byte
-	cookie      string // the session cookie the bodies carry
-	body        [2][]byte
-	contentType [2]string
-}
-
-// archiveFor builds the account's settings archive variant (0 or 1): its
-// cfg names the login and the variant, so the two differ from each other and
-// from every other account's.
-func archiveFor(login string, variant int) ([]byte, error) {
-	cfg := fmt.Sprintf("SetSave \"cl_Rap2Enable\" \"false\" \"1\"\nSetSave \"ui_loadtest\" \"%s-%d\" \"1\"\n", login, variant)
-	return cloudcfg.BuildArchive([]byte(cfg))
-}
-
-// storeRequest returns the body and Content-Type of the account's store of
-// archive variant v, building the archives on the first call and the bodies
-// whenever the session's cookie is not the one they carry.
-func (a *Account) storeRequest(v int) (body []byte, contentType string, err error) {
-	if a.cloud == nil {
-		var r cloudRequests
-		for i := range r.archive {
-			if r.archive[i], err = archiveFor(a.login, i); err != nil {
-				return nil, "", err
-			}
-		}
-		a.cloud = &r
-	}
-	r := a.cloud
-	if r.cookie != a.sess.Cookie {
-		var bodies [2][]byte
-		var types [2]string
-		fields := url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}, "file_modify_time": {"2026-01-02 03:04:05"}}
-		for i, zip := range r.archive {
-			if bodies[i], types[i], err = client.MultipartBody(fields, client.FilePart{Field: "cloud.zip", Filename: "cloud.zip", Data: zip}); err != nil {
-				return nil, "", err
-			}
-		}
-		r.body, r.contentType, r.cookie = bodies, types, a.sess.Cookie
-	}
-	return r.body[v], r.contentType[v], nil
-}
-
-// store stores the other of the account's two archives than the one the
-// server last acknowledged (cloudRequests).
-func store(ctx context.Context, e *Env, a *Account) error {
-	v := a.stores % 2
-	body, contentType, err := a.storeRequest(v)
-	if err != nil {
-		return fail("internal", "%v", err)
-	}
-	r, err := e.c.Post(ctx, pathStore, contentType, body)
-	if err != nil {
-		a.cloudUnknown = a.cloudUnknown || noReply(err)
-		return err
-	}
-	arr, _, err := decode(r, 200)
-	if err != nil {
-		return err
-	}
-	if ok, _ := arr.Bool("success"); !ok {
-		msg, _ := arr.String("messages")
-		if strings.Contains(msg, "may or may not") { // the cloud area's outcome unknown
-			a.cloudUnknown = true
-		}
-		return fail("refused:store", "%s", msg)
-	}
-	a.stores++
-	a.cloudUnknown = false // the variant sent is the one stored now
-	return nil
-}
-
-// lastStored is the archive the server last acknowledged for the account
-// (nil before its first store).
-func (a *Account) lastStored() []byte {
-	if a.stores == 0 {
-		return nil
-	}
-	return a.cloud.archive[(a.stores-1)%2]
-}
-
-func opStore(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error { return store(ctx, e, a) }
-
-func opCloud(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
-	if err := store(ctx, e, a); err != nil {
-		return err
-	}
-	r, err := e.c.PostMultipart(ctx, pathStatus, url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}})
-	if err != nil {
-		return err
-	}
-	arr, _, err := decode(r, 200)
-	if err != nil {
-		return err
-	}
-	if ok, _ := arr.Bool("success"); !ok {
-		return fail("refused:status", "%.200s", r.Body)
-	}
-	if info, ok := arr.Array("cloud_storage_info"); !ok || info == nil {
-		return fail("cloud_status", "status shows nothing stored after a store")
-	}
-	return retrieveCheck(ctx, e.c, a)
-}
-
-// retrieveCheck retrieves the account's archive and compares it with the
-// one stored last.
-func retrieveCheck(ctx context.Context, c *client.Client, a *Account) error {
-	r, err := c.PostMultipart(ctx, pathRetrieve, url.Values{"cookie": {a.sess.Cookie}, "bucket": {cloudBucket}})
-	if err != nil {
-		return err
-	}
-	if r.Status != 200 {
-		return fail("http_"+strconv.Itoa(r.Status), "%.200s", r.Body)
-	}
-	stored := a.lastStored()
-	if bytes.Equal(r.Body, stored) || a.cloudUnknown && bytes.Equal(r.Body, a.cloud.archive[a.stores%2]) {
-		return nil
-	}
-	return fail("cloud_mismatch", "retrieved %d bytes, not the %d stored", len(r.Body), len(stored))
 }
 
 // noReply reports whether err left no reply to read (the connection

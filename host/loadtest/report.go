@@ -684,7 +684,8 @@ type Consistency struct {
 	Accounts        int `json:"accounts"`
 	Reanchored      int `json:"reanchored"`
 	// CloudChecked accounts had their stored archive retrieved again;
-	// CloudOK got the bytes they stored last.
+	// CloudOK got the bytes they stored last. The cloud area's Check fills
+	// them (host/cloud/loadtest.go).
 	CloudChecked int `json:"cloud_checked"`
 	CloudOK      int `json:"cloud_ok"`
 	// Uncertain accounts were left out of the balance check: more
@@ -782,9 +783,9 @@ func (c *Consistency) Mismatch(format string, args ...any) {
 // every target of up to checkTries is tried).
 const checkTries = 10
 
-// consistency compares each account's balances with the server's, and
-// retrieves each stored archive again.
-func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) Consistency {
+// consistency compares each account's balances with the server's (the
+// areas' Check adds their own findings after it).
+func consistency(ctx context.Context, opc *opClient, accts []*Account) Consistency {
 	var c Consistency
 	for _, a := range accts {
 		reqCtx, cancel := context.WithTimeout(ctx, requestTimeout)
@@ -813,21 +814,6 @@ func consistency(ctx context.Context, e *Env, opc *opClient, accts []*Account) C
 				c.BalancesOK++
 			}
 			c.Reanchored += a.reanchored - before
-		}
-		if a.stores > 0 {
-			c.CloudChecked++
-			// A read: one that met no server (a node of the targets that
-			// is down) is sent again, to a target not tried yet.
-			readCtx := withTriedTargets(reqCtx)
-			err := retrieveCheck(readCtx, e.c, a)
-			for try := 1; try < checkTries && err != nil && noReply(err) && reqCtx.Err() == nil; try++ {
-				err = retrieveCheck(readCtx, e.c, a)
-			}
-			if err != nil {
-				c.Mismatch("%s cloud: %v", a.login, err)
-			} else {
-				c.CloudOK++
-			}
 		}
 		cancel()
 	}

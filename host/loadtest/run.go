@@ -131,7 +131,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	logf("checking consistency")
-	rep.Consistency = consistency(ctx, e, opc, accts)
+	rep.Consistency = consistency(ctx, opc, accts)
 	for _, ar := range hooked {
 		if ar.Check != nil {
 			ar.Check(ctx, e, &rep.Consistency)

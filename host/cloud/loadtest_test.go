@@ -1,21 +1,19 @@
-package loadtest
+package cloud
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cloudcfg"
+	"github.com/honmaster/masterserver/host/loadtest"
 )
 
 // fakeCloud serves the cloud store and retrieve calls of one account on
@@ -57,11 +55,11 @@ func (f *fakeCloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if got := r.FormValue("cookie"); got != f.cookie {
 		f.t.Errorf("%s with cookie %q, the session's is %q", r.URL.Path, got, f.cookie)
 	}
-	if got := r.FormValue("bucket"); got != cloudBucket {
+	if got := r.FormValue("bucket"); got != DefaultBucket {
 		f.t.Errorf("%s bucket %q", r.URL.Path, got)
 	}
 	switch r.URL.Path {
-	case pathStore:
+	case PathStore:
 		f.stores++
 		f.reqBody = body
 		if got := r.FormValue("file_modify_time"); got != "2026-01-02 03:04:05" {
@@ -98,7 +96,7 @@ func (f *fakeCloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		io.WriteString(w, `a:2:{s:7:"success";b:1;s:8:"messages";s:0:"";}`)
-	case pathRetrieve:
+	case PathRetrieve:
 		w.Write(f.kept)
 	default:
 		http.NotFound(w, r)
@@ -107,29 +105,36 @@ func (f *fakeCloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // newFakeCloud starts f on loopback and returns the tester's env for it and
 // an account logged in with testCookie.
-func newFakeCloud(t *testing.T, f *fakeCloud) (*Env, *Account) {
+func newFakeCloud(t *testing.T, f *fakeCloud) (*loadtest.Env, *loadtest.Account) {
 	t.Helper()
 	f.t, f.cookie = t, testCookie
 	ts := httptest.NewServer(f)
 	t.Cleanup(ts.Close)
-	u, _ := url.Parse(ts.URL)
-	c, _ := newClient([]*url.URL{u}, 1)
-	c.HTTP.Timeout = 10 * time.Second
-	t.Cleanup(c.HTTP.CloseIdleConnections)
-	a := &Account{login: "ltabc0", password: "load-abc", id: "1",
-		sess: &client.Session{Login: "ltabc0", AccountID: "1", Cookie: testCookie}}
-	return &Env{c: c, run: "abc", logins: []string{a.login}}, a
+	e, accts, err := loadtest.NewTestEnv([]string{ts.URL}, testCookie, "ltabc0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Client().HTTP.Timeout = 10 * time.Second
+	t.Cleanup(e.Client().HTTP.CloseIdleConnections)
+	return e, accts[0]
+}
+
+// check is the end-of-run check of the area's load test alone.
+func check(e *loadtest.Env) loadtest.Consistency {
+	var c loadtest.Consistency
+	loadCheck(context.Background(), e, &c)
+	return c
 }
 
 // storeOnce runs one store against f and returns the archive f received.
-func storeOnce(t *testing.T, e *Env, a *Account, f *fakeCloud) ([]byte, error) {
+func storeOnce(t *testing.T, e *loadtest.Env, a *loadtest.Account, f *fakeCloud) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	f.mu.Lock()
 	n := len(f.sent)
 	f.mu.Unlock()
-	err := store(ctx, e, a)
+	err := loadStoreOnce(ctx, e, a)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.sent) != n+1 {
@@ -151,29 +156,30 @@ func TestStoreAlternates(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		if i == 6 {
 			// A login operation gives the account a new session.
-			a.sess = &client.Session{Login: a.login, AccountID: a.id, Cookie: testCookie2}
+			a.SetCookie(testCookie2)
 			f.mu.Lock()
 			f.cookie = testCookie2
 			f.mu.Unlock()
 		}
-		before, stores := a.lastStored(), a.stores
+		s := loadAccountOf(a)
+		before, stores := s.lastStored(), s.stores
 		sent, err := storeOnce(t, e, a, f)
 		if bytes.Equal(sent, before) {
 			t.Errorf("store %d sent the archive stored last", i)
 		}
 		distinct[string(sent)] = true
 		cfg, cerr := cloudcfg.CheckArchive(sent, cloudcfg.DefaultLimits)
-		if cerr != nil || !strings.Contains(string(cfg), `"`+a.login+"-") {
+		if cerr != nil || !strings.Contains(string(cfg), `"`+a.Login()+"-") {
 			t.Errorf("store %d archive: %v %q", i, cerr, cfg)
 		}
 		if i == 4 {
-			if kindOf(err) != "refused:store" || !bytes.Equal(a.lastStored(), before) || a.stores != stores || a.uncertain {
-				t.Errorf("refused store %d: err %v, stored changed %t, stores %d, uncertain %t", i, err, !bytes.Equal(a.lastStored(), before), a.stores, a.uncertain)
+			if loadtest.Kind(err) != "refused:store" || !bytes.Equal(s.lastStored(), before) || s.stores != stores {
+				t.Errorf("refused store %d: err %v, stored changed %t, stores %d", i, err, !bytes.Equal(s.lastStored(), before), s.stores)
 			}
 			continue
 		}
-		if err != nil || !bytes.Equal(a.lastStored(), sent) || a.stores != stores+1 {
-			t.Errorf("store %d: err %v, stored is the archive sent %t, stores %d", i, err, bytes.Equal(a.lastStored(), sent), a.stores)
+		if err != nil || !bytes.Equal(s.lastStored(), sent) || s.stores != stores+1 {
+			t.Errorf("store %d: err %v, stored is the archive sent %t, stores %d", i, err, bytes.Equal(s.lastStored(), sent), s.stores)
 		}
 	}
 	if len(distinct) != 2 {
@@ -181,14 +187,15 @@ func TestStoreAlternates(t *testing.T) {
 	}
 	// The body last sent is the one built for the new cookie, unchanged
 	// since: the same bytes as the account's cached request.
-	v := (a.stores + 1) % 2 // the variant acknowledged last
+	s := loadAccountOf(a)
+	v := (s.stores + 1) % 2 // the variant acknowledged last
 	f.mu.Lock()
-	if f.reqBody == nil || !bytes.Equal(f.reqBody, a.cloud.body[v]) || a.cloud.cookie != testCookie2 {
-		t.Errorf("last request body is not the cached one (cookie %q)", a.cloud.cookie)
+	if f.reqBody == nil || !bytes.Equal(f.reqBody, s.req.body[v]) || s.req.cookie != testCookie2 {
+		t.Errorf("last request body is not the cached one (cookie %q)", s.req.cookie)
 	}
 	f.mu.Unlock()
-	c := consistency(context.Background(), e, nil, []*Account{a})
-	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 || c.Uncertain != 0 {
+	c := check(e)
+	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 {
 		t.Errorf("consistency: %s %q", c.Summary(), c.Mismatches)
 	}
 }
@@ -201,7 +208,8 @@ func TestStoreBuiltOnce(t *testing.T) {
 	if _, err := storeOnce(t, e, a, f); err != nil {
 		t.Fatal(err)
 	}
-	r := a.cloud
+	s := loadAccountOf(a)
+	r := s.req
 	built := [2]*byte{&r.body[0][0], &r.body[1][0]}
 	archives := [2]*byte{&r.archive[0][0], &r.archive[1][0]}
 	for i := 0; i < 4; i++ {
@@ -209,11 +217,11 @@ func TestStoreBuiltOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if a.cloud != r || &r.body[0][0] != built[0] || &r.body[1][0] != built[1] || &r.archive[0][0] != archives[0] || &r.archive[1][0] != archives[1] {
+	if s.req != r || &r.body[0][0] != built[0] || &r.body[1][0] != built[1] || &r.archive[0][0] != archives[0] || &r.archive[1][0] != archives[1] {
 		t.Error("stores built new archives or bodies with the session unchanged")
 	}
-	if &a.lastStored()[0] != archives[0] && &a.lastStored()[0] != archives[1] {
-		t.Error("a.lastStored() is not one of the account's two archives")
+	if &s.lastStored()[0] != archives[0] && &s.lastStored()[0] != archives[1] {
+		t.Error("lastStored() is not one of the account's two archives")
 	}
 }
 
@@ -228,7 +236,7 @@ func TestConsistencyCatchesStaleStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := consistency(context.Background(), e, nil, []*Account{a})
+	c := check(e)
 	if c.OK() || c.CloudChecked != 1 || c.CloudOK != 0 || len(c.Mismatches) != 1 || !strings.Contains(c.Mismatches[0], "cloud") {
 		t.Errorf("a stale store went unnoticed: %s %q", c.Summary(), c.Mismatches)
 	}
@@ -244,24 +252,15 @@ func TestStoreReplyLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := storeOnce(t, e, a, f); err == nil || !noReply(err) {
+	if _, err := storeOnce(t, e, a, f); err == nil || !loadtest.NoReply(err) {
 		t.Fatalf("store with its reply lost: %v", err)
 	}
-	if a.uncertain || !a.cloudUnknown || !bytes.Equal(a.lastStored(), first) || a.stores != 1 {
-		t.Errorf("uncertain %t, cloud unknown %t, stored changed %t, stores %d", a.uncertain, a.cloudUnknown, !bytes.Equal(a.lastStored(), first), a.stores)
+	if s := loadAccountOf(a); !s.unknown || !bytes.Equal(s.lastStored(), first) || s.stores != 1 {
+		t.Errorf("cloud unknown %t, stored changed %t, stores %d", s.unknown, !bytes.Equal(s.lastStored(), first), s.stores)
 	}
-	c := consistency(context.Background(), e, nil, []*Account{a})
-	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 || c.Uncertain != 0 {
+	c := check(e)
+	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 {
 		t.Errorf("consistency: %s", c.Summary())
-	}
-}
-
-// A wrong server proof got a reply: it is its own kind, not a transport
-// failure (which would leave the account out of the consistency check).
-func TestKindOfServerProof(t *testing.T) {
-	err := fmt.Errorf("login lt1: %w", client.ErrServerProof)
-	if k := kindOf(err); k != "server_proof" || noReply(err) {
-		t.Errorf("kindOf = %q, noReply = %t; want server_proof, false", k, noReply(err))
 	}
 }
 
@@ -278,13 +277,16 @@ func TestConsistencyReadsAgainPastADeadTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := &url.URL{Scheme: "http", Host: dl.Addr().String()}
+	dead := "http://" + dl.Addr().String()
 	dl.Close() // nothing listens there any more: connection refused
-	lu, _ := url.Parse(e.c.Base)
-	e.c, _ = newClient([]*url.URL{dead, lu}, 1)
-	t.Cleanup(e.c.HTTP.CloseIdleConnections)
+	e2, accts, err := loadtest.NewTestEnv([]string{dead, e.Client().Base}, testCookie, "ltabc0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e2.Client().HTTP.CloseIdleConnections)
+	*loadAccountOf(accts[0]) = *loadAccountOf(a) // the same account, stored once
 	for i := range 20 {
-		if c := consistency(context.Background(), e, nil, []*Account{a}); !c.OK() || c.CloudOK != 1 {
+		if c := check(e2); !c.OK() || c.CloudOK != 1 {
 			t.Fatalf("check %d: %s %q", i, c.Summary(), c.Mismatches)
 		}
 	}
