@@ -23,12 +23,12 @@ type flipReply struct {
 	Tickets int64 `php:"user_tickets"`
 }
 
-var errNoTickets = errors.New("coinflip: not enough tickets")
+var errNoTickets = errors.New("wager: not enough tickets")
 
 // The table: the area's own refusal first, then the causes every area
 // shares (a bad cookie, the plugin down, a full disk ...) in their
 // standard sentences.
-var replies = area.NewReplies("coinflip", nil, area.StandardCauses(
+var replies = area.NewReplies("wager", nil, area.StandardCauses(
 	area.Row{Err: errNoTickets, Answer: area.Answer{Error: "you have not enough tickets"}}))
 
 func flip(_ context.Context, req flipRequest) (flipReply, error) {
@@ -40,8 +40,8 @@ func flip(_ context.Context, req flipRequest) (flipReply, error) {
 
 func ExampleNewRoute() {
 	route := area.NewRoute(replies, area.Route[flipRequest, flipReply]{
-		Path:  "/master/coinflip/flip",
-		Doc:   server.Doc{Summary: "Flips a coin.", Form: flipRequest{}, ReplyValue: flipReply{}},
+		Path:  "/master/wager/flip",
+		Doc:   server.Doc{Summary: "Flips a coin."}, // its form and reply: the types' tags
 		Serve: flip,
 	})
 
@@ -64,8 +64,8 @@ func ExampleRoute_fail() {
 		Tickets string `php:"user_tickets"`
 		Prize   string `php:"prize"`
 	}
-	errBroke := errors.New("plinko: insufficient funds")
-	replies := area.NewReplies("plinko", nil, area.CauseTable{
+	errBroke := errors.New("casino: insufficient funds")
+	replies := area.NewReplies("casino", nil, area.CauseTable{
 		Key:            "status_code",
 		OutcomeUnknown: area.Answer{Status: 11},
 		Internal:       area.Answer{Status: 8},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 
 	"github.com/honmaster/masterserver/host/server"
@@ -131,11 +132,11 @@ func withOutcome(a Answer, serverSide bool) Answer {
 // in the same shape. An area whose routes all answer the default failure
 // reply writes no failure code at all (see also the package's example):
 //
-//	var replies = area.NewReplies("coinflip", nil, area.StandardCauses(
+//	var replies = area.NewReplies("wager", nil, area.StandardCauses(
 //		area.Row{Err: ErrNoTickets, Answer: area.Answer{Error: "you have not enough tickets"}}))
 //
 //	route := area.NewRoute(replies, area.Route[flipRequest, flipReply]{
-//		Path: "/master/coinflip/flip", Doc: server.Doc{Summary: "Flips a coin.", Form: flipRequest{}, ReplyValue: flipReply{}},
+//		Path: "/master/wager/flip", Doc: server.Doc{Summary: "Flips a coin."},
 //		Serve: func(ctx context.Context, req flipRequest) (flipReply, error) { ... },
 //	})
 //
@@ -296,7 +297,12 @@ type Route[Req, Rep any] struct {
 	// (as server.Route).
 	Path string
 	Func string
-	Doc  server.Doc
+	// Doc is the route's entry in the endpoint reference. Left empty, its
+	// Form is the zero Req (when the route has no Decode of its own and
+	// Doc no Fields) and its ReplyValue the zero Rep (when Rep is a
+	// struct with php tags, not a wire.Marshaler): the reference lists
+	// their fields from their tags.
+	Doc server.Doc
 	// Decode reads the request (nil: wire.Request.Decode, its error
 	// wrapping ErrBadRequest). Its error is answered from the table with
 	// the Req it returned (the fields it read: a failure reply may echo
@@ -377,7 +383,15 @@ func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
 	if outcome == nil {
 		outcome = rs.Outcome
 	}
-	return server.Route{Path: rt.Path, Func: rt.Func, Area: rs.area, Doc: rt.Doc, Outcome: outcome, Counted: rt.Counted,
+	doc := rt.Doc
+	if doc.Form == nil && doc.Fields == nil && rt.Decode == nil && reflect.TypeFor[Req]().Kind() == reflect.Struct {
+		doc.Form = *new(Req)
+	}
+	if rep := reflect.TypeFor[Rep](); doc.ReplyValue == nil && rep.Kind() == reflect.Struct && rep != reflect.TypeFor[server.Response]() &&
+		!rep.Implements(reflect.TypeFor[wire.Marshaler]()) {
+		doc.ReplyValue = *new(Rep)
+	}
+	return server.Route{Path: rt.Path, Func: rt.Func, Area: rs.area, Doc: doc, Outcome: outcome, Counted: rt.Counted,
 		Handler: func(ctx context.Context, r *wire.Request) server.Response {
 			req, err := decode(r)
 			if err != nil {

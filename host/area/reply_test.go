@@ -356,3 +356,34 @@ func TestRawRequest(t *testing.T) {
 		t.Errorf("not served %s", got)
 	}
 }
+
+// TestRouteDoc: an empty Doc lists the route's form and reply types; what
+// the area states is kept.
+func TestRouteDoc(t *testing.T) {
+	rs := NewReplies("test", nil, StandardCauses())
+	serve := func(context.Context, claimRequest) (claimReply, error) { return claimReply{}, nil }
+	rt := NewRoute(rs, Route[claimRequest, claimReply]{Path: "/a", Serve: serve, Doc: server.Doc{Summary: "s"}})
+	if rt.Doc.Summary != "s" || rt.Doc.Form != (claimRequest{}) || rt.Doc.ReplyValue != (claimReply{}) {
+		t.Errorf("defaults: %+v", rt.Doc)
+	}
+	fields := []server.Field{{Name: "cookie"}}
+	rt = NewRoute(rs, Route[claimRequest, claimReply]{Path: "/b", Serve: serve, Doc: server.Doc{Fields: fields, ReplyValue: dropReply{}}})
+	if rt.Doc.Form != nil || rt.Doc.ReplyValue != (dropReply{}) {
+		t.Errorf("stated: %+v", rt.Doc)
+	}
+	raw := NewRoute(rs, Route[*wire.Request, server.Response]{Path: "/c", Decode: RawRequest,
+		Serve: func(context.Context, *wire.Request) (server.Response, error) { return server.Response{}, nil }})
+	if raw.Doc.Form != nil || raw.Doc.ReplyValue != nil {
+		t.Errorf("raw request, a file: %+v", raw.Doc)
+	}
+	own := NewRoute(rs, Route[claimRequest, positional]{Path: "/d", Doc: server.Doc{Form: struct{}{}},
+		Serve: func(context.Context, claimRequest) (positional, error) { return positional{}, nil }})
+	if own.Doc.ReplyValue != nil {
+		t.Errorf("a reply encoding itself: %+v", own.Doc)
+	}
+}
+
+// positional is a reply that encodes itself (no php tags to list).
+type positional struct{ n int }
+
+func (p positional) AppendPHP(dst []byte) ([]byte, error) { return wire.AppendMarshal(dst, []int{p.n}) }

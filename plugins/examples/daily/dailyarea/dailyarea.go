@@ -87,10 +87,9 @@ func start(e area.Env) (*area.Live, error) {
 	replies := area.NewReplies(name, e.Log, area.StandardCauses())
 	return &area.Live{Routes: []server.Route{area.NewRoute(replies, area.Route[claimRequest, claimReply]{
 		Path: PathClaim, Serve: h.claim,
-		Doc: server.Doc{
+		Doc: server.Doc{ // its form and reply: claimRequest's and claimReply's tags
 			Summary: "Claims today's daily reward (an example area, see docs/adding-an-area.md).",
-			Form:    claimRequest{}, ReplyValue: claimReply{},
-			Reply: "Success: `success` true; `granted` false when today's reward was claimed already. Failure: `success` false and `error`, a sentence.",
+			Reply:   "Success: `success` true; `granted` false when today's reward was claimed already. Failure: `success` false and `error`, a sentence.",
 		}})}}, nil
 }
 
