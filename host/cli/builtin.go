@@ -8,4 +8,6 @@ import (
 	_ "github.com/honmaster/masterserver/host/guides"  // hero guides
 	_ "github.com/honmaster/masterserver/host/plinko"  // Plinko and the ticket exchange
 	_ "github.com/honmaster/masterserver/host/reports" // player reports and their moderation
+
+	_ "github.com/honmaster/masterserver/plugins/examples/coinflip/coinfliparea" // the coin-flip example (docs/adding-an-area.md)
 )

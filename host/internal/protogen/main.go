@@ -16,21 +16,40 @@
 // The tools are pinned, because their versions are written into every
 // generated file: protoc from Debian's protobuf-compiler, protoc-gen-go and
 // protoc-gen-go-grpc installed with go install (see pins). They are looked
-// up on PATH and in $(go env GOPATH)/bin.
+// up on PATH and in $(go env GOPATH)/bin. One command installs those
+// missing or at another version, and generates nothing:
+//
+//	go run ./host/internal/protogen -install [-bin DIR]
+//
+// (protoc through apt-get, as root or with sudo; the generators with go
+// install, into DIR or $(go env GOPATH)/bin). CI runs it too (.ci/run).
 package main
 
 //go:generate go run .
 
 import (
+	"flag"
 	"fmt"
 	"os"
 )
 
 func main() {
-	os.Setenv("PATH", toolPath())
-	root, err := moduleRoot()
-	if err == nil {
-		err = generateAll(root, root)
+	installOnly := flag.Bool("install", false, "install the pinned protoc and generators that are missing or at another version, then exit")
+	bin := flag.String("bin", "", "with -install: the directory go install puts the generators in (default: $(go env GOPATH)/bin)")
+	flag.Parse()
+	var err error
+	if *installOnly {
+		if *bin == "" {
+			os.Setenv("PATH", toolPath())
+		}
+		err = install(*bin, os.Stdout)
+	} else {
+		os.Setenv("PATH", toolPath())
+		var root string
+		root, err = moduleRoot()
+		if err == nil {
+			err = generateAll(root, root)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "protogen:", err)

@@ -19,12 +19,17 @@ import (
 // so another version changes every file).
 type tool struct {
 	name, version, install string
+	goPkg                  string // what go install installs ("" : a Debian package, aptPkg)
+	aptPkg                 string
 }
 
 var pins = []tool{
-	{"protoc", "3.21.12", "apt-get install protobuf-compiler (Debian 12 ships 3.21.12)"},
-	{"protoc-gen-go", "1.36.12", "go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12"},
-	{"protoc-gen-go-grpc", "1.6.2", "go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2"},
+	{name: "protoc", version: "3.21.12", install: "go run ./host/internal/protogen -install, or apt-get install protobuf-compiler (Debian 12 ships 3.21.12)",
+		aptPkg: "protobuf-compiler"},
+	{name: "protoc-gen-go", version: "1.36.12", install: "go run ./host/internal/protogen -install",
+		goPkg: "google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12"},
+	{name: "protoc-gen-go-grpc", version: "1.6.2", install: "go run ./host/internal/protogen -install",
+		goPkg: "google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2"},
 }
 
 // errTools marks a generator that is missing or at another version than
@@ -48,24 +53,40 @@ func toolPath() string {
 func checkTools() error {
 	var problems []string
 	for _, t := range pins {
-		if _, err := exec.LookPath(t.name); err != nil {
-			problems = append(problems, fmt.Sprintf("%s is not installed (%s)", t.name, t.install))
-			continue
-		}
-		out, err := exec.Command(t.name, "--version").Output()
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s --version: %v", t.name, err))
-			continue
-		}
-		fields := strings.Fields(string(out))
-		if len(fields) == 0 || strings.TrimPrefix(fields[len(fields)-1], "v") != t.version {
-			problems = append(problems, fmt.Sprintf("%s is %q, the committed code is from %s (%s)", t.name, strings.TrimSpace(string(out)), t.version, t.install))
+		if p := t.check(); p != "" {
+			problems = append(problems, p)
 		}
 	}
 	if problems != nil {
 		return fmt.Errorf("%w: %s", errTools, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// check finds the tool on PATH and checks its version (the last word of
+// its --version output): "" when it is the pinned one, else the problem.
+func (t tool) check() string {
+	path, err := exec.LookPath(t.name)
+	if err != nil {
+		return fmt.Sprintf("%s is not installed (%s)", t.name, t.install)
+	}
+	return t.checkAt(path)
+}
+
+// checkAt checks the version of the tool at path, as check does.
+func (t tool) checkAt(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Sprintf("%s is not installed (%s)", t.name, t.install)
+	}
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return fmt.Sprintf("%s --version: %v", t.name, err)
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) == 0 || strings.TrimPrefix(fields[len(fields)-1], "v") != t.version {
+		return fmt.Sprintf("%s is %q, the committed code is from %s (%s)", t.name, strings.TrimSpace(string(out)), t.version, t.install)
+	}
+	return ""
 }
 
 // moduleRoot is the directory of the main module's go.mod.

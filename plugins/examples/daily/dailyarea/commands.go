@@ -2,7 +2,6 @@ package dailyarea
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,8 +9,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
-	"github.com/honmaster/masterserver/plugins/examples/daily/dailyplugin"
-	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi"
 )
 
 // commands are the area's operator commands:
@@ -22,55 +20,29 @@ var commands = []area.Command{
 	{Name: "daily show", Usage: "--login L (the account's streak and last claim)",
 		Flags: func(fs *flag.FlagSet) area.CommandRequest {
 			r := &showRequest{}
-			r.flags(fs)
+			r.Flag(fs)
 			return r
 		}},
 	{Name: "daily reset", Usage: "--login L (forget the account's streak)",
 		Flags: func(fs *flag.FlagSet) area.CommandRequest {
 			r := &resetRequest{}
-			r.flags(fs)
+			r.Flag(fs)
 			return r
 		}},
 }
 
-// byLogin is a request that names its account with --login.
-type byLogin struct {
-	Login string `json:"login"`
-}
-
-func (r *byLogin) flags(fs *flag.FlagSet) {
-	fs.StringVar(&r.Login, "login", "", "login of the account")
-}
-
-func (r *byLogin) Validate() error {
-	if r.Login == "" {
-		return errors.New("--login is required")
-	}
-	return nil
-}
-
-// account returns the id of the account the request names.
-func (r *byLogin) account(db *storage.DB) (storage.AccountID, error) {
-	id, err := db.LoginID(r.Login)
-	if errors.Is(err, storage.ErrNotFound) {
-		return 0, fmt.Errorf("no account %q", r.Login)
-	}
-	return id, err
-}
-
-type showRequest struct{ byLogin }
+type showRequest struct{ area.LoginFlag }
 
 func (r *showRequest) Run(_ context.Context, env area.CommandEnv, out io.Writer) error {
-	db := env.Sys.DB()
-	id, err := r.account(db)
+	id, err := r.Account(env)
 	if err != nil {
 		return err
 	}
-	b, err := db.PluginState(id, name)
+	b, err := env.Sys.DB().PluginState(id, name)
 	if err != nil {
 		return err
 	}
-	st, err := dailyplugin.DecodeState(b)
+	st, err := dailyapi.DecodeState(b) // the contract's schema: whichever plugin kept it
 	if err != nil {
 		return err
 	}
@@ -83,11 +55,11 @@ func (r *showRequest) Run(_ context.Context, env area.CommandEnv, out io.Writer)
 	return nil
 }
 
-type resetRequest struct{ byLogin }
+type resetRequest struct{ area.LoginFlag }
 
 // Run clears the plugin's state for the account, through its actor.
 func (r *resetRequest) Run(ctx context.Context, env area.CommandEnv, out io.Writer) error {
-	id, err := r.account(env.Sys.DB())
+	id, err := r.Account(env)
 	if err != nil {
 		return err
 	}

@@ -10,13 +10,13 @@
 //	max_streak = 7   # the streak day from which the reward stops growing
 //
 // The plugin is stateless: the streak lives in the host-owned per-account
-// plugin state (Call.State in, Result.State out), which the host stores in
-// the same commit as the tickets it pays, and only when it pays them.
+// plugin state (Call.State in, Result.State out), in the contract's shape
+// (dailyapi.State), which the host stores in the same commit as the
+// tickets it pays, and only when it pays them.
 package dailyplugin
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 
@@ -60,30 +60,6 @@ func (c Config) Reward(streak int32) int32 {
 	return c.Base + c.Step*(min(streak, c.MaxStreak)-1)
 }
 
-// State is what the plugin keeps per account.
-type State struct {
-	LastDay int64 // the day of the last paid claim (0: none)
-	Streak  int32 // consecutive days up to LastDay
-}
-
-// Encode returns the state's bytes: two varints.
-func (s State) Encode() []byte {
-	return binary.AppendVarint(binary.AppendVarint(nil, s.LastDay), int64(s.Streak))
-}
-
-// DecodeState reads a state; no bytes are the zero state.
-func DecodeState(b []byte) (State, error) {
-	if len(b) == 0 {
-		return State{}, nil
-	}
-	day, n := binary.Varint(b)
-	streak, m := binary.Varint(b[max(n, 0):])
-	if n <= 0 || m <= 0 || n+m != len(b) || streak < 0 || streak > 1<<30 {
-		return State{}, fmt.Errorf("%w: daily state %x", sdk.ErrInvalidFacts, b)
-	}
-	return State{LastDay: day, Streak: int32(streak)}, nil
-}
-
 type plugin struct{ cfg atomic.Pointer[Config] }
 
 // Plugin returns the plugin.
@@ -100,7 +76,7 @@ func (pl *plugin) configure(ctx context.Context, area sdk.Area, cfg map[string]a
 }
 
 // Decide is the plugin's rule, apart from the transport (tests call it).
-func Decide(cfg Config, st State, day int64) (dailyapi.ClaimDecision, State) {
+func Decide(cfg Config, st dailyapi.State, day int64) (dailyapi.ClaimDecision, dailyapi.State) {
 	switch {
 	case day <= st.LastDay: // claimed today (or the host's clock went back)
 		return dailyapi.ClaimDecision{Granted: false, Streak: st.Streak}, st
@@ -114,10 +90,10 @@ func Decide(cfg Config, st State, day int64) (dailyapi.ClaimDecision, State) {
 }
 
 func (pl *plugin) claim(_ context.Context, c sdk.Call[dailyapi.ClaimFacts]) (sdk.Result[dailyapi.ClaimDecision], error) {
-	st, err := DecodeState(c.State)
+	st, err := dailyapi.DecodeState(c.State)
 	if err != nil {
 		return sdk.Result[dailyapi.ClaimDecision]{}, err
 	}
 	d, next := Decide(*pl.cfg.Load(), st, c.Facts.Day)
-	return sdk.Result[dailyapi.ClaimDecision]{Decision: d, State: next.Encode()}, nil
+	return sdk.Result[dailyapi.ClaimDecision]{Decision: d, State: dailyapi.EncodeState(next)}, nil
 }

@@ -10,7 +10,7 @@ import (
 
 func TestDecideStreaks(t *testing.T) {
 	cfg := Config{Base: 10, Step: 5, MaxStreak: 3}
-	var st State
+	var st dailyapi.State
 	steps := []struct {
 		day  int64
 		want dailyapi.ClaimDecision
@@ -32,7 +32,7 @@ func TestDecideStreaks(t *testing.T) {
 		if err := d.Validate(); err != nil {
 			t.Fatalf("step %d: the decision fails the contract's check: %v", i, err)
 		}
-		back, err := DecodeState(st.Encode())
+		back, err := dailyapi.DecodeState(dailyapi.EncodeState(st))
 		if err != nil || back != st {
 			t.Fatalf("step %d: state %+v round-trips to %+v, %v", i, st, back, err)
 		}
@@ -40,8 +40,9 @@ func TestDecideStreaks(t *testing.T) {
 }
 
 func TestDecodeStateRefusesGarbage(t *testing.T) {
-	for _, b := range [][]byte{{0x80}, append(State{LastDay: 5, Streak: 2}.Encode(), 0), {0x02, 0x01}} {
-		if _, err := DecodeState(b); !errors.Is(err, sdk.ErrInvalidFacts) {
+	for _, b := range [][]byte{{0x80}, append(dailyapi.EncodeState(dailyapi.State{LastDay: 5, Streak: 2}), 0), {0x02, 0x01},
+		dailyapi.EncodeState(dailyapi.State{Streak: 2}), dailyapi.EncodeState(dailyapi.State{LastDay: -1, Streak: 1})} {
+		if _, err := dailyapi.DecodeState(b); !errors.Is(err, sdk.ErrInvalidFacts) {
 			t.Errorf("DecodeState(%x) = %v", b, err)
 		}
 	}

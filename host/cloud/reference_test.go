@@ -1,0 +1,14 @@
+package cloud_test
+
+import (
+	"testing"
+
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/cloud"
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// TestAreaReference: the area's endpoints.md is what its routes, commands,
+// metrics and load-test operations render (HONMASTER_UPDATE_DOCS=1
+// rewrites it).
+func TestAreaReference(t *testing.T) { clitest.CheckAreaReference(t, sdk.Area(cloud.AreaName)) }

@@ -1,0 +1,74 @@
+// Package coinflipplugin is the bundled plugin of the coin-flip area
+// (package coinflipapi): a flip wins with the configured odds. Its
+// settings are [plugins.coinflip.config]:
+//
+//	[plugins.coinflip.config]
+//	odds = 0.5   # the chance that a flip wins, 0..1
+//
+// The plugin is stateless: the streak lives in the host-owned per-account
+// state (coinflipapi.State), which the host stores in the same commit as
+// the tickets the flip moves.
+package coinflipplugin
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi"
+	"github.com/honmaster/masterserver/plugins/sdk"
+)
+
+// Name and Version, as "honmaster plugins" shows them.
+const (
+	Name    = "coinflip"
+	Version = "1.0.0"
+)
+
+// Config is [plugins.coinflip.config], decoded strictly by sdk.DecodeConfig.
+type Config struct {
+	Odds float64 `json:"odds"`
+}
+
+// DefaultConfig is the configuration when the operator sets none.
+var DefaultConfig = Config{Odds: 0.5}
+
+// Validate implements sdk.ConfigValidator.
+func (c *Config) Validate() []sdk.ConfigProblem {
+	if !(c.Odds >= 0 && c.Odds <= 1) {
+		return []sdk.ConfigProblem{{Key: "odds", Message: fmt.Sprintf("must be 0..1 (the chance that a flip wins), got %v", c.Odds)}}
+	}
+	return nil
+}
+
+type plugin struct{ cfg atomic.Pointer[Config] }
+
+// Plugin returns the plugin.
+func Plugin() *sdk.Plugin {
+	pl := &plugin{}
+	pl.cfg.Store(&DefaultConfig)
+	p := &sdk.Plugin{Name: Name, Version: Version, Configure: pl.configure}
+	sdk.Handle(p, coinflipapi.Flip, pl.flip)
+	return p
+}
+
+func (pl *plugin) configure(ctx context.Context, area sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
+	return sdk.ConfigureWith(DefaultConfig, func(c Config) { pl.cfg.Store(&c) })(ctx, area, cfg)
+}
+
+// Decide is the plugin's rule, apart from the transport and the dice
+// (tests call it): roll is uniform in [0, 1).
+func Decide(cfg Config, st coinflipapi.State, roll float64) (coinflipapi.FlipDecision, coinflipapi.State) {
+	st = st.Next(roll < cfg.Odds)
+	return coinflipapi.FlipDecision{Won: st.Streak > 0, Streak: st.Streak}, st
+}
+
+func (pl *plugin) flip(_ context.Context, c sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
+	st, err := coinflipapi.DecodeState(c.State)
+	if err != nil {
+		return sdk.Result[coinflipapi.FlipDecision]{}, err
+	}
+	d, next := Decide(*pl.cfg.Load(), st, rand.Float64())
+	return sdk.Result[coinflipapi.FlipDecision]{Decision: d, State: coinflipapi.EncodeState(next)}, nil
+}
