@@ -215,7 +215,13 @@ func ParseStatsForm(body []byte, lim StatsFormLimits) (*StatsForm, error) {
 	if int64(len(body)) > lim.MaxBytes {
 		return nil, &FormLimitError{Reason: RefusedTooLarge, Detail: fmt.Sprintf("the body of %d bytes exceeds the limit of %d bytes", len(body), lim.MaxBytes)}
 	}
-	b := newStatsBuilder(lim)
+	// Every name and value is decoded into one buffer that then becomes
+	// one string, of which the form's strings are substrings: the text of
+	// the whole form costs one allocation, never larger than the body.
+	type span struct{ start, mid, end int } // name buf[start:mid], value buf[mid:end]
+	spans := make([]span, 0, min(bytes.Count(body, []byte{'&'})+1, lim.MaxValues))
+	buf := make([]byte, 0, len(body))
+	values := 0
 	for data := body; len(data) > 0; {
 		var segment []byte
 		if i := bytes.IndexByte(data, '&'); i >= 0 {
@@ -226,27 +232,78 @@ func ParseStatsForm(body []byte, lim StatsFormLimits) (*StatsForm, error) {
 		if len(segment) == 0 {
 			continue
 		}
-		if err := b.count(); err != nil {
-			return nil, err
+		if values++; values > lim.MaxValues {
+			return nil, tooManyValues(lim)
 		}
 		rawName, rawValue, _ := bytes.Cut(segment, []byte{'='})
 		// An escaped byte takes three; a longer raw name cannot fit.
 		if len(rawName) > 3*lim.MaxKeyLen {
-			return nil, b.nameTooLong(rawName)
+			return nil, nameTooLong(rawName, lim)
 		}
-		name, err := unescapeFormText(rawName)
-		if err != nil {
+		sp := span{start: len(buf)}
+		var ok bool
+		if buf, ok = appendUnescaped(buf, rawName); !ok {
 			return nil, &FormLimitError{Reason: RefusedBadEncoding, Field: clip(rawName), Detail: "the name has a broken %-escape"}
 		}
-		value, err := unescapeFormText(rawValue)
-		if err != nil {
-			return nil, &FormLimitError{Reason: RefusedBadEncoding, Field: clip([]byte(name)), Detail: "the value has a broken %-escape"}
+		sp.mid = len(buf)
+		if buf, ok = appendUnescaped(buf, rawValue); !ok {
+			return nil, &FormLimitError{Reason: RefusedBadEncoding, Field: clip(buf[sp.start:sp.mid]), Detail: "the value has a broken %-escape"}
 		}
-		if err := b.add(name, value); err != nil {
+		sp.end = len(buf)
+		spans = append(spans, sp)
+	}
+	text := string(buf)
+	b := newStatsBuilder(lim)
+	for _, sp := range spans {
+		if err := b.count(); err != nil {
+			return nil, err
+		}
+		if err := b.add(text[sp.start:sp.mid], text[sp.mid:sp.end]); err != nil {
 			return nil, err
 		}
 	}
 	return b.finish(), nil
+}
+
+// appendUnescaped appends raw, url-decoded as ReadRequest decodes it (see
+// unescapeFormText: '+' is a space, %XX a byte, any other '%' an error),
+// to dst; ok is false for a broken escape. FuzzStatsForm holds the two
+// to the same results.
+func appendUnescaped(dst, raw []byte) (_ []byte, ok bool) {
+	for len(raw) > 0 {
+		i := 0
+		for i < len(raw) && raw[i] != '%' && raw[i] != '+' {
+			i++
+		}
+		dst, raw = append(dst, raw[:i]...), raw[i:]
+		switch {
+		case len(raw) == 0:
+		case raw[0] == '+':
+			dst, raw = append(dst, ' '), raw[1:]
+		case len(raw) < 3:
+			return dst, false
+		default:
+			hi, okHi := unhex(raw[1])
+			lo, okLo := unhex(raw[2])
+			if !okHi || !okLo {
+				return dst, false
+			}
+			dst, raw = append(dst, hi<<4|lo), raw[3:]
+		}
+	}
+	return dst, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // DecodeStatsForm decodes the fields ReadRequest put in a Request's Form,
@@ -297,6 +354,7 @@ type statsBuilder struct {
 	f       *StatsForm
 	players map[string]*StatsPlayer
 	segs    []string
+	paths   []string // backing array of the raw lists' paths (see path)
 }
 
 func newStatsBuilder(lim StatsFormLimits) *statsBuilder {
@@ -314,19 +372,40 @@ func newStatsBuilder(lim StatsFormLimits) *statsBuilder {
 
 func (b *statsBuilder) count() error {
 	if b.f.Values++; b.f.Values > b.lim.MaxValues {
-		return &FormLimitError{Reason: RefusedTooManyValues, Detail: fmt.Sprintf("more than %d values", b.lim.MaxValues)}
+		return tooManyValues(b.lim)
 	}
 	return nil
 }
 
-func (b *statsBuilder) nameTooLong(name []byte) error {
-	return &FormLimitError{Reason: RefusedNameTooLong, Field: clip(name), Detail: fmt.Sprintf("the name is longer than %d bytes", b.lim.MaxKeyLen)}
+func tooManyValues(lim StatsFormLimits) error {
+	return &FormLimitError{Reason: RefusedTooManyValues, Detail: fmt.Sprintf("more than %d values", lim.MaxValues)}
+}
+
+func nameTooLong(name []byte, lim StatsFormLimits) error {
+	return &FormLimitError{Reason: RefusedNameTooLong, Field: clip(name), Detail: fmt.Sprintf("the name is longer than %d bytes", lim.MaxKeyLen)}
+}
+
+// path returns parts as one slice cut from a shared backing array, capped
+// so that appending to it copies (one allocation per many paths).
+func (b *statsBuilder) path(parts ...[]string) []string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if cap(b.paths)-len(b.paths) < n {
+		b.paths = make([]string, 0, max(n, 512))
+	}
+	start := len(b.paths)
+	for _, p := range parts {
+		b.paths = append(b.paths, p...)
+	}
+	return b.paths[start:len(b.paths):len(b.paths)]
 }
 
 // add files one decoded name=value.
 func (b *statsBuilder) add(name, value string) error {
 	if len(name) > b.lim.MaxKeyLen {
-		return b.nameTooLong([]byte(name))
+		return nameTooLong([]byte(name), b.lim)
 	}
 	if !utf8.ValidString(name) {
 		return &FormLimitError{Reason: RefusedBadEncoding, Field: clip([]byte(name)), Detail: "the name is not valid UTF-8"}
@@ -381,7 +460,7 @@ func (b *statsBuilder) add(name, value string) error {
 		}
 		p := b.players[segs[0]]
 		if p == nil {
-			p = &StatsPlayer{Key: segs[0], Hero: segs[1], Fields: make(map[string]string, 100)}
+			p = &StatsPlayer{Key: segs[0], Hero: segs[1], Fields: map[string]string{}}
 			b.players[segs[0]] = p
 		} else if p.Hero != segs[1] {
 			return &FormLimitError{Reason: RefusedBadShape, Field: clip([]byte(name)), Detail: fmt.Sprintf("player %q is sent with two heroes", truncate([]byte(segs[0])))}
@@ -391,7 +470,7 @@ func (b *statsBuilder) add(name, value string) error {
 		if len(segs) == 0 {
 			return shape(base + "[...]")
 		}
-		v := StatsValue{Path: slices.Clone(segs), Value: value}
+		v := StatsValue{Path: b.path(segs), Value: value}
 		switch base {
 		case "items":
 			b.f.Items = append(b.f.Items, v)
@@ -401,8 +480,7 @@ func (b *statsBuilder) add(name, value string) error {
 			b.f.Frags = append(b.f.Frags, v)
 		}
 	default:
-		path := make([]string, 0, 1+len(segs))
-		b.f.Other = append(b.f.Other, StatsValue{Path: append(append(path, base), segs...), Value: value})
+		b.f.Other = append(b.f.Other, StatsValue{Path: b.path([]string{base}, segs), Value: value})
 	}
 	return nil
 }

@@ -381,6 +381,17 @@ func TestStatsFormPlayersSorted(t *testing.T) {
 	}
 }
 
+func TestAppendUnescapedAsReadRequest(t *testing.T) {
+	for _, raw := range []string{"", "a", "+", "a+b", "%41", "%4a%4A", "%", "%4", "%4g", "%g4", "x%", "x%2", "100%25",
+		"%00%FF", "%e2%82%ac", "a%2Bb+c", "++%20"} {
+		want, wantErr := unescapeFormText([]byte(raw))
+		got, ok := appendUnescaped([]byte("prefix"), []byte(raw))
+		if ok != (wantErr == nil) || ok && string(got) != "prefix"+want {
+			t.Errorf("%q: %q, %v; ReadRequest decodes %q, %v", raw, got, ok, want, wantErr)
+		}
+	}
+}
+
 // FuzzStatsForm checks that any body is decoded or refused with a
 // FormLimitError, never a panic; that a decoded form keeps the limits
 // and its invariants; and that ParseStatsForm and DecodeStatsForm (after
