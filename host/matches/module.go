@@ -21,6 +21,7 @@ import (
 	bundled "github.com/honmaster/masterserver/plugins/matches"
 	"github.com/honmaster/masterserver/plugins/matches/matchesapi"
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
 )
 
 // areaName is the area's name, the contract's.
@@ -57,7 +58,7 @@ func init() {
 // Deps are what New builds the area from.
 type Deps struct {
 	Env      area.Env
-	Password PasswordCheck // nil: the area's own verifier check
+	Password PasswordCheck // nil: the login service's (CheckServerPassword)
 	Now      func() time.Time
 }
 
@@ -73,9 +74,7 @@ func New(d Deps) (*Area, error) {
 		a.now = time.Now
 	}
 	if a.password == nil {
-		if a.password, err = verifierCheck(d.Env.Config, d.Env.Sys.DB()); err != nil {
-			return nil, err
-		}
+		a.password = d.Env.Login.CheckServerPassword
 	}
 	return a, nil
 }
@@ -106,6 +105,7 @@ func (a *Area) Routes() []server.Route {
 				Reply: "PHP arrays per function (host/matches/doc.go); set_online and shutdown an empty 200; get_spectator_header JSON. Failure: 400 (bad request), 401 (wrong login or password, unknown session), 403 (not a game host or not the match's server), 404 (unknown function), 5xx (the server could not serve it): the PHP array `error` => sentence.",
 			}},
 		{Path: PathStatsRequester, Area: areaName, Handler: a.statsRequester, Fail: failRoute, Outcome: outcome,
+			Limits: wire.Limits{MaxBody: int64(a.set.MaxStatsBody), MaxFields: a.set.MaxStatsValues, MaxFiles: 1},
 			Doc: server.Doc{
 				Summary: "A match's statistics: f=submit_stats (the game server that started the match, by its session) or f=resubmit_stats (its host's manager: login, password, resubmission key).",
 				Form:    submitRequest{}, ReplyValue: resubmitReply{},

@@ -90,10 +90,11 @@ func refuse(status int, reason, format string, args ...any) error {
 }
 
 var (
-	errNoSession   = refuse(http.StatusUnauthorized, "session", "unknown or ended server session")
-	errNotGameHost = refuse(http.StatusForbidden, "not_game_host", "this account may not run game servers")
-	errBadLogin    = refuse(http.StatusUnauthorized, "credentials", "wrong login or password")
-	errNoMatch     = refuse(http.StatusBadRequest, "no_match", "no match started by this server")
+	errNoSession       = refuse(http.StatusUnauthorized, "session", "unknown or ended server session")
+	errNotGameHost     = refuse(http.StatusForbidden, "not_game_host", "this account may not run game servers")
+	errBadLogin        = refuse(http.StatusUnauthorized, "credentials", "wrong login or password")
+	errTooManyFailures = refuse(http.StatusTooManyRequests, "too_many_failures", "too many failed logins from this address or for this login: try again later")
+	errNoMatch         = refuse(http.StatusBadRequest, "no_match", "no match started by this server")
 )
 
 // errorReply is the PHP error array every failure of the area answers.
@@ -193,7 +194,16 @@ func (a *Area) authHost(ctx context.Context, name, pass, ip string) (storage.Acc
 	if len(name) > login.MaxLoginLength {
 		return 0, errBadLogin
 	}
-	id, err := a.password(ctx, name, strings.ToLower(pass), ip)
+	id, err := a.password(ctx, name, pass, ip)
+	var le *login.Error
+	if errors.As(err, &le) {
+		switch le.Reason {
+		case login.ReasonTooManyFailures:
+			return 0, errTooManyFailures
+		case login.ReasonWrongPassword, login.ReasonUnknownAccount, login.ReasonMalformed, login.ReasonLoginTooLong:
+			return 0, errBadLogin
+		}
+	}
 	if err != nil {
 		return 0, err
 	}

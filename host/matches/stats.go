@@ -2,11 +2,8 @@ package matches
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -21,18 +18,10 @@ import (
 	"github.com/honmaster/masterserver/wire"
 )
 
-// resubmissionSalt is the game's constant every game server hashes with a
-// match id into its resubmission key (docs: the protocol notes, §2).
-const resubmissionSalt = "s8c7xaduxAbRanaspUf3kadRachecrac9efeyupr8suwrewecrUphayeweqUmana"
-
-// ResubmissionKey is the key a game server computes for match id: the
-// lowercase hex SHA-1 of its decimal digits followed by the game's salt.
-// It is public (every game server computes it): a resubmission is
-// authenticated by the manager's login and password, not by the key.
-func ResubmissionKey(matchID uint32) string {
-	sum := sha1.Sum([]byte(strconv.FormatUint(uint64(matchID), 10) + resubmissionSalt))
-	return hex.EncodeToString(sum[:])
-}
+// ResubmissionKey is the key a game server computes for match id
+// (wire.ResubmissionKey): public, so a resubmission is authenticated by
+// the manager's login and password, and the key only checked.
+func ResubmissionKey(matchID uint32) string { return wire.ResubmissionKey(int64(matchID)) }
 
 // Refusals of a submission, by their reason in the metrics.
 var (
@@ -110,76 +99,49 @@ type submittedPlayer struct {
 	kills, deaths, assists    int32
 }
 
-// readSubmission reads the fields the area records from a statistics form:
-// match_stats[match_id], match_stats[time_played] and, per
-// player_stats[KEY][HERO][FIELD], the team, result, K/D/A and nickname.
-func readSubmission(form wire.Values) (*submission, error) {
-	s := &submission{}
-	id, err := strconv.ParseUint(form.Get("match_stats[match_id]"), 10, 32)
-	if err != nil || id == 0 {
-		return nil, badRequest(errors.New("match_stats[match_id] is not a match id"))
+// readSubmission reads a statistics form (wire.DecodeStatsForm, within
+// the [matches] limits): match_stats[match_id], match_stats[time_played]
+// and, per player_stats[KEY][HERO][FIELD], the team, result, K/D/A and
+// nickname. A form beyond the limits, or malformed, is refused whole.
+func (a *Area) readSubmission(form wire.Values) (*submission, *wire.StatsForm, error) {
+	f, err := wire.DecodeStatsForm(form, wire.StatsFormLimits{MaxBytes: int64(a.set.MaxStatsBody), MaxValues: a.set.MaxStatsValues,
+		MaxDepth: a.set.MaxBracketDepth, MaxKeyLen: a.set.MaxKeyLength})
+	if err != nil {
+		var fl *wire.FormLimitError
+		if errors.As(err, &fl) {
+			status := http.StatusBadRequest
+			if fl.Reason == wire.RefusedTooLarge || fl.Reason == wire.RefusedTooManyValues {
+				status = http.StatusRequestEntityTooLarge
+			}
+			return nil, nil, refuse(status, "form_"+string(fl.Reason), "%s", fl.Error())
+		}
+		return nil, nil, badRequest(err)
 	}
-	s.matchID = uint32(id)
-	tp, _ := strconv.ParseInt(form.Get("match_stats[time_played]"), 10, 32)
-	s.timePlayed = int32(tp)
-	byKey := map[string]*submittedPlayer{}
-	var order []string
+	id, err := f.MatchID()
+	if err != nil || id <= 0 || id > 1<<31-1 {
+		return nil, nil, refuse(http.StatusBadRequest, "bad_request", "match_stats[match_id] is not a match id")
+	}
+	s := &submission{matchID: uint32(id)}
 	for name, vals := range form {
-		s.bytes += int64(len(name))
 		for _, v := range vals {
-			s.bytes += int64(len(v))
+			s.bytes += int64(len(name) + len(v) + 2)
 		}
-		rest, ok := strings.CutPrefix(name, "player_stats[")
-		if !ok || !strings.HasSuffix(rest, "]") {
-			continue
-		}
-		parts := strings.Split(strings.TrimSuffix(rest, "]"), "][")
-		if len(parts) != 3 || parts[0] == "" {
-			continue
-		}
-		p := byKey[parts[0]]
-		if p == nil {
-			p = &submittedPlayer{key: parts[0]}
-			byKey[parts[0]] = p
-			order = append(order, parts[0])
-		}
-		if len(parts[1]) <= matchesapi.MaxHeroName {
-			p.hero = parts[1]
-		}
-		v := ""
-		if len(vals) > 0 {
-			v = vals[len(vals)-1]
-		}
-		n := func() int32 {
-			x, _ := strconv.ParseInt(v, 10, 32)
+	}
+	tp, _ := strconv.ParseInt(f.Match["time_played"], 10, 32)
+	s.timePlayed = int32(max(tp, 0))
+	for _, p := range f.Players {
+		n := func(field string) int32 {
+			x, _ := p.Int(field)
 			return int32(min(max(x, 0), matchesapi.MaxCount))
 		}
-		switch parts[2] {
-		case "nickname":
-			p.nickname = v
-		case "team":
-			p.team = n()
-		case "wins":
-			p.win = n() > 0
-		case "losses":
-			p.loss = n() > 0
-		case "concedes":
-			p.concede = n() > 0
-		case "discos":
-			p.disco = n() > 0
-		case "herokills":
-			p.kills = n()
-		case "deaths":
-			p.deaths = n()
-		case "heroassists":
-			p.assists = n()
+		sp := submittedPlayer{key: p.Key, nickname: p.Fields["nickname"], team: n("team"), win: n("wins") > 0, loss: n("losses") > 0,
+			concede: n("concedes") > 0, disco: n("discos") > 0, kills: n("herokills"), deaths: n("deaths"), assists: n("heroassists")}
+		if len(p.Hero) <= matchesapi.MaxHeroName {
+			sp.hero = p.Hero
 		}
+		s.players = append(s.players, sp)
 	}
-	slices.Sort(order)
-	for _, k := range order {
-		s.players = append(s.players, *byKey[k])
-	}
-	return s, nil
+	return s, f, nil
 }
 
 // stripClanTag drops a leading "[TAG]" from a nickname.
@@ -239,10 +201,11 @@ func (a *Area) submit(ctx context.Context, r *wire.Request, resubmit bool) (serv
 	if err := r.Decode(&req); err != nil {
 		return server.Response{}, badRequest(err)
 	}
-	sub, err := readSubmission(r.Form)
+	sub, form, err := a.readSubmission(r.Form)
 	if err != nil {
 		return server.Response{}, err
 	}
+	req.Login, req.Pass, req.Key = form.Login, form.Pass, form.ResubmissionKey
 	var host storage.AccountID
 	var serverID uint32
 	if resubmit {
@@ -253,7 +216,7 @@ func (a *Area) submit(ctx context.Context, r *wire.Request, resubmit bool) (serv
 		if host, err = a.authHost(ctx, name, req.Pass, r.RemoteIP); err != nil {
 			return server.Response{}, err
 		}
-		if req.Key != ResubmissionKey(sub.matchID) {
+		if !wire.ResubmissionKeyMatches(int64(sub.matchID), req.Key) {
 			return server.Response{}, errBadKey
 		}
 	} else {

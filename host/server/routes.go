@@ -48,6 +48,7 @@ type route struct {
 	doc     Doc
 	outcome func([]byte) string
 	counted func(outcome string)
+	limits  wire.Limits // zero: the server's
 }
 
 // Route is a path, or a /client_requester.php function, an area serves.
@@ -74,6 +75,13 @@ type Route struct {
 	// status class such as "client_error"), for the area's own counters.
 	// It runs on the request's goroutine and must be quick.
 	Counted func(outcome string)
+	// Limits, when set, replace the server's request limits for this
+	// path (server.body_limit and the field count): a route that takes
+	// large forms (a match's statistics) names its own. The server then
+	// reads bodies up to the largest limit of any path before it knows
+	// the path's own, which refuses the excess (only a Path route may set
+	// them).
+	Limits wire.Limits
 }
 
 // Outcomes of a reply with HTTP status 200, as Route.Outcome names them.

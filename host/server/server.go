@@ -167,6 +167,12 @@ func (s *Server) Mount(routes ...Route) error {
 			fail = s.genericFail
 		}
 		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome, counted: r.Counted}
+		if r.Path != "" && r.Limits != (wire.Limits{}) {
+			rt.limits = r.Limits
+			if n := int(r.Limits.MaxBody) + 64<<10; n > s.srv.MaxRequestBodySize {
+				s.srv.MaxRequestBodySize = n
+			}
+		}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
 		} else {
@@ -250,7 +256,11 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	}
 	var resp Response
 	fn := ""
-	r, err := wire.ReadRequest(ctx, s.limits)
+	lim := s.limits
+	if rt, ok := s.paths[path]; ok && rt.limits != (wire.Limits{}) {
+		lim = rt.limits
+	}
+	r, err := wire.ReadRequest(ctx, lim)
 	if r != nil {
 		if c := s.conf().Server; c.TrustForwardedFor {
 			if ip := clientAddress(r.RemoteIP, ctx.Request.Header.PeekAll("X-Forwarded-For"), c.TrustedProxies); ip != "" {
