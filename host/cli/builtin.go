@@ -5,6 +5,7 @@ package cli
 // another program's main package, see docs/adding-an-area.md).
 import (
 	_ "github.com/honmaster/masterserver/host/guides"  // hero guides
+	_ "github.com/honmaster/masterserver/host/matches" // game servers, matches and their statistics
 	_ "github.com/honmaster/masterserver/host/plinko"  // Plinko and the ticket exchange
 	_ "github.com/honmaster/masterserver/host/reports" // player reports and their moderation
 )

@@ -21,6 +21,7 @@ import (
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/failure/detail"
+	"github.com/honmaster/masterserver/host/matches"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -65,13 +66,13 @@ type op struct {
 
 // ops is the table of operator commands. Areas add theirs in init.
 var ops = []op{
-	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]", mayInit: true,
+	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN] [--game-host]", mayInit: true,
 		parse: parseCreateAccount, empty: func() Request { return new(CreateAccountRequest) }},
 	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]",
 		parse: parseGrant, empty: func() Request { return new(GrantRequest) }},
 	{name: "account show", usage: "--login L",
 		parse: parseShowAccount, empty: func() Request { return new(ShowAccountRequest) }},
-	{name: "account role", usage: "--login L [--operator[=false]]",
+	{name: "account role", usage: "--login L [--operator[=false]] [--game-host | --no-game-host]",
 		parse: parseRole, empty: func() Request { return new(RoleRequest) }},
 	{name: "account delete", usage: "--login L --yes",
 		parse: parseDeleteAccount, empty: func() Request { return new(DeleteAccountRequest) }},
@@ -227,6 +228,7 @@ type CreateAccountRequest struct {
 	Email    string `json:"email,omitempty"`
 	Nickname string `json:"nickname,omitempty"`
 	Parent   string `json:"parent,omitempty"`
+	GameHost bool   `json:"game_host,omitempty"` // may run a server manager and game servers (host/matches)
 }
 
 func (*CreateAccountRequest) Op() string { return "account create" }
@@ -252,11 +254,18 @@ func (r *CreateAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 	if err != nil {
 		return explainCreate(err, c)
 	}
+	host := ""
+	if r.GameHost {
+		if err := matches.SetGameHost(ctx, app.Sys, acct.ID, true); err != nil {
+			return &opError{cause: err, msg: fmt.Sprintf("account %d %q created, but not made a game host: %v (retry with 'account role --login %s --game-host')", acct.ID, acct.Login, err, acct.Login)}
+		}
+		host = ", a game host"
+	}
 	if acct.SuperID != acct.ID {
-		fmt.Fprintf(out, "account %d %q created, a sub-account of %q\n", acct.ID, acct.Login, r.Parent)
+		fmt.Fprintf(out, "account %d %q created, a sub-account of %q%s\n", acct.ID, acct.Login, r.Parent, host)
 		return nil
 	}
-	fmt.Fprintf(out, "account %d %q created\n", acct.ID, acct.Login)
+	fmt.Fprintf(out, "account %d %q created%s\n", acct.ID, acct.Login, host)
 	return nil
 }
 
@@ -268,6 +277,7 @@ func parseCreateAccount(args []string) (Request, error) {
 	fs.StringVar(&r.Email, "email", "", "e-mail")
 	fs.StringVar(&r.Nickname, "nickname", "", "display name (default: the login)")
 	fs.StringVar(&r.Parent, "parent", "", "login of the main account, to create a sub-account")
+	fs.BoolVar(&r.GameHost, "game-host", false, "may run a server manager and game servers")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -350,6 +360,9 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 	} else {
 		fmt.Fprintln(out, "role player")
 	}
+	if err := printGameHost(out, app.DB, acct.ID, ""); err != nil {
+		return err
+	}
 	printBalances(out, acct)
 	if err := printRegistration(out, app.DB, acct); err != nil {
 		return err
@@ -410,6 +423,7 @@ func printBalances(out io.Writer, a *storage.Account) {
 type RoleRequest struct {
 	Login    string `json:"login"`
 	Operator *bool  `json:"operator,omitempty"`
+	GameHost *bool  `json:"game_host,omitempty"` // the game-host role (host/matches); nil: unchanged
 }
 
 func (*RoleRequest) Op() string { return "account role" }
@@ -442,6 +456,35 @@ func (r *RoleRequest) Run(ctx context.Context, app *App, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "%s is not an operator\n", r.Login)
 	}
+	id, err := app.DB.LoginID(r.Login)
+	if err != nil {
+		return err
+	}
+	if r.GameHost != nil {
+		if err := matches.SetGameHost(ctx, app.Sys, id, *r.GameHost); err != nil {
+			return err
+		}
+	}
+	return printGameHost(out, app.DB, id, r.Login+" ")
+}
+
+// printGameHost says whether account id may run game servers (who: how
+// the line starts, "" for "account show").
+func printGameHost(out io.Writer, db *storage.DB, id storage.AccountID, who string) error {
+	host, err := matches.IsGameHost(db, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case host && who == "":
+		fmt.Fprintln(out, "game host (may run a server manager and game servers)")
+	case host:
+		fmt.Fprintf(out, "%sis a game host (may run a server manager and game servers)\n", who)
+	case who == "":
+		fmt.Fprintln(out, "not a game host")
+	default:
+		fmt.Fprintf(out, "%sis not a game host\n", who)
+	}
 	return nil
 }
 
@@ -450,14 +493,25 @@ func parseRole(args []string) (Request, error) {
 	var r RoleRequest
 	fs.StringVar(&r.Login, "login", "", "login of the account")
 	operator := fs.Bool("operator", false, "give the operator role (web console sign-in); --operator=false takes it away; without it the role is shown")
+	gameHost := fs.Bool("game-host", false, "give the game-host role (may run a server manager and game servers)")
+	noGameHost := fs.Bool("no-game-host", false, "take the game-host role away")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "operator" {
+		switch f.Name {
+		case "operator":
 			r.Operator = operator
+		case "game-host":
+			r.GameHost = gameHost
+		case "no-game-host":
+			off := !*noGameHost
+			r.GameHost = &off
 		}
 	})
+	if *gameHost && *noGameHost {
+		return nil, usageError("--game-host and --no-game-host contradict each other")
+	}
 	return checked(&r)
 }
 

@@ -1,0 +1,322 @@
+package matches_test
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/matches"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+func md5hex(s string) string { h := md5.Sum([]byte(s)); return hex.EncodeToString(h[:]) }
+
+// fixture is a real server with a game host "hoster" (password
+// "pw-hoster") and players p0..p(n-1).
+type fixture struct {
+	*clitest.Server
+	t       *testing.T
+	players []player
+}
+
+type player struct {
+	login, cookie string
+	id            uint32
+}
+
+func newFixture(t *testing.T, n int) *fixture {
+	t.Helper()
+	s := clitest.Start(t, nil)
+	f := &fixture{Server: s, t: t}
+	if out := s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host"); !strings.Contains(out, "a game host") {
+		t.Fatalf("create game host: %q", out)
+	}
+	s.Host(t, "account", "create", "--login", "other", "--password", "pw-other", "--game-host")
+	for i := range n {
+		login := fmt.Sprintf("p%d", i)
+		s.Host(t, "account", "create", "--login", login, "--password", "pw-"+login)
+		sess, err := s.Client.Login(context.Background(), login, "pw-"+login)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := strconv.ParseUint(sess.AccountID, 10, 32)
+		f.players = append(f.players, player{login: login, cookie: sess.Cookie, id: uint32(id)})
+	}
+	return f
+}
+
+// call posts form to path?f=fn and returns the status and decoded reply
+// (nil when the body is not a PHP array).
+func (f *fixture) call(path, fn string, form url.Values) (int, *wire.Array, string) {
+	f.t.Helper()
+	q := path
+	if fn != "" {
+		q += "?f=" + fn
+	}
+	r, err := f.Client.PostForm(context.Background(), q, form)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	a, _ := r.PHP()
+	return r.Status, a, string(r.Body)
+}
+
+func (f *fixture) ok(path, fn string, form url.Values) *wire.Array {
+	f.t.Helper()
+	st, a, body := f.call(path, fn, form)
+	if st != 200 || a == nil {
+		f.t.Fatalf("%s: status %d body %q", fn, st, body)
+	}
+	return a
+}
+
+func str(a *wire.Array, k string) string {
+	if a == nil {
+		return ""
+	}
+	v, ok := a.Get(k)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// newServer logs game server instance in as host (password pw).
+func (f *fixture) newServer(host, pw, instance string) (session string, id string) {
+	f.t.Helper()
+	a := f.ok(matches.PathServerRequester, "new_session", url.Values{"login": {host + ":" + instance}, "pass": {md5hex(pw)},
+		"port": {"11235"}, "name": {"srv " + instance}, "desc": {"d"}, "location": {"EU"}, "ip": {"127.0.0.1"}})
+	return str(a, "session"), str(a, "server_id")
+}
+
+// stats is a submission of match id for the given players (by account id
+// as the key; team 1 wins).
+func stats(session, matchID string, ps []player) url.Values {
+	v := url.Values{"session": {session}, "match_stats[match_id]": {matchID}, "match_stats[time_played]": {"1800"},
+		"team_stats[1][score]": {"10"}, "team_stats[2][score]": {"3"}}
+	for i, p := range ps {
+		k := "player_stats[" + strconv.Itoa(int(p.id)) + "][Hero_Pyromancer]"
+		team, win, loss := "1", "1", "0"
+		if i%2 == 1 {
+			team, win, loss = "2", "0", "1"
+		}
+		v.Set(k+"[nickname]", p.login)
+		v.Set(k+"[team]", team)
+		v.Set(k+"[wins]", win)
+		v.Set(k+"[losses]", loss)
+		v.Set(k+"[herokills]", strconv.Itoa(i+1))
+		v.Set(k+"[deaths]", "2")
+		v.Set(k+"[heroassists]", "3")
+	}
+	return v
+}
+
+func (f *fixture) totals(id uint32) matches.TotalsReply {
+	f.t.Helper()
+	t, err := matches.TotalsOf(f.Runtime.App.DB, storage.AccountID(id))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return matches.TotalsReply{Matches: t.Matches, Wins: t.Wins, Losses: t.Losses, Kills: t.Kills, Deaths: t.Deaths, Assists: t.Assists, Heroes: t.Heroes}
+}
+
+// TestMatchSequence plays the whole sequence: a manager and a game server
+// register, heartbeat, start a match, players connect (keys checked,
+// game cookies), the statistics are submitted, submitted again and
+// resubmitted, and each participant's totals count the match once.
+func TestMatchSequence(t *testing.T) {
+	f := newFixture(t, 4)
+	ps := f.players
+	sr := matches.PathServerRequester
+
+	// The manager.
+	ma := f.ok(sr, "replay_auth", url.Values{"login": {"hoster:"}, "pass": {md5hex("pw-hoster")}})
+	if str(ma, "session") == "" || str(ma, "official") != "1" || str(ma, "server_id") == "" {
+		t.Fatalf("replay_auth: %v", ma)
+	}
+	if st, _, body := f.call(sr, "replay_auth", url.Values{"login": {"hoster:"}, "pass": {md5hex("wrong")}}); st != 401 {
+		t.Fatalf("wrong password: %d %q", st, body)
+	}
+	if st, _, body := f.call(sr, "replay_auth", url.Values{"login": {"p0:"}, "pass": {md5hex("pw-p0")}}); st != 403 {
+		t.Fatalf("a player as a manager: %d %q", st, body)
+	}
+
+	// The game server: its id is stable for its NAME:INSTANCE.
+	sess, sid := f.newServer("hoster", "pw-hoster", "1")
+	sess2, sid2 := f.newServer("hoster", "pw-hoster", "1")
+	if sid != sid2 || sess == sess2 || sid == str(ma, "server_id") {
+		t.Fatalf("server ids %s %s (manager %s), sessions %s %s", sid, sid2, str(ma, "server_id"), sess, sess2)
+	}
+	if st, _, _ := f.call(sr, "set_online", url.Values{"session": {sess}, "c_state": {"1"}}); st != 401 {
+		t.Fatalf("a replaced session still serves: %d", st)
+	}
+	sess = sess2
+	if st, _, body := f.call(sr, "set_online", url.Values{"session": {sess}, "c_state": {"1"}, "num_conn": {"0"}}); st != 200 || body != "" {
+		t.Fatalf("set_online: %d %q", st, body)
+	}
+	// A player's cookie is no server session; a manager's session is no
+	// game server's.
+	for _, bad := range []string{ps[0].cookie, str(ma, "session"), "", strings.Repeat("0", 48)} {
+		if st, _, _ := f.call(sr, "start_game", url.Values{"session": {bad}}); st != 401 {
+			t.Fatalf("start_game with session %q: %d", bad, st)
+		}
+	}
+	if out := f.Host(t, "servers", "list"); !strings.Contains(out, "idle") || !strings.Contains(out, "hoster") {
+		t.Fatalf("servers list: %q", out)
+	}
+
+	sg := f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}, "version": {"4.10.1.0"}, "mname": {"m"}})
+	mid := str(sg, "match_id")
+	if mid == "" || str(sg, "match_date") == "" {
+		t.Fatalf("start_game: %v", sg)
+	}
+	sg2 := f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}})
+	if str(sg2, "match_id") == mid {
+		t.Fatalf("match id %s twice", mid)
+	}
+	mid = str(sg2, "match_id") // the current match
+
+	// Keys: an unknown one is unofficial, an issued one official for its
+	// server only.
+	if a := f.ok(sr, "accept_key", url.Values{"session": {sess}, "acc_key": {"deadbeef"}}); str(a, "official") != "0" {
+		t.Fatalf("unknown key: %v", a)
+	}
+	sidN, _ := strconv.ParseUint(sid, 10, 32)
+	key, err := matches.IssueKey(context.Background(), f.Runtime.App.Sys, storage.AccountID(ps[0].id), uint32(sidN), time.Minute, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := f.ok(sr, "accept_key", url.Values{"session": {sess}, "acc_key": {key}}); str(a, "official") != "1" {
+		t.Fatalf("issued key: %v", a)
+	}
+	other, _ := f.newServer("hoster", "pw-hoster", "2")
+	if a := f.ok(sr, "accept_key", url.Values{"session": {other}, "acc_key": {key}}); str(a, "official") != "0" {
+		t.Fatalf("key of another server: %v", a)
+	}
+
+	// Players connect; a dead cookie is refused.
+	gcs := map[uint32]string{}
+	for _, p := range ps {
+		a := f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}, "ip": {"127.0.0.1"}})
+		gc := str(a, "game_cookie")
+		if str(a, "account_id") != strconv.Itoa(int(p.id)) || gc == "" || gc == p.cookie || str(a, "nickname") != p.login {
+			t.Fatalf("c_conn %s: %v", p.login, a)
+		}
+		gcs[p.id] = gc
+	}
+	if st, _, _ := f.call(sr, "c_conn", url.Values{"session": {sess}, "cookie": {strings.Repeat("a", 32)}}); st != 401 {
+		t.Fatalf("c_conn with a dead cookie: %d", st)
+	}
+	q := url.Values{"session": {sess}}
+	form := url.Values{}
+	for i, p := range ps {
+		form.Set("aids["+strconv.Itoa(i)+"]", strconv.Itoa(int(p.id)))
+	}
+	r, err := f.Client.PostForm(context.Background(), sr+"?f=aids2cookie&"+form.Encode(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if strings.Contains(string(r.Body), p.cookie) {
+			t.Fatalf("aids2cookie gave a client cookie: %s", r.Body)
+		}
+		if !strings.Contains(string(r.Body), gcs[p.id]) {
+			t.Fatalf("aids2cookie lacks %s's game cookie: %s", p.login, r.Body)
+		}
+	}
+
+	st := matches.PathStatsRequester
+	// A foreign server's submission and one for a match never started:
+	// refused, nothing stored.
+	if code, _, body := f.call(st, "submit_stats", stats(other, mid, ps)); code != 403 {
+		t.Fatalf("foreign submission: %d %q", code, body)
+	}
+	if code, _, body := f.call(st, "submit_stats", stats(sess, "999999", ps)); code != 404 {
+		t.Fatalf("unknown match: %d %q", code, body)
+	}
+	if code, _, body := f.call(st, "submit_stats", stats(ps[0].cookie, mid, ps)); code != 401 {
+		t.Fatalf("player cookie as session: %d %q", code, body)
+	}
+	stranger := player{login: "nobody", id: 424242}
+	if code, _, body := f.call(st, "submit_stats", stats(sess, mid, append(ps[:3:3], stranger))); code != 400 {
+		t.Fatalf("a non-participant: %d %q", code, body)
+	}
+	for _, p := range ps {
+		if got := f.totals(p.id); got.Matches != 0 {
+			t.Fatalf("%s counted a refused submission: %+v", p.login, got)
+		}
+	}
+
+	// Submitted, submitted again, resubmitted: counted once.
+	for i := range 2 {
+		a := f.ok(st, "submit_stats", stats(sess, mid, ps))
+		for _, k := range []string{"match_info", "match_summ", "match_stats", "match_history"} {
+			if str(a, k) != "OK" {
+				t.Fatalf("submission %d: %v", i, a)
+			}
+		}
+	}
+	n, _ := strconv.ParseUint(mid, 10, 32)
+	re := stats("", mid, ps)
+	re.Del("session")
+	re.Set("login", "hoster:")
+	re.Set("pass", md5hex("pw-hoster"))
+	re.Set("resubmission_key", matches.ResubmissionKey(uint32(n)))
+	if a := f.ok(st, "resubmit_stats", re); str(a, "match_id") != mid || str(a, "match_stats") != "OK" {
+		t.Fatalf("resubmit: %v", a)
+	}
+	re.Set("resubmission_key", strings.Repeat("0", 40))
+	if code, _, _ := f.call(st, "resubmit_stats", re); code != 401 {
+		t.Fatalf("wrong resubmission key: %d", code)
+	}
+	re.Set("resubmission_key", matches.ResubmissionKey(uint32(n)))
+	re.Set("login", "other:")
+	re.Set("pass", md5hex("pw-other"))
+	if code, _, _ := f.call(st, "resubmit_stats", re); code != 403 {
+		t.Fatalf("another host's resubmission: %d", code)
+	}
+	for i, p := range ps {
+		got := f.totals(p.id)
+		wantWin := int64(1 - i%2)
+		if got.Matches != 1 || got.Wins != wantWin || got.Losses != 1-wantWin || got.Kills != int64(i+1) || got.Deaths != 2 ||
+			got.Assists != 3 || got.Heroes["Hero_Pyromancer"] != 1 {
+			t.Fatalf("%s totals %+v", p.login, got)
+		}
+	}
+	out := f.Host(t, "matches", "show", mid)
+	if !strings.Contains(out, "Hero_Pyromancer") || !strings.Contains(out, "winner team 1") {
+		t.Fatalf("matches show: %q", out)
+	}
+	if out := f.Host(t, "matches", "list"); !strings.Contains(out, mid) {
+		t.Fatalf("matches list: %q", out)
+	}
+	if out := f.Host(t, "matches", "resubmission-key", "--match", mid); strings.TrimSpace(out) != matches.ResubmissionKey(uint32(n)) {
+		t.Fatalf("resubmission-key: %q", out)
+	}
+	// After a match recorded, a player can no longer join it.
+	if code, _, _ := f.call(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}}); code != 400 {
+		t.Fatalf("c_conn after the match was recorded: %d", code)
+	}
+	// Unknown function: 404 with the error array.
+	if code, a, _ := f.call(sr, "no_such", url.Values{}); code != 404 || str(a, "error") != "unknown function" {
+		t.Fatalf("unknown function: %d %v", code, a)
+	}
+	// Shut down: the session ends, the server is offline at once.
+	if code, _, body := f.call(sr, "shutdown", url.Values{"session": {sess}}); code != 200 || body != "" {
+		t.Fatalf("shutdown: %d %q", code, body)
+	}
+	if code, _, _ := f.call(sr, "set_online", url.Values{"session": {sess}}); code != 401 {
+		t.Fatalf("heartbeat after shutdown: %d", code)
+	}
+	if out := f.Host(t, "servers", "list"); !strings.Contains(out, "shut down") {
+		t.Fatalf("servers list after shutdown: %q", out)
+	}
+}

@@ -1,0 +1,406 @@
+package matches
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/honmaster/masterserver/actors"
+	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
+	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/matches/matchesapi"
+	"github.com/honmaster/masterserver/plugins/sdk"
+	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
+)
+
+// resubmissionSalt is the game's constant every game server hashes with a
+// match id into its resubmission key (docs: the protocol notes, §2).
+const resubmissionSalt = "s8c7xaduxAbRanaspUf3kadRachecrac9efeyupr8suwrewecrUphayeweqUmana"
+
+// ResubmissionKey is the key a game server computes for match id: the
+// lowercase hex SHA-1 of its decimal digits followed by the game's salt.
+// It is public (every game server computes it): a resubmission is
+// authenticated by the manager's login and password, not by the key.
+func ResubmissionKey(matchID uint32) string {
+	sum := sha1.Sum([]byte(strconv.FormatUint(uint64(matchID), 10) + resubmissionSalt))
+	return hex.EncodeToString(sum[:])
+}
+
+// Refusals of a submission, by their reason in the metrics.
+var (
+	errForeign       = refuse(http.StatusForbidden, "foreign_server", "the match was started by another server")
+	errUnknownMatch  = refuse(http.StatusNotFound, "unknown_match", "no match of this host has that id")
+	errUnknownPlayer = refuse(http.StatusBadRequest, "unknown_player", "a player entry matches no participant of the match")
+	errBadKey        = refuse(http.StatusUnauthorized, "resubmission_key", "wrong resubmission key")
+	errNoPlayers     = refuse(http.StatusBadRequest, "no_players", "the submission holds no player")
+	// errDuplicate: the match is recorded already; answered OK, nothing
+	// changes.
+	errDuplicate = errors.New("match recorded already")
+)
+
+type statsReply struct {
+	MatchInfo    string `php:"match_info"`
+	MatchSumm    string `php:"match_summ"`
+	MatchStats   string `php:"match_stats"`
+	MatchHistory string `php:"match_history"`
+}
+
+type resubmitReply struct {
+	MatchInfo    string `php:"match_info"`
+	MatchSumm    string `php:"match_summ"`
+	MatchStats   string `php:"match_stats"`
+	MatchHistory string `php:"match_history"`
+	MatchID      uint32 `php:"match_id"`
+}
+
+type submitRequest struct {
+	F       string `form:"f,required" doc:"submit_stats or resubmit_stats"`
+	Session string `form:"session" doc:"submit_stats: the game server's session"`
+	Login   string `form:"login" doc:"resubmit_stats: the manager's login NAME:"`
+	Pass    string `form:"pass" doc:"resubmit_stats: lowercase hex MD5 of the password"`
+	Key     string `form:"resubmission_key" doc:"resubmit_stats: the match's resubmission key"`
+	MatchID string `form:"match_stats[match_id]" doc:"the match (with the rest of match_stats[...], team_stats[...], player_stats[KEY][HERO][FIELD], inventory[...] and the optional items, abilities and frags)"`
+}
+
+// statsRequester serves /stats_requester.php.
+func (a *Area) statsRequester(ctx context.Context, r *wire.Request) server.Response {
+	fn := r.Query.Get("f")
+	if fn == "" {
+		fn = r.Form.Get("f")
+	}
+	var resp server.Response
+	var err error
+	switch fn {
+	case FuncSubmitStats:
+		resp, err = a.submit(ctx, r, false)
+	case FuncResubmitStats:
+		resp, err = a.submit(ctx, r, true)
+	default:
+		resp = server.PHP(a.log, errorReply{Error: "unknown function"})
+		resp.Status = http.StatusNotFound
+		return resp
+	}
+	if err != nil {
+		a.m.refused(fn, err)
+		return a.fail(err)
+	}
+	return resp
+}
+
+// submission is a statistics form as the area reads it.
+type submission struct {
+	matchID    uint32
+	timePlayed int32
+	players    []submittedPlayer
+	bytes      int64
+}
+
+type submittedPlayer struct {
+	key, hero, nickname       string
+	team                      int32
+	win, loss, concede, disco bool
+	kills, deaths, assists    int32
+}
+
+// readSubmission reads the fields the area records from a statistics form:
+// match_stats[match_id], match_stats[time_played] and, per
+// player_stats[KEY][HERO][FIELD], the team, result, K/D/A and nickname.
+func readSubmission(form wire.Values) (*submission, error) {
+	s := &submission{}
+	id, err := strconv.ParseUint(form.Get("match_stats[match_id]"), 10, 32)
+	if err != nil || id == 0 {
+		return nil, badRequest(errors.New("match_stats[match_id] is not a match id"))
+	}
+	s.matchID = uint32(id)
+	tp, _ := strconv.ParseInt(form.Get("match_stats[time_played]"), 10, 32)
+	s.timePlayed = int32(tp)
+	byKey := map[string]*submittedPlayer{}
+	var order []string
+	for name, vals := range form {
+		s.bytes += int64(len(name))
+		for _, v := range vals {
+			s.bytes += int64(len(v))
+		}
+		rest, ok := strings.CutPrefix(name, "player_stats[")
+		if !ok || !strings.HasSuffix(rest, "]") {
+			continue
+		}
+		parts := strings.Split(strings.TrimSuffix(rest, "]"), "][")
+		if len(parts) != 3 || parts[0] == "" {
+			continue
+		}
+		p := byKey[parts[0]]
+		if p == nil {
+			p = &submittedPlayer{key: parts[0]}
+			byKey[parts[0]] = p
+			order = append(order, parts[0])
+		}
+		if len(parts[1]) <= matchesapi.MaxHeroName {
+			p.hero = parts[1]
+		}
+		v := ""
+		if len(vals) > 0 {
+			v = vals[len(vals)-1]
+		}
+		n := func() int32 {
+			x, _ := strconv.ParseInt(v, 10, 32)
+			return int32(min(max(x, 0), matchesapi.MaxCount))
+		}
+		switch parts[2] {
+		case "nickname":
+			p.nickname = v
+		case "team":
+			p.team = n()
+		case "wins":
+			p.win = n() > 0
+		case "losses":
+			p.loss = n() > 0
+		case "concedes":
+			p.concede = n() > 0
+		case "discos":
+			p.disco = n() > 0
+		case "herokills":
+			p.kills = n()
+		case "deaths":
+			p.deaths = n()
+		case "heroassists":
+			p.assists = n()
+		}
+	}
+	slices.Sort(order)
+	for _, k := range order {
+		s.players = append(s.players, *byKey[k])
+	}
+	return s, nil
+}
+
+// stripClanTag drops a leading "[TAG]" from a nickname.
+func stripClanTag(n string) string {
+	if strings.HasPrefix(n, "[") {
+		if i := strings.IndexByte(n, ']'); i > 0 {
+			return n[i+1:]
+		}
+	}
+	return n
+}
+
+// resolve maps each player entry to a participant the match recorded:
+// by key == account id, else by nickname (clan tag stripped) among the
+// participants. An entry matching none, or a participant matched twice,
+// refuses the submission: statistics are only ever counted for players the
+// server connected to the match.
+func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, []*pb.PlayerResult, error) {
+	if len(players) == 0 {
+		return nil, nil, errNoPlayers
+	}
+	byID := map[uint32]*pb.Participant{}
+	byNick := map[string]*pb.Participant{}
+	for _, p := range m.Participants {
+		byID[p.AccountId] = p
+		byNick[strings.ToLower(p.Nickname)] = p
+	}
+	used := map[uint32]bool{}
+	facts := make([]matchesapi.PlayerFacts, 0, len(players))
+	results := make([]*pb.PlayerResult, 0, len(players))
+	for _, sp := range players {
+		var part *pb.Participant
+		if id, err := strconv.ParseUint(sp.key, 10, 32); err == nil {
+			part = byID[uint32(id)]
+		}
+		if part == nil && sp.nickname != "" {
+			part = byNick[strings.ToLower(stripClanTag(sp.nickname))]
+		}
+		if part == nil || used[part.AccountId] {
+			return nil, nil, errUnknownPlayer
+		}
+		used[part.AccountId] = true
+		f := matchesapi.PlayerFacts{AccountID: part.AccountId, Team: sp.team, Win: sp.win, Loss: sp.loss, Concede: sp.concede,
+			Disco: sp.disco, Kills: sp.kills, Deaths: sp.deaths, Assists: sp.assists, Hero: sp.hero}
+		facts = append(facts, f)
+		results = append(results, &pb.PlayerResult{AccountId: f.AccountID, Team: f.Team, Win: f.Win, Loss: f.Loss, Concede: f.Concede,
+			Disco: f.Disco, Kills: f.Kills, Deaths: f.Deaths, Assists: f.Assists, Hero: f.Hero, Nickname: part.Nickname})
+	}
+	return facts, results, nil
+}
+
+// submit serves submit_stats (by the session of the server that started
+// the match) and resubmit_stats (by the host's manager: login, password,
+// resubmission key, only for a match of that host).
+func (a *Area) submit(ctx context.Context, r *wire.Request, resubmit bool) (server.Response, error) {
+	var req submitRequest
+	if err := r.Decode(&req); err != nil {
+		return server.Response{}, badRequest(err)
+	}
+	sub, err := readSubmission(r.Form)
+	if err != nil {
+		return server.Response{}, err
+	}
+	var host storage.AccountID
+	var serverID uint32
+	if resubmit {
+		name, _, err := splitLogin(req.Login, true)
+		if err != nil {
+			return server.Response{}, err
+		}
+		if host, err = a.authHost(ctx, name, req.Pass, r.RemoteIP); err != nil {
+			return server.Response{}, err
+		}
+		if req.Key != ResubmissionKey(sub.matchID) {
+			return server.Response{}, errBadKey
+		}
+	} else {
+		h, s, err := a.session(r, false)
+		if err != nil {
+			return server.Response{}, err
+		}
+		host, serverID = h, s.Id
+	}
+	m, err := matchRecs.Get(a.sys.DB(), host, storage.KeyUint32(sub.matchID))
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		if _, found, _ := hostOfMatch(a.sys.DB(), sub.matchID); found {
+			return server.Response{}, errForeign
+		}
+		return server.Response{}, errUnknownMatch
+	case err != nil:
+		return server.Response{}, err
+	case !resubmit && m.ServerId != serverID:
+		return server.Response{}, errForeign
+	}
+	if !m.Recorded {
+		if err := a.record(ctx, host, m, sub, resubmit); err != nil && !errors.Is(err, errDuplicate) {
+			return server.Response{}, err
+		}
+	} else {
+		a.m.duplicates.Inc()
+	}
+	if resubmit {
+		return server.PHP(a.log, resubmitReply{"OK", "OK", "OK", "OK", sub.matchID}), nil
+	}
+	return server.PHP(a.log, statsReply{"OK", "OK", "OK", "OK"}), nil
+}
+
+// record records match m's statistics: the plugin's checked decision,
+// then the effect whose first share (the host's) records the match and
+// whose other shares add each participant's delta to the participant's
+// totals, each through the participant's own actor, exactly once. It
+// returns once the first share committed: the match is durable, and the
+// other shares are applied (or resumed after a crash).
+func (a *Area) record(ctx context.Context, host storage.AccountID, m *pb.Match, sub *submission, resubmit bool) error {
+	facts, results, err := resolve(m, sub.players)
+	if err != nil {
+		return err
+	}
+	res, err := matchesapi.Tally.Decide(ctx, a.plugin, sdk.Call[matchesapi.TallyFacts]{Facts: matchesapi.TallyFacts{MatchID: m.Id, Players: facts}})
+	if err != nil {
+		return err
+	}
+	p := &pb.Payload{Host: uint32(host), MatchId: m.Id, ServerId: m.ServerId, Submitted: a.now().Unix(), TimePlayed: sub.timePlayed,
+		StatsBytes: sub.bytes, Resubmitted: resubmit, Results: results}
+	participants := []storage.AccountID{host}
+	for _, d := range res.Decision.Deltas {
+		p.Deltas = append(p.Deltas, &pb.Delta{AccountId: d.AccountID, Matches: d.Matches, Wins: d.Wins, Losses: d.Losses,
+			Concedes: d.Concedes, Discos: d.Discos, Kills: d.Kills, Deaths: d.Deaths, Assists: d.Assists, Hero: d.Hero})
+		if storage.AccountID(d.AccountID) == host {
+			continue // the host's share applies its own delta
+		}
+		// A player deleted since the match keeps nothing (as a deleted
+		// account keeps nothing of an effect).
+		if ok, err := a.sys.DB().AccountExists(storage.AccountID(d.AccountID)); err != nil {
+			return err
+		} else if ok {
+			participants = append(participants, storage.AccountID(d.AccountID))
+		}
+	}
+	for _, r := range results {
+		if r.Win {
+			p.Winner = r.Team
+		}
+	}
+	payload, err := proto.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if _, err := recordEffect.Start(ctx, a.sys, payload, participants...); err != nil {
+		return err
+	}
+	a.m.recorded.Inc()
+	a.m.statsBytes.Add(float64(sub.bytes))
+	return nil
+}
+
+// recordEffect is the multi-account effect of a recorded match (see
+// docs/effects.md): share 0, the game-host account's, records the match
+// (refused, with nothing written, when it is recorded already or no
+// longer the submitting server's); each other share adds its account's
+// delta to its totals. Never rename it: the name is stored.
+var recordEffect = actors.RegisterEffect("matches.record", applyRecord)
+
+func applyRecord(tx *actors.Tx, e *storage.Effect, share int) error {
+	var p pb.Payload
+	if err := proto.Unmarshal(e.Payload, &p); err != nil {
+		return err
+	}
+	if share == 0 {
+		m, err := matchRecs.Get(tx.DB(), tx.ID(), storage.KeyUint32(p.MatchId))
+		if err != nil {
+			return err
+		}
+		if m.Recorded {
+			return errDuplicate
+		}
+		if m.ServerId != p.ServerId {
+			return errForeign
+		}
+		m.Recorded, m.Submitted, m.Winner, m.TimePlayed, m.Results, m.StatsBytes, m.Resubmitted =
+			true, p.Submitted, p.Winner, p.TimePlayed, p.Results, p.StatsBytes, p.Resubmitted
+		if err := matchRecs.Put(tx, storage.KeyUint32(m.Id), m); err != nil {
+			return err
+		}
+	}
+	for _, d := range p.Deltas {
+		if storage.AccountID(d.AccountId) == tx.ID() {
+			return addDelta(tx, d)
+		}
+	}
+	return nil
+}
+
+// maxHeroes bounds the heroes one player's totals count (the game has
+// about 140; a server cannot grow a record without bound by inventing
+// names).
+const maxHeroes = 512
+
+// addDelta adds d to the account's totals.
+func addDelta(tx *actors.Tx, d *pb.Delta) error {
+	t, err := totals.Get(tx.DB(), tx.ID(), "")
+	if errors.Is(err, storage.ErrNotFound) {
+		t, err = &pb.Totals{}, nil
+	}
+	if err != nil {
+		return err
+	}
+	t.Matches += int64(d.Matches)
+	t.Wins += int64(d.Wins)
+	t.Losses += int64(d.Losses)
+	t.Concedes += int64(d.Concedes)
+	t.Discos += int64(d.Discos)
+	t.Kills += int64(d.Kills)
+	t.Deaths += int64(d.Deaths)
+	t.Assists += int64(d.Assists)
+	if _, known := t.Heroes[d.Hero]; d.Hero != "" && (known || len(t.Heroes) < maxHeroes) {
+		if t.Heroes == nil {
+			t.Heroes = map[string]int64{}
+		}
+		t.Heroes[d.Hero]++
+	}
+	return totals.Put(tx, "", t)
+}
