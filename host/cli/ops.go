@@ -21,7 +21,6 @@ import (
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/failure/detail"
-	"github.com/honmaster/masterserver/host/matches"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -66,13 +65,13 @@ type op struct {
 
 // ops is the table of operator commands. Areas add theirs in init.
 var ops = []op{
-	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN] [--game-host]", mayInit: true,
+	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]" + roleUsage(false), mayInit: true,
 		parse: parseCreateAccount, empty: func() Request { return new(CreateAccountRequest) }},
 	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]",
 		parse: parseGrant, empty: func() Request { return new(GrantRequest) }},
 	{name: "account show", usage: "--login L",
 		parse: parseShowAccount, empty: func() Request { return new(ShowAccountRequest) }},
-	{name: "account role", usage: "--login L [--operator[=false]] [--game-host | --no-game-host]",
+	{name: "account role", usage: "--login L [--operator[=false]]" + roleUsage(true),
 		parse: parseRole, empty: func() Request { return new(RoleRequest) }},
 	{name: "account delete", usage: "--login L --yes",
 		parse: parseDeleteAccount, empty: func() Request { return new(DeleteAccountRequest) }},
@@ -228,7 +227,10 @@ type CreateAccountRequest struct {
 	Email    string `json:"email,omitempty"`
 	Nickname string `json:"nickname,omitempty"`
 	Parent   string `json:"parent,omitempty"`
-	GameHost bool   `json:"game_host,omitempty"` // may run a server manager and game servers (host/matches)
+	// Roles are the flags of the areas' roles to give (accounts.Roles:
+	// --game-host ...).
+	// (A pointer: the audit trail leaves a nil one out.)
+	Roles *[]string `json:"roles,omitempty"`
 }
 
 func (*CreateAccountRequest) Op() string { return "account create" }
@@ -254,18 +256,27 @@ func (r *CreateAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 	if err != nil {
 		return explainCreate(err, c)
 	}
-	host := ""
-	if r.GameHost {
-		if err := matches.SetGameHost(ctx, app.Sys, acct.ID, true); err != nil {
-			return &opError{cause: err, msg: fmt.Sprintf("account %d %q created, but not made a game host: %v (retry with 'account role --login %s --game-host')", acct.ID, acct.Login, err, acct.Login)}
+	given := ""
+	var give []string
+	if r.Roles != nil {
+		give = *r.Roles
+	}
+	for _, flag := range give {
+		role, ok := accounts.RoleByFlag(flag)
+		if !ok {
+			continue
 		}
-		host = ", a game host"
+		if err := role.Set(ctx, app.Sys, acct.ID, true); err != nil {
+			return &opError{cause: err, msg: fmt.Sprintf("account %d %q created, but not made a %s: %v (retry with 'account role --login %s --%s')",
+				acct.ID, acct.Login, role.Noun, err, acct.Login, role.Flag)}
+		}
+		given += ", a " + role.Noun
 	}
 	if acct.SuperID != acct.ID {
-		fmt.Fprintf(out, "account %d %q created, a sub-account of %q%s\n", acct.ID, acct.Login, r.Parent, host)
+		fmt.Fprintf(out, "account %d %q created, a sub-account of %q%s\n", acct.ID, acct.Login, r.Parent, given)
 		return nil
 	}
-	fmt.Fprintf(out, "account %d %q created%s\n", acct.ID, acct.Login, host)
+	fmt.Fprintf(out, "account %d %q created%s\n", acct.ID, acct.Login, given)
 	return nil
 }
 
@@ -277,9 +288,21 @@ func parseCreateAccount(args []string) (Request, error) {
 	fs.StringVar(&r.Email, "email", "", "e-mail")
 	fs.StringVar(&r.Nickname, "nickname", "", "display name (default: the login)")
 	fs.StringVar(&r.Parent, "parent", "", "login of the main account, to create a sub-account")
-	fs.BoolVar(&r.GameHost, "game-host", false, "may run a server manager and game servers")
+	roles := map[string]*bool{}
+	for _, role := range accounts.Roles() {
+		roles[role.Flag] = fs.Bool(role.Flag, false, "make it a "+role.Noun+" ("+role.Doc+")")
+	}
 	if err := parse(fs, args); err != nil {
 		return nil, err
+	}
+	var give []string
+	for _, role := range accounts.Roles() {
+		if *roles[role.Flag] {
+			give = append(give, role.Flag)
+		}
+	}
+	if give != nil {
+		r.Roles = &give
 	}
 	return checked(&r)
 }
@@ -360,7 +383,7 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 	} else {
 		fmt.Fprintln(out, "role player")
 	}
-	if err := printGameHost(out, app.DB, acct.ID, ""); err != nil {
+	if err := printRoles(out, app.DB, acct.ID, ""); err != nil {
 		return err
 	}
 	printBalances(out, acct)
@@ -423,7 +446,10 @@ func printBalances(out io.Writer, a *storage.Account) {
 type RoleRequest struct {
 	Login    string `json:"login"`
 	Operator *bool  `json:"operator,omitempty"`
-	GameHost *bool  `json:"game_host,omitempty"` // the game-host role (host/matches); nil: unchanged
+	// Roles are the areas' roles to give (true) or take away (false), by
+	// flag (accounts.Roles); the others are shown.
+	// (A pointer: the audit trail leaves a nil one out.)
+	Roles *map[string]bool `json:"roles,omitempty"`
 }
 
 func (*RoleRequest) Op() string { return "account role" }
@@ -456,34 +482,63 @@ func (r *RoleRequest) Run(ctx context.Context, app *App, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "%s is not an operator\n", r.Login)
 	}
+	if len(accounts.Roles()) == 0 {
+		return nil
+	}
 	id, err := app.DB.LoginID(r.Login)
-	if err != nil {
+	if isUnknownAccount(err) {
+		return unknownLogin(r.Login, err)
+	} else if err != nil {
 		return err
 	}
-	if r.GameHost != nil {
-		if err := matches.SetGameHost(ctx, app.Sys, id, *r.GameHost); err != nil {
+	var change map[string]bool
+	if r.Roles != nil {
+		change = *r.Roles
+	}
+	for flag, on := range change {
+		role, ok := accounts.RoleByFlag(flag)
+		if !ok {
+			return usageError("unknown role --%s", flag)
+		}
+		if err := role.Set(ctx, app.Sys, id, on); err != nil {
 			return err
 		}
 	}
-	return printGameHost(out, app.DB, id, r.Login+" ")
+	return printRoles(out, app.DB, id, r.Login+" ")
 }
 
-// printGameHost says whether account id may run game servers (who: how
-// the line starts, "" for "account show").
-func printGameHost(out io.Writer, db *storage.DB, id storage.AccountID, who string) error {
-	host, err := matches.IsGameHost(db, id)
-	if err != nil {
-		return err
+// roleUsage is the usage text of the areas' roles: " [--game-host]", or
+// with no (account role) " [--game-host | --no-game-host]".
+func roleUsage(no bool) string {
+	u := ""
+	for _, role := range accounts.Roles() {
+		if no {
+			u += " [--" + role.Flag + " | --no-" + role.Flag + "]"
+		} else {
+			u += " [--" + role.Flag + "]"
+		}
 	}
-	switch {
-	case host && who == "":
-		fmt.Fprintln(out, "game host (may run a server manager and game servers)")
-	case host:
-		fmt.Fprintf(out, "%sis a game host (may run a server manager and game servers)\n", who)
-	case who == "":
-		fmt.Fprintln(out, "not a game host")
-	default:
-		fmt.Fprintf(out, "%sis not a game host\n", who)
+	return u
+}
+
+// printRoles says which of the areas' roles account id has; who starts
+// each line ("L ", or "" for "account show").
+func printRoles(out io.Writer, db *storage.DB, id storage.AccountID, who string) error {
+	for _, role := range accounts.Roles() {
+		has, err := role.Has(db, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case has && who == "":
+			fmt.Fprintf(out, "%s (%s)\n", role.Noun, role.Doc)
+		case has:
+			fmt.Fprintf(out, "%sis a %s (%s)\n", who, role.Noun, role.Doc)
+		case who == "":
+			fmt.Fprintf(out, "not a %s\n", role.Noun)
+		default:
+			fmt.Fprintf(out, "%sis not a %s\n", who, role.Noun)
+		}
 	}
 	return nil
 }
@@ -493,24 +548,36 @@ func parseRole(args []string) (Request, error) {
 	var r RoleRequest
 	fs.StringVar(&r.Login, "login", "", "login of the account")
 	operator := fs.Bool("operator", false, "give the operator role (web console sign-in); --operator=false takes it away; without it the role is shown")
-	gameHost := fs.Bool("game-host", false, "give the game-host role (may run a server manager and game servers)")
-	noGameHost := fs.Bool("no-game-host", false, "take the game-host role away")
+	for _, role := range accounts.Roles() {
+		fs.Bool(role.Flag, false, "make it a "+role.Noun+" ("+role.Doc+")")
+		fs.Bool("no-"+role.Flag, false, "take the "+role.Noun+" role away")
+	}
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
+	var contradiction error
 	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "operator":
+		if f.Name == "operator" {
 			r.Operator = operator
-		case "game-host":
-			r.GameHost = gameHost
-		case "no-game-host":
-			off := !*noGameHost
-			r.GameHost = &off
+			return
 		}
+		flag, on := f.Name, f.Value.String() == "true"
+		if rest, ok := strings.CutPrefix(f.Name, "no-"); ok {
+			flag, on = rest, !on
+		}
+		if _, isRole := accounts.RoleByFlag(flag); !isRole {
+			return // --login
+		}
+		if r.Roles == nil {
+			r.Roles = &map[string]bool{}
+		}
+		if prev, twice := (*r.Roles)[flag]; twice && prev != on {
+			contradiction = usageError("--%s and --no-%s contradict each other", flag, flag)
+		}
+		(*r.Roles)[flag] = on
 	})
-	if *gameHost && *noGameHost {
-		return nil, usageError("--game-host and --no-game-host contradict each other")
+	if contradiction != nil {
+		return nil, contradiction
 	}
 	return checked(&r)
 }

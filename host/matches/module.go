@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/limit"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
@@ -37,6 +38,10 @@ var areaName = string(matchesapi.Area)
 // "matches show ID", "matches resubmission-key --match ID"). Its settings
 // are the [matches] table (Settings).
 func init() {
+	// The game-host role: "account create --game-host", "account role
+	// --game-host | --no-game-host", "account show".
+	accounts.RegisterRole(accounts.Role{Flag: "game-host", Noun: "game host", Doc: "may run a server manager and game servers",
+		Has: IsGameHost, Set: SetGameHost})
 	area.Register(area.Module{Area: matchesapi.Area, Bundled: bundled.Plugin, Start: start,
 		Commands: []area.Command{
 			{Name: "servers list", Usage: "(game servers and managers: host, instance, address, state, last heartbeat, current match)",
