@@ -50,8 +50,12 @@
 //     session and records the player as a participant of that match with
 //     a fresh random game_cookie (per match and player, never the
 //     player's cookie; a reconnect gets the same one); at most
-//     max_participants. aids2cookie answers only those game cookies, only
-//     for participants of the asking server's current match.
+//     max_participants. A player who connects while the server has no
+//     open match (a lobby before start_game, or after the last match was
+//     recorded; the notes leave the order open) is kept with the server
+//     and becomes a participant of the match it starts next. aids2cookie
+//     answers only those game cookies, only for the asking server's
+//     participants.
 //   - accept_key answers official 1 only for a key issued to a player for
 //     this very server within key_lifetime (IssueKey, the client's server
 //     list), else 0. A key is the player's id, no server id, and a secret

@@ -306,9 +306,20 @@ func TestMatchSequence(t *testing.T) {
 	if out := f.Host(t, "matches", "resubmission-key", "--match", mid); strings.TrimSpace(out) != matches.ResubmissionKey(uint32(n)) {
 		t.Fatalf("resubmission-key: %q", out)
 	}
-	// After a match recorded, a player can no longer join it.
-	if code, _, _ := f.call(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}}); code != 400 {
-		t.Fatalf("c_conn after the match was recorded: %d", code)
+	// After the match was recorded, a player who connects (a lobby before
+	// the next start_game) joins the next match, with a new game cookie.
+	a := f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}})
+	if gc := str(a, "game_cookie"); gc == "" || gc == gcs[ps[0].id] || gc == ps[0].cookie {
+		t.Fatalf("c_conn in the lobby: %v", a)
+	}
+	next := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	nn, _ := strconv.ParseUint(next, 10, 32)
+	m, _, err := matches.LoadMatch(f.Runtime.App.DB, uint32(nn))
+	if err != nil || len(m.Participants) != 1 || m.Participants[0].AccountId != ps[0].id {
+		t.Fatalf("the next match's participants: %v %v", m, err)
+	}
+	if old, _, _ := matches.LoadMatch(f.Runtime.App.DB, uint32(n)); len(old.Participants) != len(ps) {
+		t.Fatalf("the recorded match's participants changed: %v", old.Participants)
 	}
 	// Unknown function: 404 with the error array.
 	for _, path := range []string{sr, st} {

@@ -99,7 +99,6 @@ var (
 	errNotGameHost     = refuse(http.StatusForbidden, "not_game_host", "this account may not run game servers")
 	errBadLogin        = refuse(http.StatusUnauthorized, "credentials", "wrong login or password")
 	errTooManyFailures = refuse(http.StatusTooManyRequests, "too_many_failures", "too many failed logins from this address or for this login: try again later")
-	errNoMatch         = refuse(http.StatusBadRequest, "no_match", "no match started by this server")
 	errTooManyServers  = refuse(http.StatusForbidden, "too_many_servers", "this account has registered as many game servers as it may (max_servers_per_host)")
 	errTooManyStarts   = refuse(http.StatusTooManyRequests, "too_many_starts", "this account starts matches faster than it may: try again shortly")
 )
@@ -551,7 +550,8 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 			return struct{}{}, errNoSession
 		}
 		m := &pb.Match{Id: id, ServerId: s.Id, Started: now.Unix(), Map: clip(req.Map, 64), Name: clip(req.MName, 128),
-			Version: clip(req.Version, 32), Mode: int32(mode)}
+			Version: clip(req.Version, 32), Mode: int32(mode), Participants: cur.Pending}
+		cur.Pending = nil
 		if err := matchRecs.Put(tx, storage.KeyUint32(id), m); err != nil {
 			return struct{}{}, err
 		}
@@ -611,9 +611,6 @@ func (a *Area) connect(ctx context.Context, r *wire.Request) (server.Response, e
 	if err != nil {
 		return server.Response{}, refuse(http.StatusUnauthorized, "player_cookie", "the player's cookie is no live session")
 	}
-	if s.CurrentMatch == 0 {
-		return server.Response{}, errNoMatch
-	}
 	player, err := a.sys.Snapshot(ctx, sess.AccountID)
 	if err != nil {
 		return server.Response{}, err
@@ -627,24 +624,31 @@ func (a *Area) connect(ctx context.Context, r *wire.Request) (server.Response, e
 		if cur.ShutDown || !t.matches(cur.SecretHash) {
 			return "", errNoSession
 		}
-		m, err := matchRecs.Get(tx.DB(), host, storage.KeyUint32(cur.CurrentMatch))
+		m, err := openMatch(tx.DB(), host, cur)
 		if err != nil {
 			return "", err
 		}
-		if m.Recorded {
-			return "", errNoMatch
+		// The open match's participants, or, while the server has none (a
+		// lobby before start_game), its pending players, who become the
+		// participants of the match it starts next.
+		list := &cur.Pending
+		if m != nil {
+			list = &m.Participants
 		}
-		for _, p := range m.Participants {
+		for _, p := range *list {
 			if p.AccountId == uint32(sess.AccountID) {
 				return p.GameCookie, nil // reconnected: the same token
 			}
 		}
-		if len(m.Participants) >= a.set.MaxParticipants {
+		if len(*list) >= a.set.MaxParticipants {
 			return "", errFull
 		}
 		c := gameCookie()
-		m.Participants = append(m.Participants, &pb.Participant{AccountId: uint32(sess.AccountID), GameCookie: c, Nickname: player.Nickname})
-		return c, matchRecs.Put(tx, storage.KeyUint32(m.Id), m)
+		*list = append(*list, &pb.Participant{AccountId: uint32(sess.AccountID), GameCookie: c, Nickname: player.Nickname})
+		if m != nil {
+			return c, matchRecs.Put(tx, storage.KeyUint32(m.Id), m)
+		}
+		return c, servers.Put(tx, storage.KeyUint32(cur.Id), cur)
 	})
 	if err != nil {
 		return server.Response{}, err
@@ -653,6 +657,19 @@ func (a *Area) connect(ctx context.Context, r *wire.Request) (server.Response, e
 		AccountType: player.AccountType, Level: player.Stats.Level, GameCookie: gc}
 	rep.MyUpgrades, rep.SelectedUpgrades = upgradesOf(player)
 	return server.PHP(a.log, rep), nil
+}
+
+// openMatch is server s's current match while it is not recorded, else
+// nil.
+func openMatch(db *storage.DB, host storage.AccountID, s *pb.Server) (*pb.Match, error) {
+	if s.CurrentMatch == 0 {
+		return nil, nil
+	}
+	m, err := matchRecs.Get(db, host, storage.KeyUint32(s.CurrentMatch))
+	if err != nil || m.Recorded {
+		return nil, err
+	}
+	return m, nil
 }
 
 func upgradesOf(a *storage.Account) (mine, selected []string) {
@@ -730,12 +747,13 @@ func (a *Area) aids2cookie(_ context.Context, r *wire.Request) (server.Response,
 		return server.Response{}, err
 	}
 	rep := aids2cookieReply{Cookies: wire.NewArray(), GCookies: wire.NewArray()}
-	if s.CurrentMatch == 0 {
-		return server.PHP(a.log, rep), nil
-	}
-	m, err := matchRecs.Get(a.sys.DB(), host, storage.KeyUint32(s.CurrentMatch))
+	m, err := openMatch(a.sys.DB(), host, s)
 	if err != nil {
 		return server.Response{}, err
+	}
+	players := s.Pending
+	if m != nil {
+		players = m.Participants
 	}
 	asked := map[uint32]bool{}
 	for _, vals := range []wire.Values{r.Query, r.Form} {
@@ -750,7 +768,7 @@ func (a *Area) aids2cookie(_ context.Context, r *wire.Request) (server.Response,
 			}
 		}
 	}
-	for _, p := range m.Participants {
+	for _, p := range players {
 		if asked[p.AccountId] {
 			rep.Cookies.Set(int64(p.AccountId), p.GameCookie)
 			rep.GCookies.Set(int64(p.AccountId), p.GameCookie)

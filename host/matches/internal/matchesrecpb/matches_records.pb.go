@@ -53,8 +53,11 @@ type Server struct {
 	ShutDown       bool   `protobuf:"varint,14,opt,name=shut_down,json=shutDown,proto3" json:"shut_down,omitempty"`
 	Players        int32  `protobuf:"varint,15,opt,name=players,proto3" json:"players,omitempty"`
 	Map            string `protobuf:"bytes,16,opt,name=map,proto3" json:"map,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// pending are the players connected (c_conn) while the server had no
+	// open match: they become the participants of the match it starts next.
+	Pending       []*Participant `protobuf:"bytes,17,rep,name=pending,proto3" json:"pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Server) Reset() {
@@ -197,6 +200,13 @@ func (x *Server) GetMap() string {
 		return x.Map
 	}
 	return ""
+}
+
+func (x *Server) GetPending() []*Participant {
+	if x != nil {
+		return x.Pending
+	}
+	return nil
 }
 
 // Participant is a player a game server connected to a match (c_conn).
@@ -1004,7 +1014,7 @@ var File_matches_records_proto protoreflect.FileDescriptor
 
 const file_matches_records_proto_rawDesc = "" +
 	"\n" +
-	"\x15matches_records.proto\x12\x1chonmaster.matches.records.v1\"\xb2\x03\n" +
+	"\x15matches_records.proto\x12\x1chonmaster.matches.records.v1\"\xf7\x03\n" +
 	"\x06Server\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1a\n" +
 	"\binstance\x18\x02 \x01(\tR\binstance\x12\x18\n" +
@@ -1023,7 +1033,8 @@ const file_matches_records_proto_rawDesc = "" +
 	"\x0fsession_started\x18\r \x01(\x03R\x0esessionStarted\x12\x1b\n" +
 	"\tshut_down\x18\x0e \x01(\bR\bshutDown\x12\x18\n" +
 	"\aplayers\x18\x0f \x01(\x05R\aplayers\x12\x10\n" +
-	"\x03map\x18\x10 \x01(\tR\x03map\"i\n" +
+	"\x03map\x18\x10 \x01(\tR\x03map\x12C\n" +
+	"\apending\x18\x11 \x03(\v2).honmaster.matches.records.v1.ParticipantR\apending\"i\n" +
 	"\vParticipant\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x1f\n" +
@@ -1137,16 +1148,17 @@ var file_matches_records_proto_goTypes = []any{
 	nil,                  // 9: honmaster.matches.records.v1.Totals.HeroesEntry
 }
 var file_matches_records_proto_depIdxs = []int32{
-	1, // 0: honmaster.matches.records.v1.Match.participants:type_name -> honmaster.matches.records.v1.Participant
-	2, // 1: honmaster.matches.records.v1.Match.results:type_name -> honmaster.matches.records.v1.PlayerResult
-	9, // 2: honmaster.matches.records.v1.Totals.heroes:type_name -> honmaster.matches.records.v1.Totals.HeroesEntry
-	2, // 3: honmaster.matches.records.v1.Payload.results:type_name -> honmaster.matches.records.v1.PlayerResult
-	8, // 4: honmaster.matches.records.v1.Payload.deltas:type_name -> honmaster.matches.records.v1.Delta
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	1, // 0: honmaster.matches.records.v1.Server.pending:type_name -> honmaster.matches.records.v1.Participant
+	1, // 1: honmaster.matches.records.v1.Match.participants:type_name -> honmaster.matches.records.v1.Participant
+	2, // 2: honmaster.matches.records.v1.Match.results:type_name -> honmaster.matches.records.v1.PlayerResult
+	9, // 3: honmaster.matches.records.v1.Totals.heroes:type_name -> honmaster.matches.records.v1.Totals.HeroesEntry
+	2, // 4: honmaster.matches.records.v1.Payload.results:type_name -> honmaster.matches.records.v1.PlayerResult
+	8, // 5: honmaster.matches.records.v1.Payload.deltas:type_name -> honmaster.matches.records.v1.Delta
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_matches_records_proto_init() }
