@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	mrand "math/rand/v2"
 	"time"
 
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/area"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -80,6 +82,38 @@ func SetGameHostByLogin(ctx context.Context, sys *actors.System, login string, o
 	return id, SetGameHost(ctx, sys, id, on)
 }
 
+// hostTries bounds the runs of one write to a game-host account (see
+// retried).
+const hostTries = 8
+
+// retried runs fn again, at most hostTries times in all after a short
+// random pause, while it is refused with nothing written because another
+// activation of the account wrote first (area.CauseRetry). In cluster mode
+// a game server's requests reach any node, and every one writes its host
+// account's records: a node's write may be fenced by another's, and runs
+// again on the fresh state. Any other error, an unknown outcome above all,
+// is returned at once.
+func retried[R any](ctx context.Context, fn func() (R, error)) (R, error) {
+	for try := 1; ; try++ {
+		r, err := fn()
+		if err == nil || try == hostTries || area.CauseOf(err) != area.CauseRetry {
+			return r, err
+		}
+		t := time.NewTimer(time.Duration(try)*5*time.Millisecond + time.Duration(mrand.Int64N(int64(10*time.Millisecond))))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, err
+		case <-t.C:
+		}
+	}
+}
+
+// applyHost is actors.Apply on a game-host account, retried.
+func applyHost[R any](ctx context.Context, sys *actors.System, host storage.AccountID, fn actors.ChangeFunc[R]) (R, error) {
+	return retried(ctx, func() (R, error) { return actors.Apply(ctx, sys, host, fn) })
+}
+
 // errSequence: a sequence ran out of 31-bit ids (the game reads them as
 // signed 32-bit integers).
 var errSequence = errors.New("the id sequence is exhausted")
@@ -88,7 +122,17 @@ var errSequence = errors.New("the id sequence is exhausted")
 // "server"): durable before it is returned, never handed out twice, on
 // any node of a cluster (global commits are ordered by compare-and-set).
 func nextID(ctx context.Context, sys *actors.System, name string) (uint32, error) {
-	v, err := sys.UpdateGlobal(ctx, func(g *actors.GlobalTx) (any, error) {
+	next := nextOf(name)
+	v, err := retried(ctx, func() (any, error) { return sys.UpdateGlobal(ctx, next) })
+	if err != nil {
+		return 0, err
+	}
+	return v.(uint32), nil
+}
+
+// nextOf is nextID's global update of sequence name.
+func nextOf(name string) func(g *actors.GlobalTx) (any, error) {
+	return func(g *actors.GlobalTx) (any, error) {
 		c, err := seq.Get(g.DB(), name)
 		if errors.Is(err, storage.ErrNotFound) {
 			c, err = &pb.Counter{}, nil
@@ -101,11 +145,7 @@ func nextID(ctx context.Context, sys *actors.System, name string) (uint32, error
 		}
 		n := c.Last + 1
 		return uint32(n), seq.Put(g, name, &pb.Counter{Last: n})
-	})
-	if err != nil {
-		return 0, err
 	}
-	return v.(uint32), nil
 }
 
 // A token is what a server, a manager or a player's connection key

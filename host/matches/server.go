@@ -269,7 +269,7 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 		s *pb.Server
 		t token
 	}
-	out, err := actors.Apply(ctx, a.sys, host, func(tx *actors.Tx) (registered, error) {
+	out, err := applyHost(ctx, a.sys, host, func(tx *actors.Tx) (registered, error) {
 		// Another session of the same instance may have registered it
 		// meanwhile: keep its id.
 		if cur, err := a.serverIDOf(host, instance); err != nil {
@@ -487,7 +487,7 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 		return emptyOK(), nil // past the rate: kept in memory, written with a later heartbeat
 	}
 	t, _ := parseToken(req.Session)
-	_, err = actors.Apply(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
+	_, err = applyHost(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
 		cur, err := servers.Get(tx.DB(), host, storage.KeyUint32(s.Id))
 		if err != nil {
 			return struct{}{}, err
@@ -541,7 +541,7 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 	now := a.now()
 	mode, _ := strconv.Atoi(req.Mode)
 	t, _ := parseToken(req.Session)
-	_, err = actors.Apply(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
+	_, err = applyHost(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
 		cur, err := servers.Get(tx.DB(), host, storage.KeyUint32(s.Id))
 		if err != nil {
 			return struct{}{}, err
@@ -616,7 +616,7 @@ func (a *Area) connect(ctx context.Context, r *wire.Request) (server.Response, e
 		return server.Response{}, err
 	}
 	t, _ := parseToken(r.Form.Get("session"))
-	gc, err := actors.Apply(ctx, a.sys, host, func(tx *actors.Tx) (string, error) {
+	gc, err := applyHost(ctx, a.sys, host, func(tx *actors.Tx) (string, error) {
 		cur, err := servers.Get(tx.DB(), host, storage.KeyUint32(s.Id))
 		if err != nil {
 			return "", err
@@ -795,7 +795,7 @@ func (a *Area) shutdown(ctx context.Context, r *wire.Request) (server.Response, 
 		return server.Response{}, err
 	}
 	t, _ := parseToken(r.Form.Get("session"))
-	_, err = actors.Apply(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
+	_, err = applyHost(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
 		cur, err := servers.Get(tx.DB(), host, storage.KeyUint32(s.Id))
 		if err != nil {
 			return struct{}{}, err
