@@ -306,6 +306,31 @@ func TestMatchSequence(t *testing.T) {
 	if out := f.Host(t, "matches", "resubmission-key", "--match", mid); strings.TrimSpace(out) != matches.ResubmissionKey(uint32(n)) {
 		t.Fatalf("resubmission-key: %q", out)
 	}
+	// The console pages and the metrics.
+	pages := matches.ConsolePages()
+	if p := pages["/console/matches"]; !strings.Contains(p, "<td>"+mid+"</td>") || !strings.Contains(p, "team 1") {
+		t.Fatalf("matches page: %q", p)
+	}
+	if p := pages["/console/matches/servers"]; !strings.Contains(p, "<td>hoster</td>") || !strings.Contains(p, "<td>"+mid+"</td>") {
+		t.Fatalf("servers page: %q", p)
+	}
+	met := f.Metrics(t)
+	for series, least := range map[string]float64{
+		"honmaster_matches_started_total":                                                  2,
+		"honmaster_matches_recorded_total":                                                 1,
+		"honmaster_matches_duplicate_submissions_total":                                    2,
+		`honmaster_matches_refused_total{function="submit_stats",reason="foreign_server"}`: 1,
+		`honmaster_matches_refused_total{function="submit_stats",reason="unknown_player"}`: 1,
+		"honmaster_matches_servers_online":                                                 1,
+	} {
+		if met[series] < least {
+			t.Errorf("%s = %v, want at least %v", series, met[series], least)
+		}
+	}
+	if met["honmaster_matches_stats_bytes_total"] <= 0 {
+		t.Errorf("no statistics bytes counted")
+	}
+
 	// After the match was recorded, a player who connects (a lobby before
 	// the next start_game) joins the next match, with a new game cookie.
 	a := f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}})
