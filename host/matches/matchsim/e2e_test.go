@@ -40,6 +40,10 @@ func TestMatchesEndToEnd(t *testing.T) {
 		for _, h := range matchsim.Hostiles {
 			_, err := g.SubmitStats(ctx, m.Hostile(h))
 			refusedClearly(t, h.String(), err)
+			// Clearly: the refusal names what was wrong with the form.
+			if r, ok := matchsim.Refused(err); ok && !strings.Contains(strings.ToLower(string(r.Body)), hostileWord[h]) {
+				t.Errorf("%s: the refusal does not say what is wrong (%q): %s", h, hostileWord[h], r)
+			}
 			if rec := w.op.match(t, m.MatchID); rec.Recorded {
 				t.Fatalf("%s: the match was recorded", h)
 			}
@@ -284,4 +288,14 @@ func refusedClearly(t *testing.T, what string, err error) {
 func hasSession(r *matchsim.Reply) bool {
 	s, _ := r.Str("session")
 	return s != ""
+}
+
+// hostileWord is a word the refusal of each hostile form must hold: what
+// was wrong with it.
+var hostileWord = map[matchsim.Hostile]string{
+	matchsim.HostileMany:      "values",
+	matchsim.HostileNesting:   "brackets",
+	matchsim.HostileBrackets:  "name",
+	matchsim.HostileUTF8Key:   "utf-8",
+	matchsim.HostileUTF8Value: "utf-8",
 }
