@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
+	_ "github.com/honmaster/masterserver/host/matches/matchsim" // the load tester's "match" operation
 	"github.com/honmaster/masterserver/host/server"
 	bundled "github.com/honmaster/masterserver/plugins/matches"
 	"github.com/honmaster/masterserver/plugins/matches/matchesapi"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/internal/opmsg"
 	"github.com/honmaster/masterserver/host/login"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	"github.com/honmaster/masterserver/host/server"
@@ -132,8 +133,19 @@ func (a *Area) fail(err error) server.Response {
 // without package names.
 func badRequestDetail(err error) string {
 	var fe *wire.FieldError
-	if errors.As(err, &fe) {
+	switch {
+	case errors.As(err, &fe):
 		return fe.Field + ": " + fe.Problem
+	case errors.Is(err, wire.ErrBodyTooLarge):
+		return "the request body is larger than this server accepts"
+	case errors.Is(err, wire.ErrMalformed):
+		// "more than N fields", a broken escape: the reader's sentence,
+		// without package names.
+		msg := opmsg.Strip(err.Error())
+		if i := strings.LastIndex(msg, "malformed request: "); i >= 0 {
+			msg = msg[i+len("malformed request: "):]
+		}
+		return "the request does not parse: " + msg
 	}
 	return "the request does not parse"
 }
