@@ -4,8 +4,12 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/matches"
+	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -318,5 +323,84 @@ func TestMatchSequence(t *testing.T) {
 	}
 	if out := f.Host(t, "servers", "list"); !strings.Contains(out, "shut down") {
 		t.Fatalf("servers list after shutdown: %q", out)
+	}
+}
+
+// TestGameHostRole: the game-host role through the account commands and
+// the operator API, and what it allows.
+func TestGameHostRole(t *testing.T) {
+	s := clitest.Start(t, nil)
+	out := s.Host(t, "account", "create", "--login", "plain", "--password", "pw-plain")
+	if strings.Contains(out, "game host") {
+		t.Fatalf("create: %q", out)
+	}
+	if out := s.Host(t, "account", "show", "--login", "plain"); !strings.Contains(out, "not a game host") {
+		t.Fatalf("show: %q", out)
+	}
+	replay := func() int {
+		r, err := s.Client.PostForm(context.Background(), matches.PathServerRequester+"?f=replay_auth",
+			url.Values{"login": {"plain:"}, "pass": {md5hex("pw-plain")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
+	}
+	if st := replay(); st != 403 {
+		t.Fatalf("an ordinary account's replay_auth: %d", st)
+	}
+	if out := s.Host(t, "account", "role", "--login", "plain", "--game-host"); !strings.Contains(out, "plain is a game host") {
+		t.Fatalf("role --game-host: %q", out)
+	}
+	if out := s.Host(t, "account", "show", "--login", "plain"); !strings.Contains(out, "game host (may run") {
+		t.Fatalf("show: %q", out)
+	}
+	if st := replay(); st != 200 {
+		t.Fatalf("a game host's replay_auth: %d", st)
+	}
+	if out := s.Host(t, "account", "role", "--login", "plain", "--no-game-host"); !strings.Contains(out, "plain is not a game host") {
+		t.Fatalf("role --no-game-host: %q", out)
+	}
+	if st := replay(); st != 403 {
+		t.Fatalf("replay_auth after the role was taken: %d", st)
+	}
+	if code, _, _ := s.Run("account", "role", "--login", "plain", "--game-host", "--no-game-host"); code != 2 {
+		t.Fatalf("contradicting flags: exit %d", code)
+	}
+
+	// The operator API.
+	tok, err := os.ReadFile(filepath.Join(s.DataDir, operator.TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := func(method, path, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, "http://"+s.Runtime.OperatorAddr.String()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		return resp.StatusCode, v
+	}
+	if st, v := api("POST", "/api/matches/game-host", `{"login":"plain","game_host":true}`); st != 200 || v["game_host"] != true || v["account_id"] == nil {
+		t.Fatalf("POST game-host: %d %v", st, v)
+	}
+	if st := replay(); st != 200 {
+		t.Fatalf("replay_auth after the API gave the role: %d", st)
+	}
+	if st, v := api("POST", "/api/matches/game-host", `{"login":"nobody","game_host":true}`); st == 200 {
+		t.Fatalf("POST game-host of an unknown login: %d %v", st, v)
+	}
+	id := s.Host(t, "account", "show", "--login", "plain")
+	id = strings.Fields(id)[1]
+	st, v := api("GET", "/api/matches/totals?account_id="+id, "")
+	if st != 200 || v["matches"] != float64(0) || v["heroes"] == nil {
+		t.Fatalf("GET totals: %d %v", st, v)
+	}
+	if st, _ := api("GET", "/api/matches/match?id=77", ""); st == 200 {
+		t.Fatalf("GET an unknown match: %d", st)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/limit"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	_ "github.com/honmaster/masterserver/host/matches/matchsim" // the load tester's "match" operation
 	"github.com/honmaster/masterserver/host/server"
@@ -74,6 +75,8 @@ func New(d Deps) (*Area, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.starts = limit.New(limit.Rate{Burst: a.set.StartBurst, Every: a.set.StartEvery.Duration}, 0, a.now)
+	a.beats = limit.New(limit.Rate{Burst: a.set.HeartbeatBurst, Every: a.set.HeartbeatEvery.Duration}, 0, a.now)
 	if a.password == nil {
 		a.password = d.Env.Login.CheckServerPassword
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	"github.com/honmaster/masterserver/host/server"
@@ -68,6 +69,9 @@ type Area struct {
 	m        *metrics
 	password PasswordCheck
 	now      func() time.Time
+	// starts and beats limit start_game and heartbeat writes per game-host
+	// account.
+	starts, beats *limit.Keyed
 
 	// heard is when each server was last heard from by this node (unix
 	// nanoseconds, *atomic.Int64 by server id): heartbeats that change
@@ -96,6 +100,8 @@ var (
 	errBadLogin        = refuse(http.StatusUnauthorized, "credentials", "wrong login or password")
 	errTooManyFailures = refuse(http.StatusTooManyRequests, "too_many_failures", "too many failed logins from this address or for this login: try again later")
 	errNoMatch         = refuse(http.StatusBadRequest, "no_match", "no match started by this server")
+	errTooManyServers  = refuse(http.StatusForbidden, "too_many_servers", "this account has registered as many game servers as it may (max_servers_per_host)")
+	errTooManyStarts   = refuse(http.StatusTooManyRequests, "too_many_starts", "this account starts matches faster than it may: try again shortly")
 )
 
 // errorReply is the PHP error array every failure of the area answers.
@@ -237,6 +243,13 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 		return nil, token{}, err
 	}
 	if id == 0 {
+		n := 0
+		if err := servers.EachSize(a.sys.DB(), host, func(string, int) error { n++; return nil }); err != nil {
+			return nil, token{}, err
+		}
+		if n >= a.set.MaxServers+1 { // its servers and its manager
+			return nil, token{}, errTooManyServers
+		}
 		if id, err = nextID(ctx, a.sys, "server"); err != nil {
 			return nil, token{}, err
 		}
@@ -460,6 +473,9 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 		now.Sub(time.Unix(s.Heard, 0)) < a.set.HeartbeatTimeout.Duration/3 {
 		return emptyOK(), nil // nothing to write: kept in memory
 	}
+	if ok, _ := a.beats.Allow(strconv.FormatUint(uint64(host), 10)); !ok {
+		return emptyOK(), nil // past the rate: kept in memory, written with a later heartbeat
+	}
 	t, _ := parseToken(req.Session)
 	_, err = actors.Apply(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
 		cur, err := servers.Get(tx.DB(), host, storage.KeyUint32(s.Id))
@@ -504,6 +520,9 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 	host, s, err := a.session(r, false)
 	if err != nil {
 		return server.Response{}, err
+	}
+	if ok, _ := a.starts.Allow(strconv.FormatUint(uint64(host), 10)); !ok {
+		return server.Response{}, errTooManyStarts
 	}
 	id, err := nextID(ctx, a.sys, "match")
 	if err != nil {

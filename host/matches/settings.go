@@ -19,6 +19,11 @@ type Settings struct {
 	MaxKeyLength     int             `toml:"max_key_length"`
 	KeyLifetime      config.Duration `toml:"key_lifetime"`
 	MaxParticipants  int             `toml:"max_participants"`
+	MaxServers       int             `toml:"max_servers_per_host"`
+	StartBurst       int             `toml:"start_game_burst"`
+	StartEvery       config.Duration `toml:"start_game_every"`
+	HeartbeatBurst   int             `toml:"heartbeat_write_burst"`
+	HeartbeatEvery   config.Duration `toml:"heartbeat_write_every"`
 	ChatAddress      string          `toml:"chat_address"`
 	ChatManagerPort  int             `toml:"chat_manager_port"`
 	ChatServerPort   int             `toml:"chat_server_port"`
@@ -57,6 +62,21 @@ func (s *Settings) Validate() error {
 	}
 	if s.MaxParticipants < 1 || s.MaxParticipants > matchesapi.MaxPlayers {
 		p("max_participants", "must be 1..%d, got %d", matchesapi.MaxPlayers, s.MaxParticipants)
+	}
+	if s.MaxServers < 1 || s.MaxServers > 100_000 {
+		p("max_servers_per_host", "must be 1..100000, got %d", s.MaxServers)
+	}
+	if s.StartBurst < 1 || s.StartBurst > 1_000_000 {
+		p("start_game_burst", "must be 1..1000000, got %d", s.StartBurst)
+	}
+	if d := s.StartEvery.Duration; d < time.Millisecond || d > time.Hour {
+		p("start_game_every", "must be 1ms..1h, got %s", s.StartEvery)
+	}
+	if s.HeartbeatBurst < 1 || s.HeartbeatBurst > 1_000_000 {
+		p("heartbeat_write_burst", "must be 1..1000000, got %d", s.HeartbeatBurst)
+	}
+	if d := s.HeartbeatEvery.Duration; d < time.Millisecond || d > time.Hour {
+		p("heartbeat_write_every", "must be 1ms..1h, got %s", s.HeartbeatEvery)
 	}
 	if s.ChatManagerPort < 0 || s.ChatManagerPort > 65535 {
 		p("chat_manager_port", "must be 0..65535, got %d", s.ChatManagerPort)
