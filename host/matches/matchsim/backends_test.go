@@ -34,13 +34,15 @@ func TestMatchesOnPostgres(t *testing.T) {
 	wholeSequence(t, w)
 }
 
-// TestLoadTestMatch runs the load tester's match operation on one server:
-// its matches are acknowledged and its end-of-run check (every account's
-// totals against the acknowledged matches) passes.
+// TestLoadTestMatch runs the load tester's match operation on one server,
+// mixed with logins (a player's new session leaves the cookie the match
+// operation took at provisioning alive): its matches are acknowledged and
+// its end-of-run check (every account's totals against the acknowledged
+// matches) passes.
 func TestLoadTestMatch(t *testing.T) {
 	ts := clitest.Start(t, clitest.LoadTestLimits)
-	o := clitest.LoadTestOptions(t, ts, "match=1")
-	o.Accounts, o.Concurrency, o.Requests = 20, 2, 12
+	o := clitest.LoadTestOptions(t, ts, "match=3,login=1")
+	o.Accounts, o.Concurrency, o.Requests = 20, 2, 40
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
