@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,6 +127,45 @@ func TestMatchesEndToEnd(t *testing.T) {
 			t.Fatalf("the sibling's own match: %v", err)
 		}
 		checkTotals(t, w.op, want(m, mine))
+	})
+
+	t.Run("statistics of a player who never connected count for nobody", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps[:9], 18)
+		outsider := ps[9]
+		m.Players = append(m.Players, matchsim.Player{AccountID: outsider.id, Nickname: outsider.login, Hero: matchsim.Heroes[17],
+			Team: 2, Position: 4, Kills: 30, Assists: 5})
+		_, err := g.SubmitStats(ctx, m.Form())
+		if err == nil {
+			// Accepted: the participants' totals count it, the outsider's not.
+			m.Players = m.Players[:9]
+			wanted := want(m)
+			wanted[outsider.id] = &matchsim.Totals{AccountID: outsider.id}
+			checkTotals(t, w.op, wanted)
+			t.Logf("accepted without the outsider")
+			return
+		}
+		refusedClearly(t, "statistics naming a player who never connected", err)
+		checkTotals(t, w.op, zero(ps))
+	})
+
+	t.Run("a submission where both teams won is not recorded as such", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps, 19)
+		f := m.Form()
+		for _, p := range m.Players {
+			pre := "player_stats[" + strconv.FormatInt(p.AccountID, 10) + "][" + p.Hero + "]"
+			f.Set(pre+"[wins]", "1")
+			f.Set(pre+"[losses]", "0")
+		}
+		_, err := g.SubmitStats(ctx, f)
+		refusedClearly(t, "both teams won", err)
+		if w.op.match(t, m.MatchID).Recorded {
+			t.Error("recorded")
+		}
+		checkTotals(t, w.op, zero(ps))
 	})
 
 	t.Run("a player's cookie is not a server session, nor the other way round", func(t *testing.T) {
