@@ -168,6 +168,28 @@ func TestMatchesEndToEnd(t *testing.T) {
 		checkTotals(t, w.op, zero(ps))
 	})
 
+	t.Run("negative or overflowing counters are refused", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps, 20)
+		p := m.Players[0]
+		pre := "player_stats[" + strconv.FormatInt(p.AccountID, 10) + "][" + p.Hero + "]"
+		for field, v := range map[string]string{"herokills": "-5", "deaths": "99999999999999999999", "heroassists": "4294967297"} {
+			f := m.Form()
+			f.Set(pre+"["+field+"]", v)
+			_, err := g.SubmitStats(ctx, f)
+			refusedClearly(t, field+" "+v, err)
+		}
+		if w.op.match(t, m.MatchID).Recorded {
+			t.Error("recorded")
+		}
+		checkTotals(t, w.op, zero(ps))
+		if _, err := g.SubmitStats(ctx, m.Form()); err != nil {
+			t.Fatalf("the match's own statistics: %v", err)
+		}
+		checkTotals(t, w.op, want(m))
+	})
+
 	t.Run("a player's cookie is not a server session, nor the other way round", func(t *testing.T) {
 		ps := w.players(t, 2)
 		fake := matchsim.NewGameServer(w.c, w.host, 99, w.password)
