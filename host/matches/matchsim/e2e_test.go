@@ -104,6 +104,21 @@ func TestMatchesEndToEnd(t *testing.T) {
 		checkTotals(t, w.op, want(m, m2))
 	})
 
+	t.Run("the manager resubmits after its server shut down", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps, 21)
+		if _, err := g.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err := g.SubmitStats(ctx, m.Form())
+		refusedClearly(t, "a submission by the session of a server that shut down", err)
+		if _, err := w.mgr.Resubmit(ctx, m.MatchID, g.ServerID, m.Form()); err != nil {
+			t.Fatalf("the manager's resubmission: %v", err)
+		}
+		checkTotals(t, w.op, want(m))
+	})
+
 	t.Run("foreign server's submission refused", func(t *testing.T) {
 		owner, sibling := w.server(t), w.server(t)
 		ps := w.players(t, 10)
