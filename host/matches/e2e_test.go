@@ -311,8 +311,11 @@ func TestMatchSequence(t *testing.T) {
 		t.Fatalf("c_conn after the match was recorded: %d", code)
 	}
 	// Unknown function: 404 with the error array.
-	if code, a, _ := f.call(sr, "no_such", url.Values{}); code != 404 || str(a, "error") != "unknown function" {
-		t.Fatalf("unknown function: %d %v", code, a)
+	for _, path := range []string{sr, st} {
+		if code, _, body := f.call(path, "no_such", url.Values{}); code != 404 ||
+			body != `a:3:{s:5:"error";s:16:"unknown function";s:16:"vested_threshold";i:5;i:0;b:1;}` {
+			t.Fatalf("unknown function of %s: %d %q", path, code, body)
+		}
 	}
 	// Shut down: the session ends, the server is offline at once.
 	if code, _, body := f.call(sr, "shutdown", url.Values{"session": {sess}}); code != 200 || body != "" {

@@ -118,9 +118,10 @@ func (a *Area) Routes() []server.Route {
 	}
 }
 
-// outcome counts a reply with an error array as refused.
+// outcome counts a reply with an error array as refused (a 4xx or 5xx
+// status counts by its class first).
 func outcome(body []byte) string {
-	if strings.HasPrefix(string(body), `a:1:{s:5:"error";`) {
+	if strings.HasPrefix(string(body), `a:1:{s:5:"error";`) || strings.HasPrefix(string(body), `a:3:{s:5:"error";`) {
 		return server.OutcomeRefused
 	}
 	return ""

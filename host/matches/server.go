@@ -109,6 +109,21 @@ type errorReply struct {
 	Error string `php:"error"`
 }
 
+// unknownReply is the host's answer to an unknown function or path.
+type unknownReply struct {
+	Error string `php:"error"`
+	wire.Extras
+}
+
+// unknownFunction answers an unknown function as the service answers any
+// unknown function or path: HTTP 404 with the PHP error array (and its
+// two extras) that never echoes the name.
+func (a *Area) unknownFunction() server.Response {
+	resp := server.PHP(a.log, unknownReply{Error: "unknown function"})
+	resp.Status = http.StatusNotFound
+	return resp
+}
+
 // fail answers err: a refusal with its status and sentence, an unknown
 // outcome or a server fault with 503/500 (never a plain refusal: an error
 // reply never hides a write).
@@ -166,11 +181,7 @@ func (a *Area) serverRequester(ctx context.Context, r *wire.Request) server.Resp
 	}
 	h, ok := a.serverFuncs()[fn]
 	if !ok {
-		// As the service answers any unknown function or path: HTTP 404
-		// with a PHP error array that never echoes the name.
-		resp := server.PHP(a.log, errorReply{Error: "unknown function"})
-		resp.Status = http.StatusNotFound
-		return resp
+		return a.unknownFunction()
 	}
 	resp, err := h(ctx, r)
 	if err != nil {

@@ -73,9 +73,7 @@ func (a *Area) statsRequester(ctx context.Context, r *wire.Request) server.Respo
 	case FuncResubmitStats:
 		resp, err = a.submit(ctx, r, true)
 	default:
-		resp = server.PHP(a.log, errorReply{Error: "unknown function"})
-		resp.Status = http.StatusNotFound
-		return resp
+		return a.unknownFunction()
 	}
 	if err != nil {
 		a.m.refused(fn, err)

@@ -77,10 +77,9 @@ type Route struct {
 	Counted func(outcome string)
 	// Limits, when set, replace the server's request limits for this
 	// path (server.body_limit and the field count): a route that takes
-	// large forms (a match's statistics) names its own. The server then
-	// reads bodies up to the largest limit of any path before it knows
-	// the path's own, which refuses the excess (only a Path route may set
-	// them).
+	// large forms (a match's statistics) names its own (only a Path route
+	// may set them). Only that path reads a body that large: fasthttp is
+	// given the path's limit once the request's header is read.
 	Limits wire.Limits
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type Server struct {
 	login        *login.Service
 	accounts     *accounts.Service
 	limits       wire.Limits
+	bodyLimits   map[string]int // fasthttp's body limit of the paths with their own (Mount; read-only once serving)
 	paths        map[string]route
 	funcs        map[string]route
 	ready        atomic.Bool
@@ -169,9 +171,11 @@ func (s *Server) Mount(routes ...Route) error {
 		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome, counted: r.Counted}
 		if r.Path != "" && r.Limits != (wire.Limits{}) {
 			rt.limits = r.Limits
-			if n := int(r.Limits.MaxBody) + 64<<10; n > s.srv.MaxRequestBodySize {
-				s.srv.MaxRequestBodySize = n
+			if s.bodyLimits == nil {
+				s.bodyLimits = map[string]int{}
+				s.srv.HeaderReceived = s.headerReceived
 			}
+			s.bodyLimits[r.Path] = int(r.Limits.MaxBody) + 64<<10 // headroom, as New's
 		}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
@@ -180,6 +184,19 @@ func (s *Server) Mount(routes ...Route) error {
 		}
 	}
 	return nil
+}
+
+// headerReceived gives a path whose route names its own limits
+// (Route.Limits) its body limit, once fasthttp has read the request's
+// header and before it reads the body: every other path keeps the
+// server's. The path is the request URI's up to its query, as sent: a
+// path spelt otherwise (percent-encoded) keeps the server's limit.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	uri := h.RequestURI()
+	if i := bytes.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	return fasthttp.RequestConfig{MaxRequestBodySize: s.bodyLimits[string(uri)]}
 }
 
 // SetHealthCheck adds a check (plugins running ...) that /healthz requires
