@@ -34,13 +34,15 @@ func TestMatchesOnPostgres(t *testing.T) {
 	wholeSequence(t, w)
 }
 
-// TestLoadTestMatch runs the load tester's match operation on one server:
-// its matches are acknowledged and its end-of-run check (every account's
-// totals against the acknowledged matches) passes.
+// TestLoadTestMatch runs the load tester's match operation on one server,
+// mixed with logins (a player's new session leaves the cookie the match
+// operation took at provisioning alive): its matches are acknowledged and
+// its end-of-run check (every account's totals against the acknowledged
+// matches) passes.
 func TestLoadTestMatch(t *testing.T) {
 	ts := clitest.Start(t, clitest.LoadTestLimits)
-	o := clitest.LoadTestOptions(t, ts, "match=1")
-	o.Accounts, o.Concurrency, o.Requests = 20, 2, 12
+	o := clitest.LoadTestOptions(t, ts, "match=3,login=1")
+	o.Accounts, o.Concurrency, o.Requests = 20, 2, 40
 	rep, err := loadtest.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -174,4 +176,25 @@ func waitMembers(t *testing.T, addr string, want int) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestLoadTestMatchPluginKilled kills the matches plugin twice during an
+// open-loop run of match: submissions it costs fail (or go through the
+// manager's resubmission), every scheduled operation is accounted for,
+// and the end-of-run check still finds every account's totals equal to
+// the matches acknowledged or, for those of unknown outcome, recorded.
+func TestLoadTestMatchPluginKilled(t *testing.T) {
+	ts := clitest.Start(t, clitest.LoadTestLimits)
+	o := clitest.LoadTestOptions(t, ts, "match=1")
+	o.Accounts, o.Concurrency, o.Requests, o.Rate = 40, 4, 90, 30 // three seconds of schedule
+	rep := ts.RunKillingPlugin(t, "matches", o)
+	op := rep.Op("match")
+	if op == nil || op.OK+op.Errors+rep.Unsent != 90 {
+		t.Fatalf("ok + errors + unsent != 90: %+v, unsent %d", op, rep.Unsent)
+	}
+	c := rep.Consistency
+	if tot := c.Areas["matches totals"]; !c.OK() || tot == nil || tot.Checked+tot.Left != 40 {
+		t.Errorf("consistency: %s %v", c.Summary(), c.Mismatches)
+	}
+	t.Logf("match: %d ok, failures by kind %v", op.OK, op.Kinds)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +41,12 @@ func TestMatchesEndToEnd(t *testing.T) {
 		for _, h := range matchsim.Hostiles {
 			_, err := g.SubmitStats(ctx, m.Hostile(h))
 			refusedClearly(t, h.String(), err)
+			// Clearly: the refusal names what was wrong with the form.
+			if r, ok := matchsim.Refused(err); ok && !slices.ContainsFunc(hostileWords[h], func(w string) bool {
+				return strings.Contains(strings.ToLower(string(r.Body)), w)
+			}) {
+				t.Errorf("%s: the refusal does not say what is wrong (%q): %s", h, hostileWords[h], r)
+			}
 			if rec := w.op.match(t, m.MatchID); rec.Recorded {
 				t.Fatalf("%s: the match was recorded", h)
 			}
@@ -97,6 +104,21 @@ func TestMatchesEndToEnd(t *testing.T) {
 		checkTotals(t, w.op, want(m, m2))
 	})
 
+	t.Run("the manager resubmits after its server shut down", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps, 21)
+		if _, err := g.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err := g.SubmitStats(ctx, m.Form())
+		refusedClearly(t, "a submission by the session of a server that shut down", err)
+		if _, err := w.mgr.Resubmit(ctx, m.MatchID, g.ServerID, m.Form()); err != nil {
+			t.Fatalf("the manager's resubmission: %v", err)
+		}
+		checkTotals(t, w.op, want(m))
+	})
+
 	t.Run("foreign server's submission refused", func(t *testing.T) {
 		owner, sibling := w.server(t), w.server(t)
 		ps := w.players(t, 10)
@@ -120,6 +142,67 @@ func TestMatchesEndToEnd(t *testing.T) {
 			t.Fatalf("the sibling's own match: %v", err)
 		}
 		checkTotals(t, w.op, want(m, mine))
+	})
+
+	t.Run("statistics of a player who never connected count for nobody", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps[:9], 18)
+		outsider := ps[9]
+		m.Players = append(m.Players, matchsim.Player{AccountID: outsider.id, Nickname: outsider.login, Hero: matchsim.Heroes[17],
+			Team: 2, Position: 4, Kills: 30, Assists: 5})
+		_, err := g.SubmitStats(ctx, m.Form())
+		if err == nil {
+			// Accepted: the participants' totals count it, the outsider's not.
+			m.Players = m.Players[:9]
+			wanted := want(m)
+			wanted[outsider.id] = &matchsim.Totals{AccountID: outsider.id}
+			checkTotals(t, w.op, wanted)
+			t.Logf("accepted without the outsider")
+			return
+		}
+		refusedClearly(t, "statistics naming a player who never connected", err)
+		checkTotals(t, w.op, zero(ps))
+	})
+
+	t.Run("a submission where both teams won is not recorded as such", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps, 19)
+		f := m.Form()
+		for _, p := range m.Players {
+			pre := "player_stats[" + strconv.FormatInt(p.AccountID, 10) + "][" + p.Hero + "]"
+			f.Set(pre+"[wins]", "1")
+			f.Set(pre+"[losses]", "0")
+		}
+		_, err := g.SubmitStats(ctx, f)
+		refusedClearly(t, "both teams won", err)
+		if w.op.match(t, m.MatchID).Recorded {
+			t.Error("recorded")
+		}
+		checkTotals(t, w.op, zero(ps))
+	})
+
+	t.Run("negative or overflowing counters are refused", func(t *testing.T) {
+		g := w.server(t)
+		ps := w.players(t, 10)
+		m := start(t, g, ps, 20)
+		p := m.Players[0]
+		pre := "player_stats[" + strconv.FormatInt(p.AccountID, 10) + "][" + p.Hero + "]"
+		for field, v := range map[string]string{"herokills": "-5", "deaths": "99999999999999999999", "heroassists": "4294967297"} {
+			f := m.Form()
+			f.Set(pre+"["+field+"]", v)
+			_, err := g.SubmitStats(ctx, f)
+			refusedClearly(t, field+" "+v, err)
+		}
+		if w.op.match(t, m.MatchID).Recorded {
+			t.Error("recorded")
+		}
+		checkTotals(t, w.op, zero(ps))
+		if _, err := g.SubmitStats(ctx, m.Form()); err != nil {
+			t.Fatalf("the match's own statistics: %v", err)
+		}
+		checkTotals(t, w.op, want(m))
 	})
 
 	t.Run("a player's cookie is not a server session, nor the other way round", func(t *testing.T) {
@@ -284,4 +367,14 @@ func refusedClearly(t *testing.T, what string, err error) {
 func hasSession(r *matchsim.Reply) bool {
 	s, _ := r.Str("session")
 	return s != ""
+}
+
+// hostileWords are words of which the refusal of each hostile form must
+// hold one: what was wrong with it.
+var hostileWords = map[matchsim.Hostile][]string{
+	matchsim.HostileMany:      {"values", "fields"},
+	matchsim.HostileNesting:   {"brackets", "deep", "levels"},
+	matchsim.HostileBrackets:  {"brackets", "deep", "levels", "long"},
+	matchsim.HostileUTF8Key:   {"utf-8"},
+	matchsim.HostileUTF8Value: {"utf-8"},
 }

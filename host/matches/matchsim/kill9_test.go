@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
-// TestKill9DuringSubmissions: two game servers submit matches of ten
+// TestKill9DuringSubmissions: three game servers submit matches of ten
 // players each, one after another, while the server is killed with
 // SIGKILL (after a few acknowledged submissions, so that others are in
 // flight), twice. After each restart every acknowledged match is
@@ -41,7 +42,7 @@ func kill9DuringSubmissions(t *testing.T, conf string) {
 	srv := startChild(t, data, conf)
 	c := client.New("http://" + srv.addr)
 	w := newWorld(t, c, newOpAPI(t, srv.opAddr, data), "k")
-	const streams, rounds, ackedBeforeKill = 2, 2, 4
+	const streams, rounds, ackedBeforeKill = 3, 2, 4
 	groups := make([][]*player, streams)
 	servers := make([]*matchsim.GameServer, streams)
 	for i := range groups {
@@ -53,6 +54,7 @@ func kill9DuringSubmissions(t *testing.T, conf string) {
 	for round := range rounds {
 		ackedCh := make(chan *matchsim.Match, 1000)
 		inflight := make([]*matchsim.Match, streams)
+		var submitting atomic.Int32
 		var wg sync.WaitGroup
 		for i := range streams {
 			wg.Add(1)
@@ -65,7 +67,10 @@ func kill9DuringSubmissions(t *testing.T, conf string) {
 						return // the server died
 					}
 					inflight[i] = m
-					if _, err := servers[i].SubmitStats(context.Background(), m.Form()); err != nil {
+					submitting.Add(1)
+					_, err = servers[i].SubmitStats(context.Background(), m.Form())
+					submitting.Add(-1)
+					if err != nil {
 						return // in flight at the kill
 					}
 					inflight[i] = nil
@@ -84,6 +89,11 @@ func kill9DuringSubmissions(t *testing.T, conf string) {
 			case <-deadline:
 				break wait
 			}
+		}
+		// Kill while a submission is in flight, most times: a bounded
+		// wait for one, whatever the machine's speed.
+		for spin := 0; spin < 2000 && submitting.Load() == 0; spin++ {
+			time.Sleep(time.Millisecond)
 		}
 		srv.kill9(t)
 		wg.Wait()
@@ -115,7 +125,7 @@ func kill9DuringSubmissions(t *testing.T, conf string) {
 				recorded = append(recorded, m)
 			}
 		}
-		t.Logf("round %d: %d acknowledged submissions, %d in flight at the kill", round, len(acked), inFlight)
+		t.Logf("round %d: %d acknowledged submissions, %d in flight at the kill (%d of all matches so far recorded)", round, len(acked), inFlight, len(recorded))
 		checkTotals(t, w.op, want(recorded...))
 
 		// The next round's players and servers log in to the new process.
