@@ -73,7 +73,9 @@
 // nickname (clan tag "[TAG]" stripped, case-insensitive) equal to a
 // participant's; an entry that matches no participant, or a participant
 // matched twice, refuses the whole submission (statistics are counted
-// only for players the server connected, never for anyone it names).
+// only for players the server connected, never for anyone it names). So
+// does a counter that is not a whole number 0..100,000 (never clamped),
+// a player who both won and lost, and winners on more than one team.
 //
 // The plugin decides each participant's delta (matchesapi.Tally); the host
 // checks it against the submitted facts. The match is then recorded with

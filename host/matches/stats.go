@@ -127,17 +127,44 @@ func (a *Area) readSubmission(form wire.Values) (*submission, *wire.StatsForm, e
 	}
 	tp, _ := strconv.ParseInt(f.Match["time_played"], 10, 32)
 	s.timePlayed = int32(max(tp, 0))
+	winners := map[int32]bool{}
 	for _, p := range f.Players {
+		var bad error
 		n := func(field string) int32 {
-			x, _ := p.Int(field)
+			text, sent := p.Fields[field]
+			if !sent {
+				return 0
+			}
+			x, err := strconv.ParseInt(text, 10, 64)
+			if (err != nil || x < 0 || x > matchesapi.MaxCount) && bad == nil {
+				bad = refuse(http.StatusBadRequest, "bad_counter", "player_stats[%s][%s][%s] = %q: want a whole number 0..%d",
+					clip(p.Key, 32), clip(p.Hero, 64), field, clip(text, 32), matchesapi.MaxCount)
+			}
 			return int32(min(max(x, 0), matchesapi.MaxCount))
 		}
 		sp := submittedPlayer{key: p.Key, nickname: p.Fields["nickname"], team: n("team"), win: n("wins") > 0, loss: n("losses") > 0,
 			concede: n("concedes") > 0, disco: n("discos") > 0, kills: n("herokills"), deaths: n("deaths"), assists: n("heroassists")}
+		if bad != nil {
+			return nil, nil, bad
+		}
+		if sp.win && sp.loss {
+			return nil, nil, refuse(http.StatusBadRequest, "inconsistent_result", "player_stats[%s] both won and lost", clip(p.Key, 32))
+		}
+		if sp.win {
+			winners[sp.team] = true
+		}
 		if len(p.Hero) <= matchesapi.MaxHeroName {
 			sp.hero = p.Hero
 		}
 		s.players = append(s.players, sp)
+	}
+	if len(winners) > 1 {
+		return nil, nil, refuse(http.StatusBadRequest, "inconsistent_result", "players of %d teams won the match", len(winners))
+	}
+	for _, sp := range s.players {
+		if sp.loss && winners[sp.team] {
+			return nil, nil, refuse(http.StatusBadRequest, "inconsistent_result", "team %d both won and lost", sp.team)
+		}
 	}
 	return s, f, nil
 }

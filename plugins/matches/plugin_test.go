@@ -64,13 +64,16 @@ func TestCheckFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, edit := range map[string]func(*matchesapi.TallyFacts){
-		"no match":      func(f *matchesapi.TallyFacts) { f.MatchID = 0 },
-		"no players":    func(f *matchesapi.TallyFacts) { f.Players = nil },
-		"twice":         func(f *matchesapi.TallyFacts) { f.Players[1].AccountID = 1 },
-		"no account":    func(f *matchesapi.TallyFacts) { f.Players[0].AccountID = 0 },
-		"negative":      func(f *matchesapi.TallyFacts) { f.Players[0].Kills = -1 },
-		"too many":      func(f *matchesapi.TallyFacts) { f.Players[0].Deaths = matchesapi.MaxCount + 1 },
-		"too many play": func(f *matchesapi.TallyFacts) { f.Players = make([]matchesapi.PlayerFacts, matchesapi.MaxPlayers+1) },
+		"no match":          func(f *matchesapi.TallyFacts) { f.MatchID = 0 },
+		"no players":        func(f *matchesapi.TallyFacts) { f.Players = nil },
+		"twice":             func(f *matchesapi.TallyFacts) { f.Players[1].AccountID = 1 },
+		"no account":        func(f *matchesapi.TallyFacts) { f.Players[0].AccountID = 0 },
+		"negative":          func(f *matchesapi.TallyFacts) { f.Players[0].Kills = -1 },
+		"too many":          func(f *matchesapi.TallyFacts) { f.Players[0].Deaths = matchesapi.MaxCount + 1 },
+		"too many play":     func(f *matchesapi.TallyFacts) { f.Players = make([]matchesapi.PlayerFacts, matchesapi.MaxPlayers+1) },
+		"won and lost":      func(f *matchesapi.TallyFacts) { f.Players[0].Loss = true },
+		"both teams won":    func(f *matchesapi.TallyFacts) { f.Players[1].Win, f.Players[1].Loss = true, false },
+		"team won and lost": func(f *matchesapi.TallyFacts) { f.Players[2].Team = 1 },
 	} {
 		f := facts()
 		edit(&f)

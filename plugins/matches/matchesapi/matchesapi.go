@@ -108,7 +108,8 @@ func decisionFromProto(m *matchespb.TallyDecision) (TallyDecision, error) {
 
 // CheckFacts refuses malformed facts: no match, no or too many players, a
 // player twice or without an account, counts out of 0..MaxCount, a hero
-// name too long.
+// name too long, a player who both won and lost, winners on more than one
+// team, a team that both won and lost.
 func CheckFacts(f TallyFacts) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: matches.tally: %s", sdk.ErrInvalidFacts, fmt.Sprintf(format, args...))
@@ -120,6 +121,7 @@ func CheckFacts(f TallyFacts) error {
 		return bad("%d players, want 1..%d", len(f.Players), MaxPlayers)
 	}
 	seen := make(map[uint32]bool, len(f.Players))
+	winners := map[int32]bool{}
 	for _, p := range f.Players {
 		switch {
 		case p.AccountID == 0:
@@ -130,8 +132,21 @@ func CheckFacts(f TallyFacts) error {
 			return bad("account %d: kills/deaths/assists %d/%d/%d out of 0..%d", p.AccountID, p.Kills, p.Deaths, p.Assists, MaxCount)
 		case len(p.Hero) > MaxHeroName:
 			return bad("account %d: hero name of %d bytes", p.AccountID, len(p.Hero))
+		case p.Win && p.Loss:
+			return bad("account %d both won and lost", p.AccountID)
 		}
 		seen[p.AccountID] = true
+		if p.Win {
+			winners[p.Team] = true
+		}
+	}
+	if len(winners) > 1 {
+		return bad("players of %d teams won", len(winners))
+	}
+	for _, p := range f.Players {
+		if p.Loss && winners[p.Team] {
+			return bad("team %d both won and lost", p.Team)
+		}
 	}
 	return nil
 }
