@@ -88,10 +88,22 @@
 // submission or resubmission of a recorded match changes nothing and
 // answers OK (the first share refuses it, writing nothing).
 //
+// # Replies
+//
+// The area writes its replies itself (server.PHP): the managers read HTTP
+// status codes (401 bad credentials, 403 no hosting right, 5xx the master
+// down), and the functions of one path answer different shapes (a PHP
+// array, an empty body, JSON), which a table of causes answered in the
+// body does not express. Every failure is the PHP array error => sentence
+// with its status; an unknown function answers as the host's unknown
+// functions (404). A failure whose outcome is unknown answers 503, never
+// a plain refusal.
+//
 // # Not served
 //
 // Replays are not stored: set_replay_size only acknowledges, and
-// get_spectator_header answers the upload target the notes give (JSON).
+// get_spectator_header answers the upload target the notes give (JSON,
+// <server.public_url>/replays/upload, which this server does not serve).
 // get_quickstats answers "OK". The chat server is not part of this server:
 // chat_address and the ports are settings.
 package matches

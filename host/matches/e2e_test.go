@@ -353,6 +353,24 @@ func TestMatchSequence(t *testing.T) {
 			t.Fatalf("unknown function of %s: %d %q", path, code, body)
 		}
 	}
+	// The other functions of a game server and its manager.
+	if a := f.ok(sr, "get_quickstats", url.Values{"session": {sess}}); str(a, "quickstats") != "OK" {
+		t.Fatalf("get_quickstats: %v", a)
+	}
+	if a := f.ok(sr, "", url.Values{"f": {"set_replay_size"}, "session": {sess}, "match_id": {mid}, "file_size": {"1234"}}); str(a, "replay_size_update") != "OK" {
+		t.Fatalf("set_replay_size: %v", a)
+	}
+	if a := f.ok(sr, "get_upgrades", url.Values{"cookie": {ps[1].cookie}}); a == nil {
+		t.Fatal("get_upgrades")
+	}
+	if code, _, body := f.call(sr, "", url.Values{"f": {"get_spectator_header"}, "session": {str(ma, "session")}}); code != 200 ||
+		!strings.Contains(body, `"target_url":"http`) || !strings.Contains(body, `"s3_header":{"Content-Type":"application/zip"}`) {
+		t.Fatalf("get_spectator_header: %d %q", code, body)
+	}
+	if code, _, _ := f.call(sr, "", url.Values{"f": {"get_spectator_header"}, "session": {sess}}); code != 401 {
+		t.Fatalf("get_spectator_header with a game server's session: %d", code)
+	}
+
 	// Shut down: the session ends, the server is offline at once.
 	if code, _, body := f.call(sr, "shutdown", url.Values{"session": {sess}}); code != 200 || body != "" {
 		t.Fatalf("shutdown: %d %q", code, body)

@@ -76,7 +76,7 @@ func New(d Deps) (*Area, error) {
 		return nil, err
 	}
 	a := &Area{sys: d.Env.Sys, login: d.Env.Login, plugin: d.Env.Plugin, log: d.Env.Log.With("area", areaName),
-		set: SettingsOf(d.Env.Config), m: m, password: d.Password, now: d.Now}
+		set: SettingsOf(d.Env.Config), m: m, password: d.Password, now: d.Now, publicURL: d.Env.Config.PublicURL()}
 	if a.now == nil {
 		a.now = time.Now
 	}

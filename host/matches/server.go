@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -69,6 +70,8 @@ type Area struct {
 	m        *metrics
 	password PasswordCheck
 	now      func() time.Time
+	// publicURL is the server's base URL (server.public_url, or derived).
+	publicURL string
 	// starts and beats limit start_game and heartbeat writes per game-host
 	// account.
 	starts, beats *limit.Keyed
@@ -832,5 +835,10 @@ func (a *Area) spectatorHeader(_ context.Context, r *wire.Request) (server.Respo
 	if _, _, err := a.session(r, true); err != nil {
 		return server.Response{}, err
 	}
-	return server.Text("application/json", `{"target_url":"/replays/upload","s3_header":{"Content-Type":"application/zip"}}`), nil
+	body, err := json.Marshal(map[string]any{"target_url": strings.TrimRight(a.publicURL, "/") + "/replays/upload",
+		"s3_header": map[string]string{"Content-Type": "application/zip"}})
+	if err != nil {
+		return server.Response{}, err
+	}
+	return server.Response{ContentType: "application/json", Body: body}, nil
 }
