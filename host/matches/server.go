@@ -140,11 +140,18 @@ func (a *Area) fail(err error) server.Response {
 	default:
 		c := area.CauseOf(err)
 		msg = c.Message()
-		if c.ServerSide() {
-			status = http.StatusServiceUnavailable
-			a.log.Warn("request failed", "err", err)
-		} else {
+		switch c {
+		case area.CauseBadCookie:
+			status = http.StatusUnauthorized
+		case area.CauseBadRequest:
 			status = http.StatusBadRequest
+		case area.CauseInternal:
+			status = http.StatusInternalServerError
+		default: // unknown outcome, busy, plugin down, storage full: try again later
+			status = http.StatusServiceUnavailable
+		}
+		if c.ServerSide() {
+			a.log.Warn("request failed", "err", err)
 		}
 	}
 	r := server.PHP(a.log, errorReply{Error: msg})
