@@ -2,6 +2,7 @@ package matches
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
@@ -169,18 +172,44 @@ type MatchView struct {
 	Match *pb.Match
 }
 
-// Matches lists the stored matches, most recent first, at most limit.
+// Matches lists the stored matches, most recent first, at most limit. It
+// scans the index of match ids (small entries, in id order) and reads
+// only the limit most recent matches.
 func Matches(db *storage.DB, limit int) ([]MatchView, error) {
-	var out []MatchView
-	err := matchRecs.EachAll(db, func(host storage.AccountID, _ string, m *pb.Match) error {
-		out = append(out, MatchView{Host: host, Match: m})
+	type ref struct {
+		id   uint32
+		host storage.AccountID
+	}
+	var last []ref // a ring of the limit highest ids so far
+	next := 0
+	err := matchIndex.Each(db, "", func(key string, host storage.AccountID, _ *wrapperspb.UInt32Value) error {
+		if len(key) != 4 {
+			return nil
+		}
+		r := ref{id: binary.BigEndian.Uint32([]byte(key)), host: host}
+		if len(last) < limit {
+			last = append(last, r)
+		} else {
+			last[next] = r
+			next = (next + 1) % limit
+		}
 		return nil
 	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Match.Id > out[j].Match.Id })
-	if len(out) > limit {
-		out = out[:limit]
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	sort.Slice(last, func(i, j int) bool { return last[i].id > last[j].id })
+	out := make([]MatchView, 0, len(last))
+	for _, r := range last {
+		m, err := matchRecs.Get(db, r.host, storage.KeyUint32(r.id))
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // its host was deleted meanwhile
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, MatchView{Host: r.host, Match: m})
+	}
+	return out, nil
 }
 
 func stateName(s *pb.Server, online bool) string {
