@@ -336,12 +336,6 @@ func (a *Area) lastHeard(s *pb.Server) time.Time {
 	return t
 }
 
-// online reports whether s is a live game server (registered, not shut
-// down, heard from within heartbeat_timeout).
-func (a *Area) online(s *pb.Server, now time.Time) bool {
-	return !s.ShutDown && len(s.SecretHash) > 0 && now.Sub(a.lastHeard(s)) <= a.set.HeartbeatTimeout.Duration
-}
-
 // session resolves a server session: the host, its server record. manager
 // says which kind the function expects; the other kind is refused, as is
 // a player's cookie (never a server session: it is no token).
