@@ -461,3 +461,56 @@ func TestGameHostRole(t *testing.T) {
 		t.Fatalf("GET an unknown match: %d", st)
 	}
 }
+
+// TestDeletedParticipant: a player deleted between joining and the
+// submission keeps nothing; the match is recorded for the others.
+func TestDeletedParticipant(t *testing.T) {
+	f := newFixture(t, 3)
+	ps := f.players
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	for _, p := range ps {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	f.Host(t, "account", "delete", "--login", ps[2].login, "--yes")
+	a := f.ok(matches.PathStatsRequester, "submit_stats", stats(sess, mid, ps))
+	if str(a, "match_history") != "OK" {
+		t.Fatalf("submit: %v", a)
+	}
+	for _, p := range ps[:2] {
+		if got := f.totals(p.id); got.Matches != 1 {
+			t.Fatalf("%s totals %+v", p.login, got)
+		}
+	}
+	if got := f.totals(ps[2].id); got.Matches != 0 {
+		t.Fatalf("the deleted player's totals %+v", got)
+	}
+}
+
+// TestHostPlays: the game-host account may play in its own server's
+// match; its share records the match and counts it in its totals once.
+func TestHostPlays(t *testing.T) {
+	f := newFixture(t, 1)
+	sess, err := f.Client.Login(context.Background(), "hoster", "pw-hoster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hid, _ := strconv.ParseUint(sess.AccountID, 10, 32)
+	ps := []player{f.players[0], {login: "hoster", cookie: sess.Cookie, id: uint32(hid)}}
+	sr := matches.PathServerRequester
+	srv, _ := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {srv}}), "match_id")
+	for _, p := range ps {
+		f.ok(sr, "c_conn", url.Values{"session": {srv}, "cookie": {p.cookie}})
+	}
+	for range 2 {
+		f.ok(matches.PathStatsRequester, "submit_stats", stats(srv, mid, ps))
+	}
+	if got := f.totals(ps[0].id); got.Matches != 1 || got.Wins != 1 {
+		t.Fatalf("player totals %+v", got)
+	}
+	if got := f.totals(ps[1].id); got.Matches != 1 || got.Losses != 1 {
+		t.Fatalf("host totals %+v", got)
+	}
+}
