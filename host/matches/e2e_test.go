@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/matches"
 	"github.com/honmaster/masterserver/host/operator"
@@ -512,5 +513,30 @@ func TestHostPlays(t *testing.T) {
 	}
 	if got := f.totals(ps[1].id); got.Matches != 1 || got.Losses != 1 {
 		t.Fatalf("host totals %+v", got)
+	}
+}
+
+// TestPerHostLimits: a game host past max_servers_per_host or past its
+// start_game rate is refused (403, 429), with nothing stored.
+func TestPerHostLimits(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		set := c.Areas["matches"].(*matches.Settings)
+		set.MaxServers = 1
+		set.StartBurst, set.StartEvery.Duration = 1, time.Hour
+	})
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	if code, _, body := f.call(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:2"}, "pass": {md5hex("pw-hoster")}}); code != 403 {
+		t.Fatalf("a second server past max_servers_per_host: %d %q", code, body)
+	}
+	f.newServer("hoster", "pw-hoster", "1") // the same instance again: allowed
+	sess, _ = f.newServer("hoster", "pw-hoster", "1")
+	first := str(f.ok(matches.PathServerRequester, "start_game", url.Values{"session": {sess}}), "match_id")
+	if code, _, body := f.call(matches.PathServerRequester, "start_game", url.Values{"session": {sess}}); code != 429 {
+		t.Fatalf("a start past the rate: %d %q", code, body)
+	}
+	if ms, err := matches.Matches(s.Runtime.App.DB, 10); err != nil || len(ms) != 1 || strconv.Itoa(int(ms[0].Match.Id)) != first {
+		t.Fatalf("matches stored: %v %v", ms, err)
 	}
 }

@@ -103,6 +103,7 @@ var (
 	errBadLogin        = refuse(http.StatusUnauthorized, "credentials", "wrong login or password")
 	errTooManyFailures = refuse(http.StatusTooManyRequests, "too_many_failures", "too many failed logins from this address or for this login: try again later")
 	errTooManyServers  = refuse(http.StatusForbidden, "too_many_servers", "this account has registered as many game servers as it may (max_servers_per_host)")
+	errTooManyWrites   = refuse(http.StatusTooManyRequests, "too_many_writes", "this account's servers register faster than they may: try again shortly")
 	errTooManyStarts   = refuse(http.StatusTooManyRequests, "too_many_starts", "this account starts matches faster than it may: try again shortly")
 )
 
@@ -258,18 +259,28 @@ func (a *Area) authHost(ctx context.Context, name, pass, ip string) (storage.Acc
 // server instance: the server keeps its id (taken from the sequence on its
 // first session), and a new secret replaces the old one.
 func (a *Area) register(ctx context.Context, host storage.AccountID, instance string, info *pb.Server) (*pb.Server, token, error) {
+	if ok, _ := a.beats.Allow(strconv.FormatUint(uint64(host), 10)); !ok {
+		return nil, token{}, errTooManyWrites
+	}
 	id, err := a.serverIDOf(host, instance)
 	if err != nil {
 		return nil, token{}, err
 	}
-	if id == 0 {
+	if id == 0 && instance != "" { // (a host has one manager)
 		n := 0
-		if err := servers.EachSize(a.sys.DB(), host, func(string, int) error { n++; return nil }); err != nil {
+		if err := servers.Each(a.sys.DB(), host, "", func(_ string, s *pb.Server) error {
+			if !s.Manager {
+				n++
+			}
+			return nil
+		}); err != nil {
 			return nil, token{}, err
 		}
-		if n >= a.set.MaxServers+1 { // its servers and its manager
+		if n >= a.set.MaxServers {
 			return nil, token{}, errTooManyServers
 		}
+	}
+	if id == 0 {
 		if id, err = nextID(ctx, a.sys, "server"); err != nil {
 			return nil, token{}, err
 		}
