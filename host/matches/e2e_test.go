@@ -526,12 +526,12 @@ func TestPerHostLimits(t *testing.T) {
 	})
 	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
 	f := &fixture{Server: s, t: t}
-	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	f.newServer("hoster", "pw-hoster", "1")
 	if code, _, body := f.call(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:2"}, "pass": {md5hex("pw-hoster")}}); code != 403 {
 		t.Fatalf("a second server past max_servers_per_host: %d %q", code, body)
 	}
 	f.newServer("hoster", "pw-hoster", "1") // the same instance again: allowed
-	sess, _ = f.newServer("hoster", "pw-hoster", "1")
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
 	first := str(f.ok(matches.PathServerRequester, "start_game", url.Values{"session": {sess}}), "match_id")
 	if code, _, body := f.call(matches.PathServerRequester, "start_game", url.Values{"session": {sess}}); code != 429 {
 		t.Fatalf("a start past the rate: %d %q", code, body)
