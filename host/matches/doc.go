@@ -88,6 +88,17 @@
 // submission or resubmission of a recorded match changes nothing and
 // answers OK (the first share refuses it, writing nothing).
 //
+// # Cluster mode
+//
+// A game server's requests carry no player cookie, so they are served by
+// whichever node receives them, and every one of them writes its
+// game-host account: a write whose activation another node fenced
+// meanwhile (nothing written) runs again, a few times (retried). The
+// sequences are global records, whose commits every node orders. The
+// host account is one writer for all its servers, one commit at a time:
+// about 25 matches a second on the shared test VM (docs/performance.md),
+// far above what a community's servers start.
+//
 // # Replies
 //
 // The area writes its replies itself (server.PHP): the managers read HTTP
