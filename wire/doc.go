@@ -49,6 +49,16 @@
 // (multipart.go) lists the differences (quoted-printable parts kept as sent,
 // as PHP keeps them, among them) and says exactly what is refused.
 //
+// # Statistics forms
+//
+// A game server's match statistics are a url-encoded form of several
+// thousand PHP bracket names (player_stats[<key>][<hero>][<field>] and the
+// like). ParseStatsForm decodes such a body, and DecodeStatsForm a
+// Request's Form, into an owned StatsForm within StatsFormLimits (values,
+// bytes, bracket depth, name length); what does not fit, or is not plain
+// UTF-8 with balanced brackets of the known shapes, is a *FormLimitError
+// whose Reason is fit for a metric label (statsform.go).
+//
 // # Example
 //
 //	type preAuthReply struct {

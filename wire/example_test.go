@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 
@@ -87,4 +88,28 @@ func ExampleReadRequest() {
 	fmt.Println(r.Path, r.RemoteIP, in.F, in.Login, in.A)
 	// Output:
 	// /client_requester.php 192.0.2.7 pre_auth SouL 2cf2668b
+}
+
+func ExampleParseStatsForm() {
+	body := []byte("f=submit_stats&session=0123abcd&match_stats[match_id]=4021&team_stats[1][score]=12" +
+		"&player_stats[0][Hero_Pyromancer][herokills]=7&player_stats[0][Hero_Pyromancer][nickname]=%5BTAG%5DSouL" +
+		"&inventory[0][0]=Item_Steamboots&frags[0][killer_id]=0")
+	f, err := wire.ParseStatsForm(body, wire.DefaultStatsFormLimits)
+	if err != nil {
+		panic(err)
+	}
+	id, _ := f.MatchID()
+	p := f.Players[0]
+	kills, _ := p.Int("herokills")
+	fmt.Println(f.Function, id, f.Teams["1"]["score"], len(f.Players), p.Key, p.Hero, p.Fields["nickname"], kills,
+		f.Inventory["0"]["0"], f.Frags[0].Path, f.Values)
+
+	_, err = wire.ParseStatsForm([]byte("a[b][c][d][e]=1"), wire.DefaultStatsFormLimits)
+	var refused *wire.FormLimitError
+	if errors.As(err, &refused) {
+		fmt.Println(refused.Reason, "-", err)
+	}
+	// Output:
+	// submit_stats 4021 12 1 0 Hero_Pyromancer [TAG]SouL 7 Item_Steamboots [0 killer_id] 8
+	// too_deep - statistics form refused: field "a[b][c][d][e]": more than 3 levels of brackets
 }

@@ -199,17 +199,23 @@ func parseURLEncoded(dst Values, data []byte, fields *int, maxFields int) error 
 			return fmt.Errorf("%w: more than %d fields", ErrMalformed, maxFields)
 		}
 		rawName, rawValue, _ := bytes.Cut(segment, []byte{'='})
-		name, err := url.QueryUnescape(string(rawName))
+		name, err := unescapeFormText(rawName)
 		if err != nil {
 			return fmt.Errorf("%w: field name %q: %v", ErrMalformed, truncate(rawName), err)
 		}
-		value, err := url.QueryUnescape(string(rawValue))
+		value, err := unescapeFormText(rawValue)
 		if err != nil {
 			return fmt.Errorf("%w: field %q: %v", ErrMalformed, truncate([]byte(name)), err)
 		}
 		dst[name] = append(dst[name], value)
 	}
 	return nil
+}
+
+// unescapeFormText decodes one url-encoded name or value ('+' is a space,
+// %XX a byte) into a new string; ParseStatsForm decodes the same way.
+func unescapeFormText(raw []byte) (string, error) {
+	return url.QueryUnescape(string(raw))
 }
 
 // String summarises the request for logs without its field values, which

@@ -6,6 +6,7 @@ package cli
 import (
 	_ "github.com/honmaster/masterserver/host/cloud"   // cloud storage of the client's settings (no plugin)
 	_ "github.com/honmaster/masterserver/host/guides"  // hero guides
+	_ "github.com/honmaster/masterserver/host/matches" // game servers, matches and their statistics
 	_ "github.com/honmaster/masterserver/host/plinko"  // Plinko and the ticket exchange
 	_ "github.com/honmaster/masterserver/host/reports" // player reports and their moderation
 

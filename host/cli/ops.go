@@ -64,13 +64,13 @@ type op struct {
 
 // ops is the table of operator commands. Areas add theirs in init.
 var ops = []op{
-	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]", mayInit: true,
+	{name: "account create", usage: "[--init] --login L --password P [--email E] [--nickname N] [--parent LOGIN]" + roleUsage(false), mayInit: true,
 		parse: parseCreateAccount, empty: func() Request { return new(CreateAccountRequest) }},
 	{name: "account grant", usage: "--login L [--gold N] [--silver N] [--tickets N] [--upgrade ID ...]",
 		parse: parseGrant, empty: func() Request { return new(GrantRequest) }},
 	{name: "account show", usage: "--login L",
 		parse: parseShowAccount, empty: func() Request { return new(ShowAccountRequest) }},
-	{name: "account role", usage: "--login L [--operator[=false]]",
+	{name: "account role", usage: "--login L [--operator[=false]]" + roleUsage(true),
 		parse: parseRole, empty: func() Request { return new(RoleRequest) }},
 	{name: "account delete", usage: "--login L --yes",
 		parse: parseDeleteAccount, empty: func() Request { return new(DeleteAccountRequest) }},
@@ -224,6 +224,10 @@ type CreateAccountRequest struct {
 	Email    string `json:"email,omitempty"`
 	Nickname string `json:"nickname,omitempty"`
 	Parent   string `json:"parent,omitempty"`
+	// Roles are the flags of the areas' roles to give (accounts.Roles:
+	// --game-host ...).
+	// (A pointer: the audit trail leaves a nil one out.)
+	Roles *[]string `json:"roles,omitempty"`
 }
 
 func (*CreateAccountRequest) Op() string { return "account create" }
@@ -249,11 +253,27 @@ func (r *CreateAccountRequest) Run(ctx context.Context, app *App, out io.Writer)
 	if err != nil {
 		return explainCreate(err, c)
 	}
+	given := ""
+	var give []string
+	if r.Roles != nil {
+		give = *r.Roles
+	}
+	for _, flag := range give {
+		role, ok := accounts.RoleByFlag(flag)
+		if !ok {
+			continue
+		}
+		if err := role.Set(ctx, app.Sys, acct.ID, true); err != nil {
+			return &opError{cause: err, msg: fmt.Sprintf("account %d %q created, but not made a %s: %v (retry with 'account role --login %s --%s')",
+				acct.ID, acct.Login, role.Noun, err, acct.Login, role.Flag)}
+		}
+		given += ", a " + role.Noun
+	}
 	if acct.SuperID != acct.ID {
-		fmt.Fprintf(out, "account %d %q created, a sub-account of %q\n", acct.ID, acct.Login, r.Parent)
+		fmt.Fprintf(out, "account %d %q created, a sub-account of %q%s\n", acct.ID, acct.Login, r.Parent, given)
 		return nil
 	}
-	fmt.Fprintf(out, "account %d %q created\n", acct.ID, acct.Login)
+	fmt.Fprintf(out, "account %d %q created%s\n", acct.ID, acct.Login, given)
 	return nil
 }
 
@@ -265,8 +285,21 @@ func parseCreateAccount(args []string) (Request, error) {
 	fs.StringVar(&r.Email, "email", "", "e-mail")
 	fs.StringVar(&r.Nickname, "nickname", "", "display name (default: the login)")
 	fs.StringVar(&r.Parent, "parent", "", "login of the main account, to create a sub-account")
+	roles := map[string]*bool{}
+	for _, role := range accounts.Roles() {
+		roles[role.Flag] = fs.Bool(role.Flag, false, "make it a "+role.Noun+" ("+role.Doc+")")
+	}
 	if err := parse(fs, args); err != nil {
 		return nil, err
+	}
+	var give []string
+	for _, role := range accounts.Roles() {
+		if *roles[role.Flag] {
+			give = append(give, role.Flag)
+		}
+	}
+	if give != nil {
+		r.Roles = &give
 	}
 	return checked(&r)
 }
@@ -347,6 +380,9 @@ func (r *ShowAccountRequest) Run(ctx context.Context, app *App, out io.Writer) e
 	} else {
 		fmt.Fprintln(out, "role player")
 	}
+	if err := printRoles(out, app.DB, acct.ID, ""); err != nil {
+		return err
+	}
 	printBalances(out, acct)
 	if err := printRegistration(out, app.DB, acct); err != nil {
 		return err
@@ -407,6 +443,10 @@ func printBalances(out io.Writer, a *storage.Account) {
 type RoleRequest struct {
 	Login    string `json:"login"`
 	Operator *bool  `json:"operator,omitempty"`
+	// Roles are the areas' roles to give (true) or take away (false), by
+	// flag (accounts.Roles); the others are shown.
+	// (A pointer: the audit trail leaves a nil one out.)
+	Roles *map[string]bool `json:"roles,omitempty"`
 }
 
 func (*RoleRequest) Op() string { return "account role" }
@@ -439,6 +479,64 @@ func (r *RoleRequest) Run(ctx context.Context, app *App, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "%s is not an operator\n", r.Login)
 	}
+	if len(accounts.Roles()) == 0 {
+		return nil
+	}
+	id, err := app.DB.LoginID(r.Login)
+	if isUnknownAccount(err) {
+		return unknownLogin(r.Login, err)
+	} else if err != nil {
+		return err
+	}
+	var change map[string]bool
+	if r.Roles != nil {
+		change = *r.Roles
+	}
+	for flag, on := range change {
+		role, ok := accounts.RoleByFlag(flag)
+		if !ok {
+			return usageError("unknown role --%s", flag)
+		}
+		if err := role.Set(ctx, app.Sys, id, on); err != nil {
+			return err
+		}
+	}
+	return printRoles(out, app.DB, id, r.Login+" ")
+}
+
+// roleUsage is the usage text of the areas' roles: " [--game-host]", or
+// with no (account role) " [--game-host | --no-game-host]".
+func roleUsage(no bool) string {
+	u := ""
+	for _, role := range accounts.Roles() {
+		if no {
+			u += " [--" + role.Flag + " | --no-" + role.Flag + "]"
+		} else {
+			u += " [--" + role.Flag + "]"
+		}
+	}
+	return u
+}
+
+// printRoles says which of the areas' roles account id has; who starts
+// each line ("L ", or "" for "account show").
+func printRoles(out io.Writer, db *storage.DB, id storage.AccountID, who string) error {
+	for _, role := range accounts.Roles() {
+		has, err := role.Has(db, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case has && who == "":
+			fmt.Fprintf(out, "%s (%s)\n", role.Noun, role.Doc)
+		case has:
+			fmt.Fprintf(out, "%sis a %s (%s)\n", who, role.Noun, role.Doc)
+		case who == "":
+			fmt.Fprintf(out, "not a %s\n", role.Noun)
+		default:
+			fmt.Fprintf(out, "%sis not a %s\n", who, role.Noun)
+		}
+	}
 	return nil
 }
 
@@ -447,14 +545,37 @@ func parseRole(args []string) (Request, error) {
 	var r RoleRequest
 	fs.StringVar(&r.Login, "login", "", "login of the account")
 	operator := fs.Bool("operator", false, "give the operator role (web console sign-in); --operator=false takes it away; without it the role is shown")
+	for _, role := range accounts.Roles() {
+		fs.Bool(role.Flag, false, "make it a "+role.Noun+" ("+role.Doc+")")
+		fs.Bool("no-"+role.Flag, false, "take the "+role.Noun+" role away")
+	}
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
+	var contradiction error
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "operator" {
 			r.Operator = operator
+			return
 		}
+		flag, on := f.Name, f.Value.String() == "true"
+		if rest, ok := strings.CutPrefix(f.Name, "no-"); ok {
+			flag, on = rest, !on
+		}
+		if _, isRole := accounts.RoleByFlag(flag); !isRole {
+			return // --login
+		}
+		if r.Roles == nil {
+			r.Roles = &map[string]bool{}
+		}
+		if prev, twice := (*r.Roles)[flag]; twice && prev != on {
+			contradiction = usageError("--%s and --no-%s contradict each other", flag, flag)
+		}
+		(*r.Roles)[flag] = on
 	})
+	if contradiction != nil {
+		return nil, contradiction
+	}
 	return checked(&r)
 }
 

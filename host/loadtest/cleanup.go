@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -141,6 +142,33 @@ func (c *opClient) callJSON(ctx context.Context, method, path string, form url.V
 		return &statusError{status: resp.StatusCode, msg: fmt.Sprintf("operator API %s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))}
 	}
 	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("operator API %s: %w", path, err)
+	}
+	return nil
+}
+
+// postJSON posts in as JSON to path and decodes the JSON answer into out.
+func (c *opClient) postJSON(ctx context.Context, path string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("operator API: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if resp.StatusCode != 200 {
+		return &statusError{status: resp.StatusCode, msg: fmt.Sprintf("operator API POST %s: HTTP %d %s", path, resp.StatusCode, strings.TrimSpace(string(body)))}
+	}
+	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("operator API %s: %w", path, err)
 	}
 	return nil

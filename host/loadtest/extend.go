@@ -349,3 +349,75 @@ func (e *Env) Read(ctx context.Context, read func(ctx context.Context) error) er
 	}
 	return err
 }
+
+// OperatorPostJSON posts in, as JSON, to path (an area's operator API
+// route, e.g. "/api/matches/game-host") and decodes the JSON answer into
+// out.
+func (e *Env) OperatorPostJSON(ctx context.Context, path string, in, out any) error {
+	if e.opc == nil {
+		return fmt.Errorf("no operator listener")
+	}
+	return e.opc.postJSON(ctx, path, in, out)
+}
+
+// Password is the account's password (every test account of a run has
+// the same, "load-" and the run's tag): an area whose operation logs in
+// elsewhere with it (a game server's host account).
+func (a *Account) Password() string { return a.password }
+
+// AreaCheck is an area's own end-of-run check in the consistency report
+// (Consistency.Area): Checked things compared, OK of them agreed, Left out
+// because their outcome stayed unknown. The run fails unless OK == Checked.
+type AreaCheck struct {
+	What    string `json:"what"` // what was compared ("accounts' match totals")
+	Checked int    `json:"checked"`
+	OK      int    `json:"ok"`
+	Left    int    `json:"left_out,omitempty"`
+}
+
+// Area returns the area's check of name in c, made on first use, for the
+// area's Check to count what it compared.
+func (c *Consistency) Area(name, what string) *AreaCheck {
+	if c.Areas == nil {
+		c.Areas = map[string]*AreaCheck{}
+	}
+	ac := c.Areas[name]
+	if ac == nil {
+		ac = &AreaCheck{What: what}
+		c.Areas[name] = ac
+	}
+	return ac
+}
+
+// areasOK reports whether every area's check agreed.
+func (c *Consistency) areasOK() bool {
+	for _, ac := range c.Areas {
+		if ac.OK != ac.Checked {
+			return false
+		}
+	}
+	return true
+}
+
+// addAreas adds o's area checks to c's.
+func (c *Consistency) addAreas(o *Consistency) {
+	for name, ac := range o.Areas {
+		mine := c.Area(name, ac.What)
+		mine.Checked += ac.Checked
+		mine.OK += ac.OK
+		mine.Left += ac.Left
+	}
+}
+
+// areasSummary is the areas' checks for Summary.
+func (c *Consistency) areasSummary() string {
+	s := ""
+	for _, name := range slices.Sorted(maps.Keys(c.Areas)) {
+		ac := c.Areas[name]
+		s += fmt.Sprintf(", %s %d/%d", ac.What, ac.OK, ac.Checked)
+		if ac.Left > 0 {
+			s += fmt.Sprintf(" (%d left out: outcome unknown)", ac.Left)
+		}
+	}
+	return s
+}

@@ -710,12 +710,14 @@ type Consistency struct {
 	// Converged is how long a check waited for the server's counts to
 	// converge (Env.Converged), the longest of the checks.
 	Converged time.Duration `json:"converged_ns,omitempty"`
+	// Areas are the areas' own checks, by area (Consistency.Area).
+	Areas map[string]*AreaCheck `json:"areas,omitempty"`
 }
 
 // OK reports whether nothing disagreed.
 func (c *Consistency) OK() bool {
 	return c.BalancesOK == c.BalancesChecked && c.CloudOK == c.CloudChecked && c.VotesOK == c.VotesChecked &&
-		(!c.VotesRestoredChecked || c.VotesRestoredOK)
+		(!c.VotesRestoredChecked || c.VotesRestoredOK) && c.areasOK()
 }
 
 // Summary is one line.
@@ -736,6 +738,7 @@ func (c *Consistency) Summary() string {
 	if c.VotesRestoredChecked {
 		s += fmt.Sprintf(", votes gone with the accounts: %t", c.VotesRestoredOK)
 	}
+	s += c.areasSummary()
 	if c.Converged > 0 {
 		s += fmt.Sprintf(" (the server's counts converged after %s)", c.Converged.Round(100*time.Millisecond))
 	}
@@ -757,6 +760,7 @@ func (c *Consistency) add(o *Consistency) {
 	if o.VotesRestoredChecked {
 		c.VotesRestoredChecked, c.VotesRestoredOK = true, o.VotesRestoredOK
 	}
+	c.addAreas(o)
 	for _, m := range o.Mismatches {
 		c.Mismatch("%s", m)
 	}

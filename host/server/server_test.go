@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -169,3 +170,51 @@ func TestMountClash(t *testing.T) {
 		t.Fatal("a route with neither path nor function was mounted")
 	}
 }
+
+// TestRouteLimitsOwnFieldCount: a path route naming its own limits takes a body and a
+// field count beyond the server's, and only that path does.
+func TestRouteLimitsOwnFieldCount(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.BodyLimit = 4 << 10
+	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	count := func(_ context.Context, r *wire.Request) Response {
+		return PHP(s.log, struct {
+			N int `php:"n"`
+		}{len(r.Form)})
+	}
+	if err := s.Mount(
+		Route{Path: "/big", Area: "test", Handler: count, Fail: func(err error) Response { return Text("text/plain", "failed: "+err.Error()) }, Limits: wire.Limits{MaxBody: 1 << 20, MaxFields: 7000}},
+		Route{Path: "/small", Area: "test", Handler: count},
+	); err != nil {
+		t.Fatal(err)
+	}
+	c := serve(t, s)
+	var b strings.Builder
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString("field" + strings.Repeat("x", 20) + "=" + string(rune('a'+i%26)) + "&k" + itoa(i) + "=v")
+	}
+	body := b.String() // 6,000 fields, about 100 KB
+	if status, _, got := get(t, c, "POST", "/big", body); status != 200 || got != `a:1:{s:1:"n";i:3001;}` {
+		t.Errorf("/big: %d %q", status, got)
+	}
+	if status, _, got := get(t, c, "POST", "/small", body); strings.Contains(got, `"n"`) {
+		t.Errorf("/small took a body past server.body_limit: %d %q", status, got)
+	}
+	if status, _, got := get(t, c, "POST", "/small", "a=1"); status != 200 || got != `a:1:{s:1:"n";i:1;}` {
+		t.Errorf("/small: %d %q", status, got)
+	}
+	req, _ := http.NewRequest("POST", "http://host/big", strings.NewReader("a="+strings.Repeat("y", 2<<20)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if r, err := c.Do(req); err == nil { // refused at its header (Content-Length), or cut off while sending
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if strings.Contains(string(b), `"n"`) {
+			t.Errorf("/big took a body past its own limit: %d %q", r.StatusCode, b)
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

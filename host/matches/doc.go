@@ -1,0 +1,120 @@
+// Package matches is the host side of the matches area (contract:
+// plugins/matches/matchesapi; bundled plugin: plugins/matches): game
+// servers and their managers attach to the master server, matches are
+// started, players connect, and each match's statistics are recorded
+// exactly once in every participant's totals. The protocol is that of the
+// game's dedicated server and its managers (HoNfigurator, energizer), as
+// the protocol notes describe it; where the known peers trust any
+// logged-in server with everything, this area checks each step.
+//
+// # Accounts
+//
+// Only a game-host account may run a manager and game servers: the role is
+// a record of the account (keyspace matches.role), written by its actor
+// ("honmaster account create --game-host", "account role --game-host |
+// --no-game-host", POST /api/matches/game-host). Managers log in as
+// "NAME:" (replay_auth), game servers as "NAME:INSTANCE" (new_session),
+// each with the lowercase hex MD5 of the account's password, checked
+// against the stored SRP verifier (no MD5 is stored).
+//
+// # Records: one writer, the game-host account's actor
+//
+// Servers (and the manager) and matches are records of the game-host
+// account (keyspaces matches.server and matches.match), written only by
+// its actor:
+//
+//   - A server's id is taken from the durable global sequence "server" on
+//     the first session of its NAME:INSTANCE and kept from then on (the
+//     manager has one too). Match ids come from the global sequence
+//     "match": each id is committed before it is handed out, never
+//     reused, and unique across the nodes of a cluster (global commits
+//     are ordered by compare-and-set). An index (matches.byid, owned by
+//     the host) finds a match's host by its id.
+//   - A session is a token of 48 hex characters: the host's account id,
+//     the server's id and a 16-byte random secret, of which only the
+//     SHA-256 is stored in the server's record and compared in constant
+//     time. A new session of the same instance replaces the secret (the
+//     old session ends), shutdown clears it. A player's cookie (32
+//     characters) is never a server session, and a server session is never
+//     a player's cookie (the login service never sees one); a manager's
+//     session is refused where a game server's is expected and the other
+//     way round.
+//   - Heartbeats (set_online): a heartbeat that changes the server's state,
+//     players or map is written at once; one that changes nothing is kept
+//     in this node's memory and written at most every heartbeat_timeout/3,
+//     so any node, and a restarted one, sees every server heard from
+//     within heartbeat_timeout. A server not heard from for
+//     heartbeat_timeout (150 s) is offline.
+//   - start_game records the match, owned by the server that started it,
+//     as the server's current match. c_conn accepts only a live player
+//     session and records the player as a participant of that match with
+//     a fresh random game_cookie (per match and player, never the
+//     player's cookie; a reconnect gets the same one); at most
+//     max_participants. A player who connects while the server has no
+//     open match (a lobby before start_game, or after the last match was
+//     recorded; the notes leave the order open) is kept with the server
+//     and becomes a participant of the match it starts next. aids2cookie
+//     answers only those game cookies, only for the asking server's
+//     participants.
+//   - accept_key answers official 1 only for a key issued to a player for
+//     this very server within key_lifetime (IssueKey, the client's server
+//     list), else 0. A key is the player's id, no server id, and a secret
+//     whose hash the player's actor stores per server (matches.key).
+//
+// # Statistics, exactly once
+//
+// submit_stats is accepted only from the session of the server that
+// started the match; resubmit_stats from the host's manager (login and
+// password, and the resubmission key every game server computes, which is
+// public and therefore only checked) for a match of that host. A match of
+// another server or host, or no started match, is refused with nothing
+// stored. player_stats[KEY] entries are resolved to the match's recorded
+// participants: KEY equal to a participant's account id, else the entry's
+// nickname (clan tag "[TAG]" stripped, case-insensitive) equal to a
+// participant's; an entry that matches no participant, or a participant
+// matched twice, refuses the whole submission (statistics are counted
+// only for players the server connected, never for anyone it names). So
+// does a counter that is not a whole number 0..100,000 (never clamped),
+// a player who both won and lost, and winners on more than one team.
+//
+// The plugin decides each participant's delta (matchesapi.Tally); the host
+// checks it against the submitted facts. The match is then recorded with
+// the multi-account effect "matches.record" (docs/effects.md): its first
+// share, in the game-host account's actor, marks the match recorded in
+// the same commit as the effect's record; each other share adds one
+// participant's delta to the participant's totals (matches.totals) in the
+// participant's own actor, exactly once, resumed after a crash. The reply's
+// four "OK" keys are sent only once the first share committed. A second
+// submission or resubmission of a recorded match changes nothing and
+// answers OK (the first share refuses it, writing nothing).
+//
+// # Cluster mode
+//
+// A game server's requests carry no player cookie, so they are served by
+// whichever node receives them, and every one of them writes its
+// game-host account: a write whose activation another node fenced
+// meanwhile (nothing written) runs again, a few times (retried). The
+// sequences are global records, whose commits every node orders. The
+// host account is one writer for all its servers, one commit at a time:
+// about 25 matches a second on the shared test VM (docs/performance.md),
+// far above what a community's servers start.
+//
+// # Replies
+//
+// The area writes its replies itself (server.PHP): the managers read HTTP
+// status codes (401 bad credentials, 403 no hosting right, 5xx the master
+// down), and the functions of one path answer different shapes (a PHP
+// array, an empty body, JSON), which a table of causes answered in the
+// body does not express. Every failure is the PHP array error => sentence
+// with its status; an unknown function answers as the host's unknown
+// functions (404). A failure whose outcome is unknown answers 503, never
+// a plain refusal.
+//
+// # Not served
+//
+// Replays are not stored: set_replay_size only acknowledges, and
+// get_spectator_header answers the upload target the notes give (JSON,
+// <server.public_url>/replays/upload, which this server does not serve).
+// get_quickstats answers "OK". The chat server is not part of this server:
+// chat_address and the ports are settings.
+package matches

@@ -1,0 +1,40 @@
+package matches
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/config"
+)
+
+// TestSettingsValidate: the defaults are valid, and each bad value is
+// named by its key.
+func TestSettingsValidate(t *testing.T) {
+	def := SettingsOf(config.Default())
+	if err := def.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	if def.HeartbeatTimeout.Duration != 150*time.Second || def.MaxStatsValues != 20000 || def.MaxStatsBody != 32*config.MiB {
+		t.Fatalf("defaults %+v", def)
+	}
+	for key, mutate := range map[string]func(*Settings){
+		"heartbeat_timeout":    func(s *Settings) { s.HeartbeatTimeout.Duration = time.Second },
+		"max_stats_values":     func(s *Settings) { s.MaxStatsValues = 10 },
+		"max_stats_body":       func(s *Settings) { s.MaxStatsBody = 10 },
+		"max_bracket_depth":    func(s *Settings) { s.MaxBracketDepth = 2 },
+		"max_key_length":       func(s *Settings) { s.MaxKeyLength = 0 },
+		"key_lifetime":         func(s *Settings) { s.KeyLifetime.Duration = 0 },
+		"max_participants":     func(s *Settings) { s.MaxParticipants = 64 },
+		"max_servers_per_host": func(s *Settings) { s.MaxServers = 0 },
+		"start_game_burst":     func(s *Settings) { s.StartBurst = 0 },
+		"leaver_threshold":     func(s *Settings) { s.LeaverThreshold = 2 },
+	} {
+		s := def
+		mutate(&s)
+		err := s.Validate()
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+}
