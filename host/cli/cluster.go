@@ -63,7 +63,7 @@ func attachCluster(app *App, srv *server.Server) {
 	app.Metrics.WatchCluster(func() metrics.ClusterStats {
 		st := n.Stats()
 		return metrics.ClusterStats{Members: st.Members, Forwarded: st.Forwarded, ForwardFailed: st.ForwardFailed,
-			ServedForOthers: st.ServedForOthers, ServedLocally: st.ServedLocally}
+			ServedForOthers: st.ServedForOthers, ServedLocally: st.ServedLocally, TransientChanges: st.TransientChanges}
 	})
 }
 

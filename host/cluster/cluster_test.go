@@ -122,16 +122,24 @@ func preAuth(login string) *wire.Request {
 // membership is settled.
 func forward(t *testing.T, tn *testNode, login string) string {
 	t.Helper()
+	return forwardRoute(t, tn, preAuth(login), nil)
+}
+
+// forwardRoute is forward of request r whose route names its account by
+// account (server.Route.Account; nil: the host's rule).
+func forwardRoute(t *testing.T, tn *testNode, r *wire.Request, account server.AccountOf) string {
+	t.Helper()
+	login := r.Form.Get("login")
 	var resp server.Response
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		r, handled, err := tn.n.Forward(ctx, preAuth(login))
+		rep, handled, err := tn.n.Forward(ctx, r, account)
 		cancel()
 		if err != nil {
 			t.Fatalf("forward %s via %s: %v", login, tn.name, err)
 		}
 		if handled {
-			resp = r
+			resp = rep
 			break
 		}
 		if time.Now().After(deadline) {
@@ -217,6 +225,116 @@ func homesServeAndTakeOver(t *testing.T, nodes []*testNode) {
 			t.Fatalf("p0: %d tickets after %d requests: a write was lost or doubled", tickets, count["p0"])
 		}
 	}
+}
+
+// TestARouteNamesItsRequestsAccount: a request the host's rule names no
+// account for (a path of an area, no cookie) is served where it arrives,
+// unless its route names the account (server.Route.Account): then it is
+// served by that account's home, whichever node it arrives at, and no
+// node changes the account in a transient activation. A route's hook that
+// names none leaves the host's rule in force (pre_auth's login). A change
+// made on a node that is not the account's home is counted there
+// (Stats.TransientChanges): the count that shows requests missing their
+// home.
+func TestARouteNamesItsRequestsAccount(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b", "c")
+	waitMembers(t, nodes, 3)
+	ctx := context.Background()
+	const accounts = 6
+	for i := range accounts {
+		if _, err := nodes[0].sys.CreateAccount(ctx, &actors.NewAccount{Login: "r" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The area's own field names the account ("host"; the test nodes
+	// serve the account of "login").
+	byHost := func(r *wire.Request) (storage.AccountID, bool) {
+		id, err := db.LoginID(r.Form.Get("host"))
+		return id, err == nil
+	}
+	none := func(*wire.Request) (storage.AccountID, bool) { return 0, false }
+	areaRequest := func(login string) *wire.Request {
+		return &wire.Request{Method: "POST", Path: "/area", Form: wire.Values{"login": {login}, "host": {login}}}
+	}
+	transient := func() (sum int64) {
+		for _, tn := range nodes {
+			sum += tn.n.Stats().TransientChanges
+		}
+		return sum
+	}
+	before := transient()
+	for i := range accounts {
+		login := "r" + strconv.Itoa(i)
+		served := ""
+		for k, via := range nodes {
+			var at string
+			var tickets int
+			if _, err := fmt.Sscanf(forwardRoute(t, via, areaRequest(login), byHost), "%s %d", &at, &tickets); err != nil {
+				t.Fatal(err)
+			}
+			if served != "" && at != served {
+				t.Fatalf("%s served by %s and %s", login, served, at)
+			}
+			served = at
+			if tickets != k+1 {
+				t.Fatalf("%s: %d tickets after %d requests", login, tickets, k+1)
+			}
+			if !nodeNamed(nodes, at).sys.AtHome(mustLoginID(t, db, login)) {
+				t.Fatalf("%s served by %s, not its home", login, at)
+			}
+		}
+		// pre_auth's login still names it when the route's hook names none.
+		if _, err := fmt.Sscanf(forwardRoute(t, nodes[i%len(nodes)], preAuth(login), none), "%s", new(string)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := transient() - before; d != 0 {
+		t.Errorf("%d changes made in transient activations; want every one at its account's home", d)
+	}
+	// Without the hook the host's rule names no account: served here.
+	for _, via := range nodes {
+		if _, handled, err := via.n.Forward(ctx, areaRequest("r0"), nil); handled || err != nil {
+			t.Fatalf("a request naming no account was forwarded by %s: %v", via.name, err)
+		}
+	}
+	// A change on a node that is not the account's home is counted there.
+	id := mustLoginID(t, db, "r0")
+	for _, tn := range nodes {
+		if tn.sys.AtHome(id) {
+			continue
+		}
+		was := tn.n.Stats().TransientChanges
+		if _, err := tn.sys.Apply(ctx, id, addTicket{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := tn.n.Stats().TransientChanges - was; got != 1 {
+			t.Errorf("%s: %d transient changes counted for one change of an account homed elsewhere", tn.name, got)
+		}
+		break
+	}
+}
+
+func nodeNamed(nodes []*testNode, name string) *testNode {
+	for _, tn := range nodes {
+		if tn.name == name {
+			return tn
+		}
+	}
+	return nil
+}
+
+func mustLoginID(t *testing.T, db *storage.DB, login string) storage.AccountID {
+	t.Helper()
+	id, err := db.LoginID(login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // TestConcurrentRequestsThroughEveryNode sends one account's requests
@@ -361,7 +479,7 @@ func TestALargeRequestReachesItsHome(t *testing.T) {
 			r.Form["big"] = []string{strings.Repeat("x", 6<<20)}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			resp, handled, err := via.n.Forward(ctx, r)
+			resp, handled, err := via.n.Forward(ctx, r, nil)
 			if err != nil || !handled || resp.Status != 0 {
 				t.Errorf("a 6 MiB request via %s to %s: handled %v, %v, %d %s", via.name, served, handled, err, resp.Status, resp.Body)
 			}

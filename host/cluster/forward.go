@@ -50,8 +50,10 @@ const retryPause = 100 * time.Millisecond
 // Forward implements server.Forwarder: a request that names an account is
 // sent to that account's grain, wherever the cluster places it (here
 // included, so that the grain's start always precedes the account's use on
-// its node), and its reply comes back. Requests that name no account are
-// served here (handled false).
+// its node), and its reply comes back. The account is the one the route's
+// hook names (account, server.Route.Account), else the host's rule
+// (accountOf). Requests that name no account are served here (handled
+// false).
 //
 // When the account's node cannot be reached, because it is suspect (it
 // missed its last probe, or left etcd's topology) or did not give the
@@ -76,7 +78,7 @@ const retryPause = 100 * time.Millisecond
 //
 // A node that stopped serving (Config.SelfFence) answers every request
 // ErrNotServing, having done nothing.
-func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, bool, error) {
+func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.AccountOf) (server.Response, bool, error) {
 	if err := n.prov.serving(); err != nil {
 		return server.Response{}, true, err
 	}
@@ -84,7 +86,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request) (server.Response, b
 	if sys == nil {
 		return server.Response{}, false, nil
 	}
-	id, ok := accountOf(sys, r)
+	id, ok := accountOf(sys, r, account)
 	if !ok {
 		return server.Response{}, false, nil
 	}
@@ -222,12 +224,18 @@ func (n *Node) grainPID(ci *cluster.ClusterIdentity, home string, by time.Time) 
 	return rep.Pid
 }
 
-// accountOf names the account a request is about: the login's for the
-// login functions (pre_auth and srpAuth, before any session exists, and
+// accountOf names the account a request is about: the one its route's
+// hook names (route, when not nil), else the login's for the login
+// functions (pre_auth and srpAuth, before any session exists, and
 // switch_auth, whose new session is the login's), else the session
 // cookie's. false: the request names none (or an unknown one) and is
 // served where it arrived.
-func accountOf(sys *actors.System, r *wire.Request) (storage.AccountID, bool) {
+func accountOf(sys *actors.System, r *wire.Request, route server.AccountOf) (storage.AccountID, bool) {
+	if route != nil {
+		if id, ok := route(r); ok {
+			return id, true
+		}
+	}
 	if r.Path == server.PathClientRequester {
 		fn := r.Query.Get("f")
 		if fn == "" {

@@ -68,7 +68,7 @@ func call(t *testing.T, tn *testNode, f string, form url.Values) server.Response
 		Query: wire.Values{"f": {f}}, Form: wire.Values(form)}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		resp, handled, err := tn.n.Forward(ctx, r)
+		resp, handled, err := tn.n.Forward(ctx, r, nil)
 		cancel()
 		if err != nil {
 			t.Fatalf("%s via %s: %v", f, tn.name, err)

@@ -143,6 +143,7 @@ type Node struct {
 	topo   atomic.Pointer[[]*cluster.Member] // the members of the last topology
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
+	transient                                           atomic.Int64  // see Stats.TransientChanges
 	inflight                                            inflight      // forwarded requests served here (see Stop)
 	requestIDs                                          atomic.Uint64 // ids of the requests this node forwards
 	cancels                                             cancels       // of the forwarded requests served here
@@ -322,8 +323,10 @@ func (n *Node) Home(id storage.AccountID) bool {
 // from before. The grain is found or activated (its start reactivates as
 // well) in a goroutine, within ProbeTimeout; a home that cannot be
 // reached is not told, and its actor catches up at its next write (which
-// the new owner epoch refuses) or when it passivates.
+// the new owner epoch refuses) or when it passivates. Each call counts in
+// Stats.TransientChanges.
 func (n *Node) Changed(id storage.AccountID) {
+	n.transient.Add(1)
 	ci := identityOf(id)
 	home := n.rdv.Load().GetByClusterIdentity(ci)
 	if home == "" || home == n.self {
@@ -416,13 +419,23 @@ type Stats struct {
 	// ServedLocally counts requests served here because their account's
 	// node could not be reached (see Forward).
 	ServedLocally int64
-	Members       int
+	// TransientChanges counts the changes this node applied to accounts
+	// homed on another node, each in a transient activation that fenced
+	// the home's actor (actors.Placement.Changed): requests served here
+	// because their home could not be reached, operators' commands, the
+	// shares of a multi-account effect (a match's totals, a gift) of
+	// participants homed elsewhere. A request whose route names its
+	// account (server.Route.Account) is never one of them while its home
+	// answers.
+	TransientChanges int64
+	Members          int
 }
 
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	return Stats{Forwarded: n.forwarded.Load(), ForwardFailed: n.forwardFailed.Load(),
-		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), Members: len(n.Members())}
+		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), TransientChanges: n.transient.Load(),
+		Members: len(n.Members())}
 }
 
 // Stop leaves the cluster, handing this node's accounts over before it

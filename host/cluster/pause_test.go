@@ -64,7 +64,7 @@ func TestANodeThatDidNotRunStopsServingUntilConfirmed(t *testing.T) {
 	}
 	x := nodes[1]
 	pauseInProcess(x, x.n.cfg.SelfFence()+time.Second)
-	if _, handled, err := x.n.Forward(context.Background(), preAuth("p")); !handled || !errors.Is(err, ErrNotServing) ||
+	if _, handled, err := x.n.Forward(context.Background(), preAuth("p"), nil); !handled || !errors.Is(err, ErrNotServing) ||
 		!errors.Is(err, actors.ErrExpired) {
 		t.Fatalf("request to a node that did not run for longer than its deadline: handled %v, %v; want ErrNotServing", handled, err)
 	}
@@ -111,7 +111,7 @@ func TestANodeItsPeersDroppedLeaves(t *testing.T) {
 	if err := x.n.Health(); err == nil || !strings.Contains(err.Error(), "no longer lists") {
 		t.Fatalf("/healthz of the node that left: %v", err)
 	}
-	if _, handled, err := x.n.Forward(context.Background(), preAuth("p")); handled && err == nil {
+	if _, handled, err := x.n.Forward(context.Background(), preAuth("p"), nil); handled && err == nil {
 		t.Fatal("the node that left served a request")
 	}
 	for _, tn := range rest {
@@ -153,7 +153,7 @@ func TestAForwardedRequestOutlivesOneMissedProbe(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		r, h, err := via.n.Forward(ctx, preAuth("p"))
+		r, h, err := via.n.Forward(ctx, preAuth("p"), nil)
 		done <- result{r, h, err}
 	}()
 	<-started
@@ -265,7 +265,7 @@ func TestAGracefulStopHandsItsAccountsOver(t *testing.T) {
 				default:
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-				_, _, err := via.n.Forward(ctx, preAuth("g"+strconv.Itoa(i)))
+				_, _, err := via.n.Forward(ctx, preAuth("g"+strconv.Itoa(i)), nil)
 				cancel()
 				if err != nil {
 					errs <- err

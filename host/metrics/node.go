@@ -45,6 +45,9 @@ type ClusterStats struct {
 	// ServedLocally counts requests served on this node because their
 	// account's node could not be reached.
 	ServedLocally int64
+	// TransientChanges counts changes this node applied to accounts homed
+	// on another node (transient activations).
+	TransientChanges int64
 }
 
 var (
@@ -53,6 +56,7 @@ var (
 	descForwardFailed = prometheus.NewDesc(Namespace+"_cluster_forward_failed_total", "Requests no node served before their deadline, or whose node did not answer.", nil, nil)
 	descServedHere    = prometheus.NewDesc(Namespace+"_cluster_served_total", "Forwarded requests this node served as their account's node.", nil, nil)
 	descServedLocally = prometheus.NewDesc(Namespace+"_cluster_served_unreachable_total", "Requests served on this node because their account's node could not be reached.", nil, nil)
+	descTransient     = prometheus.NewDesc(Namespace+"_cluster_transient_changes_total", "Changes this node applied to accounts homed on another node, in transient activations that fence the home's.", nil, nil)
 )
 
 // WatchCluster registers the cluster's figures, read from f at each scrape.
@@ -68,6 +72,7 @@ func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descForwardFailed
 	ch <- descServedHere
 	ch <- descServedLocally
+	ch <- descTransient
 }
 
 func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
@@ -77,4 +82,5 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descForwardFailed, prometheus.CounterValue, float64(s.ForwardFailed))
 	ch <- prometheus.MustNewConstMetric(descServedHere, prometheus.CounterValue, float64(s.ServedForOthers))
 	ch <- prometheus.MustNewConstMetric(descServedLocally, prometheus.CounterValue, float64(s.ServedLocally))
+	ch <- prometheus.MustNewConstMetric(descTransient, prometheus.CounterValue, float64(s.TransientChanges))
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -17,7 +19,7 @@ import (
 // fails with err (handled: the request must not be served here).
 type failingForwarder struct{ err error }
 
-func (f failingForwarder) Forward(context.Context, *wire.Request) (Response, bool, error) {
+func (f failingForwarder) Forward(context.Context, *wire.Request, AccountOf) (Response, bool, error) {
 	return Response{}, true, f.err
 }
 
@@ -74,5 +76,63 @@ func TestANotServedRequestReachesItsRoutesFail(t *testing.T) {
 	var ns *NotServedError
 	if !errors.As(got, &ns) || ns.Request.Form.Get("hosttime") != "1620573527" || !errors.Is(got, actors.ErrTimeout) {
 		t.Fatalf("Fail got %v; want a NotServedError with the request, wrapping the forwarder's error", got)
+	}
+}
+
+// recordingForwarder is a cluster node that serves nothing itself
+// (handled false) and records the account each request's route named.
+type recordingForwarder struct {
+	named map[string]string // path: "ID" or "none" (no hook), "false" (hook named none)
+}
+
+func (f *recordingForwarder) Forward(_ context.Context, r *wire.Request, account AccountOf) (Response, bool, error) {
+	switch {
+	case account == nil:
+		f.named[r.Path] = "none"
+	default:
+		if id, ok := account(r); ok {
+			f.named[r.Path] = fmt.Sprint(id)
+		} else {
+			f.named[r.Path] = "false"
+		}
+	}
+	return Response{}, false, nil
+}
+
+// TestTheForwarderGetsTheRoutesAccount: in cluster mode the forwarder is
+// given the route's Account hook (nil for a route without one), which
+// names the request's account from the request itself; a request the
+// forwarder leaves here is served here.
+func TestTheForwarderGetsTheRoutesAccount(t *testing.T) {
+	s := newTestServer()
+	served := 0
+	h := func(context.Context, *wire.Request) Response { served++; return Text("text/plain", "here") }
+	err := s.Mount(
+		Route{Path: "/named", Area: "test", Handler: h, Account: func(r *wire.Request) (storage.AccountID, bool) {
+			n, err := strconv.ParseUint(r.Form.Get("session"), 10, 32)
+			return storage.AccountID(n), err == nil && n != 0
+		}},
+		Route{Path: "/plain", Area: "test", Handler: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &recordingForwarder{named: map[string]string{}}
+	s.SetForwarder(f)
+	c := serve(t, s)
+	for _, tc := range []struct{ path, body, want string }{
+		{"/named", "session=42", "42"},
+		{"/named", "session=x", "false"},
+		{"/plain", "session=42", "none"},
+	} {
+		delete(f.named, tc.path)
+		if status, _, body := get(t, c, "POST", tc.path, tc.body); status != 200 || body != "here" {
+			t.Errorf("%s %s: %d %q, want it served here", tc.path, tc.body, status, body)
+		}
+		if got := f.named[tc.path]; got != tc.want {
+			t.Errorf("%s %s: the forwarder's hook named %q, want %q", tc.path, tc.body, got, tc.want)
+		}
+	}
+	if served != 3 {
+		t.Errorf("served %d requests here, want 3", served)
 	}
 }

@@ -48,6 +48,7 @@ type route struct {
 	doc     Doc
 	outcome func([]byte) string
 	counted func(outcome string)
+	account AccountOf // Route.Account
 }
 
 // Route is a path, or a /client_requester.php function, an area serves.
@@ -81,6 +82,15 @@ type Route struct {
 	// server.body_limit is read only while server.large_body_budget lasts
 	// (bigbody.go); Mount (before Serve) refuses limits on a Func.
 	Limits wire.Limits
+	// Account, when set, names the account a request of the route is
+	// about, in cluster mode: the request is served on that account's
+	// home node (see AccountOf). nil, or false for a request: the host's
+	// rule (the login of the login functions, else the "cookie" field's
+	// session). An area whose requests write an account they name some
+	// other way (the matches area: a game server's session names its
+	// game-host account, and c_conn's cookie is a player's) sets it, so
+	// that every write of that account is made by its home's actor.
+	Account AccountOf
 }
 
 // Outcomes of a reply with HTTP status 200, as Route.Outcome names them.

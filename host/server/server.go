@@ -17,6 +17,7 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/logflood"
 	"github.com/honmaster/masterserver/host/login"
+	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -52,12 +53,28 @@ type Server struct {
 }
 
 // Forwarder sends a request to the node where its account is at home
-// (cluster mode, package host/cluster). handled is false when the request
-// is to be served here; err (with handled) when it could not be served
-// anywhere, worded by the route's failure function.
+// (cluster mode, package host/cluster). account is the request's route's
+// Route.Account (nil when the route has none): the forwarder asks it first
+// which account the request is about, and uses its own rule (the login of
+// the login functions, else the session cookie) when it names none.
+// handled is false when the request is to be served here; err (with
+// handled) when it could not be served anywhere, worded by the route's
+// failure function.
 type Forwarder interface {
-	Forward(ctx context.Context, r *wire.Request) (resp Response, handled bool, err error)
+	Forward(ctx context.Context, r *wire.Request, account AccountOf) (resp Response, handled bool, err error)
 }
+
+// AccountOf names the account a request is about, for cluster mode: the
+// request is served on that account's home node, where the account's
+// actor lives, so that its writes need no transient activation elsewhere
+// (docs/cluster.md). ok false: the route does not name one, and the
+// forwarder's own rule applies (the login of pre_auth, srpAuth and
+// switch_auth, else the "cookie" field's session; none: served where the
+// request arrived). It runs on every request of the route on the node
+// that received it, before anything is served: it must only read (a
+// session, the login index), be quick, and never fail on bad input (it
+// returns false).
+type AccountOf func(r *wire.Request) (id storage.AccountID, ok bool)
 
 // NotServedError is the failure a route's Fail gets for a request that was
 // read but could not be served: in cluster mode, its account's node did not
@@ -177,7 +194,7 @@ func (s *Server) Mount(routes ...Route) error {
 		if fail == nil {
 			fail = s.genericFail
 		}
-		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome, counted: r.Counted}
+		rt := route{area: r.Area, handler: r.Handler, fail: fail, doc: r.Doc, outcome: r.Outcome, counted: r.Counted, account: r.Account}
 		if r.Func != "" {
 			s.funcs[r.Func] = rt
 		} else {
@@ -320,7 +337,7 @@ var (
 // serve serves r here, or on its account's home node in cluster mode.
 func (s *Server) serve(ctx context.Context, rt route, r *wire.Request) Response {
 	if s.forward != nil {
-		resp, handled, err := s.forward.Forward(ctx, r)
+		resp, handled, err := s.forward.Forward(ctx, r, rt.account)
 		switch {
 		case handled && err != nil:
 			s.log.Warn("request not served by its account's node", "area", rt.area, "err", err)
