@@ -90,14 +90,25 @@
 //
 // # Cluster mode
 //
-// A game server's requests carry no player cookie, so they are served by
-// whichever node receives them, and every one of them writes its
-// game-host account: a write whose activation another node fenced
-// meanwhile (nothing written) runs again, a few times (retried). The
-// sequences are global records, whose commits every node orders. The
-// host account is one writer for all its servers, one commit at a time:
-// about 25 matches a second on the shared test VM (docs/performance.md),
-// far above what a community's servers start.
+// A game server's requests carry its session, never a player's cookie
+// (c_conn carries both), and a manager logs in by NAME: the area's routes
+// name the game-host account of the session or the login
+// (server.Route.Account, hostOf), so the cluster serves every request of
+// a host's servers and manager on the host's home node, whichever node
+// received it, and its one actor makes every write of the host's servers
+// and matches. Concurrent matches of one host through several nodes
+// therefore never fence one another's activations; a request served
+// while the host's home moves, or away from an unreachable home, is
+// answered "try again" (503) with nothing written, as in every area. A
+// player's records are written by the player's actor: a connection key
+// (IssueKey) by a request of the player's own, served on the player's
+// home; a match's totals by the effect's share, applied in a transient
+// activation when the player is homed elsewhere (docs/effects.md). The
+// sequences are global records, whose commits every node orders, retried
+// a few times when the nodes take ids at once. The host account is one
+// writer for all its servers, one commit at a time: about 25 matches a
+// second on the shared test VM (docs/performance.md), far above what a
+// community's servers start.
 //
 // # Replies
 //

@@ -82,21 +82,32 @@ func SetGameHostByLogin(ctx context.Context, sys *actors.System, login string, o
 	return id, SetGameHost(ctx, sys, id, on)
 }
 
-// hostTries bounds the runs of one write to a game-host account (see
+// seqTries bounds the runs of one update of a global sequence (see
 // retried).
-const hostTries = 8
+const seqTries = 8
 
-// retried runs fn again, at most hostTries times in all after a short
+// retried runs fn again, at most seqTries times in all after a short
 // random pause, while it is refused with nothing written because another
-// activation of the account wrote first (area.CauseRetry). In cluster mode
-// a game server's requests reach any node, and every one writes its host
-// account's records: a node's write may be fenced by another's, and runs
-// again on the fresh state. Any other error, an unknown outcome above all,
-// is returned at once.
+// writer committed first (area.CauseRetry). It is for the global
+// sequences (nextID): in cluster mode every node's registry takes ids from
+// them, ordered by compare-and-set, and UpdateGlobal's own few runs can
+// all lose to the other nodes while many matches start at once. Any other
+// error, an unknown outcome above all, is returned at once.
+//
+// The writes of a game-host account are not retried (applyHost): every
+// request about the host is served on its home node (hostOf), by its one
+// actor, so no other activation writes it first. What remains is every
+// area's lot in cluster mode, answered "try again" (503) with nothing
+// written: a request served while the home moves (a membership change)
+// or away from an unreachable home (actors run such a change once more
+// in a fresh activation). The shares of a match's totals are applied by
+// each participant's actor, in a transient activation when the
+// participant is homed on another node: the effect's design
+// (docs/effects.md), whose recovery pass finishes a share that failed.
 func retried[R any](ctx context.Context, fn func() (R, error)) (R, error) {
 	for try := 1; ; try++ {
 		r, err := fn()
-		if err == nil || try == hostTries || area.CauseOf(err) != area.CauseRetry {
+		if err == nil || try == seqTries || area.CauseOf(err) != area.CauseRetry {
 			return r, err
 		}
 		t := time.NewTimer(time.Duration(try)*5*time.Millisecond + time.Duration(mrand.Int64N(int64(10*time.Millisecond))))
@@ -109,9 +120,11 @@ func retried[R any](ctx context.Context, fn func() (R, error)) (R, error) {
 	}
 }
 
-// applyHost is actors.Apply on a game-host account, retried.
+// applyHost is actors.Apply on a game-host account. In cluster mode the
+// request runs on the host's home node (the area's routes name the host:
+// hostOf), whose actor is the host's one writer: no retry (see retried).
 func applyHost[R any](ctx context.Context, sys *actors.System, host storage.AccountID, fn actors.ChangeFunc[R]) (R, error) {
-	return retried(ctx, func() (R, error) { return actors.Apply(ctx, sys, host, fn) })
+	return actors.Apply(ctx, sys, host, fn)
 }
 
 // errSequence: a sequence ran out of 31-bit ids (the game reads them as

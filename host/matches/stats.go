@@ -317,7 +317,7 @@ func (a *Area) record(ctx context.Context, host storage.AccountID, m *pb.Match, 
 	if err != nil {
 		return err
 	}
-	if _, err := retried(ctx, func() (storage.EffectID, error) { return recordEffect.Start(ctx, a.sys, payload, participants...) }); err != nil {
+	if _, err := recordEffect.Start(ctx, a.sys, payload, participants...); err != nil {
 		return err
 	}
 	a.m.recorded.Inc()

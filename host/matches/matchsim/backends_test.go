@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cluster/clustertest"
 	"github.com/honmaster/masterserver/host/loadtest"
+	"github.com/honmaster/masterserver/host/matches/matchsim"
 	"github.com/honmaster/masterserver/host/operator"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -136,6 +138,8 @@ func TestMatchesInACluster(t *testing.T) {
 	checkTotals(t, ops[0], want(m))
 	checkTotals(t, ops[1], want(m))
 
+	oneHostThroughEveryNode(t, children, clients, ops[0])
+
 	tok, err := os.ReadFile(filepath.Join(datas[0], operator.TokenFile))
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +158,130 @@ func TestMatchesInACluster(t *testing.T) {
 	for _, ch := range children {
 		ch.stop()
 	}
+}
+
+// oneHostThroughEveryNode runs three matches of the game host "cgh" at
+// once, each game server's requests through another node (the load
+// balancer's spread), its ten players logged in through all three, and a
+// second manager session through the third node. Every write of the game
+// host is made by the host's actor on its home node, whichever node
+// received the request (the area's routes name the host: server.Route.
+// Account), so no node changes the host account in a transient activation
+// that would fence the home's, and no request fails as busy: the nodes'
+// honmaster_cluster_transient_changes_total do not move, but for requests
+// served away from home because their home missed a probe
+// (_cluster_served_unreachable_total), which a loaded machine may cause.
+// Before the routes named the host, every request of a server whose node
+// was not the host's home wrote the host transiently there (and c_conn
+// wrote it on the player's home). Then the three matches are submitted at
+// once, each through its server's node, and each player's totals count
+// their match once; a resubmission by the manager through another node
+// answers OK and changes nothing.
+func oneHostThroughEveryNode(t *testing.T, children []*child, clients []*client.Client, op *opAPI) {
+	t.Helper()
+	const matches, each = 3, 10
+	teams := make([][]*player, matches)
+	for k := range matches * each {
+		on := &world{c: clients[k%len(clients)], op: op, prefix: "c", next: 100 + k}
+		teams[k/each] = append(teams[k/each], on.players(t, 1)...)
+	}
+	counters := func() (transient, unreachable int64) {
+		for _, ch := range children {
+			transient += metricOf(t, ch.opAddr, "honmaster_cluster_transient_changes_total")
+			unreachable += metricOf(t, ch.opAddr, "honmaster_cluster_served_unreachable_total")
+		}
+		return transient, unreachable
+	}
+	transient0, unreachable0 := counters()
+	ctx := context.Background()
+	ms := make([]*matchsim.Match, matches)
+	gs := make([]*matchsim.GameServer, matches)
+	errs := make([]error, matches+1)
+	var wg sync.WaitGroup
+	for i := range matches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := matchsim.NewGameServer(clients[i%len(clients)], "cgh", 10+i, password)
+			if _, err := g.NewSession(ctx); err != nil {
+				errs[i] = fmt.Errorf("new_session via node %d: %w", i, err)
+				return
+			}
+			if _, err := g.SetOnline(ctx, matchsim.StateIdle); err != nil {
+				errs[i] = fmt.Errorf("set_online via node %d: %w", i, err)
+				return
+			}
+			gs[i] = g
+			ms[i], errs[i] = startE(g, teams[i], uint64(70+i))
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := matchsim.NewManager(clients[2], "cgh", password).ReplayAuth(ctx); err != nil {
+			errs[matches] = fmt.Errorf("replay_auth via node 2: %w", err)
+		}
+	}()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	transient, unreachable := counters()
+	t.Logf("one host's matches through three nodes: %d transient changes, %d requests served away from an unreachable home",
+		transient-transient0, unreachable-unreachable0)
+	if d, u := transient-transient0, unreachable-unreachable0; d > u {
+		t.Errorf("%d changes in transient activations while three servers of one host ran their matches through three nodes "+
+			"(%d requests served away from their home because it was unreachable): the host's writes did not all reach its home", d, u)
+	}
+	for i := range matches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := gs[i].SubmitStats(ctx, ms[i].Form()); err != nil {
+				errs[i] = fmt.Errorf("submit_stats via node %d: %w", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkTotals(t, op, want(ms...))
+	if _, err := matchsim.NewManager(clients[1], "cgh", password).Resubmit(ctx, ms[0].MatchID, ms[0].ServerID, ms[0].Form()); err != nil {
+		t.Fatalf("resubmit_stats via node 1: %v", err)
+	}
+	checkTotals(t, op, want(ms...))
+}
+
+// metricOf is the value of the counter name (without labels but the
+// node's) on the operator listener at addr.
+func metricOf(t *testing.T, addr, name string) int64 {
+	t.Helper()
+	r, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, name+"{"); ok {
+			_, v, _ := strings.Cut(rest, "} ")
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %q", name, l)
+			}
+			return int64(n)
+		}
+	}
+	t.Fatalf("no %s on %s", name, addr)
+	return 0
 }
 
 var membersRE = regexp.MustCompile(`member, (\d+) nodes`)
