@@ -74,8 +74,11 @@ func checkLoadTest(t *testing.T, rep *loadtest.Report, accounts int) {
 // TestMatchesInACluster: three nodes over one PostgreSQL database, the
 // players logged in through nodes 1 and 2, the game server and its
 // manager on node 0: the match is recorded and each player's totals
-// count it once, read through two nodes; then the load tester's match
-// operation through all three nodes passes its check. Skipped without
+// count it once, read through two nodes; then three matches of the same
+// host through the three nodes at once (oneHostThroughEveryNode); then the
+// load tester's match operation through all three nodes (each request to
+// a node at random: a match's submission on one node, its players homed
+// on the others) passes its check with no match failed. Skipped without
 // HONMASTER_TEST_POSTGRES_URL.
 func TestMatchesInACluster(t *testing.T) {
 	if raceDetector {
@@ -155,6 +158,11 @@ func TestMatchesInACluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLoadTest(t, rep, 20)
+	for _, target := range o.Targets {
+		if rep.Targets[target] == 0 {
+			t.Errorf("the load tester sent no request to %s: %v", target, rep.Targets)
+		}
+	}
 	for _, ch := range children {
 		ch.stop()
 	}
