@@ -97,7 +97,9 @@
 // a host's servers and manager on the host's home node, whichever node
 // received it, and its one actor makes every write of the host's servers
 // and matches. Concurrent matches of one host through several nodes
-// therefore never fence one another's activations; a request served
+// therefore never fence one another's activations, and the host's rates
+// (start_game_*, heartbeat_write_*) and the failed-password limits of its
+// logins are counted on one node for the whole cluster; a request served
 // while the host's home moves, or away from an unreachable home, is
 // answered "try again" (503) with nothing written, as in every area. A
 // player's records are written by the player's actor: a connection key
