@@ -157,7 +157,7 @@ var testSchema = sdk.NewState(stateArea, sdk.StructCodec[testState](func() *wrap
 	})
 
 var (
-	stateArea     = sdk.RegisterArea("statetest")
+	stateArea    = sdk.RegisterArea("statetest")
 	testDecision = sdk.NewDecision(sdk.DecisionDef[testState, testState]{Area: stateArea, Name: "add", Version: 1,
 		Facts:  sdk.StructCodec[testState](func() *wrapperspb.Int64Value { return new(wrapperspb.Int64Value) }),
 		Result: sdk.StructCodec[testState](func() *wrapperspb.Int64Value { return new(wrapperspb.Int64Value) }),
