@@ -75,14 +75,14 @@ func (st *State[S]) Message(b []byte) (proto.Message, error) {
 
 // HandleState makes p serve decision d with fn, a rule on the facts and
 // the account's state st: the host's bytes are decoded before fn (a state
-// that does not decode fails the call, ErrInvalidDecision) and fn's next
+// that does not decode fails the call, ErrInvalidFacts) and fn's next
 // state is encoded after it. It is Handle for the common plugin that
 // keeps its area's state.
 func HandleState[F, D, S any](p *Plugin, d *Decision[F, D], st *State[S], fn func(ctx context.Context, facts F, state S) (D, S, error)) {
 	Handle(p, d, func(ctx context.Context, c Call[F]) (Result[D], error) {
 		s, err := st.Decode(c.State)
-		if err != nil {
-			return Result[D]{}, err
+		if err != nil { // the host's input: invalid facts, as they cross the wire
+			return Result[D]{}, fmt.Errorf("%w: %w", ErrInvalidFacts, err)
 		}
 		dec, next, err := fn(ctx, c.Facts, s)
 		if err != nil {
