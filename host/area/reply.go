@@ -126,8 +126,10 @@ func withOutcome(a Answer, serverSide bool) Answer {
 //     default failure reply (ErrorReply), its failure shape (Fail: which
 //     fields stay present, such as the balances).
 //
-// NewRoute turns that into a server.Route: it decodes the request, calls
-// Serve, encodes the reply (package wire), answers an error from the
+// NewRoute turns that into a server.Route: it decodes the request (and,
+// for a signed-in player's route, Account or Change, reads and
+// authenticates its cookie and runs a Change in the account's actor),
+// calls the logic, encodes the reply (package wire), answers an error from the
 // table in the route's failure shape, logs it, reads each reply's metric
 // outcome back from its body, and answers a request that could not be
 // read, or was read but not served (server.NotServedError, cluster mode),

@@ -19,12 +19,6 @@ import (
 	"github.com/honmaster/masterserver/plugins/sdk"
 )
 
-// Name and Version, as "honmaster plugins" shows them.
-const (
-	Name    = "coinflip"
-	Version = "1.0.0"
-)
-
 // Config is [plugins.coinflip.config], decoded strictly by sdk.DecodeConfig.
 type Config struct {
 	Odds float64 `json:"odds"`
@@ -44,7 +38,7 @@ func (c *Config) Validate() []sdk.ConfigProblem {
 // Plugin returns the plugin.
 func Plugin() *sdk.Plugin {
 	cfg := sdk.NewConfigured(DefaultConfig)
-	p := &sdk.Plugin{Name: Name, Version: Version, Configure: cfg.Configure}
+	p := &sdk.Plugin{Name: "coinflip", Version: "1.0.0", Configure: cfg.Configure} // as "honmaster plugins" shows it
 	sdk.HandleState(p, coinflipapi.Flip, coinflipapi.Schema, func(_ context.Context, _ coinflipapi.FlipFacts, st coinflipapi.State) (coinflipapi.FlipDecision, coinflipapi.State, error) {
 		d, next := Decide(cfg.Get(), st, rand.Float64())
 		return d, next, nil
