@@ -23,8 +23,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
@@ -69,7 +67,6 @@ func init() {
 type handler struct {
 	area.Env
 	settings Settings
-	flips    *prometheus.CounterVec // by outcome: won, lost
 }
 
 func start(e area.Env) (*area.Live, error) {
@@ -78,13 +75,16 @@ func start(e area.Env) (*area.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{Env: e, settings: s, flips: flips}
+	h := &handler{Env: e, settings: s}
 	rs := replies.For(e)
 	const failure = " Failure: `success` false and `error`, a sentence."
 	return &area.Live{Routes: []server.Route{
-		area.NewRoute(rs, area.Route[flipRequest, flipReply]{Path: PathFlip, Change: h.flip, Done: h.count, Doc: server.Doc{
+		area.NewRoute(rs, area.Route[flipRequest, flipReply]{Path: PathFlip, Change: h.flip, Doc: server.Doc{
 			Summary: "Wagers tickets on a coin flip (an example area, see docs/adding-an-area.md).",
-			Reply:   "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}}),
+			Reply:   "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure},
+			Done: func(_ flipRequest, r flipReply) {
+				flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[r.Won]).Inc()
+			}}),
 		area.NewRoute(rs, area.Route[giftRequest, giftReply]{Path: PathGift, Account: h.gift, Doc: server.Doc{
 			Summary: "Gives tickets to another player: the sender's debit and the receiver's credit both happen or neither does.",
 			Reply:   "Success: `success` true and the tickets given." + failure}}),
@@ -150,9 +150,4 @@ func (h *handler) flip(ctx context.Context, tx *actors.Tx, req flipRequest) (fli
 		acct.Tickets -= int64(stake)
 	}
 	return flipReply{Success: true, Won: d.Won, Stake: stake, Streak: d.Streak, UserTickets: acct.Tickets}, nil
-}
-
-// count counts a committed flip.
-func (h *handler) count(_ flipRequest, rep flipReply) {
-	h.flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[rep.Won]).Inc()
 }
