@@ -41,9 +41,15 @@ func (rs *Replies) signIn(r *wire.Request) (*storage.Session, error) {
 	return rs.env.Login.Authenticate(c.Cookie)
 }
 
-// withCookie lists the cookie first among doc's fields.
-func withCookie(doc server.Doc) server.Doc {
+// withCookie lists the cookie first among doc's fields. It panics when
+// the route's request declares a cookie of its own (the host reads it).
+func withCookie(area, path string, doc server.Doc) server.Doc {
 	fields := server.Doc{Form: doc.Form, Fields: doc.Fields}.AllFields()
+	for _, f := range fields {
+		if f.Name == "cookie" {
+			panic(fmt.Sprintf("area: %s: route %s is a signed-in player's: the host reads its cookie, its request declares none", area, path))
+		}
+	}
 	doc.Form, doc.Fields = nil, append(server.Doc{Form: cookieForm{}}.AllFields(), fields...)
 	return doc
 }
@@ -69,20 +75,12 @@ func logicOf[Req, Rep any](rs *Replies, rt Route[Req, Rep]) (func(context.Contex
 	case rt.Account != nil:
 		return rt.Account, true
 	}
+	// A failed change's Rep is not kept (Fail gets the zero Rep): the
+	// change may still be running in the actor when Apply returns on a
+	// deadline, and it wrote nothing anyway.
 	sys := rs.env.Sys
 	return func(ctx context.Context, s *storage.Session, req Req) (Rep, error) {
-		var failed Rep // what the change returned with its error, for Fail
-		rep, err := actors.Apply(ctx, sys, s.AccountID, func(tx *actors.Tx) (Rep, error) {
-			rep, err := rt.Change(ctx, tx, req)
-			if err != nil {
-				failed = rep
-			}
-			return rep, err
-		})
-		if err != nil {
-			return failed, err
-		}
-		return rep, nil
+		return actors.Apply(ctx, sys, s.AccountID, func(tx *actors.Tx) (Rep, error) { return rt.Change(ctx, tx, req) })
 	}, true
 }
 

@@ -128,6 +128,15 @@ func TestAccountRouteGetsTheSession(t *testing.T) {
 	if got != s.id {
 		t.Errorf("the session's account is %d, want %d", got, s.id)
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("NewRoute took a signed-in route whose request declares the cookie")
+			}
+		}()
+		NewRoute(rs.For(s.env), Route[dropRequest, dropReply]{Path: "/x",
+			Account: func(context.Context, *storage.Session, dropRequest) (dropReply, error) { return dropReply{}, nil }})
+	}()
 	for name, r := range map[string]Route[spendRequest, spendReply]{
 		"no For":     {Path: "/x", Account: func(context.Context, *storage.Session, spendRequest) (spendReply, error) { return spendReply{}, nil }},
 		"two logics": {Path: "/x", Serve: func(context.Context, spendRequest) (spendReply, error) { return spendReply{}, nil }, Change: func(context.Context, *actors.Tx, spendRequest) (spendReply, error) { return spendReply{}, nil }},

@@ -326,7 +326,9 @@ type Route[Req, Rep any] struct {
 	// Change is the logic of a route that changes the signed-in player's
 	// account: as Account, then run in the account's actor
 	// (actors.Apply), committed in one batch before the reply when it
-	// returns no error, nothing written when it does.
+	// returns no error, nothing written when it does (and Fail gets the
+	// zero Rep: a route whose failure reply keeps fields uses Account and
+	// calls actors.Apply itself).
 	Change func(ctx context.Context, tx *actors.Tx, req Req) (Rep, error)
 	// Done runs after the logic succeeded (a Change committed), before
 	// the reply is written: an area counts its own metrics there (nil:
@@ -406,7 +408,7 @@ func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
 		doc.Form = *new(Req)
 	}
 	if signedIn {
-		doc = withCookie(doc)
+		doc = withCookie(rs.area, name, doc)
 	}
 	if rep := reflect.TypeFor[Rep](); doc.ReplyValue == nil && rep.Kind() == reflect.Struct && rep != reflect.TypeFor[server.Response]() &&
 		!rep.Implements(reflect.TypeFor[wire.Marshaler]()) {
