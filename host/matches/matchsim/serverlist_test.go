@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/loadtest"
 	"github.com/honmaster/masterserver/host/matches"
 	"github.com/honmaster/masterserver/host/matches/matchsim"
 	"github.com/honmaster/masterserver/storage/storagetest"
@@ -300,4 +302,24 @@ func flip(c byte) string {
 		return "1"
 	}
 	return "0"
+}
+
+// TestLoadTestServers runs the load tester's servers operation, mixed
+// with matches: every list shows the run's idle server and its key is
+// accepted once.
+func TestLoadTestServers(t *testing.T) {
+	ts := clitest.Start(t, clitest.LoadTestLimits)
+	o := clitest.LoadTestOptions(t, ts, "servers=2,match=1")
+	o.Accounts, o.Concurrency, o.Requests = 20, 2, 40
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := rep.Op("servers")
+	if op == nil || op.OK == 0 || op.Errors != 0 {
+		t.Fatalf("servers: %+v", op)
+	}
+	if !rep.Consistency.OK() {
+		t.Errorf("consistency: %s %v", rep.Consistency.Summary(), rep.Consistency.Mismatches)
+	}
 }
