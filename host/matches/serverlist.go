@@ -65,8 +65,8 @@ import (
 // — by another player who got hold of it, or to another server — it
 // answers official 0. A key presented to a server its list did not show
 // answers 0 and is not used up (a server cannot spend keys meant for
-// others). A player keeps at most maxListKeys live keys (the oldest go
-// first; expired ones are dropped at each issue), so a client asking for
+// others). A player keeps at most maxListKeys live keys (the earliest
+// issued go first; expired ones are dropped at each issue), so a client asking for
 // several lists (the create and the join list, a refresh) may join with
 // the key of any of them. A list that shows no server stores nothing: its
 // key is accepted nowhere. The keys of IssueKey (one server, key number
@@ -341,11 +341,24 @@ func IssueListKey(ctx context.Context, sys *actors.System, player storage.Accoun
 	if len(ids) == 0 {
 		return t.String(), nil
 	}
-	rec := &pb.ListKey{ServerIds: slices.Sorted(slices.Values(ids)), SecretHash: t.hash(), Expires: now.Add(lifetime).Unix()}
-	_, err := actors.Apply(ctx, sys, player, func(tx *actors.Tx) (struct{}, error) {
+	rec := &pb.ListKey{ServerIds: slices.Sorted(slices.Values(ids)), SecretHash: t.hash(), Expires: now.Add(lifetime).Unix(),
+		Issued: now.UnixNano()}
+	issue := issueListKeyFunc(t, rec, now)
+	// Retried: served by a node other than the player's (cluster mode),
+	// the write may be fenced by the home's, with nothing written.
+	_, err := retried(ctx, func() (struct{}, error) { return actors.Apply(ctx, sys, player, issue) })
+	if err != nil {
+		return "", err
+	}
+	return t.String(), nil
+}
+
+// issueListKeyFunc is IssueListKey's change of the player's account.
+func issueListKeyFunc(t token, rec *pb.ListKey, now time.Time) actors.ChangeFunc[struct{}] {
+	return func(tx *actors.Tx) (struct{}, error) {
 		type live struct {
-			key     string
-			expires int64
+			key    string
+			issued int64
 		}
 		var keep []live
 		var stale []string
@@ -353,7 +366,7 @@ func IssueListKey(ctx context.Context, sys *actors.System, player storage.Accoun
 			if v.Expires <= now.Unix() {
 				stale = append(stale, k)
 			} else {
-				keep = append(keep, live{k, v.Expires})
+				keep = append(keep, live{k, v.Issued})
 			}
 			return nil
 		})
@@ -361,7 +374,7 @@ func IssueListKey(ctx context.Context, sys *actors.System, player storage.Accoun
 			return struct{}{}, err
 		}
 		if n := len(keep) - (maxListKeys - 1); n > 0 {
-			sort.Slice(keep, func(i, j int) bool { return keep[i].expires < keep[j].expires })
+			sort.Slice(keep, func(i, j int) bool { return keep[i].issued < keep[j].issued })
 			for _, l := range keep[:n] {
 				stale = append(stale, l.key)
 			}
@@ -370,11 +383,7 @@ func IssueListKey(ctx context.Context, sys *actors.System, player storage.Accoun
 			listKeys.Delete(tx, k)
 		}
 		return struct{}{}, listKeys.Put(tx, storage.KeyUint32(t.id), rec)
-	})
-	if err != nil {
-		return "", err
 	}
-	return t.String(), nil
 }
 
 // keyLive reports whether t is a live key for server serverID: a list

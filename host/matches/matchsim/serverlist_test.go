@@ -220,6 +220,18 @@ func serverListScenario(t *testing.T, w *world, clk *fakeClock) {
 		if off := accept(idle, other.Key); off != 1 {
 			t.Fatalf("another player's key refused: official %d", off)
 		}
+		// A player keeps the keys of the 16 lists asked last: the
+		// earliest issued goes.
+		var recent []string
+		for range 17 {
+			recent = append(recent, list(ps[2], matchsim.GameTypeCreate, "").Key)
+		}
+		if off := accept(idle, recent[0]); off != 0 {
+			t.Fatalf("the 17th key before the last accepted: official %d", off)
+		}
+		if off := accept(idle, recent[1]); off != 1 {
+			t.Fatalf("the 16th key before the last refused: official %d", off)
+		}
 		// A join list's key, for the lobby.
 		j := list(ps[1], matchsim.GameTypeJoin, "")
 		if off := accept(idle, j.Key); off != 0 {

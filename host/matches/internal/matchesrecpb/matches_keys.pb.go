@@ -36,8 +36,11 @@ type ListKey struct {
 	ServerIds []uint32 `protobuf:"varint,1,rep,packed,name=server_ids,json=serverIds,proto3" json:"server_ids,omitempty"`
 	// secret_hash is the SHA-256 of the key's secret; the key itself is
 	// never stored.
-	SecretHash    []byte `protobuf:"bytes,2,opt,name=secret_hash,json=secretHash,proto3" json:"secret_hash,omitempty"`
-	Expires       int64  `protobuf:"varint,3,opt,name=expires,proto3" json:"expires,omitempty"`
+	SecretHash []byte `protobuf:"bytes,2,opt,name=secret_hash,json=secretHash,proto3" json:"secret_hash,omitempty"`
+	Expires    int64  `protobuf:"varint,3,opt,name=expires,proto3" json:"expires,omitempty"`
+	// issued is when the key was issued, in unix nanoseconds: past the
+	// most keys a player keeps, the earliest issued go first.
+	Issued        int64 `protobuf:"varint,4,opt,name=issued,proto3" json:"issued,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -93,17 +96,25 @@ func (x *ListKey) GetExpires() int64 {
 	return 0
 }
 
+func (x *ListKey) GetIssued() int64 {
+	if x != nil {
+		return x.Issued
+	}
+	return 0
+}
+
 var File_matches_keys_proto protoreflect.FileDescriptor
 
 const file_matches_keys_proto_rawDesc = "" +
 	"\n" +
-	"\x12matches_keys.proto\x12\x1chonmaster.matches.records.v1\"c\n" +
+	"\x12matches_keys.proto\x12\x1chonmaster.matches.records.v1\"{\n" +
 	"\aListKey\x12\x1d\n" +
 	"\n" +
 	"server_ids\x18\x01 \x03(\rR\tserverIds\x12\x1f\n" +
 	"\vsecret_hash\x18\x02 \x01(\fR\n" +
 	"secretHash\x12\x18\n" +
-	"\aexpires\x18\x03 \x01(\x03R\aexpiresBFZDgithub.com/honmaster/masterserver/host/matches/internal/matchesrecpbb\x06proto3"
+	"\aexpires\x18\x03 \x01(\x03R\aexpires\x12\x16\n" +
+	"\x06issued\x18\x04 \x01(\x03R\x06issuedBFZDgithub.com/honmaster/masterserver/host/matches/internal/matchesrecpbb\x06proto3"
 
 var (
 	file_matches_keys_proto_rawDescOnce sync.Once
