@@ -240,6 +240,27 @@ func serverListScenario(t *testing.T, w *world, clk *fakeClock) {
 		if off := accept(lobby, j.Key); off != 1 {
 			t.Fatalf("a join list's key refused by its lobby: %d", off)
 		}
+		// Two listed servers presenting one key at once: exactly one has it.
+		second := w.server(t)
+		for round := range 5 {
+			k := list(ps[1], matchsim.GameTypeCreate, "")
+			if _, ok := k.Servers[second.ServerID]; !ok {
+				t.Fatal("the second idle server is not listed")
+			}
+			offs := make([]int64, 2)
+			var wg sync.WaitGroup
+			for i, g := range []*matchsim.GameServer{idle, second} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					offs[i], _, _ = g.AcceptKey(ctx, k.Key)
+				}()
+			}
+			wg.Wait()
+			if offs[0]+offs[1] != 1 {
+				t.Fatalf("round %d: one key presented by two servers at once: official %v", round, offs)
+			}
+		}
 		// Expired.
 		e := list(ps[1], matchsim.GameTypeCreate, "")
 		clk.advance(testKeyLife + time.Second)
