@@ -232,6 +232,10 @@ func serverListScenario(t *testing.T, w *world, clk *fakeClock) {
 		if off := accept(idle, recent[1]); off != 1 {
 			t.Fatalf("the 16th key before the last refused: official %d", off)
 		}
+		// A list that shows no server gives a key no server accepts.
+		if none := list(ps[1], matchsim.GameTypeCreate, "US"); len(none.Servers) != 0 || accept(idle, none.Key) != 0 {
+			t.Fatalf("the key of an empty list: %v", none.Reply)
+		}
 		// A join list's key, for the lobby.
 		j := list(ps[1], matchsim.GameTypeJoin, "")
 		if off := accept(idle, j.Key); off != 0 {
