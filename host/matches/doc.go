@@ -57,9 +57,20 @@
 //     answers only those game cookies, only for the asking server's
 //     participants.
 //   - accept_key answers official 1 only for a key issued to a player for
-//     this very server within key_lifetime (IssueKey, the client's server
-//     list), else 0. A key is the player's id, no server id, and a secret
-//     whose hash the player's actor stores per server (matches.key).
+//     this very server within key_lifetime, else 0, and uses it up in the
+//     same commit of the player's actor: a key is accepted once. A key is
+//     the player's id, a key number and a secret whose hash the player's
+//     actor stores: a server list's key (matches.listkey, by key number)
+//     is bound to the servers that list showed; IssueKey's (key number 0,
+//     matches.key) to one server (serverlist.go).
+//
+// # Players and chat servers
+//
+// The client's server_list and the chat servers' chatclient_connect are
+// /client_requester.php functions of this area; serverlist.go and
+// chatconnect.go hold their design (lists of online servers by state and
+// region, the key bound to the player and the servers listed, the chat
+// servers allowed by [matches] chat_servers).
 //
 // # Statistics, exactly once
 //

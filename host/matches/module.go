@@ -81,7 +81,7 @@ func New(d Deps) (*Area, error) {
 	a := &Area{sys: d.Env.Sys, login: d.Env.Login, plugin: d.Env.Plugin, log: d.Env.Log.With("area", areaName),
 		set: SettingsOf(d.Env.Config), m: m, password: d.Password, now: d.Now, publicURL: d.Env.Config.PublicURL()}
 	if a.now == nil {
-		a.now = time.Now
+		a.now = clockNow // the wall clock unless a test set one (clock.go)
 	}
 	a.starts = limit.New(limit.Rate{Burst: a.set.StartBurst, Every: a.set.StartEvery.Duration}, 0, a.now)
 	a.beats = limit.New(limit.Rate{Burst: a.set.HeartbeatBurst, Every: a.set.HeartbeatEvery.Duration}, 0, a.now)
@@ -105,10 +105,10 @@ func start(e area.Env) (*area.Live, error) {
 		}}, nil
 }
 
-// Routes are the area's two paths.
+// Routes are the area's two paths and its client_requester functions.
 func (a *Area) Routes() []server.Route {
 	failRoute := func(err error) server.Response { return a.fail(badRequest(err)) }
-	return []server.Route{
+	return append([]server.Route{
 		{Path: PathServerRequester, Area: areaName, Handler: a.serverRequester, Fail: failRoute, Outcome: outcome,
 			Doc: server.Doc{
 				Summary: "Game servers and their managers (function f in the query; in the form for get_spectator_header and set_replay_size): " +
@@ -123,7 +123,7 @@ func (a *Area) Routes() []server.Route {
 				Form:    submitRequest{}, ReplyValue: resubmitReply{},
 				Reply: "`match_info`, `match_summ`, `match_stats`, `match_history` each \"OK\" (and `match_id` on resubmit) once the match is recorded; a duplicate answers the same and changes nothing. Failure: status and PHP `error` array as /server_requester.php.",
 			}},
-	}
+	}, a.clientRoutes()...) // server_list, chatclient_connect (serverlist.go, chatconnect.go)
 }
 
 // outcome counts a reply with an error array as refused (a 4xx or 5xx

@@ -28,6 +28,13 @@ type Settings struct {
 	ChatManagerPort  int             `toml:"chat_manager_port"`
 	ChatServerPort   int             `toml:"chat_server_port"`
 	LeaverThreshold  float64         `toml:"leaver_threshold"`
+	// The client's server list and the chat servers' session check
+	// (serverlist.go, chatconnect.go).
+	ServerListMax   int             `toml:"server_list_max"`
+	ServerListBurst int             `toml:"server_list_burst"`
+	ServerListEvery config.Duration `toml:"server_list_every"`
+	ChatSalt        string          `toml:"chat_salt"`
+	ChatServers     []string        `toml:"chat_servers"`
 }
 
 //go:embed settings.toml
@@ -87,5 +94,6 @@ func (s *Settings) Validate() error {
 	if s.LeaverThreshold < 0 || s.LeaverThreshold > 1 {
 		p("leaver_threshold", "must be 0..1, got %v", s.LeaverThreshold)
 	}
+	s.validateClient(p)
 	return errors.Join(errs...)
 }

@@ -25,7 +25,8 @@ func init() {
 			NeedsOperator: "making a game-host account and reading the players' match totals",
 			Doc: "a whole match as a game server (start_game, set_online, c_conn of ten of the run's players, submit_stats, " +
 				"set_replay_size, set_online), one in ten submitted twice and one in ten resubmitted by the manager; " +
-				"the check at the end compares every account's match totals with the acknowledged matches"}}})
+				"the check at the end compares every account's match totals with the acknowledged matches"},
+			serversOperation}}) // loadtest_servers.go
 }
 
 // areaName is the area the operation belongs to.
