@@ -108,7 +108,7 @@ func start(e area.Env) (*area.Live, error) {
 // Routes are the area's two paths.
 func (a *Area) Routes() []server.Route {
 	failRoute := func(err error) server.Response { return a.fail(badRequest(err)) }
-	return []server.Route{
+	return append([]server.Route{
 		{Path: PathServerRequester, Area: areaName, Handler: a.serverRequester, Fail: failRoute, Outcome: outcome,
 			Doc: server.Doc{
 				Summary: "Game servers and their managers (function f in the query; in the form for get_spectator_header and set_replay_size): " +
@@ -123,7 +123,7 @@ func (a *Area) Routes() []server.Route {
 				Form:    submitRequest{}, ReplyValue: resubmitReply{},
 				Reply: "`match_info`, `match_summ`, `match_stats`, `match_history` each \"OK\" (and `match_id` on resubmit) once the match is recorded; a duplicate answers the same and changes nothing. Failure: status and PHP `error` array as /server_requester.php.",
 			}},
-	}
+	}, a.clientRoutes()...)
 }
 
 // outcome counts a reply with an error array as refused (a 4xx or 5xx
