@@ -87,11 +87,7 @@ func setCounters(arr *wire.Array, prefix string, h *pb.HeroTotals) *wire.Array {
 }
 
 // heroOf reads the subject's totals with hero; h nil: nothing yet.
-func (a *Area) heroOf(cookie, nickname, accountID, hero string) (storage.AccountID, string, *pb.HeroTotals, error) {
-	asker, err := a.player(cookie)
-	if err != nil {
-		return 0, "", nil, err
-	}
+func (a *Area) heroOf(asker storage.AccountID, nickname, accountID, hero string) (storage.AccountID, string, *pb.HeroTotals, error) {
 	id, ok, err := a.subject(asker, nickname, accountID)
 	if err != nil || !ok {
 		return 0, "", nil, err
@@ -112,7 +108,16 @@ func (a *Area) heroStats(_ context.Context, r *wire.Request) (*wire.Array, error
 	if err := r.Decode(&req); err != nil {
 		return nil, badRequest(err)
 	}
-	id, name, h, err := a.heroOf(req.Cookie, req.Nickname, req.AccountID, req.Hero)
+	asker, err := a.player(req.Cookie)
+	if err != nil {
+		return nil, err
+	}
+	return a.heroStatsFor(asker, req)
+}
+
+// heroStatsFor is get_hero_stats for the signed-in player asker.
+func (a *Area) heroStatsFor(asker storage.AccountID, req heroStatsRequest) (*wire.Array, error) {
+	id, name, h, err := a.heroOf(asker, req.Nickname, req.AccountID, req.Hero)
 	if err != nil || h == nil {
 		return done(wire.NewArray()), err
 	}
@@ -129,7 +134,11 @@ func (a *Area) campaignHeroStats(_ context.Context, r *wire.Request) (*wire.Arra
 	if err := r.Decode(&req); err != nil {
 		return nil, badRequest(err)
 	}
-	id, _, h, err := a.heroOf(req.Cookie, req.Nickname, "", req.HeroName)
+	asker, err := a.player(req.Cookie)
+	if err != nil {
+		return nil, err
+	}
+	id, _, h, err := a.heroOf(asker, req.Nickname, "", req.HeroName)
 	if err != nil || h == nil || strings.TrimSpace(req.IsCasual) == "1" {
 		return done(wire.NewArray()), err
 	}
@@ -153,6 +162,11 @@ func (a *Area) heroUsage(_ context.Context, r *wire.Request) (*wire.Array, error
 	if err != nil {
 		return nil, err
 	}
+	return a.heroUsageFor(id, req.Sort)
+}
+
+// heroUsageFor is get_hero_usage_list for player id.
+func (a *Area) heroUsageFor(id storage.AccountID, sort string) (*wire.Array, error) {
 	t, err := TotalsOf(a.sys.DB(), id)
 	if err != nil {
 		return nil, err
@@ -176,7 +190,7 @@ func (a *Area) heroUsage(_ context.Context, r *wire.Request) (*wire.Array, error
 		u.lossPc = 100 * float64(u.losses) / float64(u.uses)
 	}
 	key := func(u usage) float64 { return u.usePct }
-	switch req.Sort {
+	switch sort {
 	case "win":
 		key = func(u usage) float64 { return u.win }
 	case "loss":
@@ -206,6 +220,11 @@ func (a *Area) allHeroStats(_ context.Context, r *wire.Request) (*wire.Array, er
 	if err != nil {
 		return nil, err
 	}
+	return a.allHeroStatsFor(id)
+}
+
+// allHeroStatsFor is get_account_all_hero_stats for player id.
+func (a *Area) allHeroStatsFor(id storage.AccountID) (*wire.Array, error) {
 	t, err := TotalsOf(a.sys.DB(), id)
 	if err != nil {
 		return nil, err
