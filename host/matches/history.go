@@ -3,6 +3,7 @@ package matches
 import (
 	"context"
 	"errors"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -423,4 +424,32 @@ func HistoryLine(m *pb.Recent) string {
 		strconv.Itoa(int(m.Team)), strconv.Itoa(int(m.Kills)), strconv.Itoa(int(m.Deaths)), strconv.Itoa(int(m.Assists)),
 		strconv.Itoa(int(m.HeroId)), strconv.Itoa(int(m.Secs)), clean(m.Map),
 		time.Unix(m.Recorded, 0).UTC().Format(historyDateStyle), clean(m.Hero)}, ",")
+}
+
+// addAccountStats adds the match to the statistics of the account's own
+// record (storage.Stats: what the login service builds the session
+// record's infos[0] from), in the share's commit: games_played,
+// acc_games_played, acc_wins, acc_losses, and a disconnect to discos and
+// acc_discos. The account's stats thus come from its recorded matches
+// (added to what an import brought), exactly once, and a login reads
+// them without a hook. Ratings (acc_pub_skill, the rnk_/cs_ team
+// ratings) are not computed: no known master computes one from
+// statistics (the notes, §2), so they stay as stored. A counter stops at
+// the largest 32-bit value.
+func addAccountStats(tx *actors.Tx, d *pb.Delta) {
+	if d.Matches == 0 {
+		return
+	}
+	st := &tx.Account().Stats
+	add := func(p *int32, n int32) {
+		if n > 0 {
+			*p = int32(min(int64(*p)+int64(n), math.MaxInt32))
+		}
+	}
+	add(&st.GamesPlayed, d.Matches)
+	add(&st.AccGames, d.Matches)
+	add(&st.AccWins, d.Wins)
+	add(&st.AccLosses, d.Losses)
+	add(&st.Discos, d.Discos)
+	add(&st.AccDiscos, d.Discos)
 }

@@ -416,5 +416,6 @@ func addDelta(tx *actors.Tx, d *pb.Delta, res *pb.PlayerResult, p *pb.Payload) e
 	if err := totals.Put(tx, "", t); err != nil {
 		return err
 	}
+	addAccountStats(tx, d)
 	return addHistory(tx, d, res, p)
 }

@@ -110,6 +110,29 @@ func historySequence(t *testing.T, w *world) {
 		t.Errorf("get_account_all_hero_stats: %s, want %d heroes", all, len(lines))
 	}
 
+	// The session record's statistics come from the recorded matches.
+	for _, p := range append(ps[:3:3], idle) {
+		sess, err := w.c.Login(ctx, p.login, password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos, _ := sess.Record.Array("infos")
+		st, _ := infos.Array(0)
+		if st == nil {
+			t.Fatalf("session record of %s has no infos[0]: %v", p.login, sess.Record)
+		}
+		tot := want(m1, m2)[p.id]
+		if tot == nil {
+			tot = &matchsim.Totals{}
+		}
+		for k, n := range map[string]int64{"games_played": tot.Matches, "acc_games_played": tot.Matches, "acc_wins": tot.Wins,
+			"acc_losses": tot.Losses, "acc_discos": tot.Discos, "discos": tot.Discos} {
+			if got, ok := matchsim.IntOf(st, k); !ok || got != n {
+				t.Errorf("session record of %s: %s = %d (%v), want %d", p.login, k, got, ok, n)
+			}
+		}
+	}
+
 	// A player without a recorded match: the notes' empty replies.
 	empty := `a:2:{s:16:"vested_threshold";i:5;i:0;b:1;}`
 	for name, call := range map[string]func() (*matchsim.Reply, error){
