@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	_ "github.com/honmaster/masterserver/host/matches/matchsim" // the load tester's "match" operation
@@ -97,7 +98,7 @@ func start(e area.Env) (*area.Live, error) {
 		return nil, err
 	}
 	current.Store(a)
-	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a,
+	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a, AccountPanels: []consolepage.AccountPanel{a.accountPanel()},
 		API: map[string]area.APIHandler{
 			"POST /api/matches/game-host": a.apiGameHost,
 			"GET /api/matches/totals":     a.apiTotals,
