@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/loadtest"
 	"github.com/honmaster/masterserver/host/matches/matchsim"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
@@ -147,5 +149,27 @@ func historySequence(t *testing.T, w *world) {
 		if err != nil || string(r.Body) != empty {
 			t.Errorf("%s of a player without a match: %v %v, want %s", name, r, err, empty)
 		}
+	}
+}
+
+// TestLoadTestHistory runs the load tester's history operation mixed with
+// match: every read shows the submitted figures, and the end check
+// compares every account's hero statistics, which agree.
+func TestLoadTestHistory(t *testing.T) {
+	ts := clitest.Start(t, clitest.LoadTestLimits)
+	o := clitest.LoadTestOptions(t, ts, "match=2,history=2")
+	o.Accounts, o.Concurrency, o.Requests = 20, 2, 60
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLoadTest(t, rep, 20)
+	op := rep.Op("history")
+	if op == nil || op.OK == 0 || op.Errors != 0 {
+		t.Fatalf("history: %+v", op)
+	}
+	heroes := rep.Consistency.Areas["matches hero statistics"]
+	if heroes == nil || heroes.Checked != 20 || heroes.OK != 20 {
+		t.Errorf("hero statistics: %+v; %s %v", heroes, rep.Consistency.Summary(), rep.Consistency.Mismatches)
 	}
 }
