@@ -58,6 +58,7 @@ const (
 	maxKeptFields    = 160 // per player, and of match_stats
 	maxKeptNameLen   = 64
 	maxKeptValueLen  = 256
+	maxKeptBytes     = 8 << 10 // names and values, per player and of match_stats
 	inventorySlots   = 6
 	vestedThreshold  = 5
 	historyDateStyle = "02/01/2006"
@@ -65,7 +66,10 @@ const (
 
 // keptFields are the fields of a submission kept with the match: those
 // with a name of at most maxKeptNameLen bytes and a value of at most
-// maxKeptValueLen, at most maxKeptFields of them (in name order).
+// maxKeptValueLen, at most maxKeptFields of them and maxKeptBytes in all
+// (in name order; a field past the bytes left is skipped). A 5v5 player's
+// ~95 fields are about 2 KiB; a match of 63 players keeps at most about
+// half a MiB.
 func keptFields(in map[string]string) map[string]string {
 	names := make([]string, 0, len(in))
 	for k, v := range in {
@@ -74,11 +78,16 @@ func keptFields(in map[string]string) map[string]string {
 		}
 	}
 	slices.Sort(names)
-	if len(names) > maxKeptFields {
-		names = names[:maxKeptFields]
-	}
-	out := make(map[string]string, len(names))
+	out := make(map[string]string, min(len(names), maxKeptFields))
+	size := 0
 	for _, k := range names {
+		if len(out) == maxKeptFields {
+			break
+		}
+		if size+len(k)+len(in[k]) > maxKeptBytes {
+			continue
+		}
+		size += len(k) + len(in[k])
 		out[k] = in[k]
 	}
 	return out

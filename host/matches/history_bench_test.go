@@ -92,3 +92,4 @@ func BenchmarkHistoryAndHeroStats(b *testing.B) {
 		})
 	}
 }
+
