@@ -92,4 +92,3 @@ func BenchmarkHistoryAndHeroStats(b *testing.B) {
 		})
 	}
 }
-
