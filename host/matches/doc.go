@@ -99,6 +99,18 @@
 // submission or resubmission of a recorded match changes nothing and
 // answers OK (the first share refuses it, writing nothing).
 //
+// # The players' side
+//
+// The client's get_match_stats, match_history_overview and hero
+// statistics (history.go, herostats.go) read only what the effect's
+// shares wrote: the recorded match keeps the submitted match_stats and
+// player fields and inventories (bounded), and each participant's share
+// adds, in the commit of the totals, the match to the player's per-hero
+// totals, to its history (matches.history: the last history_length
+// matches) and to its account's statistics record (the session record's
+// games played, wins, losses, disconnects). Nothing is recomputed by
+// scanning matches.
+//
 // # Cluster mode
 //
 // A game server's requests carry no player cookie, so they are served by

@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	_ "github.com/honmaster/masterserver/host/matches/matchsim" // the load tester's "match" operation
@@ -97,7 +98,7 @@ func start(e area.Env) (*area.Live, error) {
 		return nil, err
 	}
 	current.Store(a)
-	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a,
+	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a, AccountPanels: []consolepage.AccountPanel{a.accountPanel()},
 		API: map[string]area.APIHandler{
 			"POST /api/matches/game-host": a.apiGameHost,
 			"GET /api/matches/totals":     a.apiTotals,
@@ -123,7 +124,7 @@ func (a *Area) Routes() []server.Route {
 				Form:    submitRequest{}, ReplyValue: resubmitReply{},
 				Reply: "`match_info`, `match_summ`, `match_stats`, `match_history` each \"OK\" (and `match_id` on resubmit) once the match is recorded; a duplicate answers the same and changes nothing. Failure: status and PHP `error` array as /server_requester.php.",
 			}},
-	}, a.clientRoutes()...) // server_list, chatclient_connect (serverlist.go, chatconnect.go)
+	}, append(a.clientRoutes(), a.historyRoutes()...)...) // server_list, chatclient_connect (serverlist.go, chatconnect.go); history.go
 }
 
 // outcome counts a reply with an error array as refused (a 4xx or 5xx

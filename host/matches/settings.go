@@ -35,6 +35,7 @@ type Settings struct {
 	ServerListEvery config.Duration `toml:"server_list_every"`
 	ChatSalt        string          `toml:"chat_salt"`
 	ChatServers     []string        `toml:"chat_servers"`
+	HistoryLength   int             `toml:"history_length"`
 }
 
 //go:embed settings.toml
@@ -95,5 +96,8 @@ func (s *Settings) Validate() error {
 		p("leaver_threshold", "must be 0..1, got %v", s.LeaverThreshold)
 	}
 	s.validateClient(p)
+	if s.HistoryLength < 1 || s.HistoryLength > 1000 {
+		p("history_length", "must be 1..1000, got %d", s.HistoryLength)
+	}
 	return errors.Join(errs...)
 }
