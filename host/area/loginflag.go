@@ -9,8 +9,10 @@ import (
 )
 
 // LoginFlag is the --login flag of a command that names one account, the
-// part every such command shares: embed it in the command's request,
-// declare it in Command.Flags with Flag, and find the account in Run with
+// part every such command shares. A command taking no other flag is an
+// AccountCommand (or a StateCommand) and writes none of this; one with
+// flags of its own embeds LoginFlag in the command's request, declares
+// it in Command.Flags with Flag, and finds the account in Run with
 // Account. Its Validate (the request's, when the request has no other
 // rule) refuses a missing --login, so the operator gets exit status 2.
 //

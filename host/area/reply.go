@@ -9,7 +9,9 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -124,8 +126,10 @@ func withOutcome(a Answer, serverSide bool) Answer {
 //     default failure reply (ErrorReply), its failure shape (Fail: which
 //     fields stay present, such as the balances).
 //
-// NewRoute turns that into a server.Route: it decodes the request, calls
-// Serve, encodes the reply (package wire), answers an error from the
+// NewRoute turns that into a server.Route: it decodes the request (and,
+// for a signed-in player's route, Account or Change, reads and
+// authenticates its cookie and runs a Change in the account's actor),
+// calls the logic, encodes the reply (package wire), answers an error from the
 // table in the route's failure shape, logs it, reads each reply's metric
 // outcome back from its body, and answers a request that could not be
 // read, or was read but not served (server.NotServedError, cluster mode),
@@ -143,6 +147,7 @@ func withOutcome(a Answer, serverSide bool) Answer {
 // NewReplies builds an area's Replies, once per area.
 type Replies struct {
 	area  string
+	env   *Env // For: the routes' sessions and actors
 	log   *slog.Logger
 	table CauseTable
 	key   []byte            // s:N:"<Key>";
@@ -310,8 +315,25 @@ type Route[Req, Rep any] struct {
 	Decode func(r *wire.Request) (Req, error)
 	// Serve is the area's logic. Its error is answered from the table;
 	// the Rep it returns with it holds the fields its failure reply keeps
-	// (the account's balances), given to Fail.
+	// (the account's balances), given to Fail. Set one of Serve, Account
+	// and Change (account.go).
 	Serve func(ctx context.Context, req Req) (Rep, error)
+	// Account is the logic of a route a signed-in player calls: the host
+	// reads the form's cookie (required, listed first in the reference),
+	// authenticates it (a dead one is answered as CauseBadCookie) and
+	// passes its session. Its Replies need For(env).
+	Account func(ctx context.Context, s *storage.Session, req Req) (Rep, error)
+	// Change is the logic of a route that changes the signed-in player's
+	// account: as Account, then run in the account's actor
+	// (actors.Apply), committed in one batch before the reply when it
+	// returns no error, nothing written when it does (and Fail gets the
+	// zero Rep: a route whose failure reply keeps fields uses Account and
+	// calls actors.Apply itself).
+	Change func(ctx context.Context, tx *actors.Tx, req Req) (Rep, error)
+	// Done runs after the logic succeeded (a Change committed), before
+	// the reply is written: an area counts its own metrics there (nil:
+	// nothing).
+	Done func(req Req, rep Rep)
 	// Fail is the route's failure reply, built from the failure (nil:
 	// ErrorReply{Error: f.Error}). It may return a server.Response (a
 	// bare word the client expects).
@@ -354,9 +376,7 @@ type Failure[Req, Rep any] struct {
 // not answer, CauseRetry when its node was not serving; its Req then is
 // what Decode reads of the request, for the fields a failure echoes.
 func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
-	if rt.Serve == nil {
-		panic(fmt.Sprintf("area: %s: route %s%s has no Serve", rs.area, rt.Path, rt.Func))
-	}
+	serve, signedIn := logicOf(rs, rt)
 	name := rt.Path
 	if name == "" {
 		name = "f=" + rt.Func
@@ -387,6 +407,9 @@ func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
 	if doc.Form == nil && doc.Fields == nil && rt.Decode == nil && reflect.TypeFor[Req]().Kind() == reflect.Struct {
 		doc.Form = *new(Req)
 	}
+	if signedIn {
+		doc = withCookie(rs.area, name, doc)
+	}
 	if rep := reflect.TypeFor[Rep](); doc.ReplyValue == nil && rep.Kind() == reflect.Struct && rep != reflect.TypeFor[server.Response]() &&
 		!rep.Implements(reflect.TypeFor[wire.Marshaler]()) {
 		doc.ReplyValue = *new(Rep)
@@ -394,12 +417,19 @@ func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
 	return server.Route{Path: rt.Path, Func: rt.Func, Area: rs.area, Doc: doc, Outcome: outcome, Counted: rt.Counted,
 		Handler: func(ctx context.Context, r *wire.Request) server.Response {
 			req, err := decode(r)
+			var sess *storage.Session
+			if err == nil && signedIn {
+				sess, err = rs.signIn(r)
+			}
 			if err != nil {
 				return fail(Failure[Req, Rep]{Req: req, Request: r, Err: err})
 			}
-			rep, err := rt.Serve(ctx, req)
+			rep, err := serve(ctx, sess, req)
 			if err != nil {
 				return fail(Failure[Req, Rep]{Req: req, Rep: rep, Served: true, Request: r, Err: err})
+			}
+			if rt.Done != nil {
+				rt.Done(req, rep)
 			}
 			return rs.PHP(rep)
 		},

@@ -17,7 +17,7 @@ import (
 // The area's load-test operations ("honmaster loadtest --mix cloud=1,...")
 // and its end-of-run check: every account that stored settings has its
 // archive retrieved again, which must be the one stored last (the
-// report's cloud files, Consistency.CloudChecked and CloudOK).
+// report's "cloud files" check, loadCheckName).
 func init() {
 	loadtest.RegisterArea(loadtest.Area{Name: AreaName, Check: loadCheck, Operations: []loadtest.Operation{
 		{Name: "cloud", Requests: 3, Do: loadCloud, DefaultWeight: 1,
@@ -181,16 +181,22 @@ func loadRetrieveCheck(ctx context.Context, c *client.Client, a *loadtest.Accoun
 // (a read: one that met no server, a node of the targets that is down, is
 // sent again to a target not tried yet).
 func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
+	files := c.Area(loadCheckName, "cloud files")
 	for _, a := range e.Accounts() {
 		if loadAccountOf(a).stores == 0 {
 			continue
 		}
-		c.CloudChecked++
+		files.Checked++
 		err := e.Read(ctx, func(ctx context.Context) error { return loadRetrieveCheck(ctx, e.Client(), a) })
 		if err != nil {
 			c.Mismatch("%s cloud: %v", a.Login(), err)
 		} else {
-			c.CloudOK++
+			files.OK++
 		}
 	}
 }
+
+// loadCheckName is the end-of-run check's name in the report
+// (loadtest.Consistency.Area): its accounts that stored an archive
+// (Checked) and those whose archive was the one stored last (OK).
+const loadCheckName = "cloud files"

@@ -126,6 +126,15 @@ func check(e *loadtest.Env) loadtest.Consistency {
 	return c
 }
 
+// files is c's cloud files check (checked, ok), -1s when c has none.
+func files(c loadtest.Consistency) (checked, ok int) {
+	ac := c.Areas[loadCheckName]
+	if ac == nil {
+		return -1, -1
+	}
+	return ac.Checked, ac.OK
+}
+
 // storeOnce runs one store against f and returns the archive f received.
 func storeOnce(t *testing.T, e *loadtest.Env, a *loadtest.Account, f *fakeCloud) ([]byte, error) {
 	t.Helper()
@@ -195,7 +204,7 @@ func TestStoreAlternates(t *testing.T) {
 	}
 	f.mu.Unlock()
 	c := check(e)
-	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 {
+	if checked, ok := files(c); !c.OK() || checked != 1 || ok != 1 {
 		t.Errorf("consistency: %s %q", c.Summary(), c.Mismatches)
 	}
 }
@@ -237,7 +246,8 @@ func TestConsistencyCatchesStaleStore(t *testing.T) {
 		}
 	}
 	c := check(e)
-	if c.OK() || c.CloudChecked != 1 || c.CloudOK != 0 || len(c.Mismatches) != 1 || !strings.Contains(c.Mismatches[0], "cloud") {
+	if checked, ok := files(c); c.OK() || checked != 1 || ok != 0 || len(c.Mismatches) != 1 || !strings.Contains(c.Mismatches[0], "cloud") ||
+		!strings.Contains(c.Summary(), "cloud files 0/1") {
 		t.Errorf("a stale store went unnoticed: %s %q", c.Summary(), c.Mismatches)
 	}
 }
@@ -259,7 +269,7 @@ func TestStoreReplyLost(t *testing.T) {
 		t.Errorf("cloud unknown %t, stored changed %t, stores %d", s.unknown, !bytes.Equal(s.lastStored(), first), s.stores)
 	}
 	c := check(e)
-	if !c.OK() || c.CloudChecked != 1 || c.CloudOK != 1 {
+	if checked, ok := files(c); !c.OK() || checked != 1 || ok != 1 {
 		t.Errorf("consistency: %s", c.Summary())
 	}
 }
@@ -286,7 +296,8 @@ func TestConsistencyReadsAgainPastADeadTarget(t *testing.T) {
 	t.Cleanup(e2.Client().HTTP.CloseIdleConnections)
 	*loadAccountOf(accts[0]) = *loadAccountOf(a) // the same account, stored once
 	for i := range 20 {
-		if c := check(e2); !c.OK() || c.CloudOK != 1 {
+		c := check(e2)
+		if _, ok := files(c); !c.OK() || ok != 1 {
 			t.Fatalf("check %d: %s %q", i, c.Summary(), c.Mismatches)
 		}
 	}

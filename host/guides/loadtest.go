@@ -3,8 +3,10 @@ package guides
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -339,7 +341,7 @@ func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 		after, err := loadGuideCounts(ctx, e)
 		if err != nil {
 			c.Mismatch("guide counts after the run: %v", err)
-			c.VotesChecked++ // counted as a mismatch
+			c.Area(loadVotesCheck, loadVotesWhat).Checked++ // counted as a mismatch
 			return
 		}
 		loadCheckVotes(c, r.before, after, r.voted, marks)
@@ -355,11 +357,27 @@ func loadRemoved(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) 
 		return
 	}
 	e.Converged(ctx, c, func(c *loadtest.Consistency) {
-		if after, err := loadGuideCounts(ctx, e); err == nil {
-			loadCheckRestored(c, r.before, after, r.voted)
+		after, err := loadGuideCounts(ctx, e)
+		if err != nil {
+			c.Mismatch("guide counts after removing the accounts: %v", err)
+			c.Area(loadRestoredCheck, loadRestoredWhat).Checked++ // counted as a mismatch
+			return
 		}
+		loadCheckRestored(c, r.before, after, r.voted)
 	})
 }
+
+// The guides area's end-of-run checks in the report
+// (loadtest.Consistency.Area): loadVotesCheck, the guides voted on whose
+// counts are those before the run plus the run's votes (loadCheckVotes);
+// loadRestoredCheck, those whose counts are back to those before the run
+// once the test accounts were removed (loadCheckRestored).
+const (
+	loadVotesCheck    = "guides votes"
+	loadVotesWhat     = "guides' vote counts"
+	loadRestoredCheck = "guides votes restored"
+	loadRestoredWhat  = "guides' vote counts back once the accounts were removed"
+)
 
 // loadCheckVotes compares, for every guide voted on, the server's counts
 // with the counts before the run plus the accounts' final votes (each
@@ -368,6 +386,7 @@ func loadRemoved(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) 
 // have (loadMarks.unknown). A guide with more such accounts than
 // loadMaxUnknownVotes is left out.
 func loadCheckVotes(c *loadtest.Consistency, before, after map[uint32]loadCounts, voted map[uint32]bool, accts []*loadMarks) {
+	check := c.Area(loadVotesCheck, loadVotesWhat)
 	want := map[uint32][2]int64{} // gid -> up, down added by the run
 	maybe := map[uint32][]map[int]bool{}
 	for _, m := range accts {
@@ -384,13 +403,13 @@ func loadCheckVotes(c *loadtest.Consistency, before, after map[uint32]loadCounts
 	}
 	for gid := range voted {
 		if len(maybe[gid]) > loadMaxUnknownVotes {
-			c.VotesUncertain++
+			check.Left++
 			continue
 		}
-		c.VotesChecked++
+		check.Checked++
 		b, a, w := before[gid], after[gid], want[gid]
 		if loadVoteSums(maybe[gid])[[2]int64{a.Up - b.Up - w[0], a.Down - b.Down - w[1]}] {
-			c.VotesOK++
+			check.OK++
 		} else {
 			c.Mismatch("guide %d: server has %d up %d down; before the run %d up %d down, plus the run's %d up %d down and %d votes of unknown outcome",
 				gid, a.Up, a.Down, b.Up, b.Down, w[0], w[1], len(maybe[gid]))
@@ -429,13 +448,13 @@ func loadVoteSums(alts []map[int]bool) map[[2]int64]bool {
 // removed with those before the run: a deleted account's votes no longer
 // count.
 func loadCheckRestored(c *loadtest.Consistency, before, after map[uint32]loadCounts, voted map[uint32]bool) {
-	c.VotesRestoredChecked = true
-	for gid := range voted {
+	check := c.Area(loadRestoredCheck, loadRestoredWhat)
+	for _, gid := range slices.Sorted(maps.Keys(voted)) {
+		check.Checked++
 		if b, a := before[gid], after[gid]; a.Up != b.Up || a.Down != b.Down {
-			c.VotesRestoredOK = false
 			c.Mismatch("guide %d after removing the accounts: %d up %d down, before the run %d up %d down", gid, a.Up, a.Down, b.Up, b.Down)
-			return
+		} else {
+			check.OK++
 		}
 	}
-	c.VotesRestoredOK = true
 }

@@ -22,7 +22,8 @@ func TestLoadTestPluginKilledMidRun(t *testing.T) {
 	if ok, errs := rep.Total(); ok+errs+rep.Unsent != 600 {
 		t.Errorf("ok %d + errors %d + unsent %d != 600", ok, errs, rep.Unsent)
 	}
-	if c := rep.Consistency; !c.OK() || c.VotesChecked == 0 || !c.VotesRestoredChecked {
+	if c := rep.Consistency; !c.OK() || c.Areas["guides votes"] == nil || c.Areas["guides votes"].Checked == 0 ||
+		c.Areas["guides votes restored"] == nil || c.Areas["guides votes restored"].Checked == 0 {
 		t.Errorf("consistency: %s", c.Summary())
 	}
 	if rep.Cleanup.Removed != 6 {

@@ -150,14 +150,15 @@ func TestConvergedWaitsForTheBound(t *testing.T) {
 		e := &Env{converge: c.bound}
 		e.Converged(context.Background(), &got, func(c *Consistency) {
 			tries++
-			c.VotesChecked++
+			votes := c.Area("guides votes", "guides' vote counts")
+			votes.Checked++
 			if tries == 3 { // the third reading has converged
-				c.VotesOK++
+				votes.OK++
 			} else {
 				c.Mismatch("guide 1: 41 up 0 down, want 40 up 2 down")
 			}
 		})
-		if tries != c.wantTries || got.OK() != c.wantOK || got.VotesChecked != 1 || c.wantOK && got.Converged < 2*time.Second {
+		if tries != c.wantTries || got.OK() != c.wantOK || got.Areas["guides votes"].Checked != 1 || c.wantOK && got.Converged < 2*time.Second {
 			t.Errorf("bound %s: %d readings, %s (converged after %s); want %d readings, OK %t", c.bound, tries, got.Summary(), got.Converged, c.wantTries, c.wantOK)
 		}
 	}

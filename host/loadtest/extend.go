@@ -376,7 +376,12 @@ type AreaCheck struct {
 }
 
 // Area returns the area's check of name in c, made on first use, for the
-// area's Check to count what it compared.
+// area's Check (or Removed) to count what it compared. name is the area's
+// name, followed by what the check is about when the area makes several
+// ("<area> <check>", e.g. "matches totals"): the key of the JSON report's
+// consistency.areas. what says it in the text report's consistency line
+// ("<what> <ok>/<checked>"). A check made before anything is compared
+// says 0/0 when nothing was: the report then shows the check ran.
 func (c *Consistency) Area(name, what string) *AreaCheck {
 	if c.Areas == nil {
 		c.Areas = map[string]*AreaCheck{}

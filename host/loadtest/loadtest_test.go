@@ -2,6 +2,7 @@ package loadtest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -47,8 +48,8 @@ func TestEveryOperation(t *testing.T) {
 		}
 	}
 	c := rep.Consistency
-	if !c.OK() || c.BalancesChecked != 4 || c.CloudChecked == 0 || c.Uncertain != 0 || c.VotesChecked == 0 || c.VotesUncertain != 0 ||
-		!c.VotesRestoredChecked {
+	if !c.OK() || c.BalancesChecked != 4 || checked(c, "cloud files") == 0 || c.Uncertain != 0 || checked(c, "guides votes") == 0 ||
+		c.Areas["guides votes"].Left != 0 || checked(c, "guides votes restored") == 0 {
 		t.Errorf("consistency: %s", c.Summary())
 	}
 	// Every account (and its sub-account) was removed, and nothing of
@@ -116,6 +117,38 @@ func TestEveryOperation(t *testing.T) {
 	if err := rep.WriteHTML(&html); err != nil || strings.Count(html.String(), "<svg") < len(o.Mix)+1 {
 		t.Errorf("html: %v, %d svg", err, strings.Count(html.String(), "<svg"))
 	}
+	// The JSON report has the areas' checks under consistency.areas, by
+	// name (docs/loadtest.md).
+	j, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Consistency struct {
+			Areas map[string]struct {
+				What    string `json:"what"`
+				Checked *int   `json:"checked"`
+				OK      *int   `json:"ok"`
+			} `json:"areas"`
+		} `json:"consistency"`
+	}
+	if err := json.Unmarshal(j, &js); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"cloud files", "guides votes", "guides votes restored"} {
+		if a, ok := js.Consistency.Areas[name]; !ok || a.What == "" || a.Checked == nil || *a.Checked == 0 || a.OK == nil || *a.OK != *a.Checked {
+			t.Errorf("JSON report's consistency.areas[%q]: %+v", name, a)
+		}
+	}
+}
+
+// checked is how many things c's area check of name compared, -1 when c
+// has none.
+func checked(c loadtest.Consistency, name string) int {
+	if a := c.Areas[name]; a != nil {
+		return a.Checked
+	}
+	return -1
 }
 
 // forward accepts connections on a loopback port and copies each to and
@@ -170,7 +203,7 @@ func TestSeveralTargets(t *testing.T) {
 		t.Errorf("%d ok, %d errors; want 120, 0", ok, errs)
 	}
 	c := rep.Consistency
-	if !c.OK() || c.BalancesChecked != 4 || c.CloudChecked == 0 || c.VotesChecked == 0 {
+	if !c.OK() || c.BalancesChecked != 4 || checked(c, "cloud files") == 0 || checked(c, "guides votes") == 0 {
 		t.Errorf("consistency: %s", c.Summary())
 	}
 	direct, forwarded := rep.Targets[ts.Client.Base], rep.Targets["http://"+fwd]

@@ -683,11 +683,6 @@ type Consistency struct {
 	BalancesOK      int `json:"balances_ok"`
 	Accounts        int `json:"accounts"`
 	Reanchored      int `json:"reanchored"`
-	// CloudChecked accounts had their stored archive retrieved again;
-	// CloudOK got the bytes they stored last. The cloud area's Check fills
-	// them (host/cloud/loadtest.go).
-	CloudChecked int `json:"cloud_checked"`
-	CloudOK      int `json:"cloud_ok"`
 	// Uncertain accounts were left out of the balance check: more
 	// operations of unknown outcome in a row than the checker follows, or
 	// one whose effect an area could not state (Account.MarkUncertain).
@@ -695,29 +690,18 @@ type Consistency struct {
 	Mismatches []string `json:"mismatches,omitempty"` // the first few
 	Skipped    string   `json:"skipped,omitempty"`    // why checks were not made (Skip)
 
-	// VotesChecked guides voted on had their counts compared with the
-	// counts before the run plus the accounts' final votes; VotesOK
-	// matched. VotesUncertain guides were left out (a vote's reply was
-	// lost). The guides area's Check fills them (host/guides/loadtest.go).
-	VotesChecked   int `json:"votes_checked"`
-	VotesOK        int `json:"votes_ok"`
-	VotesUncertain int `json:"votes_uncertain"`
-	// VotesRestoredChecked: once the test accounts were removed, the
-	// counts of the guides voted on were compared with those before the
-	// run; VotesRestoredOK: they were equal.
-	VotesRestoredChecked bool `json:"votes_restored_checked"`
-	VotesRestoredOK      bool `json:"votes_restored_ok"`
 	// Converged is how long a check waited for the server's counts to
 	// converge (Env.Converged), the longest of the checks.
 	Converged time.Duration `json:"converged_ns,omitempty"`
-	// Areas are the areas' own checks, by area (Consistency.Area).
+	// Areas are the areas' own checks, by name (Consistency.Area), as
+	// their Check and Removed hooks made them: every figure an area
+	// compares is one of them (the JSON report's "areas").
 	Areas map[string]*AreaCheck `json:"areas,omitempty"`
 }
 
 // OK reports whether nothing disagreed.
 func (c *Consistency) OK() bool {
-	return c.BalancesOK == c.BalancesChecked && c.CloudOK == c.CloudChecked && c.VotesOK == c.VotesChecked &&
-		(!c.VotesRestoredChecked || c.VotesRestoredOK) && c.areasOK()
+	return c.BalancesOK == c.BalancesChecked && c.areasOK()
 }
 
 // Summary is one line.
@@ -731,13 +715,7 @@ func (c *Consistency) Summary() string {
 		s += fmt.Sprintf(" (%d of %d accounts checked, %.0f%%; %d re-anchored over operations of unknown outcome)",
 			c.BalancesChecked, c.Accounts, 100*float64(c.BalancesChecked)/float64(c.Accounts), c.Reanchored)
 	}
-	s += fmt.Sprintf(", cloud files %d/%d, %d accounts left out (too many operations of unknown outcome)", c.CloudOK, c.CloudChecked, c.Uncertain)
-	if c.VotesChecked+c.VotesUncertain > 0 {
-		s += fmt.Sprintf(", guide votes %d/%d (%d guides left out)", c.VotesOK, c.VotesChecked, c.VotesUncertain)
-	}
-	if c.VotesRestoredChecked {
-		s += fmt.Sprintf(", votes gone with the accounts: %t", c.VotesRestoredOK)
-	}
+	s += fmt.Sprintf(", %d accounts left out (too many operations of unknown outcome)", c.Uncertain)
 	s += c.areasSummary()
 	if c.Converged > 0 {
 		s += fmt.Sprintf(" (the server's counts converged after %s)", c.Converged.Round(100*time.Millisecond))
@@ -752,14 +730,6 @@ func (c *Consistency) Summary() string {
 func (c *Consistency) add(o *Consistency) {
 	c.BalancesChecked += o.BalancesChecked
 	c.BalancesOK += o.BalancesOK
-	c.CloudChecked += o.CloudChecked
-	c.CloudOK += o.CloudOK
-	c.VotesChecked += o.VotesChecked
-	c.VotesOK += o.VotesOK
-	c.VotesUncertain += o.VotesUncertain
-	if o.VotesRestoredChecked {
-		c.VotesRestoredChecked, c.VotesRestoredOK = true, o.VotesRestoredOK
-	}
 	c.addAreas(o)
 	for _, m := range o.Mismatches {
 		c.Mismatch("%s", m)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/host/console/consolepage"
+	"github.com/honmaster/masterserver/storage"
 )
 
 var serversPage = template.Must(template.New("servers").Parse(`<h2>Game servers online</h2>
@@ -73,4 +74,52 @@ func (a *Area) matchesPage(w http.ResponseWriter, r *http.Request) {
 	if err := consolepage.RenderTemplate(w, r, "Matches", matchesPage, rows); err != nil {
 		a.log.Error("console: matches page", "err", err)
 	}
+}
+
+// recentPanel is the console account page's section of the player's
+// recent matches (its history, newest first) and match totals.
+var recentPanel = template.Must(template.New("recent").Parse(`{{with .Data}}<fieldset><legend>Recent matches</legend>
+<p>Matches <span id="match-count">{{.Matches}}</span>, wins {{.Wins}}, losses {{.Losses}}, disconnects {{.Discos}}; K/D/A {{.Kills}}/{{.Deaths}}/{{.Assists}}.</p>
+{{if .Rows}}<table id="recent-matches"><tr><th>Match</th><th>Recorded (UTC)</th><th>Map</th><th>Hero</th><th>Team</th><th>Result</th><th>K/D/A</th><th>Time</th></tr>
+{{range .Rows}}<tr><td>{{.Match}}</td><td>{{.Recorded}}</td><td>{{.Map}}</td><td>{{.Hero}}</td><td>{{.Team}}</td><td>{{.Result}}</td><td>{{.KDA}}</td><td>{{.Time}}</td></tr>
+{{end}}</table>{{else}}<p>No recorded match.</p>{{end}}
+<p>The last {{.Kept}} matches are kept (<code>[matches] history_length</code>).</p></fieldset>{{end}}`))
+
+type recentRow struct{ Match, Recorded, Map, Hero, Team, Result, KDA, Time string }
+
+type recentData struct {
+	Matches, Wins, Losses, Discos, Kills, Deaths, Assists int64
+	Rows                                                  []recentRow
+	Kept                                                  int
+}
+
+func (a *Area) accountPanel() consolepage.AccountPanel {
+	return consolepage.AccountPanel{Template: recentPanel, Data: a.recentData}
+}
+
+func (a *Area) recentData(_ *http.Request, acct *storage.Account) (any, error) {
+	t, err := TotalsOf(a.sys.DB(), acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	recent, err := HistoryOf(a.sys.DB(), acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	d := recentData{Matches: t.Matches, Wins: t.Wins, Losses: t.Losses, Discos: t.Discos, Kills: t.Kills, Deaths: t.Deaths,
+		Assists: t.Assists, Kept: a.set.HistoryLength}
+	for _, m := range recent {
+		res := "loss"
+		if m.Win {
+			res = "win"
+		}
+		if m.Disco {
+			res += ", disconnected"
+		}
+		d.Rows = append(d.Rows, recentRow{Match: strconv.FormatUint(uint64(m.MatchId), 10), Recorded: unixText(m.Recorded), Map: m.Map,
+			Hero: m.Hero, Team: strconv.Itoa(int(m.Team)), Result: res,
+			KDA:  strconv.Itoa(int(m.Kills)) + "/" + strconv.Itoa(int(m.Deaths)) + "/" + strconv.Itoa(int(m.Assists)),
+			Time: (time.Duration(m.Secs) * time.Second).String()})
+	}
+	return d, nil
 }

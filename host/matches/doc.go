@@ -57,9 +57,20 @@
 //     answers only those game cookies, only for the asking server's
 //     participants.
 //   - accept_key answers official 1 only for a key issued to a player for
-//     this very server within key_lifetime (IssueKey, the client's server
-//     list), else 0. A key is the player's id, no server id, and a secret
-//     whose hash the player's actor stores per server (matches.key).
+//     this very server within key_lifetime, else 0, and uses it up in the
+//     same commit of the player's actor: a key is accepted once. A key is
+//     the player's id, a key number and a secret whose hash the player's
+//     actor stores: a server list's key (matches.listkey, by key number)
+//     is bound to the servers that list showed; IssueKey's (key number 0,
+//     matches.key) to one server (serverlist.go).
+//
+// # Players and chat servers
+//
+// The client's server_list and the chat servers' chatclient_connect are
+// /client_requester.php functions of this area; serverlist.go and
+// chatconnect.go hold their design (lists of online servers by state and
+// region, the key bound to the player and the servers listed, the chat
+// servers allowed by [matches] chat_servers).
 //
 // # Statistics, exactly once
 //
@@ -87,6 +98,18 @@
 // four "OK" keys are sent only once the first share committed. A second
 // submission or resubmission of a recorded match changes nothing and
 // answers OK (the first share refuses it, writing nothing).
+//
+// # The players' side
+//
+// The client's get_match_stats, match_history_overview and hero
+// statistics (history.go, herostats.go) read only what the effect's
+// shares wrote: the recorded match keeps the submitted match_stats and
+// player fields and inventories (bounded), and each participant's share
+// adds, in the commit of the totals, the match to the player's per-hero
+// totals, to its history (matches.history: the last history_length
+// matches) and to its account's statistics record (the session record's
+// games played, wins, losses, disconnects). Nothing is recomputed by
+// scanning matches.
 //
 // # Cluster mode
 //

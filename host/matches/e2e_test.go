@@ -312,6 +312,10 @@ func TestMatchSequence(t *testing.T) {
 	if p := pages["/console/matches"]; !strings.Contains(p, "<td>"+mid+"</td>") || !strings.Contains(p, "team 1") {
 		t.Fatalf("matches page: %q", p)
 	}
+	if p, err := matches.AccountPanel(ps[0].login); err != nil || !strings.Contains(p, `<span id="match-count">1</span>`) ||
+		!strings.Contains(p, "<td>"+mid+"</td>") || !strings.Contains(p, "Hero_Pyromancer") {
+		t.Fatalf("account page's recent matches: %q %v", p, err)
+	}
 	if p := pages["/console/matches/servers"]; !strings.Contains(p, "<td>hoster</td>") || !strings.Contains(p, "<td>"+mid+"</td>") {
 		t.Fatalf("servers page: %q", p)
 	}

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/honmaster/masterserver/host/console/consolepage"
 )
@@ -31,4 +32,29 @@ func ConsolePages() map[string]string {
 		out[p.Path] = rec.Body.String()
 	}
 	return out
+}
+
+// AccountPanel renders the serving area's section of the console's account
+// page for the account of login.
+func AccountPanel(login string) (string, error) {
+	a := current.Load()
+	if a == nil {
+		return "", nil
+	}
+	id, err := a.sys.DB().LoginID(login)
+	if err != nil {
+		return "", err
+	}
+	acct, err := a.sys.DB().Account(id)
+	if err != nil {
+		return "", err
+	}
+	p := a.accountPanel()
+	data, err := p.Data(httptest.NewRequest("GET", "/console/account", nil), acct)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	err = p.Template.Execute(&b, consolepage.AccountView{CSRF: "csrf", Login: login, Data: data})
+	return b.String(), err
 }

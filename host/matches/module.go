@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/limit"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	_ "github.com/honmaster/masterserver/host/matches/matchsim" // the load tester's "match" operation
@@ -81,7 +82,7 @@ func New(d Deps) (*Area, error) {
 	a := &Area{sys: d.Env.Sys, login: d.Env.Login, plugin: d.Env.Plugin, log: d.Env.Log.With("area", areaName),
 		set: SettingsOf(d.Env.Config), m: m, password: d.Password, now: d.Now, publicURL: d.Env.Config.PublicURL()}
 	if a.now == nil {
-		a.now = time.Now
+		a.now = clockNow // the wall clock unless a test set one (clock.go)
 	}
 	a.starts = limit.New(limit.Rate{Burst: a.set.StartBurst, Every: a.set.StartEvery.Duration}, 0, a.now)
 	a.beats = limit.New(limit.Rate{Burst: a.set.HeartbeatBurst, Every: a.set.HeartbeatEvery.Duration}, 0, a.now)
@@ -97,7 +98,7 @@ func start(e area.Env) (*area.Live, error) {
 		return nil, err
 	}
 	current.Store(a)
-	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a,
+	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a, AccountPanels: []consolepage.AccountPanel{a.accountPanel()},
 		API: map[string]area.APIHandler{
 			"POST /api/matches/game-host": a.apiGameHost,
 			"GET /api/matches/totals":     a.apiTotals,
@@ -105,10 +106,10 @@ func start(e area.Env) (*area.Live, error) {
 		}}, nil
 }
 
-// Routes are the area's two paths.
+// Routes are the area's two paths and its client_requester functions.
 func (a *Area) Routes() []server.Route {
 	failRoute := func(err error) server.Response { return a.fail(badRequest(err)) }
-	return []server.Route{
+	return append([]server.Route{
 		{Path: PathServerRequester, Area: areaName, Handler: a.serverRequester, Fail: failRoute, Outcome: outcome, Account: a.hostOf,
 			Doc: server.Doc{
 				Summary: "Game servers and their managers (function f in the query; in the form for get_spectator_header and set_replay_size): " +
@@ -123,7 +124,7 @@ func (a *Area) Routes() []server.Route {
 				Form:    submitRequest{}, ReplyValue: resubmitReply{},
 				Reply: "`match_info`, `match_summ`, `match_stats`, `match_history` each \"OK\" (and `match_id` on resubmit) once the match is recorded; a duplicate answers the same and changes nothing. Failure: status and PHP `error` array as /server_requester.php.",
 			}},
-	}
+	}, append(a.clientRoutes(), a.historyRoutes()...)...) // server_list, chatclient_connect (serverlist.go, chatconnect.go); history.go
 }
 
 // outcome counts a reply with an error array as refused (a 4xx or 5xx

@@ -80,6 +80,10 @@ type Area struct {
 	// nanoseconds, *atomic.Int64 by server id): heartbeats that change
 	// nothing are kept here and written at most every heartbeat_timeout/3.
 	heard sync.Map
+
+	// client is the players' and chat servers' side: the server list's
+	// limits, the chat servers allowed (serverlist.go, chatconnect.go).
+	client clientSide
 }
 
 // Refusals, each with its HTTP status (the managers read 401 as bad
@@ -705,7 +709,7 @@ type acceptKeyReply struct {
 	Official int    `php:"official"`
 }
 
-func (a *Area) acceptKey(_ context.Context, r *wire.Request) (server.Response, error) {
+func (a *Area) acceptKey(ctx context.Context, r *wire.Request) (server.Response, error) {
 	var req acceptKeyRequest
 	if err := r.Decode(&req); err != nil {
 		return server.Response{}, badRequest(err)
@@ -715,7 +719,10 @@ func (a *Area) acceptKey(_ context.Context, r *wire.Request) (server.Response, e
 		return server.Response{}, err
 	}
 	official := 0
-	if checkKey(a.sys.DB(), req.Key, s.Id, a.now()) {
+	// A key is accepted once (serverlist.go).
+	if ok, err := AcceptKey(ctx, a.sys, req.Key, s.Id, a.now()); err != nil {
+		return server.Response{}, err
+	} else if ok {
 		official = 1
 	}
 	return server.PHP(a.log, acceptKeyReply{ServerID: s.Id, Official: official}), nil

@@ -28,6 +28,14 @@ type Settings struct {
 	ChatManagerPort  int             `toml:"chat_manager_port"`
 	ChatServerPort   int             `toml:"chat_server_port"`
 	LeaverThreshold  float64         `toml:"leaver_threshold"`
+	// The client's server list and the chat servers' session check
+	// (serverlist.go, chatconnect.go).
+	ServerListMax   int             `toml:"server_list_max"`
+	ServerListBurst int             `toml:"server_list_burst"`
+	ServerListEvery config.Duration `toml:"server_list_every"`
+	ChatSalt        string          `toml:"chat_salt"`
+	ChatServers     []string        `toml:"chat_servers"`
+	HistoryLength   int             `toml:"history_length"`
 }
 
 //go:embed settings.toml
@@ -86,6 +94,10 @@ func (s *Settings) Validate() error {
 	}
 	if s.LeaverThreshold < 0 || s.LeaverThreshold > 1 {
 		p("leaver_threshold", "must be 0..1, got %v", s.LeaverThreshold)
+	}
+	s.validateClient(p)
+	if s.HistoryLength < 1 || s.HistoryLength > 1000 {
+		p("history_length", "must be 1..1000, got %d", s.HistoryLength)
 	}
 	return errors.Join(errs...)
 }

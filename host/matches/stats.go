@@ -88,6 +88,8 @@ type submission struct {
 	timePlayed int32
 	players    []submittedPlayer
 	bytes      int64
+	// summary are the match_stats fields kept (keptFields).
+	summary map[string]string
 }
 
 type submittedPlayer struct {
@@ -95,6 +97,11 @@ type submittedPlayer struct {
 	team                      int32
 	win, loss, concede, disco bool
 	kills, deaths, assists    int32
+	heroID, secs              int32
+	// fields and inventory are what get_match_stats answers (keptFields,
+	// keptInventory).
+	fields    map[string]string
+	inventory []string
 }
 
 // readSubmission reads a statistics form (wire.DecodeStatsForm, within
@@ -119,7 +126,7 @@ func (a *Area) readSubmission(form wire.Values) (*submission, *wire.StatsForm, e
 	if err != nil || id <= 0 || id > 1<<31-1 {
 		return nil, nil, refuse(http.StatusBadRequest, "bad_request", "match_stats[match_id] is not a match id")
 	}
-	s := &submission{matchID: uint32(id)}
+	s := &submission{matchID: uint32(id), summary: keptFields(f.Match)}
 	for name, vals := range form {
 		for _, v := range vals {
 			s.bytes += int64(len(name) + len(v) + 2)
@@ -143,7 +150,8 @@ func (a *Area) readSubmission(form wire.Values) (*submission, *wire.StatsForm, e
 			return int32(min(max(x, 0), matchesapi.MaxCount))
 		}
 		sp := submittedPlayer{key: p.Key, nickname: p.Fields["nickname"], team: n("team"), win: n("wins") > 0, loss: n("losses") > 0,
-			concede: n("concedes") > 0, disco: n("discos") > 0, kills: n("herokills"), deaths: n("deaths"), assists: n("heroassists")}
+			concede: n("concedes") > 0, disco: n("discos") > 0, kills: n("herokills"), deaths: n("deaths"), assists: n("heroassists"),
+			heroID: lenient(p.Fields["hero_id"]), secs: lenient(p.Fields["secs"]), fields: keptFields(p.Fields), inventory: keptInventory(f.Inventory[p.Key])}
 		if bad != nil {
 			return nil, nil, bad
 		}
@@ -213,7 +221,8 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 			Disco: sp.disco, Kills: sp.kills, Deaths: sp.deaths, Assists: sp.assists, Hero: sp.hero}
 		facts = append(facts, f)
 		results = append(results, &pb.PlayerResult{AccountId: f.AccountID, Team: f.Team, Win: f.Win, Loss: f.Loss, Concede: f.Concede,
-			Disco: f.Disco, Kills: f.Kills, Deaths: f.Deaths, Assists: f.Assists, Hero: f.Hero, Nickname: part.Nickname})
+			Disco: f.Disco, Kills: f.Kills, Deaths: f.Deaths, Assists: f.Assists, Hero: f.Hero, Nickname: part.Nickname,
+			HeroId: sp.heroID, Secs: sp.secs, Fields: sp.fields, Inventory: sp.inventory})
 	}
 	return facts, results, nil
 }
@@ -292,7 +301,8 @@ func (a *Area) record(ctx context.Context, host storage.AccountID, m *pb.Match, 
 		return err
 	}
 	p := &pb.Payload{Host: uint32(host), MatchId: m.Id, ServerId: m.ServerId, Submitted: a.now().Unix(), TimePlayed: sub.timePlayed,
-		StatsBytes: sub.bytes, Resubmitted: resubmit, Results: results}
+		StatsBytes: sub.bytes, Resubmitted: resubmit, Results: results, Map: m.Map, Summary: sub.summary,
+		HistoryLength: int32(a.set.HistoryLength)}
 	participants := []storage.AccountID{host}
 	for _, d := range res.Decision.Deltas {
 		p.Deltas = append(p.Deltas, &pb.Delta{AccountId: d.AccountID, Matches: d.Matches, Wins: d.Wins, Losses: d.Losses,
@@ -348,15 +358,21 @@ func applyRecord(tx *actors.Tx, e *storage.Effect, share int) error {
 		if m.ServerId != p.ServerId {
 			return errForeign
 		}
-		m.Recorded, m.Submitted, m.Winner, m.TimePlayed, m.Results, m.StatsBytes, m.Resubmitted =
-			true, p.Submitted, p.Winner, p.TimePlayed, p.Results, p.StatsBytes, p.Resubmitted
+		m.Recorded, m.Submitted, m.Winner, m.TimePlayed, m.Results, m.StatsBytes, m.Resubmitted, m.Summary =
+			true, p.Submitted, p.Winner, p.TimePlayed, p.Results, p.StatsBytes, p.Resubmitted, p.Summary
 		if err := matchRecs.Put(tx, storage.KeyUint32(m.Id), m); err != nil {
 			return err
 		}
 	}
 	for _, d := range p.Deltas {
 		if storage.AccountID(d.AccountId) == tx.ID() {
-			return addDelta(tx, d)
+			var res *pb.PlayerResult
+			for _, r := range p.Results {
+				if r.AccountId == d.AccountId {
+					res = r
+				}
+			}
+			return addDelta(tx, d, res, &p)
 		}
 	}
 	return nil
@@ -367,8 +383,11 @@ func applyRecord(tx *actors.Tx, e *storage.Effect, share int) error {
 // names).
 const maxHeroes = 512
 
-// addDelta adds d to the account's totals.
-func addDelta(tx *actors.Tx, d *pb.Delta) error {
+// addDelta adds d to the account's totals, its hero's totals, and the
+// match to the account's history (res: the player's submitted results,
+// nil in an effect recorded before results were kept per player), in
+// one commit.
+func addDelta(tx *actors.Tx, d *pb.Delta, res *pb.PlayerResult, p *pb.Payload) error {
 	t, err := totals.Get(tx.DB(), tx.ID(), "")
 	if errors.Is(err, storage.ErrNotFound) {
 		t, err = &pb.Totals{}, nil
@@ -390,5 +409,13 @@ func addDelta(tx *actors.Tx, d *pb.Delta) error {
 		}
 		t.Heroes[d.Hero]++
 	}
-	return totals.Put(tx, "", t)
+	addHero(t, d, res)
+	if res != nil {
+		t.Secs += int64(res.Secs)
+	}
+	if err := totals.Put(tx, "", t); err != nil {
+		return err
+	}
+	addAccountStats(tx, d)
+	return addHistory(tx, d, res, p)
 }

@@ -13,6 +13,8 @@ import (
 type Codec[T any] struct {
 	Marshal   func(T) ([]byte, error)
 	Unmarshal func([]byte) (T, error)
+
+	message func() proto.Message // the message T travels as (nil: unknown), for State.Message
 }
 
 // ProtoCodec builds a Codec from an area's converters between T and its
@@ -28,6 +30,7 @@ func ProtoCodec[T any, M proto.Message](to func(T) M, from func(M) (T, error), n
 			}
 			return from(m)
 		},
+		message: func() proto.Message { return newM() },
 	}
 }
 

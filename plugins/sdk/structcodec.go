@@ -86,6 +86,7 @@ func StructCodec[T any, M proto.Message](newM func() M) Codec[T] {
 			}
 			return v, nil
 		},
+		message: func() proto.Message { return newM() },
 	}
 }
 

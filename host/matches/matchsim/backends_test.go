@@ -140,6 +140,17 @@ func TestMatchesInACluster(t *testing.T) {
 	}
 	checkTotals(t, ops[0], want(m))
 	checkTotals(t, ops[1], want(m))
+	// The client's reads through the third node.
+	if r, err := matchsim.GetMatchStats(context.Background(), clients[2], ps[0].cookie, m.MatchID); err != nil {
+		t.Errorf("get_match_stats through node 2: %v", err)
+	} else if d := m.CheckMatchStats(r); d != "" {
+		t.Errorf("get_match_stats through node 2: %s", d)
+	}
+	if r, err := matchsim.HistoryOverview(context.Background(), clients[2], ps[1].login, 0); err != nil {
+		t.Errorf("match_history_overview through node 2: %v", err)
+	} else if got := matchsim.HistoryEntries(r); len(got) != 1 || m.CheckHistoryEntry(got[0], m.Players[1]) != "" {
+		t.Errorf("match_history_overview through node 2: %q", got)
+	}
 
 	oneHostThroughEveryNode(t, children, clients, ops[0])
 
@@ -147,7 +158,7 @@ func TestMatchesInACluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mix, _ := loadtest.ParseMix("match=1")
+	mix, _ := loadtest.ParseMix("match=1,history=1")
 	o := loadtest.Options{Operator: "http://" + children[0].opAddr, Token: strings.TrimSpace(string(tok)), Mix: mix,
 		Duration: 2 * time.Minute, Accounts: 20, Concurrency: 2, Requests: 10}
 	for _, ch := range children {

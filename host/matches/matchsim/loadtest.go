@@ -25,7 +25,8 @@ func init() {
 			NeedsOperator: "making a game-host account and reading the players' match totals",
 			Doc: "a whole match as a game server (start_game, set_online, c_conn of ten of the run's players, submit_stats, " +
 				"set_replay_size, set_online), one in ten submitted twice and one in ten resubmitted by the manager; " +
-				"the check at the end compares every account's match totals with the acknowledged matches"}}})
+				"the check at the end compares every account's match totals with the acknowledged matches"},
+			serversOperation, historyOp}}) // loadtest_servers.go, loadtest_history.go
 }
 
 // areaName is the area the operation belongs to.
@@ -326,6 +327,7 @@ func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 		want[id] = &Totals{AccountID: id}
 	}
 	leftOut := map[int64]bool{}
+	var countedMatches []*Match
 	recs := c.Area("matches refused", "refused matches not recorded")
 	settled := c.Area("matches unknown", "matches of unknown outcome settled by the server's record")
 	for _, mr := range matches {
@@ -358,6 +360,7 @@ func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 			}
 		}
 		if counted {
+			countedMatches = append(countedMatches, mr.m)
 			for _, p := range mr.m.Players {
 				want[p.AccountID].Add(p, mr.m.Winner)
 			}
@@ -400,4 +403,5 @@ func loadCheck(ctx context.Context, e *loadtest.Env, c *loadtest.Consistency) {
 	for _, m := range last {
 		c.Mismatch("%s", m)
 	}
+	historyCheck(ctx, e, c, countedMatches, leftOut)
 }

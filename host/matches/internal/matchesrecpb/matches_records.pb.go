@@ -273,18 +273,28 @@ func (x *Participant) GetNickname() string {
 
 // PlayerResult is one participant's submitted results.
 type PlayerResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AccountId     uint32                 `protobuf:"varint,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	Team          int32                  `protobuf:"varint,2,opt,name=team,proto3" json:"team,omitempty"`
-	Win           bool                   `protobuf:"varint,3,opt,name=win,proto3" json:"win,omitempty"`
-	Loss          bool                   `protobuf:"varint,4,opt,name=loss,proto3" json:"loss,omitempty"`
-	Concede       bool                   `protobuf:"varint,5,opt,name=concede,proto3" json:"concede,omitempty"`
-	Disco         bool                   `protobuf:"varint,6,opt,name=disco,proto3" json:"disco,omitempty"`
-	Kills         int32                  `protobuf:"varint,7,opt,name=kills,proto3" json:"kills,omitempty"`
-	Deaths        int32                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
-	Assists       int32                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
-	Hero          string                 `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
-	Nickname      string                 `protobuf:"bytes,11,opt,name=nickname,proto3" json:"nickname,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId uint32                 `protobuf:"varint,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Team      int32                  `protobuf:"varint,2,opt,name=team,proto3" json:"team,omitempty"`
+	Win       bool                   `protobuf:"varint,3,opt,name=win,proto3" json:"win,omitempty"`
+	Loss      bool                   `protobuf:"varint,4,opt,name=loss,proto3" json:"loss,omitempty"`
+	Concede   bool                   `protobuf:"varint,5,opt,name=concede,proto3" json:"concede,omitempty"`
+	Disco     bool                   `protobuf:"varint,6,opt,name=disco,proto3" json:"disco,omitempty"`
+	Kills     int32                  `protobuf:"varint,7,opt,name=kills,proto3" json:"kills,omitempty"`
+	Deaths    int32                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
+	Assists   int32                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
+	Hero      string                 `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	Nickname  string                 `protobuf:"bytes,11,opt,name=nickname,proto3" json:"nickname,omitempty"`
+	// hero_id and secs are the submitted hero_id and secs (seconds played).
+	HeroId int32 `protobuf:"varint,12,opt,name=hero_id,json=heroId,proto3" json:"hero_id,omitempty"`
+	Secs   int32 `protobuf:"varint,13,opt,name=secs,proto3" json:"secs,omitempty"`
+	// fields are the player's submitted player_stats fields as sent, at
+	// most maxPlayerFields of them (names and values bounded; see
+	// history.go), for get_match_stats.
+	Fields map[string]string `protobuf:"bytes,14,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// inventory are the submitted inventory slots 1..6 ("" for an empty
+	// slot).
+	Inventory     []string `protobuf:"bytes,15,rep,name=inventory,proto3" json:"inventory,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -396,6 +406,34 @@ func (x *PlayerResult) GetNickname() string {
 	return ""
 }
 
+func (x *PlayerResult) GetHeroId() int32 {
+	if x != nil {
+		return x.HeroId
+	}
+	return 0
+}
+
+func (x *PlayerResult) GetSecs() int32 {
+	if x != nil {
+		return x.Secs
+	}
+	return 0
+}
+
+func (x *PlayerResult) GetFields() map[string]string {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *PlayerResult) GetInventory() []string {
+	if x != nil {
+		return x.Inventory
+	}
+	return nil
+}
+
 // Match is a match a game server started: keyspace matches.match of the
 // game-host account, key its id.
 type Match struct {
@@ -415,8 +453,11 @@ type Match struct {
 	TimePlayed int32           `protobuf:"varint,12,opt,name=time_played,json=timePlayed,proto3" json:"time_played,omitempty"`
 	Results    []*PlayerResult `protobuf:"bytes,13,rep,name=results,proto3" json:"results,omitempty"`
 	// stats_bytes is the size of the accepted submission's body.
-	StatsBytes    int64 `protobuf:"varint,14,opt,name=stats_bytes,json=statsBytes,proto3" json:"stats_bytes,omitempty"`
-	Resubmitted   bool  `protobuf:"varint,15,opt,name=resubmitted,proto3" json:"resubmitted,omitempty"`
+	StatsBytes  int64 `protobuf:"varint,14,opt,name=stats_bytes,json=statsBytes,proto3" json:"stats_bytes,omitempty"`
+	Resubmitted bool  `protobuf:"varint,15,opt,name=resubmitted,proto3" json:"resubmitted,omitempty"`
+	// summary are the submitted match_stats fields (bounded as a player's
+	// fields), for get_match_stats.
+	Summary       map[string]string `protobuf:"bytes,16,rep,name=summary,proto3" json:"summary,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -556,19 +597,31 @@ func (x *Match) GetResubmitted() bool {
 	return false
 }
 
+func (x *Match) GetSummary() map[string]string {
+	if x != nil {
+		return x.Summary
+	}
+	return nil
+}
+
 // Totals are one player's totals over every recorded match: keyspace
 // matches.totals of the player's account, key "".
 type Totals struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Matches       int64                  `protobuf:"varint,1,opt,name=matches,proto3" json:"matches,omitempty"`
-	Wins          int64                  `protobuf:"varint,2,opt,name=wins,proto3" json:"wins,omitempty"`
-	Losses        int64                  `protobuf:"varint,3,opt,name=losses,proto3" json:"losses,omitempty"`
-	Concedes      int64                  `protobuf:"varint,4,opt,name=concedes,proto3" json:"concedes,omitempty"`
-	Discos        int64                  `protobuf:"varint,5,opt,name=discos,proto3" json:"discos,omitempty"`
-	Kills         int64                  `protobuf:"varint,6,opt,name=kills,proto3" json:"kills,omitempty"`
-	Deaths        int64                  `protobuf:"varint,7,opt,name=deaths,proto3" json:"deaths,omitempty"`
-	Assists       int64                  `protobuf:"varint,8,opt,name=assists,proto3" json:"assists,omitempty"`
-	Heroes        map[string]int64       `protobuf:"bytes,9,rep,name=heroes,proto3" json:"heroes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Matches  int64                  `protobuf:"varint,1,opt,name=matches,proto3" json:"matches,omitempty"`
+	Wins     int64                  `protobuf:"varint,2,opt,name=wins,proto3" json:"wins,omitempty"`
+	Losses   int64                  `protobuf:"varint,3,opt,name=losses,proto3" json:"losses,omitempty"`
+	Concedes int64                  `protobuf:"varint,4,opt,name=concedes,proto3" json:"concedes,omitempty"`
+	Discos   int64                  `protobuf:"varint,5,opt,name=discos,proto3" json:"discos,omitempty"`
+	Kills    int64                  `protobuf:"varint,6,opt,name=kills,proto3" json:"kills,omitempty"`
+	Deaths   int64                  `protobuf:"varint,7,opt,name=deaths,proto3" json:"deaths,omitempty"`
+	Assists  int64                  `protobuf:"varint,8,opt,name=assists,proto3" json:"assists,omitempty"`
+	Heroes   map[string]int64       `protobuf:"bytes,9,rep,name=heroes,proto3" json:"heroes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// hero_stats are the per-hero totals, by hero cli name (at most
+	// maxHeroes heroes), written with the totals by the effect's share.
+	HeroStats map[string]*HeroTotals `protobuf:"bytes,10,rep,name=hero_stats,json=heroStats,proto3" json:"hero_stats,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// secs is the time played over every recorded match, in seconds.
+	Secs          int64 `protobuf:"varint,11,opt,name=secs,proto3" json:"secs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -666,6 +719,327 @@ func (x *Totals) GetHeroes() map[string]int64 {
 	return nil
 }
 
+func (x *Totals) GetHeroStats() map[string]*HeroTotals {
+	if x != nil {
+		return x.HeroStats
+	}
+	return nil
+}
+
+func (x *Totals) GetSecs() int64 {
+	if x != nil {
+		return x.Secs
+	}
+	return 0
+}
+
+// HeroTotals are one player's totals with one hero.
+type HeroTotals struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	HeroId        int32                  `protobuf:"varint,1,opt,name=hero_id,json=heroId,proto3" json:"hero_id,omitempty"`
+	Matches       int64                  `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
+	Wins          int64                  `protobuf:"varint,3,opt,name=wins,proto3" json:"wins,omitempty"`
+	Losses        int64                  `protobuf:"varint,4,opt,name=losses,proto3" json:"losses,omitempty"`
+	Concedes      int64                  `protobuf:"varint,5,opt,name=concedes,proto3" json:"concedes,omitempty"`
+	Discos        int64                  `protobuf:"varint,6,opt,name=discos,proto3" json:"discos,omitempty"`
+	Kills         int64                  `protobuf:"varint,7,opt,name=kills,proto3" json:"kills,omitempty"`
+	Deaths        int64                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
+	Assists       int64                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
+	Secs          int64                  `protobuf:"varint,10,opt,name=secs,proto3" json:"secs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeroTotals) Reset() {
+	*x = HeroTotals{}
+	mi := &file_matches_records_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeroTotals) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeroTotals) ProtoMessage() {}
+
+func (x *HeroTotals) ProtoReflect() protoreflect.Message {
+	mi := &file_matches_records_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeroTotals.ProtoReflect.Descriptor instead.
+func (*HeroTotals) Descriptor() ([]byte, []int) {
+	return file_matches_records_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *HeroTotals) GetHeroId() int32 {
+	if x != nil {
+		return x.HeroId
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetMatches() int64 {
+	if x != nil {
+		return x.Matches
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetWins() int64 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetLosses() int64 {
+	if x != nil {
+		return x.Losses
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetConcedes() int64 {
+	if x != nil {
+		return x.Concedes
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetDiscos() int64 {
+	if x != nil {
+		return x.Discos
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetKills() int64 {
+	if x != nil {
+		return x.Kills
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetDeaths() int64 {
+	if x != nil {
+		return x.Deaths
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetAssists() int64 {
+	if x != nil {
+		return x.Assists
+	}
+	return 0
+}
+
+func (x *HeroTotals) GetSecs() int64 {
+	if x != nil {
+		return x.Secs
+	}
+	return 0
+}
+
+// History is a player's most recent recorded matches, newest first, at
+// most [matches] history_length: keyspace matches.history of the
+// player's account, key "", written by the effect's share in the same
+// commit as the totals.
+type History struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Recent        []*Recent              `protobuf:"bytes,1,rep,name=recent,proto3" json:"recent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *History) Reset() {
+	*x = History{}
+	mi := &file_matches_records_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *History) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*History) ProtoMessage() {}
+
+func (x *History) ProtoReflect() protoreflect.Message {
+	mi := &file_matches_records_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use History.ProtoReflect.Descriptor instead.
+func (*History) Descriptor() ([]byte, []int) {
+	return file_matches_records_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *History) GetRecent() []*Recent {
+	if x != nil {
+		return x.Recent
+	}
+	return nil
+}
+
+// Recent is one match of a player's history.
+type Recent struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId uint32                 `protobuf:"varint,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Win     bool                   `protobuf:"varint,2,opt,name=win,proto3" json:"win,omitempty"`
+	Team    int32                  `protobuf:"varint,3,opt,name=team,proto3" json:"team,omitempty"`
+	Kills   int32                  `protobuf:"varint,4,opt,name=kills,proto3" json:"kills,omitempty"`
+	Deaths  int32                  `protobuf:"varint,5,opt,name=deaths,proto3" json:"deaths,omitempty"`
+	Assists int32                  `protobuf:"varint,6,opt,name=assists,proto3" json:"assists,omitempty"`
+	HeroId  int32                  `protobuf:"varint,7,opt,name=hero_id,json=heroId,proto3" json:"hero_id,omitempty"`
+	Secs    int32                  `protobuf:"varint,8,opt,name=secs,proto3" json:"secs,omitempty"`
+	Map     string                 `protobuf:"bytes,9,opt,name=map,proto3" json:"map,omitempty"`
+	// recorded is when the match was recorded (unix seconds).
+	Recorded      int64  `protobuf:"varint,10,opt,name=recorded,proto3" json:"recorded,omitempty"`
+	Hero          string `protobuf:"bytes,11,opt,name=hero,proto3" json:"hero,omitempty"`
+	Loss          bool   `protobuf:"varint,12,opt,name=loss,proto3" json:"loss,omitempty"`
+	Disco         bool   `protobuf:"varint,13,opt,name=disco,proto3" json:"disco,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Recent) Reset() {
+	*x = Recent{}
+	mi := &file_matches_records_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Recent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Recent) ProtoMessage() {}
+
+func (x *Recent) ProtoReflect() protoreflect.Message {
+	mi := &file_matches_records_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Recent.ProtoReflect.Descriptor instead.
+func (*Recent) Descriptor() ([]byte, []int) {
+	return file_matches_records_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Recent) GetMatchId() uint32 {
+	if x != nil {
+		return x.MatchId
+	}
+	return 0
+}
+
+func (x *Recent) GetWin() bool {
+	if x != nil {
+		return x.Win
+	}
+	return false
+}
+
+func (x *Recent) GetTeam() int32 {
+	if x != nil {
+		return x.Team
+	}
+	return 0
+}
+
+func (x *Recent) GetKills() int32 {
+	if x != nil {
+		return x.Kills
+	}
+	return 0
+}
+
+func (x *Recent) GetDeaths() int32 {
+	if x != nil {
+		return x.Deaths
+	}
+	return 0
+}
+
+func (x *Recent) GetAssists() int32 {
+	if x != nil {
+		return x.Assists
+	}
+	return 0
+}
+
+func (x *Recent) GetHeroId() int32 {
+	if x != nil {
+		return x.HeroId
+	}
+	return 0
+}
+
+func (x *Recent) GetSecs() int32 {
+	if x != nil {
+		return x.Secs
+	}
+	return 0
+}
+
+func (x *Recent) GetMap() string {
+	if x != nil {
+		return x.Map
+	}
+	return ""
+}
+
+func (x *Recent) GetRecorded() int64 {
+	if x != nil {
+		return x.Recorded
+	}
+	return 0
+}
+
+func (x *Recent) GetHero() string {
+	if x != nil {
+		return x.Hero
+	}
+	return ""
+}
+
+func (x *Recent) GetLoss() bool {
+	if x != nil {
+		return x.Loss
+	}
+	return false
+}
+
+func (x *Recent) GetDisco() bool {
+	if x != nil {
+		return x.Disco
+	}
+	return false
+}
+
 // Key is a connection key issued to a player for a server: keyspace
 // matches.key of the player's account, key the server's id.
 type Key struct {
@@ -679,7 +1053,7 @@ type Key struct {
 
 func (x *Key) Reset() {
 	*x = Key{}
-	mi := &file_matches_records_proto_msgTypes[5]
+	mi := &file_matches_records_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +1065,7 @@ func (x *Key) String() string {
 func (*Key) ProtoMessage() {}
 
 func (x *Key) ProtoReflect() protoreflect.Message {
-	mi := &file_matches_records_proto_msgTypes[5]
+	mi := &file_matches_records_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +1078,7 @@ func (x *Key) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Key.ProtoReflect.Descriptor instead.
 func (*Key) Descriptor() ([]byte, []int) {
-	return file_matches_records_proto_rawDescGZIP(), []int{5}
+	return file_matches_records_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Key) GetServerId() uint32 {
@@ -738,7 +1112,7 @@ type Counter struct {
 
 func (x *Counter) Reset() {
 	*x = Counter{}
-	mi := &file_matches_records_proto_msgTypes[6]
+	mi := &file_matches_records_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +1124,7 @@ func (x *Counter) String() string {
 func (*Counter) ProtoMessage() {}
 
 func (x *Counter) ProtoReflect() protoreflect.Message {
-	mi := &file_matches_records_proto_msgTypes[6]
+	mi := &file_matches_records_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +1137,7 @@ func (x *Counter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Counter.ProtoReflect.Descriptor instead.
 func (*Counter) Descriptor() ([]byte, []int) {
-	return file_matches_records_proto_rawDescGZIP(), []int{6}
+	return file_matches_records_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Counter) GetLast() uint64 {
@@ -788,14 +1162,20 @@ type Payload struct {
 	Results     []*PlayerResult        `protobuf:"bytes,9,rep,name=results,proto3" json:"results,omitempty"`
 	// deltas are the plugin's checked decision, one per player share, in
 	// the order of the effect's participants after the host account.
-	Deltas        []*Delta `protobuf:"bytes,10,rep,name=deltas,proto3" json:"deltas,omitempty"`
+	Deltas []*Delta `protobuf:"bytes,10,rep,name=deltas,proto3" json:"deltas,omitempty"`
+	// map and summary are the match's map and submitted match_stats fields;
+	// history_length bounds each player's history (a setting, fixed when
+	// the match is recorded so every share keeps the same).
+	Map           string            `protobuf:"bytes,11,opt,name=map,proto3" json:"map,omitempty"`
+	Summary       map[string]string `protobuf:"bytes,12,rep,name=summary,proto3" json:"summary,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	HistoryLength int32             `protobuf:"varint,13,opt,name=history_length,json=historyLength,proto3" json:"history_length,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Payload) Reset() {
 	*x = Payload{}
-	mi := &file_matches_records_proto_msgTypes[7]
+	mi := &file_matches_records_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +1187,7 @@ func (x *Payload) String() string {
 func (*Payload) ProtoMessage() {}
 
 func (x *Payload) ProtoReflect() protoreflect.Message {
-	mi := &file_matches_records_proto_msgTypes[7]
+	mi := &file_matches_records_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +1200,7 @@ func (x *Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Payload.ProtoReflect.Descriptor instead.
 func (*Payload) Descriptor() ([]byte, []int) {
-	return file_matches_records_proto_rawDescGZIP(), []int{7}
+	return file_matches_records_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Payload) GetHost() uint32 {
@@ -893,6 +1273,27 @@ func (x *Payload) GetDeltas() []*Delta {
 	return nil
 }
 
+func (x *Payload) GetMap() string {
+	if x != nil {
+		return x.Map
+	}
+	return ""
+}
+
+func (x *Payload) GetSummary() map[string]string {
+	if x != nil {
+		return x.Summary
+	}
+	return nil
+}
+
+func (x *Payload) GetHistoryLength() int32 {
+	if x != nil {
+		return x.HistoryLength
+	}
+	return 0
+}
+
 // Delta is what one participant's totals gain from the match.
 type Delta struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -912,7 +1313,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_matches_records_proto_msgTypes[8]
+	mi := &file_matches_records_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -924,7 +1325,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_matches_records_proto_msgTypes[8]
+	mi := &file_matches_records_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -937,7 +1338,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_matches_records_proto_rawDescGZIP(), []int{8}
+	return file_matches_records_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Delta) GetAccountId() uint32 {
@@ -1040,7 +1441,7 @@ const file_matches_records_proto_rawDesc = "" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x1f\n" +
 	"\vgame_cookie\x18\x02 \x01(\tR\n" +
 	"gameCookie\x12\x1a\n" +
-	"\bnickname\x18\x03 \x01(\tR\bnickname\"\x8f\x02\n" +
+	"\bnickname\x18\x03 \x01(\tR\bnickname\"\xe5\x03\n" +
 	"\fPlayerResult\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x12\n" +
@@ -1054,7 +1455,14 @@ const file_matches_records_proto_rawDesc = "" +
 	"\aassists\x18\t \x01(\x05R\aassists\x12\x12\n" +
 	"\x04hero\x18\n" +
 	" \x01(\tR\x04hero\x12\x1a\n" +
-	"\bnickname\x18\v \x01(\tR\bnickname\"\xed\x03\n" +
+	"\bnickname\x18\v \x01(\tR\bnickname\x12\x17\n" +
+	"\ahero_id\x18\f \x01(\x05R\x06heroId\x12\x12\n" +
+	"\x04secs\x18\r \x01(\x05R\x04secs\x12N\n" +
+	"\x06fields\x18\x0e \x03(\v26.honmaster.matches.records.v1.PlayerResult.FieldsEntryR\x06fields\x12\x1c\n" +
+	"\tinventory\x18\x0f \x03(\tR\tinventory\x1a9\n" +
+	"\vFieldsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf5\x04\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1b\n" +
 	"\tserver_id\x18\x02 \x01(\rR\bserverId\x12\x18\n" +
@@ -1073,7 +1481,11 @@ const file_matches_records_proto_rawDesc = "" +
 	"\aresults\x18\r \x03(\v2*.honmaster.matches.records.v1.PlayerResultR\aresults\x12\x1f\n" +
 	"\vstats_bytes\x18\x0e \x01(\x03R\n" +
 	"statsBytes\x12 \n" +
-	"\vresubmitted\x18\x0f \x01(\bR\vresubmitted\"\xcf\x02\n" +
+	"\vresubmitted\x18\x0f \x01(\bR\vresubmitted\x12J\n" +
+	"\asummary\x18\x10 \x03(\v20.honmaster.matches.records.v1.Match.SummaryEntryR\asummary\x1a:\n" +
+	"\fSummaryEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9f\x04\n" +
 	"\x06Totals\x12\x18\n" +
 	"\amatches\x18\x01 \x01(\x03R\amatches\x12\x12\n" +
 	"\x04wins\x18\x02 \x01(\x03R\x04wins\x12\x16\n" +
@@ -1083,17 +1495,54 @@ const file_matches_records_proto_rawDesc = "" +
 	"\x05kills\x18\x06 \x01(\x03R\x05kills\x12\x16\n" +
 	"\x06deaths\x18\a \x01(\x03R\x06deaths\x12\x18\n" +
 	"\aassists\x18\b \x01(\x03R\aassists\x12H\n" +
-	"\x06heroes\x18\t \x03(\v20.honmaster.matches.records.v1.Totals.HeroesEntryR\x06heroes\x1a9\n" +
+	"\x06heroes\x18\t \x03(\v20.honmaster.matches.records.v1.Totals.HeroesEntryR\x06heroes\x12R\n" +
+	"\n" +
+	"hero_stats\x18\n" +
+	" \x03(\v23.honmaster.matches.records.v1.Totals.HeroStatsEntryR\theroStats\x12\x12\n" +
+	"\x04secs\x18\v \x01(\x03R\x04secs\x1a9\n" +
 	"\vHeroesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"]\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1af\n" +
+	"\x0eHeroStatsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12>\n" +
+	"\x05value\x18\x02 \x01(\v2(.honmaster.matches.records.v1.HeroTotalsR\x05value:\x028\x01\"\xfb\x01\n" +
+	"\n" +
+	"HeroTotals\x12\x17\n" +
+	"\ahero_id\x18\x01 \x01(\x05R\x06heroId\x12\x18\n" +
+	"\amatches\x18\x02 \x01(\x03R\amatches\x12\x12\n" +
+	"\x04wins\x18\x03 \x01(\x03R\x04wins\x12\x16\n" +
+	"\x06losses\x18\x04 \x01(\x03R\x06losses\x12\x1a\n" +
+	"\bconcedes\x18\x05 \x01(\x03R\bconcedes\x12\x16\n" +
+	"\x06discos\x18\x06 \x01(\x03R\x06discos\x12\x14\n" +
+	"\x05kills\x18\a \x01(\x03R\x05kills\x12\x16\n" +
+	"\x06deaths\x18\b \x01(\x03R\x06deaths\x12\x18\n" +
+	"\aassists\x18\t \x01(\x03R\aassists\x12\x12\n" +
+	"\x04secs\x18\n" +
+	" \x01(\x03R\x04secs\"G\n" +
+	"\aHistory\x12<\n" +
+	"\x06recent\x18\x01 \x03(\v2$.honmaster.matches.records.v1.RecentR\x06recent\"\xaa\x02\n" +
+	"\x06Recent\x12\x19\n" +
+	"\bmatch_id\x18\x01 \x01(\rR\amatchId\x12\x10\n" +
+	"\x03win\x18\x02 \x01(\bR\x03win\x12\x12\n" +
+	"\x04team\x18\x03 \x01(\x05R\x04team\x12\x14\n" +
+	"\x05kills\x18\x04 \x01(\x05R\x05kills\x12\x16\n" +
+	"\x06deaths\x18\x05 \x01(\x05R\x06deaths\x12\x18\n" +
+	"\aassists\x18\x06 \x01(\x05R\aassists\x12\x17\n" +
+	"\ahero_id\x18\a \x01(\x05R\x06heroId\x12\x12\n" +
+	"\x04secs\x18\b \x01(\x05R\x04secs\x12\x10\n" +
+	"\x03map\x18\t \x01(\tR\x03map\x12\x1a\n" +
+	"\brecorded\x18\n" +
+	" \x01(\x03R\brecorded\x12\x12\n" +
+	"\x04hero\x18\v \x01(\tR\x04hero\x12\x12\n" +
+	"\x04loss\x18\f \x01(\bR\x04loss\x12\x14\n" +
+	"\x05disco\x18\r \x01(\bR\x05disco\"]\n" +
 	"\x03Key\x12\x1b\n" +
 	"\tserver_id\x18\x01 \x01(\rR\bserverId\x12\x1f\n" +
 	"\vsecret_hash\x18\x02 \x01(\fR\n" +
 	"secretHash\x12\x18\n" +
 	"\aexpires\x18\x03 \x01(\x03R\aexpires\"\x1d\n" +
 	"\aCounter\x12\x12\n" +
-	"\x04last\x18\x01 \x01(\x04R\x04last\"\xf2\x02\n" +
+	"\x04last\x18\x01 \x01(\x04R\x04last\"\xb5\x04\n" +
 	"\aPayload\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\rR\x04host\x12\x19\n" +
 	"\bmatch_id\x18\x02 \x01(\rR\amatchId\x12\x1b\n" +
@@ -1107,7 +1556,13 @@ const file_matches_records_proto_rawDesc = "" +
 	"\vresubmitted\x18\b \x01(\bR\vresubmitted\x12D\n" +
 	"\aresults\x18\t \x03(\v2*.honmaster.matches.records.v1.PlayerResultR\aresults\x12;\n" +
 	"\x06deltas\x18\n" +
-	" \x03(\v2#.honmaster.matches.records.v1.DeltaR\x06deltas\"\xfc\x01\n" +
+	" \x03(\v2#.honmaster.matches.records.v1.DeltaR\x06deltas\x12\x10\n" +
+	"\x03map\x18\v \x01(\tR\x03map\x12L\n" +
+	"\asummary\x18\f \x03(\v22.honmaster.matches.records.v1.Payload.SummaryEntryR\asummary\x12%\n" +
+	"\x0ehistory_length\x18\r \x01(\x05R\rhistoryLength\x1a:\n" +
+	"\fSummaryEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfc\x01\n" +
 	"\x05Delta\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x18\n" +
@@ -1134,31 +1589,44 @@ func file_matches_records_proto_rawDescGZIP() []byte {
 	return file_matches_records_proto_rawDescData
 }
 
-var file_matches_records_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_matches_records_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_matches_records_proto_goTypes = []any{
 	(*Server)(nil),       // 0: honmaster.matches.records.v1.Server
 	(*Participant)(nil),  // 1: honmaster.matches.records.v1.Participant
 	(*PlayerResult)(nil), // 2: honmaster.matches.records.v1.PlayerResult
 	(*Match)(nil),        // 3: honmaster.matches.records.v1.Match
 	(*Totals)(nil),       // 4: honmaster.matches.records.v1.Totals
-	(*Key)(nil),          // 5: honmaster.matches.records.v1.Key
-	(*Counter)(nil),      // 6: honmaster.matches.records.v1.Counter
-	(*Payload)(nil),      // 7: honmaster.matches.records.v1.Payload
-	(*Delta)(nil),        // 8: honmaster.matches.records.v1.Delta
-	nil,                  // 9: honmaster.matches.records.v1.Totals.HeroesEntry
+	(*HeroTotals)(nil),   // 5: honmaster.matches.records.v1.HeroTotals
+	(*History)(nil),      // 6: honmaster.matches.records.v1.History
+	(*Recent)(nil),       // 7: honmaster.matches.records.v1.Recent
+	(*Key)(nil),          // 8: honmaster.matches.records.v1.Key
+	(*Counter)(nil),      // 9: honmaster.matches.records.v1.Counter
+	(*Payload)(nil),      // 10: honmaster.matches.records.v1.Payload
+	(*Delta)(nil),        // 11: honmaster.matches.records.v1.Delta
+	nil,                  // 12: honmaster.matches.records.v1.PlayerResult.FieldsEntry
+	nil,                  // 13: honmaster.matches.records.v1.Match.SummaryEntry
+	nil,                  // 14: honmaster.matches.records.v1.Totals.HeroesEntry
+	nil,                  // 15: honmaster.matches.records.v1.Totals.HeroStatsEntry
+	nil,                  // 16: honmaster.matches.records.v1.Payload.SummaryEntry
 }
 var file_matches_records_proto_depIdxs = []int32{
-	1, // 0: honmaster.matches.records.v1.Server.pending:type_name -> honmaster.matches.records.v1.Participant
-	1, // 1: honmaster.matches.records.v1.Match.participants:type_name -> honmaster.matches.records.v1.Participant
-	2, // 2: honmaster.matches.records.v1.Match.results:type_name -> honmaster.matches.records.v1.PlayerResult
-	9, // 3: honmaster.matches.records.v1.Totals.heroes:type_name -> honmaster.matches.records.v1.Totals.HeroesEntry
-	2, // 4: honmaster.matches.records.v1.Payload.results:type_name -> honmaster.matches.records.v1.PlayerResult
-	8, // 5: honmaster.matches.records.v1.Payload.deltas:type_name -> honmaster.matches.records.v1.Delta
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	1,  // 0: honmaster.matches.records.v1.Server.pending:type_name -> honmaster.matches.records.v1.Participant
+	12, // 1: honmaster.matches.records.v1.PlayerResult.fields:type_name -> honmaster.matches.records.v1.PlayerResult.FieldsEntry
+	1,  // 2: honmaster.matches.records.v1.Match.participants:type_name -> honmaster.matches.records.v1.Participant
+	2,  // 3: honmaster.matches.records.v1.Match.results:type_name -> honmaster.matches.records.v1.PlayerResult
+	13, // 4: honmaster.matches.records.v1.Match.summary:type_name -> honmaster.matches.records.v1.Match.SummaryEntry
+	14, // 5: honmaster.matches.records.v1.Totals.heroes:type_name -> honmaster.matches.records.v1.Totals.HeroesEntry
+	15, // 6: honmaster.matches.records.v1.Totals.hero_stats:type_name -> honmaster.matches.records.v1.Totals.HeroStatsEntry
+	7,  // 7: honmaster.matches.records.v1.History.recent:type_name -> honmaster.matches.records.v1.Recent
+	2,  // 8: honmaster.matches.records.v1.Payload.results:type_name -> honmaster.matches.records.v1.PlayerResult
+	11, // 9: honmaster.matches.records.v1.Payload.deltas:type_name -> honmaster.matches.records.v1.Delta
+	16, // 10: honmaster.matches.records.v1.Payload.summary:type_name -> honmaster.matches.records.v1.Payload.SummaryEntry
+	5,  // 11: honmaster.matches.records.v1.Totals.HeroStatsEntry.value:type_name -> honmaster.matches.records.v1.HeroTotals
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_matches_records_proto_init() }
@@ -1172,7 +1640,7 @@ func file_matches_records_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_matches_records_proto_rawDesc), len(file_matches_records_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

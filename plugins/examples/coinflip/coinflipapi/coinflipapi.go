@@ -41,7 +41,7 @@ type FlipDecision struct {
 }
 
 // State is the area's per-account state, as every plugin of the area keeps
-// it (Call.State in, Result.State out, the bytes of EncodeState).
+// it (Call.State in, Result.State out, the bytes of Schema.Encode).
 type State struct {
 	Streak     int32 // wins in a row, up to the last flip
 	BestStreak int32
@@ -73,28 +73,18 @@ func (d FlipDecision) Validate() error {
 	return nil
 }
 
-// stateCodec reads and writes State as the contract's State message.
-var stateCodec = sdk.StructCodec[State](func() *coinflippb.State { return new(coinflippb.State) })
-
-// EncodeState returns the state's bytes (the State message); the zero
-// state is no bytes.
-func EncodeState(s State) []byte {
-	b, _ := stateCodec.Marshal(s) // a message of scalars always encodes
-	return b
-}
-
-// DecodeState reads a state's bytes; no bytes are the zero state. Bytes
-// that are no State, or a State that cannot be (a negative count, a
-// streak above the best or more wins than flips), are an error wrapping
-// sdk.ErrInvalidDecision: the host refuses a plugin's result that keeps
-// such a state.
-func DecodeState(b []byte) (State, error) {
-	s, err := stateCodec.Unmarshal(b)
-	if err != nil || s.Streak < 0 || s.Streak > s.BestStreak || s.Wins < 0 || s.Wins > s.Flips || int64(s.BestStreak) > s.Wins {
-		return State{}, fmt.Errorf("%w: coinflip state %+v (%v)", sdk.ErrInvalidDecision, s, err)
-	}
-	return s, nil
-}
+// Schema is the state's schema (the contract's State message): the host
+// checks every state a plugin keeps against it and its commands read it.
+// No bytes are the zero state. A State that cannot be (a negative count,
+// a streak above the best or more wins than flips) is refused: Decode's
+// error wraps sdk.ErrInvalidDecision.
+var Schema = sdk.NewState(Area, sdk.StructCodec[State](func() *coinflippb.State { return new(coinflippb.State) }),
+	func(s State) error {
+		if s.Streak < 0 || s.Streak > s.BestStreak || s.Wins < 0 || s.Wins > s.Flips || int64(s.BestStreak) > s.Wins {
+			return fmt.Errorf("impossible: %+v", s)
+		}
+		return nil
+	})
 
 // Next is the state after a flip: what any plugin of the area keeps (the
 // streak it reports is Next's).

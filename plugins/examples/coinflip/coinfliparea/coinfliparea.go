@@ -10,6 +10,7 @@
 //     POST /master/coinflip/flip and POST /master/coinflip/gift, its
 //     operator command "coinflip show" and its metric
 //     honmaster_coinflip_flips_total{outcome};
+//     "coinflip show" prints the account's state (area.StateCommand);
 //   - its settings, [areas.coinflip] (config.RegisterSection);
 //   - the gift, an effect on two accounts (actors.RegisterEffect, gift.go);
 //   - its load-test operation "coinflip" (loadtest.go).
@@ -18,17 +19,13 @@
 package coinfliparea
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
-	hostmetrics "github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi"
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipplugin"
@@ -63,36 +60,34 @@ func (s *Settings) Validate() error {
 
 func init() {
 	config.RegisterSection(name, DefaultSettings)
-	area.Register(area.Module{Area: coinflipapi.Area, Bundled: coinflipplugin.Plugin, Start: start, Commands: commands})
+	area.Register(area.Module{Area: coinflipapi.Area, Bundled: coinflipplugin.Plugin, Start: start,
+		Commands: []area.Command{area.StateCommand(coinflipapi.Schema, "the account's flips, wins and streaks", nil)}})
 }
 
 type handler struct {
 	area.Env
 	settings Settings
-	flips    *prometheus.CounterVec // by outcome: won, lost
 }
 
 func start(e area.Env) (*area.Live, error) {
 	s, _ := config.Section[Settings](e.Config, name)
-	flips, err := hostmetrics.Register(e.Metrics, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: hostmetrics.Namespace,
-		Name: "coinflip_flips_total", Help: "Coin flips decided, by outcome: won or lost."}, []string{"outcome"}))
+	flips, err := e.CounterVec("coinflip_flips_total", "Coin flips decided, by outcome: won or lost.", "outcome", "won", "lost")
 	if err != nil {
 		return nil, err
 	}
-	flips.WithLabelValues("won")
-	flips.WithLabelValues("lost")
-	h := &handler{Env: e, settings: s, flips: flips}
-	rs := replies.WithLog(e.Log)
+	h := &handler{Env: e, settings: s}
+	rs := replies.For(e)
 	const failure = " Failure: `success` false and `error`, a sentence."
 	return &area.Live{Routes: []server.Route{
-		area.NewRoute(rs, area.Route[flipRequest, flipReply]{Path: PathFlip, Serve: h.flip, Doc: server.Doc{
+		area.NewRoute(rs, area.Route[flipRequest, flipReply]{Path: PathFlip, Change: h.flip, Doc: server.Doc{
 			Summary: "Wagers tickets on a coin flip (an example area, see docs/adding-an-area.md).",
-			Form:    flipRequest{}, ReplyValue: flipReply{},
-			Reply: "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure}}),
-		area.NewRoute(rs, area.Route[giftRequest, giftReply]{Path: PathGift, Serve: h.gift, Doc: server.Doc{
+			Reply:   "Success: `success` true; `won` says whether the stake was paid or taken; `user_tickets` is the balance after." + failure},
+			Done: func(_ flipRequest, r flipReply) {
+				flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[r.Won]).Inc()
+			}}),
+		area.NewRoute(rs, area.Route[giftRequest, giftReply]{Path: PathGift, Account: h.gift, Doc: server.Doc{
 			Summary: "Gives tickets to another player: the sender's debit and the receiver's credit both happen or neither does.",
-			Form:    giftRequest{}, ReplyValue: giftReply{},
-			Reply: "Success: `success` true and the tickets given." + failure}}),
+			Reply:   "Success: `success` true and the tickets given." + failure}}),
 	}}, nil
 }
 
@@ -115,9 +110,10 @@ var (
 	))
 )
 
+// flipRequest is the form besides the session's cookie (which the host
+// reads: the route is a Change).
 type flipRequest struct {
-	Cookie string `form:"cookie,required" doc:"session cookie from the login"`
-	Stake  int32  `form:"stake,required" doc:"tickets wagered, 1..[areas.coinflip] max_stake"`
+	Stake int32 `form:"stake,required" doc:"tickets wagered, 1..[areas.coinflip] max_stake"`
 }
 
 type flipReply struct {
@@ -128,61 +124,30 @@ type flipReply struct {
 	UserTickets int64 `php:"user_tickets"` // the balance after the flip
 }
 
-func (h *handler) flip(ctx context.Context, req flipRequest) (flipReply, error) {
-	sess, err := h.Login.Authenticate(req.Cookie)
+// flip is one flip inside the account's actor: the host refuses a stake
+// out of bounds or above the balance, the plugin decides on the facts and
+// its state, and the host moves the stake and stores the new state in one
+// commit, or refuses the decision and stores nothing.
+func (h *handler) flip(ctx context.Context, tx *actors.Tx, req flipRequest) (flipReply, error) {
+	stake, balance := req.Stake, tx.View().Tickets
+	switch {
+	case stake < 1 || stake > h.settings.MaxStake:
+		return flipReply{}, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_stake is %d", errStake, stake, h.settings.MaxStake)
+	case balance < int64(stake):
+		return flipReply{}, errNotEnoughTickets
+	}
+	d, next, err := area.Decide(ctx, tx, h.Plugin, coinflipapi.Flip, coinflipapi.Schema, coinflipapi.FlipFacts{AccountID: uint32(tx.ID()), Stake: stake})
 	if err != nil {
 		return flipReply{}, err
 	}
-	rep, err := actors.Apply(ctx, h.Sys, sess.AccountID, flipChange(ctx, h.Plugin, req.Stake, h.settings.MaxStake))
-	if err == nil {
-		h.flips.WithLabelValues(map[bool]string{true: "won", false: "lost"}[rep.Won]).Inc()
+	if next.Streak != d.Streak { // the streak it reports is the one it keeps
+		return flipReply{}, fmt.Errorf("%w: a streak of %d decided, %d kept", sdk.ErrInvalidDecision, d.Streak, next.Streak)
 	}
-	return rep, err
-}
-
-// flipChange is one flip inside the account's actor: the host refuses a
-// stake out of bounds or above the balance, the plugin decides on the
-// facts and its state, and the host moves the stake and stores the new
-// state in one commit, or refuses the decision and stores nothing.
-func flipChange(ctx context.Context, plugin sdk.Caller, stake, max int32) actors.ChangeFunc[flipReply] {
-	return func(tx *actors.Tx) (flipReply, error) {
-		a := tx.View()
-		switch {
-		case stake < 1 || stake > max:
-			return flipReply{}, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_stake is %d", errStake, stake, max)
-		case a.Tickets < int64(stake):
-			return flipReply{}, errNotEnoughTickets
-		}
-		state, err := tx.PluginState(name)
-		if err != nil {
-			return flipReply{}, err
-		}
-		out, err := coinflipapi.Flip.Decide(ctx, plugin, sdk.Call[coinflipapi.FlipFacts]{
-			Facts: coinflipapi.FlipFacts{AccountID: uint32(tx.ID()), Stake: stake}, State: state})
-		if err != nil {
-			return flipReply{}, err
-		}
-		// The state's schema is the contract's: a plugin keeping another
-		// shape, or a streak its decision does not report, is refused.
-		next, err := coinflipapi.DecodeState(out.State)
-		if err != nil {
-			return flipReply{}, err
-		}
-		if next.Streak != out.Decision.Streak {
-			return flipReply{}, fmt.Errorf("%w: a streak of %d decided, %d kept", sdk.ErrInvalidDecision, out.Decision.Streak, next.Streak)
-		}
-		if err := ctx.Err(); err != nil { // the asker has gone: a commit now would hide a write behind an error reply
-			return flipReply{}, fmt.Errorf("%w: %w", sdk.ErrUnavailable, err)
-		}
-		acct := tx.Account()
-		if out.Decision.Won {
-			acct.Tickets += int64(stake)
-		} else {
-			acct.Tickets -= int64(stake)
-		}
-		if !bytes.Equal(out.State, state) {
-			tx.SetPluginState(name, out.State)
-		}
-		return flipReply{Success: true, Won: out.Decision.Won, Stake: stake, Streak: out.Decision.Streak, UserTickets: acct.Tickets}, nil
+	acct := tx.Account()
+	if d.Won {
+		acct.Tickets += int64(stake)
+	} else {
+		acct.Tickets -= int64(stake)
 	}
+	return flipReply{Success: true, Won: d.Won, Stake: stake, Streak: d.Streak, UserTickets: acct.Tickets}, nil
 }

@@ -122,7 +122,7 @@ func TestFlipPaysAndKeepsTheStreak(t *testing.T) {
 	if got := flip(t, s, strings.Repeat("0", 32), 1); got.success || !strings.Contains(got.err, "log in again") {
 		t.Errorf("flip with a dead cookie = %+v", got)
 	}
-	if out := s.Host(t, "coinflip", "show", "--login", "fay"); out != "fay: 2 flips, 2 won; streak 2, best 2" {
+	if out := s.Host(t, "coinflip", "show", "--login", "fay"); out != "fay: streak 2, best_streak 2, flips 2, wins 2" {
 		t.Errorf("coinflip show = %q", out)
 	}
 	if code, _, errOut := s.Run("coinflip", "show", "--login", "nobody"); code != 1 || !strings.Contains(errOut, `no account "nobody"`) {
@@ -156,7 +156,7 @@ func TestShortBalanceRefusedAndLossTakes(t *testing.T) {
 	if got, want := flip(t, s, cookie, 30), (reply{success: true, stake: 30, after: 0}); got != want {
 		t.Errorf("lost flip = %+v, want %+v", got, want)
 	}
-	if out := s.Host(t, "coinflip", "show", "--login", "gus"); out != "gus: 1 flips, 0 won; streak 0, best 0" {
+	if out := s.Host(t, "coinflip", "show", "--login", "gus"); out != "gus: streak 0, best_streak 0, flips 1, wins 0" {
 		t.Errorf("coinflip show = %q", out)
 	}
 }
@@ -188,7 +188,7 @@ func TestExternalPluginSwappedIn(t *testing.T) {
 	if !won[0] || won[1] || !won[2] {
 		t.Errorf("the alternating coin won %v, want true false true", won)
 	}
-	if out := s.Host(t, "coinflip", "show", "--login", "hal"); out != "hal: 3 flips, 2 won; streak 1, best 1" {
+	if out := s.Host(t, "coinflip", "show", "--login", "hal"); out != "hal: streak 1, best_streak 1, flips 3, wins 2" {
 		t.Errorf("coinflip show of the external plugin's state = %q", out)
 	}
 }

@@ -37,7 +37,7 @@ func TestMisbehavingPluginWritesNothing(t *testing.T) {
 	}{
 		{"state in another shape", sdk.Result[coinflipapi.FlipDecision]{Decision: won, State: []byte{0xff, 0x01}}, nil, area.CausePluginDown},
 		{"a streak the state does not keep", sdk.Result[coinflipapi.FlipDecision]{Decision: won,
-			State: coinflipapi.EncodeState(coinflipapi.State{Streak: 2, BestStreak: 2, Flips: 2, Wins: 2})}, nil, area.CausePluginDown},
+			State: encode(t, coinflipapi.State{Streak: 2, BestStreak: 2, Flips: 2, Wins: 2})}, nil, area.CausePluginDown},
 		{"a lost flip with a streak", sdk.Result[coinflipapi.FlipDecision]{Decision: coinflipapi.FlipDecision{Won: false, Streak: 3}}, nil, area.CausePluginDown},
 		{"plugin down", sdk.Result[coinflipapi.FlipDecision]{}, sdk.ErrUnavailable, area.CausePluginDown},
 	} {
@@ -45,7 +45,7 @@ func TestMisbehavingPluginWritesNothing(t *testing.T) {
 			mock := sdk.Mock(coinflipapi.Flip, func(context.Context, sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
 				return tc.res, tc.err
 			})
-			_, err := actors.Apply(context.Background(), sys, acct.ID, flipChange(context.Background(), mock, 10, 100))
+			_, err := flipWith(sys, acct.ID, mock, 10, 100)
 			if err == nil || area.CauseOf(err) != tc.cause {
 				t.Fatalf("flip = %v (cause %v), want cause %v", err, area.CauseOf(err), tc.cause)
 			}
@@ -61,12 +61,30 @@ func TestMisbehavingPluginWritesNothing(t *testing.T) {
 	}
 	// The same change with a plugin that behaves: paid and stored.
 	good := sdk.Mock(coinflipapi.Flip, func(context.Context, sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
-		return sdk.Result[coinflipapi.FlipDecision]{Decision: won, State: coinflipapi.EncodeState(coinflipapi.State{}.Next(true))}, nil
+		return sdk.Result[coinflipapi.FlipDecision]{Decision: won, State: encode(t, coinflipapi.State{}.Next(true))}, nil
 	})
-	if out, err := actors.Apply(context.Background(), sys, acct.ID, flipChange(context.Background(), good, 10, 100)); err != nil || out.UserTickets != 110 {
+	if out, err := flipWith(sys, acct.ID, good, 10, 100); err != nil || out.UserTickets != 110 {
 		t.Fatalf("good flip = %+v, %v", out, err)
 	}
-	if _, err := actors.Apply(context.Background(), sys, acct.ID, flipChange(context.Background(), good, 111, 1000)); !errors.Is(err, errNotEnoughTickets) {
+	if _, err := flipWith(sys, acct.ID, good, 111, 1000); !errors.Is(err, errNotEnoughTickets) {
 		t.Errorf("a stake above the balance = %v", err)
 	}
+}
+
+// flipWith runs the route's change (what the host runs in the account's
+// actor once it signed the player in) with plugin p and max_stake max.
+func flipWith(sys *actors.System, id storage.AccountID, p sdk.Caller, stake, max int32) (flipReply, error) {
+	h := &handler{Env: area.Env{Sys: sys, Plugin: p}, settings: Settings{MaxStake: max}}
+	return actors.Apply(context.Background(), sys, id, func(tx *actors.Tx) (flipReply, error) {
+		return h.flip(context.Background(), tx, flipRequest{Stake: stake})
+	})
+}
+
+func encode(t *testing.T, s coinflipapi.State) []byte {
+	t.Helper()
+	b, err := coinflipapi.Schema.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -35,8 +35,9 @@ var Gift = actors.RegisterEffect("coinflip.gift", func(tx *actors.Tx, e *storage
 // GiftPayload is the payload of a gift of n tickets.
 func GiftPayload(n int64) []byte { return binary.AppendVarint(nil, n) }
 
+// giftRequest is the form besides the sender's cookie, which the host
+// reads (the route is an Account route).
 type giftRequest struct {
-	Cookie  string `form:"cookie,required" doc:"session cookie from the login"`
 	To      string `form:"to,required" doc:"the receiver's login"`
 	Tickets int32  `form:"tickets,required" doc:"tickets given, 1..[areas.coinflip] max_gift"`
 }
@@ -46,11 +47,7 @@ type giftReply struct {
 	Tickets int32 `php:"tickets"` // given
 }
 
-func (h *handler) gift(ctx context.Context, req giftRequest) (giftReply, error) {
-	sess, err := h.Login.Authenticate(req.Cookie)
-	if err != nil {
-		return giftReply{}, err
-	}
+func (h *handler) gift(ctx context.Context, sess *storage.Session, req giftRequest) (giftReply, error) {
 	if req.Tickets < 1 || req.Tickets > h.settings.MaxGift {
 		return giftReply{}, fmt.Errorf("%w: %d tickets, [areas.coinflip] max_gift is %d", errGiftSize, req.Tickets, h.settings.MaxGift)
 	}

@@ -14,16 +14,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinflipapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
-)
-
-// Name and Version, as "honmaster plugins" shows them.
-const (
-	Name    = "coinflip"
-	Version = "1.0.0"
 )
 
 // Config is [plugins.coinflip.config], decoded strictly by sdk.DecodeConfig.
@@ -42,19 +35,15 @@ func (c *Config) Validate() []sdk.ConfigProblem {
 	return nil
 }
 
-type plugin struct{ cfg atomic.Pointer[Config] }
-
 // Plugin returns the plugin.
 func Plugin() *sdk.Plugin {
-	pl := &plugin{}
-	pl.cfg.Store(&DefaultConfig)
-	p := &sdk.Plugin{Name: Name, Version: Version, Configure: pl.configure}
-	sdk.Handle(p, coinflipapi.Flip, pl.flip)
+	cfg := sdk.NewConfigured(DefaultConfig)
+	p := &sdk.Plugin{Name: "coinflip", Version: "1.0.0", Configure: cfg.Configure} // as "honmaster plugins" shows it
+	sdk.HandleState(p, coinflipapi.Flip, coinflipapi.Schema, func(_ context.Context, _ coinflipapi.FlipFacts, st coinflipapi.State) (coinflipapi.FlipDecision, coinflipapi.State, error) {
+		d, next := Decide(cfg.Get(), st, rand.Float64())
+		return d, next, nil
+	})
 	return p
-}
-
-func (pl *plugin) configure(ctx context.Context, area sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
-	return sdk.ConfigureWith(DefaultConfig, func(c Config) { pl.cfg.Store(&c) })(ctx, area, cfg)
 }
 
 // Decide is the plugin's rule, apart from the transport and the dice
@@ -62,13 +51,4 @@ func (pl *plugin) configure(ctx context.Context, area sdk.Area, cfg map[string]a
 func Decide(cfg Config, st coinflipapi.State, roll float64) (coinflipapi.FlipDecision, coinflipapi.State) {
 	st = st.Next(roll < cfg.Odds)
 	return coinflipapi.FlipDecision{Won: st.Streak > 0, Streak: st.Streak}, st
-}
-
-func (pl *plugin) flip(_ context.Context, c sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
-	st, err := coinflipapi.DecodeState(c.State)
-	if err != nil {
-		return sdk.Result[coinflipapi.FlipDecision]{}, err
-	}
-	d, next := Decide(*pl.cfg.Load(), st, rand.Float64())
-	return sdk.Result[coinflipapi.FlipDecision]{Decision: d, State: coinflipapi.EncodeState(next)}, nil
 }

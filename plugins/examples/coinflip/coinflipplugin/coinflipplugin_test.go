@@ -29,7 +29,11 @@ func TestDecideKeepsTheStreak(t *testing.T) {
 		if err := d.Validate(); err != nil {
 			t.Fatalf("step %d: the decision fails the contract's check: %v", i, err)
 		}
-		back, err := coinflipapi.DecodeState(coinflipapi.EncodeState(st))
+		b, err := coinflipapi.Schema.Encode(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := coinflipapi.Schema.Decode(b)
 		if err != nil || back != st {
 			t.Fatalf("step %d: state %+v round-trips to %+v, %v", i, st, back, err)
 		}
@@ -54,12 +58,16 @@ func TestOddsHold(t *testing.T) {
 }
 
 func TestStateFromAnotherShapeIsRefused(t *testing.T) {
-	for _, b := range [][]byte{{0xff}, coinflipapi.EncodeState(coinflipapi.State{Streak: 3, BestStreak: 2, Flips: 5, Wins: 3})} {
-		if _, err := coinflipapi.DecodeState(b); !errors.Is(err, sdk.ErrInvalidDecision) {
-			t.Errorf("DecodeState(%x) = %v, want an invalid decision", b, err)
+	impossible, err := coinflipapi.Schema.Encode(coinflipapi.State{Streak: 3, BestStreak: 2, Flips: 5, Wins: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{{0xff}, impossible} {
+		if _, err := coinflipapi.Schema.Decode(b); !errors.Is(err, sdk.ErrInvalidDecision) {
+			t.Errorf("Schema.Decode(%x) = %v, want an invalid decision", b, err)
 		}
 	}
-	_, err := coinflipapi.Flip.Decide(t.Context(), sdk.TestClient(t, Plugin()), sdk.Call[coinflipapi.FlipFacts]{
+	_, err = coinflipapi.Flip.Decide(t.Context(), sdk.TestClient(t, Plugin()), sdk.Call[coinflipapi.FlipFacts]{
 		Facts: coinflipapi.FlipFacts{AccountID: 1, Stake: 1}, State: []byte{0xff}})
 	if err == nil {
 		t.Error("the plugin decided on a state that is no coinflipapi.State")

@@ -9,7 +9,7 @@
 //
 // The contract is this package alone: the area's name (sdk.RegisterArea),
 // its one decision (sdk.NewDecision) with the host's check of it, the
-// per-account state's schema (State), and the .proto its messages travel
+// per-account state's schema (State, Schema), and the .proto its messages travel
 // and are stored as (proto/daily.proto). The SDK knows nothing of it. A
 // plugin of the area, bundled or external, keeps its state in this shape,
 // so the host's "daily show" reads whichever plugin kept it.
@@ -17,8 +17,6 @@ package dailyapi
 
 import (
 	"fmt"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi/internal/dailypb"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -89,30 +87,21 @@ func (d ClaimDecision) Validate() error {
 }
 
 // State is the area's per-account state, as every plugin of the area keeps
-// it (Call.State in, Result.State out: the bytes of EncodeState).
+// it (Call.State in, Result.State out: the bytes of Schema.Encode).
 type State struct {
 	LastDay int64 // the day of the last paid claim (0: none)
 	Streak  int32 // consecutive days up to LastDay
 }
 
-// EncodeState returns the state's bytes (the State message); the zero
-// state is no bytes.
-func EncodeState(s State) []byte {
-	b, _ := proto.Marshal(&dailypb.State{LastDay: s.LastDay, Streak: s.Streak})
-	return b
-}
-
-// DecodeState reads a state's bytes; no bytes are the zero state. Bytes
-// that are no State, or a State that cannot be (a negative day or streak,
-// a streak without a day), are an error wrapping sdk.ErrInvalidFacts.
-func DecodeState(b []byte) (State, error) {
-	var m dailypb.State
-	if err := proto.Unmarshal(b, &m); err != nil {
-		return State{}, fmt.Errorf("%w: daily state: %v", sdk.ErrInvalidFacts, err)
-	}
-	s := State{LastDay: m.GetLastDay(), Streak: m.GetStreak()}
-	if s.LastDay < 0 || s.Streak < 0 || (s.LastDay == 0) != (s.Streak == 0) {
-		return State{}, fmt.Errorf("%w: daily state %+v", sdk.ErrInvalidFacts, s)
-	}
-	return s, nil
-}
+// Schema is the state's schema (the contract's State message): the host
+// checks every state a plugin keeps against it and its commands read it.
+// No bytes are the zero state. A State that cannot be (a negative day or
+// streak, a streak without a day) is refused: Decode's error wraps
+// sdk.ErrInvalidDecision.
+var Schema = sdk.NewState(Area, sdk.StructCodec[State](func() *dailypb.State { return new(dailypb.State) }),
+	func(s State) error {
+		if s.LastDay < 0 || s.Streak < 0 || (s.LastDay == 0) != (s.Streak == 0) {
+			return fmt.Errorf("impossible: %+v", s)
+		}
+		return nil
+	})

@@ -2,7 +2,6 @@ package dailyarea
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // commands are the area's operator commands:
@@ -17,59 +17,25 @@ import (
 //	honmaster daily show --login L    the account's streak and last claim
 //	honmaster daily reset --login L   forget the streak: the next claim pays and starts a new one
 var commands = []area.Command{
-	{Name: "daily show", Usage: "--login L (the account's streak and last claim)",
-		Flags: func(fs *flag.FlagSet) area.CommandRequest {
-			r := &showRequest{}
-			r.Flag(fs)
-			return r
-		}},
-	{Name: "daily reset", Usage: "--login L (forget the account's streak)",
-		Flags: func(fs *flag.FlagSet) area.CommandRequest {
-			r := &resetRequest{}
-			r.Flag(fs)
-			return r
-		}},
+	// The contract's state, whichever plugin kept it, worded here.
+	area.StateCommand(dailyapi.Schema, "the account's streak and last claim", func(login string, st dailyapi.State) string {
+		if st.LastDay == 0 {
+			return login + " has not claimed a daily reward"
+		}
+		return fmt.Sprintf("%s: streak of %d days, last claim on %s", login, st.Streak, time.Unix(st.LastDay*86400, 0).UTC().Format(time.DateOnly))
+	}),
+	area.AccountCommand("daily reset", "forget the account's streak", reset),
 }
 
-type showRequest struct{ area.LoginFlag }
-
-func (r *showRequest) Run(_ context.Context, env area.CommandEnv, out io.Writer) error {
-	id, err := r.Account(env)
-	if err != nil {
-		return err
-	}
-	b, err := env.Sys.DB().PluginState(id, name)
-	if err != nil {
-		return err
-	}
-	st, err := dailyapi.DecodeState(b) // the contract's schema: whichever plugin kept it
-	if err != nil {
-		return err
-	}
-	if st.LastDay == 0 {
-		fmt.Fprintf(out, "%s has not claimed a daily reward\n", r.Login)
-		return nil
-	}
-	fmt.Fprintf(out, "%s: streak of %d days, last claim on %s\n", r.Login, st.Streak,
-		time.Unix(st.LastDay*86400, 0).UTC().Format(time.DateOnly))
-	return nil
-}
-
-type resetRequest struct{ area.LoginFlag }
-
-// Run clears the plugin's state for the account, through its actor.
-func (r *resetRequest) Run(ctx context.Context, env area.CommandEnv, out io.Writer) error {
-	id, err := r.Account(env)
-	if err != nil {
-		return err
-	}
-	_, err = actors.Apply(ctx, env.Sys, id, func(tx *actors.Tx) (struct{}, error) {
+// reset clears the plugin's state for the account, through its actor.
+func reset(ctx context.Context, env area.CommandEnv, login string, id storage.AccountID, out io.Writer) error {
+	_, err := actors.Apply(ctx, env.Sys, id, func(tx *actors.Tx) (struct{}, error) {
 		tx.SetPluginState(name, nil)
 		return struct{}{}, nil
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s's daily streak is reset; the next claim starts a new one\n", r.Login)
+	fmt.Fprintf(out, "%s's daily streak is reset; the next claim starts a new one\n", login)
 	return nil
 }

@@ -14,7 +14,6 @@
 package dailyarea
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -119,9 +118,10 @@ func (h *handler) claim(ctx context.Context, req claimRequest) (claimReply, erro
 }
 
 // claimChange is one claim inside the account's actor: the plugin decides
-// on the facts and its state for the account, the host checks the
-// decision against max_tickets, then pays it and stores the new state in
-// one commit, or refuses it and stores nothing.
+// on the facts and its state for the account (area.Decide: the state is
+// the contract's, stored with the change), the host checks the decision
+// against max_tickets, then pays it in one commit, or refuses it and
+// stores nothing.
 type claimChange struct {
 	ctx    context.Context
 	plugin sdk.Caller
@@ -137,31 +137,17 @@ type claimResult struct {
 var _ actors.ChangeFunc[*claimResult] = (*claimChange)(nil).apply
 
 func (c *claimChange) apply(tx *actors.Tx) (*claimResult, error) {
-	state, err := tx.PluginState(name)
+	d, _, err := area.Decide(c.ctx, tx, c.plugin, dailyapi.Claim, dailyapi.Schema, dailyapi.ClaimFacts{AccountID: uint32(tx.ID()), Day: c.day})
 	if err != nil {
 		return nil, err
 	}
-	out, err := dailyapi.Claim.Decide(c.ctx, c.plugin, sdk.Call[dailyapi.ClaimFacts]{
-		Facts: dailyapi.ClaimFacts{AccountID: uint32(tx.ID()), Day: c.day}, State: state})
-	if err != nil {
-		return nil, err
-	}
-	d := out.Decision
 	if d.Tickets > c.max {
 		return nil, fmt.Errorf("%w: %d tickets, [areas.daily] max_tickets is %d", sdk.ErrInvalidDecision, d.Tickets, c.max)
-	}
-	if err := c.ctx.Err(); err != nil {
-		// The asker has gone: committing now would hide a write behind an
-		// error reply.
-		return nil, fmt.Errorf("%w: %w", sdk.ErrUnavailable, err)
 	}
 	if !d.Granted {
 		return &claimResult{ClaimDecision: d, balance: tx.View().Tickets}, nil
 	}
 	a := tx.Account()
 	a.Tickets += int64(d.Tickets)
-	if !bytes.Equal(out.State, state) {
-		tx.SetPluginState(name, out.State)
-	}
 	return &claimResult{ClaimDecision: d, balance: a.Tickets}, nil
 }

@@ -11,14 +11,14 @@
 //
 // The plugin is stateless: the streak lives in the host-owned per-account
 // plugin state (Call.State in, Result.State out), in the contract's shape
-// (dailyapi.State), which the host stores in the same commit as the
-// tickets it pays, and only when it pays them.
+// (dailyapi.State, dailyapi.Schema), which the host stores in the same
+// commit as the tickets it pays (a claim refused for today keeps the
+// state as it was, and nothing is written).
 package dailyplugin
 
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/honmaster/masterserver/plugins/examples/daily/dailyapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
@@ -60,19 +60,15 @@ func (c Config) Reward(streak int32) int32 {
 	return c.Base + c.Step*(min(streak, c.MaxStreak)-1)
 }
 
-type plugin struct{ cfg atomic.Pointer[Config] }
-
 // Plugin returns the plugin.
 func Plugin() *sdk.Plugin {
-	pl := &plugin{}
-	pl.cfg.Store(&DefaultConfig)
-	p := &sdk.Plugin{Name: Name, Version: Version, Configure: pl.configure}
-	sdk.Handle(p, dailyapi.Claim, pl.claim)
+	cfg := sdk.NewConfigured(DefaultConfig)
+	p := &sdk.Plugin{Name: Name, Version: Version, Configure: cfg.Configure}
+	sdk.HandleState(p, dailyapi.Claim, dailyapi.Schema, func(_ context.Context, f dailyapi.ClaimFacts, st dailyapi.State) (dailyapi.ClaimDecision, dailyapi.State, error) {
+		d, next := Decide(cfg.Get(), st, f.Day)
+		return d, next, nil
+	})
 	return p
-}
-
-func (pl *plugin) configure(ctx context.Context, area sdk.Area, cfg map[string]any) []sdk.ConfigProblem {
-	return sdk.ConfigureWith(DefaultConfig, func(c Config) { pl.cfg.Store(&c) })(ctx, area, cfg)
 }
 
 // Decide is the plugin's rule, apart from the transport (tests call it).
@@ -87,13 +83,4 @@ func Decide(cfg Config, st dailyapi.State, day int64) (dailyapi.ClaimDecision, d
 	}
 	st.LastDay = day
 	return dailyapi.ClaimDecision{Granted: true, Tickets: cfg.Reward(st.Streak), Streak: st.Streak}, st
-}
-
-func (pl *plugin) claim(_ context.Context, c sdk.Call[dailyapi.ClaimFacts]) (sdk.Result[dailyapi.ClaimDecision], error) {
-	st, err := dailyapi.DecodeState(c.State)
-	if err != nil {
-		return sdk.Result[dailyapi.ClaimDecision]{}, err
-	}
-	d, next := Decide(*pl.cfg.Load(), st, c.Facts.Day)
-	return sdk.Result[dailyapi.ClaimDecision]{Decision: d, State: dailyapi.EncodeState(next)}, nil
 }

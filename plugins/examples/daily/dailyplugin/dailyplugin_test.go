@@ -32,7 +32,7 @@ func TestDecideStreaks(t *testing.T) {
 		if err := d.Validate(); err != nil {
 			t.Fatalf("step %d: the decision fails the contract's check: %v", i, err)
 		}
-		back, err := dailyapi.DecodeState(dailyapi.EncodeState(st))
+		back, err := dailyapi.Schema.Decode(encode(t, st))
 		if err != nil || back != st {
 			t.Fatalf("step %d: state %+v round-trips to %+v, %v", i, st, back, err)
 		}
@@ -40,12 +40,26 @@ func TestDecideStreaks(t *testing.T) {
 }
 
 func TestDecodeStateRefusesGarbage(t *testing.T) {
-	for _, b := range [][]byte{{0x80}, append(dailyapi.EncodeState(dailyapi.State{LastDay: 5, Streak: 2}), 0), {0x02, 0x01},
-		dailyapi.EncodeState(dailyapi.State{Streak: 2}), dailyapi.EncodeState(dailyapi.State{LastDay: -1, Streak: 1})} {
-		if _, err := dailyapi.DecodeState(b); !errors.Is(err, sdk.ErrInvalidFacts) {
-			t.Errorf("DecodeState(%x) = %v", b, err)
+	for _, b := range [][]byte{{0x80}, append(encode(t, dailyapi.State{LastDay: 5, Streak: 2}), 0), {0x02, 0x01},
+		encode(t, dailyapi.State{Streak: 2}), encode(t, dailyapi.State{LastDay: -1, Streak: 1})} {
+		if _, err := dailyapi.Schema.Decode(b); !errors.Is(err, sdk.ErrInvalidDecision) {
+			t.Errorf("Schema.Decode(%x) = %v", b, err)
+		}
+		// The plugin refuses the host's garbage as invalid facts.
+		_, err := dailyapi.Claim.Decide(t.Context(), Plugin(), sdk.Call[dailyapi.ClaimFacts]{Facts: dailyapi.ClaimFacts{AccountID: 1, Day: 5}, State: b})
+		if !errors.Is(err, sdk.ErrInvalidFacts) {
+			t.Errorf("the plugin given state %x: %v, want invalid facts", b, err)
 		}
 	}
+}
+
+func encode(t *testing.T, s dailyapi.State) []byte {
+	t.Helper()
+	b, err := dailyapi.Schema.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestConfigProblemsNameTheirKeys(t *testing.T) {

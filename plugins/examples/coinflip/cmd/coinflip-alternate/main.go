@@ -16,14 +16,9 @@ import (
 
 func main() {
 	p := &sdk.Plugin{Name: "coinflip-alternate", Version: "1.0.0"}
-	sdk.Handle(p, coinflipapi.Flip, func(_ context.Context, c sdk.Call[coinflipapi.FlipFacts]) (sdk.Result[coinflipapi.FlipDecision], error) {
-		st, err := coinflipapi.DecodeState(c.State)
-		if err != nil {
-			return sdk.Result[coinflipapi.FlipDecision]{}, err
-		}
+	sdk.HandleState(p, coinflipapi.Flip, coinflipapi.Schema, func(_ context.Context, _ coinflipapi.FlipFacts, st coinflipapi.State) (coinflipapi.FlipDecision, coinflipapi.State, error) {
 		st = st.Next(st.Streak == 0) // a loss (or no flip yet) is followed by a win
-		return sdk.Result[coinflipapi.FlipDecision]{Decision: coinflipapi.FlipDecision{Won: st.Streak > 0, Streak: st.Streak},
-			State: coinflipapi.EncodeState(st)}, nil
+		return coinflipapi.FlipDecision{Won: st.Streak > 0, Streak: st.Streak}, st, nil
 	})
 	sdk.Serve(p)
 }
