@@ -530,14 +530,6 @@ func (p pageRenderer) CSRF() string     { return p.s.csrf }
 func (p pageRenderer) Operator() string { return p.s.login }
 func (p pageRenderer) Now() time.Time   { return p.c.d.Now() }
 
-// Operator returns the login of the signed-in operator of a page request.
-func Operator(r *http.Request) string {
-	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
-		return s.login
-	}
-	return ""
-}
-
 // view is what every page template gets.
 type view struct {
 	Title    string
