@@ -85,8 +85,11 @@
 // participant's; an entry that matches no participant, or a participant
 // matched twice, refuses the whole submission (statistics are counted
 // only for players the server connected, never for anyone it names). So
-// does a counter that is not a whole number 0..100,000 (never clamped),
-// a player who both won and lost, and winners on more than one team.
+// does a counter that is not a whole number 0..100,000 (never clamped;
+// pub_count and amm_team_count are counters), a pub_skill or
+// amm_team_rating that is not a decimal within ±500
+// (matchesapi.MaxRatingChange), a player who both won and lost, and
+// winners on more than one team.
 //
 // The plugin decides each participant's delta (matchesapi.Tally); the host
 // checks it against the submitted facts. The match is then recorded with
@@ -108,8 +111,36 @@
 // adds, in the commit of the totals, the match to the player's per-hero
 // totals, to its history (matches.history: the last history_length
 // matches) and to its account's statistics record (the session record's
-// games played, wins, losses, disconnects). Nothing is recomputed by
-// scanning matches.
+// infos[0]: games played, wins, losses, disconnects and ratings, by
+// bucket, below). Nothing is recomputed by scanning matches.
+//
+// # Buckets and ratings
+//
+// The session record keeps its statistics in buckets: public (acc_*),
+// ranked (rnk_*), casual (cs_*), MidWars (mid_*), RiftWars (rift_*). A
+// match counts in one, from start_game's map, arrangedmatchtype and
+// casual flag (bucketOf, stats.go): MidWars by map or type, RiftWars by
+// map or type, matchmaking on caldavar_old (or casual matchmaking on
+// caldavar) casual, matchmaking on caldavar ranked, everything else
+// public. NEXUS, the one known master keeping buckets, counts "ranked
+// caldavar" as normal and caldavar_old as casual; public games are played
+// on caldavar too, so ranked here means the matchmaking type. Every match
+// adds to games_played and discos; the bucket's own counters get the
+// rest (addAccountStats, history.go).
+//
+// No known master computes a rating (the notes, section 2), and the game
+// server submits per player pub_skill, pub_count, amm_team_rating and
+// amm_team_count: the area reads them as the server's rating changes.
+// pub_skill moves acc_pub_skill when pub_count is 1 in a public match;
+// amm_team_rating moves rnk_amm_team_rating or cs_amm_team_rating when
+// amm_team_count is 1 in a ranked or casual match; nothing else moves a
+// rating. Changes are kept in thousandths (the record's three places), a
+// rating stays within 0..10,000, and a new account starts at 1500. The
+// bucket and the submitted figures are facts of the plugin's tally, whose
+// deltas carry the bucket and the changes; the host checks they are
+// exactly what the facts call for (matchesapi.Expected), so a plugin can
+// neither move a rating the server did not nor count a match in another
+// bucket.
 //
 // # Cluster mode
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	"github.com/honmaster/masterserver/host/server"
+	"github.com/honmaster/masterserver/plugins/matches/matchesapi"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -436,16 +437,27 @@ func HistoryLine(m *pb.Recent) string {
 		time.Unix(m.Recorded, 0).UTC().Format(historyDateStyle), clean(m.Hero)}, ",")
 }
 
+// maxRating bounds a rating of the session record (acc_pub_skill and
+// the team ratings), in points: the game's ratings are about 1,000 to
+// 2,500; a change that would cross 0 or maxRating stops there.
+const maxRating = 10_000
+
 // addAccountStats adds the match to the statistics of the account's own
 // record (storage.Stats: what the login service builds the session
-// record's infos[0] from), in the share's commit: games_played,
-// acc_games_played, acc_wins, acc_losses, and a disconnect to discos and
-// acc_discos. The account's stats thus come from its recorded matches
-// (added to what an import brought), exactly once, and a login reads
-// them without a hook. Ratings (acc_pub_skill, the rnk_/cs_ team
-// ratings) are not computed: no known master computes one from
-// statistics (the notes, §2), so they stay as stored. A counter stops at
-// the largest 32-bit value.
+// record's infos[0] from), in the share's commit. Every match adds to
+// games_played and a disconnect to discos; the rest goes to the match's
+// bucket (matchesapi.Bucket, bucketOf): public to acc_games_played,
+// acc_wins, acc_losses, acc_discos; ranked to the rnk_ and casual to the
+// cs_ counterparts; MidWars to mid_games_played and mid_discos, RiftWars
+// to rift_games_played and rift_discos (the record keeps no wins for
+// those two). The delta's skill change moves acc_pub_skill, its team
+// rating change rnk_amm_team_rating or cs_amm_team_rating (the plugin's
+// checked decision puts a change only where the bucket has that rating),
+// in thousandths, within 0..maxRating. An account's figures thus come
+// from its recorded matches (added to what it was created with or an
+// import brought: a new account's ratings start at 1500), exactly once,
+// and a login reads them without a hook. A counter stops at the largest
+// 32-bit value.
 func addAccountStats(tx *actors.Tx, d *pb.Delta) {
 	if d.Matches == 0 {
 		return
@@ -456,10 +468,37 @@ func addAccountStats(tx *actors.Tx, d *pb.Delta) {
 			*p = int32(min(int64(*p)+int64(n), math.MaxInt32))
 		}
 	}
+	rate := func(p *float64, milli int32) {
+		if milli != 0 {
+			*p = min(max(math.Round(*p*1000)+float64(milli), 0), maxRating*1000) / 1000
+		}
+	}
 	add(&st.GamesPlayed, d.Matches)
-	add(&st.AccGames, d.Matches)
-	add(&st.AccWins, d.Wins)
-	add(&st.AccLosses, d.Losses)
 	add(&st.Discos, d.Discos)
-	add(&st.AccDiscos, d.Discos)
+	switch matchesapi.Bucket(d.Bucket) {
+	case matchesapi.BucketRanked:
+		add(&st.RnkGames, d.Matches)
+		add(&st.RnkWins, d.Wins)
+		add(&st.RnkLosses, d.Losses)
+		add(&st.RnkDiscos, d.Discos)
+		rate(&st.RnkRating, d.TeamRating)
+	case matchesapi.BucketCasual:
+		add(&st.CSGames, d.Matches)
+		add(&st.CSWins, d.Wins)
+		add(&st.CSLosses, d.Losses)
+		add(&st.CSDiscos, d.Discos)
+		rate(&st.CSRating, d.TeamRating)
+	case matchesapi.BucketMidWars:
+		add(&st.MidGames, d.Matches)
+		add(&st.MidDiscos, d.Discos)
+	case matchesapi.BucketRiftWars:
+		add(&st.RiftGames, d.Matches)
+		add(&st.RiftDiscos, d.Discos)
+	default: // public, and an effect recorded before buckets
+		add(&st.AccGames, d.Matches)
+		add(&st.AccWins, d.Wins)
+		add(&st.AccLosses, d.Losses)
+		add(&st.AccDiscos, d.Discos)
+		rate(&st.AccPubSkill, d.PubSkill)
+	}
 }

@@ -529,6 +529,9 @@ type startGameRequest struct {
 	Version string `form:"version" doc:"the game's version"`
 	MName   string `form:"mname" doc:"the match's name"`
 	Mode    string `form:"match_mode" doc:"the match mode"`
+	// Arranged and Casual put the match in its statistics bucket.
+	Arranged string `form:"arrangedmatchtype" doc:"the arranged match type (0 public, 1 matchmaking, 4 MidWars, 7 RiftWars, ...)"`
+	Casual   string `form:"casual" doc:"1: a casual match"`
 }
 
 type startGameReply struct {
@@ -559,6 +562,7 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 	}
 	now := a.now()
 	mode, _ := strconv.Atoi(req.Mode)
+	arranged, _ := strconv.ParseInt(strings.TrimSpace(req.Arranged), 10, 32)
 	t, _ := parseToken(req.Session)
 	_, err = applyHost(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
 		cur, err := servers.Get(tx.DB(), host, storage.KeyUint32(s.Id))
@@ -569,7 +573,8 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 			return struct{}{}, errNoSession
 		}
 		m := &pb.Match{Id: id, ServerId: s.Id, Started: now.Unix(), Map: clip(req.Map, 64), Name: clip(req.MName, 128),
-			Version: clip(req.Version, 32), Mode: int32(mode), Participants: cur.Pending}
+			Version: clip(req.Version, 32), Mode: int32(mode), Participants: cur.Pending, Arranged: int32(arranged),
+			Casual: strings.TrimSpace(req.Casual) == "1"}
 		cur.Pending = nil
 		if err := matchRecs.Put(tx, storage.KeyUint32(id), m); err != nil {
 			return struct{}{}, err

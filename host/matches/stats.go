@@ -3,6 +3,7 @@ package matches
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -98,6 +99,10 @@ type submittedPlayer struct {
 	win, loss, concede, disco bool
 	kills, deaths, assists    int32
 	heroID, secs              int32
+	// pubSkill and teamRating are pub_skill and amm_team_rating in
+	// thousandths of a point; pubCount and teamCount pub_count and
+	// amm_team_count.
+	pubSkill, pubCount, teamRating, teamCount int32
 	// fields and inventory are what get_match_stats answers (keptFields,
 	// keptInventory).
 	fields    map[string]string
@@ -107,7 +112,9 @@ type submittedPlayer struct {
 // readSubmission reads a statistics form (wire.DecodeStatsForm, within
 // the [matches] limits): match_stats[match_id], match_stats[time_played]
 // and, per player_stats[KEY][HERO][FIELD], the team, result, K/D/A and
-// nickname. A form beyond the limits, or malformed, is refused whole.
+// nickname, the skill and rating figures (pub_skill, pub_count,
+// amm_team_rating, amm_team_count). A form beyond the limits, or
+// malformed, is refused whole.
 func (a *Area) readSubmission(form wire.Values) (*submission, *wire.StatsForm, error) {
 	f, err := wire.DecodeStatsForm(form, wire.StatsFormLimits{MaxBytes: int64(a.set.MaxStatsBody), MaxValues: a.set.MaxStatsValues,
 		MaxDepth: a.set.MaxBracketDepth, MaxKeyLen: a.set.MaxKeyLength})
@@ -149,9 +156,29 @@ func (a *Area) readSubmission(form wire.Values) (*submission, *wire.StatsForm, e
 			}
 			return int32(min(max(x, 0), matchesapi.MaxCount))
 		}
+		// change reads a skill or rating change: a decimal within
+		// ±MaxRatingChange thousandths, rounded to thousandths (the
+		// record's three places); absent or empty is no change.
+		change := func(field string) int32 {
+			text := strings.TrimSpace(p.Fields[field])
+			if text == "" {
+				return 0
+			}
+			x, err := strconv.ParseFloat(text, 64)
+			milli := math.Round(x * 1000)
+			if err != nil || math.IsNaN(milli) || math.Abs(milli) > matchesapi.MaxRatingChange {
+				if bad == nil {
+					bad = refuse(http.StatusBadRequest, "bad_rating", "player_stats[%s][%s][%s] = %q: want a decimal -%d..%d",
+						clip(p.Key, 32), clip(p.Hero, 64), field, clip(text, 32), matchesapi.MaxRatingChange/1000, matchesapi.MaxRatingChange/1000)
+				}
+				return 0
+			}
+			return int32(milli)
+		}
 		sp := submittedPlayer{key: p.Key, nickname: p.Fields["nickname"], team: n("team"), win: n("wins") > 0, loss: n("losses") > 0,
 			concede: n("concedes") > 0, disco: n("discos") > 0, kills: n("herokills"), deaths: n("deaths"), assists: n("heroassists"),
-			heroID: lenient(p.Fields["hero_id"]), secs: lenient(p.Fields["secs"]), fields: keptFields(p.Fields), inventory: keptInventory(f.Inventory[p.Key])}
+			heroID: lenient(p.Fields["hero_id"]), secs: lenient(p.Fields["secs"]), fields: keptFields(p.Fields), inventory: keptInventory(f.Inventory[p.Key]),
+			pubSkill: change("pub_skill"), pubCount: n("pub_count"), teamRating: change("amm_team_rating"), teamCount: n("amm_team_count")}
 		if bad != nil {
 			return nil, nil, bad
 		}
@@ -218,7 +245,8 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 		}
 		used[part.AccountId] = true
 		f := matchesapi.PlayerFacts{AccountID: part.AccountId, Team: sp.team, Win: sp.win, Loss: sp.loss, Concede: sp.concede,
-			Disco: sp.disco, Kills: sp.kills, Deaths: sp.deaths, Assists: sp.assists, Hero: sp.hero}
+			Disco: sp.disco, Kills: sp.kills, Deaths: sp.deaths, Assists: sp.assists, Hero: sp.hero,
+			PubSkill: sp.pubSkill, PubCount: sp.pubCount, TeamRating: sp.teamRating, TeamCount: sp.teamCount}
 		facts = append(facts, f)
 		results = append(results, &pb.PlayerResult{AccountId: f.AccountID, Team: f.Team, Win: f.Win, Loss: f.Loss, Concede: f.Concede,
 			Disco: f.Disco, Kills: f.Kills, Deaths: f.Deaths, Assists: f.Assists, Hero: f.Hero, Nickname: part.Nickname,
@@ -296,7 +324,8 @@ func (a *Area) record(ctx context.Context, host storage.AccountID, m *pb.Match, 
 	if err != nil {
 		return err
 	}
-	res, err := matchesapi.Tally.Decide(ctx, a.plugin, sdk.Call[matchesapi.TallyFacts]{Facts: matchesapi.TallyFacts{MatchID: m.Id, Players: facts}})
+	res, err := matchesapi.Tally.Decide(ctx, a.plugin, sdk.Call[matchesapi.TallyFacts]{Facts: matchesapi.TallyFacts{MatchID: m.Id,
+		Players: facts, Bucket: bucketOf(m, sub.summary["map"])}})
 	if err != nil {
 		return err
 	}
@@ -306,7 +335,8 @@ func (a *Area) record(ctx context.Context, host storage.AccountID, m *pb.Match, 
 	participants := []storage.AccountID{host}
 	for _, d := range res.Decision.Deltas {
 		p.Deltas = append(p.Deltas, &pb.Delta{AccountId: d.AccountID, Matches: d.Matches, Wins: d.Wins, Losses: d.Losses,
-			Concedes: d.Concedes, Discos: d.Discos, Kills: d.Kills, Deaths: d.Deaths, Assists: d.Assists, Hero: d.Hero})
+			Concedes: d.Concedes, Discos: d.Discos, Kills: d.Kills, Deaths: d.Deaths, Assists: d.Assists, Hero: d.Hero,
+			Bucket: int32(d.Bucket), PubSkill: d.PubSkill, TeamRating: d.TeamRating})
 		if storage.AccountID(d.AccountID) == host {
 			continue // the host's share applies its own delta
 		}
@@ -333,6 +363,49 @@ func (a *Area) record(ctx context.Context, host storage.AccountID, m *pb.Match, 
 	a.m.recorded.Inc()
 	a.m.statsBytes.Add(float64(sub.bytes))
 	return nil
+}
+
+// Arranged match types of start_game's arrangedmatchtype that decide a
+// bucket (set_online's "new" is the type + 1; the notes, section 1).
+const (
+	arrangedMatchmaking = 1
+	arrangedMidWars     = 4
+	arrangedRiftWars    = 7
+)
+
+// bucketOf is the statistics bucket match m counts in: its map as
+// start_game gave it (else the submitted match_stats[map], submitted)
+// and start_game's arranged match type and casual flag. The notes' one
+// master that keeps buckets (NEXUS) counts MidWars, RiftWars, ranked
+// "caldavar" as normal and "caldavar_old" as casual, everything else as
+// public; a public game is played on caldavar too, so here "ranked" is
+// the matchmaking type:
+//
+//   - map midwars, or the MidWars type: MidWars (mid_*);
+//   - map riftwars, or the RiftWars type: RiftWars (rift_*);
+//   - matchmaking on caldavar_old, or a casual matchmaking match on
+//     caldavar: casual (cs_*);
+//   - matchmaking on caldavar: ranked (rnk_*);
+//   - everything else (public games, unranked matchmaking, bot and
+//     custom games, other maps): public (acc_*).
+func bucketOf(m *pb.Match, submitted string) matchesapi.Bucket {
+	mp := m.Map
+	if mp == "" {
+		mp = submitted
+	}
+	mp = strings.ToLower(strings.TrimSpace(mp))
+	mm := m.Arranged == arrangedMatchmaking
+	switch {
+	case mp == "midwars" || m.Arranged == arrangedMidWars:
+		return matchesapi.BucketMidWars
+	case mp == "riftwars" || m.Arranged == arrangedRiftWars:
+		return matchesapi.BucketRiftWars
+	case mm && (mp == "caldavar_old" || mp == "caldavar" && m.Casual):
+		return matchesapi.BucketCasual
+	case mm && mp == "caldavar":
+		return matchesapi.BucketRanked
+	}
+	return matchesapi.BucketPublic
 }
 
 // recordEffect is the multi-account effect of a recorded match (see

@@ -3,7 +3,8 @@
 // participant of a recorded match it decides the totals delta the
 // submitted facts call for (matchesapi.Expected: one match played, a win,
 // loss, concede or disconnect where the facts say so, the K/D/A, one game
-// of the hero). The host checks the decision against the facts
+// of the hero, in the match's bucket, with the server's skill and rating
+// changes where they count). The host checks the decision against the facts
 // (matchesapi.Check) and applies it through each participant's actor.
 package matches
 
@@ -17,7 +18,7 @@ import (
 // Name and Version, as "honmaster plugins" shows them.
 const (
 	Name    = "matches"
-	Version = "1.0.0"
+	Version = "1.1.0"
 )
 
 // Plugin returns the plugin.
@@ -31,7 +32,7 @@ func Plugin() *sdk.Plugin {
 func Decide(f matchesapi.TallyFacts) matchesapi.TallyDecision {
 	d := matchesapi.TallyDecision{Deltas: make([]matchesapi.Delta, len(f.Players))}
 	for i, p := range f.Players {
-		d.Deltas[i] = matchesapi.Expected(p)
+		d.Deltas[i] = matchesapi.Expected(f.Bucket, p)
 	}
 	return d
 }

@@ -11,7 +11,8 @@ import (
 
 func facts() matchesapi.TallyFacts {
 	return matchesapi.TallyFacts{MatchID: 7, Players: []matchesapi.PlayerFacts{
-		{AccountID: 1, Team: 1, Win: true, Kills: 5, Deaths: 1, Assists: 9, Hero: "Hero_Pyromancer"},
+		{AccountID: 1, Team: 1, Win: true, Kills: 5, Deaths: 1, Assists: 9, Hero: "Hero_Pyromancer",
+			PubSkill: 12345, PubCount: 1, TeamRating: -7000, TeamCount: 1},
 		{AccountID: 2, Team: 2, Loss: true, Concede: true, Kills: 0, Deaths: 5, Assists: 0, Hero: "Hero_Chronos"},
 		{AccountID: 3, Team: 2, Loss: true, Disco: true},
 	}}
@@ -26,13 +27,46 @@ func TestDecide(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []matchesapi.Delta{
-		{AccountID: 1, Matches: 1, Wins: 1, Kills: 5, Deaths: 1, Assists: 9, Hero: "Hero_Pyromancer"},
+		// a public match: the public skill moves, no team rating does
+		{AccountID: 1, Matches: 1, Wins: 1, Kills: 5, Deaths: 1, Assists: 9, Hero: "Hero_Pyromancer", PubSkill: 12345},
 		{AccountID: 2, Matches: 1, Losses: 1, Concedes: 1, Deaths: 5, Hero: "Hero_Chronos"},
 		{AccountID: 3, Matches: 1, Losses: 1, Discos: 1},
 	}
 	for i := range want {
 		if d.Deltas[i] != want[i] {
 			t.Errorf("delta %d = %+v, want %+v", i, d.Deltas[i], want[i])
+		}
+	}
+}
+
+// TestDecideBuckets: a match counts in its bucket; the public skill
+// moves only in a public match with pub_count 1, the team rating only in
+// a ranked or casual one with amm_team_count 1.
+func TestDecideBuckets(t *testing.T) {
+	for _, c := range []struct {
+		bucket               matchesapi.Bucket
+		pubCount, teamCount  int32
+		pubSkill, teamRating int32
+	}{
+		{matchesapi.BucketPublic, 1, 1, 12345, 0},
+		{matchesapi.BucketPublic, 0, 1, 0, 0},
+		{matchesapi.BucketPublic, 2, 1, 0, 0},
+		{matchesapi.BucketRanked, 1, 1, 0, -7000},
+		{matchesapi.BucketCasual, 1, 1, 0, -7000},
+		{matchesapi.BucketCasual, 1, 0, 0, 0},
+		{matchesapi.BucketMidWars, 1, 1, 0, 0},
+		{matchesapi.BucketRiftWars, 1, 1, 0, 0},
+	} {
+		f := facts()
+		f.Bucket = c.bucket
+		f.Players[0].PubCount, f.Players[0].TeamCount = c.pubCount, c.teamCount
+		d := Decide(f)
+		if err := matchesapi.Check(f, d); err != nil {
+			t.Fatal(err)
+		}
+		got := d.Deltas[0]
+		if got.Bucket != c.bucket || got.PubSkill != c.pubSkill || got.TeamRating != c.teamRating || got.Matches != 1 {
+			t.Errorf("%v counts %d/%d: %+v, want skill %d rating %d", c.bucket, c.pubCount, c.teamCount, got, c.pubSkill, c.teamRating)
 		}
 	}
 }
@@ -49,6 +83,10 @@ func TestCheckRefuses(t *testing.T) {
 		"more kills":     func(d *matchesapi.TallyDecision) { d.Deltas[0].Kills++ },
 		"another hero":   func(d *matchesapi.TallyDecision) { d.Deltas[0].Hero = "Hero_Other" },
 		"no match count": func(d *matchesapi.TallyDecision) { d.Deltas[2].Matches = 0 },
+		"other bucket":   func(d *matchesapi.TallyDecision) { d.Deltas[0].Bucket = matchesapi.BucketRanked },
+		"invented skill": func(d *matchesapi.TallyDecision) { d.Deltas[1].PubSkill = 5000 },
+		"changed skill":  func(d *matchesapi.TallyDecision) { d.Deltas[0].PubSkill++ },
+		"public rating":  func(d *matchesapi.TallyDecision) { d.Deltas[0].TeamRating = 1000 },
 	} {
 		d := Decide(f)
 		edit(&d)
@@ -74,6 +112,12 @@ func TestCheckFacts(t *testing.T) {
 		"won and lost":      func(f *matchesapi.TallyFacts) { f.Players[0].Loss = true },
 		"both teams won":    func(f *matchesapi.TallyFacts) { f.Players[1].Win, f.Players[1].Loss = true, false },
 		"team won and lost": func(f *matchesapi.TallyFacts) { f.Players[2].Team = 1 },
+		"unknown bucket":    func(f *matchesapi.TallyFacts) { f.Bucket = 5 },
+		"negative bucket":   func(f *matchesapi.TallyFacts) { f.Bucket = -1 },
+		"skill too high":    func(f *matchesapi.TallyFacts) { f.Players[0].PubSkill = matchesapi.MaxRatingChange + 1 },
+		"rating too low":    func(f *matchesapi.TallyFacts) { f.Players[0].TeamRating = -matchesapi.MaxRatingChange - 1 },
+		"negative count":    func(f *matchesapi.TallyFacts) { f.Players[0].PubCount = -1 },
+		"team count high":   func(f *matchesapi.TallyFacts) { f.Players[0].TeamCount = matchesapi.MaxCount + 1 },
 	} {
 		f := facts()
 		edit(&f)
@@ -87,11 +131,14 @@ func TestCheckFacts(t *testing.T) {
 // handler and the contract's codecs.
 func TestThroughTheSDK(t *testing.T) {
 	c := sdk.TestClient(t, Plugin())
-	res, err := matchesapi.Tally.Decide(context.Background(), c, sdk.Call[matchesapi.TallyFacts]{Facts: facts()})
+	f := facts()
+	f.Bucket = matchesapi.BucketRanked
+	res, err := matchesapi.Tally.Decide(context.Background(), c, sdk.Call[matchesapi.TallyFacts]{Facts: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Decision.Deltas) != 3 || res.Decision.Deltas[0].Hero != "Hero_Pyromancer" {
+	if len(res.Decision.Deltas) != 3 || res.Decision.Deltas[0].Hero != "Hero_Pyromancer" || res.Decision.Deltas[0].TeamRating != -7000 ||
+		res.Decision.Deltas[0].Bucket != matchesapi.BucketRanked {
 		t.Fatalf("%+v", res.Decision)
 	}
 }

@@ -73,7 +73,9 @@ func checkLoadTest(t *testing.T, rep *loadtest.Report, accounts int) {
 
 // TestMatchesInACluster: three nodes over one PostgreSQL database, the
 // players logged in through nodes 1 and 2, the game server and its
-// manager on node 0: the match is recorded and each player's totals
+// manager on node 0: players list the server through nodes 1 and 2, and
+// the server accepts each one's key once (serverListInACluster); the
+// match is recorded and each player's totals
 // count it once, read through two nodes; then three matches of the same
 // host through the three nodes at once (oneHostThroughEveryNode); then the
 // load tester's match operation through all three nodes (each request to
@@ -131,6 +133,7 @@ func TestMatchesInACluster(t *testing.T) {
 		ps = append(ps, on.players(t, 1)...)
 	}
 	g := w.server(t)
+	serverListInACluster(t, clients, g, ps[0], ps[1])
 	m := start(t, g, ps, 40)
 	if _, err := g.SubmitStats(context.Background(), m.Form()); err != nil {
 		t.Fatal(err)
@@ -176,6 +179,35 @@ func TestMatchesInACluster(t *testing.T) {
 	}
 	for _, ch := range children {
 		ch.stop()
+	}
+}
+
+// serverListInACluster: a player logged in through node 1 asks the
+// server list through node 1 and finds the game server g (idle, its
+// requests through node 0); g's accept_key (served on its host's home)
+// accepts the key once, with the player's actor on the player's home,
+// and refuses it replayed; another player's list through node 2 gives a
+// key g accepts once too.
+func serverListInACluster(t *testing.T, clients []*client.Client, g *matchsim.GameServer, on1, on2 *player) {
+	t.Helper()
+	ctx := context.Background()
+	for _, c := range []struct {
+		node int
+		p    *player
+	}{{1, on1}, {2, on2}} {
+		l, err := matchsim.ListServers(ctx, clients[c.node], c.p.cookie, matchsim.GameTypeCreate, "")
+		if err != nil {
+			t.Fatalf("server_list through node %d: %v", c.node, err)
+		}
+		if e, ok := l.Servers[g.ServerID]; !ok || e.Port != int64(g.Port) || e.CState != "1" {
+			t.Fatalf("server_list through node %d: the idle game server is not listed: %+v (%v)", c.node, e, l.Reply)
+		}
+		for i, want := range []int64{1, 0} {
+			off, r, err := g.AcceptKey(ctx, l.Key)
+			if err != nil || off != want {
+				t.Fatalf("accept_key (%d) of a key listed through node %d: official %d (%v, %v), want %d", i+1, c.node, off, r, err, want)
+			}
+		}
 	}
 }
 

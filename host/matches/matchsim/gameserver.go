@@ -25,6 +25,13 @@ type GameServer struct {
 	Password string
 	Port     int // its game port (11235 + instance unless set)
 
+	// What start_game sends: the map ("" caldavar), the arranged match
+	// type (0 public, 1 matchmaking, 4 MidWars, 7 RiftWars) and the
+	// casual flag.
+	Map      string
+	Arranged int
+	Casual   bool
+
 	// What new_session answered.
 	Session  string
 	ServerID int64
@@ -107,9 +114,16 @@ func (g *GameServer) SetOnline(ctx context.Context, state int) (*Reply, error) {
 // StartGame starts a match: the reply must carry match_id (not 0) and
 // match_date.
 func (g *GameServer) StartGame(ctx context.Context) (*Reply, error) {
+	mp, casual := g.Map, "0"
+	if mp == "" {
+		mp = "caldavar"
+	}
+	if g.Casual {
+		casual = "1"
+	}
 	r, err := Call(ctx, g.C, "start_game", PathServer+"?f=start_game", url.Values{"session": {g.Session},
-		"map": {"caldavar"}, "version": {"4.10.1.0"}, "mname": {"sim match"}, "mstr": {g.Host + ":"},
-		"casual": {"0"}, "arrangedmatchtype": {"0"}, "match_mode": {"normal"}})
+		"map": {mp}, "version": {"4.10.1.0"}, "mname": {"sim match"}, "mstr": {g.Host + ":"},
+		"casual": {casual}, "arrangedmatchtype": {strconv.Itoa(g.Arranged)}, "match_mode": {"normal"}})
 	if err != nil {
 		return nil, err
 	}

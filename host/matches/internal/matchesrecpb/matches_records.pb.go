@@ -457,7 +457,12 @@ type Match struct {
 	Resubmitted bool  `protobuf:"varint,15,opt,name=resubmitted,proto3" json:"resubmitted,omitempty"`
 	// summary are the submitted match_stats fields (bounded as a player's
 	// fields), for get_match_stats.
-	Summary       map[string]string `protobuf:"bytes,16,rep,name=summary,proto3" json:"summary,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Summary map[string]string `protobuf:"bytes,16,rep,name=summary,proto3" json:"summary,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// arranged and casual are start_game's arrangedmatchtype (0 public,
+	// 1 matchmaking, 4 MidWars, 7 RiftWars, ...) and casual: with the map,
+	// they put the match in its statistics bucket (stats.go, bucketOf).
+	Arranged      int32 `protobuf:"varint,17,opt,name=arranged,proto3" json:"arranged,omitempty"`
+	Casual        bool  `protobuf:"varint,18,opt,name=casual,proto3" json:"casual,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -602,6 +607,20 @@ func (x *Match) GetSummary() map[string]string {
 		return x.Summary
 	}
 	return nil
+}
+
+func (x *Match) GetArranged() int32 {
+	if x != nil {
+		return x.Arranged
+	}
+	return 0
+}
+
+func (x *Match) GetCasual() bool {
+	if x != nil {
+		return x.Casual
+	}
+	return false
 }
 
 // Totals are one player's totals over every recorded match: keyspace
@@ -1296,17 +1315,24 @@ func (x *Payload) GetHistoryLength() int32 {
 
 // Delta is what one participant's totals gain from the match.
 type Delta struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AccountId     uint32                 `protobuf:"varint,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	Matches       int32                  `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
-	Wins          int32                  `protobuf:"varint,3,opt,name=wins,proto3" json:"wins,omitempty"`
-	Losses        int32                  `protobuf:"varint,4,opt,name=losses,proto3" json:"losses,omitempty"`
-	Concedes      int32                  `protobuf:"varint,5,opt,name=concedes,proto3" json:"concedes,omitempty"`
-	Discos        int32                  `protobuf:"varint,6,opt,name=discos,proto3" json:"discos,omitempty"`
-	Kills         int32                  `protobuf:"varint,7,opt,name=kills,proto3" json:"kills,omitempty"`
-	Deaths        int32                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
-	Assists       int32                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
-	Hero          string                 `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId uint32                 `protobuf:"varint,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Matches   int32                  `protobuf:"varint,2,opt,name=matches,proto3" json:"matches,omitempty"`
+	Wins      int32                  `protobuf:"varint,3,opt,name=wins,proto3" json:"wins,omitempty"`
+	Losses    int32                  `protobuf:"varint,4,opt,name=losses,proto3" json:"losses,omitempty"`
+	Concedes  int32                  `protobuf:"varint,5,opt,name=concedes,proto3" json:"concedes,omitempty"`
+	Discos    int32                  `protobuf:"varint,6,opt,name=discos,proto3" json:"discos,omitempty"`
+	Kills     int32                  `protobuf:"varint,7,opt,name=kills,proto3" json:"kills,omitempty"`
+	Deaths    int32                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
+	Assists   int32                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
+	Hero      string                 `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	// bucket is the statistics bucket the match counts in
+	// (matchesapi.Bucket; 0, public, in an effect recorded before buckets);
+	// pub_skill and team_rating the changes of the public skill and of the
+	// bucket's team rating, in thousandths of a point.
+	Bucket        int32 `protobuf:"varint,11,opt,name=bucket,proto3" json:"bucket,omitempty"`
+	PubSkill      int32 `protobuf:"varint,12,opt,name=pub_skill,json=pubSkill,proto3" json:"pub_skill,omitempty"`
+	TeamRating    int32 `protobuf:"varint,13,opt,name=team_rating,json=teamRating,proto3" json:"team_rating,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1411,6 +1437,27 @@ func (x *Delta) GetHero() string {
 	return ""
 }
 
+func (x *Delta) GetBucket() int32 {
+	if x != nil {
+		return x.Bucket
+	}
+	return 0
+}
+
+func (x *Delta) GetPubSkill() int32 {
+	if x != nil {
+		return x.PubSkill
+	}
+	return 0
+}
+
+func (x *Delta) GetTeamRating() int32 {
+	if x != nil {
+		return x.TeamRating
+	}
+	return 0
+}
+
 var File_matches_records_proto protoreflect.FileDescriptor
 
 const file_matches_records_proto_rawDesc = "" +
@@ -1462,7 +1509,7 @@ const file_matches_records_proto_rawDesc = "" +
 	"\tinventory\x18\x0f \x03(\tR\tinventory\x1a9\n" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf5\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa9\x05\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1b\n" +
 	"\tserver_id\x18\x02 \x01(\rR\bserverId\x12\x18\n" +
@@ -1482,7 +1529,9 @@ const file_matches_records_proto_rawDesc = "" +
 	"\vstats_bytes\x18\x0e \x01(\x03R\n" +
 	"statsBytes\x12 \n" +
 	"\vresubmitted\x18\x0f \x01(\bR\vresubmitted\x12J\n" +
-	"\asummary\x18\x10 \x03(\v20.honmaster.matches.records.v1.Match.SummaryEntryR\asummary\x1a:\n" +
+	"\asummary\x18\x10 \x03(\v20.honmaster.matches.records.v1.Match.SummaryEntryR\asummary\x12\x1a\n" +
+	"\barranged\x18\x11 \x01(\x05R\barranged\x12\x16\n" +
+	"\x06casual\x18\x12 \x01(\bR\x06casual\x1a:\n" +
 	"\fSummaryEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9f\x04\n" +
@@ -1562,7 +1611,7 @@ const file_matches_records_proto_rawDesc = "" +
 	"\x0ehistory_length\x18\r \x01(\x05R\rhistoryLength\x1a:\n" +
 	"\fSummaryEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfc\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd2\x02\n" +
 	"\x05Delta\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x18\n" +
@@ -1575,7 +1624,11 @@ const file_matches_records_proto_rawDesc = "" +
 	"\x06deaths\x18\b \x01(\x05R\x06deaths\x12\x18\n" +
 	"\aassists\x18\t \x01(\x05R\aassists\x12\x12\n" +
 	"\x04hero\x18\n" +
-	" \x01(\tR\x04heroBFZDgithub.com/honmaster/masterserver/host/matches/internal/matchesrecpbb\x06proto3"
+	" \x01(\tR\x04hero\x12\x16\n" +
+	"\x06bucket\x18\v \x01(\x05R\x06bucket\x12\x1b\n" +
+	"\tpub_skill\x18\f \x01(\x05R\bpubSkill\x12\x1f\n" +
+	"\vteam_rating\x18\r \x01(\x05R\n" +
+	"teamRatingBFZDgithub.com/honmaster/masterserver/host/matches/internal/matchesrecpbb\x06proto3"
 
 var (
 	file_matches_records_proto_rawDescOnce sync.Once

@@ -38,7 +38,14 @@ type PlayerFacts struct {
 	Deaths    int32                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
 	Assists   int32                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
 	// hero is the hero's cli name (Hero_Pyromancer); empty when none.
-	Hero          string `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	Hero string `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	// pub_skill and team_rating are the submitted pub_skill and
+	// amm_team_rating in thousandths of a point (12.345 is 12345);
+	// pub_count and team_count the submitted pub_count and amm_team_count.
+	PubSkill      int32 `protobuf:"varint,11,opt,name=pub_skill,json=pubSkill,proto3" json:"pub_skill,omitempty"`
+	PubCount      int32 `protobuf:"varint,12,opt,name=pub_count,json=pubCount,proto3" json:"pub_count,omitempty"`
+	TeamRating    int32 `protobuf:"varint,13,opt,name=team_rating,json=teamRating,proto3" json:"team_rating,omitempty"`
+	TeamCount     int32 `protobuf:"varint,14,opt,name=team_count,json=teamCount,proto3" json:"team_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -143,11 +150,43 @@ func (x *PlayerFacts) GetHero() string {
 	return ""
 }
 
+func (x *PlayerFacts) GetPubSkill() int32 {
+	if x != nil {
+		return x.PubSkill
+	}
+	return 0
+}
+
+func (x *PlayerFacts) GetPubCount() int32 {
+	if x != nil {
+		return x.PubCount
+	}
+	return 0
+}
+
+func (x *PlayerFacts) GetTeamRating() int32 {
+	if x != nil {
+		return x.TeamRating
+	}
+	return 0
+}
+
+func (x *PlayerFacts) GetTeamCount() int32 {
+	if x != nil {
+		return x.TeamCount
+	}
+	return 0
+}
+
 // TallyFacts: one match's participants, as the host resolved them.
 type TallyFacts struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MatchId       uint32                 `protobuf:"varint,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	Players       []*PlayerFacts         `protobuf:"bytes,2,rep,name=players,proto3" json:"players,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	MatchId uint32                 `protobuf:"varint,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Players []*PlayerFacts         `protobuf:"bytes,2,rep,name=players,proto3" json:"players,omitempty"`
+	// bucket is the statistics bucket the match counts in
+	// (matchesapi.Bucket: 0 public, 1 ranked, 2 casual, 3 MidWars,
+	// 4 RiftWars).
+	Bucket        int32 `protobuf:"varint,3,opt,name=bucket,proto3" json:"bucket,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -196,6 +235,13 @@ func (x *TallyFacts) GetPlayers() []*PlayerFacts {
 	return nil
 }
 
+func (x *TallyFacts) GetBucket() int32 {
+	if x != nil {
+		return x.Bucket
+	}
+	return 0
+}
+
 // Delta: what one participant's totals gain from the match.
 type Delta struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -209,7 +255,14 @@ type Delta struct {
 	Deaths    int32                  `protobuf:"varint,8,opt,name=deaths,proto3" json:"deaths,omitempty"`
 	Assists   int32                  `protobuf:"varint,9,opt,name=assists,proto3" json:"assists,omitempty"`
 	// hero whose count gains one; empty: none.
-	Hero          string `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	Hero string `protobuf:"bytes,10,opt,name=hero,proto3" json:"hero,omitempty"`
+	// bucket is the statistics bucket the counts go to (as the facts').
+	Bucket int32 `protobuf:"varint,11,opt,name=bucket,proto3" json:"bucket,omitempty"`
+	// pub_skill is the change of the public skill (acc_pub_skill),
+	// team_rating that of the bucket's team rating (rnk_ or
+	// cs_amm_team_rating), in thousandths of a point.
+	PubSkill      int32 `protobuf:"varint,12,opt,name=pub_skill,json=pubSkill,proto3" json:"pub_skill,omitempty"`
+	TeamRating    int32 `protobuf:"varint,13,opt,name=team_rating,json=teamRating,proto3" json:"team_rating,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -314,6 +367,27 @@ func (x *Delta) GetHero() string {
 	return ""
 }
 
+func (x *Delta) GetBucket() int32 {
+	if x != nil {
+		return x.Bucket
+	}
+	return 0
+}
+
+func (x *Delta) GetPubSkill() int32 {
+	if x != nil {
+		return x.PubSkill
+	}
+	return 0
+}
+
+func (x *Delta) GetTeamRating() int32 {
+	if x != nil {
+		return x.TeamRating
+	}
+	return 0
+}
+
 // TallyDecision: one delta per player of the facts, in their order.
 type TallyDecision struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -363,7 +437,7 @@ var File_matches_proto protoreflect.FileDescriptor
 
 const file_matches_proto_rawDesc = "" +
 	"\n" +
-	"\rmatches.proto\x12\x14honmaster.matches.v1\"\xf2\x01\n" +
+	"\rmatches.proto\x12\x14honmaster.matches.v1\"\xec\x02\n" +
 	"\vPlayerFacts\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x12\n" +
@@ -376,11 +450,18 @@ const file_matches_proto_rawDesc = "" +
 	"\x06deaths\x18\b \x01(\x05R\x06deaths\x12\x18\n" +
 	"\aassists\x18\t \x01(\x05R\aassists\x12\x12\n" +
 	"\x04hero\x18\n" +
-	" \x01(\tR\x04hero\"d\n" +
+	" \x01(\tR\x04hero\x12\x1b\n" +
+	"\tpub_skill\x18\v \x01(\x05R\bpubSkill\x12\x1b\n" +
+	"\tpub_count\x18\f \x01(\x05R\bpubCount\x12\x1f\n" +
+	"\vteam_rating\x18\r \x01(\x05R\n" +
+	"teamRating\x12\x1d\n" +
+	"\n" +
+	"team_count\x18\x0e \x01(\x05R\tteamCount\"|\n" +
 	"\n" +
 	"TallyFacts\x12\x19\n" +
 	"\bmatch_id\x18\x01 \x01(\rR\amatchId\x12;\n" +
-	"\aplayers\x18\x02 \x03(\v2!.honmaster.matches.v1.PlayerFactsR\aplayers\"\xfc\x01\n" +
+	"\aplayers\x18\x02 \x03(\v2!.honmaster.matches.v1.PlayerFactsR\aplayers\x12\x16\n" +
+	"\x06bucket\x18\x03 \x01(\x05R\x06bucket\"\xd2\x02\n" +
 	"\x05Delta\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x18\n" +
@@ -393,7 +474,11 @@ const file_matches_proto_rawDesc = "" +
 	"\x06deaths\x18\b \x01(\x05R\x06deaths\x12\x18\n" +
 	"\aassists\x18\t \x01(\x05R\aassists\x12\x12\n" +
 	"\x04hero\x18\n" +
-	" \x01(\tR\x04hero\"D\n" +
+	" \x01(\tR\x04hero\x12\x16\n" +
+	"\x06bucket\x18\v \x01(\x05R\x06bucket\x12\x1b\n" +
+	"\tpub_skill\x18\f \x01(\x05R\bpubSkill\x12\x1f\n" +
+	"\vteam_rating\x18\r \x01(\x05R\n" +
+	"teamRating\"D\n" +
 	"\rTallyDecision\x123\n" +
 	"\x06deltas\x18\x01 \x03(\v2\x1b.honmaster.matches.v1.DeltaR\x06deltasBQZOgithub.com/honmaster/masterserver/plugins/matches/matchesapi/internal/matchespbb\x06proto3"
 
