@@ -144,8 +144,13 @@ func (k *EffectKind) Start(ctx context.Context, s *System, payload []byte, parti
 		return id, err
 	}
 	// The effect is committed: its other shares must not depend on the
-	// request's cancellation (each still has the system's AskTimeout).
-	s.driveEffect(context.WithoutCancel(ctx), k, e)
+	// request's cancellation (each still has the system's AskTimeout),
+	// nor on its having been forwarded here: a forwarded request's change
+	// is not run again after a fence (applyHere), but a share is not that
+	// request, and a repeat of it is a no-op by its mark, so a fenced share
+	// gets its second try in a fresh activation now rather than from the
+	// recovery pass a minute later.
+	s.driveEffect(notForwarded(context.WithoutCancel(ctx)), k, e)
 	return id, nil
 }
 

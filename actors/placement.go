@@ -132,6 +132,14 @@ func ForwardedContext(ctx context.Context) context.Context {
 	return context.WithValue(ctx, forwardedKey{}, true)
 }
 
+// notForwarded is ctx without ForwardedContext's mark.
+func notForwarded(ctx context.Context) context.Context {
+	if !forwarded(ctx) {
+		return ctx
+	}
+	return context.WithValue(ctx, forwardedKey{}, false)
+}
+
 // forwarded reports whether ctx is a forwarded request's (ForwardedContext).
 func forwarded(ctx context.Context) bool {
 	v, _ := ctx.Value(forwardedKey{}).(bool)

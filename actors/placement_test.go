@@ -249,3 +249,28 @@ func homeNode(t *testing.T) (*storage.DB, *System, *storage.Account) {
 	}
 	return db, a, acct
 }
+
+// TestForwardedEffectSharesRunAgainAfterAFence: an effect started by a
+// request another node forwarded here applies its other participants'
+// shares at once even when one of their activations was fenced meanwhile:
+// a share is not the forwarded request (a repeat of it is a no-op by its
+// mark), so it gets the fresh activation's second try instead of waiting a
+// minute for the recovery pass.
+func TestForwardedEffectSharesRunAgainAfterAFence(t *testing.T) {
+	db, a, sender := homeNode(t)
+	ctx := context.Background()
+	if _, err := a.Apply(ctx, sender.ID, addTickets{10}); err != nil {
+		t.Fatal(err)
+	}
+	receiver := funded(t, a, 0, "r")[0] // its actor is live here
+	if _, _, err := db.ActivateAccount(receiver, "elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testGift.Start(ForwardedContext(ctx), a, giftOf(3), sender.ID, receiver); err != nil {
+		t.Fatal(err)
+	}
+	if left := unfinished(t, db); len(left) != 0 {
+		t.Fatalf("%d effects left to the recovery pass: the fenced receiver's share was not run again", len(left))
+	}
+	wantTickets(t, db, []storage.AccountID{sender.ID, receiver}, 7, 3)
+}
