@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,7 +134,8 @@ func TestMatchesInACluster(t *testing.T) {
 		ps = append(ps, on.players(t, 1)...)
 	}
 	g := w.server(t)
-	serverListInACluster(t, clients, g, ps[0], ps[1])
+	spare := (&world{c: clients[1], op: ops[0], prefix: "c", next: 10}).players(t, 1)[0]
+	serverListInACluster(t, clients, g, ps[0], ps[1], spare)
 	m := start(t, g, ps, 40)
 	if _, err := g.SubmitStats(context.Background(), m.Form()); err != nil {
 		t.Fatal(err)
@@ -188,7 +190,7 @@ func TestMatchesInACluster(t *testing.T) {
 // accepts the key once, with the player's actor on the player's home,
 // and refuses it replayed; another player's list through node 2 gives a
 // key g accepts once too.
-func serverListInACluster(t *testing.T, clients []*client.Client, g *matchsim.GameServer, on1, on2 *player) {
+func serverListInACluster(t *testing.T, clients []*client.Client, g *matchsim.GameServer, on1, on2, spare *player) {
 	t.Helper()
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -208,6 +210,27 @@ func serverListInACluster(t *testing.T, clients []*client.Client, g *matchsim.Ga
 				t.Fatalf("accept_key (%d) of a key listed through node %d: official %d (%v, %v), want %d", i+1, c.node, off, r, err, want)
 			}
 		}
+		// A chat server checks the session through another node (the
+		// request goes to the player's home, whose session it is).
+		chat := clients[(c.node+1)%len(clients)]
+		id := strconv.FormatInt(c.p.id, 10)
+		if r, err := matchsim.ChatClientConnect(ctx, chat, id, c.p.cookie, "3"); err != nil || r.Status != 200 {
+			t.Fatalf("chatclient_connect of a session of node %d through another node: %v %v", c.node, r, err)
+		} else if got, _ := r.Int("account_id"); got != c.p.id {
+			t.Fatalf("chatclient_connect through another node: account_id %d, want %d", got, c.p.id)
+		}
+		if r, err := matchsim.ChatClientConnect(ctx, chat, id, strings.Repeat("cd", 16), "3"); err != nil || r.Status != 401 {
+			t.Fatalf("chatclient_connect of a wrong cookie through another node: %v %v", r, err)
+		}
+	}
+	// A session logged out through one node is refused by a chat server
+	// asking another.
+	p := spare
+	if _, err := clients[1].PostForm(ctx, matchsim.PathClient+"?f=logout", url.Values{"cookie": {p.cookie}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := matchsim.ChatClientConnect(ctx, clients[2], strconv.FormatInt(p.id, 10), p.cookie, "3"); err != nil || r.Status != 401 {
+		t.Fatalf("chatclient_connect of a session logged out through another node: %v %v", r, err)
 	}
 }
 
