@@ -1,19 +1,16 @@
 package coinfliparea_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/actors/actorstest/killtest"
 	"github.com/honmaster/masterserver/plugins/examples/coinflip/coinfliparea"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -56,47 +53,15 @@ func TestGiftKill9(t *testing.T) {
 	}
 
 	acked := map[string]int64{}
-	for round := range 3 {
+	for range 3 {
 		kill := 20 + rand.IntN(60) // acknowledged gifts before the kill
-		cmd := exec.Command(os.Args[0], "-test.run=^TestGiftKill9Child$")
-		cmd.Env = append(os.Environ(), giftKill9Dir+"="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		seen := make(chan int, 1)
-		go func() {
-			n := 0
-			sc := bufio.NewScanner(out)
-			for n < kill && sc.Scan() {
-				if k := sc.Text(); k == "a" || k == "b" || k == "c" {
-					acked[k]++
-					n++
-				}
+		killtest.Round(t, "TestGiftKill9Child", []string{giftKill9Dir + "=" + dir}, kill, func(line string) bool {
+			if line == "a" || line == "b" || line == "c" {
+				acked[line]++
+				return true
 			}
-			seen <- n
-		}()
-		select {
-		case n := <-seen:
-			if n < kill {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				t.Fatalf("round %d: the child stopped after %d gifts; stderr:\n%s", round, n, stderr.String())
-			}
-		case <-time.After(time.Minute):
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("round %d: fewer than %d gifts in a minute; stderr:\n%s", round, kill, stderr.String())
-		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
+			return false
+		})
 	}
 
 	db, err = storage.Open(dir, nil)
