@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -30,6 +31,27 @@ func TestFail(t *testing.T) {
 	} {
 		r := a.fail(tc.err)
 		if r.Status != tc.status || !strings.Contains(string(r.Body), tc.text) || !strings.HasPrefix(string(r.Body), `a:1:{s:5:"error";`) {
+			t.Errorf("%v: %d %q; want %d with %q", tc.err, r.Status, r.Body, tc.status, tc.text)
+		}
+	}
+}
+
+// TestFailRoute: what the host could not hand to a handler is answered by
+// its cause: a body refused while large bodies were being read, and a
+// request another node could not serve, are not "bad request".
+func TestFailRoute(t *testing.T) {
+	a := &Area{log: slog.New(slog.DiscardHandler)}
+	for _, tc := range []struct {
+		err    error
+		status int
+		text   string
+	}{
+		{server.ErrBusy, 503, "try again later"},
+		{&server.NotServedError{Err: fmt.Errorf("lost: %w", storage.ErrCommitUncertain)}, 503, "did not learn whether"},
+		{errors.New("the body is malformed"), 400, "bad request"},
+	} {
+		r := a.failRoute(tc.err)
+		if r.Status != tc.status || !strings.Contains(string(r.Body), tc.text) {
 			t.Errorf("%v: %d %q; want %d with %q", tc.err, r.Status, r.Body, tc.status, tc.text)
 		}
 	}

@@ -192,9 +192,8 @@ func HistoryOf(db *storage.DB, id storage.AccountID) ([]*pb.Recent, error) {
 // historyRoutes are the client's functions that read recorded matches
 // (with clientRoutes' server list and chat check, Routes serves them).
 func (a *Area) historyRoutes() []server.Route {
-	failRoute := func(err error) server.Response { return a.fail(badRequest(err)) }
 	rt := func(fn string, h func(context.Context, *wire.Request) (*wire.Array, error), form any, summary, reply string) server.Route {
-		return server.Route{Func: fn, Area: areaName, Fail: failRoute, Outcome: clientOutcome,
+		return server.Route{Func: fn, Area: areaName, Fail: a.failRoute, Outcome: clientOutcome,
 			Handler: func(ctx context.Context, r *wire.Request) server.Response {
 				arr, err := h(ctx, r)
 				if err != nil {

@@ -108,16 +108,15 @@ func start(e area.Env) (*area.Live, error) {
 
 // Routes are the area's two paths and its client_requester functions.
 func (a *Area) Routes() []server.Route {
-	failRoute := func(err error) server.Response { return a.fail(badRequest(err)) }
 	return append([]server.Route{
-		{Path: PathServerRequester, Area: areaName, Handler: a.serverRequester, Fail: failRoute, Outcome: outcome, Account: a.hostOf,
+		{Path: PathServerRequester, Area: areaName, Handler: a.serverRequester, Fail: a.failRoute, Outcome: outcome, Account: a.hostOf,
 			Doc: server.Doc{
 				Summary: "Game servers and their managers (function f in the query; in the form for get_spectator_header and set_replay_size): " +
 					"replay_auth, new_session, set_online, start_game, c_conn, accept_key, get_upgrades, aids2cookie, get_quickstats, shutdown, set_replay_size, get_spectator_header.",
 				Form:  newSessionRequest{},
 				Reply: "PHP arrays per function (host/matches/doc.go); set_online and shutdown an empty 200; get_spectator_header JSON. Failure: 400 (bad request), 401 (wrong login or password, unknown session), 403 (not a game host or not the match's server), 404 (unknown function), 5xx (the server could not serve it): the PHP array `error` => sentence.",
 			}},
-		{Path: PathStatsRequester, Area: areaName, Handler: a.statsRequester, Fail: failRoute, Outcome: outcome, Account: a.hostOf,
+		{Path: PathStatsRequester, Area: areaName, Handler: a.statsRequester, Fail: a.failRoute, Outcome: outcome, Account: a.hostOf,
 			Limits: wire.Limits{MaxBody: int64(a.set.MaxStatsBody), MaxFields: a.set.MaxStatsValues, MaxFiles: 1},
 			Doc: server.Doc{
 				Summary: "A match's statistics: f=submit_stats (the game server that started the match, by its session) or f=resubmit_stats (its host's manager: login, password, resubmission key).",

@@ -140,6 +140,8 @@ func (a *Area) fail(err error) server.Response {
 	switch {
 	case errors.As(err, &rf):
 		status, msg = rf.status, rf.msg
+	case errors.Is(err, server.ErrBusy):
+		status, msg = http.StatusServiceUnavailable, "the server is reading too many large requests; nothing was done, try again later"
 	case errors.Is(err, area.ErrBadRequest):
 		status, msg = http.StatusBadRequest, "bad request: "+badRequestDetail(err)
 	default:
@@ -162,6 +164,23 @@ func (a *Area) fail(err error) server.Response {
 	r := server.PHP(a.log, errorReply{Error: msg})
 	r.Status = status
 	return r
+}
+
+// failRoute is the routes' Fail: what the host could not hand to a
+// handler. A body the server refused to read is a bad request; one refused
+// before it was read because too many large bodies were being read
+// (server.ErrBusy), and a request another node could not serve
+// (server.NotServedError: try again, or outcome unknown), are answered by
+// their cause, never as malformed.
+func (a *Area) failRoute(err error) server.Response {
+	var ns *server.NotServedError
+	switch {
+	case errors.Is(err, server.ErrBusy):
+		return a.fail(err)
+	case errors.As(err, &ns):
+		return a.fail(ns.Err)
+	}
+	return a.fail(badRequest(err))
 }
 
 // badRequestDetail is the field problem of a malformed request, worded

@@ -174,16 +174,15 @@ func (s *Settings) validateClient(p func(key, format string, args ...any)) {
 
 // clientRoutes are the area's /client_requester.php functions.
 func (a *Area) clientRoutes() []server.Route {
-	failRoute := func(err error) server.Response { return a.fail(badRequest(err)) }
 	return []server.Route{
-		{Func: FuncServerList, Area: areaName, Handler: a.clientHandler(FuncServerList, a.serverList), Fail: failRoute, Outcome: outcome,
+		{Func: FuncServerList, Area: areaName, Handler: a.clientHandler(FuncServerList, a.serverList), Fail: a.failRoute, Outcome: outcome,
 			Doc: server.Doc{
 				Summary: "The game servers a player may create a game on (gametype 90: idle) or join (gametype 10: in a lobby), online within heartbeat_timeout, by region; with a connection key for them.",
 				Form:    serverListRequest{}, ReplyValue: serverListReply{Servers: wire.NewArray()},
 				Reply: "`server_list` keyed by server id: `server_id`, `ip`, `port`, `location` and `c_state` \"1\" (90) or `class` \"1\" (10); `acc_key` (accepted once by accept_key of a listed server within key_lifetime), `acc_key_hash` (SHA-1 hex of acc_key, cookie, chat_salt), `vested_threshold` 5, `0` true. " +
 					"Failure, with the PHP array `error` => sentence: 401 (no live session), 422 (another gametype), 429 (too many lists), 5xx.",
 			}},
-		{Func: FuncChatClientConnect, Area: areaName, Handler: a.clientHandler(FuncChatClientConnect, a.chatClientConnect), Fail: failRoute, Outcome: outcome,
+		{Func: FuncChatClientConnect, Area: areaName, Handler: a.clientHandler(FuncChatClientConnect, a.chatClientConnect), Fail: a.failRoute, Outcome: outcome,
 			Doc: server.Doc{
 				Summary: "A chat server checks a player's session (only callers in [matches] chat_servers; any other is answered as an unknown function).",
 				Form:    chatConnectRequest{}, ReplyValue: chatConnectReply{},
