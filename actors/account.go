@@ -3,7 +3,6 @@ package actors
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -34,9 +33,9 @@ type account struct {
 	// epoch is the owner epoch this activation took in cluster mode (0 on a
 	// single node): every batch it commits is fenced by it.
 	epoch uint64
-	// slot is where the state is published (its shard's child, see
-	// publish), set when the actor starts.
-	slot *atomic.Pointer[storage.Account]
+	// slot is the shard's entry of this activation, where the state is
+	// published (see publish), set when the actor starts.
+	slot *child
 }
 
 func (a *account) Receive(ctx actor.Context) {
@@ -53,7 +52,7 @@ func (a *account) Receive(ctx actor.Context) {
 		a.slot = a.sys.shardOf(a.id).slot(a.id, ctx.Self())
 		a.load()
 	case *actor.Stopping:
-		a.slot.Store(nil) // passivated: its memory goes
+		a.slot.state.Store(nil) // passivated: its memory goes
 	case *actor.Stopped:
 		// Sent by the actor itself instead of a watch (which would cost the
 		// actor a watcher set): protoactor has already removed it from its
@@ -107,7 +106,13 @@ func (a *account) load() {
 	var acct *storage.Account
 	var err error
 	if p := a.sys.opts.Placement; p != nil {
+		a.slot.act.Store(0)
 		a.epoch, acct, err = a.sys.db.ActivateAccount(a.id, p.Node())
+		if err == nil {
+			// Numbered once its epoch is stored: from then on no other
+			// activation's write lands (see System.clusterSession).
+			a.slot.act.Store(a.sys.activations.Add(1))
+		}
 	} else {
 		acct, err = a.sys.db.LoadAccount(a.id)
 	}
@@ -236,9 +241,9 @@ func (a *account) apply(c Change) (reply any, err error) {
 	}
 	for _, sw := range tx.sessions {
 		if sw.put {
-			a.sys.sessions.Set(cacheKey(sw.key), sw.s)
+			a.sys.cacheSession(sw.key, sw.s, a.slot.act.Load())
 		} else {
-			a.sys.sessions.Remove(cacheKey(sw.key))
+			a.sys.uncacheSession(sw.key)
 		}
 	}
 	if tx.del != nil {
@@ -257,9 +262,9 @@ func (a *account) apply(c Change) (reply any, err error) {
 // partly undoing a change that did commit.
 func (a *account) forgetUncertain(tx *Tx) {
 	a.state, a.err = nil, fmt.Errorf("account %d: reloading after a write of unknown outcome", a.id)
-	a.slot.Store(nil)
+	a.slot.state.Store(nil)
 	for _, sw := range tx.sessions {
-		a.sys.sessions.Remove(cacheKey(sw.key))
+		a.sys.uncacheSession(sw.key)
 	}
 }
 
@@ -286,4 +291,4 @@ func closed(c <-chan struct{}) bool {
 // (System.Snapshot). The state is never modified once adopted (changes edit
 // a deep working copy, the owned list is clipped and carries no index), so
 // it is shared as it is, at no memory cost.
-func (a *account) publish() { a.slot.Store(a.state) }
+func (a *account) publish() { a.slot.state.Store(a.state) }

@@ -114,7 +114,7 @@ func (c *deleteChange) Apply(tx *Tx) (any, error) {
 // the hooks' after functions.
 func (a *account) deleted(d *deletion) {
 	a.state, a.all, a.index, a.err = nil, nil, nil, ErrNoAccount
-	a.slot.Store(nil)
+	a.slot.state.Store(nil)
 	for _, f := range d.after {
 		f()
 	}

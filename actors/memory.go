@@ -117,6 +117,9 @@ func (s *System) releaseMemory() {
 		sh.compact()
 	}
 	s.sessions.Compact(func(_ sessionCacheKey, c storage.CompactSession) bool { return s.isLive(c.AccountID()) })
+	if s.homeSessions != nil {
+		s.homeSessions.Compact(func(_ sessionCacheKey, c homeSession) bool { return s.isLive(c.s.AccountID()) })
+	}
 	s.releaseHooks.mu.Lock()
 	hooks := append([]ReleaseHook(nil), s.releaseHooks.hs...)
 	s.releaseHooks.mu.Unlock()

@@ -274,3 +274,106 @@ func TestForwardedEffectSharesRunAgainAfterAFence(t *testing.T) {
 	}
 	wantTickets(t, db, []storage.AccountID{sender.ID, receiver}, 7, 3)
 }
+
+// TestClusterSessionCache: in cluster mode a session is cached for the
+// activation of its account on the node that read or wrote it, and only
+// for that activation. Node b deletes the session through an activation
+// of its own (a membership change in flight): a, whose activation has not
+// learnt it yet, still answers from memory (the window every record of
+// the account has, see clusterSession); once a's activation starts afresh
+// (Reactivate, as the cluster asks when a transient activation changed
+// the account) or is fenced at its next write, the deletion is seen. A
+// node that is not the account's home names the session's account for
+// routing from memory once it has read it.
+func TestClusterSessionCache(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pa, pb, pc := &fakePlacement{name: "a"}, &fakePlacement{name: "b"}, &fakePlacement{name: "c"}
+	pa.home.Store(true)
+	a, b, c := New(db, Options{Placement: pa}), New(db, Options{Placement: pb}), New(db, Options{Placement: pc})
+	defer a.Shutdown()
+	defer b.Shutdown()
+	defer c.Shutdown()
+	ctx := context.Background()
+	acct, err := a.CreateAccount(ctx, &NewAccount{Login: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := acct.ID
+	put := func(sys *System, cookie string) *storage.Session {
+		t.Helper()
+		s := &storage.Session{Cookie: cookie, AccountID: id, SuperID: id, IP: "1.2.3.4", Expires: time.Now().Add(time.Hour).UTC()}
+		if _, err := sys.Apply(ctx, id, putSession{s}); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s1 := put(a, "00112233445566778899aabbccddeeff")
+	if a.CachedSessions() != 1 {
+		t.Fatalf("a caches %d sessions after writing one, want 1", a.CachedSessions())
+	}
+
+	// c routes by the session: read once, then from memory even after the
+	// session is gone from storage (the home refuses it then).
+	if got, err := c.SessionAccount(s1.Cookie); err != nil || got != id {
+		t.Fatalf("c names account %d, %v for the session; want %d", got, err, id)
+	}
+
+	// b deletes it through a transient activation of its own (a fresh
+	// owner epoch, which fences a's activation).
+	if _, err := b.Apply(ctx, id, delSession{s1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SessionByKey(storage.SessionHash(s1.Cookie)); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("the session is still stored after b deleted it: %v", err)
+	}
+	if got, err := c.SessionAccount(s1.Cookie); err != nil || got != id {
+		t.Fatalf("c's routing read storage again: %d, %v", got, err)
+	}
+	// a's activation has not learnt it: it answers from memory.
+	if _, err := a.Session(s1.Cookie); err != nil {
+		t.Fatalf("a's current activation did not answer from memory: %v", err)
+	}
+	// Started afresh, a reads storage again.
+	a.Reactivate(id)
+	if _, err := a.Session(s1.Cookie); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("a still answers a deleted session after its activation started afresh: %v", err)
+	}
+
+	// A session a reads from storage is cached for its live activation.
+	s2 := put(b, "ffeeddccbbaa99887766554433221100") // b again: a's activation is stale
+	if _, err := a.Apply(ctx, id, addTickets{1}); !errors.Is(err, ErrMoved) && err != nil {
+		t.Fatal(err)
+	}
+	// Whether a's write above was refused (ErrMoved) or ran in a fresh
+	// activation, a's activation now took the account after b's write.
+	if _, err := a.Apply(ctx, id, addTickets{1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session(s2.Cookie); err != nil {
+		t.Fatalf("a does not find the session b wrote: %v", err)
+	}
+	// b deletes it while a's activation is live; a's next write is fenced,
+	// its activation stops, and the next one reads storage.
+	if _, err := b.Apply(ctx, id, delSession{s2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session(s2.Cookie); err != nil {
+		t.Fatalf("a's activation did not cache the session it read: %v", err)
+	}
+	if _, err := a.Apply(ctx, id, addTickets{1}); err != nil && !errors.Is(err, ErrMoved) {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		_, err := a.Session(s2.Cookie)
+		if errors.Is(err, storage.ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a still answers the deleted session after its activation was fenced: %v", err)
+		}
+	}
+}

@@ -24,6 +24,10 @@ type child struct {
 	// here, not in a map of its own: a sync.Map entry per live account
 	// cost ~150 bytes more (100k players online: ~14 MiB).
 	state atomic.Pointer[storage.Account]
+	// act numbers the activation in cluster mode (System.activations, 0
+	// until its owner epoch is stored): the sessions cached for it are
+	// valid while it is the one loaded here (System.clusterSession).
+	act atomic.Uint64
 }
 
 // shard routes the requests of the accounts hashed to it to their actors: it
@@ -218,13 +222,27 @@ func (sh *shard) stopped(id storage.AccountID, pid *actor.PID) {
 // slot returns where the actor pid of account id publishes its state: its
 // child's. An actor that is not in the table (it cannot be: spawn adds it
 // before its Started runs, under the same lock) gets a slot no reader sees.
-func (sh *shard) slot(id storage.AccountID, pid *actor.PID) *atomic.Pointer[storage.Account] {
+func (sh *shard) slot(id storage.AccountID, pid *actor.PID) *child {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if c := sh.children[id]; c != nil && c.pid == pid {
-		return &c.state
+		return c
 	}
-	return new(atomic.Pointer[storage.Account])
+	return new(child)
+}
+
+// loadedAct returns the number of account id's activation here (cluster
+// mode), 0 when its actor is not live, is stopping (it is being replaced,
+// perhaps because its state is stale: Reactivate) or has not loaded it.
+func (sh *shard) loadedAct(id storage.AccountID) uint64 {
+	sh.mu.Lock()
+	c := sh.children[id]
+	stopping := c != nil && c.stopping
+	sh.mu.Unlock()
+	if c == nil || stopping || c.state.Load() == nil {
+		return 0
+	}
+	return c.act.Load()
 }
 
 // published returns the published state of account id, nil when its actor

@@ -80,8 +80,15 @@ type System struct {
 	retune     chan struct{} // tells the sweeper the idle timeout changed
 	// versions counts the writes of each global keyspace by this process
 	// (name -> *atomic.Uint64): caches compare it instead of re-reading.
-	versions     sync.Map
-	sessions     *cache.LRU[sessionCacheKey, storage.CompactSession]
+	versions sync.Map
+	sessions *cache.LRU[sessionCacheKey, storage.CompactSession]
+	// In cluster mode (nil on a single node): the sessions of the
+	// accounts whose activation is here, each valid while that
+	// activation is (clusterSession), and which account each session
+	// cookie seen here is of, for routing (SessionAccount).
+	homeSessions *cache.LRU[sessionCacheKey, homeSession]
+	routes       *cache.LRU[sessionCacheKey, storage.AccountID]
+	activations  atomic.Uint64 // numbers the activations (child.act)
 	done         chan struct{}
 	released     releaseState                        // see releaser (memory.go)
 	onMailbox    atomic.Pointer[func(time.Duration)] // see SetMailboxObserver
@@ -112,6 +119,11 @@ func New(db *storage.DB, opts Options) *System {
 		sessions: cache.New[sessionCacheKey, storage.CompactSession](opts.SessionCacheSize, func(k sessionCacheKey) uint32 {
 			return uint32(k[0]) | uint32(k[1])<<8
 		})}
+	if opts.Placement != nil {
+		hash := func(k sessionCacheKey) uint32 { return uint32(k[0]) | uint32(k[1])<<8 }
+		s.homeSessions = cache.New[sessionCacheKey, homeSession](opts.SessionCacheSize, hash)
+		s.routes = cache.New[sessionCacheKey, storage.AccountID](opts.SessionCacheSize, hash)
+	}
 	s.idle.Store(int64(opts.IdleTimeout))
 	s.retune = make(chan struct{}, 1)
 	s.dispatcher = newWorkerDispatcher(defaultThroughput, s.done)
@@ -463,17 +475,12 @@ func (s *System) version(name string) *atomic.Uint64 {
 // Session returns the session of cookie, expired or not: from memory when
 // cached, else from storage (and then cached). The account's actor updates
 // the cache whenever it writes or deletes one of its sessions, so a cached
-// session is never stale. storage.ErrNotFound when there is none.
+// session is never stale (in cluster mode, see clusterSession).
+// storage.ErrNotFound when there is none.
 func (s *System) Session(cookie string) (*storage.Session, error) {
 	key := storage.SessionHash(cookie)
 	if s.clustered() {
-		// Another node may have written or deleted it: no cache.
-		sess, err := s.db.SessionByKey(key)
-		if err != nil {
-			return nil, err
-		}
-		sess.Cookie = cookie
-		return sess, nil
+		return s.clusterSession(cookie, key)
 	}
 	if c, ok := s.sessions.Get(cacheKey(key)); ok {
 		return c.Session(cookie, key), nil
@@ -488,6 +495,90 @@ func (s *System) Session(cookie string) (*storage.Session, error) {
 	return sess, nil
 }
 
+// homeSession is a session cached in cluster mode, with the number of
+// the activation of its account it is valid for (child.act).
+type homeSession struct {
+	s   storage.CompactSession
+	act uint64
+}
+
+// clusterSession is Session in cluster mode. Another node may write an
+// account's sessions, but only through an activation of the account
+// there, which first stores a newer owner epoch: from then on this
+// node's activation is fenced (its next write is refused and it stops).
+// So a session read here after this node's activation of its account
+// stored its epoch stays what storage holds for as long as that
+// activation is the account's owner, and it is cached for that
+// activation only: the account's own writes here keep it current
+// (cacheSession), and it is not used once the activation has stopped or
+// reloaded. In the moment when another node has taken the account and
+// this activation has not yet learnt it, a request here may see a
+// session as it was, as it sees the account's other records (and any
+// write it attempts is refused); the same holds without the cache, for
+// the account's records.
+func (s *System) clusterSession(cookie string, key [32]byte) (*storage.Session, error) {
+	k := cacheKey(key)
+	if c, ok := s.homeSessions.Get(k); ok && c.act != 0 && s.shardOf(c.s.AccountID()).loadedAct(c.s.AccountID()) == c.act {
+		return c.s.Session(cookie, key), nil
+	}
+	gen := s.homeSessions.Gen(k)
+	before := s.activations.Load() // every activation numbered so far had stored its epoch
+	sess, err := s.db.SessionByKey(key)
+	if err != nil {
+		return nil, err
+	}
+	s.routes.Set(k, sess.AccountID)
+	if act := s.shardOf(sess.AccountID).loadedAct(sess.AccountID); act != 0 && act <= before {
+		s.homeSessions.Fill(k, homeSession{s: sess.Compact(), act: act}, gen)
+	}
+	sess.Cookie = cookie
+	return sess, nil
+}
+
+// cacheSession caches a session an account's actor committed (act: the
+// number of its activation, in cluster mode).
+func (s *System) cacheSession(key [32]byte, c storage.CompactSession, act uint64) {
+	if !s.clustered() {
+		s.sessions.Set(cacheKey(key), c)
+		return
+	}
+	s.homeSessions.Set(cacheKey(key), homeSession{s: c, act: act})
+	s.routes.Set(cacheKey(key), c.AccountID())
+}
+
+// uncacheSession forgets a session deleted (or of unknown state).
+func (s *System) uncacheSession(key [32]byte) {
+	if !s.clustered() {
+		s.sessions.Remove(cacheKey(key))
+		return
+	}
+	s.homeSessions.Remove(cacheKey(key))
+	s.routes.Remove(cacheKey(key))
+}
+
+// SessionAccount names the account of session cookie, for routing a
+// request to that account's node: a session seen once here is not read
+// from storage again. The name may be out of date (the session has ended
+// since): the account's node, which checks the session itself
+// (Session), refuses such a request. storage.ErrNotFound: no such
+// session.
+func (s *System) SessionAccount(cookie string) (storage.AccountID, error) {
+	if s.clustered() {
+		k := cacheKey(storage.SessionHash(cookie))
+		if id, ok := s.routes.Get(k); ok {
+			return id, nil
+		}
+		if c, ok := s.homeSessions.Get(k); ok {
+			return c.s.AccountID(), nil
+		}
+	}
+	sess, err := s.Session(cookie)
+	if err != nil {
+		return 0, err
+	}
+	return sess.AccountID, nil
+}
+
 // sessionCacheKey is the first half of a session's key (the SHA-256 of its
 // cookie), the session cache's key: 16 bytes less per cached session in
 // the entry and as many in the cache's map (100k sessions: ~4 MiB). Two
@@ -499,7 +590,12 @@ type sessionCacheKey [16]byte
 func cacheKey(k [32]byte) sessionCacheKey { return sessionCacheKey(k[:16]) }
 
 // CachedSessions is the number of sessions held in memory.
-func (s *System) CachedSessions() int { return s.sessions.Len() }
+func (s *System) CachedSessions() int {
+	if s.clustered() {
+		return s.homeSessions.Len()
+	}
+	return s.sessions.Len()
+}
 
 // Snapshot returns the state of a live account without asking its actor
 // (no message, no copy): the state as of the account's last committed

@@ -258,11 +258,8 @@ func accountOf(sys *actors.System, r *wire.Request, route server.AccountOf) (sto
 	if cookie == "" {
 		return 0, false
 	}
-	sess, err := sys.Session(cookie)
-	if err != nil {
-		return 0, false
-	}
-	return sess.AccountID, true
+	id, err := sys.SessionAccount(cookie)
+	return id, err == nil
 }
 
 // serveForward serves a forwarded request here (on the grain's node) and
