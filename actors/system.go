@@ -556,6 +556,9 @@ func (s *System) uncacheSession(key [32]byte) {
 	s.routes.Remove(cacheKey(key))
 }
 
+// Clustered reports whether the system runs in cluster mode.
+func (s *System) Clustered() bool { return s.clustered() }
+
 // SessionAccount names the account of session cookie, for routing a
 // request to that account's node: a session seen once here is not read
 // from storage again. The name may be out of date (the session has ended

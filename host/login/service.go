@@ -376,6 +376,26 @@ func (s *Service) Authenticate(cookie string) (*storage.Session, error) {
 	return sess, nil
 }
 
+// LoggedAccount names the account of a session cookie for an access line:
+// the live session's account. In cluster mode it is the account the
+// cookie's session was seen to be of (actors.System.SessionAccount), the
+// one the request was routed to, which checks the session itself: the
+// node a request reached reads no session for its log line. false: none.
+func (s *Service) LoggedAccount(cookie string) (storage.AccountID, bool) {
+	if len(cookie) != 32 || !isLowerHex(cookie) {
+		return 0, false
+	}
+	if s.sys.Clustered() {
+		id, err := s.sys.SessionAccount(cookie)
+		return id, err == nil
+	}
+	sess, err := s.Authenticate(cookie)
+	if err != nil {
+		return 0, false
+	}
+	return sess.AccountID, true
+}
+
 // ErrInvalidCookie matches Authenticate's failures with errors.Is.
 var ErrInvalidCookie = &Error{Reason: ReasonInvalidCookie}
 

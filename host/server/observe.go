@@ -113,14 +113,14 @@ func cookieOf(r *wire.Request) string {
 	return r.Query.Get("cookie")
 }
 
-// sessionAccount is the id of the account of a live session's cookie, ""
-// when the cookie is no live session's.
+// sessionAccount is the id of the account of a session's cookie, ""
+// when the cookie is no live session's (login.Service.LoggedAccount).
 func (s *Server) sessionAccount(cookie string) string {
-	sess, err := s.login.Authenticate(cookie)
-	if err != nil {
+	id, ok := s.login.LoggedAccount(cookie)
+	if !ok {
 		return ""
 	}
-	return strconv.FormatUint(uint64(sess.AccountID), 10)
+	return strconv.FormatUint(uint64(id), 10)
 }
 
 // preResolvedKey is the user value of a request whose account was looked
