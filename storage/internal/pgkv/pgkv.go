@@ -104,6 +104,9 @@ type Store struct {
 	state     atomic.Int32 // lockHeld, lockAway or lockGone (relock.go)
 	why       atomic.Value // string: why the lock is gone
 	gen       generation   // what this process left in the lock table (the keeper's)
+	// exclusiveGen is gen.exclusive, for the writes in shared mode
+	// (sharedLockCheck): set when the lock is taken.
+	exclusiveGen atomic.Int64
 	log       func(msg string, args ...any)
 	cc        *pgx.ConnConfig // the keeper's, to take the lock again
 	keepOnce  sync.Once       // the keeper starts at SetupDone, or never (Close)
@@ -199,6 +202,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.exclusiveGen.Store(s.gen.exclusive)
 	s.cc = pc.ConnConfig
 	if !s.setup {
 		s.startKeeper()
@@ -279,7 +283,8 @@ const lockKey int64 = 0x686f6e6d61737465
 // server (or an offline command, or a copy) off a database a server uses,
 // so that each account keeps one writer. The lock lives as long as that
 // session, so every write transaction checks, in the round trip of its
-// writes, that the session still holds it (lockCheck). A server without
+// writes, that the session still holds it (lockCheck; in shared mode,
+// that no other process holds it exclusively: sharedLockCheck). A server without
 // advisory locks (function undefined), and CockroachDB, whose
 // pg_try_advisory_lock always succeeds and locks nothing, are used without
 // one (NoLock says why).
@@ -372,6 +377,25 @@ func (s *Store) NoLock() string { return s.noLock }
 const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1
 	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 	AND classid::bigint = $2 AND objid::bigint = $3 AND objsubid = 1 AND granted`
+
+// sharedLockCheck is lockCheck in shared mode (cluster nodes): the
+// transaction itself holds the lock in shared mode until it ends, and the
+// lock table's count of exclusive holders (generationTable) is still the
+// one this node found when it took its lock; else it fails as lockCheck
+// does. So no process that held the lock exclusively since this node took
+// it (a single-node server, an offline command: their writes are not
+// fenced by owner epochs) has written beside it, or can while the
+// transaction runs; the cluster's nodes fence each other per account.
+// That is what the shared lock is for, and it asks the lock manager for
+// one lock where lockCheck reads pg_locks, which copies every lock of the
+// server, the serializable transactions' predicate locks included, under
+// all of the lock manager's partition locks: with three nodes'
+// transactions in flight that scan was most of PostgreSQL's CPU per write,
+// and it held the other backends up (issue 35 item 7). A node whose lock
+// session is gone writes on while no other process took the lock; its
+// keeper takes it again.
+var sharedLockCheck = `SELECT 1/(pg_try_advisory_xact_lock_shared($1)
+	AND (SELECT exclusive FROM ` + generationTable + ` WHERE id = 1) IS NOT DISTINCT FROM $2)::int`
 
 // divisionByZero is SQLSTATE 22012, lockCheck's failure.
 const divisionByZero = "22012"
@@ -684,7 +708,11 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 	defer tx.Rollback(context.Background()) // a no-op once committed
 	var b pgx.Batch
 	pid := s.lockPID.Load()
-	if s.noLock == "" {
+	switch {
+	case s.noLock != "":
+	case s.shared:
+		b.Queue(sharedLockCheck, lockKey, s.exclusiveGen.Load())
+	default:
 		b.Queue(lockCheck, pid, lockKey>>32, lockKey&0xffffffff)
 	}
 	var unmet error // the first condition that does not hold

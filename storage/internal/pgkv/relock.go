@@ -249,6 +249,7 @@ func (s *Store) retakeOnce(cc *pgx.ConnConfig, old int32) (ok bool, lost error) 
 			before.exclusive, before.shared, s.gen.exclusive, s.gen.shared))
 	}
 	s.gen = after
+	s.exclusiveGen.Store(after.exclusive)
 	s.lock = conn
 	s.lockPID.Store(pid)
 	// The pool's connections died with the old server: new ones, at once,
