@@ -370,13 +370,20 @@ func (e *InUseError) Is(target error) bool { return target == ErrInUse }
 func (s *Store) NoLock() string { return s.noLock }
 
 // lockCheck fails with a division by zero (SQLSTATE 22012, which aborts the
-// transaction) unless the lock session still holds the advisory lock in
-// this database, in either mode (exclusive, or shared in a cluster).
-// pg_locks shows a bigint advisory key as classid (its high
-// 32 bits), objid (its low 32 bits) and objsubid 1.
-const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1
-	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-	AND classid::bigint = $2 AND objid::bigint = $3 AND objsubid = 1 AND granted`
+// transaction) unless the lock is held exclusively and no other process
+// has taken it exclusively since this one did: the transaction cannot take
+// it in shared mode (only an exclusive holder keeps it out), and the lock
+// table's count of exclusive holders (generationTable) is the one this
+// process left. A session lock is only ever released by its session's end,
+// so that is "the lock session still holds it": if the session ended,
+// either nobody holds the lock (the shared lock is granted) or another
+// process took it, raising the count. It asks the lock manager for one
+// lock and reads one row; it used to read pg_locks, which copies every
+// lock of the server (the serializable transactions' predicate locks too)
+// under all of the lock manager's partition locks, a large share of
+// PostgreSQL's CPU per write that also held the other backends up.
+var lockCheck = `SELECT 1/(NOT pg_try_advisory_xact_lock_shared($1)
+	AND (SELECT exclusive FROM ` + generationTable + ` WHERE id = 1) IS NOT DISTINCT FROM $2)::int`
 
 // sharedLockCheck is lockCheck in shared mode (cluster nodes): the
 // transaction itself holds the lock in shared mode until it ends, and the
@@ -386,16 +393,25 @@ const lockCheck = `SELECT 1/count(*) FROM pg_locks WHERE locktype = 'advisory' A
 // it (a single-node server, an offline command: their writes are not
 // fenced by owner epochs) has written beside it, or can while the
 // transaction runs; the cluster's nodes fence each other per account.
-// That is what the shared lock is for, and it asks the lock manager for
-// one lock where lockCheck reads pg_locks, which copies every lock of the
-// server, the serializable transactions' predicate locks included, under
-// all of the lock manager's partition locks: with three nodes'
-// transactions in flight that scan was most of PostgreSQL's CPU per write,
-// and it held the other backends up (issue 35 item 7). A node whose lock
-// session is gone writes on while no other process took the lock; its
-// keeper takes it again.
+// That is what the shared lock is for (a read of pg_locks, as lockCheck
+// once was, made most of PostgreSQL's CPU per write with three nodes'
+// transactions in flight, issue 35 item 7). A node whose lock session is
+// gone writes on while no other process took the lock; its keeper takes
+// it again.
 var sharedLockCheck = `SELECT 1/(pg_try_advisory_xact_lock_shared($1)
 	AND (SELECT exclusive FROM ` + generationTable + ` WHERE id = 1) IS NOT DISTINCT FROM $2)::int`
+
+// queueLockCheck queues the lock's check (lockCheck, sharedLockCheck) in
+// a write transaction's first round trip; none without a lock.
+func (s *Store) queueLockCheck(b *pgx.Batch) {
+	switch {
+	case s.noLock != "":
+	case s.shared:
+		b.Queue(sharedLockCheck, lockKey, s.exclusiveGen.Load())
+	default:
+		b.Queue(lockCheck, lockKey, s.exclusiveGen.Load())
+	}
+}
 
 // divisionByZero is SQLSTATE 22012, lockCheck's failure.
 const divisionByZero = "22012"
@@ -708,13 +724,7 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 	defer tx.Rollback(context.Background()) // a no-op once committed
 	var b pgx.Batch
 	pid := s.lockPID.Load()
-	switch {
-	case s.noLock != "":
-	case s.shared:
-		b.Queue(sharedLockCheck, lockKey, s.exclusiveGen.Load())
-	default:
-		b.Queue(lockCheck, pid, lockKey>>32, lockKey&0xffffffff)
-	}
+	s.queueLockCheck(&b)
 	var unmet error // the first condition that does not hold
 	if !c.none() {
 		s.queueConditions(&b, c, &unmet)
@@ -917,9 +927,7 @@ func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu
 		defer tx.Rollback(context.Background())
 		var b pgx.Batch
 		pid := s.lockPID.Load()
-		if s.noLock == "" {
-			b.Queue(lockCheck, pid, lockKey>>32, lockKey&0xffffffff)
-		}
+		s.queueLockCheck(&b)
 		var old []byte
 		found := false
 		b.Queue(`SELECT v FROM `+Table+` WHERE k = $1 FOR UPDATE`, key).Query(func(rows pgx.Rows) error {
