@@ -371,7 +371,8 @@ type Failure[Req, Rep any] struct {
 // area's table in rt's failure shape (logged, see Replies.Log). The
 // route's Fail (a request that stopped before its handler, see
 // server.Route) answers a request that could not be read as a bad
-// request (CauseBadRequest), and one that was read but not served
+// request (CauseBadRequest), a handler's panic (server.ErrHandlerPanic)
+// by the table's Internal answer, and one that was read but not served
 // (server.NotServedError) by its cause: outcome unknown when its node did
 // not answer, CauseRetry when its node was not serving; its Req then is
 // what Decode reads of the request, for the fields a failure echoes.
@@ -441,6 +442,9 @@ func NewRoute[Req, Rep any](rs *Replies, rt Route[Req, Rep]) server.Route {
 					f.Req, _ = decode(ns.Request) // decoded once already, on the node it was sent to
 				}
 				return fail(f)
+			}
+			if errors.Is(err, server.ErrHandlerPanic) {
+				return fail(Failure[Req, Rep]{Err: err}) // the table's Internal answer
 			}
 			return fail(Failure[Req, Rep]{Err: fmt.Errorf("%w: %w", ErrBadRequest, err)})
 		},

@@ -256,6 +256,8 @@ func TestRouteFail(t *testing.T) {
 		{"not served, its node did not answer", &server.NotServedError{Request: r, Err: fmt.Errorf("%w: node", actors.ErrTimeout)}, "11/e"},
 		{"not served, not serving", &server.NotServedError{Request: r, Err: fmt.Errorf("%w: node", actors.ErrExpired)}, "8/e"},
 		{"not served, no request", &server.NotServedError{Err: actors.ErrTimeout}, "11/"},
+		// The server's own failure, not the request's.
+		{"the handler panicked", fmt.Errorf("%w: boom", server.ErrHandlerPanic), "8/"},
 	} {
 		if got := status(rt.Fail(tt.err)); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)

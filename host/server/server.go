@@ -329,10 +329,11 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	s.observed(ctx, r, path, fn, found, rt, resp.Body, start)
 }
 
-var (
-	errBadRequest = errors.New("bad request")
-	errInternal   = errors.New("internal error")
-)
+var errBadRequest = errors.New("bad request")
+
+// ErrHandlerPanic is the error a route's Fail gets when its handler
+// panicked: the server's own failure, never the request's.
+var ErrHandlerPanic = errors.New("internal error")
 
 // serve serves r here, or on its account's home node in cluster mode.
 func (s *Server) serve(ctx context.Context, rt route, r *wire.Request) Response {
@@ -355,7 +356,7 @@ func (s *Server) call(ctx context.Context, rt route, r *wire.Request) (resp Resp
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panic", "area", rt.area, "path", logflood.Clip(r.Path), "panic", p)
-			resp = rt.fail(fmt.Errorf("%w: %v", errInternal, p))
+			resp = rt.fail(fmt.Errorf("%w: %v", ErrHandlerPanic, p))
 		}
 	}()
 	return rt.handler(ctx, r)
