@@ -95,28 +95,28 @@ const idleInTransaction = 3 * time.Second
 
 // Store is an open engine: a connection pool over the table.
 type Store struct {
-	pool      *pgxpool.Pool
-	lock      *pgx.Conn    // holds the advisory lock; the keeper's (relock.go) once it started
-	lockPID   atomic.Int32 // the lock connection's backend process id
-	shared    bool         // the lock is held in shared mode (Config.Shared)
-	noLock    string       // why the database has no lock ("": it has one)
-	setup     bool         // the lock's session holds setupKey (SetupDone)
-	state     atomic.Int32 // lockHeld, lockAway or lockGone (relock.go)
-	why       atomic.Value // string: why the lock is gone
-	gen       generation   // what this process left in the lock table (the keeper's)
+	pool    *pgxpool.Pool
+	lock    *pgx.Conn    // holds the advisory lock; the keeper's (relock.go) once it started
+	lockPID atomic.Int32 // the lock connection's backend process id
+	shared  bool         // the lock is held in shared mode (Config.Shared)
+	noLock  string       // why the database has no lock ("": it has one)
+	setup   bool         // the lock's session holds setupKey (SetupDone)
+	state   atomic.Int32 // lockHeld, lockAway or lockGone (relock.go)
+	why     atomic.Value // string: why the lock is gone
+	gen     generation   // what this process left in the lock table (the keeper's)
 	// exclusiveGen is gen.exclusive, for the writes in shared mode
 	// (sharedLockCheck): set when the lock is taken.
 	exclusiveGen atomic.Int64
-	log       func(msg string, args ...any)
-	cc        *pgx.ConnConfig // the keeper's, to take the lock again
-	keepOnce  sync.Once       // the keeper starts at SetupDone, or never (Close)
-	closeOnce sync.Once       // Close runs once (a second call does nothing)
-	poke      chan struct{}   // wakes the keeper
-	quit      chan struct{}   // closed by Close
-	kept      chan struct{}   // closed when the keeper returned (or never started)
-	lost      chan struct{}   // closed when the lock is lost for good
-	opTimeout time.Duration
-	retries   atomic.Int64
+	log          func(msg string, args ...any)
+	cc           *pgx.ConnConfig // the keeper's, to take the lock again
+	keepOnce     sync.Once       // the keeper starts at SetupDone, or never (Close)
+	closeOnce    sync.Once       // Close runs once (a second call does nothing)
+	poke         chan struct{}   // wakes the keeper
+	quit         chan struct{}   // closed by Close
+	kept         chan struct{}   // closed when the keeper returned (or never started)
+	lost         chan struct{}   // closed when the lock is lost for good
+	opTimeout    time.Duration
+	retries      atomic.Int64
 
 	// BeforeCommit, set by tests only, runs in every Apply attempt after
 	// the writes were sent and before COMMIT, with the session's backend
