@@ -24,7 +24,9 @@ type Options struct {
 	// actors to finish the requests already posted to them (default 30s).
 	ShutdownWait time.Duration
 	// SessionCacheSize bounds the sessions kept in memory in front of
-	// storage (default 100000; about 170 bytes each).
+	// storage (default 100000; about 170 bytes each). In cluster mode it
+	// bounds the sessions of the accounts live here and, as much again,
+	// the cookies' account ids kept for routing (SessionAccount).
 	SessionCacheSize int
 	// ReleaseMemoryAfter is how many passivations make a wave after which
 	// the system gives the memory they freed back to the operating system
