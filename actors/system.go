@@ -118,13 +118,10 @@ func New(db *storage.DB, opts Options) *System {
 	as := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 	rebucketRegistry(as) // registry_maps.go
 	s := &System{db: db, opts: opts, as: as, done: make(chan struct{}),
-		sessions: cache.New[sessionCacheKey, storage.CompactSession](opts.SessionCacheSize, func(k sessionCacheKey) uint32 {
-			return uint32(k[0]) | uint32(k[1])<<8
-		})}
+		sessions: cache.New[sessionCacheKey, storage.CompactSession](opts.SessionCacheSize, cacheShard)}
 	if opts.Placement != nil {
-		hash := func(k sessionCacheKey) uint32 { return uint32(k[0]) | uint32(k[1])<<8 }
-		s.homeSessions = cache.New[sessionCacheKey, homeSession](opts.SessionCacheSize, hash)
-		s.routes = cache.New[sessionCacheKey, storage.AccountID](opts.SessionCacheSize, hash)
+		s.homeSessions = cache.New[sessionCacheKey, homeSession](opts.SessionCacheSize, cacheShard)
+		s.routes = cache.New[sessionCacheKey, storage.AccountID](opts.SessionCacheSize, cacheShard)
 	}
 	s.idle.Store(int64(opts.IdleTimeout))
 	s.retune = make(chan struct{}, 1)
@@ -593,6 +590,9 @@ func (s *System) SessionAccount(cookie string) (storage.AccountID, error) {
 type sessionCacheKey [16]byte
 
 func cacheKey(k [32]byte) sessionCacheKey { return sessionCacheKey(k[:16]) }
+
+// cacheShard spreads the session caches' keys over their shards.
+func cacheShard(k sessionCacheKey) uint32 { return uint32(k[0]) | uint32(k[1])<<8 }
 
 // CachedSessions is the number of sessions held in memory.
 func (s *System) CachedSessions() int {
