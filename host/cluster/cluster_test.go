@@ -47,14 +47,14 @@ func (addTicket) Apply(tx *actors.Tx) (any, error) {
 // startNodes starts len(names) members on loopback, each listing the
 // others as peers, over one shared database (the role PostgreSQL plays in
 // production: the owner epochs live there).
-func startNodes(t *testing.T, db *storage.DB, names ...string) []*testNode {
+func startNodes(t testing.TB, db *storage.DB, names ...string) []*testNode {
 	t.Helper()
 	return startNodesWith(t, db, func(c Config) Config { return c }, names...)
 }
 
 // startNodesWith is startNodes with each node's Config edited by edit (its
 // provider, say).
-func startNodesWith(t *testing.T, db *storage.DB, edit func(Config) Config, names ...string) []*testNode {
+func startNodesWith(t testing.TB, db *storage.DB, edit func(Config) Config, names ...string) []*testNode {
 	t.Helper()
 	addrs := clustertest.FreeAddrs(t, len(names))
 	gate := make(chan struct{})
@@ -97,7 +97,7 @@ func (tn *testNode) stop() {
 }
 
 // waitMembers waits until every node sees want members (bounded: a minute).
-func waitMembers(t *testing.T, nodes []*testNode, want int) {
+func waitMembers(t testing.TB, nodes []*testNode, want int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for _, tn := range nodes {
@@ -486,4 +486,98 @@ func TestALargeRequestReachesItsHome(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestARequestAtItsHomeIsServedThere: a request that reaches its
+// account's home while the grain is live there is served directly
+// (serveAtHome), not sent through the grain; once the grain has stopped,
+// the next request takes the grain's path, which starts it again, and the
+// requests after that are served directly again.
+func TestARequestAtItsHomeIsServedThere(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	nodes := startNodes(t, db, "a", "b")
+	waitMembers(t, nodes, 2)
+	acct, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served string
+	var tickets int
+	if _, err := fmt.Sscanf(forward(t, nodes[0], "h"), "%s %d", &served, &tickets); err != nil {
+		t.Fatal(err)
+	}
+	home, other := nodeNamed(nodes, served), nodes[0]
+	if other == home {
+		other = nodes[1]
+	}
+	want := tickets
+	check := func(via *testNode, wantForwarded, wantAtHome int64) {
+		t.Helper()
+		before := via.n.Stats()
+		want++
+		if got := forward(t, via, "h"); got != fmt.Sprintf("%s %d", home.name, want) {
+			t.Fatalf("via %s: %q, want %s %d", via.name, got, home.name, want)
+		}
+		after := via.n.Stats()
+		if f, h := after.Forwarded-before.Forwarded, after.ServedAtHome-before.ServedAtHome; f != wantForwarded || h != wantAtHome {
+			t.Fatalf("via %s: %d forwarded through the grain and %d served directly; want %d and %d", via.name, f, h, wantForwarded, wantAtHome)
+		}
+	}
+	check(home, 0, 1)
+	check(other, 1, 0)
+	check(home, 0, 1)
+
+	// Stop the grain: direct service ends with it.
+	ci := identityOf(acct.ID)
+	pid := home.n.grainPID(ci, home.n.self, time.Now().Add(time.Minute))
+	if pid == nil {
+		t.Fatal("the home has no grain of the account")
+	}
+	if err := home.n.as.Root.PoisonFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, live := home.n.locals.Load(acct.ID); live {
+		t.Fatal("a stopped grain is still served directly")
+	}
+	check(home, 1, 0) // through a new grain
+	check(home, 0, 1)
+}
+
+// TestALocalGrainRetiresOnlyWhenIdle: a grain whose requests are served
+// directly stops for idleness only when none runs and none started within
+// the idle time, and none starts once it is closed.
+func TestALocalGrainRetiresOnlyWhenIdle(t *testing.T) {
+	const idle = time.Minute
+	t0 := time.Unix(1_000_000, 0)
+	var l localGrain
+	if !l.enter(t0) {
+		t.Fatal("a new grain refused a request")
+	}
+	if l.retire(t0.Add(2*idle), idle) {
+		t.Fatal("retired while a request runs")
+	}
+	l.exit()
+	if l.retire(t0.Add(idle/2), idle) {
+		t.Fatal("retired within the idle time of the last request")
+	}
+	if !l.retire(t0.Add(idle), idle) {
+		t.Fatal("not retired after the idle time")
+	}
+	if l.enter(t0.Add(idle)) {
+		t.Fatal("a retired grain admitted a request")
+	}
+	var m localGrain
+	m.enter(t0)
+	m.close()
+	if m.enter(t0) {
+		t.Fatal("a closed grain admitted a request")
+	}
+	m.exit()
+	if m.retire(t0.Add(2*idle), idle) {
+		t.Fatal("a closed grain retired again")
+	}
 }

@@ -76,6 +76,9 @@ const retryPause = 100 * time.Millisecond
 // arrived; a commit that began by then ends within actors' commit grace)
 // or never.
 //
+// A request that reached its account's home while the grain is live here
+// is served here directly, as the grain would serve it (serveAtHome).
+//
 // A node that stopped serving (Config.SelfFence) answers every request
 // ErrNotServing, having done nothing.
 func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.AccountOf) (server.Response, bool, error) {
@@ -113,6 +116,11 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 		if home == "" || (home != n.self && n.prov.suspect(home)) {
 			n.servedLocally.Add(1)
 			return server.Response{}, false, nil
+		}
+		if home == n.self {
+			if rep, ok := n.serveAtHome(ctx, id, r, serveBy); ok {
+				return rep, true, nil
+			}
 		}
 		pid := n.grainPID(ci, home, reachBy)
 		if pid == nil {

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"time"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
@@ -14,9 +16,10 @@ import (
 // goroutine of its own (the account's actor orders its writes, as for
 // requests that arrive on the node directly).
 type grain struct {
-	n  *Node
-	id storage.AccountID
-	ok bool
+	n     *Node
+	id    storage.AccountID
+	ok    bool
+	local *localGrain // registered in n.locals while the grain is live (serveAtHome)
 }
 
 func (g *grain) Receive(ctx actor.Context) {
@@ -30,9 +33,27 @@ func (g *grain) Receive(ctx actor.Context) {
 			// another node changed since: start afresh, with a new epoch.
 			sys.Reactivate(g.id)
 		}
+		if g.ok {
+			// From here on, requests that reach this node are served here
+			// directly (serveAtHome): after the fresh start above.
+			g.local = &localGrain{}
+			g.local.last.Store(time.Now().UnixNano())
+			g.n.locals.Store(g.id, g.local)
+		}
 		ctx.SetReceiveTimeout(grainIdle)
 	case *actor.ReceiveTimeout:
+		// No message for grainIdle; requests served directly do not pass
+		// through the mailbox, so ask them too.
+		if g.local != nil && !g.local.retire(time.Now(), grainIdle) {
+			ctx.SetReceiveTimeout(grainIdle)
+			return
+		}
 		ctx.Poison(ctx.Self())
+	case *actor.Stopping:
+		if g.local != nil {
+			g.local.close()
+			g.n.locals.CompareAndDelete(g.id, g.local)
+		}
 	case *clusterpb.Reactivate:
 		// Another node changed the account in a transient activation: the
 		// local actor's state is from before (see Node.Changed).

@@ -143,6 +143,8 @@ type Node struct {
 	topo   atomic.Pointer[[]*cluster.Member] // the members of the last topology
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
+	servedAtHome                                        atomic.Int64  // see serveAtHome
+	locals                                              sync.Map      // storage.AccountID → *localGrain of the grains live here
 	transient                                           atomic.Int64  // see Stats.TransientChanges
 	inflight                                            inflight      // forwarded requests served here (see Stop)
 	requestIDs                                          atomic.Uint64 // ids of the requests this node forwards
@@ -419,6 +421,10 @@ type Stats struct {
 	// ServedLocally counts requests served here because their account's
 	// node could not be reached (see Forward).
 	ServedLocally int64
+	// ServedAtHome counts requests that arrived at their account's home
+	// and were served there without passing through the grain
+	// (serveAtHome); Forwarded does not count them.
+	ServedAtHome int64
 	// TransientChanges counts the changes this node applied to accounts
 	// homed on another node, each in a transient activation that fenced
 	// the home's actor (actors.Placement.Changed): requests served here
@@ -434,7 +440,7 @@ type Stats struct {
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	return Stats{Forwarded: n.forwarded.Load(), ForwardFailed: n.forwardFailed.Load(),
-		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), TransientChanges: n.transient.Load(),
+		ServedForOthers: n.servedHere.Load(), ServedLocally: n.servedLocally.Load(), ServedAtHome: n.servedAtHome.Load(), TransientChanges: n.transient.Load(),
 		Members: len(n.Members())}
 }
 
