@@ -4,6 +4,7 @@ package cluster
 
 import (
 	"context"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,11 +12,14 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// BenchmarkForwardAtHome: the server's cost of a request that reaches its
-// account's home node (one in three in a three-node cluster), from
-// Forward to its reply, with the test nodes' handler (one ticket added,
-// committed to an in-memory store).
-func BenchmarkForwardAtHome(b *testing.B) {
+// BenchmarkForward: the cost of a request from Forward to its reply, with
+// the test nodes' handler (one ticket added, committed to an in-memory
+// store), on two nodes in this process: at its account's home (one
+// request in three in a three-node cluster) and from the other node, over
+// the cluster port on loopback (two in three). The second counts both
+// nodes' work; sequential: one request at a time, parallel: as many as
+// RunParallel runs.
+func BenchmarkForward(b *testing.B) {
 	db, err := storage.Open("", &storage.Options{InMemory: true})
 	if err != nil {
 		b.Fatal(err)
@@ -26,19 +30,56 @@ func BenchmarkForwardAtHome(b *testing.B) {
 	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "h"}); err != nil {
 		b.Fatal(err)
 	}
-	home := nodes[0]
+	home, other := nodes[0], nodes[1]
 	id, _ := db.LoginID("h")
 	if home.n.rdv.Load().GetByClusterIdentity(identityOf(id)) != home.n.self {
-		home = nodes[1]
+		home, other = other, home
 	}
 	r := preAuth("h")
-	b.ReportAllocs()
-	for b.Loop() {
+	once := func(b *testing.B, via *testNode) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		rep, handled, err := home.n.Forward(ctx, r, nil)
+		rep, handled, err := via.n.Forward(ctx, r, nil)
 		cancel()
 		if err != nil || !handled || rep.Status != 0 {
 			b.Fatalf("%v %v %d %s", err, handled, rep.Status, rep.Body)
 		}
 	}
+	for _, c := range []struct {
+		name string
+		via  *testNode
+	}{{"home", home}, {"elsewhere", other}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				once(b, c.via)
+			}
+		})
+		b.Run(c.name+"-parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(16)
+			defer reportCPU(b)()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					once(b, c.via)
+				}
+			})
+		})
+	}
+}
+
+// reportCPU reports the process's CPU time (user and system) per
+// operation, from the call to the call of the function it returns: the
+// cost, where ns/op is the latency.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() { b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op") }
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
