@@ -12,9 +12,9 @@ import (
 
 // grain is an account's activation in the cluster: it exists on the
 // account's home node, makes the local actor take the account over when it
-// starts, and serves the requests forwarded to the account, each in a
-// goroutine of its own (the account's actor orders its writes, as for
-// requests that arrive on the node directly).
+// starts, and serves the requests forwarded to the account, each on a
+// goroutine of its own (workers: the account's actor orders its writes,
+// as for requests that arrive on the node directly).
 type grain struct {
 	n     *Node
 	id    storage.AccountID
@@ -72,6 +72,6 @@ func (g *grain) Receive(ctx actor.Context) {
 			ctx.Respond(&clusterpb.Reply{Refused: "not an account"})
 			return
 		}
-		go g.n.serveForward(m, func(rep *clusterpb.Reply) { root.Send(sender, rep) })
+		g.n.workers.run(func() { g.n.serveForward(m, func(rep *clusterpb.Reply) { root.Send(sender, rep) }) })
 	}
 }

@@ -149,6 +149,7 @@ type Node struct {
 	inflight                                            inflight      // forwarded requests served here (see Stop)
 	requestIDs                                          atomic.Uint64 // ids of the requests this node forwards
 	cancels                                             cancels       // of the forwarded requests served here
+	workers                                             *workers      // that serve them
 }
 
 // Member is one node as this node sees it.
@@ -190,7 +191,7 @@ func Start(cfg Config) (*Node, error) {
 	} else {
 		_ = ln.Close()
 	}
-	n := &Node{cfg: cfg, log: log, fatal: make(chan struct{})}
+	n := &Node{cfg: cfg, log: log, fatal: make(chan struct{}), workers: newWorkers()}
 	// Request ids start anywhere: a node restarted under the same name must
 	// not reuse its earlier run's ids, which a home may still hold.
 	n.requestIDs.Store(rand.Uint64())
