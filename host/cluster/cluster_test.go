@@ -494,11 +494,7 @@ func TestALargeRequestReachesItsHome(t *testing.T) {
 // the next request takes the grain's path, which starts it again, and the
 // requests after that are served directly again.
 func TestARequestAtItsHomeIsServedThere(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(t)
 	nodes := startNodes(t, db, "a", "b")
 	waitMembers(t, nodes, 2)
 	acct, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "h"})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
-	"github.com/honmaster/masterserver/storage"
 )
 
 // BenchmarkForward: the cost of a request from Forward to its reply, with
@@ -20,11 +19,7 @@ import (
 // nodes' work; sequential: one request at a time, parallel: as many as
 // RunParallel runs.
 func BenchmarkForward(b *testing.B) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := memDB(b)
 	nodes := startNodes(b, db, "a", "b")
 	waitMembers(b, nodes, 2)
 	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "h"}); err != nil {

@@ -22,7 +22,7 @@ import (
 )
 
 // memDB is an in-memory database, closed when the test ends.
-func memDB(t *testing.T) *storage.DB {
+func memDB(t testing.TB) *storage.DB {
 	t.Helper()
 	db, err := storage.Open("", &storage.Options{InMemory: true})
 	if err != nil {
