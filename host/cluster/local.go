@@ -97,6 +97,10 @@ func (n *Node) serveAtHome(ctx context.Context, id storage.AccountID, r *wire.Re
 		return server.Response{}, false
 	}
 	defer n.inflight.exit()
+	// Counted as the grain's path counted it (forwarded to, and served
+	// by, the account's node: the metrics' figures keep their meaning).
+	n.forwarded.Add(1)
+	n.servedHere.Add(1)
 	n.servedAtHome.Add(1)
 	ctx, cancel := context.WithDeadline(actors.ForwardedContext(ctx), by)
 	defer cancel()

@@ -424,7 +424,8 @@ type Stats struct {
 	ServedLocally int64
 	// ServedAtHome counts requests that arrived at their account's home
 	// and were served there without passing through the grain
-	// (serveAtHome); Forwarded does not count them.
+	// (serveAtHome); Forwarded and ServedForOthers count them too, as they
+	// did when they passed through it.
 	ServedAtHome int64
 	// TransientChanges counts the changes this node applied to accounts
 	// homed on another node, each in a transient activation that fenced
