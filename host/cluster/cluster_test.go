@@ -522,8 +522,10 @@ func TestARequestAtItsHomeIsServedThere(t *testing.T) {
 			t.Fatalf("via %s: %q, want %s %d", via.name, got, home.name, want)
 		}
 		after, homeAfter := via.n.Stats(), home.n.Stats()
-		if f, s := after.Forwarded-before.Forwarded, homeAfter.ServedForOthers-homeBefore.ServedForOthers; f != 1 || s != 1 {
-			t.Fatalf("via %s: counted forwarded %d times and served by the home %d times; want 1 and 1", via.name, f, s)
+		// (Forwarded counts each try: a try that finds a stopped grain is
+		// sent again, served once.)
+		if f, s := after.Forwarded-before.Forwarded, homeAfter.ServedForOthers-homeBefore.ServedForOthers; f < 1 || s != 1 {
+			t.Fatalf("via %s: counted forwarded %d times and served by the home %d times; want at least 1 and 1", via.name, f, s)
 		}
 		if h := homeAfter.ServedAtHome - homeBefore.ServedAtHome; h != 0 && !direct || h != 1 && direct {
 			t.Fatalf("via %s: %d served directly at the home; want direct %v", via.name, h, direct)
