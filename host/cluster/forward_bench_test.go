@@ -4,11 +4,11 @@ package cluster
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/internal/cpustat"
 )
 
 // BenchmarkForward: the cost of a request from Forward to its reply, with
@@ -67,14 +67,10 @@ func BenchmarkForward(b *testing.B) {
 // operation, from the call to the call of the function it returns: the
 // cost, where ns/op is the latency.
 func reportCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() { b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op") }
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	start, ok := cpustat.Self()
+	return func() {
+		if end, _ := cpustat.Self(); ok {
+			b.ReportMetric(float64((end-start).Microseconds())/float64(b.N), "cpu-µs/op")
+		}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

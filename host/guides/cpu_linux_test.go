@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/honmaster/masterserver/host/internal/cpustat"
 )
 
 // cpuTime is the CPU time used so far by this process (the benchmark's
@@ -13,11 +14,10 @@ import (
 // subprocesses), from getrusage and /proc. Per request, it compares a
 // route with its ceiling without the noise of other processes' load.
 func cpuTime() (time.Duration, bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	t, ok := cpustat.Self()
+	if !ok {
 		return 0, false
 	}
-	t := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, false

@@ -7,13 +7,13 @@ import (
 	"maps"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/actors/actorstest"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/internal/cpustat"
 	bundled "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/storage"
@@ -380,11 +380,11 @@ func BenchmarkFileReport(b *testing.B) {
 
 // processCPU is the CPU time (user and system) the process has used.
 func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
+	t, ok := cpustat.Self()
+	if !ok {
+		b.Fatal("the process's CPU time cannot be read here")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return t
 }
 
 // deletingDuring runs the resolution's change in the reportee's actor,
