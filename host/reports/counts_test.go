@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"strconv"
@@ -328,6 +329,11 @@ func BenchmarkFileReport(b *testing.B) {
 		b.Run(fmt.Sprintf("queue=%d/against=%d", c.queue, c.against), func(b *testing.B) {
 			sys := actorstest.New(b)
 			ctx := context.Background()
+			// The counts are built as the server builds them when it starts
+			// (filing and seeding are refused until they are).
+			if err := keepCounts(ctx, sys, slog.New(slog.DiscardHandler)); err != nil {
+				b.Fatal(err)
+			}
 			now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 			mk := func(login string) Account {
 				a, err := sys.CreateAccount(ctx, &actors.NewAccount{Login: login, Account: storage.Account{Nickname: login, Created: now}})
