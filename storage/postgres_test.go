@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -484,4 +486,56 @@ func TestPostgresCloseTwice(t *testing.T) {
 		t.Fatalf("open after two closes: %v", err)
 	}
 	again.Close()
+}
+
+// Every statement a fenced write sends is planned once per session, not
+// at every execution: PostgreSQL plans a prepared statement afresh for its
+// first five executions and then keeps its generic plan unless that looks
+// dearer than the custom ones had. The owner epoch's check was written
+// with = ANY of a one-key array, whose generic plan PostgreSQL prices for
+// ten keys, so it was planned again at every write of a cluster node
+// (about 45 µs of PostgreSQL's CPU per drop, issue 35 item 7). The pool has
+// one session, so that every write and the read of its plans share it.
+func TestPostgresFencedWritesKeepGenericPlans(t *testing.T) {
+	url := storagetest.PostgresURL(t)
+	db, err := OpenPostgres(PostgresOptions{URL: url, Cluster: true, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	writeFresh(t, db, sampleAccount(7, "planned"))
+	epoch, acct, err := db.ActivateAccount(7, "node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writes = 12
+	for i := range writes {
+		next := acct.Clone()
+		next.Gold = int64(i)
+		b := db.NewBatch()
+		b.Fence(acct.ID, epoch)
+		b.PutAccount(next, acct)
+		b.del([]byte(fmt.Sprint("test/gone-", i))) // one key deleted: the other statement on a key list
+		if err := db.Commit(b); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		acct = next
+	}
+	plans, err := pgStore(db).Plans()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, p := range plans {
+		if !strings.Contains(p.Statement, "FOR SHARE") && !strings.HasPrefix(p.Statement, "DELETE") {
+			continue
+		}
+		checked++
+		if p.Generic+p.Custom < writes || p.Custom > 5 {
+			t.Errorf("%q: planned afresh %d times of %d; want at most the first 5 of %d", p.Statement, p.Custom, p.Generic+p.Custom, writes)
+		}
+	}
+	if checked != 2 {
+		t.Errorf("found %d of the 2 statements (the owner check, the delete) among the session's %d: %+v", checked, len(plans), plans)
+	}
 }

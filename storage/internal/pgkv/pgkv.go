@@ -733,7 +733,8 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, sets, setVals)
 	}
 	if len(dels) > 0 {
-		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, dels)
+		where, arg := keyIn(dels)
+		b.Queue(`DELETE FROM `+Table+` WHERE `+where, arg)
 	}
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil { // one round trip for all the writes
 		return s.sendFailure(err, pid)
@@ -752,6 +753,23 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 	return nil
 }
 
+// keyIn is the condition of a statement on the rows of keys (not empty),
+// as $1, and its argument: k = $1 for one key, k = ANY($1::bytea[]) for
+// more. The one-key form is what a write usually has (one account's owner
+// record to check, a record to delete), and PostgreSQL plans it once per
+// session: after five executions of a prepared statement it keeps a
+// generic plan unless that plan looks dearer than the custom ones, and for
+// = ANY of a parameter it assumes an array of ten elements, so a statement
+// always given one key was planned again at every execution. In the
+// cluster, where every write checks its owner epoch, that planning was
+// about 45 µs of PostgreSQL's CPU per drop (issue 35 item 7; docs/cluster.md).
+func keyIn(keys [][]byte) (where string, arg any) {
+	if len(keys) == 1 {
+		return `k = $1`, keys[0]
+	}
+	return `k = ANY($1::bytea[])`, keys
+}
+
 // queueConditions queues c's statements, in the round trip of the
 // writes; each records in *unmet the first condition that does not hold.
 // Their results are read in order as the batch closes; a failure of the
@@ -767,7 +785,8 @@ func (s *Store) queueConditions(b *pgx.Batch, c *Conditions, unmet *error) {
 		for i := range c.Checks {
 			keys[i] = c.Checks[i].Key
 		}
-		b.Queue(`SELECT k, v FROM `+Table+` WHERE k = ANY($1::bytea[]) ORDER BY k FOR SHARE`, keys).Query(func(rows pgx.Rows) error {
+		where, arg := keyIn(keys)
+		b.Queue(`SELECT k, v FROM `+Table+` WHERE `+where+` ORDER BY k FOR SHARE`, arg).Query(func(rows pgx.Rows) error {
 			found := make(map[string][]byte, len(keys))
 			for rows.Next() {
 				var k, v []byte
@@ -882,7 +901,8 @@ func queueCounts(b *pgx.Batch, ops []CountOp) {
 		b.Queue(`INSERT INTO `+Table+` (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, setKeys, setVals)
 	}
 	if len(zeroKeys) > 0 {
-		b.Queue(`DELETE FROM `+Table+` WHERE k = ANY($1::bytea[])`, zeroKeys)
+		where, arg := keyIn(zeroKeys)
+		b.Queue(`DELETE FROM `+Table+` WHERE `+where, arg)
 	}
 	for _, op := range ops {
 		if op.Set {
@@ -1124,6 +1144,28 @@ func (s *Store) SizeBytes() uint64 {
 		return 0
 	}
 	return uint64(n)
+}
+
+// Plan is how one session planned one of its prepared statements: the
+// executions it planned afresh (Custom) and those that reused the
+// statement's generic plan (Generic).
+type Plan struct {
+	Statement       string
+	Generic, Custom int64
+}
+
+// Plans returns how the pooled session it gets planned the statements it
+// prepared (pgx prepares every statement it runs; for tests and
+// diagnostics: a statement that is planned afresh at every execution costs
+// PostgreSQL's CPU at every write).
+func (s *Store) Plans() ([]Plan, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	rows, err := s.pool.Query(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[Plan])
 }
 
 // Show returns a setting as a pooled session sees it (for tests and
