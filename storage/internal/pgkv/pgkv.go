@@ -763,6 +763,9 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 // always given one key was planned again at every execution. In the
 // cluster, where every write checks its owner epoch, that planning was
 // about 45 µs of PostgreSQL's CPU per drop (issue 35 item 7; docs/cluster.md).
+// The session's plan_cache_mode = force_generic_plan would have fixed it
+// too, but for every statement, the range scans among them, whose custom
+// plans see their bounds; this changes only the statements that need it.
 func keyIn(keys [][]byte) (where string, arg any) {
 	if len(keys) == 1 {
 		return `k = $1`, keys[0]
