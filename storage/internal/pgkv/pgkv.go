@@ -402,15 +402,48 @@ var sharedLockCheck = `SELECT 1/(pg_try_advisory_xact_lock_shared($1)
 	AND (SELECT exclusive FROM ` + generationTable + ` WHERE id = 1) IS NOT DISTINCT FROM $2)::int`
 
 // queueLockCheck queues the lock's check (lockCheck, sharedLockCheck) in
-// a write transaction's first round trip; none without a lock.
-func (s *Store) queueLockCheck(b *pgx.Batch) {
+// a write transaction's first round trip; none without a lock. Given a
+// Check, it reads that check's row FOR SHARE in the same statement (a
+// scalar subquery beside the division), records in *unmet whether it
+// holds, and returns true: a cluster node's every write checks one owner
+// epoch, and a statement of its own for it cost PostgreSQL a statement's
+// work (the extended protocol's messages, a snapshot, an executor's start
+// and end) at every write, a good part of what a write costs it more in
+// the cluster than on one node (issue 35 item 7, docs/cluster.md). Without
+// a lock it queues nothing and returns false: the check goes in a
+// statement of its own (queueConditions).
+func (s *Store) queueLockCheck(b *pgx.Batch, check *Check, unmet *error) bool {
+	var q string
 	switch {
 	case s.noLock != "":
+		return false
 	case s.shared:
-		b.Queue(sharedLockCheck, lockKey, s.exclusiveGen.Load())
+		q = sharedLockCheck
 	default:
-		b.Queue(lockCheck, lockKey, s.exclusiveGen.Load())
+		q = lockCheck
 	}
+	if check == nil {
+		b.Queue(q, lockKey, s.exclusiveGen.Load())
+		return false
+	}
+	ok := check.OK
+	b.Queue(q+`, (SELECT v FROM `+Table+` WHERE k = $3 FOR SHARE)`, lockKey, s.exclusiveGen.Load(), check.Key).QueryRow(func(row pgx.Row) error {
+		var v *[]byte // NULL: no row (v is NOT NULL in the table)
+		if err := row.Scan(nil, &v); err != nil {
+			return err
+		}
+		var err error
+		if v == nil {
+			err = ok(nil, false)
+		} else {
+			err = ok(*v, true)
+		}
+		if err != nil && *unmet == nil {
+			*unmet = err
+		}
+		return nil
+	})
+	return true
 }
 
 // divisionByZero is SQLSTATE 22012, lockCheck's failure.
@@ -724,8 +757,16 @@ func (s *Store) attempt(ctx context.Context, sets, setVals, dels [][]byte, c *Co
 	defer tx.Rollback(context.Background()) // a no-op once committed
 	var b pgx.Batch
 	pid := s.lockPID.Load()
-	s.queueLockCheck(&b)
 	var unmet error // the first condition that does not hold
+	var check *Check
+	if c != nil && len(c.Checks) == 1 {
+		check = &c.Checks[0]
+	}
+	if s.queueLockCheck(&b, check, &unmet) { // the check went with the lock's
+		rest := *c
+		rest.Checks = nil
+		c = &rest
+	}
 	if !c.none() {
 		s.queueConditions(&b, c, &unmet)
 	}
@@ -950,7 +991,7 @@ func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu
 		defer tx.Rollback(context.Background())
 		var b pgx.Batch
 		pid := s.lockPID.Load()
-		s.queueLockCheck(&b)
+		s.queueLockCheck(&b, nil, nil)
 		var old []byte
 		found := false
 		b.Queue(`SELECT v FROM `+Table+` WHERE k = $1 FOR UPDATE`, key).Query(func(rows pgx.Rows) error {
