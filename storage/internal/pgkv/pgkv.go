@@ -1212,6 +1212,18 @@ func (s *Store) Plans() ([]Plan, error) {
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[Plan])
 }
 
+// BackendPID returns the process id of the PostgreSQL backend of the
+// pooled session it gets (for tests and benchmarks: with one session in
+// the pool, its CPU time is the database server's cost of this store's
+// statements, when the server runs on the same machine).
+func (s *Store) BackendPID() (int32, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var pid int32
+	err := s.pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid)
+	return pid, err
+}
+
 // Show returns a setting as a pooled session sees it (for tests and
 // diagnostics).
 func (s *Store) Show(name string) (string, error) {
