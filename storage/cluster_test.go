@@ -371,10 +371,9 @@ func TestPostgresFenceAcrossNodes(t *testing.T) {
 }
 
 // A fenced commit is between its writes and its COMMIT (holding the owner
-// row FOR SHARE) when another activation starts: the activation waits for
-// it, and its load then includes the write, though its transaction began
-// before the write committed (SERIALIZABLE: its first snapshot is
-// refused and the transaction runs again).
+// row FOR SHARE) when another activation starts: the activation's raise of
+// the epoch waits for it, and its load, after the raise, includes the
+// write.
 func TestPostgresActivationSeesInFlightFencedWrite(t *testing.T) {
 	url := storagetest.PostgresURL(t)
 	db, err := OpenPostgres(PostgresOptions{URL: url, MaxConns: 8})
@@ -420,11 +419,59 @@ func TestPostgresActivationSeesInFlightFencedWrite(t *testing.T) {
 	if b.err != nil || b.epoch != 2 || b.acct.Gold != 555 {
 		t.Fatalf("activation after the in-flight write: epoch %d, %v; gold %v; want epoch 2 and gold 555", b.epoch, b.err, b.acct)
 	}
-	if n := st.Retries(); n < 1 {
-		t.Errorf("%d retries: the activation's first snapshot, older than the write, was not refused", n)
-	}
 	if err := fencedGold(db, a1, e1, 1); !errors.Is(err, ErrFenced) {
 		t.Errorf("the old activation's next write: %v; want ErrFenced", err)
+	}
+}
+
+// Many accounts activated at once (a cluster's start, a node's accounts
+// taken over by the others) do not fail to serialize against each other:
+// accounts that share nothing must not make each other's activations run
+// again. Each activation was one SERIALIZABLE transaction that read the
+// account's every record, and PostgreSQL's predicate locks, taken per
+// page, made them conflict: this test failed with 92, 135 and 194 retries
+// in three runs (and a log of one bench/cluster run showed 255
+// serialization failures in the first two seconds of the set-up of 64
+// accounts, issue 35 item 7). The raise of the epoch is now a transaction
+// of its own that reads only the owner record, locked, in READ COMMITTED,
+// and the load follows it.
+func TestPostgresActivationsAtOnceDoNotRetry(t *testing.T) {
+	const accounts = 64
+	db, err := OpenPostgres(PostgresOptions{URL: storagetest.PostgresURL(t), Cluster: true, MaxConns: accounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range accounts {
+		writeFresh(t, db, sampleAccount(AccountID(100+i), fmt.Sprint("atonce", i)))
+	}
+	for round := range 2 { // first activations (no owner record yet), then again
+		start := make(chan struct{})
+		errs := make(chan error, accounts)
+		for i := range accounts {
+			go func() {
+				<-start
+				id := AccountID(100 + i)
+				epoch, acct, err := db.ActivateAccount(id, "node-a")
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("account %d: %w", id, err)
+				case epoch != uint64(round+1) || acct.ID != id:
+					errs <- fmt.Errorf("account %d: epoch %d, account %d; want epoch %d", id, epoch, acct.ID, round+1)
+				default:
+					errs <- nil
+				}
+			}()
+		}
+		close(start)
+		for range accounts {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		if n := pgStore(db).Retries(); n != 0 {
+			t.Fatalf("round %d: %d transactions ran again after a serialization failure; want none", round, n)
+		}
 	}
 }
 

@@ -16,11 +16,11 @@ type engine interface {
 	// *FencedError, is a definite failure: nothing was written. Any other
 	// error may hide a commit (its outcome is unknown).
 	apply(b engineBatch, c *conditions) error
-	// update runs fn in one transaction serialized with every conditional
-	// apply (see ActivateAccount): fn gets the value of key (found false:
-	// none) and a reader of the same snapshot, and the value it returns is
-	// written under key (nil: nothing). Errors as apply's.
-	update(key []byte, fn func(r reader, old []byte, found bool) ([]byte, error)) error
+	// update reads key's value locked against every other update and every
+	// conditional apply that checks key (Fence), calls fn with it (found
+	// false: none; fn may run more than once) and writes what fn returns
+	// under key (nil: nothing), in one atomic step. Errors as apply's.
+	update(key []byte, fn func(old []byte, found bool) ([]byte, error)) error
 	// checkpoint writes a consistent copy into dir (errNoCheckpoint where
 	// the engine has none).
 	checkpoint(dir string) error

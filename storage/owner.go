@@ -40,47 +40,54 @@ func decodeOwner(v []byte, found bool) (epoch uint64, node string, err error) {
 
 func encodeOwner(epoch uint64, node string) []byte { return append(encodeUint64(epoch), node...) }
 
-// ActivateAccount takes account id over for a new activation on node: in
-// one transaction it raises the account's owner epoch by one (the first
-// activation gets 1) and loads the account exactly as LoadAccount does. The
-// activation passes the epoch to Batch.Fence in every batch it commits.
+// ActivateAccount takes account id over for a new activation on node: it
+// raises the account's owner epoch by one (the first activation gets 1),
+// in a transaction of its own, then loads the account exactly as
+// LoadAccount does. The activation passes the epoch to Batch.Fence in
+// every batch it commits.
 //
-// On PostgreSQL the transaction is SERIALIZABLE and reads the owner record
-// FOR UPDATE; on Pebble it holds the mutex of conditional commits. Either
-// way a fenced write of an older activation is ordered before the load
-// (the account returned includes it) or after the raise (it is refused).
+// The raise reads the owner record locked (on PostgreSQL FOR UPDATE, in a
+// READ COMMITTED transaction; on Pebble under the mutex of conditional
+// commits), so a fenced write of an older activation either committed
+// before the raise or is refused after it; the load comes after the raise
+// and so sees every write that committed. Loading inside the raise's
+// transaction, as this once did, made it a SERIALIZABLE transaction that
+// read the account's every record: many activations at once (a cluster's
+// start, a node's accounts taken over) then failed to serialize against
+// each other and ran again (issue 35 item 7).
 //
 // An account that does not exist is not activated: nothing is written (a
 // request for an unknown id must not leave a record behind), and the
 // result is epoch 0, a nil account and an error wrapping ErrNotFound.
 // Epoch 0 fences every write: an activation that got it calls
-// ActivateAccount again once the account exists.
+// ActivateAccount again once the account exists. (One deleted between the
+// check and the raise keeps the owner record the raise wrote, as every
+// deleted account keeps its own: see above.)
 //
 // Errors: a failure that surely wrote nothing is a plain error; one whose
 // outcome is unknown wraps ErrCommitUncertain (the epoch may have been
-// raised: call again, which raises it once more; epochs only grow).
+// raised: call again, which raises it once more; epochs only grow). A
+// load that fails after the raise is a plain error too: the epoch was
+// raised, and the next call raises it again.
 func (db *DB) ActivateAccount(id AccountID, node string) (epoch uint64, acct *Account, err error) {
+	exists, err := db.AccountExists(id)
+	if err != nil {
+		return 0, nil, fmt.Errorf("storage: activate account %d: %w", id, err)
+	}
+	if !exists {
+		return 0, nil, fmt.Errorf("storage: activate account %d: %w", id, ErrNotFound)
+	}
 	guard := db.guard.Load()
 	if err := guard.admit(); err != nil {
 		return 0, nil, err
 	}
-	var missing error
 	err = guard.run(func() error {
-		return db.eng.update(ownerKey(id), func(r reader, old []byte, found bool) ([]byte, error) {
-			epoch, acct, missing = 0, nil, nil // fn may run again (a retried transaction)
+		return db.eng.update(ownerKey(id), func(old []byte, found bool) ([]byte, error) {
 			cur, _, err := decodeOwner(old, found)
 			if err != nil {
 				return nil, err
 			}
-			a, err := loadAccount(r, id)
-			if errors.Is(err, ErrNotFound) {
-				missing = err
-				return nil, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			epoch, acct = cur+1, a
+			epoch = cur + 1
 			return encodeOwner(epoch, node), nil
 		})
 	})
@@ -88,8 +95,9 @@ func (db *DB) ActivateAccount(id AccountID, node string) (epoch uint64, acct *Ac
 		return 0, nil, db.engineFailure(guard, fmt.Errorf("storage: activate account %d: %w", id, err))
 	}
 	guard.succeeded()
-	if missing != nil {
-		return 0, nil, missing
+	acct, err = loadAccount(db.eng, id)
+	if err != nil {
+		return 0, nil, fmt.Errorf("storage: activate account %d: %w", id, err)
 	}
 	return epoch, acct, nil
 }

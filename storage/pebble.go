@@ -207,10 +207,9 @@ func setCounts(pb *pebble.Batch, c *conditions, r reader) error {
 	return nil
 }
 
-// update runs fn under condMu, reading the database as it is (nothing
-// else writes what it reads meanwhile: see conditions.go), and writes its
-// result synced.
-func (e *pebbleEngine) update(key []byte, fn func(r reader, old []byte, found bool) ([]byte, error)) error {
+// update runs fn under condMu (no conditional apply checks key
+// meanwhile: see conditions.go) and writes its result synced.
+func (e *pebbleEngine) update(key []byte, fn func(old []byte, found bool) ([]byte, error)) error {
 	e.condMu.Lock()
 	defer e.condMu.Unlock()
 	old, err := get(e, key)
@@ -218,7 +217,7 @@ func (e *pebbleEngine) update(key []byte, fn func(r reader, old []byte, found bo
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("%w: %w", errNotCommitted, err)
 	}
-	nu, err := fn(e, old, found)
+	nu, err := fn(old, found)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errNotCommitted, err)
 	}

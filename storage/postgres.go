@@ -283,10 +283,8 @@ func (e *pgEngine) apply(b engineBatch, c *conditions) error {
 	return e.failure(e.st.ApplyIf(b.(*pgBatch).writes, pc))
 }
 
-func (e *pgEngine) update(key []byte, fn func(r reader, old []byte, found bool) ([]byte, error)) error {
-	return e.failure(e.st.Update(key, func(r pgkv.Reader, old []byte, found bool) ([]byte, error) {
-		return fn(pgReader{r}, old, found)
-	}))
+func (e *pgEngine) update(key []byte, fn func(old []byte, found bool) ([]byte, error)) error {
+	return e.failure(e.st.Update(key, fn))
 }
 
 // failure classifies an error of pgkv for Commit.
@@ -306,19 +304,6 @@ func (e *pgEngine) failure(err error) error {
 	}
 	return err
 }
-
-// pgReader reads inside one of pgkv's transactions.
-type pgReader struct{ r pgkv.Reader }
-
-func (p pgReader) view(key []byte, fn func([]byte) error) error {
-	err := p.r.Get(key, fn)
-	if errors.Is(err, pgkv.ErrNotFound) {
-		return ErrNotFound
-	}
-	return err
-}
-
-func (p pgReader) scan(lo, hi []byte, fn func(k, v []byte) error) error { return p.r.Scan(lo, hi, fn) }
 
 func (e *pgEngine) health() error {
 	err := e.st.Healthy()

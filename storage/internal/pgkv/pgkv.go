@@ -4,15 +4,18 @@
 //
 // read by key and by key range (the primary key's B-tree gives both, in
 // bytea order: memcmp, then length, the order of Pebble's default
-// comparer), and written in SERIALIZABLE transactions retried on SQLSTATE
-// 40001 (and 40P01) through cockroach-go's retry loop. Package storage puts
+// comparer), and written in SERIALIZABLE transactions (Update's, of one
+// locked row, READ COMMITTED) retried on SQLSTATE 40001 (and 40P01)
+// through cockroach-go's retry loop. Package storage puts
 // its typed API on top (see storage/postgres.go for why one table and not
 // one per record).
 //
 // It speaks only what PostgreSQL, CockroachDB and YugabyteDB all accept:
 // bytea, a primary key, INSERT ... ON CONFLICT (k) DO UPDATE, unnest of
-// two arrays, = ANY(array), ORDER BY with LIMIT, SERIALIZABLE isolation and
-// the synchronous_commit and statement_timeout settings. Conditional writes
+// two arrays, = ANY(array), ORDER BY with LIMIT, SERIALIZABLE and READ
+// COMMITTED isolation (which a database may run as a stronger level:
+// Update is right under any) and the synchronous_commit and
+// statement_timeout settings. Conditional writes
 // (ApplyIf) and Update add SELECT ... FOR SHARE / FOR UPDATE, INSERT ... ON
 // CONFLICT DO NOTHING RETURNING and ON CONFLICT DO UPDATE ... WHERE; the
 // cluster's shared lock is pg_try_advisory_lock_shared (PostgreSQL only,
@@ -960,31 +963,37 @@ func queueCounts(b *pgx.Batch, ops []CountOp) {
 	}
 }
 
-// Reader reads inside one transaction (Update's).
-type Reader interface {
-	// Get calls fn with the value of key; ErrNotFound when none.
-	Get(key []byte, fn func(v []byte) error) error
-	// Scan calls fn, in key order, with every row in [lo, hi) (hi nil:
-	// no upper bound), read in one statement.
-	Scan(lo, hi []byte, fn func(k, v []byte) error) error
-}
-
-// Update runs one SERIALIZABLE transaction (retried like Apply's) that
-// reads key's row locked FOR UPDATE, calls fn with it (found false when
-// there is none) and a Reader of the same transaction, and writes what fn
-// returns under key (nil: nothing), then commits. Everything fn reads is
-// one snapshot, serialized with every other transaction: a writer that
-// checked key FOR SHARE (ApplyIf's Checks) either committed before (fn
-// sees its writes) or waits and then fails its check. fn may run more than
-// once. Failures are classified as Apply's.
-func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu []byte, err error)) error {
+// Update reads key's row locked FOR UPDATE, calls fn with it (found false
+// when there is none) and writes what fn returns under key (nil: nothing),
+// in one READ COMMITTED transaction (retried like Apply's; fn may run more
+// than once). The row lock orders it with every other Update of key and
+// every ApplyIf that checks key (FOR SHARE): a writer that checked key
+// first commits first (this waits for it), and one that checks it later
+// waits for this commit, then fails to serialize (its transaction is
+// SERIALIZABLE) and runs again, reading what fn wrote.
+//
+// Why not SERIALIZABLE, as Apply's transactions are: reading one row
+// under its lock needs no snapshot of anything else, and a serializable
+// transaction takes part in the predicate-lock checks of every other one
+// it overlaps. Owner epochs are raised by Update (storage.ActivateAccount),
+// often many at once (a cluster's start, a node's accounts taken over):
+// under SERIALIZABLE they failed to serialize against each other and
+// against the writes around them, page locks making accounts that share
+// nothing conflict (a PostgreSQL log of one bench/cluster run: 255
+// serialization failures in the first two seconds of 64 accounts' set-up,
+// none after; issue 35 item 7).
+//
+// A row that is absent has nothing to lock, so two Updates could both find
+// it absent: the insert is ON CONFLICT DO NOTHING, and one that inserted
+// nothing runs again (and finds the row the other wrote).
+func (s *Store) Update(key []byte, fn func(old []byte, found bool) (nu []byte, err error)) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	return s.retry(ctx, func(ctx context.Context) error {
 		if err := s.gate(); err != nil {
 			return err
 		}
-		tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+		tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 		if err != nil {
 			return s.beginFailure(err)
 		}
@@ -1006,13 +1015,21 @@ func (s *Store) Update(key []byte, fn func(r Reader, old []byte, found bool) (nu
 		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 			return s.sendFailure(err, pid)
 		}
-		nu, err := fn(txReader{ctx: ctx, tx: tx}, old, found)
-		if err != nil { // a read that failed to serialize keeps its SQLSTATE: retried
+		nu, err := fn(old, found)
+		if err != nil {
 			return fmt.Errorf("%w: %w", ErrNotCommitted, err)
 		}
 		if nu != nil {
-			if _, err := tx.Exec(ctx, `INSERT INTO `+Table+` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, key, nu); err != nil {
+			q := `UPDATE ` + Table + ` SET v = $2 WHERE k = $1`
+			if !found {
+				q = `INSERT INTO ` + Table + ` (k, v) VALUES ($1, $2) ON CONFLICT (k) DO NOTHING`
+			}
+			ct, err := tx.Exec(ctx, q, key, nu)
+			if err != nil {
 				return fmt.Errorf("%w: %w", ErrNotCommitted, err)
+			}
+			if ct.RowsAffected() != 1 { // inserted meanwhile by another Update
+				return fmt.Errorf("%w: %w", ErrNotCommitted, retryableError{fmt.Errorf("pgkv: key %q was written by another transaction meanwhile", key)})
 			}
 		}
 		if s.BeforeCommit != nil {
@@ -1057,58 +1074,6 @@ func (s *Store) beginFailure(err error) error {
 		return fmt.Errorf("%w: begin: %w: %w", ErrNotCommitted, ErrUnavailable, err)
 	}
 	return fmt.Errorf("%w: begin: %w", ErrNotCommitted, err)
-}
-
-// txReader is Update's Reader.
-type txReader struct {
-	ctx context.Context
-	tx  pgx.Tx
-}
-
-func (r txReader) Get(key []byte, fn func(v []byte) error) error {
-	var v []byte
-	err := r.tx.QueryRow(r.ctx, `SELECT v FROM `+Table+` WHERE k = $1`, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return fn(v)
-}
-
-func (r txReader) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
-	if lo == nil {
-		lo = []byte{}
-	}
-	q, args := `SELECT k, v FROM `+Table+` WHERE k >= $1`, []any{lo}
-	if hi != nil {
-		q += ` AND k < $2`
-		args = append(args, hi)
-	}
-	rows, err := r.tx.Query(r.ctx, q+` ORDER BY k`, args...)
-	if err != nil {
-		return err
-	}
-	var keys, vals [][]byte
-	for rows.Next() {
-		var k, v []byte
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return err
-		}
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for i := range keys {
-		if err := fn(keys[i], vals[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // commitFailure says what a failed COMMIT means. The server's answer of
