@@ -19,6 +19,21 @@ func goroutineID() uint64 {
 	return id
 }
 
+// inSelect reports whether goroutine id is blocked in a select statement,
+// from the stack dump of all goroutines.
+func inSelect(id uint64) bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	return bytes.Contains(buf, []byte("goroutine "+strconv.FormatUint(id, 10)+" [select"))
+}
+
 // waitFor polls cond until it holds or a generous bound passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -39,7 +54,9 @@ func TestWorkerDispatcherReusesParkedWorker(t *testing.T) {
 	ids := make(chan uint64, 1)
 	d.Schedule(func() { ids <- goroutineID() })
 	first := <-ids
-	waitFor(t, "the worker to park", func() bool { return d.parked.Load() == 1 })
+	// parked counts a worker just before its select: wait until it waits
+	// there, or Schedule's send finds no receiver yet and starts another.
+	waitFor(t, "the worker to park", func() bool { return d.parked.Load() == 1 && inSelect(first) })
 	d.Schedule(func() { ids <- goroutineID() })
 	if second := <-ids; second != first {
 		t.Fatalf("second run on goroutine %d, want the parked worker %d", second, first)
