@@ -25,6 +25,7 @@ import (
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
+	"github.com/honmaster/masterserver/plugins/supervisor/supervisortest"
 	"github.com/honmaster/masterserver/storage"
 )
 
@@ -196,7 +197,7 @@ func healthz(t *testing.T, ts *clitest.Server) (int, string) {
 // tickets changed) or answer the ping (never found hung).
 func TestHungPluginRestarted(t *testing.T) {
 	const pingInterval, pingTimeout = time.Second, 2 * time.Second
-	clock, frozen := newManualClock(), newManualClock() // frozen: the other areas are never pinged
+	clock, frozen := supervisortest.NewManualClock(), supervisortest.NewManualClock() // frozen: the other areas are never pinged
 	ts := clitest.StartWith(t, func(c *config.Config) {
 		p := c.Plugins[string(plinkoapi.Area)]
 		p.PingInterval, p.PingTimeout = config.Duration{Duration: pingInterval}, config.Duration{Duration: pingTimeout}
@@ -217,7 +218,7 @@ func TestHungPluginRestarted(t *testing.T) {
 		t.Fatalf("healthz before: %d %q", code, body)
 	}
 	old, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
-	clock.await(t, pingInterval) // the supervisor watches the plugin
+	clock.Await(t, pingInterval) // the supervisor watches the plugin
 	if err := syscall.Kill(old.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +235,10 @@ func TestHungPluginRestarted(t *testing.T) {
 			results[i], _ = drop(context.Background(), ts.Client, s.Cookie)
 		}()
 	}
-	clock.advance(pingInterval) // a ping is due: the stopped plugin does not answer it
-	clock.await(t, pingTimeout)
-	clock.advance(pingTimeout) // the ping failed: the plugin is killed, its restart waits on the clock
-	clock.await(t, 0)
+	clock.Advance(pingInterval) // a ping is due: the stopped plugin does not answer it
+	clock.Await(t, pingTimeout)
+	clock.Advance(pingTimeout) // the ping failed: the plugin is killed, its restart waits on the clock
+	clock.Await(t, 0)
 	// Between the kill and the restart: unhealthy, and every drop refused.
 	if st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area); st.State != supervisor.StateRestarting || st.PID != 0 {
 		t.Errorf("status while restarting %+v", st)
@@ -260,8 +261,8 @@ func TestHungPluginRestarted(t *testing.T) {
 	if acct.Tickets != 100000 {
 		t.Errorf("tickets %d after the hung plugin, want 100000 (replies: %+v)", acct.Tickets, results)
 	}
-	clock.advance(0)             // the restart begins
-	clock.await(t, pingInterval) // the new plugin runs and is watched
+	clock.Advance(0)             // the restart begins
+	clock.Await(t, pingInterval) // the new plugin runs and is watched
 	st, _ := ts.Runtime.App.Plugins.Status(plinkoapi.Area)
 	if st.State != supervisor.StateRunning || st.PID == old.PID || st.PID == 0 || st.Restarts != 1 || !errors.Is(st.LastError, sdk.ErrUnavailable) {
 		t.Errorf("status after restart %+v", st)
@@ -313,73 +314,6 @@ func dropStatus(t *testing.T, ts *clitest.Server, cookie string) int64 {
 		t.Fatal(err)
 	}
 	return num(a, "status_code")
-}
-
-// manualClock is a supervisor.Clock that moves only when the test says:
-// every timer, a zero-length one included, fires on advance.
-type manualClock struct {
-	mu      sync.Mutex
-	now     time.Duration // since the clock was made
-	timers  []manualTimer
-	changed chan struct{} // closed (and replaced) when a timer is set
-}
-
-type manualTimer struct {
-	at, d time.Duration
-	c     chan time.Time
-}
-
-func newManualClock() *manualClock { return &manualClock{changed: make(chan struct{})} }
-
-// After implements supervisor.Clock.
-func (c *manualClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	c.timers = append(c.timers, manualTimer{at: c.now + d, d: d, c: ch})
-	close(c.changed)
-	c.changed = make(chan struct{})
-	return ch
-}
-
-// await returns once a timer of length d is set: the supervisor waits on
-// it. The failsafe only ends a test that would otherwise hang.
-func (c *manualClock) await(t *testing.T, d time.Duration) {
-	t.Helper()
-	failsafe := time.NewTimer(2 * time.Minute)
-	defer failsafe.Stop()
-	for {
-		c.mu.Lock()
-		for _, tm := range c.timers {
-			if tm.d == d {
-				c.mu.Unlock()
-				return
-			}
-		}
-		changed := c.changed
-		c.mu.Unlock()
-		select {
-		case <-changed:
-		case <-failsafe.C:
-			t.Fatalf("the supervisor never waited %v", d)
-		}
-	}
-}
-
-// advance moves the clock by d and fires the timers that are due.
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now += d
-	kept := c.timers[:0]
-	for _, tm := range c.timers {
-		if tm.at <= c.now {
-			tm.c <- time.Unix(0, 0).Add(tm.at)
-		} else {
-			kept = append(kept, tm)
-		}
-	}
-	c.timers = kept
 }
 
 func mustID(t *testing.T, ts *clitest.Server, login string) storage.AccountID {

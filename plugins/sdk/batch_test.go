@@ -77,9 +77,12 @@ func TestDecideWithinBoundsHungCalls(t *testing.T) {
 	c := TestClient(t, p)
 	c.SetBatchesInFlight(1)
 	errs := make(chan error, 2)
+	// The bound must outlast the first call's way to the handler, which
+	// the test waits for below: on a loaded machine that can take longer
+	// than a fraction of a second.
 	call := func() {
 		go func() {
-			_, err := Pick.Decide(context.Background(), within{c, 200 * time.Millisecond}, Call[PickFacts]{Facts: PickFacts{Options: []byte{1, 2}}})
+			_, err := Pick.Decide(context.Background(), within{c, 2 * time.Second}, Call[PickFacts]{Facts: PickFacts{Options: []byte{1, 2}}})
 			errs <- err
 		}()
 	}

@@ -15,7 +15,12 @@ import (
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/plugins/supervisor"
+	"github.com/honmaster/masterserver/plugins/supervisor/supervisortest"
 )
+
+// bundledStart is the tests' StartTimeout: -race binaries start slowly on
+// busy CI.
+const bundledStart = 20 * time.Second
 
 // bundled returns a Source and Options that run the test binary as the
 // bundled plugin in the given helper role.
@@ -24,7 +29,7 @@ func bundled(role string) (supervisor.Source, supervisor.Options) {
 		Area: plinkoapi.Area,
 		// GORACE: a -race binary otherwise sleeps 1s before exiting.
 		Env:          []string{helperEnv + "=" + role, "GORACE=atexit_sleep_ms=0"},
-		StartTimeout: 20 * time.Second, // -race binaries start slowly on busy CI
+		StartTimeout: bundledStart,
 		CallTimeout:  5 * time.Second,
 	}
 	opts := supervisor.Options{
@@ -102,7 +107,10 @@ func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 		if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
 			t.Fatalf("round %d: Drop right after SIGKILL: err = %v, want ErrUnavailable", round, err)
 		}
-		eventually(t, 2*time.Second, "plugin back after SIGKILL", func() bool {
+		// The relaunch waits the backoff (100 ms), then starts a -race
+		// binary: up to a second on a loaded machine, so the bound is the
+		// start's own (StartTimeout) rather than a guess at its speed.
+		eventually(t, bundledStart+time.Second, "plugin back after SIGKILL", func() bool {
 			_, err := drop(s, facts)
 			if err != nil && !errors.Is(err, sdk.ErrUnavailable) {
 				t.Fatalf("round %d: Drop while restarting: err = %v, want ErrUnavailable", round, err)
@@ -241,12 +249,22 @@ func TestSupervisorExternalCustomOdds(t *testing.T) {
 // TestSupervisorRestartsHungPlugin stops the plugin with SIGSTOP: it no
 // longer answers pings, so it is killed and restarted; calls meanwhile fail
 // with ErrUnavailable.
+//
+// The pings and the restart's backoff run on a clock the test steps
+// (supervisortest.ManualClock), as TestHungPluginRestarted in host/cli
+// does: on real time (a ping every 50 ms, 300 ms to answer) a healthy
+// -race plugin slow to answer one ping on a loaded machine was restarted
+// once more than the test counted.
 func TestSupervisorRestartsHungPlugin(t *testing.T) {
+	const pingInterval, pingTimeout = time.Second, 2 * time.Second
+	clock := supervisortest.NewManualClock()
 	src, opts := bundled("plinko")
-	src.PingInterval, src.PingTimeout = 50*time.Millisecond, 300*time.Millisecond
-	src.CallTimeout = 500 * time.Millisecond
+	src.PingInterval, src.PingTimeout = pingInterval, pingTimeout
+	src.CallTimeout = time.Second // a call to the stopped plugin waits this long, in real time
+	opts.Clock = clock
 	s := startSupervisor(t, src, opts)
 	old := s.Status().PID
+	clock.Await(t, pingInterval) // the supervisor watches the plugin
 	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -254,11 +272,20 @@ func TestSupervisorRestartsHungPlugin(t *testing.T) {
 	if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
 		t.Fatalf("drop on a stopped plugin: err = %v, want ErrUnavailable", err)
 	}
-	eventually(t, 20*time.Second, "hung plugin replaced", func() bool {
-		st := s.Status()
-		return st.Restarts == 1 && st.State == supervisor.StateRunning && st.PID != old
-	})
-	if st := s.Status(); !errors.Is(st.LastError, sdk.ErrUnavailable) || !strings.Contains(st.LastError.Error(), "ping") {
+	clock.Advance(pingInterval) // a ping is due: the stopped plugin does not answer it
+	clock.Await(t, pingTimeout)
+	clock.Advance(pingTimeout) // the ping failed: the plugin is killed, its restart waits on the clock
+	clock.Await(t, 0)
+	if st := s.Status(); st.State != supervisor.StateRestarting {
+		t.Errorf("Status between the kill and the restart = %+v, want restarting", st)
+	}
+	clock.Advance(0)             // the restart begins
+	clock.Await(t, pingInterval) // the new plugin runs and is watched
+	st := s.Status()
+	if st.Restarts != 1 || st.State != supervisor.StateRunning || st.PID == old || st.PID <= 0 {
+		t.Fatalf("Status after the restart = %+v, want running, 1 restart, new PID", st)
+	}
+	if !errors.Is(st.LastError, sdk.ErrUnavailable) || !strings.Contains(st.LastError.Error(), "ping") {
 		t.Errorf("LastError = %v, want the missed ping", st.LastError)
 	}
 	if _, err := drop(s, facts); err != nil {

@@ -21,7 +21,7 @@ import "regexp"
 // text, after an error chain's ": " or after an opening bracket or quote,
 // so that a run ("storage: actors: ...") goes whole and an ordinary word
 // before a colon mid-sentence ("unknown login: bob") stays.
-var prefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|matches|matchsim|console|consolepage|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|detail|opmsg|gcfloor|cpustat|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|killtest|clitest|configtest|storagetest|wiretest|clustertest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf|area|[a-z][a-z0-9]*(?:api|plugin|area|pb)):\s*)+`)
+var prefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|client|config|accounts|cloud|cloudcfg|plinko|guides|reports|matches|matchsim|console|consolepage|login|server|operator|supervisor|sdk|srp|metrics|limit|cluster|failure|detail|opmsg|gcfloor|cpustat|loadtest|logflood|cache|docscheck|modfiles|pity|guidesrank|actorstest|killtest|clitest|configtest|storagetest|wiretest|clustertest|supervisortest|pb|cloudpb|clusterpb|guidespb|reportspb|pebble|pgkv|toml|json|grpc|rpc error|proto|protobuf|area|[a-z][a-z0-9]*(?:api|plugin|area|pb)):\s*)+`)
 
 // Strip removes internal package prefixes from text.
 func Strip(text string) string {
