@@ -14,7 +14,10 @@ import (
 // (and the spare ones HTTP clients dial) and checks that a graceful stop
 // closes them instead of waiting for its timeout.
 func TestShutdownWithIdleKeepAlive(t *testing.T) {
-	ts := start(t, func(c *config.Config) { c.Server.ShutdownTimeout = config.Duration{Duration: 5 * time.Second} })
+	// The timeout is far beyond what a stop takes even on a loaded machine
+	// (plugins, actors and storage included: under a second), so only a
+	// stop that waits for it fails the check below.
+	ts := start(t, func(c *config.Config) { c.Server.ShutdownTimeout = config.Duration{Duration: time.Minute} })
 	tr := &http.Transport{MaxIdleConnsPerHost: 100}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -41,7 +44,7 @@ func TestShutdownWithIdleKeepAlive(t *testing.T) {
 	t.Logf("stopped in %s", d)
 	// Quiet connections are closed at once: the stop must not run into the
 	// timeout (the rest is plugins and actors stopping).
-	if d >= ts.Config.Server.ShutdownTimeout.Duration-time.Second {
+	if d >= ts.Config.Server.ShutdownTimeout.Duration/2 {
 		t.Errorf("stop took %s", d)
 	}
 }
