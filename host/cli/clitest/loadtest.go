@@ -1,11 +1,14 @@
 package clitest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,12 +45,25 @@ func RowOK(rep *loadtest.Report, name string) int64 {
 // RunKillingPlugin runs the load test o while area's plugin is killed twice,
 // 0.7 s apart, and returns its report (logged). The test fails when the
 // plugin was never killed.
+//
+// The first kill comes 0.7 s after the load tester starts the operations
+// (its "running" line), not after it was called: setting the accounts up
+// can take longer than both kills together on a loaded machine (then no
+// operation met a missing plugin), and a kill during the set-up could fail
+// the run itself.
 func (s *Server) RunKillingPlugin(t *testing.T, area string, o loadtest.Options) *loadtest.Report {
 	t.Helper()
+	running, finished := make(chan struct{}), make(chan struct{})
+	o.Log = &startSignal{next: o.Log, running: running}
 	done := make(chan struct{})
 	kills := 0
 	go func() {
 		defer close(done)
+		select {
+		case <-running:
+		case <-finished:
+			return // the run ended before its operations (it failed)
+		}
 		for i := 0; i < 2; i++ {
 			time.Sleep(700 * time.Millisecond)
 			if s.killPlugin(t, area) {
@@ -56,6 +72,7 @@ func (s *Server) RunKillingPlugin(t *testing.T, area string, o loadtest.Options)
 		}
 	}()
 	rep, err := loadtest.Run(context.Background(), o)
+	close(finished)
 	<-done
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +84,24 @@ func (s *Server) RunKillingPlugin(t *testing.T, area string, o loadtest.Options)
 		t.Fatalf("the %s plugin was never killed", area)
 	}
 	return rep
+}
+
+// startSignal passes the load tester's log lines on to next (when not nil)
+// and closes running at the line that says the operations start.
+type startSignal struct {
+	next    io.Writer
+	running chan struct{}
+	once    sync.Once
+}
+
+func (w *startSignal) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("running ")) {
+		w.once.Do(func() { close(w.running) })
+	}
+	if w.next != nil {
+		return w.next.Write(p)
+	}
+	return len(p), nil
 }
 
 // pluginPID reads the PID of area's plugin from "honmaster plugins".
