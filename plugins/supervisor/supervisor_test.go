@@ -260,7 +260,9 @@ func TestSupervisorRestartsHungPlugin(t *testing.T) {
 	clock := supervisortest.NewManualClock()
 	src, opts := bundled("plinko")
 	src.PingInterval, src.PingTimeout = pingInterval, pingTimeout
-	src.CallTimeout = time.Second // a call to the stopped plugin waits this long, in real time
+	// CallTimeout stays bundled's 5 s, in real time: the call to the
+	// stopped plugin waits that long, and the first call to the restarted
+	// -race plugin gets that long on a loaded machine.
 	opts.Clock = clock
 	s := startSupervisor(t, src, opts)
 	old := s.Status().PID
