@@ -50,7 +50,9 @@ const retryPause = 100 * time.Millisecond
 // Forward implements server.Forwarder: a request that names an account is
 // sent to that account's grain, wherever the cluster places it (here
 // included, so that the grain's start always precedes the account's use on
-// its node), and its reply comes back. The account is the one the route's
+// its node), and its reply comes back. Once the grain is found, a request
+// for another node goes on this node's link to it (stream.go), which
+// serves it while the grain is live there; through the grain otherwise. The account is the one the route's
 // hook names (account, server.Route.Account), else the host's rule
 // (accountOf). Requests that name no account are served here (handled
 // false).
@@ -129,10 +131,43 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 		}
 		if msg == nil {
 			msg = toForward(r, serveBy, n.cfg.Node)
+			msg.Account = uint32(id)
 		}
 		msg.RequestId = n.requestIDs.Add(1)
 		msg.TimeoutNanos = int64(time.Until(serveBy))
 		n.forwarded.Add(1)
+		if pid.Address != n.self {
+			// On the link to the home, unless the home cannot serve it
+			// there (see stream.go).
+			l, err := n.linkTo(pid.Address)
+			if err != nil {
+				// Sent nowhere.
+				pause(ctx, retryPause)
+				continue
+			}
+			if l != nil {
+				rep, err := n.forwardOn(l, msg, deadline)
+				switch {
+				case errors.Is(err, errNotSent):
+					// The link had ended: a new one is opened.
+					continue
+				case err == nil && rep.GetRefused() != "":
+					n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
+					pause(ctx, retryPause)
+					continue
+				case err == nil && !rep.GetNoGrain():
+					return fromReply(rep), true, nil
+				case err != nil && !errors.Is(err, errUnsupported):
+					n.forwardFailed.Add(1)
+					root.Send(pid, &clusterpb.Cancel{RequestId: msg.RequestId, FromNode: n.cfg.Node})
+					return server.Response{}, true, ErrNoAnswer
+				}
+				// no_grain or an earlier version's peer: nothing was
+				// done; through the grain, under a new id.
+				msg.RequestId = n.requestIDs.Add(1)
+				msg.TimeoutNanos = int64(time.Until(serveBy))
+			}
+		}
 		res, err := n.await(root.RequestFuture(pid, msg, time.Until(deadline)), pid.Address)
 		if rep, ok := res.(*clusterpb.Reply); ok && err == nil {
 			if rep.GetRefused() != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
@@ -77,6 +78,9 @@ type Config struct {
 	// because protoactor's remote sets gRPC's process-wide logger at every
 	// start, racing with the gRPC connections of members already probing.
 	probeGate <-chan struct{}
+	// noLinks, set by tests, makes the port serve no forwarding streams,
+	// as a node of an earlier version (stream.go).
+	noLinks bool
 }
 
 // The providers of Config.Provider.
@@ -144,12 +148,15 @@ type Node struct {
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
 	servedAtHome                                        atomic.Int64  // see serveAtHome
+	servedLinked                                        atomic.Int64  // of servedHere: those that came on a link (stream.go)
 	locals                                              sync.Map      // storage.AccountID → *localGrain of the grains live here
 	transient                                           atomic.Int64  // see Stats.TransientChanges
 	inflight                                            inflight      // forwarded requests served here (see Stop)
 	requestIDs                                          atomic.Uint64 // ids of the requests this node forwards
 	cancels                                             cancels       // of the forwarded requests served here
 	workers                                             *workers      // that serve them
+	links                                               links         // to the peers this node forwards to (stream.go)
+	dial                                                []grpc.DialOption
 }
 
 // Member is one node as this node sees it.
@@ -181,17 +188,22 @@ func Start(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster advertise address %q: %w", adv, err)
 	}
-	opts, err := transport(cfg, log, host, advHost)
+	n := &Node{cfg: cfg, log: log, fatal: make(chan struct{}), workers: newWorkers()}
+	streams := n.serveStream
+	if cfg.noLinks {
+		streams = nil
+	}
+	opts, dial, err := transport(cfg, log, host, advHost, streams)
 	if err != nil {
 		return nil, err
 	}
+	n.dial = dial
 	// The port must be free before protoactor starts (it panics otherwise).
 	if ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port))); err != nil {
 		return nil, fmt.Errorf("cluster listen address %q: %w", cfg.Listen, err)
 	} else {
 		_ = ln.Close()
 	}
-	n := &Node{cfg: cfg, log: log, fatal: make(chan struct{}), workers: newWorkers()}
 	// Request ids start anywhere: a node restarted under the same name must
 	// not reuse its earlier run's ids, which a home may still hold.
 	n.requestIDs.Store(rand.Uint64())
@@ -298,6 +310,9 @@ func (n *Node) topology(ms []*cluster.Member) {
 	// accounts and blocked its member id. The static provider always lists
 	// this node; protoactor leaves it out only if its own id were ever
 	// blocked, which is as final.
+	n.membersChanged(func(addr string) bool {
+		return slices.ContainsFunc(ms, func(m *cluster.Member) bool { return m.Address() == addr })
+	})
 	if self {
 		n.joined.Store(true)
 	} else if n.joined.Load() && !n.stopping.Load() {
@@ -469,5 +484,6 @@ func (n *Node) Stop() {
 		time.Sleep(n.cfg.ProbeInterval)
 		n.prov.stop()
 		n.c.Shutdown(false)
+		n.closeLinks()
 	})
 }

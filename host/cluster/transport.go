@@ -32,7 +32,8 @@ const messageOverhead = 1 << 20
 // maxMessage is the largest message the cluster port accepts: the largest
 // forwarded request (a body of server.body_limit) and its overhead. Each
 // gRPC message carries one protoactor message (remote's batching is off,
-// see transport), so no legitimate message is larger.
+// see transport), or one request or reply of a forwarding stream, so no
+// legitimate message is larger.
 func (cfg Config) maxMessage() int {
 	body := cfg.BodyLimit
 	if body <= 0 {
@@ -53,25 +54,37 @@ func (cfg Config) tlsOn() bool { return cfg.TLSCert != "" || cfg.TLSKey != "" ||
 //   - the remoting service's unary calls (ListProcesses,
 //     GetProcessDiagnostics, which protoactor leaves to panic "implement
 //     me") answered Unimplemented, and a panic while a peer's stream is
-//     read recovered: the stream ends, not the node.
-func transport(cfg Config, log *slog.Logger, listenHost, advHost string) ([]remote.ConfigOption, error) {
+//     read recovered: the stream ends, not the node;
+//   - streams, when not nil, serves every method the remoting service does
+//     not: the forwarding streams (stream.go), under the same TLS, limit
+//     and recovery; it answers any other method Unimplemented.
+//
+// It returns protoactor's options and the dial options of the forwarding
+// streams' connections.
+func transport(cfg Config, log *slog.Logger, listenHost, advHost string, streams grpc.StreamHandler) ([]remote.ConfigOption, []grpc.DialOption, error) {
 	srv := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(cfg.maxMessage()),
+		grpc.MaxSendMsgSize(cfg.maxMessage()),
 		grpc.UnaryInterceptor(refuseUnary),
 		grpc.StreamInterceptor(recoverStream(log)),
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
 	}
+	if streams != nil {
+		// The forwarding streams (stream.go): protoactor registers only
+		// its remoting service on the server it makes.
+		srv = append(srv, grpc.UnknownServiceHandler(streams))
+	}
 	creds := insecure.NewCredentials()
 	if cfg.tlsOn() {
 		server, client, err := loadTLS(cfg, advHost)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		srv = append(srv, grpc.Creds(credentials.NewTLS(server)))
 		creds = credentials.NewTLS(client)
 	} else if !config.IsLoopback(listenHost) {
-		return nil, fmt.Errorf("cluster listen address %q is not a loopback address and the cluster port has no certificates "+
+		return nil, nil, fmt.Errorf("cluster listen address %q is not a loopback address and the cluster port has no certificates "+
 			"(cluster.tls_cert, cluster.tls_key, cluster.tls_ca): any machine that reaches it could act as a node; "+
 			"make certificates with honmaster cluster certs, or listen on 127.0.0.1", cfg.Listen)
 	}
@@ -93,7 +106,7 @@ func transport(cfg Config, log *slog.Logger, listenHost, advHost string) ([]remo
 		// reached, which the garbage collector scanned at every cycle
 		// (about 5% of a loaded node's CPU, issue 35 item 7).
 		remote.WithEndpointWriterQueueSize(endpointQueue),
-	}, nil
+	}, dial, nil
 }
 
 // endpointQueue is the initial room of the queue to each peer.

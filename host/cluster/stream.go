@@ -1,0 +1,387 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
+	"github.com/honmaster/masterserver/storage"
+)
+
+// Forwarded requests and their replies travel on a gRPC stream of this
+// package's own from each node to each peer it forwards to (a link), on the
+// cluster port beside protoactor's remoting service, with its mutual TLS
+// and message limit. protoactor still finds (and activates) the account's
+// grain (Node.grainPID) and carries everything else: probes, membership,
+// cancellations, the grain's start.
+//
+// Through the grain, a request and its reply each passed through
+// protoactor's endpoint writer (a goroutine started per batch, whose stack
+// grows by copying in the serialization), its endpoint reader, the grain's
+// mailbox and a future: about a third of the CPU a forwarded request costs
+// both nodes (issue 35 item 7, BenchmarkForward). On a link the forwarding
+// goroutine writes the request itself, the home's stream reader hands it to
+// a reused goroutine (workers), which serves it as a request that arrived
+// at the home while the grain is live (localGrain, as serveAtHome) and
+// writes the reply, and the forwarding node's link reader hands the reply
+// to the waiting request.
+//
+// What the grain's path guaranteed holds on a link:
+//   - the grain's start precedes the account's use on its node: the home
+//     serves a request on a link only while the account's grain is live
+//     there (registered by its start, see grain); otherwise it answers
+//     no_grain, having done nothing, and the request goes through the
+//     grain, which activates it or is found gone;
+//   - deadlines, cancellation (a Cancel still goes to the grain, and
+//     cancels, keyed by forwarding node and request id, find the request
+//     on either path), refusal by a leaving node, the in-flight requests
+//     a graceful stop waits for: the same serveForward serves both paths;
+//   - a request written to a link whose stream then ends, or whose home
+//     leaves the forwarding node's topology without a graceful stop, may
+//     have been served: the player gets "outcome unknown" (ErrNoAnswer);
+//     a request that could not be written was sent nowhere, and is sent
+//     again (or served here, see Forward);
+//   - a peer of an earlier version, which does not serve the stream,
+//     answers it Unimplemented without reading a request: those requests
+//     go through the grain, and so do later ones to that peer (rolling
+//     upgrades).
+
+// forwardMethod is the gRPC method of a forwarding stream (client: Forward
+// messages; server: Reply messages with their request ids). protoactor
+// owns the cluster port's gRPC server, so the method is served by the
+// server's unknown-service handler (transport) rather than registered.
+const forwardMethod = "/honmaster.cluster.v1.Forwarding/Requests"
+
+var forwardStream = &grpc.StreamDesc{StreamName: "Requests", ServerStreams: true, ClientStreams: true}
+
+// Outcomes of a request sent on a link, beside its Reply.
+var (
+	// errNotSent: the request could not be written to the link (or the link
+	// could not be opened): nothing reached the home.
+	errNotSent = errors.New("not sent")
+	// errLinkLost: the link ended after the request was written: the home
+	// may have served it.
+	errLinkLost = errors.New("the link to the account's node ended")
+	// errUnsupported: the peer does not serve forwarding streams (an
+	// earlier version): it read no request.
+	errUnsupported = errors.New("the peer does not serve forwarding streams")
+)
+
+// link is this node's forwarding stream to one peer.
+type link struct {
+	addr    string
+	ready   chan struct{} // closed once opened, or openErr set
+	openErr error
+	conn    *grpc.ClientConn
+	cancel  context.CancelFunc
+	stream  grpc.ClientStream
+
+	wmu     sync.Mutex // serializes the writes to stream
+	mu      sync.Mutex // guards what follows
+	pending map[uint64]chan *clusterpb.Reply
+	err     error // set when the stream ended; pending is then empty for good
+}
+
+// links are this node's links, by peer address. A link removes itself when
+// its stream ends; Node.membersChanged closes the links of members that
+// left without a graceful stop, Stop every link.
+type links struct {
+	mu     sync.Mutex
+	byAddr map[string]*link
+	legacy map[string]bool // peers that answered Unimplemented
+	closed bool
+}
+
+// linkTo returns the link to addr, opening it when there is none (one
+// opening per peer; the others wait for it); nil when the peer serves no
+// forwarding streams, or this node is stopping. An error: the link could
+// not be opened, nothing was sent.
+func (n *Node) linkTo(addr string) (*link, error) {
+	ls := &n.links
+	ls.mu.Lock()
+	if ls.closed || ls.legacy[addr] {
+		ls.mu.Unlock()
+		return nil, nil
+	}
+	l := ls.byAddr[addr]
+	if l != nil {
+		ls.mu.Unlock()
+		<-l.ready
+		if l.openErr != nil {
+			return nil, l.openErr
+		}
+		return l, nil
+	}
+	l = &link{addr: addr, ready: make(chan struct{}), pending: map[uint64]chan *clusterpb.Reply{}}
+	if ls.byAddr == nil {
+		ls.byAddr = map[string]*link{}
+	}
+	ls.byAddr[addr] = l
+	ls.mu.Unlock()
+	if l.openErr = n.openLink(l); l.openErr != nil {
+		ls.mu.Lock()
+		if ls.byAddr[addr] == l {
+			delete(ls.byAddr, addr)
+		}
+		ls.mu.Unlock()
+		close(l.ready)
+		return nil, l.openErr
+	}
+	close(l.ready)
+	go n.readLink(l)
+	return l, nil
+}
+
+// openLink dials l's peer and opens the stream, within ProbeTimeout (the
+// peer answered the grain's lookup just before, so it is up).
+func (n *Node) openLink(l *link) error {
+	conn, err := grpc.NewClient(l.addr, n.dial...)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	timeout := time.AfterFunc(n.cfg.ProbeTimeout, cancel)
+	stream, err := conn.NewStream(ctx, forwardStream, forwardMethod,
+		grpc.MaxCallRecvMsgSize(n.cfg.maxMessage()), grpc.MaxCallSendMsgSize(n.cfg.maxMessage()))
+	if !timeout.Stop() && err == nil {
+		// Cancelled as it opened: the stream is of no use.
+		err = fmt.Errorf("opening the link to %s took longer than the probe timeout", l.addr)
+	}
+	if err != nil {
+		cancel()
+		_ = conn.Close()
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		// Dropped while it opened (its peer left, or this node stops).
+		cancel()
+		_ = conn.Close()
+		return l.err
+	}
+	l.conn, l.cancel, l.stream = conn, cancel, stream
+	return nil
+}
+
+// readLink hands each reply on l to its request, until the stream ends.
+func (n *Node) readLink(l *link) {
+	for {
+		rep := new(clusterpb.Reply)
+		if err := l.stream.RecvMsg(rep); err != nil {
+			if status.Code(err) == codes.Unimplemented {
+				err = errUnsupported
+				n.links.mu.Lock()
+				if n.links.legacy == nil {
+					n.links.legacy = map[string]bool{}
+				}
+				n.links.legacy[l.addr] = true
+				n.links.mu.Unlock()
+			} else {
+				err = errLinkLost
+			}
+			n.dropLink(l, err)
+			return
+		}
+		l.mu.Lock()
+		ch := l.pending[rep.GetRequestId()]
+		delete(l.pending, rep.GetRequestId())
+		l.mu.Unlock()
+		if ch != nil {
+			ch <- rep
+		}
+	}
+}
+
+// dropLink ends l: its requests in flight get why, and the next request to
+// its peer opens a new link.
+func (n *Node) dropLink(l *link, why error) {
+	n.links.mu.Lock()
+	if n.links.byAddr[l.addr] == l {
+		delete(n.links.byAddr, l.addr)
+	}
+	n.links.mu.Unlock()
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = why
+		for id, ch := range l.pending {
+			delete(l.pending, id)
+			close(ch)
+		}
+	}
+	cancel, conn := l.cancel, l.conn // nil while it opens (openLink closes them)
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		_ = conn.Close()
+	}
+}
+
+// membersChanged ends the links to peers that are not members any more,
+// unless they left gracefully (they answer what they got, then close the
+// link themselves), and forgets which departed peers were of an earlier
+// version (one may come back upgraded at the same address).
+func (n *Node) membersChanged(member func(addr string) bool) {
+	n.links.mu.Lock()
+	var drop []*link
+	for addr, l := range n.links.byAddr {
+		if !member(addr) && !n.prov.departed(addr) {
+			drop = append(drop, l)
+		}
+	}
+	for addr := range n.links.legacy {
+		if !member(addr) {
+			delete(n.links.legacy, addr)
+		}
+	}
+	n.links.mu.Unlock()
+	for _, l := range drop {
+		n.dropLink(l, errLinkLost)
+	}
+}
+
+// closeLinks ends every link; none opens after.
+func (n *Node) closeLinks() {
+	n.links.mu.Lock()
+	n.links.closed = true
+	var drop []*link
+	for _, l := range n.links.byAddr {
+		drop = append(drop, l)
+	}
+	n.links.mu.Unlock()
+	for _, l := range drop {
+		n.dropLink(l, errLinkLost)
+	}
+}
+
+// send writes m on l; the returned channel gets its reply, or is closed
+// when the link ends first (l.err says why).
+func (l *link) send(m *clusterpb.Forward) (chan *clusterpb.Reply, error) {
+	ch := make(chan *clusterpb.Reply, 1)
+	l.mu.Lock()
+	if l.err != nil {
+		l.mu.Unlock()
+		return nil, errNotSent
+	}
+	l.pending[m.GetRequestId()] = ch
+	l.mu.Unlock()
+	l.wmu.Lock()
+	err := l.stream.SendMsg(m)
+	l.wmu.Unlock()
+	if err != nil {
+		// A write that fails queued nothing: the stream had ended.
+		l.forget(m.GetRequestId())
+		return nil, errNotSent
+	}
+	return ch, nil
+}
+
+// forget drops request id's wait (its asker gave up).
+func (l *link) forget(id uint64) {
+	l.mu.Lock()
+	delete(l.pending, id)
+	l.mu.Unlock()
+}
+
+// linkErr is why l ended.
+func (l *link) linkErr() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// forwardOn sends m on the link to home and waits for its reply until
+// deadline, or until home left this node's topology without a graceful
+// stop (as await does for the grain's path). Errors: errNotSent and
+// errUnsupported (nothing reached the home), errLinkLost and
+// actors.ErrTimeout (it may have been served).
+func (n *Node) forwardOn(l *link, m *clusterpb.Forward, deadline time.Time) (*clusterpb.Reply, error) {
+	ch, err := l.send(m)
+	if err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	tick := time.NewTicker(n.cfg.ProbeInterval / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case rep, ok := <-ch:
+			if !ok {
+				return nil, l.linkErr()
+			}
+			return rep, nil
+		case <-tick.C:
+			if !n.member(l.addr) && !n.prov.departed(l.addr) {
+				l.forget(m.GetRequestId())
+				return nil, errLinkLost
+			}
+		case <-t.C:
+			l.forget(m.GetRequestId())
+			return nil, errLinkLost
+		}
+	}
+}
+
+// serveStream serves a peer's forwarding stream (the cluster port's
+// unknown-service handler: any other unknown method is answered
+// Unimplemented). Each request is served on a worker; the stream ends when
+// the peer closes it or the port stops, once the requests read from it
+// have answered (or given up writing their reply).
+func (n *Node) serveStream(_ any, ss grpc.ServerStream) error {
+	if m, _ := grpc.MethodFromServerStream(ss); m != forwardMethod {
+		return status.Error(codes.Unimplemented, "not served")
+	}
+	var (
+		mu      sync.Mutex // serializes the replies' writes
+		running sync.WaitGroup
+	)
+	reply := func(rep *clusterpb.Reply) {
+		mu.Lock()
+		defer mu.Unlock()
+		// A reply that cannot be written (the stream ended) is lost with
+		// its stream: the forwarding node answers "outcome unknown".
+		_ = ss.SendMsg(rep)
+	}
+	defer running.Wait()
+	for {
+		m := new(clusterpb.Forward)
+		if err := ss.RecvMsg(m); err != nil {
+			return nil
+		}
+		running.Add(1)
+		n.workers.run(func() {
+			defer running.Done()
+			n.serveLinked(m, func(rep *clusterpb.Reply) {
+				rep.RequestId = m.GetRequestId()
+				reply(rep)
+			})
+		})
+	}
+}
+
+// serveLinked serves a request that came on a forwarding stream, while its
+// account's grain is live here (see localGrain); otherwise it answers
+// no_grain, having done nothing.
+func (n *Node) serveLinked(m *clusterpb.Forward, reply func(*clusterpb.Reply)) {
+	v, ok := n.locals.Load(storage.AccountID(m.GetAccount()))
+	if !ok {
+		reply(&clusterpb.Reply{NoGrain: true})
+		return
+	}
+	l := v.(*localGrain)
+	if !l.enter(time.Now()) {
+		reply(&clusterpb.Reply{NoGrain: true})
+		return
+	}
+	defer l.exit()
+	n.servedLinked.Add(1)
+	n.serveForward(m, reply)
+}
