@@ -52,10 +52,10 @@ const retryPause = 100 * time.Millisecond
 // included, so that the grain's start always precedes the account's use on
 // its node), and its reply comes back. Once the grain is found, a request
 // for another node goes on this node's link to it (stream.go), which
-// serves it while the grain is live there; through the grain otherwise. The account is the one the route's
-// hook names (account, server.Route.Account), else the host's rule
-// (accountOf). Requests that name no account are served here (handled
-// false).
+// serves it while the grain is live there; through the grain otherwise.
+// The account is the one the route's hook names (account,
+// server.Route.Account), else the host's rule (accountOf). Requests that
+// name no account are served here (handled false).
 //
 // When the account's node cannot be reached, because it is suspect (it
 // missed its last probe, or left etcd's topology) or did not give the

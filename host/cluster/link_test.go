@@ -29,7 +29,7 @@ import (
 func linkPair(t *testing.T, serve ServeLocal, legacy bool) (*Node, string) {
 	t.Helper()
 	home := &Node{cfg: Config{Node: "home", RequestTimeout: time.Minute}, log: slog.New(slog.DiscardHandler),
-		prov: alwaysServing{}, workers: newWorkers()}
+		prov: answering{}, workers: newWorkers()}
 	home.served.Store(&serve)
 	home.locals.Store(storage.AccountID(1), &localGrain{})
 	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(home.cfg.maxMessage())}
@@ -133,7 +133,7 @@ func TestALinkThatEndsAnswersItsRequestsInFlight(t *testing.T) {
 	}
 	m := linkedRequest(2)
 	m.RequestId = via.requestIDs.Add(1)
-	if _, err := l.send(m); !errors.Is(err, errNotSent) {
+	if _, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.RequestId); !errors.Is(err, errNotSent) {
 		t.Fatalf("a request on an ended link: %v, want %v", err, errNotSent)
 	}
 	l2, err := via.linkTo(addr)
@@ -175,7 +175,7 @@ func TestALinkToAnEarlierVersionIsNotUsed(t *testing.T) {
 	if !via.isLegacy(addr) {
 		t.Fatal("the earlier version is not noted")
 	}
-	via.membersChanged(func(string) bool { return false })
+	via.membersChanged(nil)
 	if via.isLegacy(addr) {
 		t.Fatal("an earlier version that left is still noted (it may come back upgraded)")
 	}
@@ -199,4 +199,45 @@ func (n *Node) isLegacy(addr string) bool {
 	n.links.mu.Lock()
 	defer n.links.mu.Unlock()
 	return n.links.legacy[addr]
+}
+
+// answering is a membership whose node serves and answers every probe of
+// cluster "test" (a muted one: none).
+type answering struct{ alwaysServing }
+
+func (answering) pong(ping *clusterpb.Ping) *clusterpb.Pong {
+	if ping.GetCluster() != "test" {
+		return nil
+	}
+	return &clusterpb.Pong{Cluster: "test", MemberId: "home-id"}
+}
+
+// TestAProbeTravelsOnTheLink: a probe on the link gets the peer's answer;
+// one the peer does not answer is a miss at its deadline; one to a peer
+// of an earlier version is left to protoactor (handled false).
+func TestAProbeTravelsOnTheLink(t *testing.T) {
+	none := ServeLocal(func(context.Context, *wire.Request) server.Response { return server.Response{} })
+	via, addr := linkPair(t, none, false)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pong, handled := via.probeOn(addr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(time.Minute))
+			if !handled || pong.GetMemberId() != "home-id" {
+				t.Errorf("a probe on the link: %v, handled %v", pong, handled)
+			}
+		}()
+	}
+	wg.Wait()
+	if pong, handled := via.probeOn(addr, &clusterpb.Ping{Cluster: "muted"}, time.Now().Add(50*time.Millisecond)); pong != nil || !handled {
+		t.Fatalf("an unanswered probe: %v, handled %v; want a miss", pong, handled)
+	}
+	old, oldAddr := linkPair(t, none, true)
+	if pong, handled := old.probeOn(oldAddr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(time.Minute)); pong != nil || handled {
+		t.Fatalf("a probe to an earlier version: %v, handled %v; want it left to protoactor", pong, handled)
+	}
+	if _, handled := old.probeOn(oldAddr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(time.Minute)); handled {
+		t.Fatal("a second probe to an earlier version went on a link")
+	}
 }

@@ -310,9 +310,11 @@ func (n *Node) topology(ms []*cluster.Member) {
 	// accounts and blocked its member id. The static provider always lists
 	// this node; protoactor leaves it out only if its own id were ever
 	// blocked, which is as final.
-	n.membersChanged(func(addr string) bool {
-		return slices.ContainsFunc(ms, func(m *cluster.Member) bool { return m.Address() == addr })
-	})
+	addrs := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		addrs[m.Address()] = true
+	}
+	n.membersChanged(addrs)
 	if self {
 		n.joined.Store(true)
 	} else if n.joined.Load() && !n.stopping.Load() {

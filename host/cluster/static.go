@@ -17,8 +17,9 @@ const memberActorName = "honmaster-member"
 
 // staticProvider is the cluster provider of a fixed list of peers (for two
 // or three machines, where an etcd would be one more thing to run). Every
-// ProbeInterval it asks each peer's member actor who it is (Ping/Pong over
-// protoactor's remote); a peer leaves the topology once it missed
+// ProbeInterval it asks each peer who it is (Ping/Pong on the link to it,
+// stream.go, or through its member actor over protoactor's remote when it
+// serves no links); a peer leaves the topology once it missed
 // ProbeFailures probes in a row and nothing was heard from it for
 // Config.FailureDetection. protoactor blocks a member id that left, for
 // good. So a node that may have been dropped never goes on serving under
@@ -50,6 +51,9 @@ type staticProvider struct {
 	// mute, in tests, makes the member actor ignore probes (the node looks
 	// dead to its peers while it runs on).
 	mute atomic.Bool
+	// started is set once StartMember set c (a link's Ping may come
+	// before).
+	started atomic.Bool
 }
 
 type peerState struct {
@@ -162,6 +166,7 @@ func (p *staticProvider) StartMember(c *cluster.Cluster) error {
 	p.mu.Lock()
 	p.names[c.ActorSystem.ID] = p.cfg.Node
 	p.mu.Unlock()
+	p.started.Store(true)
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
@@ -209,13 +214,21 @@ func (p *staticProvider) answer(ctx actor.Context) {
 		}
 		return
 	}
-	ping, ok := ctx.Message().(*clusterpb.Ping)
-	if !ok || p.mute.Load() || p.n.left() {
-		return
+	if ping, ok := ctx.Message().(*clusterpb.Ping); ok {
+		if pong := p.pong(ping); pong != nil {
+			ctx.Respond(pong)
+		}
+	}
+}
+
+// pong is the answer to a probe (through the member actor, or on a link:
+// stream.go), nil for none: this node is muted (tests) or left.
+func (p *staticProvider) pong(ping *clusterpb.Ping) *clusterpb.Pong {
+	if !p.started.Load() || p.mute.Load() || p.n.left() {
+		return nil
 	}
 	if ping.GetCluster() != p.cfg.Name {
-		ctx.Respond(&clusterpb.Pong{Cluster: p.cfg.Name})
-		return
+		return &clusterpb.Pong{Cluster: p.cfg.Name}
 	}
 	m := p.self()
 	ms := p.n.Members()
@@ -223,8 +236,8 @@ func (p *staticProvider) answer(ctx actor.Context) {
 	for i, mb := range ms {
 		ids[i] = mb.ID
 	}
-	ctx.Respond(&clusterpb.Pong{Cluster: p.cfg.Name, MemberId: m.Id, Host: m.Host, Port: m.Port, Kinds: m.Kinds, Node: p.cfg.Node,
-		Members: ids})
+	return &clusterpb.Pong{Cluster: p.cfg.Name, MemberId: m.Id, Host: m.Host, Port: m.Port, Kinds: m.Kinds, Node: p.cfg.Node,
+		Members: ids}
 }
 
 func (p *staticProvider) loop() {
@@ -250,6 +263,24 @@ func (p *staticProvider) loop() {
 	}
 }
 
+// probe asks peer who it is, on the link to it (stream.go), or through
+// its member actor when it serves no links (an earlier version); nil: no
+// answer by deadline.
+func (p *staticProvider) probe(peer string, deadline time.Time) *clusterpb.Pong {
+	if pong, handled := p.n.probeOn(peer, &clusterpb.Ping{Cluster: p.cfg.Name}, deadline); handled {
+		return pong
+	}
+	wait := time.Until(deadline)
+	if wait <= 0 {
+		return nil
+	}
+	res, err := p.c.ActorSystem.Root.RequestFuture(actor.NewPID(peer, memberActorName), &clusterpb.Ping{Cluster: p.cfg.Name}, wait).Result()
+	if pong, ok := res.(*clusterpb.Pong); ok && err == nil {
+		return pong
+	}
+	return nil
+}
+
 // round probes every peer at once and publishes the topology. It returns
 // false once this node left the cluster (a peer that answers dropped it).
 //
@@ -269,10 +300,8 @@ func (p *staticProvider) round() bool {
 	answers := make(chan answer, len(p.cfg.Peers))
 	for _, peer := range p.cfg.Peers {
 		go func() {
-			f := p.c.ActorSystem.Root.RequestFuture(actor.NewPID(peer, memberActorName), &clusterpb.Ping{Cluster: p.cfg.Name}, p.cfg.ProbeTimeout)
-			res, err := f.Result()
-			pong, _ := res.(*clusterpb.Pong)
-			if err != nil || pong == nil || pong.GetCluster() != p.cfg.Name || pong.GetMemberId() == "" {
+			pong := p.probe(peer, start.Add(p.cfg.ProbeTimeout))
+			if pong == nil || pong.GetCluster() != p.cfg.Name || pong.GetMemberId() == "" {
 				pong = nil
 			}
 			answers <- answer{peer, pong}

@@ -85,7 +85,7 @@ type link struct {
 
 	wmu     sync.Mutex // serializes the writes to stream
 	mu      sync.Mutex // guards what follows
-	pending map[uint64]chan *clusterpb.Reply
+	pending map[uint64]chan *clusterpb.LinkDown
 	err     error // set when the stream ended; pending is then empty for good
 }
 
@@ -96,7 +96,9 @@ type links struct {
 	mu     sync.Mutex
 	byAddr map[string]*link
 	legacy map[string]bool // peers that answered Unimplemented
-	closed bool
+	// members are the addresses of the members of the last topology.
+	members map[string]bool
+	closed  bool
 }
 
 // linkTo returns the link to addr, opening it when there is none (one
@@ -119,7 +121,7 @@ func (n *Node) linkTo(addr string) (*link, error) {
 		}
 		return l, nil
 	}
-	l = &link{addr: addr, ready: make(chan struct{}), pending: map[uint64]chan *clusterpb.Reply{}}
+	l = &link{addr: addr, ready: make(chan struct{}), pending: map[uint64]chan *clusterpb.LinkDown{}}
 	if ls.byAddr == nil {
 		ls.byAddr = map[string]*link{}
 	}
@@ -174,8 +176,8 @@ func (n *Node) openLink(l *link) error {
 // readLink hands each reply on l to its request, until the stream ends.
 func (n *Node) readLink(l *link) {
 	for {
-		rep := new(clusterpb.Reply)
-		if err := l.stream.RecvMsg(rep); err != nil {
+		down := new(clusterpb.LinkDown)
+		if err := l.stream.RecvMsg(down); err != nil {
 			if status.Code(err) == codes.Unimplemented {
 				err = errUnsupported
 				n.links.mu.Lock()
@@ -190,12 +192,16 @@ func (n *Node) readLink(l *link) {
 			n.dropLink(l, err)
 			return
 		}
+		id := down.GetReply().GetRequestId()
+		if down.GetPong() != nil {
+			id = down.GetPong().GetRequestId()
+		}
 		l.mu.Lock()
-		ch := l.pending[rep.GetRequestId()]
-		delete(l.pending, rep.GetRequestId())
+		ch := l.pending[id]
+		delete(l.pending, id)
 		l.mu.Unlock()
 		if ch != nil {
-			ch <- rep
+			ch <- down
 		}
 	}
 }
@@ -224,23 +230,26 @@ func (n *Node) dropLink(l *link, why error) {
 	}
 }
 
-// membersChanged ends the links to peers that are not members any more,
-// unless they left gracefully (they answer what they got, then close the
-// link themselves), and forgets which departed peers were of an earlier
-// version (one may come back upgraded at the same address).
-func (n *Node) membersChanged(member func(addr string) bool) {
+// membersChanged ends the links to peers that were members and are not
+// any more, unless they left gracefully (they answer what they got, then
+// close the link themselves), and forgets which departed peers were of an
+// earlier version (one may come back upgraded at the same address). A link
+// to a peer that was never a member (a probe's, to a peer not up yet or
+// named otherwise in cluster.peers) is left alone.
+func (n *Node) membersChanged(now map[string]bool) {
 	n.links.mu.Lock()
 	var drop []*link
 	for addr, l := range n.links.byAddr {
-		if !member(addr) && !n.prov.departed(addr) {
+		if n.links.members[addr] && !now[addr] && !n.prov.departed(addr) {
 			drop = append(drop, l)
 		}
 	}
 	for addr := range n.links.legacy {
-		if !member(addr) {
+		if !now[addr] {
 			delete(n.links.legacy, addr)
 		}
 	}
+	n.links.members = now
 	n.links.mu.Unlock()
 	for _, l := range drop {
 		n.dropLink(l, errLinkLost)
@@ -261,23 +270,23 @@ func (n *Node) closeLinks() {
 	}
 }
 
-// send writes m on l; the returned channel gets its reply, or is closed
-// when the link ends first (l.err says why).
-func (l *link) send(m *clusterpb.Forward) (chan *clusterpb.Reply, error) {
-	ch := make(chan *clusterpb.Reply, 1)
+// send writes m, whose id is id, on l; the returned channel gets its
+// answer, or is closed when the link ends first (l.err says why).
+func (l *link) send(m *clusterpb.LinkUp, id uint64) (chan *clusterpb.LinkDown, error) {
+	ch := make(chan *clusterpb.LinkDown, 1)
 	l.mu.Lock()
 	if l.err != nil {
 		l.mu.Unlock()
 		return nil, errNotSent
 	}
-	l.pending[m.GetRequestId()] = ch
+	l.pending[id] = ch
 	l.mu.Unlock()
 	l.wmu.Lock()
 	err := l.stream.SendMsg(m)
 	l.wmu.Unlock()
 	if err != nil {
 		// A write that fails queued nothing: the stream had ended.
-		l.forget(m.GetRequestId())
+		l.forget(id)
 		return nil, errNotSent
 	}
 	return ch, nil
@@ -303,7 +312,7 @@ func (l *link) linkErr() error {
 // errUnsupported (nothing reached the home), errLinkLost and
 // actors.ErrTimeout (it may have been served).
 func (n *Node) forwardOn(l *link, m *clusterpb.Forward, deadline time.Time) (*clusterpb.Reply, error) {
-	ch, err := l.send(m)
+	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.GetRequestId())
 	if err != nil {
 		return nil, err
 	}
@@ -313,11 +322,15 @@ func (n *Node) forwardOn(l *link, m *clusterpb.Forward, deadline time.Time) (*cl
 	defer tick.Stop()
 	for {
 		select {
-		case rep, ok := <-ch:
+		case down, ok := <-ch:
 			if !ok {
 				return nil, l.linkErr()
 			}
-			return rep, nil
+			if down.GetReply() == nil {
+				// Not the answer of a Forward: the peer is broken.
+				return nil, errLinkLost
+			}
+			return down.GetReply(), nil
 		case <-tick.C:
 			if !n.member(l.addr) && !n.prov.departed(l.addr) {
 				l.forget(m.GetRequestId())
@@ -330,40 +343,92 @@ func (n *Node) forwardOn(l *link, m *clusterpb.Forward, deadline time.Time) (*cl
 	}
 }
 
-// serveStream serves a peer's forwarding stream (the cluster port's
-// unknown-service handler: any other unknown method is answered
-// Unimplemented). Each request is served on a worker; the stream ends when
-// the peer closes it or the port stops, once the requests read from it
-// have answered (or given up writing their reply).
+// serveStream serves a peer's link (the cluster port's unknown-service
+// handler: any other unknown method is answered Unimplemented). Each
+// forwarded request is served on a worker, each Ping answered at once; the
+// stream ends when the peer closes it or the port stops, once the requests
+// read from it have answered (or given up writing their reply).
 func (n *Node) serveStream(_ any, ss grpc.ServerStream) error {
 	if m, _ := grpc.MethodFromServerStream(ss); m != forwardMethod {
 		return status.Error(codes.Unimplemented, "not served")
 	}
 	var (
-		mu      sync.Mutex // serializes the replies' writes
+		mu      sync.Mutex // serializes the writes
 		running sync.WaitGroup
 	)
-	reply := func(rep *clusterpb.Reply) {
+	write := func(down *clusterpb.LinkDown) {
 		mu.Lock()
 		defer mu.Unlock()
-		// A reply that cannot be written (the stream ended) is lost with
-		// its stream: the forwarding node answers "outcome unknown".
-		_ = ss.SendMsg(rep)
+		// An answer that cannot be written (the stream ended) is lost with
+		// its stream: the forwarding node answers "outcome unknown", the
+		// prober counts a miss.
+		_ = ss.SendMsg(down)
 	}
 	defer running.Wait()
 	for {
-		m := new(clusterpb.Forward)
-		if err := ss.RecvMsg(m); err != nil {
+		up := new(clusterpb.LinkUp)
+		if err := ss.RecvMsg(up); err != nil {
 			return nil
+		}
+		if ping := up.GetPing(); ping != nil {
+			if a, ok := n.prov.(pingAnswerer); ok {
+				if pong := a.pong(ping); pong != nil {
+					pong.RequestId = ping.GetRequestId()
+					write(&clusterpb.LinkDown{Msg: &clusterpb.LinkDown_Pong{Pong: pong}})
+				}
+			}
+			continue
+		}
+		m := up.GetForward()
+		if m == nil {
+			continue
 		}
 		running.Add(1)
 		n.workers.run(func() {
 			defer running.Done()
 			n.serveLinked(m, func(rep *clusterpb.Reply) {
 				rep.RequestId = m.GetRequestId()
-				reply(rep)
+				write(&clusterpb.LinkDown{Msg: &clusterpb.LinkDown_Reply{Reply: rep}})
 			})
 		})
+	}
+}
+
+// pingAnswerer is a membership that answers probes (the static provider).
+type pingAnswerer interface {
+	// pong is the answer to ping, nil for none.
+	pong(ping *clusterpb.Ping) *clusterpb.Pong
+}
+
+// probeOn sends ping to peer on the link to it and waits for its Pong
+// until deadline. handled false: the peer serves no links (an earlier
+// version) or this node is stopping, and the probe goes through
+// protoactor; a nil Pong with handled true is a probe unanswered.
+func (n *Node) probeOn(peer string, ping *clusterpb.Ping, deadline time.Time) (pong *clusterpb.Pong, handled bool) {
+	l, err := n.linkTo(peer)
+	if err != nil {
+		return nil, true
+	}
+	if l == nil {
+		return nil, false
+	}
+	id := n.requestIDs.Add(1)
+	ping.RequestId = id
+	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Ping{Ping: ping}}, id)
+	if err != nil {
+		return nil, true
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case down, ok := <-ch:
+		if !ok {
+			return nil, !errors.Is(l.linkErr(), errUnsupported)
+		}
+		return down.GetPong(), true
+	case <-t.C:
+		l.forget(id)
+		return nil, true
 	}
 }
 

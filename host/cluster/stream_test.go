@@ -155,3 +155,23 @@ func TestALinkToAHomeThatWasDroppedEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesProbeEachOtherOnTheirLinks: the static provider's probes go on
+// the links (a link to each peer exists before any request was
+// forwarded), and with nodes that serve no links (TestAPeerWithoutLinks...)
+// they go through protoactor.
+func TestNodesProbeEachOtherOnTheirLinks(t *testing.T) {
+	db := memDB(t)
+	nodes := startNodes(t, db, "a", "b")
+	waitMembers(t, nodes, 2)
+	for _, tn := range nodes {
+		for _, peer := range tn.n.cfg.Peers {
+			if !tn.n.hasLink(peer) {
+				t.Errorf("%s has no link to its peer %s", tn.name, peer)
+			}
+		}
+		if got := tn.n.forwarded.Load(); got != 0 {
+			t.Errorf("%s forwarded %d requests", tn.name, got)
+		}
+	}
+}
