@@ -14,9 +14,10 @@ import (
 )
 
 // parentCheckInterval is how often a served plugin checks that its parent
-// (the host) is still alive: the fallback for when Pdeathsig did not kill it
-// (the host sets it on Linux); once a second, as each check wakes the
-// plugin process (three per node, idle or not).
+// (the host) is still alive where it cannot wait for the parent's exit
+// (waitParentExit: outside Linux, or before 5.3): the fallback for when
+// Pdeathsig did not kill it (the host sets it on Linux); once a second, as
+// each check wakes the plugin process (five per node, idle or not).
 const parentCheckInterval = time.Second
 
 // Serve serves p to the host that started this
@@ -31,7 +32,15 @@ func Serve(p *Plugin) {
 		os.Exit(1)
 	}
 	sets := map[int]plugin.PluginSet{ProtocolVersion: {dispenseName: &grpcPlugin{impl: p}}}
-	go watchParent(os.Getppid(), parentCheckInterval, os.Getppid, func() { os.Exit(2) })
+	ppid := os.Getppid()
+	go func() {
+		// On Linux the plugin waits for its parent's exit without waking
+		// (an idle plugin's checks were most of its CPU: issue 35 item 7).
+		if waitParentExit(ppid, os.Getppid) {
+			os.Exit(2)
+		}
+		watchParent(ppid, parentCheckInterval, os.Getppid, func() { os.Exit(2) })
+	}()
 	// A SIGTERM sent to the host's whole process group (a service manager,
 	// "timeout", kill -- -PGID) is the host's to handle: it finishes its
 	// requests and then stops its plugins itself, so a plugin killed by it
