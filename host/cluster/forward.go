@@ -109,6 +109,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 	ci := identityOf(id)
 	root := n.as.Root
 	var msg *clusterpb.Forward
+	var msgSize int
 	for {
 		if time.Now().After(reachBy) {
 			n.servedLocally.Add(1)
@@ -132,6 +133,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 		if msg == nil {
 			msg = toForward(r, serveBy, n.cfg.Node)
 			msg.Account = uint32(id)
+			msgSize = proto.Size(msg)
 		}
 		msg.RequestId = n.requestIDs.Add(1)
 		msg.TimeoutNanos = int64(time.Until(serveBy))
@@ -139,17 +141,29 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 		if pid.Address != n.self {
 			// On the link to the home, unless the home cannot serve it
 			// there (see stream.go).
-			l, err := n.linkTo(pid.Address)
+			if size := msgSize; size > n.cfg.maxMessage()-replyRoom {
+				// The home's port would refuse it, ending the link with
+				// every request in flight on it. The HTTP server's body
+				// limit keeps requests under this unless the nodes'
+				// body limits differ.
+				n.log.Error("a request is larger than the cluster port carries: the player gets an error instead",
+					"bytes", size, "limit", n.cfg.maxMessage()-replyRoom, "path", logflood.Clip(r.Path))
+				return server.Response{Status: 500, ContentType: "text/plain; charset=UTF-8",
+					Body: []byte("The request was too large to pass between the server's nodes.")}, true, nil
+			}
+			l, err := n.linkTo(pid.Address, false)
 			if err != nil {
 				// Sent nowhere.
 				pause(ctx, retryPause)
 				continue
 			}
 			if l != nil {
-				rep, err := n.forwardOn(l, msg, deadline)
+				rep, err := n.forwardOn(l, msg, serveBy, deadline)
 				switch {
 				case errors.Is(err, errNotSent):
-					// The link had ended: a new one is opened.
+					// The link ended, or stayed busy until the request's
+					// time ran out: nothing was sent.
+					pause(ctx, retryPause)
 					continue
 				case err == nil && rep.GetRefused() != "":
 					n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
@@ -158,6 +172,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 				case err == nil && !rep.GetNoGrain():
 					return fromReply(rep), true, nil
 				case err != nil && !errors.Is(err, errUnsupported):
+					n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
 					n.forwardFailed.Add(1)
 					root.Send(pid, &clusterpb.Cancel{RequestId: msg.RequestId, FromNode: n.cfg.Node})
 					return server.Response{}, true, ErrNoAnswer

@@ -79,14 +79,14 @@ func TestALinkCarriesConcurrentRequests(t *testing.T) {
 			defer wg.Done()
 			for k := range 25 {
 				i := g*100 + k
-				l, err := via.linkTo(addr)
+				l, err := via.linkTo(addr, false)
 				if err != nil || l == nil {
 					errs <- fmt.Errorf("link: %v %v", l, err)
 					return
 				}
 				m := linkedRequest(i)
 				m.RequestId = via.requestIDs.Add(1)
-				rep, err := via.forwardOn(l, m, time.Now().Add(time.Minute))
+				rep, err := via.forwardOn(l, m, time.Now().Add(time.Minute), time.Now().Add(time.Minute))
 				if err != nil || string(rep.GetBody()) != fmt.Sprint(i) {
 					errs <- fmt.Errorf("request %d: %q, %v", i, rep.GetBody(), err)
 					return
@@ -115,7 +115,7 @@ func TestALinkThatEndsAnswersItsRequestsInFlight(t *testing.T) {
 	})
 	via, addr := linkPair(t, serve, false)
 	defer close(release)
-	l, err := via.linkTo(addr)
+	l, err := via.linkTo(addr, false)
 	if err != nil || l == nil {
 		t.Fatal(l, err)
 	}
@@ -123,7 +123,7 @@ func TestALinkThatEndsAnswersItsRequestsInFlight(t *testing.T) {
 	go func() {
 		m := linkedRequest(1)
 		m.RequestId = via.requestIDs.Add(1)
-		_, err := via.forwardOn(l, m, time.Now().Add(time.Minute))
+		_, err := via.forwardOn(l, m, time.Now().Add(time.Minute), time.Now().Add(time.Minute))
 		done <- err
 	}()
 	<-started
@@ -133,18 +133,18 @@ func TestALinkThatEndsAnswersItsRequestsInFlight(t *testing.T) {
 	}
 	m := linkedRequest(2)
 	m.RequestId = via.requestIDs.Add(1)
-	if _, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.RequestId); !errors.Is(err, errNotSent) {
+	if _, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.RequestId, time.Now().Add(time.Minute)); !errors.Is(err, errNotSent) {
 		t.Fatalf("a request on an ended link: %v, want %v", err, errNotSent)
 	}
-	l2, err := via.linkTo(addr)
+	l2, err := via.linkTo(addr, false)
 	if err != nil || l2 == nil || l2 == l {
 		t.Fatalf("after the link ended: %p %v, want a new link", l2, err)
 	}
-	if rep, err := via.forwardOn(l2, m, time.Now().Add(time.Minute)); err != nil || string(rep.GetBody()) != "ok" {
+	if rep, err := via.forwardOn(l2, m, time.Now().Add(time.Minute), time.Now().Add(time.Minute)); err != nil || string(rep.GetBody()) != "ok" {
 		t.Fatalf("on the new link: %q %v", rep.GetBody(), err)
 	}
 	via.closeLinks()
-	if l3, err := via.linkTo(addr); l3 != nil || err != nil {
+	if l3, err := via.linkTo(addr, false); l3 != nil || err != nil {
 		t.Fatalf("after closeLinks: %p %v, want no link", l3, err)
 	}
 }
@@ -160,16 +160,16 @@ func TestALinkToAnEarlierVersionIsNotUsed(t *testing.T) {
 		return server.Response{}
 	})
 	via, addr := linkPair(t, serve, true)
-	l, err := via.linkTo(addr)
+	l, err := via.linkTo(addr, false)
 	if err != nil || l == nil {
 		t.Fatal(l, err)
 	}
 	m := linkedRequest(1)
 	m.RequestId = via.requestIDs.Add(1)
-	if _, err := via.forwardOn(l, m, time.Now().Add(time.Minute)); !errors.Is(err, errUnsupported) {
+	if _, err := via.forwardOn(l, m, time.Now().Add(time.Minute), time.Now().Add(time.Minute)); !errors.Is(err, errUnsupported) {
 		t.Fatalf("a request to an earlier version: %v, want %v", err, errUnsupported)
 	}
-	if l, err := via.linkTo(addr); l != nil || err != nil {
+	if l, err := via.linkTo(addr, false); l != nil || err != nil {
 		t.Fatalf("a second link to an earlier version: %p %v, want none", l, err)
 	}
 	if !via.isLegacy(addr) {
@@ -192,13 +192,14 @@ func (noneDeparted) departed(string) bool { return false }
 func (n *Node) hasLink(addr string) bool {
 	n.links.mu.Lock()
 	defer n.links.mu.Unlock()
-	return n.links.byAddr[addr] != nil
+	return n.links.byAddr[linkKey{addr, false}] != nil || n.links.byAddr[linkKey{addr, true}] != nil
 }
 
 func (n *Node) isLegacy(addr string) bool {
 	n.links.mu.Lock()
 	defer n.links.mu.Unlock()
-	return n.links.legacy[addr]
+	_, ok := n.links.legacy[addr]
+	return ok
 }
 
 // answering is a membership whose node serves and answers every probe of
@@ -239,5 +240,64 @@ func TestAProbeTravelsOnTheLink(t *testing.T) {
 	}
 	if _, handled := old.probeOn(oldAddr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(time.Minute)); handled {
 		t.Fatal("a second probe to an earlier version went on a link")
+	}
+}
+
+// TestAWriteThatCannotFinishEndsTheLink: a peer that stops reading
+// (paused, cut off) cannot hold a write past its deadline: the link ends
+// (the write was not sent, the requests in flight on it may have been
+// served), and probes, on a link of their own, are not held behind it.
+// Before, the write waited until the peer read again, with the link's
+// lock held, so every later request and probe to that peer waited too.
+func TestAWriteThatCannotFinishEndsTheLink(t *testing.T) {
+	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+		<-ss.Context().Done() // reads nothing
+		return nil
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	addr := ln.Addr().String()
+	via := &Node{cfg: Config{Node: "via", ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 5 * time.Second},
+		log: slog.New(slog.DiscardHandler), prov: noneDeparted{}, dial: []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}}
+	t.Cleanup(via.closeLinks)
+	l, err := via.linkTo(addr, false)
+	if err != nil || l == nil {
+		t.Fatal(l, err)
+	}
+	big := func(id uint64) *clusterpb.LinkUp {
+		m := linkedRequest(int(id))
+		m.RequestId = id
+		m.Files = []*clusterpb.File{{Part: "f", Data: make([]byte, 1<<20)}}
+		return &clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}
+	}
+	first, err := l.send(big(1), 1, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal("the first write:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.send(big(2), 2, time.Now().Add(300*time.Millisecond))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errNotSent) {
+			t.Fatalf("a write the peer does not read: %v, want %v", err, errNotSent)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a write the peer does not read was still waiting a minute after its deadline")
+	}
+	if _, ok := <-first; ok {
+		t.Fatal("the request in flight on the ended link got an answer")
+	}
+	if !errors.Is(l.linkErr(), errLinkLost) {
+		t.Fatalf("the link ended with %v, want %v", l.linkErr(), errLinkLost)
+	}
+	if pong, handled := via.probeOn(addr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(200*time.Millisecond)); pong != nil || !handled {
+		t.Fatalf("a probe to the peer that reads nothing: %v, handled %v; want a miss", pong, handled)
 	}
 }

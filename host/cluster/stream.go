@@ -15,23 +15,26 @@ import (
 	"github.com/honmaster/masterserver/storage"
 )
 
-// Forwarded requests and their replies travel on a gRPC stream of this
-// package's own from each node to each peer it forwards to (a link), on the
-// cluster port beside protoactor's remoting service, with its mutual TLS
-// and message limit. protoactor still finds (and activates) the account's
-// grain (Node.grainPID) and carries everything else: probes, membership,
-// cancellations, the grain's start.
+// Forwarded requests and their replies, and the static provider's probes,
+// travel on gRPC streams of this package's own from each node to each peer
+// (links: one for requests and one for probes per peer, so that a probe
+// never waits behind an upload), on the cluster port beside protoactor's
+// remoting service, with its mutual TLS and message limit. protoactor
+// still finds (and activates) the account's grain (Node.grainPID) and
+// carries the rest: gossip, cancellations, reactivations, a graceful
+// stop's Leave and handover, the grain's start.
 //
 // Through the grain, a request and its reply each passed through
 // protoactor's endpoint writer (a goroutine started per batch, whose stack
 // grows by copying in the serialization), its endpoint reader, the grain's
-// mailbox and a future: about a third of the CPU a forwarded request costs
+// mailbox and a future: about half of the CPU a forwarded request cost
 // both nodes (issue 35 item 7, BenchmarkForward). On a link the forwarding
 // goroutine writes the request itself, the home's stream reader hands it to
 // a reused goroutine (workers), which serves it as a request that arrived
 // at the home while the grain is live (localGrain, as serveAtHome) and
 // writes the reply, and the forwarding node's link reader hands the reply
-// to the waiting request.
+// to the waiting request. A write never waits past its request's (or
+// probe's) deadline: one the peer does not take by then ends the link.
 //
 // What the grain's path guaranteed holds on a link:
 //   - the grain's start precedes the account's use on its node: the home
@@ -74,17 +77,22 @@ var (
 	errUnsupported = errors.New("the peer does not serve forwarding streams")
 )
 
-// link is this node's forwarding stream to one peer.
+// link is one of this node's streams to a peer: each peer gets one for
+// forwarded requests and one for probes (linkKey), so that a probe never
+// waits behind a large upload or a blocked write of a forward.
 type link struct {
+	key     linkKey
 	addr    string
+	drop    func(error)   // ends the link (Node.dropLink)
+	done    chan struct{} // closed when the link ends (err set)
 	ready   chan struct{} // closed once opened, or openErr set
 	openErr error
 	conn    *grpc.ClientConn
 	cancel  context.CancelFunc
 	stream  grpc.ClientStream
 
-	wmu     sync.Mutex // serializes the writes to stream
-	mu      sync.Mutex // guards what follows
+	wsem    chan struct{} // one slot: serializes the writes to stream
+	mu      sync.Mutex    // guards what follows
 	pending map[uint64]chan *clusterpb.LinkDown
 	err     error // set when the stream ended; pending is then empty for good
 }
@@ -94,25 +102,41 @@ type link struct {
 // left without a graceful stop, Stop every link.
 type links struct {
 	mu     sync.Mutex
-	byAddr map[string]*link
-	legacy map[string]bool // peers that answered Unimplemented
+	byAddr map[linkKey]*link
+	// legacy holds the peers that answered Unimplemented (an earlier
+	// version), until when requests and probes to them go through
+	// protoactor without trying a link (legacyFor).
+	legacy map[string]time.Time
 	// members are the addresses of the members of the last topology.
 	members map[string]bool
 	closed  bool
 }
 
-// linkTo returns the link to addr, opening it when there is none (one
-// opening per peer; the others wait for it); nil when the peer serves no
-// forwarding streams, or this node is stopping. An error: the link could
-// not be opened, nothing was sent.
-func (n *Node) linkTo(addr string) (*link, error) {
+// linkKey names a link: its peer's address, and whether it carries
+// probes or forwarded requests.
+type linkKey struct {
+	addr  string
+	probe bool
+}
+
+// legacyFor is how long a peer that answered Unimplemented is taken for an
+// earlier version: one upgraded in place (restarted at the same address
+// without leaving the topology for long) gets links again after it.
+const legacyFor = time.Minute
+
+// linkTo returns the link to addr (forwarded requests, or probes), opening
+// it when there is none (one opening per link; the others wait for it);
+// nil when the peer serves no links, or this node is stopping. An error:
+// the link could not be opened, nothing was sent.
+func (n *Node) linkTo(addr string, probe bool) (*link, error) {
 	ls := &n.links
+	key := linkKey{addr, probe}
 	ls.mu.Lock()
-	if ls.closed || ls.legacy[addr] {
+	if until, ok := ls.legacy[addr]; ls.closed || ok && time.Now().Before(until) {
 		ls.mu.Unlock()
 		return nil, nil
 	}
-	l := ls.byAddr[addr]
+	l := ls.byAddr[key]
 	if l != nil {
 		ls.mu.Unlock()
 		<-l.ready
@@ -121,16 +145,18 @@ func (n *Node) linkTo(addr string) (*link, error) {
 		}
 		return l, nil
 	}
-	l = &link{addr: addr, ready: make(chan struct{}), pending: map[uint64]chan *clusterpb.LinkDown{}}
+	l = &link{key: key, addr: addr, done: make(chan struct{}), ready: make(chan struct{}), wsem: make(chan struct{}, 1),
+		pending: map[uint64]chan *clusterpb.LinkDown{}}
+	l.drop = func(why error) { n.dropLink(l, why) }
 	if ls.byAddr == nil {
-		ls.byAddr = map[string]*link{}
+		ls.byAddr = map[linkKey]*link{}
 	}
-	ls.byAddr[addr] = l
+	ls.byAddr[key] = l
 	ls.mu.Unlock()
 	if l.openErr = n.openLink(l); l.openErr != nil {
 		ls.mu.Lock()
-		if ls.byAddr[addr] == l {
-			delete(ls.byAddr, addr)
+		if ls.byAddr[key] == l {
+			delete(ls.byAddr, key)
 		}
 		ls.mu.Unlock()
 		close(l.ready)
@@ -182,9 +208,9 @@ func (n *Node) readLink(l *link) {
 				err = errUnsupported
 				n.links.mu.Lock()
 				if n.links.legacy == nil {
-					n.links.legacy = map[string]bool{}
+					n.links.legacy = map[string]time.Time{}
 				}
-				n.links.legacy[l.addr] = true
+				n.links.legacy[l.addr] = time.Now().Add(legacyFor)
 				n.links.mu.Unlock()
 			} else {
 				err = errLinkLost
@@ -210,8 +236,8 @@ func (n *Node) readLink(l *link) {
 // its peer opens a new link.
 func (n *Node) dropLink(l *link, why error) {
 	n.links.mu.Lock()
-	if n.links.byAddr[l.addr] == l {
-		delete(n.links.byAddr, l.addr)
+	if n.links.byAddr[l.key] == l {
+		delete(n.links.byAddr, l.key)
 	}
 	n.links.mu.Unlock()
 	l.mu.Lock()
@@ -221,6 +247,7 @@ func (n *Node) dropLink(l *link, why error) {
 			delete(l.pending, id)
 			close(ch)
 		}
+		close(l.done)
 	}
 	cancel, conn := l.cancel, l.conn // nil while it opens (openLink closes them)
 	l.mu.Unlock()
@@ -239,8 +266,8 @@ func (n *Node) dropLink(l *link, why error) {
 func (n *Node) membersChanged(now map[string]bool) {
 	n.links.mu.Lock()
 	var drop []*link
-	for addr, l := range n.links.byAddr {
-		if n.links.members[addr] && !now[addr] && !n.prov.departed(addr) {
+	for key, l := range n.links.byAddr {
+		if n.links.members[key.addr] && !now[key.addr] && !n.prov.departed(key.addr) {
 			drop = append(drop, l)
 		}
 	}
@@ -270,9 +297,14 @@ func (n *Node) closeLinks() {
 	}
 }
 
-// send writes m, whose id is id, on l; the returned channel gets its
-// answer, or is closed when the link ends first (l.err says why).
-func (l *link) send(m *clusterpb.LinkUp, id uint64) (chan *clusterpb.LinkDown, error) {
+// send writes m, whose id is id, on l, by deadline; the returned channel
+// gets its answer, or is closed when the link ends first (l.err says why).
+// errNotSent: nothing was written. A write that waits for its turn past
+// deadline gives up; one that cannot finish by deadline (the peer stopped
+// reading: paused, or cut off) ends the link, which fails the write (gRPC
+// queues a message whole or not at all) and answers the requests in flight
+// on it "outcome unknown".
+func (l *link) send(m *clusterpb.LinkUp, id uint64, deadline time.Time) (chan *clusterpb.LinkDown, error) {
 	ch := make(chan *clusterpb.LinkDown, 1)
 	l.mu.Lock()
 	if l.err != nil {
@@ -281,12 +313,26 @@ func (l *link) send(m *clusterpb.LinkUp, id uint64) (chan *clusterpb.LinkDown, e
 	}
 	l.pending[id] = ch
 	l.mu.Unlock()
-	l.wmu.Lock()
+	select {
+	case l.wsem <- struct{}{}:
+	default:
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case l.wsem <- struct{}{}:
+			t.Stop()
+		case <-t.C:
+			l.forget(id)
+			return nil, errNotSent
+		}
+	}
+	stuck := time.AfterFunc(time.Until(deadline), func() { l.drop(errLinkLost) })
 	err := l.stream.SendMsg(m)
-	l.wmu.Unlock()
+	stuck.Stop()
+	<-l.wsem
 	if err != nil {
-		// A write that fails queued nothing: the stream had ended.
+		// A write that fails queued nothing, and the stream has ended.
 		l.forget(id)
+		l.drop(errLinkLost)
 		return nil, errNotSent
 	}
 	return ch, nil
@@ -311,8 +357,11 @@ func (l *link) linkErr() error {
 // stop (as await does for the grain's path). Errors: errNotSent and
 // errUnsupported (nothing reached the home), errLinkLost and
 // actors.ErrTimeout (it may have been served).
-func (n *Node) forwardOn(l *link, m *clusterpb.Forward, deadline time.Time) (*clusterpb.Reply, error) {
-	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.GetRequestId())
+func (n *Node) forwardOn(l *link, m *clusterpb.Forward, serveBy, deadline time.Time) (*clusterpb.Reply, error) {
+	// What is left of the request's time when it is sent (the wait for the
+	// link above may have taken some).
+	m.TimeoutNanos = int64(time.Until(serveBy))
+	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.GetRequestId(), serveBy)
 	if err != nil {
 		return nil, err
 	}
@@ -400,35 +449,54 @@ type pingAnswerer interface {
 	pong(ping *clusterpb.Ping) *clusterpb.Pong
 }
 
-// probeOn sends ping to peer on the link to it and waits for its Pong
+// probeOn sends ping to peer on its probe link and waits for its Pong
 // until deadline. handled false: the peer serves no links (an earlier
 // version) or this node is stopping, and the probe goes through
-// protoactor; a nil Pong with handled true is a probe unanswered.
+// protoactor; a nil Pong with handled true is a probe unanswered (or a
+// link that could not be opened: the peer is not up).
 func (n *Node) probeOn(peer string, ping *clusterpb.Ping, deadline time.Time) (pong *clusterpb.Pong, handled bool) {
-	l, err := n.linkTo(peer)
-	if err != nil {
-		return nil, true
-	}
-	if l == nil {
-		return nil, false
-	}
-	id := n.requestIDs.Add(1)
-	ping.RequestId = id
-	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Ping{Ping: ping}}, id)
-	if err != nil {
-		return nil, true
-	}
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case down, ok := <-ch:
-		if !ok {
-			return nil, !errors.Is(l.linkErr(), errUnsupported)
+	for try := 0; ; try++ {
+		l, err := n.linkTo(peer, true)
+		if err != nil {
+			return nil, true
 		}
-		return down.GetPong(), true
-	case <-t.C:
-		l.forget(id)
-		return nil, true
+		if l == nil {
+			return nil, false
+		}
+		id := n.requestIDs.Add(1)
+		ping.RequestId = id
+		ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Ping{Ping: ping}}, id, deadline)
+		if err != nil {
+			// The link ended before the Ping was written: find out why
+			// (an earlier version's Unimplemented ends it too), and try a
+			// new link with the time left.
+			t := time.NewTimer(time.Until(deadline))
+			select {
+			case <-l.done:
+				t.Stop()
+			case <-t.C:
+				return nil, true
+			}
+			if errors.Is(l.linkErr(), errUnsupported) {
+				return nil, false
+			}
+			if try > 0 {
+				return nil, true
+			}
+			continue
+		}
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case down, ok := <-ch:
+			t.Stop()
+			if !ok {
+				return nil, !errors.Is(l.linkErr(), errUnsupported)
+			}
+			return down.GetPong(), true
+		case <-t.C:
+			l.forget(id)
+			return nil, true
+		}
 	}
 }
 

@@ -9,7 +9,8 @@ import "golang.org/x/sys/unix"
 // false at once when the kernel gives no pidfd (before Linux 5.3) or ppid
 // is no longer this process's parent (it died before the pidfd was taken,
 // which may then name another process): the caller checks getppid
-// periodically instead, which also sees the second case at once.
+// periodically instead, which also sees the second case, at its first
+// check.
 func waitParentExit(ppid int, getppid func() int) bool {
 	fd, err := unix.PidfdOpen(ppid, 0)
 	if err != nil {
