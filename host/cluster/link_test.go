@@ -36,6 +36,14 @@ func linkPair(t *testing.T, serve ServeLocal, legacy bool) (*Node, string) {
 	if !legacy {
 		opts = append(opts, grpc.UnknownServiceHandler(home.serveStream))
 	}
+	addr := servePort(t, opts...)
+	return viaNode(t, addr), addr
+}
+
+// servePort serves a gRPC server with opts on a loopback port until the
+// test ends, and returns its address.
+func servePort(t *testing.T, opts ...grpc.ServerOption) string {
+	t.Helper()
 	srv := grpc.NewServer(opts...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -43,13 +51,18 @@ func linkPair(t *testing.T, serve ServeLocal, legacy bool) (*Node, string) {
 	}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
-	addr := ln.Addr().String()
+	return ln.Addr().String()
+}
+
+// viaNode is a forwarding node (no protoactor) whose only member is addr,
+// its links closed when the test ends.
+func viaNode(t *testing.T, addr string) *Node {
 	via := &Node{cfg: Config{Node: "via", ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 5 * time.Second},
 		log: slog.New(slog.DiscardHandler), prov: noneDeparted{}, dial: []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}}
 	view := []Member{{Address: addr}}
 	via.view.Store(&view)
 	t.Cleanup(via.closeLinks)
-	return via, addr
+	return via
 }
 
 func linkedRequest(i int) *clusterpb.Forward {
@@ -250,20 +263,11 @@ func TestAProbeTravelsOnTheLink(t *testing.T) {
 // Before, the write waited until the peer read again, with the link's
 // lock held, so every later request and probe to that peer waited too.
 func TestAWriteThatCannotFinishEndsTheLink(t *testing.T) {
-	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+	addr := servePort(t, grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
 		<-ss.Context().Done() // reads nothing
 		return nil
 	}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	addr := ln.Addr().String()
-	via := &Node{cfg: Config{Node: "via", ProbeInterval: 100 * time.Millisecond, ProbeTimeout: 5 * time.Second},
-		log: slog.New(slog.DiscardHandler), prov: noneDeparted{}, dial: []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}}
-	t.Cleanup(via.closeLinks)
+	via := viaNode(t, addr)
 	l, err := via.linkTo(addr, false)
 	if err != nil || l == nil {
 		t.Fatal(l, err)
