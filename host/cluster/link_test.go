@@ -263,10 +263,13 @@ func TestAProbeTravelsOnTheLink(t *testing.T) {
 // Before, the write waited until the peer read again, with the link's
 // lock held, so every later request and probe to that peer waited too.
 func TestAWriteThatCannotFinishEndsTheLink(t *testing.T) {
-	addr := servePort(t, grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
-		<-ss.Context().Done() // reads nothing
-		return nil
-	}))
+	// Fixed 64 KiB windows: gRPC's dynamic window could otherwise grow
+	// past both messages below, which then would not wait.
+	addr := servePort(t, grpc.InitialWindowSize(1<<16), grpc.InitialConnWindowSize(1<<16),
+		grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+			<-ss.Context().Done() // reads nothing
+			return nil
+		}))
 	via := viaNode(t, addr)
 	l, err := via.linkTo(addr, false)
 	if err != nil || l == nil {
