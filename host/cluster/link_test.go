@@ -202,10 +202,12 @@ type noneDeparted struct{ membership }
 
 func (noneDeparted) departed(string) bool { return false }
 
-func (n *Node) hasLink(addr string) bool {
+// hasLink reports whether n has a link to addr for forwarded requests
+// (probe false) or for probes.
+func (n *Node) hasLink(addr string, probe bool) bool {
 	n.links.mu.Lock()
 	defer n.links.mu.Unlock()
-	return n.links.byAddr[linkKey{addr, false}] != nil || n.links.byAddr[linkKey{addr, true}] != nil
+	return n.links.byAddr[linkKey{addr, probe}] != nil
 }
 
 func (n *Node) isLegacy(addr string) bool {

@@ -52,7 +52,7 @@ func TestForwardedRequestsTravelOnTheLink(t *testing.T) {
 	if got := home.n.servedLinked.Load(); got < requests-1 {
 		t.Fatalf("%d of %d forwarded requests came on the link", got, requests)
 	}
-	if !via.n.hasLink(home.n.self) {
+	if !via.n.hasLink(home.n.self, false) {
 		t.Fatal("no link from the forwarding node to the home after its requests")
 	}
 }
@@ -149,7 +149,7 @@ func TestALinkToAHomeThatWasDroppedEnds(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrNoAnswer) {
 		t.Fatalf("request in flight to a home that was dropped: %v, want %v", err, ErrNoAnswer)
 	}
-	for deadline := time.Now().Add(time.Minute); via.n.hasLink(home.n.self); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); via.n.hasLink(home.n.self, false); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the link to a dropped home was still open a minute later")
 		}
@@ -166,8 +166,8 @@ func TestNodesProbeEachOtherOnTheirLinks(t *testing.T) {
 	waitMembers(t, nodes, 2)
 	for _, tn := range nodes {
 		for _, peer := range tn.n.cfg.Peers {
-			if !tn.n.hasLink(peer) {
-				t.Errorf("%s has no link to its peer %s", tn.name, peer)
+			if !tn.n.hasLink(peer, true) {
+				t.Errorf("%s has no probe link to its peer %s", tn.name, peer)
 			}
 		}
 		if got := tn.n.forwarded.Load(); got != 0 {
