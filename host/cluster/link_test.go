@@ -146,7 +146,7 @@ func TestALinkThatEndsAnswersItsRequestsInFlight(t *testing.T) {
 	}
 	m := linkedRequest(2)
 	m.RequestId = via.requestIDs.Add(1)
-	if _, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.RequestId, time.Now().Add(time.Minute)); !errors.Is(err, errNotSent) {
+	if _, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.RequestId, time.Now().Add(time.Minute), 0); !errors.Is(err, errNotSent) {
 		t.Fatalf("a request on an ended link: %v, want %v", err, errNotSent)
 	}
 	l2, err := via.linkTo(addr, false)
@@ -283,13 +283,13 @@ func TestAWriteThatCannotFinishEndsTheLink(t *testing.T) {
 		m.Files = []*clusterpb.File{{Part: "f", Data: make([]byte, 1<<20)}}
 		return &clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}
 	}
-	first, err := l.send(big(1), 1, time.Now().Add(time.Minute))
+	first, err := l.send(big(1), 1, time.Now().Add(time.Minute), 0)
 	if err != nil {
 		t.Fatal("the first write:", err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := l.send(big(2), 2, time.Now().Add(300*time.Millisecond))
+		_, err := l.send(big(2), 2, time.Now().Add(300*time.Millisecond), 200*time.Millisecond)
 		done <- err
 	}()
 	select {
@@ -305,6 +305,17 @@ func TestAWriteThatCannotFinishEndsTheLink(t *testing.T) {
 	}
 	if !errors.Is(l.linkErr(), errLinkLost) {
 		t.Fatalf("the link ended with %v, want %v", l.linkErr(), errLinkLost)
+	}
+	// A write whose deadline passed is not written, and ends no link.
+	l2, err := via.linkTo(addr, false)
+	if err != nil || l2 == nil {
+		t.Fatal(l2, err)
+	}
+	if _, err := l2.send(big(3), 3, time.Now().Add(-time.Millisecond), 0); !errors.Is(err, errNotSent) {
+		t.Fatalf("a write past its deadline: %v, want %v", err, errNotSent)
+	}
+	if l2.linkErr() != nil {
+		t.Fatalf("a write past its deadline ended its link: %v", l2.linkErr())
 	}
 	if pong, handled := via.probeOn(addr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(200*time.Millisecond)); pong != nil || !handled {
 		t.Fatalf("a probe to the peer that reads nothing: %v, handled %v; want a miss", pong, handled)

@@ -299,12 +299,16 @@ func (n *Node) closeLinks() {
 
 // send writes m, whose id is id, on l, by deadline; the returned channel
 // gets its answer, or is closed when the link ends first (l.err says why).
-// errNotSent: nothing was written. A write that waits for its turn past
-// deadline gives up; one that cannot finish by deadline (the peer stopped
-// reading: paused, or cut off) ends the link, which fails the write (gRPC
-// queues a message whole or not at all) and answers the requests in flight
-// on it "outcome unknown".
-func (l *link) send(m *clusterpb.LinkUp, id uint64, deadline time.Time) (chan *clusterpb.LinkDown, error) {
+// errNotSent: nothing was written. A write whose deadline passed, or that
+// waits for its turn past it, gives up; one that cannot finish by deadline
+// plus grace (the peer stopped reading: paused, or cut off) ends the link,
+// which fails the write (gRPC queues a message whole or not at all) and
+// answers the requests in flight on it "outcome unknown". grace keeps a
+// write that starts just before its deadline from ending a healthy link.
+func (l *link) send(m *clusterpb.LinkUp, id uint64, deadline time.Time, grace time.Duration) (chan *clusterpb.LinkDown, error) {
+	if !time.Now().Before(deadline) {
+		return nil, errNotSent
+	}
 	ch := make(chan *clusterpb.LinkDown, 1)
 	l.mu.Lock()
 	if l.err != nil {
@@ -325,14 +329,22 @@ func (l *link) send(m *clusterpb.LinkUp, id uint64, deadline time.Time) (chan *c
 			return nil, errNotSent
 		}
 	}
-	stuck := time.AfterFunc(time.Until(deadline), func() { l.drop(errLinkLost) })
+	stuck := time.AfterFunc(time.Until(deadline)+grace, func() { l.drop(errLinkLost) })
 	err := l.stream.SendMsg(m)
 	stuck.Stop()
 	<-l.wsem
 	if err != nil {
-		// A write that fails queued nothing, and the stream has ended.
+		// A write that fails queued nothing, and the stream has ended: its
+		// reader learns why (an earlier version's Unimplemented, say) and
+		// ends the link; l.err then says why.
 		l.forget(id)
-		l.drop(errLinkLost)
+		t := time.NewTimer(max(time.Until(deadline), 0) + grace)
+		select {
+		case <-l.done:
+		case <-t.C:
+			l.drop(errLinkLost)
+		}
+		t.Stop()
 		return nil, errNotSent
 	}
 	return ch, nil
@@ -361,8 +373,11 @@ func (n *Node) forwardOn(l *link, m *clusterpb.Forward, serveBy, deadline time.T
 	// What is left of the request's time when it is sent (the wait for the
 	// link above may have taken some).
 	m.TimeoutNanos = int64(time.Until(serveBy))
-	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.GetRequestId(), serveBy)
+	ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Forward{Forward: m}}, m.GetRequestId(), serveBy, replyMargin)
 	if err != nil {
+		if errors.Is(l.linkErr(), errUnsupported) {
+			return nil, errUnsupported
+		}
 		return nil, err
 	}
 	t := time.NewTimer(time.Until(deadline))
@@ -465,7 +480,8 @@ func (n *Node) probeOn(peer string, ping *clusterpb.Ping, deadline time.Time) (p
 		}
 		id := n.requestIDs.Add(1)
 		ping.RequestId = id
-		ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Ping{Ping: ping}}, id, deadline)
+		// No grace: the link carries probes only, one per round.
+		ch, err := l.send(&clusterpb.LinkUp{Msg: &clusterpb.LinkUp_Ping{Ping: ping}}, id, deadline, 0)
 		if err != nil {
 			// The link ended before the Ping was written: find out why
 			// (an earlier version's Unimplemented ends it too), and try a
