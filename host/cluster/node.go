@@ -148,7 +148,7 @@ type Node struct {
 
 	forwarded, forwardFailed, servedHere, servedLocally atomic.Int64
 	servedAtHome                                        atomic.Int64  // see serveAtHome
-	servedLinked                                        atomic.Int64  // of servedHere: those that came on a link (stream.go)
+	servedLinked                                        atomic.Int64  // requests taken from a link while their grain was live here, refusals included (stream.go)
 	locals                                              sync.Map      // storage.AccountID → *localGrain of the grains live here
 	transient                                           atomic.Int64  // see Stats.TransientChanges
 	inflight                                            inflight      // forwarded requests served here (see Stop)

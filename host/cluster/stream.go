@@ -367,8 +367,8 @@ func (l *link) linkErr() error {
 // forwardOn sends m on the link to home and waits for its reply until
 // deadline, or until home left this node's topology without a graceful
 // stop (as await does for the grain's path). Errors: errNotSent and
-// errUnsupported (nothing reached the home), errLinkLost and
-// actors.ErrTimeout (it may have been served).
+// errUnsupported (nothing reached the home); errLinkLost (the link ended,
+// the deadline passed or the home left: it may have been served).
 func (n *Node) forwardOn(l *link, m *clusterpb.Forward, serveBy, deadline time.Time) (*clusterpb.Reply, error) {
 	// What is left of the request's time when it is sent (the wait for the
 	// link above may have taken some).
