@@ -21,9 +21,18 @@ import (
 // serve runs s on an in-memory listener and returns an HTTP client for it.
 func serve(t *testing.T, s *Server) *http.Client {
 	t.Helper()
+	return client(listen(t, s))
+}
+
+// listen serves s on an in-memory listener until the test ends.
+func listen(t *testing.T, s *Server) *fasthttputil.InmemoryListener {
 	ln := fasthttputil.NewInmemoryListener()
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Shutdown(context.Background()); ln.Close() })
+	return ln
+}
+
+func client(ln *fasthttputil.InmemoryListener) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return ln.Dial() }}}
 }
 
@@ -188,7 +197,8 @@ func TestRouteLimitsOwnFieldCount(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	c := serve(t, s)
+	ln := listen(t, s)
+	c := client(ln)
 	var b strings.Builder
 	for i := range 3000 {
 		if i > 0 {
@@ -200,20 +210,16 @@ func TestRouteLimitsOwnFieldCount(t *testing.T) {
 	if status, _, got := get(t, c, "POST", "/big", body); status != 200 || got != `a:1:{s:1:"n";i:3001;}` {
 		t.Errorf("/big: %d %q", status, got)
 	}
-	if status, _, got := get(t, c, "POST", "/small", body); strings.Contains(got, `"n"`) {
-		t.Errorf("/small took a body past server.body_limit: %d %q", status, got)
+	// Refused at its header (Content-Length) and the connection closed while
+	// the body may still be on its way: post reads the reply as it writes.
+	if got := post(t, ln, "/small", body); got == "" || strings.Contains(got, `"n"`) {
+		t.Errorf("/small took a body past server.body_limit: %q", got)
 	}
 	if status, _, got := get(t, c, "POST", "/small", "a=1"); status != 200 || got != `a:1:{s:1:"n";i:1;}` {
 		t.Errorf("/small: %d %q", status, got)
 	}
-	req, _ := http.NewRequest("POST", "http://host/big", strings.NewReader("a="+strings.Repeat("y", 2<<20)))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if r, err := c.Do(req); err == nil { // refused at its header (Content-Length), or cut off while sending
-		b, _ := io.ReadAll(r.Body)
-		r.Body.Close()
-		if strings.Contains(string(b), `"n"`) {
-			t.Errorf("/big took a body past its own limit: %d %q", r.StatusCode, b)
-		}
+	if got := post(t, ln, "/big", "a="+strings.Repeat("y", 2<<20)); !strings.HasPrefix(got, "failed: ") {
+		t.Errorf("/big took a body past its own limit: %q", got)
 	}
 }
 
