@@ -78,50 +78,78 @@ func TestForwardedForThroughRealProxies(t *testing.T) {
 			if err != nil {
 				t.Skipf("%s is not installed", p.program)
 			}
-			dir, port := t.TempDir(), freePort(t)
-			file, spec := p.config(dir, port)
-			if err := os.WriteFile(file, []byte(spec[1]), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(bin, spec[2:]...)
-			cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
-			// Output to a file, not a pipe (a pipe's reader would wait for
-			// every process holding it), and a process group of its own,
-			// killed whole at the end.
-			logFile, err := os.Create(filepath.Join(dir, "out.log"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer logFile.Close()
-			cmd.Stdout, cmd.Stderr = logFile, logFile
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
-			output := func() string { b, _ := os.ReadFile(logFile.Name()); return string(b) }
-			req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/who", port), nil)
-			req.Header.Add("X-Forwarded-For", "6.6.6.6")
-			req.Header.Add("X-Forwarded-For", "7.7.7.7")
-			c := &http.Client{Timeout: 10 * time.Second}
-			deadline := time.Now().Add(time.Minute)
-			for {
-				r, err := c.Do(req)
-				if err == nil {
-					b, _ := io.ReadAll(r.Body)
-					r.Body.Close()
-					if r.StatusCode == 200 {
-						if string(b) != "127.0.0.1" {
-							t.Errorf("behind %s the client is %q, want 127.0.0.1 (the address the proxy appended)", p.name, b)
-						}
-						return
-					}
+			// freePort's port may be taken by another listener (other test
+			// binaries run at once) before the proxy binds it: the proxy
+			// then exits, and is started again on another port.
+			for attempt := 1; ; attempt++ {
+				if answered := proxyAnswer(t, p.name, bin, attempt, p.config); answered {
+					return
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s did not answer within a minute: %v\n%s", p.name, err, output())
+				if attempt == 3 {
+					t.Fatalf("%s exited before answering, %d times", p.name, attempt)
 				}
-				time.Sleep(100 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// proxyAnswer starts the proxy program bin (named name) with the
+// configuration config makes for a free port, sends it a request with
+// X-Forwarded-For lines of the client's own, and checks the address the
+// server saw. It returns false, having logged the proxy's output, when the
+// proxy exited before answering (as when its port was taken first).
+func proxyAnswer(t *testing.T, name, bin string, attempt int, config func(dir string, port int) (string, []string)) bool {
+	t.Helper()
+	dir, port := t.TempDir(), freePort(t)
+	file, spec := config(dir, port)
+	if err := os.WriteFile(file, []byte(spec[1]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, spec[2:]...)
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	// Output to a file, not a pipe (a pipe's reader would wait for
+	// every process holding it), and a process group of its own,
+	// killed whole at the end.
+	logFile, err := os.Create(filepath.Join(dir, "out.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited })
+	output := func() string { b, _ := os.ReadFile(logFile.Name()); return string(b) }
+	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/who", port), nil)
+	req.Header.Add("X-Forwarded-For", "6.6.6.6")
+	req.Header.Add("X-Forwarded-For", "7.7.7.7")
+	c := &http.Client{Timeout: 10 * time.Second}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, err := c.Do(req)
+		if err == nil {
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				if string(b) != "127.0.0.1" {
+					t.Errorf("behind %s the client is %q, want 127.0.0.1 (the address the proxy appended)", name, b)
+				}
+				return true
+			}
+		}
+		select {
+		case <-exited:
+			t.Logf("%s (attempt %d, port %d) exited before answering:\n%s", name, attempt, port, output())
+			return false
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer within a minute: %v\n%s", name, err, output())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
