@@ -81,7 +81,8 @@ func startNodesWith(t testing.TB, db *storage.DB, edit func(Config) Config, name
 			if err != nil {
 				return server.Response{Status: 500, Body: []byte(err.Error())}
 			}
-			return server.Response{Body: fmt.Appendf(nil, "%s %d", name, v)}
+			// "echo" comes back after the tickets (large replies).
+			return server.Response{Body: fmt.Appendf(nil, "%s %d%s", name, v, r.Form.Get("echo"))}
 		})
 		nodes = append(nodes, tn)
 		t.Cleanup(func() { tn.stop() })
@@ -455,37 +456,42 @@ func TestATransientChangeElsewhereRefreshesTheHome(t *testing.T) {
 // default, breaking the connection with every request in flight on it.
 // A request of several MiB (under a large server.body_limit) must still
 // reach its account's home, and so must several at once (protoactor
-// batched those into one message).
+// batched those into one message), on a link and through the grain (a
+// home of an earlier version); and so must a reply of several MiB come
+// back.
 func TestALargeRequestReachesItsHome(t *testing.T) {
-	db, err := storage.Open("", &storage.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	nodes := startNodesWith(t, db, func(c Config) Config { c.BodyLimit = 6 << 20; return c }, "a", "b")
-	waitMembers(t, nodes, 2)
-	if _, err := nodes[0].sys.CreateAccount(context.Background(), &actors.NewAccount{Login: "p"}); err != nil {
-		t.Fatal(err)
-	}
-	served := strings.Fields(forward(t, nodes[0], "p"))[0]
-	via := nodes[0]
-	if served == via.name {
-		via = nodes[1]
-	}
-	var wg sync.WaitGroup
-	for range 3 {
-		wg.Go(func() {
-			r := preAuth("p")
-			r.Form["big"] = []string{strings.Repeat("x", 6<<20)}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			resp, handled, err := via.n.Forward(ctx, r, nil)
-			if err != nil || !handled || resp.Status != 0 {
-				t.Errorf("a 6 MiB request via %s to %s: handled %v, %v, %d %s", via.name, served, handled, err, resp.Status, resp.Body)
+	for _, links := range []bool{true, false} {
+		t.Run(map[bool]string{true: "link", false: "grain"}[links], func(t *testing.T) {
+			db := memDB(t)
+			nodes := startNodesWith(t, db, func(c Config) Config { c.BodyLimit, c.noLinks = 6<<20, !links; return c }, "a", "b")
+			waitMembers(t, nodes, 2)
+			home, via := homeAndOther(t, nodes, "p")
+			forward(t, via, "p") // the grain live at the home: the link serves what follows
+			var wg sync.WaitGroup
+			for i := range 3 {
+				wg.Go(func() {
+					r := preAuth("p")
+					if i == 0 {
+						r.Form["echo"] = []string{strings.Repeat("e", 5<<20)}
+					} else {
+						r.Form["big"] = []string{strings.Repeat("x", 6<<20)}
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					resp, handled, err := via.n.Forward(ctx, r, nil)
+					if err != nil || !handled || resp.Status != 0 {
+						t.Errorf("request %d of several MiB via %s to %s: handled %v, %v, %d %.200s", i, via.name, home.name, handled, err, resp.Status, resp.Body)
+					} else if want := r.Form.Get("echo"); !strings.HasSuffix(string(resp.Body), want) {
+						t.Errorf("request %d via %s to %s: a reply of %d bytes, want one ending in %d bytes echoed", i, via.name, home.name, len(resp.Body), len(want))
+					}
+				})
+			}
+			wg.Wait()
+			if got := home.n.servedLinked.Load(); (got > 0) != links {
+				t.Errorf("the home served %d requests from a link (links: %v)", got, links)
 			}
 		})
 	}
-	wg.Wait()
 }
 
 // TestARequestAtItsHomeIsServedThere: a request that reaches its
