@@ -11,6 +11,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -491,6 +492,33 @@ func TestALargeRequestReachesItsHome(t *testing.T) {
 				t.Errorf("the home served %d requests from a link (links: %v)", got, links)
 			}
 		})
+	}
+}
+
+// TestARequestTooLargeForThePortIsNotSent: a request larger than the
+// cluster port carries (nodes whose server.body_limit differ let one
+// through) would end the link with every request in flight on it; it is
+// answered as too large (wire.ErrBodyTooLarge, which each area answers in
+// its own shape) and never reaches its home.
+func TestARequestTooLargeForThePortIsNotSent(t *testing.T) {
+	db := memDB(t)
+	nodes := startNodesWith(t, db, func(c Config) Config { c.BodyLimit = 64 << 10; return c }, "a", "b")
+	waitMembers(t, nodes, 2)
+	home, via := homeAndOther(t, nodes, "q")
+	forward(t, via, "q") // the grain live at the home
+	served := home.n.Stats().ServedForOthers
+	r := preAuth("q")
+	r.Form["big"] = []string{strings.Repeat("x", int(via.n.cfg.maxMessage()))}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, handled, err := via.n.Forward(ctx, r, nil); !handled || !errors.Is(err, wire.ErrBodyTooLarge) {
+		t.Fatalf("a request larger than the port carries: handled %v, %v; want %v", handled, err, wire.ErrBodyTooLarge)
+	}
+	if got := home.n.Stats().ServedForOthers; got != served {
+		t.Fatalf("the home served %d forwarded requests, %d before: the request reached it", got, served)
+	}
+	if got, want := forward(t, via, "q"), home.name+" 2"; got != want {
+		t.Fatalf("the next request: %q, want %q (the link still serves)", got, want)
 	}
 }
 

@@ -41,6 +41,10 @@ var (
 	// It is applied by the request's deadline at the latest, or never (see
 	// Forward).
 	ErrNoAnswer = fmt.Errorf("%w: the account's node did not answer in time", actors.ErrTimeout)
+	// ErrReplyTooLarge: the account's node served the request, but its
+	// reply was larger than the cluster port carries: its outcome is
+	// unknown to the player, as for ErrNoAnswer.
+	ErrReplyTooLarge = fmt.Errorf("%w: the account's node served the request, but its reply was too large to pass between the nodes", actors.ErrTimeout)
 )
 
 // retryPause is the wait between two tries to reach an account's grain
@@ -141,15 +145,15 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 		if pid.Address != n.self {
 			// On the link to the home, unless the home cannot serve it
 			// there (see stream.go).
-			if size := msgSize; size > n.cfg.maxMessage()-replyRoom {
+			if msgSize > n.cfg.maxMessage()-replyRoom {
 				// The home's port would refuse it, ending the link with
 				// every request in flight on it. The HTTP server's body
 				// limit keeps requests under this unless the nodes'
-				// body limits differ.
-				n.log.Error("a request is larger than the cluster port carries: the player gets an error instead",
-					"bytes", size, "limit", n.cfg.maxMessage()-replyRoom, "path", logflood.Clip(r.Path))
-				return server.Response{Status: 500, ContentType: "text/plain; charset=UTF-8",
-					Body: []byte("The request was too large to pass between the server's nodes.")}, true, nil
+				// body limits differ. Nothing was sent: the area answers
+				// it as any request too large.
+				n.log.Error("a request is larger than the cluster port carries: the player is told it is too large",
+					"bytes", msgSize, "limit", n.cfg.maxMessage()-replyRoom, "path", logflood.Clip(r.Path))
+				return server.Response{}, true, fmt.Errorf("%w (larger than the cluster port carries)", wire.ErrBodyTooLarge)
 			}
 			l, err := n.linkTo(pid.Address, false)
 			if err != nil {
@@ -170,7 +174,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 					pause(ctx, retryPause)
 					continue
 				case err == nil && !rep.GetNoGrain():
-					return fromReply(rep), true, nil
+					return replied(rep)
 				case err != nil && !errors.Is(err, errUnsupported):
 					n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
 					n.forwardFailed.Add(1)
@@ -190,7 +194,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 				pause(ctx, retryPause)
 				continue
 			}
-			return fromReply(rep), true, nil
+			return replied(rep)
 		}
 		n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
 		if errors.Is(err, actor.ErrDeadLetter) {
@@ -368,10 +372,11 @@ func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) 
 	if size, most := proto.Size(rep), n.cfg.maxMessage()-replyRoom; size > most {
 		// The forwarding node's port would refuse it, closing the
 		// connection with every request in flight on it.
-		n.log.Error("a forwarded request's reply is larger than the cluster port carries: the player gets an error instead",
+		// The request was served: the player is told its outcome is
+		// unknown (replied), not that it failed.
+		n.log.Error("a forwarded request's reply is larger than the cluster port carries: the player is told its outcome is unknown",
 			"bytes", size, "limit", most, "path", logflood.Clip(m.GetPath()))
-		rep = &clusterpb.Reply{Status: 500, ContentType: "text/plain; charset=UTF-8",
-			Body: []byte("The reply was too large to pass between the server's nodes.")}
+		rep = &clusterpb.Reply{OutcomeUnknown: true}
 	}
 	reply(rep)
 }
@@ -534,6 +539,16 @@ func toReply(r server.Response) *clusterpb.Reply {
 		m.Headers = append(m.Headers, &clusterpb.Header{Key: h[0], Value: h[1]})
 	}
 	return m
+}
+
+// replied is Forward's result for the home's reply rep: its response,
+// or ErrReplyTooLarge when the home served the request but could not send
+// its reply.
+func replied(rep *clusterpb.Reply) (server.Response, bool, error) {
+	if rep.GetOutcomeUnknown() {
+		return server.Response{}, true, ErrReplyTooLarge
+	}
+	return fromReply(rep), true, nil
 }
 
 func fromReply(m *clusterpb.Reply) server.Response {

@@ -677,9 +677,13 @@ type Reply struct {
 	// On a forwarding stream: the account's grain is not live on the home
 	// node (not started yet, or stopping); nothing was done, and the request
 	// goes through the grain instead, which activates it or is found gone.
-	NoGrain       bool `protobuf:"varint,7,opt,name=no_grain,json=noGrain,proto3" json:"no_grain,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	NoGrain bool `protobuf:"varint,7,opt,name=no_grain,json=noGrain,proto3" json:"no_grain,omitempty"`
+	// Set when the home node served the request but its reply is larger than
+	// the cluster port carries: the request's change may have been made, and
+	// the player is told its outcome is unknown.
+	OutcomeUnknown bool `protobuf:"varint,8,opt,name=outcome_unknown,json=outcomeUnknown,proto3" json:"outcome_unknown,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Reply) Reset() {
@@ -757,6 +761,13 @@ func (x *Reply) GetRequestId() uint64 {
 func (x *Reply) GetNoGrain() bool {
 	if x != nil {
 		return x.NoGrain
+	}
+	return false
+}
+
+func (x *Reply) GetOutcomeUnknown() bool {
+	if x != nil {
+		return x.OutcomeUnknown
 	}
 	return false
 }
@@ -1249,7 +1260,7 @@ const file_honmaster_cluster_proto_rawDesc = "" +
 	"\tfrom_node\x18\x02 \x01(\tR\bfromNode\"0\n" +
 	"\x06Header\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"\xe2\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\x8b\x02\n" +
 	"\x05Reply\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12!\n" +
 	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x12\x12\n" +
@@ -1258,7 +1269,8 @@ const file_honmaster_cluster_proto_rawDesc = "" +
 	"\arefused\x18\x05 \x01(\tR\arefused\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x06 \x01(\x04R\trequestId\x12\x19\n" +
-	"\bno_grain\x18\a \x01(\bR\anoGrain\"\f\n" +
+	"\bno_grain\x18\a \x01(\bR\anoGrain\x12'\n" +
+	"\x0foutcome_unknown\x18\b \x01(\bR\x0eoutcomeUnknown\"\f\n" +
 	"\n" +
 	"Reactivate\"\x9a\x02\n" +
 	"\tHandshake\x12\x14\n" +
