@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
 	"github.com/honmaster/masterserver/host/server"
@@ -320,4 +323,110 @@ func TestAWriteThatCannotFinishEndsTheLink(t *testing.T) {
 	if pong, handled := via.probeOn(addr, &clusterpb.Ping{Cluster: "test"}, time.Now().Add(200*time.Millisecond)); pong != nil || !handled {
 		t.Fatalf("a probe to the peer that reads nothing: %v, handled %v; want a miss", pong, handled)
 	}
+}
+
+// TestTheStreamsOfAVanishedPeerEnd: a forwarding node that vanished
+// without closing its connections (its machine died or was cut off: no
+// FIN comes, and nothing it sends arrives) is dropped from the topology
+// by its probes, which ends only the home's own links to it. The streams
+// it opened to the home end by the cluster port's keepalive (here
+// shortened): before, they were held until TCP gave up, and with them
+// the home's workers once the replies filled the flow window.
+func TestTheStreamsOfAVanishedPeerEnd(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	serve := ServeLocal(func(context.Context, *wire.Request) server.Response {
+		started <- struct{}{}
+		<-release
+		return server.Response{Body: []byte("ok")}
+	})
+	cfg := Config{Node: "home", Listen: "127.0.0.1:0", RequestTimeout: time.Minute,
+		keepalive: &keepalive.ServerParameters{Time: time.Second, Timeout: 2 * time.Second}}
+	home := &Node{cfg: cfg, log: slog.New(slog.DiscardHandler), prov: answering{}, workers: newWorkers()}
+	home.served.Store(&serve)
+	home.locals.Store(storage.AccountID(1), &localGrain{})
+	ended := make(chan struct{})
+	opts, _, err := transport(cfg, home.log, "127.0.0.1", "127.0.0.1", func(srv any, ss grpc.ServerStream) error {
+		defer close(ended)
+		return home.serveStream(srv, ss)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := servePort(t, remote.Configure("127.0.0.1", 0, opts...).ServerOptions...)
+	proxy := freezingProxy(t, addr)
+	via := viaNode(t, proxy.addr)
+
+	l, err := via.linkTo(proxy.addr, false)
+	if err != nil || l == nil {
+		t.Fatal(l, err)
+	}
+	m := linkedRequest(1)
+	m.RequestId = via.requestIDs.Add(1)
+	go func() { _, _ = via.forwardOn(l, m, time.Now().Add(time.Minute), time.Now().Add(time.Minute)) }()
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("the request did not reach the home")
+	}
+	proxy.frozen.Store(true) // the forwarding node vanishes
+	close(release)
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		t.Fatal("the stream of a peer that vanished was still served a minute later")
+	}
+	select {
+	case <-proxy.homeClosed:
+	case <-time.After(time.Minute):
+		t.Fatal("the home did not close the connection of a peer that vanished")
+	}
+}
+
+// proxy is a TCP proxy to one address for one connection; frozen, it
+// passes nothing either way and keeps both connections open.
+type proxy struct {
+	addr   string
+	frozen atomic.Bool
+	// homeClosed is closed once the connection to the address ended.
+	homeClosed chan struct{}
+}
+
+func freezingProxy(t *testing.T, to string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{addr: ln.Addr().String(), homeClosed: make(chan struct{})}
+	go func() {
+		defer ln.Close()
+		in, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		out, err := net.Dial("tcp", to)
+		if err != nil {
+			in.Close()
+			return
+		}
+		t.Cleanup(func() { in.Close(); out.Close() })
+		pass := func(dst, src net.Conn) error {
+			buf := make([]byte, 32<<10)
+			for {
+				k, err := src.Read(buf)
+				if err != nil {
+					return err
+				}
+				if !p.frozen.Load() {
+					if _, err := dst.Write(buf[:k]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		go func() { _ = pass(out, in) }()
+		_ = pass(in, out)
+		close(p.homeClosed)
+	}()
+	return p
 }

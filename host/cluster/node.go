@@ -18,6 +18,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
@@ -81,6 +82,8 @@ type Config struct {
 	// noLinks, set by tests, makes the port serve no forwarding streams,
 	// as a node of an earlier version (stream.go).
 	noLinks bool
+	// keepalive, set by tests, replaces the port's keepalive (transport).
+	keepalive *keepalive.ServerParameters
 }
 
 // The providers of Config.Provider.

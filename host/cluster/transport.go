@@ -10,12 +10,14 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
@@ -69,6 +71,7 @@ func transport(cfg Config, log *slog.Logger, listenHost, advHost string, streams
 		grpc.StreamInterceptor(recoverStream(log)),
 		grpc.InitialWindowSize(flowWindow),
 		grpc.InitialConnWindowSize(flowWindow),
+		grpc.KeepaliveParams(cfg.keepaliveParams()),
 	}
 	if streams != nil {
 		// The forwarding streams (stream.go): protoactor registers only
@@ -108,6 +111,37 @@ func transport(cfg Config, log *slog.Logger, listenHost, advHost string, streams
 		remote.WithEndpointWriterQueueSize(endpointQueue),
 	}, dial, nil
 }
+
+// keepaliveParams is the cluster port's keepalive: a connection that
+// carried nothing to this node for keepaliveIdle gets an HTTP/2 PING,
+// and is closed when the PING is not answered within keepaliveTimeout.
+//
+// A peer that vanished (its machine died or was cut off, so that no FIN
+// came) is dropped from the topology by its missed probes, which ends
+// this node's links to it (membersChanged). The connections it opened to
+// this node are not links of this node's: without keepalive they lasted
+// until TCP gave up, up to about 15 minutes with replies unacknowledged,
+// and a home's replies to it, once they filled the connection's flow
+// window, held the home's workers as long. With it they end within
+// keepaliveIdle + keepaliveTimeout of the peer's last message.
+//
+// Only the port (the server side) pings: a node of an earlier version
+// answers PINGs as any HTTP/2 peer must, while pings from a client would
+// trip its server's default enforcement (a PING more often than every 5
+// minutes ends the connection). Between live nodes the PINGs are rare: a
+// connection with a probe on it every ProbeInterval is never idle, and an
+// idle link gets one PING (and its answer) per keepaliveIdle.
+func (cfg Config) keepaliveParams() keepalive.ServerParameters {
+	if cfg.keepalive != nil {
+		return *cfg.keepalive
+	}
+	return keepalive.ServerParameters{Time: keepaliveIdle, Timeout: keepaliveTimeout}
+}
+
+const (
+	keepaliveIdle    = 15 * time.Second
+	keepaliveTimeout = 15 * time.Second
+)
 
 // endpointQueue is the initial room of the queue to each peer.
 const endpointQueue = 1024
