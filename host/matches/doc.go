@@ -80,9 +80,11 @@
 // public and therefore only checked) for a match of that host. A match of
 // another server or host, or no started match, is refused with nothing
 // stored. player_stats[KEY] entries are resolved to the match's recorded
-// participants: KEY equal to a participant's account id, else the entry's
-// nickname (clan tag "[TAG]" stripped, case-insensitive) equal to a
-// participant's; an entry that matches no participant, or a participant
+// participants: the entry's nickname (clan tag "[TAG]" stripped,
+// case-insensitive) equal to a participant's, else KEY equal to a
+// participant's account id (KEY may be a slot index, which can equal
+// another participant's account id: the nickname decides when it names a
+// participant); an entry that matches no participant, or a participant
 // matched twice, refuses the whole submission (statistics are counted
 // only for players the server connected, never for anyone it names). So
 // does a counter that is not a whole number 0..100,000 (never clamped;

@@ -214,9 +214,13 @@ func stripClanTag(n string) string {
 	return n
 }
 
-// resolve maps each player entry to a participant the match recorded:
-// by key == account id, else by nickname (clan tag stripped) among the
-// participants. An entry matching none, or a participant matched twice,
+// resolve maps each player entry to a participant the match recorded: by
+// its nickname (clan tag stripped) when that names a participant, else by
+// key == account id. The nickname comes first because the key may be a
+// slot index (NEXUS) rather than an account id (korDen): in a community
+// whose account ids are small, slot 3 is often some other participant's
+// account id, and trusting the key would credit one player's result to
+// another. An entry matching none, or a participant matched twice,
 // refuses the submission: statistics are only ever counted for players the
 // server connected to the match.
 func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, []*pb.PlayerResult, error) {
@@ -234,11 +238,11 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 	results := make([]*pb.PlayerResult, 0, len(players))
 	for _, sp := range players {
 		var part *pb.Participant
-		if id, err := strconv.ParseUint(sp.key, 10, 32); err == nil {
-			part = byID[uint32(id)]
-		}
-		if part == nil && sp.nickname != "" {
+		if sp.nickname != "" {
 			part = byNick[strings.ToLower(stripClanTag(sp.nickname))]
+		}
+		if id, err := strconv.ParseUint(sp.key, 10, 32); part == nil && err == nil {
+			part = byID[uint32(id)]
 		}
 		if part == nil || used[part.AccountId] {
 			return nil, nil, errUnknownPlayer

@@ -1,0 +1,46 @@
+package matches_test
+
+import (
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/honmaster/masterserver/host/matches"
+)
+
+// TestAnEntryIsCreditedToTheNicknameItNames: player_stats[KEY] may be keyed
+// by slot (NEXUS) rather than by account id (korDen). In a community with
+// small account ids a slot is often another participant's account id: the
+// entry's nickname decides. Before, the key won, and the two players'
+// results were silently swapped.
+func TestAnEntryIsCreditedToTheNicknameItNames(t *testing.T) {
+	f := newFixture(t, 2)
+	ps := f.players
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	for _, p := range ps {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	v := url.Values{"session": {sess}, "match_stats[match_id]": {mid}}
+	set := func(key uint32, nick, team, win, loss, kills string) {
+		k := "player_stats[" + strconv.Itoa(int(key)) + "][Hero_Pyromancer]"
+		v.Set(k+"[nickname]", nick)
+		v.Set(k+"[team]", team)
+		v.Set(k+"[wins]", win)
+		v.Set(k+"[losses]", loss)
+		v.Set(k+"[herokills]", kills)
+	}
+	// Each entry keyed by the other player's account id.
+	set(ps[1].id, "[CLAN]"+ps[0].login, "1", "1", "0", "9")
+	set(ps[0].id, ps[1].login, "2", "0", "1", "1")
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", v); code != 200 {
+		t.Fatalf("submit_stats: %d %s", code, body)
+	}
+	if got := f.totals(ps[0].id); got.Wins != 1 || got.Losses != 0 || got.Kills != 9 {
+		t.Errorf("%s (won with 9 kills): %+v", ps[0].login, got)
+	}
+	if got := f.totals(ps[1].id); got.Wins != 0 || got.Losses != 1 || got.Kills != 1 {
+		t.Errorf("%s (lost with 1 kill): %+v", ps[1].login, got)
+	}
+}
