@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -542,5 +543,51 @@ func TestPerHostLimits(t *testing.T) {
 	}
 	if ms, err := matches.Matches(s.Runtime.App.DB, 10); err != nil || len(ms) != 1 || strconv.Itoa(int(ms[0].Match.Id)) != first {
 		t.Fatalf("matches stored: %v %v", ms, err)
+	}
+}
+
+// TestMaxServersHoldsForRegistrationsAtOnce: new game server instances
+// registering at once cannot pass max_servers_per_host. Before, the count
+// was read outside the host's actor, and 19 or 20 of 20 were accepted and
+// stored with a limit of 2.
+func TestMaxServersHoldsForRegistrationsAtOnce(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		c.Areas["matches"].(*matches.Settings).MaxServers = 2
+	})
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	codes := make(chan int, 20)
+	var wg sync.WaitGroup
+	for i := range cap(codes) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := f.Client.PostForm(context.Background(), matches.PathServerRequester+"?f=new_session",
+				url.Values{"login": {"hoster:" + strconv.Itoa(i)}, "pass": {md5hex("pw-hoster")}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			codes <- r.Status
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	accepted := 0
+	for c := range codes {
+		switch c {
+		case 200:
+			accepted++
+		case 403:
+		default:
+			t.Errorf("a registration answered %d", c)
+		}
+	}
+	vs, err := matches.Servers(s.Runtime.App.DB, nil, time.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accepted != 2 || len(vs) != 2 {
+		t.Fatalf("max_servers_per_host 2: %d registrations accepted, %d servers stored", accepted, len(vs))
 	}
 }

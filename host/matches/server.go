@@ -290,17 +290,10 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 		return nil, token{}, err
 	}
 	if id == 0 && instance != "" { // (a host has one manager)
-		n := 0
-		if err := servers.Each(a.sys.DB(), host, "", func(_ string, s *pb.Server) error {
-			if !s.Manager {
-				n++
-			}
-			return nil
-		}); err != nil {
+		// Refused here without taking an id; checked again below, in the
+		// host's actor, against registrations that came at once.
+		if err := a.roomForServer(a.sys.DB(), host); err != nil {
 			return nil, token{}, err
-		}
-		if n >= a.set.MaxServers {
-			return nil, token{}, errTooManyServers
 		}
 	}
 	if id == 0 {
@@ -320,6 +313,12 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 			return registered{}, err
 		} else if cur != 0 {
 			id = cur
+		} else if instance != "" {
+			// The host's actor registers one server at a time: the
+			// count is exact here.
+			if err := a.roomForServer(tx.DB(), host); err != nil {
+				return registered{}, err
+			}
 		}
 		s, err := servers.Get(tx.DB(), host, storage.KeyUint32(id))
 		if errors.Is(err, storage.ErrNotFound) {
@@ -339,6 +338,24 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 	rec, t := out.s, out.t
 	a.touch(rec.Id, now)
 	return rec, t, nil
+}
+
+// roomForServer is nil while the host has fewer game server instances
+// (its manager aside) than max_servers_per_host, else errTooManyServers.
+func (a *Area) roomForServer(db *storage.DB, host storage.AccountID) error {
+	n := 0
+	if err := servers.Each(db, host, "", func(_ string, s *pb.Server) error {
+		if !s.Manager {
+			n++
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if n >= a.set.MaxServers {
+		return errTooManyServers
+	}
+	return nil
 }
 
 // serverIDOf finds the id of the host's instance (0: none yet).
