@@ -89,10 +89,13 @@ func effectKind(name string) *EffectKind {
 	return effectKinds[name]
 }
 
-// Bounds of one effect.
+// Bounds of one effect. The payload is stored once, in the effect's
+// record, and read by each later share: 1 MiB holds a recorded match of
+// the most players the matches area allows with every field it keeps
+// (about 10 KiB a player at most).
 const (
 	MaxEffectParticipants = 64
-	MaxEffectPayload      = 64 << 10
+	MaxEffectPayload      = 1 << 20
 )
 
 // ErrBadEffect refuses an effect Start cannot apply: no participant, too

@@ -1,11 +1,14 @@
 package matches_test
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/matches"
+	"github.com/honmaster/masterserver/host/matches/matchsim"
+	"github.com/honmaster/masterserver/plugins/matches/matchesapi"
 )
 
 // TestAnEntryIsCreditedToTheNicknameItNames: player_stats[KEY] may be keyed
@@ -42,5 +45,36 @@ func TestAnEntryIsCreditedToTheNicknameItNames(t *testing.T) {
 	}
 	if got := f.totals(ps[1].id); got.Wins != 0 || got.Losses != 1 || got.Kills != 1 {
 		t.Errorf("%s (lost with 1 kill): %+v", ps[1].login, got)
+	}
+}
+
+// TestAMatchOfTheMostPlayersIsRecorded: a match of max_participants (63)
+// players, each with the ~95 fields a game server sends (matchsim), is
+// recorded and counted for every player. Before, the recorded match's
+// effect payload was bounded at 64 KiB, and a match of more than about 35
+// players was refused with a 500 on every try and resubmission.
+func TestAMatchOfTheMostPlayersIsRecorded(t *testing.T) {
+	f := newFixture(t, matchesapi.MaxPlayers)
+	sr := matches.PathServerRequester
+	sess, sid := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	var ids []int64
+	var nicks []string
+	for _, p := range f.players {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+		ids = append(ids, int64(p.id))
+		nicks = append(nicks, p.login)
+	}
+	m, _ := strconv.ParseInt(mid, 10, 64)
+	s, _ := strconv.ParseInt(sid, 10, 64)
+	form := matchsim.NewMatch(rand.New(rand.NewPCG(1, 2)), m, s, ids, nicks).Form()
+	form.Set("session", sess)
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", form); code != 200 {
+		t.Fatalf("a %d-player match (%d values): %d %s", len(f.players), matchsim.CountValues(form), code, body)
+	}
+	for _, p := range f.players {
+		if got := f.totals(p.id); got.Matches != 1 {
+			t.Fatalf("%s's totals count %d matches, want 1", p.login, got.Matches)
+		}
 	}
 }
