@@ -890,11 +890,11 @@ func (a *Area) setReplaySize(_ context.Context, r *wire.Request) (server.Respons
 
 // spectatorHeader answers where a manager uploads a replay, as JSON (the
 // notes' reading): this server stores no replays, and says so in the
-// area's doc.
-func (a *Area) spectatorHeader(_ context.Context, r *wire.Request) (server.Response, error) {
-	if _, _, err := a.session(r, true); err != nil {
-		return server.Response{}, err
-	}
+// area's doc. It asks for no session: HoNfigurator-Central, the one
+// manager known to call it, posts f alone (and read the 401 it got as a
+// wrong password), and the answer is the server's public URL and a
+// constant.
+func (a *Area) spectatorHeader(context.Context, *wire.Request) (server.Response, error) {
 	body, err := json.Marshal(map[string]any{"target_url": strings.TrimRight(a.publicURL, "/") + "/replays/upload",
 		"s3_header": map[string]string{"Content-Type": "application/zip"}})
 	if err != nil {
