@@ -146,6 +146,9 @@ func (a *Area) campaignHeroStats(_ context.Context, r *wire.Request) (*wire.Arra
 	return done(setCounters(arr, "cam_ph_", h)), nil
 }
 
+// usageSeparators drops get_hero_usage_list's separators from a name.
+var usageSeparators = strings.NewReplacer("|", "", "`", "")
+
 // usage is one hero's line of get_hero_usage_list.
 type usage struct {
 	hero                string
@@ -205,7 +208,10 @@ func (a *Area) heroUsageFor(id storage.AccountID, sort string) (*wire.Array, err
 	entries := make([]string, len(list))
 	pct := func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 	for i, u := range list {
-		entries[i] = strings.Join([]string{u.hero, pct(u.usePct), pct(u.win), pct(u.lossPc),
+		// A hero's name is whatever a game server submitted: without its
+		// separators, so that one name cannot break the client's reading
+		// of the list (as HistoryLine drops commas).
+		entries[i] = strings.Join([]string{usageSeparators.Replace(u.hero), pct(u.usePct), pct(u.win), pct(u.lossPc),
 			strconv.FormatInt(u.uses, 10), strconv.FormatInt(u.wins, 10), strconv.FormatInt(u.losses, 10)}, "|")
 	}
 	return done(wire.NewArray().Set("hero_usage", strings.Join(entries, "`")).Set("total_usage", total)), nil

@@ -19,7 +19,7 @@ var benchHeroes = []string{"Hero_Pyromancer", "Hero_Devourer", "Hero_Hammerstorm
 // benchPlayer is an area over in-memory storage with one player,
 // "bench", whose n matches were recorded by the effect's share (addDelta,
 // one commit each, as a match's share commits).
-func benchPlayer(b *testing.B, n int) (*Area, storage.AccountID) {
+func benchPlayer(b testing.TB, n int) (*Area, storage.AccountID) {
 	db, err := storage.Open("", &storage.Options{InMemory: true})
 	if err != nil {
 		b.Fatal(err)

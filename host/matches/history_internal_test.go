@@ -84,3 +84,35 @@ func TestTheLargestMatchFitsItsEffect(t *testing.T) {
 		t.Logf("the largest match's effect payload: %d bytes of %d", n, actors.MaxEffectPayload)
 	}
 }
+
+// TestAHeroNameCannotBreakTheUsageList: get_hero_usage_list joins a
+// hero's figures with "|" and the heroes with "`"; a hero name is what a
+// game server submitted, and the statistics form allows both characters
+// in it. Before, such a name split the client's reading of the list.
+func TestAHeroNameCannotBreakTheUsageList(t *testing.T) {
+	a, id := benchPlayer(t, 0)
+	for i, hero := range []string{"Hero_Pyromancer", "Hero_Bad|99.0|0`Hero_Fake"} {
+		d := &pb.Delta{AccountId: uint32(id), Matches: 1, Wins: 1, Hero: hero}
+		res := &pb.PlayerResult{AccountId: uint32(id), Team: 1, Hero: hero}
+		p := &pb.Payload{MatchId: uint32(i + 1), Map: "caldavar", HistoryLength: 10}
+		if _, err := actors.Apply(t.Context(), a.sys, id, func(tx *actors.Tx) (struct{}, error) {
+			return struct{}{}, addDelta(tx, d, res, p)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.heroUsageFor(id, "use")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := r.Get("hero_usage")
+	entries := strings.Split(fmt.Sprint(v), "`")
+	if len(entries) != 2 {
+		t.Fatalf("two heroes read as %d entries: %q", len(entries), v)
+	}
+	for _, e := range entries {
+		if f := strings.Split(e, "|"); len(f) != 7 {
+			t.Errorf("an entry of %d fields, want 7: %q", len(f), e)
+		}
+	}
+}
