@@ -727,7 +727,11 @@ func (r *BackupRequest) Run(_ context.Context, app *App, out io.Writer) error {
 		}
 		token = " (database and operator token; the configuration file is yours to keep)"
 	}
-	fmt.Fprintf(out, "backup written to %s%s\n", r.To, token)
+	// Last: a backup with its checksums is whole (restore checks them).
+	if err := writeSums(r.To); err != nil {
+		return &opError{cause: err, msg: fmt.Sprintf("backup to %s: the database is written but its checksums (%s) are not: %v", r.To, SumsFile, unwrapPath(err))}
+	}
+	fmt.Fprintf(out, "backup written to %s%s; every file's SHA-256 is in %s\n", r.To, token, SumsFile)
 	return nil
 }
 

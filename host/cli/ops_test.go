@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -111,6 +112,113 @@ func TestRestore(t *testing.T) {
 	restored := start(t, func(c *config.Config) { onPebble(c); c.Storage.DataDir = target })
 	if out := restored.Host(t, "account", "show", "--login", "kept"); !strings.Contains(out, "kept") {
 		t.Errorf("the restored server does not know the account: %q", out)
+	}
+}
+
+// TestRestoreRefusesADamagedBackup: a backup whose files changed after it
+// was written (a bad disk, a partial copy) is refused, nothing changed,
+// and `sha256sum -c` can check it too. Before, restore only opened the
+// copy: Pebble reads a write-ahead log that ends in a damaged record as
+// a log that ends there, and a small database, all in its log, was
+// restored with 4 of its 5 accounts (or none), exit 0; with --replace the
+// good database was set aside for it.
+func TestRestoreRefusesADamagedBackup(t *testing.T) {
+	ts := start(t, onPebble)
+	for _, login := range []string{"one", "two", "three", "four", "five"} {
+		ts.Host(t, "account", "create", "--login", login, "--password", "pw")
+	}
+	backup := filepath.Join(t.TempDir(), "backup")
+	if out := ts.Host(t, "backup", "--to", backup); !strings.Contains(out, cli.SumsFile) {
+		t.Fatalf("backup said %q", out)
+	}
+	sums, err := os.ReadFile(filepath.Join(backup, cli.SumsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  db/MANIFEST-", "  operator.token\n"} {
+		if !strings.Contains(string(sums), want) {
+			t.Fatalf("%s lacks %q:\n%s", cli.SumsFile, want, sums)
+		}
+	}
+	if sha, err := exec.LookPath("sha256sum"); err == nil {
+		cmd := exec.Command(sha, "--check", "--quiet", cli.SumsFile)
+		cmd.Dir = backup
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("sha256sum --check of the backup: %v %s", err, out)
+		}
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errOut strings.Builder
+		code := cli.Main(context.Background(), append([]string{"restore"}, args...), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	// A good database to keep, and the untouched backup restores whole.
+	good := filepath.Join(t.TempDir(), "good")
+	if code, out, errOut := run("--from", backup, "--data", good); code != 0 || !strings.Contains(out, "5 accounts") || errOut != "" && !strings.Contains(errOut, "restore") {
+		t.Fatalf("restore of the whole backup: exit %d, %q, %q", code, out, errOut)
+	}
+	logs, _ := filepath.Glob(filepath.Join(backup, "db", "*.log"))
+	if len(logs) == 0 {
+		t.Fatal("the backup has no write-ahead log to damage")
+	}
+	damage := func(t *testing.T, name string, edit func(dir string)) string {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.CopyFS(dir, os.DirFS(backup)); err != nil {
+			t.Fatal(err)
+		}
+		edit(dir)
+		return dir
+	}
+	for name, edit := range map[string]func(dir string){
+		"a changed log": func(dir string) {
+			path := filepath.Join(dir, "db", filepath.Base(logs[len(logs)-1]))
+			b, err := os.ReadFile(path)
+			if err != nil || len(b) < 64 {
+				t.Fatalf("log %s: %d bytes, %v", path, len(b), err)
+			}
+			copy(b[len(b)/2:], strings.Repeat("\xff", 16))
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a missing log": func(dir string) {
+			if err := os.Remove(filepath.Join(dir, "db", filepath.Base(logs[len(logs)-1]))); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a changed token": func(dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "operator.token"), []byte("not the token"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := damage(t, "bad", edit)
+			target := filepath.Join(t.TempDir(), "restored")
+			if code, out, errOut := run("--from", bad, "--data", target); code == 0 || !strings.Contains(errOut, "is damaged, nothing was changed") {
+				t.Fatalf("restore of a backup with %s: exit %d, %q, %q", name, code, out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(target, "db")); err == nil {
+				t.Error("a refused restore left a database behind")
+			}
+			if code, out, errOut := run("--from", bad, "--data", good, "--replace"); code == 0 {
+				t.Fatalf("restore --replace of a backup with %s: exit %d, %q, %q", name, code, out, errOut)
+			}
+			if aside, _ := filepath.Glob(filepath.Join(good, "db.replaced-*")); len(aside) != 0 {
+				t.Errorf("a refused restore --replace set the database aside: %v", aside)
+			}
+		})
+	}
+	// A backup of an earlier version, without checksums, restores with a
+	// warning that says what was not checked.
+	old := damage(t, "old", func(dir string) {
+		if err := os.Remove(filepath.Join(dir, cli.SumsFile)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if code, out, errOut := run("--from", old, "--data", filepath.Join(t.TempDir(), "fromold")); code != 0 || !strings.Contains(out, "5 accounts") ||
+		!strings.Contains(errOut, "has no "+cli.SumsFile) {
+		t.Fatalf("restore of a backup without checksums: exit %d, %q, %q", code, out, errOut)
 	}
 }
 

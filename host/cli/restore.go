@@ -58,6 +58,16 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err
 	if err != nil {
 		return err
 	}
+	// The backup's checksums (SumsFile), when it has them: every file is
+	// checked on the copy below, before anything changes.
+	sums, err := readSums(*from)
+	switch {
+	case errors.Is(err, errNoSums):
+		fmt.Fprintf(stderr, "warning: %s has no %s (a backup written by an earlier version, or one that did not finish): "+
+			"it is checked only by opening it, which does not find every damage\n", *from, SumsFile)
+	case err != nil:
+		return &opError{cause: errors.Join(errUsage, err), msg: fmt.Sprintf("%s is damaged, nothing was changed: %s", *from, unwrapPath(err))}
+	}
 	if conn, err := net.DialTimeout("unix", filepath.Join(*data, AdminSocketName), 2*time.Second); err == nil {
 		conn.Close()
 		return &opError{cause: errInUse, msg: fmt.Sprintf("a server is running on %s: stop it first (systemctl stop honmaster), then restore", *data)}
@@ -94,10 +104,23 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err
 		os.RemoveAll(tmp)
 		return &opError{cause: err, msg: "cannot copy the backup: " + unwrapPath(err)}
 	}
+	if sums != nil {
+		if err := sums.check(dbDirName+"/", tmp); err != nil {
+			os.RemoveAll(tmp)
+			return &opError{cause: errors.Join(errUsage, err), msg: fmt.Sprintf("%s is damaged, nothing was changed: %s", *from, err)}
+		}
+	}
 	accounts, older, err := verifyRestored(tmp, filepath.Join(*data, "db.verifying"))
 	if err != nil {
 		os.RemoveAll(tmp)
 		return &opError{cause: err, msg: fmt.Sprintf("%s is not a usable backup, nothing was changed: %s", *from, explain(openError(tmp, err)))}
+	}
+	tokenBytes, tokenErr := os.ReadFile(filepath.Join(*from, operator.TokenFile))
+	if tokenErr == nil {
+		if err := sums.checkBytes(operator.TokenFile, tokenBytes); err != nil {
+			os.RemoveAll(tmp)
+			return &opError{cause: errors.Join(errUsage, err), msg: fmt.Sprintf("%s is damaged, nothing was changed: %s", *from, err)}
+		}
 	}
 
 	if _, err := os.Stat(dst); err == nil {
@@ -127,8 +150,8 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	token := "no operator token in the backup (a new one is generated at start, or operator.token in the configuration is used)"
-	if b, err := os.ReadFile(filepath.Join(*from, operator.TokenFile)); err == nil {
-		if err := os.WriteFile(filepath.Join(*data, operator.TokenFile), b, 0o600); err != nil {
+	if tokenErr == nil {
+		if err := os.WriteFile(filepath.Join(*data, operator.TokenFile), tokenBytes, 0o600); err != nil {
 			return err
 		}
 		token = "operator token restored"
