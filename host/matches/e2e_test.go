@@ -547,6 +547,39 @@ func TestPerHostLimits(t *testing.T) {
 	}
 }
 
+// TestStatsSubmissionsAreLimited: statistics submissions are bounded per
+// game-host account and, before anything is read or checked, per address
+// (ten times as many): 429, nothing recorded. Before, neither was: a
+// stranger's submissions were each read whole before their session was
+// checked.
+func TestStatsSubmissionsAreLimited(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		set := c.Areas["matches"].(*matches.Settings)
+		set.SubmitBurst, set.SubmitEvery.Duration = 1, time.Hour
+	})
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(matches.PathServerRequester, "start_game", url.Values{"session": {sess}}), "match_id")
+	// No player connected: the submission is refused (400) once counted.
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", stats(sess, mid, nil)); code == 429 {
+		t.Fatalf("the host's first submission: %d %q", code, body)
+	}
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", stats(sess, mid, nil)); code != 429 {
+		t.Fatalf("the host's second submission past stats_submit_burst 1: %d %q", code, body)
+	}
+	// The address: ten in all (the two above count), then 429 whatever
+	// the request holds.
+	for i := 2; i < 10; i++ {
+		if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", url.Values{"session": {"nonsense"}}); code != 401 {
+			t.Fatalf("submission %d from the address, without a session: %d %q; want 401", i+1, code, body)
+		}
+	}
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", url.Values{"session": {"nonsense"}}); code != 429 {
+		t.Fatalf("the address's eleventh submission: %d %q; want 429", code, body)
+	}
+}
+
 // TestMaxServersHoldsForRegistrationsAtOnce: new game server instances
 // registering at once cannot pass max_servers_per_host. Before, the count
 // was read outside the host's actor, and 19 or 20 of 20 were accepted and

@@ -86,6 +86,8 @@ func New(d Deps) (*Area, error) {
 	}
 	a.starts = limit.New(limit.Rate{Burst: a.set.StartBurst, Every: a.set.StartEvery.Duration}, 0, a.now)
 	a.beats = limit.New(limit.Rate{Burst: a.set.HeartbeatBurst, Every: a.set.HeartbeatEvery.Duration}, 0, a.now)
+	a.submits = limit.New(limit.Rate{Burst: a.set.SubmitBurst, Every: a.set.SubmitEvery.Duration}, 0, a.now)
+	a.submitsByAddress = limit.New(limit.Rate{Burst: 10 * a.set.SubmitBurst, Every: a.set.SubmitEvery.Duration / 10}, 0, a.now)
 	if a.password == nil {
 		a.password = d.Env.Login.CheckServerPassword
 	}

@@ -75,6 +75,9 @@ type Area struct {
 	// starts and beats limit start_game and heartbeat writes per game-host
 	// account.
 	starts, beats *limit.Keyed
+	// submits and submitsByAddress bound statistics submissions per
+	// game-host account and per address (stats_submit_*).
+	submits, submitsByAddress *limit.Keyed
 
 	// heard is when each server was last heard from by this node (unix
 	// nanoseconds, *atomic.Int64 by server id): heartbeats that change
@@ -109,6 +112,7 @@ var (
 	errTooManyServers  = refuse(http.StatusForbidden, "too_many_servers", "this account has registered as many game servers as it may (max_servers_per_host)")
 	errTooManyWrites   = refuse(http.StatusTooManyRequests, "too_many_writes", "this account's servers register faster than they may: try again shortly")
 	errTooManyStarts   = refuse(http.StatusTooManyRequests, "too_many_starts", "this account starts matches faster than it may: try again shortly")
+	errTooManySubmits  = refuse(http.StatusTooManyRequests, "too_many_submissions", "statistics come from this account or address faster than they may: keep them and resubmit shortly")
 )
 
 // errorReply is the PHP error array every failure of the area answers.

@@ -24,6 +24,8 @@ type Settings struct {
 	StartEvery       config.Duration `toml:"start_game_every"`
 	HeartbeatBurst   int             `toml:"heartbeat_write_burst"`
 	HeartbeatEvery   config.Duration `toml:"heartbeat_write_every"`
+	SubmitBurst      int             `toml:"stats_submit_burst"`
+	SubmitEvery      config.Duration `toml:"stats_submit_every"`
 	ChatAddress      string          `toml:"chat_address"`
 	ChatManagerPort  int             `toml:"chat_manager_port"`
 	ChatServerPort   int             `toml:"chat_server_port"`
@@ -85,6 +87,12 @@ func (s *Settings) Validate() error {
 	}
 	if d := s.HeartbeatEvery.Duration; d < time.Millisecond || d > time.Hour {
 		p("heartbeat_write_every", "must be 1ms..1h, got %s", s.HeartbeatEvery)
+	}
+	if s.SubmitBurst < 1 || s.SubmitBurst > 1_000_000 {
+		p("stats_submit_burst", "must be 1..1000000, got %d", s.SubmitBurst)
+	}
+	if d := s.SubmitEvery.Duration; d < time.Millisecond || d > time.Hour {
+		p("stats_submit_every", "must be 1ms..1h, got %s", s.SubmitEvery)
 	}
 	if s.ChatManagerPort < 0 || s.ChatManagerPort > 65535 {
 		p("chat_manager_port", "must be 0..65535, got %d", s.ChatManagerPort)

@@ -28,6 +28,8 @@ func TestSettingsValidate(t *testing.T) {
 		"max_participants":     func(s *Settings) { s.MaxParticipants = 64 },
 		"max_servers_per_host": func(s *Settings) { s.MaxServers = 0 },
 		"start_game_burst":     func(s *Settings) { s.StartBurst = 0 },
+		"stats_submit_burst":   func(s *Settings) { s.SubmitBurst = 0 },
+		"stats_submit_every":   func(s *Settings) { s.SubmitEvery.Duration = 0 },
 		"leaver_threshold":     func(s *Settings) { s.LeaverThreshold = 2 },
 	} {
 		s := def

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/limit"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/matches/matchesapi"
@@ -263,17 +264,33 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 // the match) and resubmit_stats (by the host's manager: login, password,
 // resubmission key, only for a match of that host).
 func (a *Area) submit(ctx context.Context, r *wire.Request, resubmit bool) (server.Response, error) {
+	// Per address first: nothing is read or checked past the budget.
+	if ok, _ := a.submitsByAddress.Allow(limit.AddrKey(r.RemoteIP)); !ok {
+		return server.Response{}, errTooManySubmits
+	}
 	var req submitRequest
 	if err := r.Decode(&req); err != nil {
 		return server.Response{}, badRequest(err)
+	}
+	var host storage.AccountID
+	var serverID uint32
+	if !resubmit {
+		// The session before the statistics are read: a caller without
+		// one costs no decoding.
+		h, s, err := a.session(r, false)
+		if err != nil {
+			return server.Response{}, err
+		}
+		host, serverID = h, s.Id
+		if ok, _ := a.submits.Allow(strconv.FormatUint(uint64(host), 10)); !ok {
+			return server.Response{}, errTooManySubmits
+		}
 	}
 	sub, form, err := a.readSubmission(r.Form)
 	if err != nil {
 		return server.Response{}, err
 	}
 	req.Login, req.Pass, req.Key = form.Login, form.Pass, form.ResubmissionKey
-	var host storage.AccountID
-	var serverID uint32
 	if resubmit {
 		name, _, err := splitLogin(req.Login, true)
 		if err != nil {
@@ -282,15 +299,12 @@ func (a *Area) submit(ctx context.Context, r *wire.Request, resubmit bool) (serv
 		if host, err = a.authHost(ctx, name, req.Pass, r.RemoteIP); err != nil {
 			return server.Response{}, err
 		}
+		if ok, _ := a.submits.Allow(strconv.FormatUint(uint64(host), 10)); !ok {
+			return server.Response{}, errTooManySubmits
+		}
 		if !wire.ResubmissionKeyMatches(int64(sub.matchID), req.Key) {
 			return server.Response{}, errBadKey
 		}
-	} else {
-		h, s, err := a.session(r, false)
-		if err != nil {
-			return server.Response{}, err
-		}
-		host, serverID = h, s.Id
 	}
 	m, err := matchRecs.Get(a.sys.DB(), host, storage.KeyUint32(sub.matchID))
 	switch {
