@@ -547,6 +547,24 @@ func TestPerHostLimits(t *testing.T) {
 	}
 }
 
+// TestSetOnlineReadsOnlyWholeNumbers: a heartbeat's state and player
+// count outside 0..MaxInt32 read as 0. Before, 4294967298 wrapped to 2
+// (lobby) and a negative count was stored as it came.
+func TestSetOnlineReadsOnlyWholeNumbers(t *testing.T) {
+	f := newFixture(t, 0)
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	if st, _, body := f.call(matches.PathServerRequester, "set_online", url.Values{"session": {sess}, "c_state": {"4294967298"}, "num_conn": {"-5"}}); st != 200 {
+		t.Fatalf("set_online: %d %q", st, body)
+	}
+	vs, err := matches.Servers(f.Runtime.App.DB, nil, time.Now(), 0)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("servers: %v %v", vs, err)
+	}
+	if rec := vs[0].Rec; rec.State != 0 || rec.Players != 0 {
+		t.Fatalf("stored state %d, players %d; want 0, 0", rec.State, rec.Players)
+	}
+}
+
 // TestStatsSubmissionsAreLimited: statistics submissions are bounded per
 // game-host account and, before anything is read or checked, per address
 // (ten times as many): 429, nothing recorded. Before, neither was: a

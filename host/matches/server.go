@@ -534,11 +534,13 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 		return server.Response{}, err
 	}
 	now := a.now()
-	state, _ := strconv.Atoi(req.State)
-	players, _ := strconv.Atoi(req.NumConn)
+	// Read as lenient does: anything but a whole number 0..MaxInt32 is 0
+	// (Atoi's int, cut to int32, read 4294967298 as 2 and kept a negative
+	// count of players).
+	state, players := lenient(req.State), lenient(req.NumConn)
 	mp := clip(req.Map, 64)
 	a.touch(s.Id, now)
-	if int32(state) == s.State && int32(players) == s.Players && mp == s.Map &&
+	if state == s.State && players == s.Players && mp == s.Map &&
 		now.Sub(time.Unix(s.Heard, 0)) < a.set.HeartbeatTimeout.Duration/3 {
 		return emptyOK(), nil // nothing to write: kept in memory
 	}
@@ -554,7 +556,7 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 		if cur.ShutDown || !t.matches(cur.SecretHash) {
 			return struct{}{}, errNoSession // replaced or shut down meanwhile
 		}
-		cur.State, cur.Players, cur.Map, cur.Heard = int32(state), int32(players), mp, now.Unix()
+		cur.State, cur.Players, cur.Map, cur.Heard = state, players, mp, now.Unix()
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {
@@ -601,7 +603,7 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 		return server.Response{}, err
 	}
 	now := a.now()
-	mode, _ := strconv.Atoi(req.Mode)
+	mode := lenient(req.Mode)
 	arranged, _ := strconv.ParseInt(strings.TrimSpace(req.Arranged), 10, 32)
 	t, _ := parseToken(req.Session)
 	_, err = applyHost(ctx, a.sys, host, func(tx *actors.Tx) (struct{}, error) {
@@ -613,7 +615,7 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 			return struct{}{}, errNoSession
 		}
 		m := &pb.Match{Id: id, ServerId: s.Id, Started: now.Unix(), Map: clip(req.Map, 64), Name: clip(req.MName, 128),
-			Version: clip(req.Version, 32), Mode: int32(mode), Participants: cur.Pending, Arranged: int32(arranged),
+			Version: clip(req.Version, 32), Mode: mode, Participants: cur.Pending, Arranged: int32(arranged),
 			Casual: strings.TrimSpace(req.Casual) == "1"}
 		cur.Pending = nil
 		if err := matchRecs.Put(tx, storage.KeyUint32(id), m); err != nil {
