@@ -104,6 +104,20 @@ func (f *fixture) newServer(host, pw, instance string) (session string, id strin
 	return str(a, "session"), str(a, "server_id")
 }
 
+// startedMatch registers hoster's game server instance 1, starts a match
+// on caldavar and connects every player: the server's session and id and
+// the match's id.
+func (f *fixture) startedMatch() (sess, sid, mid string) {
+	f.t.Helper()
+	sr := matches.PathServerRequester
+	sess, sid = f.newServer("hoster", "pw-hoster", "1")
+	mid = str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	for _, p := range f.players {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	return sess, sid, mid
+}
+
 // stats is a submission of match id for the given players (by account id
 // as the key; team 1 wins).
 func stats(session, matchID string, ps []player) url.Values {
@@ -474,12 +488,7 @@ func TestGameHostRole(t *testing.T) {
 func TestDeletedParticipant(t *testing.T) {
 	f := newFixture(t, 3)
 	ps := f.players
-	sr := matches.PathServerRequester
-	sess, _ := f.newServer("hoster", "pw-hoster", "1")
-	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
-	for _, p := range ps {
-		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
-	}
+	sess, _, mid := f.startedMatch()
 	f.Host(t, "account", "delete", "--login", ps[2].login, "--yes")
 	a := f.ok(matches.PathStatsRequester, "submit_stats", stats(sess, mid, ps))
 	if str(a, "match_history") != "OK" {

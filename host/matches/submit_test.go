@@ -19,12 +19,7 @@ import (
 func TestAnEntryIsCreditedToTheNicknameItNames(t *testing.T) {
 	f := newFixture(t, 2)
 	ps := f.players
-	sr := matches.PathServerRequester
-	sess, _ := f.newServer("hoster", "pw-hoster", "1")
-	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
-	for _, p := range ps {
-		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
-	}
+	sess, _, mid := f.startedMatch()
 	v := url.Values{"session": {sess}, "match_stats[match_id]": {mid}}
 	set := func(key uint32, nick, team, win, loss, kills string) {
 		k := "player_stats[" + strconv.Itoa(int(key)) + "][Hero_Pyromancer]"
@@ -55,13 +50,10 @@ func TestAnEntryIsCreditedToTheNicknameItNames(t *testing.T) {
 // players was refused with a 500 on every try and resubmission.
 func TestAMatchOfTheMostPlayersIsRecorded(t *testing.T) {
 	f := newFixture(t, matchesapi.MaxPlayers)
-	sr := matches.PathServerRequester
-	sess, sid := f.newServer("hoster", "pw-hoster", "1")
-	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	sess, sid, mid := f.startedMatch()
 	var ids []int64
 	var nicks []string
 	for _, p := range f.players {
-		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
 		ids = append(ids, int64(p.id))
 		nicks = append(nicks, p.login)
 	}
