@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console"
@@ -93,6 +94,57 @@ func refuseDemoStore(db *storage.DB, dataDir string) error {
 		dataDir, strings.Join(found, ", "), DemoDataDir, Name, dataDir, found[0])}
 }
 
+// errNotDemoStore: serve --demo on a database that is not the demo's.
+var errNotDemoStore = errors.New("the database is not the demo's")
+
+// errStopScan ends a scan at its first record.
+var errStopScan = errors.New("stop")
+
+// refuseForeignStore refuses serve --demo on a database that is not the
+// demo's: one that holds accounts but is neither marked as the demo's
+// (seedDemo) nor seeded before the mark (its demo_admin an operator, as
+// refuseDemoStore reads it). The demo would add to it its accounts, whose
+// passwords are published, among them an operator of the console. A new
+// database, without accounts, becomes the demo's. The refusal is a
+// configuration mistake (exit status 2) that says where to run the demo.
+func refuseForeignStore(db *storage.DB, cfg *config.Config) error {
+	if _, err := db.Meta(demoMark); err == nil {
+		return nil
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if id, err := db.LoginID(demoOperator.login); err == nil {
+		if op, err := console.IsOperator(db, id); err != nil {
+			return err
+		} else if op {
+			return nil // seeded before the mark
+		}
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	holds := false
+	err := db.EachLogin(func(string, storage.AccountID) error {
+		holds = true
+		return errStopScan
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return err
+	}
+	if !holds {
+		return nil
+	}
+	where, instead := "the database in data directory "+cfg.Storage.DataDir, "in a data directory of its own: leave out --data (it then uses "+
+		DemoDataDir+") or name a new directory"
+	if cfg.Storage.Backend == config.BackendPostgres {
+		where, instead = "the PostgreSQL database at "+storage.RedactURL(cfg.Storage.Postgres.URL),
+			"on a PostgreSQL database of its own (storage.postgres.url), or on Pebble in a data directory of its own"
+	}
+	return &opError{cause: errors.Join(errConfig, errNotDemoStore), msg: fmt.Sprintf("%s is not the demo's: it holds accounts "+
+		"that serve --demo did not create, and --demo would add to them the demo's accounts, whose passwords are published "+
+		"(%s, an operator of the console, among them). Serve it without --demo, and run the demo %s",
+		where, demoOperator.login, instead)}
+}
+
 // seedDemo creates the demo accounts unless the data directory has them
 // already (other accounts may exist), then each area's demo data
 // (hostarea.Module.Demo: the prize catalog, the guides ...), and prints
@@ -143,11 +195,17 @@ func seedDemo(ctx context.Context, app *App, out io.Writer) error {
 
 // printDemoConsole prints where the demo's data and console are and who
 // signs in.
-func printDemoConsole(out io.Writer, dataDir string, opAddr net.Addr) {
-	if abs, err := filepath.Abs(dataDir); err == nil {
-		dataDir = abs
+func printDemoConsole(out io.Writer, cfg *config.Config, opAddr net.Addr) {
+	if cfg.Storage.Backend == config.BackendPostgres {
+		fmt.Fprintf(out, "demo database: the PostgreSQL database at %s (drop it and create it again to start the demo afresh; "+
+			"a server without --demo refuses it)\n", storage.RedactURL(cfg.Storage.Postgres.URL))
+	} else {
+		dataDir := cfg.Storage.DataDir
+		if abs, err := filepath.Abs(dataDir); err == nil {
+			dataDir = abs
+		}
+		fmt.Fprintf(out, "demo data directory: %s (delete it to start the demo afresh; a server without --demo refuses it)\n", dataDir)
 	}
-	fmt.Fprintf(out, "demo data directory: %s (delete it to start the demo afresh; a server without --demo refuses it)\n", dataDir)
 	if opAddr == nil {
 		fmt.Fprintln(out, "web console: off (operator.enabled = false)")
 		return

@@ -114,3 +114,67 @@ func TestDemoStoreRefusedWithoutDemo(t *testing.T) {
 		t.Fatalf("start with demo_admin no operator, and a player called demo: %v", err)
 	}
 }
+
+// TestDemoRefusesForeignStore: serve --demo on a database that holds
+// accounts and is not the demo's refuses to start (a configuration
+// mistake, exit status 2) and adds nothing to it: no demo_admin with its
+// published password. The demo's own database, with players registered
+// since, and one seeded before the mark still serve the demo.
+func TestDemoRefusesForeignStore(t *testing.T) {
+	real := t.TempDir()
+	mustMain(t, "account", "create", "--init", "--data", real, "--login", "alice", "--password", "secret-pass")
+	// Its context already ended: a server that started anyway stops at once
+	// rather than serve until the test times out.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, errOut strings.Builder
+	code := cli.Main(ctx, []string{"serve", "--demo", "--data", real, "--listen", "127.0.0.1:0", "--operator-listen", "127.0.0.1:0"},
+		&stdout, &errOut)
+	stderr := errOut.String()
+	if code != 2 || !strings.Contains(stderr, "honmaster: the database in data directory "+real+" is not the demo's") || !strings.Contains(stderr, "Serve it without --demo") {
+		t.Errorf("serve --demo on a database with accounts: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runMain("account", "show", "--data", real, "--login", "demo_admin"); code == 0 ||
+		!strings.Contains(stderr, "no account has the login") {
+		t.Errorf("after the refusal, account show demo_admin: exit %d, %s", code, stderr)
+	}
+	if _, _, err := startDemoOn(t, real, false); err != nil {
+		t.Errorf("the database is not left a demo one: %v", err)
+	}
+
+	// The demo's own database, with a player registered since.
+	demoDir := t.TempDir()
+	rt, _, err := startDemoOn(t, demoDir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Stop()
+	mustMain(t, "account", "create", "--data", demoDir, "--login", "bob", "--password", "secret-pass")
+	if _, _, err := startDemoOn(t, demoDir, true); err != nil {
+		t.Errorf("serve --demo again on the demo's database: %v", err)
+	}
+
+	// One seeded before the mark: its demo_admin an operator.
+	old := t.TempDir()
+	mustMain(t, "account", "create", "--init", "--data", old, "--login", "demo_admin", "--password", "demo-admin-pass")
+	mustMain(t, "account", "role", "--data", old, "--login", "demo_admin", "--operator")
+	mustMain(t, "account", "create", "--data", old, "--login", "carol", "--password", "secret-pass")
+	if _, _, err := startDemoOn(t, old, true); err != nil {
+		t.Errorf("serve --demo on a demo database seeded before the mark: %v", err)
+	}
+}
+
+// startDemoOn starts a server on loopback over the data directory dir,
+// with the demo's seed if demo, and stops it when the test ends.
+func startDemoOn(t *testing.T, dir string, demo bool) (*cli.Runtime, string, error) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Storage.DataDir = dir
+	cfg.Server.Listen, cfg.Operator.Listen = "127.0.0.1:0", "127.0.0.1:0"
+	var out bytes.Buffer
+	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.DiscardHandler), demo, &out)
+	if err == nil {
+		t.Cleanup(func() { rt.Stop() })
+	}
+	return rt, out.String(), err
+}

@@ -101,7 +101,8 @@ func configSource(fs *flag.FlagSet) string {
 func serveFlags(stderr io.Writer) (fs *flag.FlagSet, demo *bool) {
 	fs = newFlags("serve", stderr)
 	demo = fs.Bool("demo", false, "seed demo accounts and content (published passwords) and print their logins; the data "+
-		"directory is "+DemoDataDir+" unless --data or the configuration names one. A server without --demo refuses a database that holds them")
+		"directory is "+DemoDataDir+" unless --data or the configuration names one. A server without --demo refuses a database that holds them, and --demo "+
+		"refuses one that holds accounts and is not the demo's")
 	return fs, demo
 }
 
@@ -273,6 +274,9 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		o(app)
 	}
 	if demo {
+		if err := refuseForeignStore(app.DB, cfg); err != nil {
+			return fail(err)
+		}
 		if err := seedDemo(ctx, app, stdout); err != nil {
 			return fail(fmt.Errorf("demo seed: %w", err))
 		}
@@ -325,7 +329,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	log.Info("serving", "addr", ln.Addr().String(), "operator_addr", opListen, "plugins", plugins, "data_dir", cfg.Storage.DataDir)
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	if demo {
-		printDemoConsole(stdout, cfg.Storage.DataDir, opAddr)
+		printDemoConsole(stdout, cfg, opAddr)
 	}
 	return rt, nil
 }
