@@ -168,14 +168,19 @@ func flagMessage(text string) string {
 		return fmt.Sprintf("--%s needs a value", m[1])
 	}
 	if m := flagBadValue.FindStringSubmatch(text); m != nil {
-		reason := "not a valid value"
+		// A flag.Value's own error already says what the flag wants
+		// (config's --plugin and --log-level); the flag package's number
+		// and boolean errors do not.
+		reason := m[4]
 		switch {
 		case m[1] != "":
 			reason = "want true or false"
-		case strings.Contains(m[4], "out of range"):
+		case m[4] == "value out of range":
 			reason = "out of range"
-		case strings.Contains(m[4], "parse error"):
+		case m[4] == "parse error":
 			reason = "not a number"
+		case strings.TrimSpace(m[4]) == "":
+			reason = "not a valid value"
 		}
 		return fmt.Sprintf("--%s %s: %s", m[3], m[2], reason)
 	}

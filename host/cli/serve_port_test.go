@@ -49,3 +49,28 @@ func TestServePortTakenChangesNothing(t *testing.T) {
 		t.Errorf("serve --lisen: exit %d, %q", code, errOut.String())
 	}
 }
+
+// TestServeFlagValuesWorded: a bad value of serve's --plugin or
+// --log-level is refused with what the flag wants (it once said only "not
+// a valid value"), before anything is created.
+func TestServeFlagValuesWorded(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--plugin", "foo"}, `--plugin "foo": want AREA=PATH, e.g. guides=`},
+		{[]string{"--plugin", "nosuch=/bin/true"}, `--plugin "nosuch=/bin/true": unknown plugin area "nosuch" (known: `},
+		{[]string{"--log-level", "loud"}, `--log-level "loud": want debug, info, warn or error`},
+		{[]string{"--demo=maybe"}, `--demo "maybe": want true or false`},
+	} {
+		data := filepath.Join(t.TempDir(), "data")
+		var out, errOut strings.Builder
+		code := cli.Main(context.Background(), append([]string{"serve", "--data", data}, tc.args...), &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), tc.want) || strings.Contains(errOut.String(), "not a valid value") {
+			t.Errorf("serve %v: exit %d, stderr %q; want exit 2 with %q", tc.args, code, errOut.String(), tc.want)
+		}
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Errorf("serve %v: the data directory was created (%v)", tc.args, err)
+		}
+	}
+}
