@@ -185,7 +185,7 @@ func (a *App) startPlugin(ctx context.Context, area sdk.Area, pc config.Plugin) 
 			// The operator's [plugins.<area>.config] table: a configuration
 			// mistake (exit status 2), each refused key named.
 			return nil, &opError{cause: errors.Join(errConfig, err), msg: fmt.Sprintf("the %s plugin refused its configuration, so the server did not start: %s",
-				area, stripInternal(err.Error()))}
+				area, refusedConfig(err))}
 		}
 		how := "the bundled plugin"
 		if pc.Path != "" {
@@ -195,6 +195,37 @@ func (a *App) startPlugin(ctx context.Context, area sdk.Area, pc config.Plugin) 
 			area, stripInternal(err.Error()), how)}
 	}
 	return s, nil
+}
+
+// refusedConfig is what a plugin refused in its [plugins.<area>.config]
+// table ("plugins.plinko.config.bogus: unknown key; ..."): the text of the
+// supervisor's supervisor.ErrConfig error after that kind's own words,
+// without the chain around it ("start plinko plugin (bundled): plugin
+// rejected its configuration: ...").
+func refusedConfig(err error) string {
+	if d, ok := configDetail(err); ok {
+		return stripInternal(d)
+	}
+	return stripInternal(err.Error())
+}
+
+// configDetail finds, depth first, the error that wraps
+// supervisor.ErrConfig with the refused keys, and returns those.
+func configDetail(e error) (string, bool) {
+	switch u := e.(type) {
+	case interface{ Unwrap() error }:
+		if u.Unwrap() == supervisor.ErrConfig {
+			return strings.CutPrefix(e.Error(), supervisor.ErrConfig.Error()+": ")
+		}
+		return configDetail(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, next := range u.Unwrap() {
+			if d, ok := configDetail(next); ok {
+				return d, true
+			}
+		}
+	}
+	return "", false
 }
 
 // errAreaNotServed: a plugin is configured for an area this build does not

@@ -155,6 +155,10 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 			for _, sw := range swaps {
 				sw.sup.Stop()
 			}
+			if errors.Is(err, supervisor.ErrConfig) {
+				return ReloadResult{}, fmt.Errorf("%w: the %s plugin refused its new configuration (the running one goes on): %s",
+					errReload, m.Area, refusedConfig(err))
+			}
 			return ReloadResult{}, fmt.Errorf("%w: the %s plugin did not start with its new settings (the running one goes on): %w",
 				errReload, m.Area, pluginStartCause(err))
 		}

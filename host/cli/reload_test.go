@@ -3,8 +3,10 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -226,6 +228,61 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 	if got := pids(); got[plinkoapi.Area] != after[plinkoapi.Area] {
 		t.Errorf("a refused reload replaced the plinko plugin: %v -> %v", after, got)
 	}
+}
+
+// TestReloadRefusedPluginConfigOneSentence: a reload whose plugin table
+// the plugin refuses says so in one sentence, naming the refused key, in
+// its error (the audit line's outcome, the console's flash), its log line
+// and the console's banner; no internal word ("configuration" on a line of
+// its own) and no line break.
+func TestReloadRefusedPluginConfigOneSentence(t *testing.T) {
+	dir := t.TempDir()
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\n[operator]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
+	write, load := reloadableConfig(t, dir, base)
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.NewJSONHandler(&logs, nil)), true, io.Discard, cli.WithConfigSource(load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop() })
+
+	write(base + "[plugins.plinko.config]\nbogus = 1\n")
+	_, err = rt.Reload(context.Background())
+	if err == nil {
+		t.Fatal("a reload with a refused plugin table succeeded")
+	}
+	clean := func(what, text string) {
+		t.Helper()
+		if strings.Contains(text, "\n") || strings.Contains(text, ": configuration") || strings.Contains(text, "did not start, so the server") ||
+			!strings.Contains(text, "plinko plugin") || !strings.Contains(text, "bogus") || !strings.Contains(text, "(the running one goes on)") {
+			t.Errorf("%s: %q", what, text)
+		}
+	}
+	clean("error", err.Error())
+	var reason string
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) == nil && strings.Contains(fmt.Sprint(rec["msg"]), "not reloaded") {
+			reason = fmt.Sprint(rec["reason"])
+		}
+	}
+	clean("log reason", reason)
+	c := signedInConsole(t, "http://"+rt.OperatorAddr.String(), "demo_admin", "demo-admin-pass")
+	r, err := c.Get("http://" + rt.OperatorAddr.String() + "/console/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	m := regexp.MustCompile(`(?s)id="reload-failed"[^>]*>(.*?)</`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no banner after the failed reload:\n%s", b)
+	}
+	clean("banner", html.UnescapeString(string(m[1])))
 }
 
 // TestFailedReloadShowsInConsole: a reload that fails however it was asked
