@@ -400,8 +400,11 @@ func (s *Service) storedCredentials(rec *ImportRecord) (storage.SRPVerifier, err
 		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "stored credentials need salt, salt2 and verifier together")
 	}
 	salt, err := hex.DecodeString(rec.Salt)
-	if err != nil || len(salt) > maxSaltBytes {
-		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "salt must be at most %d bytes in hex", maxSaltBytes)
+	if err != nil {
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "salt must be hex (an even number of hex digits)")
+	}
+	if len(salt) > maxSaltBytes {
+		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "salt must be at most %d bytes (%d hex digits)", maxSaltBytes, 2*maxSaltBytes)
 	}
 	if len(rec.Salt2) > maxSalt2 || strings.ContainsFunc(rec.Salt2, func(r rune) bool { return r <= ' ' || r > '~' }) {
 		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "salt2 must be at most %d printable ASCII characters without spaces", maxSalt2)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/actors/actorstest"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
@@ -177,6 +178,43 @@ func TestImportLongLine(t *testing.T) {
 	}
 	if res.Created != 1 || len(refused) != 1 || refused[0].Line != 1 || !errors.Is(refused[0].Err, ErrBadImportLine) || res.Lines != 2 {
 		t.Errorf("%+v %+v", res, refused)
+	}
+}
+
+// A line's stored credentials are refused with what is wrong with them: a
+// salt that is not hex is said to be not hex (it was called too long), a
+// salt over 256 bytes too long.
+func TestImportStoredCredentialsWorded(t *testing.T) {
+	s := &Service{Group: srp.DefaultGroup(), Sys: actorstest.New(t)}
+	v := hex.EncodeToString(append([]byte{0x7f}, bytes.Repeat([]byte{0x3c}, 255)...))
+	line := func(login, salt, verifier string) string {
+		return fmt.Sprintf(`{"login":%q,"salt":%q,"salt2":"s2","verifier":%q}`, login, salt, verifier)
+	}
+	file := strings.Join([]string{
+		line("a", "zz", v),
+		line("b", "abc", v),
+		line("c", strings.Repeat("ab", 257), v),
+		line("d", "0102", "zz"),
+	}, "\n")
+	want := map[int]string{
+		1: "salt must be hex",
+		2: "salt must be hex",
+		3: "salt must be at most 256 bytes",
+		4: "verifier must be hex",
+	}
+	var refused []ImportRefusal
+	if _, err := s.Import(context.Background(), strings.NewReader(file), ImportOptions{
+		Refused: func(r ImportRefusal) { refused = append(refused, r) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(refused) != len(want) {
+		t.Fatalf("refused %+v", refused)
+	}
+	for _, r := range refused {
+		d, ok := detail.Of(r.Err, ErrBadImportLine)
+		if !ok || !strings.HasPrefix(d, want[r.Line]) {
+			t.Errorf("line %d refused: %q, want %q", r.Line, d, want[r.Line])
+		}
 	}
 }
 
