@@ -216,7 +216,10 @@ func TestSessionsLiveGauge(t *testing.T) {
 }
 
 // TestDeleteAccountReports: the reports a deleted account filed go with
-// it; a report filed against it stays its reporter's, in the queue.
+// it; a report filed against it stays its reporter's, in the queue, until
+// it is dismissed: "reports show" says the player was deleted, a warning
+// is refused in those words (not "no such account or record") and a
+// dismissal takes the report out of the open queue.
 func TestDeleteAccountReports(t *testing.T) {
 	ts := start(t, nil)
 	ctx := context.Background()
@@ -253,8 +256,26 @@ func TestDeleteAccountReports(t *testing.T) {
 	if !strings.HasSuffix(out, "1 report(s)") || !strings.Contains(out, sess["ben"].AccountID+"-1") {
 		t.Errorf("after deleting ann, want only ben's report:\n%s", out)
 	}
-	if code, _, _ := ts.Run("reports", "resolve", sess["ben"].AccountID+"-1", "--action", "warn"); code == 0 {
-		t.Error("resolving a report against a deleted account succeeded")
+	id := sess["ben"].AccountID + "-1"
+	if out := ts.Host(t, "reports", "show", id); !strings.Contains(out, "standing:   none: the player's account was deleted") {
+		t.Errorf("show of a report against a deleted account:\n%s", out)
+	}
+	code, _, errOut := ts.Run("reports", "resolve", id, "--action", "warn")
+	if code != 1 || !strings.Contains(errOut, `the reported player "ann"`) || !strings.Contains(errOut, "was deleted") ||
+		strings.Contains(errOut, "no such account") {
+		t.Errorf("warning a deleted account: exit %d, %q", code, errOut)
+	}
+	if out := ts.Host(t, "reports", "list"); !strings.HasSuffix(out, "1 report(s)") {
+		t.Errorf("open queue after the refused warning:\n%s", out)
+	}
+	if out := ts.Host(t, "reports", "resolve", id, "--action", "dismiss"); !strings.Contains(out, "report "+id+" dismissed") {
+		t.Errorf("dismissing a report against a deleted account: %q", out)
+	}
+	if out := ts.Host(t, "reports", "list"); !strings.HasSuffix(out, "0 report(s)") {
+		t.Errorf("open queue after the dismissal:\n%s", out)
+	}
+	if out := ts.Host(t, "reports", "list", "--status", "dismissed"); !strings.Contains(out, id+" ") || !strings.HasSuffix(out, "1 report(s)") {
+		t.Errorf("dismissed reports:\n%s", out)
 	}
 }
 

@@ -137,6 +137,44 @@ func TestReportsPage(t *testing.T) {
 	}
 }
 
+// TestReportsPageDeletedReportee: a report whose reportee was deleted
+// says so on its page, offers only a dismissal, refuses a warning in
+// those words and leaves the open queue once dismissed. Before, every
+// resolution failed with "no such account" and the page showed the
+// deleted player in good standing.
+func TestReportsPageDeletedReportee(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	ctx := context.Background()
+	if _, err := e.acc.Create(ctx, accounts.Create{Login: "Troll", Password: "pw"}); err != nil {
+		t.Fatal(err)
+	}
+	id := e.fileReport(t, "player", "Troll", reportsapi.ReasonChatAbuse, "flamed")
+	if _, err := e.acc.Delete(ctx, "Troll"); err != nil {
+		t.Fatal(err)
+	}
+	c := client(t)
+	e.signIn(t, c, "admin", "admin-pw")
+	_, page := get(t, c, e.srv.URL+"/console/report?id="+id.String())
+	if !strings.Contains(page, `id="standing">none: the player&#39;s account was deleted`) || !strings.Contains(page, `id="reportee-deleted"`) ||
+		strings.Contains(page, `<option value="warn">`) || !strings.Contains(page, `<option value="dismiss">`) {
+		t.Fatalf("page of a report against a deleted player:\n%s", page)
+	}
+	tok := csrfOf(t, page)
+	_, page = post(t, c, e.srv.URL+"/console/report/resolve", url.Values{"csrf": {tok}, "id": {id.String()}, "action": {"warn"}})
+	if !strings.Contains(page, "the reported player &#34;Troll&#34; (account") || !strings.Contains(page, "was deleted, so there is no one to warn") ||
+		strings.Contains(page, "no such account") || !strings.Contains(page, `id="report-status">open`) {
+		t.Errorf("warning a deleted player:\n%s", page)
+	}
+	_, page = post(t, c, e.srv.URL+"/console/report/resolve", url.Values{"csrf": {tok}, "id": {id.String()}, "action": {"dismiss"}})
+	if !strings.Contains(page, `id="report-status">dismissed`) || !strings.Contains(page, `id="resolution">dismiss by admin`) ||
+		strings.Contains(page, `id="resolve"`) {
+		t.Errorf("after the dismissal:\n%s", page)
+	}
+	if _, page := get(t, c, e.srv.URL+"/console/reports"); strings.Contains(page, ">"+id.String()+"<") {
+		t.Errorf("the open queue still shows %s:\n%s", id, page)
+	}
+}
+
 // upload posts a file as the guides page's import form does.
 func upload(t *testing.T, c *http.Client, u, tok, field, name string, data []byte) string {
 	t.Helper()

@@ -11,9 +11,11 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
+	rules "github.com/honmaster/masterserver/plugins/reports"
 	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
@@ -420,7 +422,9 @@ func cut(s string, n int) string {
 
 // --- moderation (operator commands) ---
 
-// Load reads one report, joined with its resolution.
+// Load reads one report, joined with its resolution (the reportee's, or
+// the reporter's dismissal of a report whose reportee was deleted) and
+// with whether its reportee was deleted.
 func Load(db *storage.DB, id ReportID) (*Report, error) {
 	r, err := reportRecords.Get(db, id.Reporter, seqKey(id.Seq))
 	if errors.Is(err, storage.ErrNotFound) {
@@ -429,13 +433,30 @@ func Load(db *storage.DB, id ReportID) (*Report, error) {
 		return nil, err
 	}
 	res, err := resolutionRecords.Get(db, r.Reportee.ID, idKey(id))
+	if errors.Is(err, storage.ErrNotFound) {
+		res, err = orphanResolutions.Get(db, id.Reporter, seqKey(id.Seq))
+	}
 	switch {
 	case err == nil:
 		r.Resolution = res
 	case !errors.Is(err, storage.ErrNotFound):
 		return nil, err
 	}
+	if r.ReporteeDeleted, err = accountDeleted(db, r.Reportee.ID); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// accountDeleted reports whether account id no longer exists: for a
+// report's reportee, which existed when the report was filed, that it was
+// deleted since (an account is never restored, its id never reused).
+func accountDeleted(db *storage.DB, id storage.AccountID) (bool, error) {
+	_, err := db.AccountProfile(id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return true, nil
+	}
+	return false, err
 }
 
 // List reads the reports the filter selects, in the queue's order
@@ -443,7 +464,11 @@ func Load(db *storage.DB, id ReportID) (*Report, error) {
 func List(db *storage.DB, f ListFilter) ([]Report, error) {
 	var rs []Report
 	resolutions := map[storage.AccountID]map[ReportID]Resolution{}
-	err := queueIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
+	orphans, err := orphanResolutionsAll(db)
+	if err != nil {
+		return nil, err
+	}
+	err = queueIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
 		if len(key) != 12 {
 			return fmt.Errorf("%w: queue key of %d bytes", storage.ErrCorrupt, len(key))
 		}
@@ -461,6 +486,8 @@ func List(db *storage.DB, f ListFilter) ([]Report, error) {
 			resolutions[r.Reportee.ID] = res
 		}
 		if x, ok := res[r.ID]; ok {
+			r.Resolution = &x
+		} else if x, ok := orphans[r.ID]; ok {
 			r.Resolution = &x
 		}
 		if f.Match(r) {
@@ -487,9 +514,19 @@ func ModerationOf(db *storage.DB, id storage.AccountID) (Moderation, error) {
 // Resolve records a moderator's verdict on a report through the
 // reportee's actor: the resolution and the reportee's new moderation state
 // in one commit. A report is resolved once (ErrAlreadyResolved).
+//
+// A report whose reportee was deleted (before Load or since: the deleted
+// account's actor answers actors.ErrNoAccount) has no one to warn or
+// suspend: those are refused (ErrReporteeDeleted) and nothing is written.
+// A dismissal is recorded by the reporter's actor, beside the report
+// (orphanDismissal); the Moderation answered is then the zero value and
+// the report's ReporteeDeleted is set.
 func Resolve(ctx context.Context, sys *actors.System, args ResolveArgs, moderator string, now time.Time) (*Report, Moderation, error) {
 	r, err := Load(sys.DB(), args.ID)
 	if err != nil {
+		return nil, Moderation{}, err
+	}
+	if err := CheckResolvable(r); err != nil {
 		return nil, Moderation{}, err
 	}
 	// The counts of a database the server never started on (an offline
@@ -499,11 +536,79 @@ func Resolve(ctx context.Context, sys *actors.System, args ResolveArgs, moderato
 	}
 	res := args.Resolution(moderator, now)
 	out, err := actors.Apply(ctx, sys, r.Reportee.ID, (&resolveChange{report: r, res: res}).apply)
+	if errors.Is(err, actors.ErrNoAccount) {
+		r.ReporteeDeleted = true
+		out, err = Moderation{}, resolveOrphan(ctx, sys, r, res)
+	}
 	if err != nil {
 		return nil, Moderation{}, err
 	}
 	r.Resolution = &res
 	return r, out, nil
+}
+
+// resolveOrphan records res, a verdict on report r whose reportee was
+// deleted: a dismissal through the reporter's actor; a warning or a
+// suspension is refused.
+func resolveOrphan(ctx context.Context, sys *actors.System, r *Report, res Resolution) error {
+	if res.Action != rules.ActionDismiss {
+		return detail.New(ErrReporteeDeleted, "the reported player %s (account %d) was deleted, so there is no one to %s; the report can only be dismissed",
+			quote(r.Reportee.Nickname), r.Reportee.ID, res.Action)
+	}
+	_, err := actors.Apply(ctx, sys, r.ID.Reporter, (&orphanDismissal{report: r, res: res}).apply)
+	if errors.Is(err, actors.ErrNoAccount) {
+		// The reporter was deleted since Load, and its reports with it.
+		return fmt.Errorf("%w: %s", ErrUnknownReport, r.ID)
+	}
+	return err
+}
+
+// orphanDismissal runs in the reporter's actor, for a report whose
+// reportee was deleted: the dismissal, beside the report
+// (orphanResolutions), and one open report fewer of the reporter against
+// the reportee in the kept counts, in one commit. The reportee's own
+// resolutions went with its account, and no actor of it will write one
+// again, so the report is resolved here at most once, and never in both
+// places.
+type orphanDismissal struct {
+	report *Report
+	res    Resolution
+}
+
+func (c *orphanDismissal) apply(tx *actors.Tx) (struct{}, error) {
+	db := tx.DB()
+	id, reportee := c.report.ID, c.report.Reportee.ID
+	if _, err := reportRecords.Get(db, tx.ID(), seqKey(id.Seq)); errors.Is(err, storage.ErrNotFound) {
+		return struct{}{}, fmt.Errorf("%w: %s", ErrUnknownReport, id)
+	} else if err != nil {
+		return struct{}{}, err
+	}
+	if old, err := orphanResolutions.Get(db, tx.ID(), seqKey(id.Seq)); err == nil {
+		r := *c.report
+		r.Resolution = old
+		return struct{}{}, CheckResolvable(&r)
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return struct{}{}, err
+	}
+	if gone, err := accountDeleted(db, reportee); err != nil {
+		return struct{}{}, err
+	} else if !gone {
+		return struct{}{}, fmt.Errorf("reports: %s: the reportee's account %d exists; its own actor resolves the report", id, reportee)
+	}
+	if err := checkCountsKept(db); err != nil {
+		return struct{}{}, err
+	}
+	created, found, err := reporterCreated(db, reportee, id)
+	if err != nil {
+		return struct{}{}, err
+	}
+	if err := orphanResolutions.Put(tx, seqKey(id.Seq), &c.res); err != nil {
+		return struct{}{}, err
+	}
+	if found {
+		closeOpen(tx, reportee, tx.ID(), created)
+	}
+	return struct{}{}, nil
 }
 
 // resolveChange runs in the reportee's actor: the resolution, the
@@ -549,11 +654,15 @@ func (c *resolveChange) apply(tx *actors.Tx) (Moderation, error) {
 	return next, nil
 }
 
-// Show writes one report and its reportee's moderation state at now.
+// Show writes one report and its reportee's moderation state at now (or
+// that the reportee was deleted).
 func Show(db *storage.DB, id ReportID, now time.Time, w io.Writer) error {
 	r, err := Load(db, id)
 	if err != nil {
 		return err
+	}
+	if r.ReporteeDeleted {
+		return FormatShow(w, r, nil, now)
 	}
 	m, err := ModerationOf(db, r.Reportee.ID)
 	if err != nil {

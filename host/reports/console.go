@@ -192,6 +192,7 @@ type reportData struct {
 	Resolution                      string
 	Note                            string
 	Standing                        string
+	ReporteeDeleted                 bool
 	Actions                         []Option
 	MaxDays                         int
 	DefaultWarnDays, DefaultSusDays int
@@ -230,14 +231,21 @@ func (p *pages) report(w http.ResponseWriter, r *http.Request) {
 		Reason: rp.Reason.Title(), Match: rp.Match, Minute: rp.Minute, Text: rp.Text, RawText: rp.RawText,
 		Truncated: rp.Truncated, SysInfo: rp.SysInfo, MaxDays: MaxResolveDays,
 		DefaultWarnDays: DefaultWarningDays, DefaultSusDays: 3}
-	for _, a := range []rules.Action{rules.ActionDismiss, rules.ActionWarn, rules.ActionSuspend} {
+	actions := []rules.Action{rules.ActionDismiss, rules.ActionWarn, rules.ActionSuspend}
+	if rp.ReporteeDeleted {
+		// No one is left to warn or suspend (Resolve refuses both).
+		actions, d.ReporteeDeleted = actions[:1], true
+	}
+	for _, a := range actions {
 		d.Actions = append(d.Actions, Option{a.String(), a.String()})
 	}
 	if res := rp.Resolution; res != nil {
 		d.Resolution = res.Verdict() + " by " + res.Moderator + " at " + res.Time.UTC().Format(TimeLayout)
 		d.Note = res.Note
 	}
-	if m, err := ModerationOf(db, rp.Reportee.ID); err == nil {
+	if rp.ReporteeDeleted {
+		d.Standing = "none: " + deletedText
+	} else if m, err := ModerationOf(db, rp.Reportee.ID); err == nil {
 		d.Standing = StandingText(m, p.now())
 	}
 	d.CSRF = consolepage.CSRFField(r)
@@ -301,6 +309,9 @@ func formError(err error) error {
 		if d, ok := detail.Of(err, kind); ok {
 			return errors.New(d)
 		}
+	}
+	if d, ok := detail.Of(err, ErrReporteeDeleted); ok {
+		return errors.New("the report is still open, nothing changed: " + d)
 	}
 	if d, ok := detail.Of(err, ErrAlreadyResolved); ok {
 		return fmt.Errorf("report already resolved: %s (a report is resolved once)", d)

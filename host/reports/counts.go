@@ -29,7 +29,8 @@ import (
 // Filing adds one to the reporter's reports.open (in the reporter's
 // actor, in the commit that files); a resolution takes one away, never
 // below zero (in the reportee's actor, in the commit that resolves; see
-// closeOpen); deleting the reporter
+// closeOpen; for a reportee deleted since, in the reporter's actor, in
+// the commit that dismisses); deleting the reporter
 // sets it to zero (in its actor, in the commit that deletes it). The two
 // other counts follow reports.open's crossings of zero (storage.AddMember),
 // so they count distinct reporters, whoever changes which. Every change
@@ -45,7 +46,9 @@ import (
 // the scan it replaces was. (That read is as long as the reporters of the
 // player created in one hour: bounded by the registration limits, and
 // needed for one hour a week after they were created.) Counts about a deleted reportee stay (unread: it cannot be
-// reported any more), like the reports against it.
+// reported any more), like the reports against it; a dismissal of one of
+// those reports still takes its count away, so that they stay what the
+// reports give.
 var (
 	openCounts     = storage.NewCountKeyspace("reports.open")
 	reporterCounts = storage.NewCountKeyspace("reports.reporters")
@@ -292,19 +295,23 @@ func keepCounts(ctx context.Context, sys *actors.System, log *slog.Logger) error
 }
 
 // countOpenReports computes every count from the reportee index and the
-// resolutions (keepCounts; the tests compare the kept counts with it).
+// resolutions, the reportees' and the reporters' dismissals of reports
+// against deleted accounts (keepCounts; the tests compare the kept counts
+// with it).
 func countOpenReports(db *storage.DB) (map[*storage.CountKeyspace]map[string]int64, error) {
 	resolved := map[ReportID]bool{}
-	err := resolutionRecords.EachAll(db, func(_ storage.AccountID, _ string, r *Resolution) error {
-		resolved[r.Report] = true
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	for _, ks := range []*storage.AccountKeyspace[*Resolution]{resolutionRecords, orphanResolutions} {
+		err := ks.EachAll(db, func(_ storage.AccountID, _ string, r *Resolution) error {
+			resolved[r.Report] = true
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	out := map[*storage.CountKeyspace]map[string]int64{openCounts: {}, reporterCounts: {}, hourCounts: {}}
 	profiles := map[storage.AccountID]time.Time{}
-	err = reporteeIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
+	err := reporteeIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
 		seq, err := seqOfReporteeKey(key)
 		if err != nil {
 			return err

@@ -96,10 +96,12 @@ type Draft struct {
 	Minute    int    // minute of the match, as sent
 }
 
-// Report is one stored report. The submission (everything but Resolution)
-// is written once by the reporter's actor and never changes; the
-// resolution is written later by the reportee's actor, under the reportee's
-// records; a Report is the two joined.
+// Report is one stored report. The submission (everything but Resolution
+// and ReporteeDeleted) is written once by the reporter's actor and never
+// changes; the resolution is written later by the reportee's actor, under
+// the reportee's records (or, once the reportee's account was deleted, a
+// dismissal by the reporter's actor, beside the report); a Report is the
+// two joined.
 type Report struct {
 	ID       ReportID
 	Reporter Account
@@ -109,6 +111,10 @@ type Report struct {
 	Priority int       // from the decision, 1..MaxPriority
 
 	Resolution *Resolution // nil while open
+	// ReporteeDeleted: the reportee's account was deleted since the report
+	// was filed (read by Load, not stored): there is no one to warn or
+	// suspend, and no standing to show.
+	ReporteeDeleted bool
 }
 
 // Status is where the report stands: open until resolved, then the status

@@ -171,6 +171,12 @@ func (a ResolveArgs) Resolution(moderator string, now time.Time) Resolution {
 // detail.Error of this kind says when and how it was resolved.
 var ErrAlreadyResolved = errors.New("report already resolved")
 
+// ErrReporteeDeleted: a warning or suspension of a report whose reportee's
+// account was deleted; there is no one to apply it to, and nothing is
+// written (a dismissal is recorded). The detail.Error of this kind names
+// the player.
+var ErrReporteeDeleted = errors.New("the reported player was deleted")
+
 // CheckResolvable refuses to resolve a report twice.
 func CheckResolvable(r *Report) error {
 	if r.Resolution != nil {
@@ -199,7 +205,8 @@ func FormatList(w io.Writer, rs []Report) error {
 }
 
 // FormatShow writes every field of one report, and the reportee's current
-// moderation state at now when m is not nil.
+// moderation state at now when m is not nil; for a reportee deleted since
+// the report was filed (r.ReporteeDeleted), that it was deleted instead.
 func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 	var b strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&b, "%-11s %s\n", k+":", v) }
@@ -209,7 +216,11 @@ func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 	line("received", r.Received.UTC().Format(TimeLayout))
 	line("via", r.Source.String())
 	line("reporter", fmt.Sprintf("%s (account %d)", quote(r.Reporter.Nickname), r.Reporter.ID))
-	line("reportee", fmt.Sprintf("%s (account %d)", quote(r.Reportee.Nickname), r.Reportee.ID))
+	deleted := ""
+	if r.ReporteeDeleted {
+		deleted = ", deleted"
+	}
+	line("reportee", fmt.Sprintf("%s (account %d%s)", quote(r.Reportee.Nickname), r.Reportee.ID, deleted))
 	line("reason", fmt.Sprintf("%s (%s)", r.Reason.Title(), r.Reason))
 	line("match", quote(r.Match))
 	line("minute", strconv.Itoa(r.Minute))
@@ -226,16 +237,27 @@ func FormatShow(w io.Writer, r *Report, m *Moderation, now time.Time) error {
 			line("note", quote(res.Note))
 		}
 	}
-	if m != nil {
+	switch {
+	case r.ReporteeDeleted:
+		line("standing", "none: "+deletedText)
+	case m != nil:
 		line("standing", fmt.Sprintf("%s (guilty level %d)", m.StandingAt(now), m.GuiltyLevel))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// deletedText says that a report's reportee was deleted, where its
+// standing would be shown.
+const deletedText = "the player's account was deleted"
+
 // FormatResolved writes the one-line confirmation of a resolution.
 func FormatResolved(w io.Writer, r *Report, m Moderation, now time.Time) error {
-	_, err := fmt.Fprintf(w, "report %s %s; %s %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), m.StandingSentence(now))
+	sentence := m.StandingSentence(now)
+	if r.ReporteeDeleted {
+		sentence = "was deleted (nothing else changed)"
+	}
+	_, err := fmt.Fprintf(w, "report %s %s; %s %s\n", r.ID, r.Status(), quote(r.Reportee.Nickname), sentence)
 	return err
 }
 

@@ -27,7 +27,8 @@ import (
 // its resolve form, and the suspension section of the account page), its
 // operator commands ("honmaster reports list|show|resolve": like every
 // operator command they run inside the running server, through its
-// actors, when it runs: a resolution is written by the reportee's actor),
+// actors, when it runs: a resolution is written by the reportee's actor,
+// the dismissal of a report against a deleted account by the reporter's),
 // "honmaster player report" (player.go), and its deletion hook
 // (DeleteHook). Its settings are the [reports] table
 // (Settings) and limits.reports_per_address, which a reload puts in
@@ -130,6 +131,9 @@ func commandError(id string, err error) error {
 	case errors.Is(err, ErrAlreadyResolved):
 		d, _ := detail.Of(err, ErrAlreadyResolved)
 		return &area.OperatorError{Cause: err, Msg: fmt.Sprintf("report %s is already resolved, nothing changed: %s (a report is resolved once)", id, d)}
+	case errors.Is(err, ErrReporteeDeleted):
+		d, _ := detail.Of(err, ErrReporteeDeleted)
+		return &area.OperatorError{Cause: err, Msg: fmt.Sprintf("report %s is still open, nothing changed: %s (--action dismiss)", id, d)}
 	}
 	return err
 }

@@ -26,6 +26,8 @@ import (
 //	per reportee (written by the reportee's actor, in the commit that resolves)
 //	  reports.resolution  x/…/<reportee><reporter:4><seq:4>   a moderator's verdict
 //	  reports.moderation  x/…/<reportee>              the account's moderation state
+//	per reporter, for a reportee deleted since (the reporter's actor, in the commit that dismisses)
+//	  reports.orphan_resolution x/…/<reporter><seq:4>  the dismissal of a report whose reportee is gone
 //	kept counts (storage.CountKeyspace, n/…; counts.go): changed in the commits above
 //	  reports.open, reports.reporters, reports.by_hour        open reports per reporter and reportee,
 //	                                                          distinct reporters per reportee (and per creation hour)
@@ -34,6 +36,13 @@ import (
 // written in the same batch as the report, so after a crash either all
 // three exist or none. A report's status is derived by joining it with its
 // resolution (Load); nothing is read-modify-written by two writers.
+//
+// A report against an account deleted since has no reportee's actor to
+// resolve it (the account's records, its resolutions among them, went
+// with it): only a dismissal is possible, and the reporter's actor records
+// it beside the report (reports.orphan_resolution), after reading that the
+// reportee is gone. An account is never restored and its id never reused,
+// so a report has a resolution in one of the two places at most.
 //
 // Records are protobuf (host/reports/proto/reports_records.proto) behind
 // storage's protobuf format byte (2), like every other record. Records
@@ -48,6 +57,7 @@ var (
 	sysInfoRecords    = storage.NewAccountKeyspace[*sysInfo]("reports.sysinfo", sysInfoCodec)
 	resolutionRecords = storage.NewAccountKeyspace[*Resolution]("reports.resolution", resolutionCodec)
 	moderationRecords = storage.NewAccountKeyspace[*Moderation]("reports.moderation", moderationCodec)
+	orphanResolutions = storage.NewAccountKeyspace[*Resolution]("reports.orphan_resolution", resolutionCodec)
 	queueIndex        = storage.NewIndexKeyspace[*indexValue]("reports.queue", indexCodec)
 	reporteeIndex     = storage.NewIndexKeyspace[*indexValue]("reports.by_reportee", indexCodec)
 )
@@ -218,6 +228,17 @@ func getOr[T any](ks *storage.AccountKeyspace[*T], db *storage.DB, id storage.Ac
 func resolutionsOf(db *storage.DB, reportee storage.AccountID) (map[ReportID]Resolution, error) {
 	out := map[ReportID]Resolution{}
 	err := resolutionRecords.Each(db, reportee, "", func(_ string, r *Resolution) error {
+		out[r.Report] = *r
+		return nil
+	})
+	return out, err
+}
+
+// orphanResolutionsAll reads every dismissal of a report whose reportee was
+// deleted (one scan of a keyspace only such dismissals fill).
+func orphanResolutionsAll(db *storage.DB) (map[ReportID]Resolution, error) {
+	out := map[ReportID]Resolution{}
+	err := orphanResolutions.EachAll(db, func(_ storage.AccountID, _ string, r *Resolution) error {
 		out[r.Report] = *r
 		return nil
 	})
