@@ -336,7 +336,9 @@ func (x *SysInfo) GetSrpAuth() string {
 }
 
 // Resolution is x/reports.resolution/<reportee:4><reporter:4><seq:4>: a
-// moderator's verdict, written by the reportee's actor.
+// moderator's verdict, written by the reportee's actor; and
+// x/reports.orphan_resolution/<reporter:4><seq:4>: the dismissal of a
+// report whose reportee was deleted, written by the reporter's actor.
 type Resolution struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	ReportReporter uint32                 `protobuf:"varint,1,opt,name=report_reporter,json=reportReporter,proto3" json:"report_reporter,omitempty"`
