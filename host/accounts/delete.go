@@ -29,9 +29,10 @@ type Removed struct {
 //
 // Records other accounts wrote stay theirs: a report filed against the
 // deleted account stays in its reporter's records and in the moderation
-// queue (it names an account id that no longer exists; resolving it fails
-// with no such account), and a resolution of a report the deleted account
-// filed stays in the reportee's moderation history.
+// queue (it names an account id that no longer exists; it can only be
+// dismissed, which its reporter's actor records: see reports.Resolve), and
+// a resolution of a report the deleted account filed stays in the
+// reportee's moderation history.
 //
 // A sub-account named alone is deleted alone. When deleting a main account
 // fails part way (a sub-account's deletion failed), the ones deleted stay

@@ -126,6 +126,16 @@
 // once (ErrAlreadyResolved); other open reports of the same player stay
 // open.
 //
+// A report stays when its reportee's account is deleted (it is the
+// reporter's record); the deleted account's records, its resolutions and
+// moderation state among them, go. Such a report can only be dismissed:
+// the reporter's actor, having read that the reportee is gone, records the
+// dismissal beside the report (records.go). A warning or suspension of it
+// is refused (ErrReporteeDeleted), nothing written, and "reports show"
+// says the player's account was deleted where the standing would be. A
+// report resolved before its reportee's deletion lost that resolution with
+// the account, shows open again and is dismissed the same way.
+//
 // The moderator recorded with a resolution is the command's --by NAME,
 // else "admin" (the command may run inside the server, whose user is not
 // the operator's).
