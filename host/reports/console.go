@@ -123,9 +123,6 @@ func ReasonOptions() []Option {
 // match applies the filter's parts that ListFilter does not
 // carry.
 func (f reportFilter) match(r *Report) bool {
-	if f.Status == "resolved" && r.Status() == rules.StatusOpen {
-		return false
-	}
 	if f.Reason != "" && r.Reason.String() != f.Reason {
 		return false
 	}
@@ -147,7 +144,9 @@ func (p *pages) queue(w http.ResponseWriter, r *http.Request) {
 	}
 	var lf ListFilter
 	switch f.Status {
-	case "any", "resolved":
+	case "any":
+	case "resolved":
+		lf.Resolved = true
 	default:
 		s, ok := rules.ParseStatus(f.Status)
 		if !ok {

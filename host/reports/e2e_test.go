@@ -331,6 +331,9 @@ func TestReportsEndToEnd(t *testing.T) {
 	if out := s.Host(t, "reports", "list", "--status", "warned"); countLine(out) != "1 report(s)" || !strings.HasPrefix(out, id+"-3 ") {
 		t.Errorf("warned reports:\n%s", out)
 	}
+	if out := s.Host(t, "reports", "list", "--status", "resolved", "--reportee", "carol"); countLine(out) != "1 report(s)" || !strings.HasPrefix(out, id+"-3 ") {
+		t.Errorf("resolved reports against carol:\n%s", out)
+	}
 }
 
 // TestReportsDisabled: with [reports] disabled both paths say so and store

@@ -28,12 +28,15 @@ const (
 // ListFilter selects reports for "honmaster reports list".
 type ListFilter struct {
 	Status   rules.Status // 0: any status
+	Resolved bool         // with Status 0: only the resolved reports, whatever the verdict
 	Reportee string       // "": any reportee; else the reportee's nickname, matched case-insensitively
 }
 
 // ParseListArgs reads "[--status S] [--reportee NAME]" (--data is the
 // CLI's own flag and is removed before). The default status is open, the
-// queue a moderator works from; --status any lists all.
+// queue a moderator works from; --status resolved lists the resolved
+// ones whatever their verdict (as the console's filter does), --status
+// any all.
 func ParseListArgs(args []string) (ListFilter, error) {
 	fs := flag.NewFlagSet("reports list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -46,10 +49,14 @@ func ParseListArgs(args []string) (ListFilter, error) {
 		return ListFilter{}, detail.New(ErrUsage, "unexpected argument %q", fs.Arg(0))
 	}
 	f := ListFilter{Reportee: strings.TrimSpace(*reportee)}
-	if *status != "any" {
+	switch *status {
+	case "any":
+	case "resolved":
+		f.Resolved = true
+	default:
 		s, ok := rules.ParseStatus(*status)
 		if !ok {
-			return ListFilter{}, detail.New(ErrUsage, "--status %q is not one of %s, any", *status, statusNames())
+			return ListFilter{}, detail.New(ErrUsage, "--status %q is not one of %s, resolved, any", *status, statusNames())
 		}
 		f.Status = s
 	}
@@ -66,7 +73,7 @@ func statusNames() string {
 
 // Match reports whether r passes the filter.
 func (f ListFilter) Match(r *Report) bool {
-	if f.Status != 0 && r.Status() != f.Status {
+	if f.Status != 0 && r.Status() != f.Status || f.Resolved && r.Status() == rules.StatusOpen {
 		return false
 	}
 	if f.Reportee != "" && !strings.EqualFold(f.Reportee, r.Reportee.Nickname) {

@@ -20,6 +20,8 @@ func TestParseListArgs(t *testing.T) {
 		{[]string{"--status", "suspended"}, ListFilter{Status: rules.StatusSuspended}, true},
 		{[]string{"--status", "any", "--reportee", " Bob "}, ListFilter{Reportee: "Bob"}, true},
 		{[]string{"--status=Dismissed"}, ListFilter{Status: rules.StatusDismissed}, true},
+		// As the console's filter: every verdict.
+		{[]string{"--status", "resolved"}, ListFilter{Resolved: true}, true},
 		{[]string{"--status", "closed"}, ListFilter{}, false},
 		{[]string{"--bogus"}, ListFilter{}, false},
 		{[]string{"extra"}, ListFilter{}, false},
@@ -58,6 +60,9 @@ func TestListFilterAndSort(t *testing.T) {
 	}
 	if n := count(ListFilter{Status: rules.StatusOpen}); n != 4 {
 		t.Errorf("open: %d", n)
+	}
+	if n := count(ListFilter{Resolved: true}); n != 1 {
+		t.Errorf("resolved: %d", n)
 	}
 	if n := count(ListFilter{Status: rules.StatusOpen, Reportee: "bob"}); n != 2 {
 		t.Errorf("open against bob (any case): %d", n)

@@ -38,7 +38,7 @@ func init() {
 		PlayerCommands: []area.PlayerCommand{playerReport},
 		LiveSettings:   []string{"limits.reports_per_address"},
 		Commands: []area.Command{
-			{Name: "reports list", Usage: "[--status open|dismissed|warned|suspended|any] [--reportee NAME]",
+			{Name: "reports list", Usage: "[--status open|resolved|dismissed|warned|suspended|any] [--reportee NAME]",
 				Flags: func(fs *flag.FlagSet) area.CommandRequest {
 					r := &listRequest{}
 					fs.StringVar(&r.Status, "status", "open", "open, dismissed, warned, suspended or any")
