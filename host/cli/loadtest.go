@@ -108,7 +108,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError("%w", err)
 	}
 	if err != nil {
-		return err
+		return loadTestError(err)
 	}
 	if jsonFile == "-" {
 		enc := json.NewEncoder(stdout)
@@ -137,6 +137,16 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errInconsistent
 	}
 	return nil
+}
+
+// loadTestError words a failed run for the operator: a refused token or
+// an --operator that is not an operator listener is the tester's own
+// sentence.
+func loadTestError(err error) error {
+	if errors.Is(err, loadtest.ErrTokenRefused) || errors.Is(err, loadtest.ErrNotOperator) {
+		return &opError{cause: err, msg: err.Error()}
+	}
+	return err
 }
 
 // requestBudget is the run's --requests: none (the most an int32 holds)

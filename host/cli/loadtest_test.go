@@ -65,3 +65,22 @@ func TestLoadTestCommand(t *testing.T) {
 		t.Errorf("--bracket without the no-op: exit %d, %s; want 2, saying why", code, errOut)
 	}
 }
+
+// TestLoadTestWrongToken: with a wrong operator token the command says
+// so in a sentence, before it registers anything (issue found in an
+// operator review: it registered the accounts, failed at the grant and
+// could not remove them).
+func TestLoadTestWrongToken(t *testing.T) {
+	ts := start(t, nil)
+	code, out, errOut := ts.Run("loadtest", "--target", ts.Client.Base, "--operator", "http://"+ts.Runtime.OperatorAddr.String(),
+		"--token", "wrong", "--accounts", "2", "--mix", "drop=1")
+	if code != 1 || !strings.HasPrefix(errOut, "honmaster: the operator token was refused: ") || !strings.Contains(errOut, "--token") {
+		t.Errorf("exit %d, want 1 saying the token was refused:\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "provisioning") || strings.Contains(errOut, "the command failed") {
+		t.Errorf("the command registered accounts, or failed without a sentence:\n%s", errOut)
+	}
+	if got := ts.Host(t, "account", "by-address", "--min", "1"); got != "no address registered 1 or more accounts" {
+		t.Errorf("account by-address after the refused run:\n%s", got)
+	}
+}

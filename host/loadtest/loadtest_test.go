@@ -254,6 +254,48 @@ func TestProvisioningFailureRemovesAccounts(t *testing.T) {
 	}
 }
 
+// TestOperatorCheckedFirst: a wrong operator token, or an --operator
+// that is not the operator listener, fails the run before it registers
+// anything: no account is left that it could not remove, and the
+// address's registrations (5 under the default limits) are not spent.
+func TestOperatorCheckedFirst(t *testing.T) {
+	ts := clitest.Start(t, nil) // the default [limits]
+	for _, tc := range []struct {
+		name   string
+		mutate func(o *loadtest.Options)
+		kind   error
+		want   string
+	}{
+		{"wrong token", func(o *loadtest.Options) { o.Token = "wrong" }, loadtest.ErrTokenRefused, "the operator token was refused: "},
+		{"no token", func(o *loadtest.Options) { o.Token = "" }, loadtest.ErrTokenRefused, "no token was given"},
+		{"game listener", func(o *loadtest.Options) { o.Operator = ts.Client.Base }, loadtest.ErrNotOperator, "is --operator the server's operator listener"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := clitest.LoadTestOptions(t, ts, "noop=1")
+			o.Accounts, o.Concurrency, o.Requests = 2, 2, 2
+			tc.mutate(&o)
+			var log strings.Builder
+			o.Log = &log
+			_, err := loadtest.Run(context.Background(), o)
+			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %v saying %q", err, tc.kind, tc.want)
+			}
+			if strings.Contains(log.String(), "provisioning") {
+				t.Errorf("the run provisioned accounts:\n%s", log.String())
+			}
+		})
+	}
+	for i := range 5 {
+		r, err := ts.Client.PostForm(context.Background(), "/portal/register", url.Values{"login": {"after" + strconv.Itoa(i)}, "password": {"pw"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != http.StatusOK {
+			t.Fatalf("registration %d after the refused runs: HTTP %d %s, want 200 (the runs spent the address's registrations)", i+1, r.Status, r.Body)
+		}
+	}
+}
+
 // TestRunTwiceWithBenchConfig: under the default limits a second run
 // against the same server is refused at registration; with the load-test
 // settings of bench/loadtest.toml (the documented way) both pass.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	mrand "math/rand/v2"
@@ -52,6 +53,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		// Decimal, not base 36: the server refuses look-alike logins ("1" and
 		// "i" read alike), and distinct decimal suffixes never look alike.
 		e.logins[i] = LoginPrefix + e.run + strconv.Itoa(i)
+	}
+	// The token is checked before anything is registered: refused, the
+	// grants would fail after the registrations, and so would the removal
+	// of the accounts registered (and the address's registrations spent).
+	if opc != nil {
+		if err := opc.checkToken(ctx, e.logins[0]); err != nil {
+			return nil, err
+		}
 	}
 	logf("provisioning %d accounts (logins %s%s...)", o.Accounts, LoginPrefix, e.run)
 	reg := &registered{}
@@ -593,6 +602,65 @@ func (c *opClient) call(ctx context.Context, method, path string, form url.Value
 	}
 	return &j, nil
 }
+
+// Failures of the operator check (checkToken): the token refused, and
+// an answer that is not the operator API's.
+var (
+	ErrTokenRefused = errors.New("the operator token was refused")
+	ErrNotOperator  = errors.New("not an operator listener")
+)
+
+// checkToken makes sure, before the run registers anything, that the
+// operator listener answers and takes the token: it asks for the account
+// of login (one the run is about to register, so normally none), a read
+// that goes through the token check like every call of the API. The
+// API's own "no such account" (404, in JSON) is a pass; a 404 of anything
+// else is a listener that is not an operator listener.
+func (c *opClient) checkToken(ctx context.Context, login string) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+operator.PathAccount+"?"+url.Values{"login": {login}}.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("operator API: %w", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	body := strings.TrimSpace(string(b))
+	isJSON := strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json")
+	switch {
+	case (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusNotFound) && isJSON:
+		return nil
+	case resp.StatusCode == http.StatusUnauthorized && c.token == "":
+		return fmt.Errorf("%w: no token was given and the operator listener at %s requires one (HTTP 401); give the server's "+
+			"token with --token, or --token-file (the %s file in its data directory), or run without the listener with --operator \"\" "+
+			"(the test accounts are then kept)", ErrTokenRefused, c.base, operator.TokenFile)
+	case resp.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("%w: the operator listener at %s answered HTTP 401 (%.200s); give the server's token with --token, "+
+			"or --token-file (the %s file in its data directory)", ErrTokenRefused, c.base, body, operator.TokenFile)
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return fmt.Errorf("%w: the operator listener at %s refuses this address for a while after too many wrong tokens "+
+			"(HTTP 429); retry in a minute with the right --token", ErrTokenRefused, c.base)
+	case resp.StatusCode >= 500 && isJSON: // the API's own failure: the token passed
+		return fmt.Errorf("the operator listener at %s failed the operator token check: HTTP %d %.200s", c.base, resp.StatusCode, body)
+	}
+	return &checkError{kind: ErrNotOperator, msg: fmt.Sprintf("%s answered the operator token check (GET %s) with HTTP %d, not as "+
+		"the operator API does: is --operator the server's operator listener (operator.listen)?", c.base, operator.PathAccount, resp.StatusCode)}
+}
+
+// checkError is a failed operator check: its sentence, and its kind for
+// errors.Is.
+type checkError struct {
+	kind error
+	msg  string
+}
+
+func (e *checkError) Error() string { return e.msg }
+func (e *checkError) Unwrap() error { return e.kind }
 
 func (c *opClient) grant(ctx context.Context, login string, tickets, gold int64) (*operator.Account, error) {
 	return c.call(ctx, http.MethodPost, operator.PathGrant, url.Values{"login": {login},
