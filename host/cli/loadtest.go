@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,7 +109,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError("%w", err)
 	}
 	if err != nil {
-		return loadTestError(err)
+		return loadTestError(err, o.Operator)
 	}
 	if jsonFile == "-" {
 		enc := json.NewEncoder(stdout)
@@ -141,12 +142,33 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // loadTestError words a failed run for the operator: a refused token or
 // an --operator that is not an operator listener is the tester's own
-// sentence.
-func loadTestError(err error) error {
+// sentence, and a server it could not reach is named
+// with the flag that gave its address (--operator or --target), followed
+// by what became of the test accounts registered before.
+func loadTestError(err error, operatorURL string) error {
 	if errors.Is(err, loadtest.ErrTokenRefused) || errors.Is(err, loadtest.ErrNotOperator) {
 		return &opError{cause: err, msg: err.Error()}
 	}
-	return err
+	what, flag := "the server", "--target"
+	if ue := innermostURLError(err); ue != nil && operatorURL != "" && sameHost(ue.URL, operatorURL) {
+		what, flag = "the server's operator listener", "--operator"
+	}
+	msg, ok := netFailure(err, what, flag)
+	if !ok {
+		return err
+	}
+	var pe *loadtest.ProvisionError
+	if errors.As(err, &pe) && pe.Cleanup.Registered > 0 {
+		msg += " (" + pe.Cleanup.Summary() + ")"
+	}
+	return &opError{cause: err, msg: msg}
+}
+
+// sameHost reports whether the URLs a and b have the same host and port.
+func sameHost(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Host == ub.Host
 }
 
 // requestBudget is the run's --requests: none (the most an int32 holds)

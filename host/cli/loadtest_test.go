@@ -1,12 +1,15 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/loadtest"
 )
@@ -82,5 +85,36 @@ func TestLoadTestWrongToken(t *testing.T) {
 	}
 	if got := ts.Host(t, "account", "by-address", "--min", "1"); got != "no address registered 1 or more accounts" {
 		t.Errorf("account by-address after the refused run:\n%s", got)
+	}
+}
+
+// TestLoadTestUnreachable: a --target or --operator nothing answers at is
+// a sentence naming the flag, not Go's `Post "...": dial tcp ...`; a
+// registration that never reached the server leaves no account to
+// report kept.
+func TestLoadTestUnreachable(t *testing.T) {
+	closed := "http://" + closedPort(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"target", []string{"--target", closed, "--operator", ""},
+			"honmaster: could not reach the server at " + closed + " (connection refused): is it running, and is --target right?"},
+		{"operator", []string{"--target", closed, "--operator", closed, "--token", "t"},
+			"honmaster: could not reach the server's operator listener at " + closed + " (connection refused): is it running, and is --operator right?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append([]string{"loadtest", "--mix", "noop=1", "--accounts", "1", "--requests", "1"}, tc.args...)
+			code := cli.Main(context.Background(), args, &out, &errOut)
+			lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+			if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant 1, ending %q", code, errOut.String(), tc.want)
+			}
+			if s := errOut.String(); strings.Contains(s, "Post") || strings.Contains(s, "dial tcp") || strings.Contains(s, "the command failed") {
+				t.Errorf("Go's words in front of the operator:\n%s", s)
+			}
+		})
 	}
 }

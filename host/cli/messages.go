@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/honmaster/masterserver/actors"
@@ -98,7 +102,106 @@ func explainRaw(err error) string {
 	case errors.Is(err, actors.ErrNoAccount), errors.Is(err, storage.ErrNotFound):
 		return "no such account or record"
 	}
+	if msg, ok := netFailure(err, "", ""); ok {
+		return msg
+	}
 	return "the command failed: " + err.Error()
+}
+
+// netFailure words an HTTP request that got no answer (err holds the
+// *url.Error of Go's HTTP client: the connection was refused or timed
+// out, the host name is unknown ...) for the operator, without the
+// request's method and path or the network package's words: what it
+// tried to reach ("the server"; "" names only the address) and the flag
+// that gave the address ("--server"; "" when none did). ok is false when
+// err is not such a failure.
+func netFailure(err error, what, flag string) (msg string, ok bool) {
+	ue := innermostURLError(err)
+	if ue == nil {
+		return "", false
+	}
+	where := ue.URL
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		where = u.Scheme + "://" + u.Host // the address, not the request's path
+	}
+	if what != "" {
+		where = what + " at " + where
+	}
+	check := "is it running, and is its address right?"
+	if flag != "" {
+		check = "is it running, and is " + flag + " right?"
+	}
+	var dns *net.DNSError
+	var oe *net.OpError
+	reach := func(reason string) (string, bool) {
+		return fmt.Sprintf("could not reach %s (%s): %s", where, reason, check), true
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Sprintf("interrupted before %s answered", where), true
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Sprintf("could not reach %s (no such host): is %s right?", where, orAddress(flag)), true
+	case errors.As(err, &dns):
+		return fmt.Sprintf("could not reach %s (its host name could not be looked up: %s): is %s right, and is the name "+
+			"server reachable?", where, dns.Err, orAddress(flag)), true
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return reach("connection refused")
+	case errors.Is(err, syscall.ENETUNREACH):
+		return reach("network unreachable")
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return reach("no route to host")
+	case errors.As(err, &oe) && oe.Op == "dial" && oe.Timeout():
+		return reach("the connection timed out")
+	case errors.As(err, &oe) && oe.Op == "dial":
+		return reach(innermostText(err))
+	case ue.Timeout():
+		return fmt.Sprintf("%s did not answer in time (a request it received may still have been applied): %s", where, check), true
+	}
+	return fmt.Sprintf("no answer from %s (%s): %s", where, innermostText(err), check), true
+}
+
+// orAddress is flag, or "its address" when no flag gave it.
+func orAddress(flag string) string {
+	if flag == "" {
+		return "its address"
+	}
+	return flag
+}
+
+// innermostURLError is the last *url.Error of err's chain (one request's
+// failure wrapped by another names the request that failed), nil when
+// there is none.
+func innermostURLError(err error) *url.Error {
+	var last *url.Error
+	for e := err; e != nil; {
+		var ue *url.Error
+		if !errors.As(e, &ue) {
+			break
+		}
+		last, e = ue, ue.Err
+	}
+	return last
+}
+
+// innermostText is the text of the error at the bottom of err's chain
+// (the operating system's "connection reset by peer", not the dial's
+// addresses around it), without the "http: " or "tls: " of Go's packages.
+func innermostText(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			break
+		}
+		err = next
+	}
+	text := err.Error()
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		text = "the connection was closed before an answer"
+	}
+	for _, p := range []string{"net/http: ", "http: ", "tls: "} {
+		text = strings.TrimPrefix(text, p)
+	}
+	return text
 }
 
 // stripInternal removes internal package prefixes from text (opmsg.Strip).

@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/internal/modfiles"
@@ -122,5 +129,66 @@ func TestDetailedKindsMadeTyped(t *testing.T) {
 		if n == 0 {
 			t.Errorf("%s.%s: no detail.New makes it; is it still a kind an operator reads the detail of?", k[0], k[1])
 		}
+	}
+}
+
+// closedPort returns the address of a loopback port nothing listens on:
+// a connection to it is refused at once.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestNetFailureWorded: a request that got no answer is a sentence that
+// names the address and what to check, not Go's "Post "...": dial tcp"
+// (issue found in an operator review), whether a command words it with
+// its flag (netFailure) or it reaches explain unworded.
+func TestNetFailureWorded(t *testing.T) {
+	base := "http://" + closedPort(t)
+	_, refused := http.Post(base+"/client_requester.php?f=pre_auth", "text/plain", nil)
+	if refused == nil {
+		t.Fatal("a closed port answered")
+	}
+	dnsErr := &url.Error{Op: "Post", URL: "http://nowhere.invalid:8080/x", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}}}
+	timeout := &url.Error{Op: "Post", URL: "http://127.0.0.1:8080/x", Err: context.DeadlineExceeded}
+	reset := &url.Error{Op: "Post", URL: "http://127.0.0.1:8080/x", Err: &net.OpError{Op: "read", Net: "tcp",
+		Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
+	for _, c := range []struct {
+		err       error
+		flag      string
+		want      string
+		generally string // explain's words, without the flag
+	}{
+		{refused, "--server", "could not reach the server at " + base + " (connection refused): is it running, and is --server right?",
+			"could not reach " + base + " (connection refused): is it running, and is its address right?"},
+		{fmt.Errorf("register lt0: %w", refused), "--target", "could not reach the server at " + base + " (connection refused): is it running, and is --target right?", ""},
+		{dnsErr, "--server", "could not reach the server at http://nowhere.invalid:8080 (no such host): is --server right?",
+			"could not reach http://nowhere.invalid:8080 (no such host): is its address right?"},
+		{timeout, "--server", "the server at http://127.0.0.1:8080 did not answer in time", "http://127.0.0.1:8080 did not answer in time"},
+		{reset, "--server", "no answer from the server at http://127.0.0.1:8080 (connection reset by peer)", ""},
+	} {
+		msg, ok := netFailure(c.err, "the server", c.flag)
+		if !ok || !strings.HasPrefix(msg, c.want) {
+			t.Errorf("%v is worded %q, %t; want %q", c.err, msg, ok, c.want)
+		}
+		general := explain(c.err)
+		if c.generally != "" && !strings.HasPrefix(general, c.generally) {
+			t.Errorf("%v is explained %q; want %q", c.err, general, c.generally)
+		}
+		for _, m := range []string{msg, general} {
+			if strings.Contains(m, "Post") || strings.Contains(m, "dial tcp") || strings.Contains(m, "/client_requester.php") || strings.Contains(m, "the command failed") {
+				t.Errorf("%v is worded %q: Go's words in front of the operator", c.err, m)
+			}
+		}
+	}
+	if _, ok := netFailure(errors.New("reply is not PHP"), "the server", "--server"); ok {
+		t.Error("an error that is no network failure is worded as one")
 	}
 }

@@ -124,7 +124,13 @@ func runPlayer(ctx context.Context, args []string, stdout io.Writer) error {
 	case errors.Is(err, client.ErrServerProof):
 		return &opError{cause: err, msg: fmt.Sprintf("%s accepted the login but its proof is wrong: it is not the server holding this account", *server)}
 	case err != nil:
-		return &opError{cause: err, msg: fmt.Sprintf("no answer from %s: %s", *server, stripInternal(err.Error()))}
+		if msg, ok := netFailure(err, "the server", "--server"); ok {
+			return &opError{cause: err, msg: msg}
+		}
+		// An answer that is not a login's: another program, or another
+		// listener of the server.
+		return &opError{cause: err, msg: fmt.Sprintf("%s answered, but not as a game listener does (is --server the server's game listener?): %s",
+			*server, stripInternal(err.Error()))}
 	}
 	if req == nil {
 		field := func(k string) string { v, _ := s.Record.String(k); return v }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -49,5 +50,30 @@ func TestPlayerCommands(t *testing.T) {
 	}
 	if out := ts.Host(t, "reports", "list", "--reportee", "troll"); !strings.Contains(out, "1 report(s)") || !strings.Contains(out, `"fed"`) {
 		t.Errorf("queue after player report:\n%s", out)
+	}
+}
+
+// closedPort returns the address of a loopback port nothing listens on:
+// a connection to it is refused at once.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestPlayerServerUnreachable: a --server nothing answers at is a
+// sentence naming it, not Go's `Post "...": dial tcp ...`.
+func TestPlayerServerUnreachable(t *testing.T) {
+	server := "http://" + closedPort(t)
+	var out, errOut bytes.Buffer
+	code := cli.Main(context.Background(), []string{"player", "login", "--server", server, "--login", "a", "--password", "b"}, &out, &errOut)
+	want := "honmaster: could not reach the server at " + server + " (connection refused): is it running, and is --server right?\n"
+	if code != 1 || errOut.String() != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, errOut.String(), want)
 	}
 }

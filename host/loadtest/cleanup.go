@@ -51,6 +51,24 @@ func (c *Cleanup) Summary() string {
 	return s
 }
 
+// ProvisionError is provisioning failing (Err), after which the accounts
+// the run registered were removed, or not: Cleanup says.
+type ProvisionError struct {
+	Err     error
+	Cleanup Cleanup
+}
+
+// Error is Err's text, with what became of the accounts when the run
+// registered any.
+func (e *ProvisionError) Error() string {
+	if e.Cleanup.Registered == 0 {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v (%s)", e.Err, e.Cleanup.Summary())
+}
+
+func (e *ProvisionError) Unwrap() error { return e.Err }
+
 // registered remembers the logins the run registered, so that they can
 // be removed whatever happens after (provisioning failing half way too).
 type registered struct {

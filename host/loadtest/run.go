@@ -66,10 +66,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	reg := &registered{}
 	accts, err := provision(ctx, o, e, opc, reg)
 	if err != nil {
-		if cl := cleanup(ctx, o, opc, reg); cl.Registered > 0 {
-			return nil, fmt.Errorf("%w (%s)", err, cl.Summary())
-		}
-		return nil, err
+		return nil, &ProvisionError{Err: err, Cleanup: cleanup(ctx, o, opc, reg)}
 	}
 	hooked := areasOf(o.Mix)
 	rep := &Report{Target: strings.Join(o.Targets, " "), Accounts: o.Accounts, Mix: o.Mix.String(), Concurrency: o.Concurrency, Rate: o.Rate,
