@@ -109,7 +109,7 @@ func TestLoadTestUnreachable(t *testing.T) {
 			args := append([]string{"loadtest", "--mix", "noop=1", "--accounts", "1", "--requests", "1"}, tc.args...)
 			code := cli.Main(context.Background(), args, &out, &errOut)
 			lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
-			if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, tc.want) {
+			if last := lines[len(lines)-1]; code != 1 || last != tc.want {
 				t.Errorf("exit %d, stderr:\n%s\nwant 1, ending %q", code, errOut.String(), tc.want)
 			}
 			if s := errOut.String(); strings.Contains(s, "Post") || strings.Contains(s, "dial tcp") || strings.Contains(s, "the command failed") {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,6 +82,21 @@ func (r *registered) add(login string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.logins = append(r.logins, login)
+}
+
+// remove forgets login: its registration was refused, or never reached
+// the server.
+func (r *registered) remove(login string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logins = slices.DeleteFunc(r.logins, func(l string) bool { return l == login })
+}
+
+// neverSent reports whether err is a request that never reached the
+// server: no connection was made (refused, no such host, no route).
+func neverSent(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 func (r *registered) list() []string {

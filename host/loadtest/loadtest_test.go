@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -293,6 +294,52 @@ func TestOperatorCheckedFirst(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("registration %d after the refused runs: HTTP %d %s, want 200 (the runs spent the address's registrations)", i+1, r.Status, r.Body)
 		}
+	}
+}
+
+// TestRefusedRegistrationNotRemoved: a registration the server refused
+// (409: the login is taken, say by a run that kept its accounts and drew
+// the same tag) or that never reached it (connection refused) created
+// nothing of the run's: the run does not delete an account of that login
+// afterwards, nor reports one kept.
+func TestRefusedRegistrationNotRemoved(t *testing.T) {
+	game := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"error":"this login is already taken"}`)
+	}))
+	t.Cleanup(game.Close)
+	var deleted atomic.Int64
+	op := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			deleted.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":"no account has that login"}`)
+	}))
+	t.Cleanup(op.Close)
+	m, _ := loadtest.ParseMix("noop=1")
+	o := loadtest.Options{Targets: []string{game.URL}, Operator: op.URL, Token: "t", Accounts: 2, Concurrency: 1, Requests: 1,
+		Duration: time.Minute, Mix: m}
+	_, err := loadtest.Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 409") || strings.Contains(err.Error(), "test accounts") {
+		t.Errorf("err = %v; want the 409, and no test accounts to account for", err)
+	}
+	if n := deleted.Load(); n != 0 {
+		t.Errorf("%d deletions asked for accounts the run did not create", n)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	o = loadtest.Options{Targets: []string{closed}, Accounts: 2, Concurrency: 1, Requests: 1, Duration: time.Minute, Mix: m}
+	_, err = loadtest.Run(context.Background(), o)
+	if err == nil || strings.Contains(err.Error(), "kept") {
+		t.Errorf("err = %v; want the connection refused, and no test accounts kept", err)
 	}
 }
 

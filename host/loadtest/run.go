@@ -476,7 +476,16 @@ func provision(ctx context.Context, o Options, e *Env, opc *opClient, reg *regis
 		reg.add(a.login)
 		r, err := e.c.PostForm(reqCtx, pathRegister, url.Values{"login": {a.login}, "password": {a.password}})
 		if err != nil {
+			if neverSent(err) {
+				reg.remove(a.login)
+			}
 			return fmt.Errorf("register %s: %w", a.login, err)
+		}
+		if r.Status >= 400 && r.Status < 500 {
+			// Refused, so not created by this run: an account of that
+			// login (a run that kept its accounts and drew the same tag)
+			// is not the run's to remove.
+			reg.remove(a.login)
 		}
 		if r.Status == http.StatusTooManyRequests {
 			return fmt.Errorf("register %s: the server refused it as one registration too many from this address (HTTP 429): raise its limits.registrations_per_address for load tests (serve --config bench/loadtest.toml from the source tree, or the block of per-address limits in the [limits] comment of the default configuration)", a.login)
