@@ -1,14 +1,17 @@
 package login
 
 import (
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
 )
 
 // ClientInfo is what the client said about itself while logging in.
 // Moderators use SysInfo to tie accounts together; it is stored by the
-// session hook and never logged.
+// session hook and never logged. Both values are valid UTF-8 of at most
+// MaxSysInfoBytes (boundSysInfo).
 type ClientInfo struct {
 	// PreAuthSysInfo is pre_auth's SysInfo: MAC|OS|CPU|GPU|RAM on Windows,
 	// "not running on windows" elsewhere.
@@ -16,6 +19,32 @@ type ClientInfo struct {
 	// SysInfo is srpAuth's: a hardware-id hash repeated five times, or
 	// "not obtainable". Empty for switch_auth, which sends none.
 	SysInfo string
+}
+
+// MaxSysInfoBytes bounds each SysInfo the login service keeps (with a
+// pending handshake, for its whole lifetime) and gives a session hook. A
+// client's are about a hundred bytes; a stranger's may be as long as a
+// request body, and pre_auth needs no account, so without the bound one
+// address could pin pre_auth_per_address handshakes of a MiB each.
+const MaxSysInfoBytes = 512
+
+// boundSysInfo is s as the login service keeps it: valid UTF-8 (any other
+// byte is U+FFFD: the hooks store it in protobuf strings, which refuse
+// anything else) and at most MaxSysInfoBytes, cut at a character
+// boundary.
+func boundSysInfo(s string) string {
+	if len(s) > 4*MaxSysInfoBytes {
+		s = s[:4*MaxSysInfoBytes] // enough to fill the bound after replacements
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= MaxSysInfoBytes {
+		return s
+	}
+	cut := MaxSysInfoBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // SessionHook lets another area take part in opening a session without

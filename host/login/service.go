@@ -187,7 +187,7 @@ func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) 
 	// every per-address limit): one host holds one handshake per login, so
 	// it cannot line up a proof per address of its /64 against one login
 	// and send them all at once past the wrong-password limits.
-	s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: limit.AddrKey(ip), sysInfo: sysInfo}, s.now())
+	s.pending.put(login, &handshake{server: server, account: v.id, fake: v.fake, addr: limit.AddrKey(ip), sysInfo: boundSysInfo(sysInfo)}, s.now())
 	return &PreAuthReply{Salt: server.SaltHex(), Salt2: v.srp.Salt2, B: server.BHex()}, nil
 }
 
@@ -297,7 +297,7 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	m2, err := h.server.Verify(proof)
 	switch {
 	case err == nil && !h.fake:
-		rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: sysInfo})
+		rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: boundSysInfo(sysInfo)})
 		if err != nil {
 			return nil, err
 		}

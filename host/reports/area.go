@@ -411,12 +411,16 @@ func (m Moderation) LoginFields(base int, now time.Time) login.RecordFields {
 	return login.RecordFields{SuspID: suspID}
 }
 
-// cut bounds untrusted text to n bytes, at a character boundary.
+// cut bounds untrusted text to n bytes, at a character boundary, and
+// cleans it (CleanText: valid UTF-8, which a protobuf string must be, no
+// control characters) whatever its length. Before, text within the bound
+// was stored as sent, and a SysInfo that was not UTF-8 failed the commit
+// of the session it came with: a right password refused.
 func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if len(s) > n {
+		s = s[:n]
 	}
-	clean, _ := CleanText(s[:n], n)
+	clean, _ := CleanText(s, n)
 	return clean
 }
 

@@ -90,9 +90,9 @@ type Draft struct {
 	Reportee  Account
 	Reason    reportsapi.Reason
 	Text      string // cleaned: quirk undone, control characters removed, cut to MaxTextRunes
-	RawText   string // exactly as received
+	RawText   string // as received, but for bytes that are not UTF-8 (U+FFFD)
 	Truncated bool   // Text was cut
-	Match     string // match id as sent; the server has no match data to check it against
+	Match     string // match id as sent (bytes that are not UTF-8: U+FFFD); the server has no match data to check it against
 	Minute    int    // minute of the match, as sent
 }
 

@@ -209,6 +209,11 @@ func (it *Item) fill(src Source, code, minute, text string, maxTextRunes int) er
 		return fmt.Errorf("%w: %d bytes", ErrTextTooLong, len(it.RawText))
 	}
 	it.Text, it.Truncated = CleanText(text, maxTextRunes)
+	// Kept as sent but for bytes that are not UTF-8 (U+FFFD): the record
+	// and the plugin's facts carry them in protobuf strings, which refuse
+	// anything else, and a report that could never be stored was answered
+	// as the server's fault.
+	it.RawText, it.Match = strings.ToValidUTF8(it.RawText, "\uFFFD"), strings.ToValidUTF8(it.Match, "\uFFFD")
 	return nil
 }
 
