@@ -16,6 +16,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
+	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/operator"
@@ -256,7 +257,14 @@ func apiError(r *http.Request, err error) (int, string) {
 	case errors.Is(err, actors.ErrBadParent): // wraps the parent's not found
 		return http.StatusBadRequest, explain(explainCreate(err, accounts.Create{Parent: r.FormValue("parent")}))
 	case isUnknownAccount(err):
+		if errors.As(err, new(*hostarea.OperatorError)) {
+			// An area's not-found, worded by the area (its request's
+			// JSON body or query has no form login to name).
+			return http.StatusNotFound, explain(err)
+		}
 		return http.StatusNotFound, explain(unknownLogin(login, err))
+	case errors.Is(err, hostarea.ErrBadRequest):
+		return http.StatusBadRequest, explain(err)
 	case errors.Is(err, accounts.ErrBadGrant):
 		return http.StatusBadRequest, "grant refused, nothing changed: " + specifics(err, accounts.ErrBadGrant)
 	case accounts.RuleMessage(err) != "":

@@ -469,17 +469,33 @@ func TestGameHostRole(t *testing.T) {
 	if st := replay(); st != 200 {
 		t.Fatalf("replay_auth after the API gave the role: %d", st)
 	}
-	if st, v := api("POST", "/api/matches/game-host", `{"login":"nobody","game_host":true}`); st == 200 {
-		t.Fatalf("POST game-host of an unknown login: %d %v", st, v)
+	// Each refusal with its status and the area's own sentence. Before,
+	// an unknown login said `no account has the login ""` (the account
+	// routes' form login), a bad request was a 500, a misspelled or
+	// extra field and trailing junk passed, and totals of an account
+	// that does not exist were zeros.
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+		says               string
+	}{
+		{"POST", "/api/matches/game-host", `{"login":"nobody","game_host":true}`, 404, `no account has the login "nobody"`},
+		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":"yes"}`, 400, "want a JSON body"},
+		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":true,"bogus":1}`, 400, "want a JSON body"},
+		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":true} trailing junk`, 400, "want a JSON body"},
+		{"GET", "/api/matches/totals?account_id=abc", "", 400, "want ?account_id=N"},
+		{"GET", "/api/matches/totals?account_id=999", "", 404, "no account has the ID 999"},
+		{"GET", "/api/matches/match?id=77", "", 404, "no match has the ID 77"},
+	} {
+		if st, v := api(tc.method, tc.path, tc.body); st != tc.status || !strings.Contains(fmt.Sprint(v["error"]), tc.says) {
+			t.Errorf("%s %s %s: %d %v; want %d saying %q", tc.method, tc.path, tc.body, st, v, tc.status, tc.says)
+		}
 	}
 	id := s.Host(t, "account", "show", "--login", "plain")
 	id = strings.Fields(id)[1]
 	st, v := api("GET", "/api/matches/totals?account_id="+id, "")
 	if st != 200 || v["matches"] != float64(0) || v["heroes"] == nil {
 		t.Fatalf("GET totals: %d %v", st, v)
-	}
-	if st, _ := api("GET", "/api/matches/match?id=77", ""); st == 200 {
-		t.Fatalf("GET an unknown match: %d", st)
 	}
 }
 

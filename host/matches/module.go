@@ -390,8 +390,13 @@ type gameHostReply struct {
 
 func (a *Area) apiGameHost(ctx context.Context, r *http.Request) (any, error) {
 	var b gameHostBody
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&b); err != nil || b.Login == "" || b.GameHost == nil {
-		return nil, &area.OperatorError{Msg: `want a JSON body {"login":"L","game_host":true|false}`, Cause: area.ErrBadRequest}
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil || b.Login == "" || b.GameHost == nil || dec.More() {
+		// Unknown fields and anything after the object are refused: a
+		// misspelled field must not pass as a request that changes
+		// nothing.
+		return nil, &area.OperatorError{Msg: `want a JSON body {"login":"L","game_host":true|false} and nothing else`, Cause: area.ErrBadRequest}
 	}
 	id, err := SetGameHostByLogin(ctx, a.sys, b.Login, *b.GameHost)
 	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, actors.ErrNoAccount) {
@@ -428,6 +433,11 @@ func (a *Area) apiTotals(_ context.Context, r *http.Request) (any, error) {
 	id, err := queryID(r, "account_id")
 	if err != nil {
 		return nil, err
+	}
+	if ok, err := a.sys.DB().AccountExists(storage.AccountID(id)); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, &area.OperatorError{Msg: fmt.Sprintf("no account has the ID %d", id), Cause: storage.ErrNotFound}
 	}
 	t, err := TotalsOf(a.sys.DB(), storage.AccountID(id))
 	if err != nil {
