@@ -5,7 +5,11 @@
 // Each key starts with Burst tokens and gets one back every Every, up to
 // Burst. Allow spends a token when one is left; Check and Charge split that
 // in two, so that a caller can refuse early and charge only failures (a
-// wrong password costs a token, a right one does not).
+// wrong password costs a token, a right one does not). Check and Charge
+// leave a window between them: requests checked at once all pass before
+// any is charged. Where the work between them is slow (a password check)
+// and only failures should cost, spend first with Allow and give the token
+// back with Refund when the request turns out not to count.
 //
 // Memory is bounded by maxKeys: when the map is full, keys whose bucket is
 // full again (they carry no information) are dropped first; if none is, a
@@ -181,6 +185,28 @@ func (k *Keyed) Allow(key string) (ok bool, wait time.Duration) {
 		return true, 0
 	}
 	return false, time.Duration((1 - b.tokens) * float64(k.rate.Every))
+}
+
+// Refund gives back a token that Allow spent, up to Burst: the request it
+// was spent for turned out not to count (a right password). A key the
+// limiter no longer tracks is left alone (its bucket is full, or was
+// dropped as full), and so is a limiter whose rate is off.
+func (k *Keyed) Refund(key string) {
+	if k == nil {
+		return
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.off() {
+		return
+	}
+	b, found := k.m[key]
+	if !found {
+		return
+	}
+	k.refill(b, now)
+	b.tokens = min(b.tokens+1, float64(k.rate.Burst))
 }
 
 // AllowN spends n tokens of key when n are left, and none otherwise (a

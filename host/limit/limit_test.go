@@ -127,3 +127,47 @@ func TestSetRate(t *testing.T) {
 		t.Fatal("AllowN refused after SetRate turned the limit off")
 	}
 }
+
+// TestRefund: a token Allow spent comes back, never past Burst; a key the
+// limiter does not track is not created; nil and off limiters ignore it.
+func TestRefund(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	k := New(Rate{Burst: 2, Every: time.Hour}, 10, func() time.Time { return clock })
+	k.Allow("a")
+	k.Allow("a")
+	if ok, _ := k.Allow("a"); ok {
+		t.Fatal("third token of burst 2 allowed")
+	}
+	k.Refund("a")
+	if ok, _ := k.Allow("a"); !ok {
+		t.Fatal("the refunded token was not there")
+	}
+	if ok, _ := k.Allow("a"); ok {
+		t.Fatal("one refund gave more than one token")
+	}
+	// Never past Burst.
+	for range 5 {
+		k.Refund("b")
+	}
+	k.Allow("b")
+	for range 5 {
+		k.Refund("b")
+	}
+	for i := range 2 {
+		if ok, _ := k.Allow("b"); !ok {
+			t.Fatalf("token %d of a refunded bucket refused", i)
+		}
+	}
+	if ok, _ := k.Allow("b"); ok {
+		t.Fatal("refunds raised a bucket past its burst")
+	}
+	if k.Len() != 2 {
+		t.Errorf("Len = %d, want 2 (Refund of an untracked key made one)", k.Len())
+	}
+	(*Keyed)(nil).Refund("a")
+	off := NewAdjustable(Rate{}, 10, nil)
+	off.Refund("a")
+	if off.Len() != 0 {
+		t.Error("Refund on an off limiter tracked a key")
+	}
+}
