@@ -137,6 +137,9 @@ type Console struct {
 	secure   atomic.Bool                // Deps.SecureCookies, changed by SetSecureCookies
 	rates    rateSampler
 	mux      *http.ServeMux
+	// beforeCheck, when set (tests), is called by each sign-in just
+	// before its password check.
+	beforeCheck func()
 }
 
 type session struct {
@@ -613,16 +616,22 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
 	}
-	if ok, wait := c.signIns.check(loginName, limit.AddrKey(addr)); !ok {
+	// The tokens are spent before the password check (all the sign-ins in
+	// flight at once are counted) and given back when it succeeds.
+	res, ok, wait := c.signIns.reserve(loginName, limit.AddrKey(addr))
+	if !ok {
 		wait = wait.Round(time.Second)
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		c.d.Metrics.ObserveConsoleSignIn(metrics.SignInLimited)
 		again(fmt.Sprintf("too many failed sign-ins; try again in %s", wait), http.StatusTooManyRequests)
 		return
 	}
+	if c.beforeCheck != nil {
+		c.beforeCheck()
+	}
 	s, err := c.check(r.Context(), loginName, password)
 	if err != nil {
-		c.signIns.failed(loginName, limit.AddrKey(addr))
+		// The tokens reserve spent stay spent: a failure.
 		outcome := metrics.SignInRefused
 		if !errors.Is(err, ErrSignIn) {
 			outcome = metrics.SignInError
@@ -633,6 +642,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		again(ErrSignIn.Error(), http.StatusUnauthorized)
 		return
 	}
+	c.signIns.refund(res)
 	tok := newToken()
 	c.mu.Lock()
 	if len(c.sessions) >= maxSessions {

@@ -17,7 +17,9 @@ import (
 
 // signInLimits decides which sign-ins the console refuses after failures.
 //
-// Two token buckets, charged by failures only:
+// Two token buckets, charged by failures only (a sign-in spends its tokens
+// before its password is checked and gets them back if it was right:
+// reserve, refund):
 //   - per client address, over all logins (SignInPerAddress): one address
 //     guessing many operators' passwords, or one password many times;
 //   - per login (SignInPerLogin), for addresses that never signed in as
@@ -138,22 +140,45 @@ func (c *Console) keepTrusted(ctx context.Context, login, addr string) error {
 	return err
 }
 
-// check reports whether a sign-in as login from addr may be tried; if not,
-// wait is how long until it may.
-func (l *signInLimits) check(login, addr string) (ok bool, wait time.Duration) {
-	okA, waitA := l.byAddr.Check(addr)
-	if l.isTrusted(login, addr) {
-		return okA, waitA
-	}
-	okL, waitL := l.byLogin.Check(login)
-	return okA && okL, max(waitA, waitL)
+// reservation is what reserve spent for one sign-in: a token of the
+// address's bucket, and of the login's unless the address was trusted for
+// it.
+type reservation struct {
+	login, addr string
+	byLogin     bool
 }
 
-// failed charges a failed sign-in as login from addr.
-func (l *signInLimits) failed(login, addr string) {
-	l.byAddr.Charge(addr)
-	if !l.isTrusted(login, addr) {
-		l.byLogin.Charge(login)
+// reserve spends a token of each bucket a sign-in as login from addr is
+// held to, before its password is checked, so that sign-ins in flight
+// together cannot all pass a limit that none of them has charged yet (a
+// check before the password check and a charge after it let 200 parallel
+// wrong passwords from one address have 55 checked). If a bucket is empty
+// it spends nothing and ok is false; wait is how long until the sign-in
+// may be tried. The token stays spent when the password is wrong; refund
+// gives it back when it was right, so that only failures count.
+func (l *signInLimits) reserve(login, addr string) (res reservation, ok bool, wait time.Duration) {
+	res = reservation{login: login, addr: addr, byLogin: !l.isTrusted(login, addr)}
+	okA, waitA := l.byAddr.Allow(addr)
+	if !res.byLogin {
+		return res, okA, waitA
+	}
+	if !okA {
+		_, waitL := l.byLogin.Check(login) // only for the wait: nothing was spent
+		return res, false, max(waitA, waitL)
+	}
+	okL, waitL := l.byLogin.Allow(login)
+	if !okL {
+		l.byAddr.Refund(addr)
+		return res, false, waitL
+	}
+	return res, true, 0
+}
+
+// refund gives back what reserve spent: the sign-in succeeded.
+func (l *signInLimits) refund(res reservation) {
+	l.byAddr.Refund(res.addr)
+	if res.byLogin {
+		l.byLogin.Refund(res.login)
 	}
 }
 

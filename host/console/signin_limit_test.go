@@ -1,10 +1,14 @@
 package console_test
 
 import (
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +116,81 @@ func TestSignInTrustSurvivesRestart(t *testing.T) {
 	guess(r)
 	if status, _ := r.signIn(t, clientFrom(t, "127.0.0.2"), "admin", "admin-pw"); status != http.StatusTooManyRequests {
 		t.Errorf("the operator's address 91 days after its last sign-in, the login's budget spent: %d, want 429", status)
+	}
+}
+
+// Parallel wrong sign-ins from one address get at most the limits' number
+// of password checks (401s); the rest are refused (429) before any. Before,
+// the limits were only checked before the slow password check and charged
+// after it, so all the sign-ins in flight at once passed: 200 parallel
+// wrong passwords from one address got 55 password checks on one login
+// against limits of 5 per login and 10 per address.
+//
+// No timing: every password check waits at a gate until each of the n
+// sign-ins has either reached a password check or been answered, so all n
+// are in flight together however fast the machine checks passwords.
+func TestSignInLimitsHoldUnderParallelAttempts(t *testing.T) {
+	const n = 40
+	for _, tt := range []struct {
+		name  string
+		login func(i int) string // the login of attempt i
+		want  int                // password checks at most
+	}{
+		{"one login", func(int) string { return "admin" }, 5},                     // SignInPerLogin
+		{"many logins", func(i int) string { return fmt.Sprint("ghost", i) }, 10}, // SignInPerAddress
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, console.Deps{SignInPerLogin: limit.Rate{Burst: 5, Every: time.Hour},
+				SignInPerAddress: limit.Rate{Burst: 10, Every: time.Hour}})
+			events := make(chan struct{}, 2*n) // a sign-in reached the password check, or was answered
+			release := make(chan struct{})
+			e.console.SetBeforePasswordCheck(func() {
+				events <- struct{}{}
+				<-release
+			})
+			go func() {
+				for range n {
+					<-events
+				}
+				close(release)
+			}()
+			// Each attempt gets its form token first, then all are sent at once.
+			type attempt struct {
+				c    *http.Client
+				form url.Values
+			}
+			attempts := make([]attempt, n)
+			for i := range attempts {
+				c := clientFrom(t, "127.0.0.5")
+				_, page := get(t, c, e.srv.URL+"/console/signin")
+				attempts[i] = attempt{c, url.Values{"csrf": {csrfOf(t, page)}, "login": {tt.login(i)}, "password": {"wrong"}}}
+			}
+			statuses := make([]int, n)
+			var wg sync.WaitGroup
+			for i, a := range attempts {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { events <- struct{}{} }()
+					resp, err := a.c.PostForm(e.srv.URL+"/console/signin", a.form)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					statuses[i] = resp.StatusCode
+				}()
+			}
+			wg.Wait()
+			counts := map[int]int{}
+			for _, s := range statuses {
+				counts[s]++
+			}
+			if counts[http.StatusUnauthorized] > tt.want || counts[http.StatusUnauthorized]+counts[http.StatusTooManyRequests] != n {
+				t.Errorf("%d parallel wrong sign-ins: %v (status: count); want at most %d password checks (401), the rest 429",
+					n, counts, tt.want)
+			}
+		})
 	}
 }
