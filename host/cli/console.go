@@ -20,9 +20,13 @@ func mountConsole(op *operator.Server, app *App) error {
 		SignInPerAddress: consoleRate(app.Cfg.Limits.ConsoleSignInAddress),
 		SignInPerLogin:   consoleRate(app.Cfg.Limits.ConsoleSignInLogin),
 		SecureCookies:    app.Cfg.ConsoleSecureCookies(),
-		Nodes:            consoleNodes(app),
-		Reload:           app.reloadFromConsole,
-		ReloadFailed:     app.reloadFailure})
+		// The console reads client addresses as the game listener does:
+		// the documented proxies front both listeners.
+		TrustForwardedFor: app.Cfg.Server.TrustForwardedFor,
+		TrustedProxies:    app.Cfg.Server.TrustedProxies,
+		Nodes:             consoleNodes(app),
+		Reload:            app.reloadFromConsole,
+		ReloadFailed:      app.reloadFailure})
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}

@@ -184,6 +184,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	}
 	if app.console != nil {
 		app.console.SetSecureCookies(next.ConsoleSecureCookies())
+		app.console.SetForwarded(next.Server.TrustForwardedFor, next.Server.TrustedProxies)
 		app.console.SetSignInRates(consoleRate(l.ConsoleSignInAddress), consoleRate(l.ConsoleSignInLogin))
 	}
 	rt.cfg = next

@@ -43,7 +43,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -54,6 +53,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
@@ -62,6 +62,7 @@ import (
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/operator"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -101,6 +102,13 @@ type Deps struct {
 	// console reached through a TLS reverse proxy); a request that came
 	// over TLS gets it anyway.
 	SecureCookies bool
+	// TrustForwardedFor and TrustedProxies are server.trust_forwarded_for
+	// and server.trusted_proxies: the console reads the client's address
+	// as the game listener does (server.ClientAddress), for its sign-in
+	// limits, the addresses it trusts for a login and its log and audit
+	// lines. The documented proxies (docs/proxy) front both listeners.
+	TrustForwardedFor bool
+	TrustedProxies    []config.Prefix
 	// SignInPerAddress and SignInPerLogin bound failed sign-ins (see
 	// signInLimits: the per-login one only for addresses that never signed
 	// in as that login). The zero Rate means the default (10 per address, 5
@@ -135,6 +143,7 @@ type Console struct {
 	cards    []consolepage.Card         // the areas' dashboard figures (AddCard)
 	signIns  *signInLimits              // signin_limit.go
 	secure   atomic.Bool                // Deps.SecureCookies, changed by SetSecureCookies
+	fwd      atomic.Pointer[forwarding] // Deps.TrustForwardedFor, TrustedProxies; SetForwarded
 	rates    rateSampler
 	mux      *http.ServeMux
 	// beforeCheck, when set (tests), is called by each sign-in just
@@ -170,6 +179,7 @@ func New(d Deps) (*Console, error) {
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
 		signIns: newSignInLimits(d.SignInPerAddress, d.SignInPerLogin, d.Now)}
 	c.secure.Store(d.SecureCookies)
+	c.SetForwarded(d.TrustForwardedFor, d.TrustedProxies)
 	if d.Sys != nil {
 		if err := c.signIns.load(d.Sys.DB()); err != nil {
 			return nil, err
@@ -214,6 +224,18 @@ func signInDefaults(perAddr, perLogin limit.Rate) (limit.Rate, limit.Rate) {
 // SetSecureCookies changes Deps.SecureCookies (a configuration reload);
 // cookies set from now on follow it, sessions go on.
 func (c *Console) SetSecureCookies(on bool) { c.secure.Store(on) }
+
+// forwarding is how the console reads a client's address behind proxies.
+type forwarding struct {
+	trust   bool
+	proxies []config.Prefix
+}
+
+// SetForwarded changes Deps.TrustForwardedFor and TrustedProxies (a
+// configuration reload): requests from now on are read with them.
+func (c *Console) SetForwarded(trust bool, proxies []config.Prefix) {
+	c.fwd.Store(&forwarding{trust: trust, proxies: slices.Clone(proxies)})
+}
 
 // SetSignInRates changes Deps.SignInPerAddress and SignInPerLogin (a
 // configuration reload), with the same defaults; budgets already spent
@@ -417,7 +439,7 @@ func (c *Console) current(r *http.Request) (*session, error) {
 		c.mu.Lock()
 		delete(c.sessions, key)
 		c.mu.Unlock()
-		c.d.Log.Info("console session ended", "login", s.login, "reason", why, "addr", clientAddr(r))
+		c.d.Log.Info("console session ended", "login", s.login, "reason", why, "addr", c.clientAddr(r))
 		return nil, nil
 	}
 	return s, nil
@@ -500,7 +522,7 @@ func (c *Console) audit(r *http.Request, s *session, aw *auditWriter) {
 		}
 	}
 	var failed error
-	more := []any{"addr", clientAddr(r)}
+	more := []any{"addr", c.clientAddr(r)}
 	loc, err := url.Parse(aw.Header().Get("Location"))
 	if err != nil {
 		loc = &url.URL{}
@@ -567,14 +589,17 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title str
 	fmt.Fprint(w, sb.String())
 }
 
-// clientAddr is the request's remote IP (the operator listener is direct,
-// no proxy header is trusted).
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+// clientAddr is the request's client address, read as the game listener
+// reads it (server.ClientAddress): the connection's peer, or with
+// server.trust_forwarded_for the right-most X-Forwarded-For address that is
+// not a trusted proxy. Behind the documented proxies the peer is the
+// proxy's address for every operator: it used to be the key of every
+// sign-in (one bucket for all, the proxy's address trusted for every
+// operator's login, which switched off the per-login limit) and the addr
+// of every audit line.
+func (c *Console) clientAddr(r *http.Request) string {
+	f := c.fwd.Load()
+	return server.ClientAddress(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), f.trust, f.proxies)
 }
 
 // Sign-in.
@@ -606,7 +631,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	loginName, password := r.PostFormValue("login"), r.PostFormValue("password")
-	addr := clientAddr(r)
+	addr := c.clientAddr(r)
 	// again shows the form once more with msg, under a fresh form token.
 	again := func(msg string, status int) {
 		tok := newToken()

@@ -2,11 +2,38 @@ package server
 
 import (
 	"bytes"
+	"net"
 	"net/netip"
 	"strings"
 
 	"github.com/honmaster/masterserver/config"
 )
+
+// ClientAddress is the client's address as the game listener reads it,
+// for another listener that sits behind the same reverse proxies (the
+// operator listener's web console): peer is the connection's address, as
+// net/http's Request.RemoteAddr ("192.0.2.1:5123") or as an IP alone, and
+// lines are the request's X-Forwarded-For lines in order
+// (Header.Values). Without trustForwardedFor (server.trust_forwarded_for),
+// or when the header is not to be believed (see clientAddress: no usable
+// entry, or a peer that is not one of trusted, server.trusted_proxies), it
+// is peer's IP.
+func ClientAddress(peer string, lines []string, trustForwardedFor bool, trusted []config.Prefix) string {
+	if host, _, err := net.SplitHostPort(peer); err == nil {
+		peer = host
+	}
+	if !trustForwardedFor || len(lines) == 0 {
+		return peer
+	}
+	bs := make([][]byte, len(lines))
+	for i, l := range lines {
+		bs[i] = []byte(l)
+	}
+	if ip := clientAddress(peer, bs, trusted); ip != "" {
+		return ip
+	}
+	return peer
+}
 
 // clientAddress is the address of the client a request came from through
 // reverse proxies (server.trust_forwarded_for): the right-most address of

@@ -110,3 +110,30 @@ func TestForwardedForEveryLine(t *testing.T) {
 		t.Errorf("client address %q, want 203.0.113.7 (the proxy's line)", seen)
 	}
 }
+
+// TestClientAddressOfNetHTTP: ClientAddress, the operator listener's form
+// of clientAddress, reads a net/http RemoteAddr and keeps the peer when the
+// header is not trusted or not to be believed.
+func TestClientAddressOfNetHTTP(t *testing.T) {
+	proxy := prefixes(t, "127.0.0.2")
+	for _, tt := range []struct {
+		name    string
+		peer    string
+		lines   []string
+		trust   bool
+		trusted []config.Prefix
+		want    string
+	}{
+		{"not trusted", "127.0.0.2:5123", []string{"203.0.113.7"}, false, nil, "127.0.0.2"},
+		{"trusted, the peer is the proxy", "127.0.0.2:5123", []string{"6.6.6.6", "203.0.113.7"}, true, nil, "203.0.113.7"},
+		{"from a listed proxy", "127.0.0.2:5123", []string{"203.0.113.7"}, true, proxy, "203.0.113.7"},
+		{"from a peer that is not a listed proxy", "127.0.0.3:5123", []string{"203.0.113.7"}, true, proxy, "127.0.0.3"},
+		{"no header", "[::1]:5123", nil, true, nil, "::1"},
+		{"garbage", "127.0.0.2:5123", []string{"unknown"}, true, nil, "127.0.0.2"},
+		{"a peer without a port", "127.0.0.2", []string{"203.0.113.7"}, true, nil, "203.0.113.7"},
+	} {
+		if got := ClientAddress(tt.peer, tt.lines, tt.trust, tt.trusted); got != tt.want {
+			t.Errorf("%s: ClientAddress(%s, %q) = %q, want %q", tt.name, tt.peer, tt.lines, got, tt.want)
+		}
+	}
+}
