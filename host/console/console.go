@@ -146,6 +146,7 @@ type Console struct {
 	fwd      atomic.Pointer[forwarding] // Deps.TrustForwardedFor, TrustedProxies; SetForwarded
 	rates    rateSampler
 	mux      *http.ServeMux
+	sigKey   [32]byte // signs the notices and errors of redirects (messages.go)
 	// beforeCheck, when set (tests), is called by each sign-in just
 	// before its password check.
 	beforeCheck func()
@@ -179,6 +180,9 @@ func New(d Deps) (*Console, error) {
 	c := &Console{d: d, sessions: map[[32]byte]*session{}, pages: map[string]*template.Template{},
 		signIns: newSignInLimits(d.SignInPerAddress, d.SignInPerLogin, d.Now)}
 	c.secure.Store(d.SecureCookies)
+	if _, err := rand.Read(c.sigKey[:]); err != nil {
+		return nil, err
+	}
 	c.SetForwarded(d.TrustForwardedFor, d.TrustedProxies)
 	if d.Sys != nil {
 		if err := c.signIns.load(d.Sys.DB()); err != nil {
@@ -474,7 +478,9 @@ func (c *Console) auth(h http.Handler) http.Handler {
 				return
 			}
 		}
-		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, s))
+		ctx := context.WithValue(r.Context(), ctxKey{}, s)
+		r = r.WithContext(context.WithValue(ctx, queryKey{}, r.URL.Query()))
+		w = &signRedirects{ResponseWriter: w, c: c, s: s}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.URL.Path == Prefix+"signout" {
 			h.ServeHTTP(w, consolepage.WithRenderer(r, pageRenderer{c, s}))
 			return
@@ -570,8 +576,8 @@ type view struct {
 }
 
 func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title string, data any, body template.HTML) {
-	v := view{Title: title, Data: data, Body: body, Nav: c.extra,
-		Notice: r.URL.Query().Get("notice"), Error: r.URL.Query().Get("error")}
+	v := view{Title: title, Data: data, Body: body, Nav: c.extra}
+	v.Notice, v.Error = c.messages(r) // never free text from the URL (messages.go)
 	if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil {
 		v.Operator, v.CSRF = s.login, s.csrf
 		if c.d.ReloadFailed != nil {
@@ -636,10 +642,9 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	again := func(msg string, status int) {
 		tok := newToken()
 		http.SetCookie(w, c.cookie(r, preCookie, tok, 600))
-		r.URL.RawQuery = "error=" + urlQuery(msg)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
-		c.render(w, r, "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
+		c.render(w, withMessage(r, "", msg), "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
 	}
 	// The tokens are spent before the password check (all the sign-ins in
 	// flight at once are counted) and given back when it succeeds.

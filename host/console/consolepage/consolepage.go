@@ -148,7 +148,11 @@ func Operator(r *http.Request) string {
 // query) with a notice, or with err's message when err is not nil: the
 // layout shows either above the page. err's message is shown to the
 // operator without the package prefixes of Go errors (opmsg.Strip): word
-// it for them.
+// it for them. The console signs the redirect's text for the operator's
+// session and the page shows it only with that signature, so text that
+// someone else put in a link's URL is never shown (host/console
+// messages.go); a page that finds an error while it serves a GET may add
+// "error" to r.URL's query before it renders instead.
 func Back(w http.ResponseWriter, r *http.Request, to, notice string, err error) {
 	u, perr := url.Parse(to)
 	if perr != nil || u.IsAbs() || u.Host != "" {
