@@ -51,6 +51,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/config"
@@ -645,6 +646,15 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
 		c.render(w, withMessage(r, "", msg), "signin", "Sign in", signInData{Token: tok, Login: loginName}, "")
+	}
+	if len(loginName) > login.MaxLoginLength && utf8.RuneCountInString(loginName) > login.MaxLoginLength {
+		// No account has such a login: refused before any limiter or
+		// password work, so that it becomes no limiter's key (a 60,000-byte
+		// login was one, among up to 100,000), and not echoed in the form.
+		loginName = ""
+		c.d.Metrics.ObserveConsoleSignIn(metrics.SignInRefused)
+		again(fmt.Sprintf("a login is at most %d characters", login.MaxLoginLength), http.StatusBadRequest)
+		return
 	}
 	// The tokens are spent before the password check (all the sign-ins in
 	// flight at once are counted) and given back when it succeeds.

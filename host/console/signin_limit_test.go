@@ -8,12 +8,14 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/limit"
+	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/metrics"
 	"github.com/honmaster/masterserver/host/srp"
 )
@@ -192,5 +194,31 @@ func TestSignInLimitsHoldUnderParallelAttempts(t *testing.T) {
 					n, counts, tt.want)
 			}
 		})
+	}
+}
+
+// A login longer than any account's (login.MaxLoginLength characters) is
+// refused before any limiter or password work, and not echoed. Before, a
+// 60,000-byte login got 401 and became a key of the per-login limiter
+// (which keeps up to 100,000).
+func TestSignInRefusesOverlongLogin(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	long := strings.Repeat("a", 60_000)
+	status, page := e.signIn(t, c, long, "wrong")
+	if status != http.StatusBadRequest || !strings.Contains(page, fmt.Sprintf("a login is at most %d characters", login.MaxLoginLength)) {
+		t.Errorf("a 60,000-byte login: %d, want 400 and the sentence:\n%.2000s", status, page)
+	}
+	if strings.Contains(page, strings.Repeat("a", 100)) {
+		t.Error("the page echoes the overlong login")
+	}
+	if a, l := e.console.SignInKeys(); a != 0 || l != 0 {
+		t.Errorf("limiter keys after an overlong login: %d per address, %d per login; want none", a, l)
+	}
+	// The longest logins there can be (characters, not bytes) are checked.
+	for _, l := range []string{strings.Repeat("a", login.MaxLoginLength), strings.Repeat("é", login.MaxLoginLength)} {
+		if status, _ := e.signIn(t, c, l, "wrong"); status != http.StatusUnauthorized {
+			t.Errorf("a login of %d characters: %d, want 401", login.MaxLoginLength, status)
+		}
 	}
 }
