@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -271,5 +273,54 @@ func TestSwitchAuthKeepsExpiry(t *testing.T) {
 	}
 	if last.Expires.After(first.Expires) {
 		t.Errorf("switch_auth extended the login from %v to %v", first.Expires, last.Expires)
+	}
+}
+
+// TestParallelProofsSpendTheFailedProofLimits: proofs sent at once from one
+// address, one per login (each with its own handshake), get at most the
+// address's burst of password checks. Before, the limits were checked
+// before the proof and charged after it, so every proof that arrived
+// before the first failure was charged got a check: all 12 here, against
+// a burst of 3. Deterministic: each check waits until every proof has
+// either reached a check or been answered.
+func TestParallelProofsSpendTheFailedProofLimits(t *testing.T) {
+	s := newBenchService(t)
+	s.SetFailedProofRates(limit.Rate{Burst: 3, Every: time.Hour}, limit.Rate{Burst: 5, Every: time.Hour})
+	ctx := context.Background()
+	const n = 12
+	for i := range n {
+		cl, _ := srp.DefaultGroup().NewClient(fmt.Sprintf("ghost%d", i), "pw", rand.Reader)
+		if _, err := s.PreAuth(ctx, fmt.Sprintf("ghost%d", i), cl.AHex(), "127.0.0.1", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	settled := 0 // proofs at a check or answered without one
+	gate := make(chan struct{})
+	settle := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if settled++; settled == n {
+			close(gate)
+		}
+	}
+	s.beforeCheck = func(string) { settle(); <-gate }
+	reasons := make(chan Reason, n)
+	for i := range n {
+		go func() {
+			_, err := s.SRPAuth(ctx, fmt.Sprintf("ghost%d", i), strings.Repeat("ab", 32), "127.0.0.1", "")
+			if r := ReasonOf(err); r != ReasonWrongPassword {
+				settle() // answered before any check
+			}
+			reasons <- ReasonOf(err)
+		}()
+	}
+	count := map[Reason]int{}
+	for range n {
+		count[<-reasons]++
+	}
+	if count[ReasonWrongPassword] != 3 || count[ReasonTooManyFailures] != n-3 {
+		t.Fatalf("%d parallel wrong proofs from one address with a burst of 3: %d checked (wrong password), %d refused (too many failures), %v",
+			n, count[ReasonWrongPassword], count[ReasonTooManyFailures], count)
 	}
 }

@@ -3,7 +3,6 @@ package login
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/honmaster/masterserver/host/limit"
@@ -43,25 +42,27 @@ func (s *Service) CheckServerPassword(ctx context.Context, login, md5hex, ip str
 	md5hex = strings.ToLower(md5hex)
 	group := limit.AddrKey(ip)
 	pair := login + "\x00" + group
-	if ok, wait := s.failAddr.Check(group); !ok {
-		return 0, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))
-	}
-	if ok, wait := s.failPair.Check(pair); !ok {
-		return 0, fail(ReasonTooManyFailures, fmt.Errorf("login %q from %s: retry in %v", login, ip, wait))
-	}
-	v, err := s.verifier(login) // a fake one for an unknown login
+	refund, err := s.reserveFailure(login, ip, group, pair)
 	if err != nil {
 		return 0, err
 	}
+	v, err := s.verifier(login) // a fake one for an unknown login
+	if err != nil {
+		refund()
+		return 0, err
+	}
+	if s.beforeCheck != nil {
+		s.beforeCheck(login)
+	}
 	secret, err := s.group.PasswordSecretFromMD5(md5hex, v.srp.Salt2)
 	if err != nil {
+		refund()
 		return 0, fail(ReasonInternal, err)
 	}
 	if !s.group.VerifierMatches(v.login, v.srp.Salt, secret, v.srp.Verifier) || v.fake {
-		s.failAddr.Charge(group)
-		s.failPair.Charge(pair)
-		return 0, fail(ReasonWrongPassword, nil)
+		return 0, fail(ReasonWrongPassword, nil) // charged: the reservation stands
 	}
+	refund()
 	return v.id, nil
 }
 

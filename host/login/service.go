@@ -84,6 +84,9 @@ type Service struct {
 	// actor already holds.
 	verifiers *cache.LRU[string, storage.AccountID]
 	hook      SessionHook // see SetSessionHook
+	// beforeCheck, set by tests, runs before a password is checked
+	// (SRPAuth, CheckServerPassword), after the failed-proof limits.
+	beforeCheck func(login string)
 }
 
 // New returns a login service. now and rnd may be nil (wall clock,
@@ -284,19 +287,22 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	}
 	group := limit.AddrKey(ip) // the limiters' key; the session keeps ip
 	pair := login + "\x00" + group
-	if ok, wait := s.failAddr.Check(group); !ok {
-		return nil, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))
-	}
-	if ok, wait := s.failPair.Check(pair); !ok {
-		return nil, fail(ReasonTooManyFailures, fmt.Errorf("login %q from %s: retry in %v", login, ip, wait))
+	refund, err := s.reserveFailure(login, ip, group, pair)
+	if err != nil {
+		return nil, err
 	}
 	h := s.pending.take(login, group, s.now())
 	if h == nil {
+		refund()
 		return nil, fail(ReasonNoPendingLogin, nil)
+	}
+	if s.beforeCheck != nil {
+		s.beforeCheck(login)
 	}
 	m2, err := h.server.Verify(proof)
 	switch {
 	case err == nil && !h.fake:
+		refund()
 		rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: boundSysInfo(sysInfo)})
 		if err != nil {
 			return nil, err
@@ -306,12 +312,30 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 		rec.MuteExpiration = &mute
 		return &rec.SessionRecord, nil
 	case err == nil, errors.Is(err, srp.ErrBadProof): // a fake handshake matches nothing a client knows
-		s.failAddr.Charge(group)
-		s.failPair.Charge(pair)
-		return nil, fail(ReasonWrongPassword, nil)
+		return nil, fail(ReasonWrongPassword, nil) // charged: the reservation stands
 	default: // a degenerate handshake (u = 0): no fault of the client's
+		refund()
 		return nil, fail(ReasonNoPendingLogin, err)
 	}
+}
+
+// reserveFailure spends, before a password is checked, the failure the
+// check may turn out to be, from both failed-proof limits (the address
+// group's and the login-and-address's); refund gives both back when it
+// was none (a right password, nothing to check). Spent first, so that
+// attempts sent at once cannot all pass a check that nothing has spent
+// yet: checked first and charged after, a burst of parallel proofs from
+// one address, one per login, each got a password check past the
+// address's limit.
+func (s *Service) reserveFailure(login, ip, group, pair string) (refund func(), err error) {
+	if ok, wait := s.failAddr.Allow(group); !ok {
+		return nil, fail(ReasonTooManyFailures, fmt.Errorf("address %s: retry in %v", ip, wait))
+	}
+	if ok, wait := s.failPair.Allow(pair); !ok {
+		s.failAddr.Refund(group)
+		return nil, fail(ReasonTooManyFailures, fmt.Errorf("login %q from %s: retry in %v", login, ip, wait))
+	}
+	return func() { s.failAddr.Refund(group); s.failPair.Refund(pair) }, nil
 }
 
 func isHexDigest(s string) bool {
