@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -20,6 +21,13 @@ const maxBatch = 512
 // message limit: 256 calls of 25 KB facts (a guide list of a hero with
 // 1,000 guides) would otherwise make one batch the plugin refuses whole.
 const maxBatchBytes = 1 << 20
+
+// maxReplyBytes bounds one reply of a plugin (a DecideBatch of maxBatch
+// decisions, each with a state of at most MaxStateBytes and a decision
+// given as much again, or one Decide), as the host reads it: go-plugin's
+// connection would take replies of up to 2 GiB, and a broken plugin's
+// reply was read whole before its oversized state refused it.
+const maxReplyBytes = maxBatch*2*MaxStateBytes + 1<<20
 
 // DefaultBatchesInFlight is how many DecideBatch calls a client keeps in
 // flight at once unless told otherwise (Client.SetBatchesInFlight).
@@ -195,7 +203,7 @@ func (b *batcher) send(batch []*queued) {
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	resp, err := b.c.rpc.DecideBatch(ctx, req)
+	resp, err := b.c.rpc.DecideBatch(ctx, req, grpc.MaxCallRecvMsgSize(maxReplyBytes))
 	if status.Code(err) == codes.Unimplemented {
 		b.unsupported.Store(true)
 		for _, q := range live {

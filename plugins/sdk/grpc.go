@@ -127,7 +127,7 @@ func (c *Client) DecideWithin(ctx context.Context, timeout time.Duration, decisi
 }
 
 func (c *Client) decideOne(ctx context.Context, req *pb.DecideRequest) (RawResult, error) {
-	resp, err := c.rpc.Decide(ctx, req)
+	resp, err := c.rpc.Decide(ctx, req, grpc.MaxCallRecvMsgSize(maxReplyBytes))
 	if err != nil {
 		return RawResult{}, fromStatus(ctx, err)
 	}

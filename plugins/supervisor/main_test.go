@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/honmaster/masterserver/plugins/plinko"
@@ -34,6 +35,31 @@ func TestMain(m *testing.M) {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "helper: crashing at start")
 		os.Exit(3)
+	case "hangdecide": // answers pings, never a decision
+		p := &sdk.Plugin{Name: "hangdecide"}
+		sdk.Handle(p, plinkoapi.Drop, func(context.Context, sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
+			select {}
+		})
+		sdk.Serve(p)
+	case "giantreply": // a state far past what any reply may hold
+		p := &sdk.Plugin{Name: "giantreply"}
+		sdk.Handle(p, plinkoapi.Drop, func(context.Context, sdk.Call[plinkoapi.DropFacts]) (sdk.Result[plinkoapi.DropDecision], error) {
+			return sdk.Result[plinkoapi.DropDecision]{State: make([]byte, 70<<20)}, nil
+		})
+		sdk.Serve(p)
+	case "childstderr": // starts a helper that holds its stderr open, then serves
+		c := exec.Command("sleep", "600")
+		c.Stderr = os.Stderr
+		if err := c.Start(); err != nil {
+			os.Exit(4)
+		}
+		f, err := os.OpenFile(os.Getenv("HELPER_PIDFILE"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			os.Exit(5)
+		}
+		fmt.Fprintln(f, c.Process.Pid)
+		f.Close()
+		plinko.Serve()
 	default:
 		runHelper(os.Getenv(helperEnv)) // platform-specific roles
 	}

@@ -190,6 +190,46 @@ type instance struct {
 	pid     int
 	version int
 	readyAt time.Time
+	stuck   stuckWatch
+}
+
+// stuckWatch tells a plugin that answers pings but no decision (a handler
+// deadlocked, or spinning, while its gRPC server is fine): the pings
+// alone kept such a plugin running, and /healthz ok, while every
+// decision timed out. A decision that its caller still waited for and
+// that was not answered within CallTimeout starts a silence; a later one
+// ending CallTimeout or more after that start, with no decision answered
+// in between, makes the plugin hung (hung closed): two call periods
+// without an answer, so that the calls of one slow batch, which all time
+// out together, never do it alone. Any answer, a refusal included, ends
+// the silence.
+type stuckWatch struct {
+	mu     sync.Mutex
+	silent time.Time // when the first unanswered decision of the silence timed out
+	once   sync.Once
+	hung   chan struct{}
+}
+
+// note records how a decision ended: err from Decide, ctx the caller's.
+func (w *stuckWatch) note(ctx context.Context, err error, callTimeout time.Duration, now time.Time) {
+	switch {
+	case ctx.Err() != nil:
+		// The caller gave up first: this tells nothing of the plugin.
+	case errors.Is(err, context.DeadlineExceeded):
+		// CallTimeout passed while the caller still waited.
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.silent.IsZero() {
+			w.silent = now
+		} else if now.Sub(w.silent) >= callTimeout {
+			w.once.Do(func() { close(w.hung) })
+		}
+	case err == nil || !errors.Is(err, sdk.ErrUnavailable):
+		// Answered (a decision, or the plugin's own refusal).
+		w.mu.Lock()
+		w.silent = time.Time{}
+		w.mu.Unlock()
+	}
 }
 
 // New returns a supervisor for src. Nothing runs until Start.
@@ -343,7 +383,7 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 		exitErr := s.watch(ctx, inst)
 		if exitErr == nil {
 			s.live.Store(nil)
-			stopClient(inst.client, inst.pid)
+			stopClient(s.log, inst.client, inst.pid)
 			return
 		}
 		s.live.Store(nil)
@@ -351,8 +391,8 @@ func (s *Supervisor) loop(ctx context.Context, done chan<- struct{}, ready chan<
 		s.state, s.lastErr = StateRestarting, exitErr
 		s.mu.Unlock()
 		s.log.Warn("plugin lost; restarting", "pid", inst.pid, "uptime", time.Since(inst.readyAt), "err", exitErr)
-		killProcess(inst.pid)             // a hung plugin ignores go-plugin's polite shutdown
-		stopClient(inst.client, inst.pid) // reaps and cleans up after the dead process
+		killProcess(inst.pid)                    // a hung plugin ignores go-plugin's polite shutdown
+		stopClient(s.log, inst.client, inst.pid) // reaps and cleans up after the dead process
 		if time.Since(inst.readyAt) >= s.opts.Backoff.Reset {
 			failures = 0
 		}
@@ -421,6 +461,9 @@ func (s *Supervisor) watch(ctx context.Context, inst *instance) error {
 			return nil
 		case <-exited:
 			return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
+		case <-inst.stuck.hung:
+			return fmt.Errorf("%w: %s plugin (pid %d) answers pings but left its decisions unanswered for %v and more",
+				sdk.ErrUnavailable, s.src.Area, inst.pid, 2*s.src.CallTimeout)
 		case <-t.C:
 			if inst.client.Exited() {
 				return fmt.Errorf("%w: %s plugin (pid %d) exited", sdk.ErrUnavailable, s.src.Area, inst.pid)
@@ -464,7 +507,14 @@ const killGrace = 3 * time.Second
 // stopClient stops a plugin process through go-plugin, politely first. A
 // hung plugin never answers go-plugin's shutdown request, so after
 // killGrace it gets SIGKILL, which also ends the request.
-func stopClient(client *plugin.Client, pid int) {
+//
+// go-plugin's Kill then waits until the plugin's stdout and stderr are
+// closed by every process holding them: a process the plugin started (a
+// wrapper script's child, a helper) may hold them on after the plugin
+// died. That wait is given killGrace more, then left to finish in the
+// background (its goroutines end when the holder exits), so that neither
+// the restart nor the host's stop waits on another process.
+func stopClient(log *slog.Logger, client *plugin.Client, pid int) {
 	done := make(chan struct{})
 	go func() {
 		client.Kill()
@@ -472,9 +522,14 @@ func stopClient(client *plugin.Client, pid int) {
 	}()
 	select {
 	case <-done:
+		return
 	case <-time.After(killGrace):
 		killProcess(pid)
-		<-done
+	}
+	select {
+	case <-done:
+	case <-time.After(killGrace):
+		log.Warn("plugin killed, but another process still holds its output open (one it started?): going on without waiting for it", "pid", pid)
 	}
 }
 
@@ -534,28 +589,28 @@ func (s *Supervisor) launch(ctx context.Context) (*instance, error) {
 	rpc, err := client.Client() // starts the process and completes the handshake
 	pid, _ := strconv.Atoi(client.ID())
 	if err != nil {
-		stopClient(client, pid)
+		stopClient(s.log, client, pid)
 		return fail(err)
 	}
 	c, err := sdk.Dispense(rpc)
 	if err != nil {
-		stopClient(client, pid)
+		stopClient(s.log, client, pid)
 		return fail(err)
 	}
 	c.SetBatchesInFlight(s.src.BatchesInFlight)
-	inst := &instance{client: client, rpc: c, pid: pid, version: client.NegotiatedVersion()}
+	inst := &instance{client: client, rpc: c, pid: pid, version: client.NegotiatedVersion(), stuck: stuckWatch{hung: make(chan struct{})}}
 
 	checkCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if inst.info, err = s.check(checkCtx, c); err != nil {
-		stopClient(client, pid)
+		stopClient(s.log, client, pid)
 		if ctx.Err() != nil {
 			return nil, errStopped
 		}
 		return fail(err)
 	}
 	if ctx.Err() != nil {
-		stopClient(client, pid)
+		stopClient(s.log, client, pid)
 		return nil, errStopped
 	}
 	inst.readyAt = time.Now()
@@ -617,7 +672,9 @@ func (s *Supervisor) Decide(ctx context.Context, decision string, facts, state [
 	// Bounded by CallTimeout without a context of its own (see
 	// sdk.Client.DecideWithin): a timer per decision cost ~3% of a vote's
 	// server CPU.
-	return inst.rpc.DecideWithin(ctx, s.src.CallTimeout, decision, facts, state)
+	res, err := inst.rpc.DecideWithin(ctx, s.src.CallTimeout, decision, facts, state)
+	inst.stuck.note(ctx, err, s.src.CallTimeout, time.Now())
+	return res, err
 }
 
 var _ sdk.Caller = (*Supervisor)(nil)

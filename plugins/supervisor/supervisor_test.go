@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -317,4 +318,84 @@ func TestSupervisorStopsHungPlugin(t *testing.T) {
 		t.Fatal("Stop did not return for a hung plugin")
 	}
 	eventually(t, 5*time.Second, "hung plugin gone", func() bool { return processGone(pid) })
+}
+
+// TestSupervisorRestartsAPluginThatAnswersNoDecision: a plugin whose
+// decision handler is stuck while its gRPC server answers pings is taken
+// for hung once its decisions go unanswered for two call periods, and is
+// restarted (and not ready meanwhile, so /healthz tells). Before, the pings
+// kept it running and ready for good while every decision timed out.
+func TestSupervisorRestartsAPluginThatAnswersNoDecision(t *testing.T) {
+	src, opts := bundled("hangdecide")
+	src.CallTimeout = 300 * time.Millisecond
+	src.PingInterval = time.Hour // only the decisions can tell
+	s := startSupervisor(t, src, opts)
+	old := s.Status().PID
+	deadline := time.Now().Add(time.Minute)
+	for s.Status().Restarts == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a plugin answering no decision was not restarted in a minute: %+v", s.Status())
+		}
+		if _, err := drop(s, facts); err == nil {
+			t.Fatal("a stuck plugin answered a decision")
+		}
+	}
+	st := s.Status()
+	if st.PID == old || !errors.Is(st.LastError, sdk.ErrUnavailable) || !strings.Contains(st.LastError.Error(), "decisions unanswered") {
+		t.Fatalf("after the restart: %+v, want a new PID and the unanswered decisions as the last error", st)
+	}
+	eventually(t, 10*time.Second, "stuck plugin killed", func() bool { return processGone(old) })
+}
+
+// TestSupervisorRefusesAGiantReply: a plugin's reply is read only up to
+// what a batch of decisions may hold. Before, go-plugin's 2 GiB limit
+// applied: a 70 MiB state was read whole before the state's own bound
+// refused it.
+func TestSupervisorRefusesAGiantReply(t *testing.T) {
+	s := startBundled(t, "giantreply")
+	_, err := drop(s, facts)
+	if !errors.Is(err, sdk.ErrPluginFailed) || !strings.Contains(err.Error(), "larger than max") {
+		t.Fatalf("a 70 MiB reply: %v, want the plugin's failure: a message larger than the limit", err)
+	}
+}
+
+// TestSupervisorGoesOnWhenAnotherProcessHoldsThePluginsOutput: a plugin
+// that started a helper holding its stderr open is killed; go-plugin's
+// Kill waits until every holder of the plugin's output closed it. Before,
+// the supervisor waited with it: no restart, and Stop (the host's
+// shutdown) never returned, until the helper exited.
+func TestSupervisorGoesOnWhenAnotherProcessHoldsThePluginsOutput(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "helper.pid")
+	src, opts := bundled("childstderr")
+	src.Env = append(src.Env, "HELPER_PIDFILE="+pidfile)
+	s := supervisor.New(src, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The helpers (one per launch) would otherwise sleep on.
+		b, _ := os.ReadFile(pidfile)
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	old := s.Status().PID
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "restart while the helper holds the old plugin's stderr", func() bool {
+		st := s.Status()
+		return st.State == supervisor.StateRunning && st.PID != old && st.PID > 0
+	})
+	stopped := make(chan struct{})
+	go func() { s.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("Stop did not return while a helper holds the plugin's stderr")
+	}
 }
