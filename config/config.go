@@ -169,6 +169,18 @@ type Operator struct {
 	// TokenFailures throttles requests with a missing or wrong token, per
 	// client address (IPv6 per /64).
 	TokenFailures Rate `toml:"token_failures_per_address"`
+	// AllowedHosts are the host names, besides IP addresses and
+	// "localhost", that the listener answers to: a request whose Host
+	// header names anything else is refused (421), and so is a request
+	// that changes something (POST ...) sent from another site's page,
+	// one whose Origin is neither the request's own host, loopback, nor
+	// one of these (403; host/operator/hosts.go).
+	// Without it, a web page the operator visits could point its own name
+	// at 127.0.0.1 (DNS rebinding) and read the profiles and metrics or
+	// try console passwords. A reverse proxy's public name goes here.
+	// Bare names only, as Validate checks (no scheme, port or wildcard);
+	// compared without regard to case or a final dot.
+	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
 // Console is the [console] table: the web console on the operator

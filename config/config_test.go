@@ -42,7 +42,7 @@ func wantDefaults() *Config {
 		Actors: Actors{IdleTimeout: Duration{5 * time.Minute}, AskTimeout: Duration{5 * time.Second},
 			SessionCacheSize: 100000, VerifierCacheSize: 20000, ReleaseMemoryAfter: 5000},
 		Operator: Operator{Enabled: true, Listen: "127.0.0.1:8081",
-			TokenFailures: Rate{Burst: 10, Every: Duration{time.Minute}}},
+			TokenFailures: Rate{Burst: 10, Every: Duration{time.Minute}}, AllowedHosts: []string{}},
 		Console:    Console{SecureCookie: SecureCookieAuto},
 		Chat:       Endpoint{Host: "127.0.0.1", Port: 11031},
 		Commenting: Endpoint{Host: "127.0.0.1", Port: 11040},

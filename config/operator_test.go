@@ -1,6 +1,9 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,5 +96,70 @@ func TestConsoleSecureCookies(t *testing.T) {
 		if got := c.ConsoleSecureCookies(); got != tt.want {
 			t.Errorf("secure_cookie %q public_url %q: %v, want %v", tt.setting, tt.publicURL, got, tt.want)
 		}
+	}
+}
+
+// TestOperatorAllowedHostsValidated: operator.allowed_hosts takes bare
+// host names (any case, a final dot) and IP addresses; a URL, a
+// host:port, a wildcard, an empty or malformed name or one that is not
+// in its ASCII form is refused with a problem naming the entry.
+func TestOperatorAllowedHostsValidated(t *testing.T) {
+	good := []string{"console.example.org", "Console.Example.ORG.", "localhost", "ops-box", "honmaster_app",
+		"xn--bcher-kva.example", "192.0.2.7", "::1", "[2001:db8::1]"}
+	c := Default()
+	c.Operator.AllowedHosts = good
+	if err := c.Validate(); err != nil {
+		t.Errorf("allowed_hosts %q: %v", good, err)
+	}
+	for _, tt := range []struct{ entry, says string }{
+		{"", "must not be empty"},
+		{"https://console.example.org", "without a scheme"},
+		{"console.example.org/console/", "not a URL"},
+		{"console.example.org:443", "without a port"},
+		{"*.example.org", "wildcards are not supported"},
+		{"bücher.example", "ASCII form (xn--...)"},
+		{"-bad.example", "not starting or ending with a hyphen"},
+		{"a..example", "dot-separated labels"},
+		{"two words.example", "letters, digits, hyphens and dots only"},
+		{strings.Repeat("a.", 127) + "org", "at most 253 characters"},
+	} {
+		c := Default()
+		c.Operator.AllowedHosts = []string{"console.example.org", tt.entry}
+		ps := Problems(c.Validate())
+		if len(ps) != 1 || ps[0].Key != "operator.allowed_hosts[1]" || !strings.Contains(ps[0].Msg, tt.says) {
+			t.Errorf("allowed_hosts entry %q: %v, want one operator.allowed_hosts[1] problem saying %q", tt.entry, ps, tt.says)
+		}
+	}
+}
+
+// TestOperatorAllowedHostsFromFile: the key reads from a file, is empty
+// by default, and a change to it is one key for a reload.
+func TestOperatorAllowedHostsFromFile(t *testing.T) {
+	if got := Default().Operator.AllowedHosts; len(got) != 0 {
+		t.Errorf("default allowed_hosts %q, want none", got)
+	}
+	file := filepath.Join(t.TempDir(), "honmaster.toml")
+	if err := os.WriteFile(file, []byte("[operator]\nallowed_hosts = [\"console.example.org\", \"metrics.internal\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"console.example.org", "metrics.internal"}; !slices.Equal(c.Operator.AllowedHosts, want) {
+		t.Errorf("allowed_hosts %q, want %q", c.Operator.AllowedHosts, want)
+	}
+	if got := Changed(Default(), c); !slices.Equal(got, []string{"operator.allowed_hosts"}) {
+		t.Errorf("Changed = %v, want [operator.allowed_hosts]", got)
+	}
+	if err := os.WriteFile(file, []byte("[operator]\nallowed_hosts = [\"https://console.example.org\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(file) // Load does not validate
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err = c.Validate(); err == nil || !strings.Contains(err.Error(), "operator.allowed_hosts[0]: must be a host name") {
+		t.Errorf("a URL in allowed_hosts: %v, want a problem naming operator.allowed_hosts[0]", err)
 	}
 }

@@ -351,6 +351,7 @@ func (c *Config) validateOperator(ps *problems) {
 			"(the API and the profiles then need the token; put a TLS proxy in front)", o.Listen)
 	}
 	rate(ps, "operator.token_failures_per_address", o.TokenFailures)
+	validateAllowedHosts(ps, o.AllowedHosts)
 	oneOf(ps, "console.secure_cookie", c.Console.SecureCookie, SecureCookieAuto, SecureCookieOn, SecureCookieOff)
 }
 

@@ -113,7 +113,7 @@ func startOperator(app *App, stdout io.Writer, ln net.Listener) (*operator.Serve
 	// allow_remote; with it, the profiles need the token wherever it
 	// listens.
 	remote := cfg.AllowRemote
-	op := operator.New(operator.Options{Token: token, Remote: remote, TokenFailures: consoleRate(cfg.TokenFailures), Log: app.Log})
+	op := operator.New(operator.Options{Token: token, Remote: remote, TokenFailures: consoleRate(cfg.TokenFailures), AllowedHosts: cfg.AllowedHosts, Log: app.Log})
 	op.Handle("GET /metrics", app.Metrics.Handler())
 	op.Handle("GET "+server.PathHealth, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		status, body := http.StatusServiceUnavailable, "starting\n"

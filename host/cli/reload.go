@@ -28,6 +28,7 @@ var liveKeys = []string{
 	"portal.register_enabled",
 	"patch",
 	"console.secure_cookie",
+	"operator.allowed_hosts",
 	"limits.registrations_per_address",
 	"limits.failed_proofs_per_address", "limits.failed_proofs_per_login_address",
 	"limits.max_connections", "limits.max_connections_per_address",
@@ -181,6 +182,9 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 		if live := app.lives[m.Area]; live != nil && live.Reload != nil {
 			live.Reload(next)
 		}
+	}
+	if rt.Operator != nil {
+		rt.Operator.SetAllowedHosts(next.Operator.AllowedHosts)
 	}
 	if app.console != nil {
 		app.console.SetSecureCookies(next.ConsoleSecureCookies())

@@ -6,7 +6,11 @@
 //
 // It listens on loopback unless the configuration allows it off loopback
 // (operator.allow_remote); then the profiles need the token as well. Wrong
-// tokens are throttled and logged per client address (token.go).
+// tokens are throttled and logged per client address (token.go). Every
+// request must name the listener by an IP address, localhost or a name in
+// operator.allowed_hosts, so that no web page can reach it by DNS
+// rebinding, and a change must not come from another site's page
+// (hosts.go).
 package operator
 
 import (
@@ -37,6 +41,7 @@ type Server struct {
 	mux   *http.ServeMux
 	srv   *http.Server
 	guard *tokenGuard
+	hosts *hostGuard
 	log   *slog.Logger
 }
 
@@ -54,8 +59,12 @@ type Options struct {
 	TokenFailures limit.Rate
 	// LogEvery is the interval of the failures' log lines (0: a minute).
 	LogEvery time.Duration
-	Log      *slog.Logger
-	Now      func() time.Time // nil: time.Now
+	// AllowedHosts are the host names, besides IP addresses and
+	// localhost, that requests may name in their Host header
+	// (operator.allowed_hosts; SetAllowedHosts changes them).
+	AllowedHosts []string
+	Log          *slog.Logger
+	Now          func() time.Time // nil: time.Now
 }
 
 // New returns an operator server. Metrics are mounted by the caller
@@ -73,9 +82,12 @@ func New(o Options) *Server {
 		o.LogEvery = time.Minute
 	}
 	s := &Server{mux: http.NewServeMux(), log: o.Log,
-		guard: newTokenGuard(o.Token, o.TokenFailures, o.Now, o.LogEvery, o.Log)}
+		guard: newTokenGuard(o.Token, o.TokenFailures, o.Now, o.LogEvery, o.Log),
+		hosts: newHostGuard(o.AllowedHosts, o.Log)}
 	s.srv = &http.Server{
-		Handler:           nosniff(s.mux),
+		// The host check first: a refused request reaches no handler
+		// and spends no token failure.
+		Handler:           nosniff(s.hosts.wrap(s.mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		// No WriteTimeout: /debug/pprof/profile streams for its seconds.
 		IdleTimeout: 2 * time.Minute,
@@ -105,6 +117,10 @@ func nosniff(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// SetAllowedHosts puts a new operator.allowed_hosts in force (a
+// configuration reload), for requests from then on.
+func (s *Server) SetAllowedHosts(hosts []string) { s.hosts.set(hosts) }
 
 // Handle mounts a public handler (pattern as http.ServeMux takes it).
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
