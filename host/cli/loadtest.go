@@ -140,13 +140,13 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// loadTestError words a failed run for the operator: a refused token or
-// an --operator that is not an operator listener is the tester's own
-// sentence, and a server it could not reach is named
+// loadTestError words a failed run for the operator: a refused token,
+// an --operator that is not an operator listener or whose host name the
+// listener refuses is the tester's own sentence, and a server it could not reach is named
 // with the flag that gave its address (--operator or --target), followed
 // by what became of the test accounts registered before.
 func loadTestError(err error, operatorURL string) error {
-	if errors.Is(err, loadtest.ErrTokenRefused) || errors.Is(err, loadtest.ErrNotOperator) {
+	if errors.Is(err, loadtest.ErrTokenRefused) || errors.Is(err, loadtest.ErrNotOperator) || errors.Is(err, loadtest.ErrHostRefused) {
 		return &opError{cause: err, msg: err.Error()}
 	}
 	what, flag := "the server", "--target"

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -255,12 +256,20 @@ func TestProvisioningFailureRemovesAccounts(t *testing.T) {
 	}
 }
 
-// TestOperatorCheckedFirst: a wrong operator token, or an --operator
-// that is not the operator listener, fails the run before it registers
-// anything: no account is left that it could not remove, and the
-// address's registrations (5 under the default limits) are not spent.
+// TestOperatorCheckedFirst: a wrong operator token, an --operator that
+// is not the operator listener, or one whose host name the listener does
+// not answer to (operator.allowed_hosts), fails the run before it
+// registers anything: no account is left that it could not remove, and
+// the address's registrations (5 under the default limits) are not spent.
 func TestOperatorCheckedFirst(t *testing.T) {
 	ts := clitest.Start(t, nil) // the default [limits]
+	// A proxy on loopback that passes requests on under a name the
+	// listener was not told about, as a DNS name for it would.
+	named := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(&url.URL{Scheme: "http", Host: ts.Runtime.OperatorAddr.String()})
+		r.Out.Host = "ops.internal.example"
+	}})
+	t.Cleanup(named.Close)
 	for _, tc := range []struct {
 		name   string
 		mutate func(o *loadtest.Options)
@@ -270,6 +279,7 @@ func TestOperatorCheckedFirst(t *testing.T) {
 		{"wrong token", func(o *loadtest.Options) { o.Token = "wrong" }, loadtest.ErrTokenRefused, "the operator token was refused: "},
 		{"no token", func(o *loadtest.Options) { o.Token = "" }, loadtest.ErrTokenRefused, "no token was given"},
 		{"game listener", func(o *loadtest.Options) { o.Operator = ts.Client.Base }, loadtest.ErrNotOperator, "is --operator the server's operator listener"},
+		{"host name", func(o *loadtest.Options) { o.Operator = named.URL }, loadtest.ErrHostRefused, "add the name to the server's operator.allowed_hosts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := clitest.LoadTestOptions(t, ts, "noop=1")

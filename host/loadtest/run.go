@@ -609,11 +609,13 @@ func (c *opClient) call(ctx context.Context, method, path string, form url.Value
 	return &j, nil
 }
 
-// Failures of the operator check (checkToken): the token refused, and
-// an answer that is not the operator API's.
+// Failures of the operator check (checkToken): the token refused, an
+// answer that is not the operator API's, and the listener refusing the
+// host name of the --operator URL (operator.allowed_hosts).
 var (
 	ErrTokenRefused = errors.New("the operator token was refused")
 	ErrNotOperator  = errors.New("not an operator listener")
+	ErrHostRefused  = errors.New("the operator listener does not answer to the host name")
 )
 
 // checkToken makes sure, before the run registers anything, that the
@@ -651,6 +653,11 @@ func (c *opClient) checkToken(ctx context.Context, login string) error {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return fmt.Errorf("%w: the operator listener at %s refuses this address for a while after too many wrong tokens "+
 			"(HTTP 429); retry in a minute with the right --token", ErrTokenRefused, c.base)
+	case resp.StatusCode == http.StatusMisdirectedRequest:
+		// The listener answers only to an IP address, localhost and the
+		// names in operator.allowed_hosts (DNS rebinding).
+		return fmt.Errorf("%w in %s (HTTP 421): give --operator with the listener's IP address, such as http://127.0.0.1:8081, "+
+			"or localhost, or add the name to the server's operator.allowed_hosts", ErrHostRefused, c.base)
 	case resp.StatusCode >= 500 && isJSON: // the API's own failure: the token passed
 		return fmt.Errorf("the operator listener at %s failed the operator token check: HTTP %d %.200s", c.base, resp.StatusCode, body)
 	}
