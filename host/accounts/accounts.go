@@ -33,6 +33,9 @@ var (
 	// ErrBadEmail rejects an e-mail that is not a bare address or is
 	// longer than the limit.
 	ErrBadEmail = errors.New("accounts: e-mail must be a plain address of at most 254 bytes")
+	// ErrBadNickname rejects a nickname that is too long, is not UTF-8
+	// or holds control or invisible characters.
+	ErrBadNickname = errors.New("accounts: bad nickname")
 	// ErrBadGrant rejects a grant that would make a balance negative or
 	// overflow, or names a malformed upgrade; the detail.Error of this
 	// kind says which.
@@ -124,8 +127,10 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	return acct, err
 }
 
-// complete checks c's login and e-mail and fills in the defaults of the
-// e-mail and the nickname.
+// complete checks c's login, e-mail and nickname and fills in the
+// defaults of the e-mail and the nickname. Every way an account is made
+// (Create: registration, the console, the operator API, account create;
+// Import) goes through it, so none skips a rule.
 func (s *Service) complete(c *Create) error {
 	if err := CheckLogin(c.Login); err != nil {
 		return err
@@ -142,6 +147,22 @@ func (s *Service) complete(c *Create) error {
 	}
 	if c.Nickname == "" {
 		c.Nickname = c.Login
+	}
+	return CheckNickname(c.Nickname)
+}
+
+// MaxNicknameRunes is the longest nickname, in characters.
+const MaxNicknameRunes = 64
+
+// CheckNickname refuses a nickname that is longer than MaxNicknameRunes,
+// is not UTF-8, or holds a control character (a line break, NUL) or an
+// invisible or text-direction one (U+200B, U+202E): a nickname goes into
+// every session record and identity list the game clients receive, and
+// into the operator's pages and logs.
+func CheckNickname(n string) error {
+	if utf8.RuneCountInString(n) > MaxNicknameRunes || !utf8.ValidString(n) ||
+		strings.ContainsFunc(n, func(r rune) bool { return unicode.IsControl(r) || login.CheckVisible(string(r)) != nil }) {
+		return ErrBadNickname
 	}
 	return nil
 }

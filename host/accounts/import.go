@@ -15,8 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/failure"
@@ -59,8 +57,6 @@ const (
 	maxSaltBytes = 256
 	// maxSalt2 is the longest salt2 taken from another server, in bytes.
 	maxSalt2 = 64
-	// MaxNicknameRunes is the longest imported nickname.
-	MaxNicknameRunes = 64
 	// DefaultImportBatch is how many accounts one commit of an import
 	// writes when ImportOptions.Batch is 0.
 	DefaultImportBatch = 1000
@@ -71,9 +67,6 @@ var (
 	// object, unknown or missing fields, both or neither kind of
 	// credentials, malformed hex, too long. Its detail (a detail.Error) says which.
 	ErrBadImportLine = errors.New("accounts: bad import line")
-	// ErrBadNickname rejects a nickname that is too long or holds control
-	// or invisible characters.
-	ErrBadNickname = errors.New("accounts: bad nickname")
 )
 
 // ImportOptions tune an import; the zero value is usable.
@@ -92,7 +85,8 @@ type ImportOptions struct {
 }
 
 // ImportRefusal is a line not imported and why: Err is ErrBadImportLine,
-// one of the rules of Create (RuleMessage words them), ErrBadNickname,
+// one of the rules of Create (RuleMessage words them, ErrBadNickname's
+// included),
 // actors.ErrLoginTaken or login.ErrLoginLookalike (a login that exists,
 // or one earlier in the file).
 type ImportRefusal struct {
@@ -371,10 +365,6 @@ func (s *Service) parseLine(line []byte, it *importItem) {
 		it.err = err
 		return
 	}
-	if err := checkNickname(c.Nickname); err != nil {
-		it.err = err
-		return
-	}
 	var cred storage.SRPVerifier
 	stored := rec.Salt != "" || rec.Salt2 != "" || rec.Verifier != ""
 	switch {
@@ -418,16 +408,6 @@ func (s *Service) storedCredentials(rec *ImportRecord) (storage.SRPVerifier, err
 		return storage.SRPVerifier{}, detail.New(ErrBadImportLine, "verifier must be a number in [1, N) of the SRP group")
 	}
 	return storage.SRPVerifier{Salt: salt, Salt2: rec.Salt2, Verifier: v}, nil
-}
-
-// checkNickname refuses a nickname that is too long or holds control or
-// invisible characters (an import comes from a file nobody may have read).
-func checkNickname(n string) error {
-	if utf8.RuneCountInString(n) > MaxNicknameRunes || !utf8.ValidString(n) ||
-		strings.ContainsFunc(n, func(r rune) bool { return unicode.IsControl(r) || login.CheckVisible(string(r)) != nil }) {
-		return ErrBadNickname
-	}
-	return nil
 }
 
 // importFields are the fields of an import line (ImportRecord's).

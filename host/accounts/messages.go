@@ -10,7 +10,7 @@ import (
 // RuleMessage words the rule a new account broke, for a player (the
 // registration page) or an operator (account create): "" when err is not
 // one of ErrBadLogin (and the look-alike rules of package login it wraps),
-// login.ErrLoginLookalike, ErrBadPassword, ErrBadEmail. The errors' own texts
+// login.ErrLoginLookalike, ErrBadPassword, ErrBadEmail, ErrBadNickname. The errors' own texts
 // carry this package's name, for logs.
 func RuleMessage(err error) string {
 	switch {
@@ -26,6 +26,9 @@ func RuleMessage(err error) string {
 		return fmt.Sprintf("a login is 1 to %d letters, digits, '_' or '-'", login.MaxLoginLength)
 	case errors.Is(err, ErrBadPassword):
 		return fmt.Sprintf("a password is 1 to %d characters", MaxPasswordRunes)
+	case errors.Is(err, ErrBadNickname):
+		return fmt.Sprintf("a nickname is at most %d characters of UTF-8 text, without line breaks or other control characters "+
+			"and without invisible or text-direction characters (zero-width spaces, bidi marks)", MaxNicknameRunes)
 	case errors.Is(err, ErrBadEmail):
 		max := 254
 		var ee emailError

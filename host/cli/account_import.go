@@ -112,8 +112,6 @@ func importRefusal(ref accounts.ImportRefusal) string {
 	switch {
 	case errors.Is(ref.Err, accounts.ErrBadImportLine):
 		return who + specifics(ref.Err, accounts.ErrBadImportLine)
-	case errors.Is(ref.Err, accounts.ErrBadNickname):
-		return who + fmt.Sprintf("a nickname is at most %d characters, without control or invisible characters", accounts.MaxNicknameRunes)
 	case errors.Is(ref.Err, actors.ErrLoginTaken):
 		return who + "the login is already taken (by an existing account or an earlier line)"
 	}

@@ -41,6 +41,9 @@ func operatorError(err error) string {
 		msg, _ := detail.Of(err, accounts.ErrBadGrant)
 		return "grant refused: " + msg
 	}
+	if msg := accounts.RuleMessage(err); msg != "" {
+		return msg
+	}
 	return opmsg.Strip(err.Error())
 }
 
