@@ -113,6 +113,11 @@ type Live struct {
 	// pattern ("GET /api/guides"): each answers JSON with the handler's
 	// value, behind the API's token check and limits.
 	API map[string]APIHandler
+	// APIFields says what each route of API takes, by the same pattern
+	// (a route without an entry takes no field): the host refuses a
+	// request that names another field, or one twice, before the route
+	// runs, and its line of the audit trail names the fields given.
+	APIFields map[string]APIFields
 	// Value is what the area's commands run with while the server serves
 	// (CommandEnv.Live): its in-memory state, such as counts.
 	Value any
@@ -134,6 +139,22 @@ type Live struct {
 // its error as the API's error reply, worded as a command's (an
 // OperatorError's message as it is).
 type APIHandler func(ctx context.Context, r *http.Request) (any, error)
+
+// APIFields are the fields an operator API route takes: Names, given in
+// the form (the query, and a POST's application/x-www-form-urlencoded
+// body), or, when JSON is set, as the names of the JSON object that is the
+// request's body (no field in the query then). The host refuses with 400
+// and a sentence, before the route runs, a request that names any other
+// field (names are exact: "Login" is not "login"), that gives a field more
+// than once (unless it is one of Repeatable, a form's list), or whose body
+// is not what the route takes. So the route reads what was checked, and
+// the line of the audit trail (the field "login" as the account, the
+// others as the change, secrets redacted) shows what the route was given.
+type APIFields struct {
+	Names      []string
+	Repeatable []string
+	JSON       bool
+}
 
 // Command is an operator command of an area, "honmaster <Name> [flags]".
 // It runs where every operator command runs: in the server, through its

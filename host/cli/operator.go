@@ -159,8 +159,11 @@ func accountJSON(a *storage.Account) operator.Account {
 	return j
 }
 
+// apiLogin are the fields of a route that takes a login alone.
+var apiLogin = hostarea.APIFields{Names: []string{"login"}}
+
 func mountOperatorAPI(op *operator.Server, app *App) {
-	op.HandleAPI("GET "+operator.PathAccount, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("GET "+operator.PathAccount, apiHandler(app.Log, apiLogin, func(ctx context.Context, r *http.Request) (any, error) {
 		id, err := app.DB.LoginID(r.FormValue("login"))
 		if err != nil {
 			return nil, err
@@ -171,7 +174,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+operator.PathAccount, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathAccount, apiHandler(app.Log, hostarea.APIFields{Names: []string{"login", "password", "email", "parent"}}, func(ctx context.Context, r *http.Request) (any, error) {
 		a, err := app.Accounts.Create(ctx, accounts.Create{Login: r.FormValue("login"), Password: r.FormValue("password"),
 			Email: r.FormValue("email"), Parent: r.FormValue("parent")})
 		if err != nil {
@@ -179,7 +182,8 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+operator.PathGrant, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathGrant, apiHandler(app.Log, hostarea.APIFields{Names: []string{"login", "gold", "silver", "tickets", "upgrade"},
+		Repeatable: []string{"upgrade"}}, func(ctx context.Context, r *http.Request) (any, error) {
 		var g accounts.Grant
 		for _, f := range []struct {
 			name string
@@ -203,29 +207,35 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 }
 
 // apiHandler answers f's result as JSON, or {"error": ...} with a status
-// that says whose fault it was. A call that may change something (not a
-// GET) writes its line of the audit trail to log.
-func apiHandler(log *slog.Logger, f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
+// that says whose fault it was. The request is checked against the fields
+// its route takes (readAPIRequest) before f runs. A call that may change
+// something (not a GET) writes its line of the audit trail to log, naming
+// the account and the fields it was given, whether as a form or as a JSON
+// body.
+func apiHandler(log *slog.Logger, fields hostarea.APIFields, f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 		if err := r.ParseForm(); err != nil {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "malformed form"})
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
-		defer cancel()
-		v, err := f(ctx, r)
+		req, err := readAPIRequest(r, fields)
+		var v any
+		if err == nil {
+			ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
+			defer cancel()
+			v, err = f(ctx, r)
+		}
 		var failed error
 		if err != nil {
-			status, msg := apiError(r, err)
+			status, msg := apiError(r, req.account, err)
 			writeJSON(w, status, map[string]string{"error": msg})
 			failed = errors.New(msg)
 		} else {
 			writeJSON(w, http.StatusOK, v)
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			account, change := operator.FormChange(r.Form, "login")
-			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, account, change, failed, "addr", r.RemoteAddr)
+			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, req.account, req.change, failed, "addr", r.RemoteAddr)
 		}
 	})
 }
@@ -247,8 +257,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // changed) is true. 500 is what the API answers every failure of the
 // server's own, an uncertain outcome included (its sentence says the
 // outcome is unknown); the caller runs it again to finish.
-func apiError(r *http.Request, err error) (int, string) {
-	login := r.FormValue("login")
+func apiError(r *http.Request, login string, err error) (int, string) {
 	switch {
 	case errors.Is(err, errDeletedPartWay): // first: its cause may match any case below
 		return http.StatusInternalServerError, explain(err)

@@ -13,7 +13,7 @@ import (
 func mountAccountAPI(op interface {
 	HandleAPI(string, http.Handler)
 }, app *App) {
-	op.HandleAPI("DELETE "+operator.PathAccount, apiHandler(app.Log, func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("DELETE "+operator.PathAccount, apiHandler(app.Log, apiLogin, func(ctx context.Context, r *http.Request) (any, error) {
 		out, err := deleteAccount(ctx, app, r.FormValue("login"))
 		if err != nil {
 			return nil, err
@@ -26,7 +26,7 @@ func mountAccountAPI(op interface {
 			continue
 		}
 		for pattern, h := range live.API {
-			op.HandleAPI(pattern, apiHandler(app.Log, h))
+			op.HandleAPI(pattern, apiHandler(app.Log, live.APIFields[pattern], h))
 		}
 	}
 }

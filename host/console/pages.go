@@ -470,6 +470,10 @@ func (c *Console) accountURL(loginName string) string {
 }
 
 func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
+	if err := checkForm(r); err != nil {
+		back(w, r, c.accountURL(r.PostFormValue("login")), "", err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
 	defer cancel()
 	loginName := r.PostFormValue("login")
@@ -505,6 +509,10 @@ func (s setVerifier) Apply(tx *actors.Tx) (any, error) {
 }
 
 func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
+	if err := checkForm(r); err != nil {
+		back(w, r, c.accountURL(r.PostFormValue("login")), "", err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
 	defer cancel()
 	loginName, pw := r.PostFormValue("login"), r.PostFormValue("password")
@@ -547,6 +555,10 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) createSub(w http.ResponseWriter, r *http.Request) {
+	if err := checkForm(r); err != nil {
+		back(w, r, c.accountURL(r.PostFormValue("login")), "", err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), pageTimeout)
 	defer cancel()
 	parent := r.PostFormValue("login")

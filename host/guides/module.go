@@ -78,7 +78,8 @@ func start(e area.Env) (*area.Live, error) {
 				"POST /console/guides/import":   http.HandlerFunc(p.importFile),
 				"POST /console/guides/moderate": http.HandlerFunc(p.moderate),
 			}}},
-		API: map[string]area.APIHandler{"GET " + PathOperatorAPI: p.apiGuides}}
+		API:       map[string]area.APIHandler{"GET " + PathOperatorAPI: p.apiGuides},
+		APIFields: map[string]area.APIFields{"GET " + PathOperatorAPI: {Names: []string{"hero"}}}}
 	if e.Cluster {
 		// Votes cast on other nodes reach this node's counts here.
 		live.Sync = func() error { _, err := ResyncTally(tally, e.Sys.DB()); return err }

@@ -105,6 +105,11 @@ func start(e area.Env) (*area.Live, error) {
 			"POST /api/matches/game-host": a.apiGameHost,
 			"GET /api/matches/totals":     a.apiTotals,
 			"GET /api/matches/match":      a.apiMatch,
+		},
+		APIFields: map[string]area.APIFields{
+			"POST /api/matches/game-host": {Names: []string{"login", "game_host"}, JSON: true},
+			"GET /api/matches/totals":     {Names: []string{"account_id"}},
+			"GET /api/matches/match":      {Names: []string{"id"}},
 		}}, nil
 }
 
