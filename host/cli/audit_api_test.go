@@ -223,3 +223,19 @@ func TestConsoleRefusesRepeatedFields(t *testing.T) {
 		t.Errorf("after the refused grant: %d %s", code, body)
 	}
 }
+
+// TestAPIAreaBadRequestIs400: an area route's refusal of what it was sent
+// (area.ErrBadRequest: a JSON body without its value, a query that is not
+// a number) is the caller's mistake, 400, not the server's 500.
+func TestAPIAreaBadRequestIs400(t *testing.T) {
+	s := startAuditServer(t)
+	for _, tc := range []struct{ method, path, ctype, body, want string }{
+		{"POST", "/api/matches/game-host", "application/json", `{"login":"demo_admin"}`, "want a JSON body"},
+		{"POST", "/api/matches/game-host", "application/json", `{"login":"demo_admin","game_host":"yes"}`, "want a JSON body"},
+		{"GET", "/api/matches/totals?account_id=abc", "", "", "want ?account_id=N"},
+	} {
+		if code, body := s.call(t, tc.method, tc.path, tc.ctype, tc.body); code != http.StatusBadRequest || !strings.Contains(body, tc.want) {
+			t.Errorf("%s %s %s: %d %s, want 400 with %q", tc.method, tc.path, tc.body, code, body, tc.want)
+		}
+	}
+}

@@ -278,7 +278,7 @@ func apiError(r *http.Request, login string, err error) (int, string) {
 		return http.StatusBadRequest, "grant refused, nothing changed: " + specifics(err, accounts.ErrBadGrant)
 	case accounts.RuleMessage(err) != "":
 		return http.StatusBadRequest, accounts.RuleMessage(err)
-	case errors.Is(err, errUsage):
+	case errors.Is(err, errUsage), errors.Is(err, hostarea.ErrBadRequest): // an area's refusal of what it was sent
 		return http.StatusBadRequest, explain(err)
 	}
 	return http.StatusInternalServerError, explain(err)
