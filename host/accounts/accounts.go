@@ -100,7 +100,7 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	if err := s.complete(&c); err != nil {
 		return nil, err
 	}
-	if err := checkPassword(c.Password); err != nil {
+	if err := CheckPassword(c.Password); err != nil {
 		return nil, err
 	}
 	salt, salt2, v, err := s.Group.NewVerifier(c.Login, c.Password, s.rand())
@@ -167,7 +167,10 @@ func CheckNickname(n string) error {
 	return nil
 }
 
-func checkPassword(p string) error {
+// CheckPassword refuses a password that is empty or longer than
+// MaxPasswordRunes characters (ErrBadPassword): the rule of a new
+// account's password and of a reset one.
+func CheckPassword(p string) error {
 	if p == "" || utf8.RuneCountInString(p) > MaxPasswordRunes {
 		return ErrBadPassword
 	}

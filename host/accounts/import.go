@@ -376,7 +376,7 @@ func (s *Service) parseLine(line []byte, it *importItem) {
 			return
 		}
 	default:
-		if it.err = checkPassword(rec.Password); it.err != nil {
+		if it.err = CheckPassword(rec.Password); it.err != nil {
 			return
 		}
 		it.pass = rec.Password

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/operator"
@@ -48,6 +49,9 @@ func readAPIRequest(r *http.Request, fields hostarea.APIFields) (apiRequest, err
 		return req, err
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Form)) {
+		if err := checkUTF8(k, r.Form[k]...); err != nil {
+			return req, err
+		}
 		if !slices.Contains(fields.Names, k) {
 			return req, unknownField(k, fields)
 		}
@@ -56,6 +60,21 @@ func readAPIRequest(r *http.Request, fields hostarea.APIFields) (apiRequest, err
 		}
 	}
 	return req, checkFormBody(r)
+}
+
+// checkUTF8 refuses a field whose name or values are not UTF-8 text: the
+// storage cannot keep such text (its refusal names its internals), and a
+// JSON decoder would have turned it into U+FFFD unseen.
+func checkUTF8(name string, values ...string) error {
+	if !utf8.ValidString(name) {
+		return usageError("a field's name (%q) is not valid UTF-8 text", name)
+	}
+	for _, v := range values {
+		if !utf8.ValidString(v) {
+			return usageError("the field %q is not valid UTF-8 text", name)
+		}
+	}
+	return nil
 }
 
 func unknownField(k string, fields hostarea.APIFields) error {
@@ -117,6 +136,11 @@ func readJSONFields(r *http.Request, fields hostarea.APIFields) (req apiRequest,
 		return req, usageError("the request's body could not be read: %v", err)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
+	if !utf8.Valid(b) {
+		// encoding/json would read each such byte as U+FFFD: the route
+		// would use another text than the one sent.
+		return req, usageError("the request's body is not valid UTF-8 text")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {

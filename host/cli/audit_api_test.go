@@ -239,3 +239,46 @@ func TestAPIAreaBadRequestIs400(t *testing.T) {
 		}
 	}
 }
+
+// TestTextNotUTF8Refused: a field that is not UTF-8 text is refused with a
+// sentence naming it before anything is stored, on the operator API (a
+// form's field, a JSON body) and in the areas' console forms (a
+// suspension's note); nothing shows the storage's internals (`encode
+// "a/": string field contains invalid UTF-8`).
+func TestTextNotUTF8Refused(t *testing.T) {
+	s := startAuditServer(t)
+	if code, body := s.call(t, "POST", operator.PathAccount, formType, url.Values{"login": {"victim"}, "password": {"pw"}}.Encode()); code != 200 {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	for _, tc := range []struct{ name, method, path, ctype, body, want string }{
+		{"upgrade", "POST", operator.PathGrant, formType, "login=victim&upgrade=aa.X%FF.1", `the field \"upgrade\" is not valid UTF-8 text`},
+		{"e-mail", "POST", operator.PathAccount, formType, "login=utf&password=pw&email=a%FF@example.com", `the field \"email\" is not valid UTF-8 text`},
+		{"field name", "POST", operator.PathGrant, formType, "login=victim&g%FFld=5", `a field's name (\"g\\xffld\") is not valid UTF-8 text`},
+		{"JSON body", "POST", "/api/matches/game-host", "application/json", "{\"login\":\"victim\xff\",\"game_host\":true}", "the request's body is not valid UTF-8 text"},
+	} {
+		code, body := s.call(t, tc.method, tc.path, tc.ctype, tc.body)
+		if code != http.StatusBadRequest || !strings.Contains(body, tc.want) || strings.Contains(body, "encode") {
+			t.Errorf("%s: %d %s, want 400 with %q", tc.name, code, body, tc.want)
+		}
+	}
+	if code, body := s.call(t, "GET", operator.PathAccount+"?login=victim", "", ""); code != 200 || !strings.Contains(body, `"upgrades":[]`) {
+		t.Errorf("after the refused grant: %d %s", code, body)
+	}
+	if code, _ := s.call(t, "GET", operator.PathAccount+"?login=utf", "", ""); code != http.StatusNotFound {
+		t.Errorf("the refused account was created: %d", code)
+	}
+
+	c := signedInConsole(t, s.op(), "demo_admin", "demo-admin-pass")
+	csrf := formToken(t, c, s.op()+"/console/account?login=victim")
+	resp, err := c.PostForm(s.op()+"/console/account/suspend", url.Values{"csrf": {csrf}, "login": {"victim"}, "suspend": {"1"},
+		"days": {"2"}, "reason": {"afk"}, "note": {"left\xff"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if page := string(b); !strings.Contains(page, `id="error">the field &#34;note&#34; is not valid UTF-8 text; nothing was changed</p>`) ||
+		strings.Contains(page, "account suspended until") {
+		t.Errorf("suspension with a note not UTF-8: no refusal on the page:\n%s", page)
+	}
+}

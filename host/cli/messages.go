@@ -101,6 +101,8 @@ func explainRaw(err error) string {
 		return "the storage engine failed; restart the server (see its log)"
 	case errors.Is(err, actors.ErrNoAccount), errors.Is(err, storage.ErrNotFound):
 		return "no such account or record"
+	case opmsg.InvalidUTF8(err):
+		return opmsg.NotUTF8
 	}
 	if msg, ok := netFailure(err, "", ""); ok {
 		return msg

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"unicode/utf8"
 
 	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
@@ -14,9 +15,20 @@ import (
 // handler would read otherwise than the audit trail shows it: a field
 // given more than once (the handler applies the first value; the trail
 // listed every one: gold=5&gold=999999 granted 5 and was audited as
-// "5,999999"). The console's forms give each field once.
+// "5,999999"). The console's forms give each field once. It refuses a
+// field whose name or value is not UTF-8 text too: the storage cannot
+// keep it (its refusal read `encode "a/": string field contains invalid
+// UTF-8`), and no page of the console sends one.
 func checkForm(r *http.Request) error {
 	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
+		if !utf8.ValidString(k) {
+			return fmt.Errorf("a field's name (%q) is not valid UTF-8 text; nothing was changed", k)
+		}
+		for _, v := range r.PostForm[k] {
+			if !utf8.ValidString(v) {
+				return fmt.Errorf("the field %q is not valid UTF-8 text; nothing was changed", k)
+			}
+		}
 		if n := len(r.PostForm[k]); n > 1 {
 			return fmt.Errorf("the field %q was given %d times; give each field once (nothing was changed)", k, n)
 		}

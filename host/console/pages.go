@@ -32,7 +32,8 @@ func urlQuery(s string) string { return url.QueryEscape(s) }
 // pageTimeout bounds one page's work.
 const pageTimeout = 10 * time.Second
 
-// operatorError words err for the operator: no package prefixes.
+// operatorError words err for the operator: a sentence, without package
+// prefixes or the storage's internals.
 func operatorError(err error) string {
 	switch {
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
@@ -40,6 +41,18 @@ func operatorError(err error) string {
 	case errors.Is(err, accounts.ErrBadGrant):
 		msg, _ := detail.Of(err, accounts.ErrBadGrant)
 		return "grant refused: " + msg
+	case errors.Is(err, actors.ErrLoginTaken):
+		return "that login is already taken; nothing was created"
+	case errors.Is(err, actors.ErrBadParent):
+		return "a sub-account's main account must be an existing account that is not itself a sub-account; nothing was created"
+	case errors.Is(err, actors.ErrIDSpace):
+		return "no account can be created: the account numbers are exhausted"
+	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired):
+		return "the server did not answer in time; the action may or may not have been applied (check, then retry)"
+	case errors.Is(err, actors.ErrStopped), errors.Is(err, storage.ErrClosed):
+		return "the server is shutting down; retry once it runs again"
+	case opmsg.InvalidUTF8(err):
+		return opmsg.NotUTF8
 	}
 	if msg := accounts.RuleMessage(err); msg != "" {
 		return msg
@@ -517,8 +530,8 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	loginName, pw := r.PostFormValue("login"), r.PostFormValue("password")
 	to := c.accountURL(loginName)
-	if pw == "" || len(pw) > 128 {
-		back(w, r, to, "", accounts.ErrBadPassword)
+	if err := accounts.CheckPassword(pw); err != nil {
+		back(w, r, to, "", err)
 		return
 	}
 	id, err := c.d.Sys.DB().LoginID(loginName)

@@ -159,7 +159,9 @@ func Back(w http.ResponseWriter, r *http.Request, to, notice string, err error) 
 		u = &url.URL{Path: "/console/"}
 	}
 	q := u.Query()
-	if err != nil {
+	if err != nil && opmsg.InvalidUTF8(err) {
+		q.Set("error", opmsg.NotUTF8)
+	} else if err != nil {
 		q.Set("error", opmsg.Strip(err.Error()))
 	} else if notice != "" {
 		q.Set("notice", notice)

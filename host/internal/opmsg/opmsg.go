@@ -9,7 +9,10 @@
 // those wrap.
 package opmsg
 
-import "regexp"
+import (
+	"errors"
+	"regexp"
+)
 
 // prefix matches a run of "name: " prefixes, where name is a package of
 // this module (or a library) whose errors carry it: text for logs, not for
@@ -26,4 +29,19 @@ var prefix = regexp.MustCompile(`(^|: |[("'])(?:(?:storage|actors|wire|host|cli|
 // Strip removes internal package prefixes from text.
 func Strip(text string) string {
 	return prefix.ReplaceAllString(text, "$1")
+}
+
+// NotUTF8 is the sentence of a write refused because a text in it is not
+// UTF-8 (InvalidUTF8).
+const NotUTF8 = "a text field is not valid UTF-8 text, so nothing was stored; send it as UTF-8"
+
+// InvalidUTF8 reports whether err is the storage's refusal of a record
+// holding text that is not UTF-8 (a protobuf string field must be): its
+// text ("encode \"a/\": string field contains invalid UTF-8") names the
+// storage's internals, so operator messages say NotUTF8 instead. The
+// console and the operator API refuse such a form field before anything
+// is stored; this is for whatever reaches the storage by another way.
+func InvalidUTF8(err error) bool {
+	var e interface{ InvalidUTF8() bool }
+	return errors.As(err, &e) && e.InvalidUTF8()
 }
