@@ -1,11 +1,14 @@
 package operator
 
 import (
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/honmaster/masterserver/host/logflood"
 )
 
 // The audit trail: one line at INFO per operator action, however it was
@@ -40,21 +43,63 @@ func ByConsole(login string) string { return "console:" + login }
 // as one of the line's own); failed is nil when it succeeded, else its
 // sentence as the operator read it; more are key, value pairs of the line
 // itself (the client's address, the result the operator was shown).
+//
+// The line is bounded whatever the request held (a console form of 200,000
+// bytes wrote an audit line of 200,295): the account and each value of
+// change keep at most server.log_value_limit bytes (logflood.Clip, then
+// "...(N bytes)"), as every value a client supplies in a log line; the
+// outcome and the string values of more, sentences that may quote such a
+// value, keep 16 times that.
 func Audit(log *slog.Logger, by, action, account string, change []any, failed error, more ...any) {
 	attrs := make([]any, 0, 12+len(more))
 	attrs = append(attrs, "log", "audit", "by", by, "action", action)
 	if account != "" {
-		attrs = append(attrs, "account", account)
+		attrs = append(attrs, "account", logflood.Clip(account))
 	}
 	if len(change) > 0 {
-		attrs = append(attrs, slog.Group("change", change...))
+		clipped := make([]any, len(change))
+		for i, v := range change {
+			if i%2 == 1 {
+				v = clipValue(v)
+			} else if k, ok := v.(string); ok {
+				v = logflood.Clip(k) // a field's name is the client's too
+			}
+			clipped[i] = v
+		}
+		attrs = append(attrs, slog.Group("change", clipped...))
 	}
 	outcome := "ok"
 	if failed != nil {
 		outcome = "failed: " + failed.Error()
 	}
-	attrs = append(attrs, "outcome", outcome)
-	log.Info(AuditMessage, append(attrs, more...)...)
+	attrs = append(attrs, "outcome", logflood.ClipTo(outcome, sentenceBytes()))
+	for i, v := range more {
+		if s, ok := v.(string); ok && i%2 == 1 {
+			v = logflood.ClipTo(s, sentenceBytes())
+		}
+		attrs = append(attrs, v)
+	}
+	log.Info(AuditMessage, attrs...)
+}
+
+// sentenceBytes bounds a sentence of the trail (the outcome, the result
+// shown): 16 values' worth, as a plugin's relayed line.
+func sentenceBytes() int { return 16 * logflood.ClipBytes() }
+
+// clipValue is v as the trail keeps a value of change: a string clipped;
+// a number, a boolean or a short value as it is; a longer value of another
+// kind (a list of upgrades) by its text, clipped.
+func clipValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return v
+	case string:
+		return logflood.Clip(x)
+	}
+	if s := fmt.Sprint(v); len(s) > logflood.ClipBytes() {
+		return logflood.Clip(s)
+	}
+	return v
 }
 
 // FormChange is what a form or query asked for, as Audit's change: each
