@@ -272,13 +272,13 @@ func apiError(r *http.Request, login string, err error) (int, string) {
 			return http.StatusNotFound, explain(err)
 		}
 		return http.StatusNotFound, explain(unknownLogin(login, err))
-	case errors.Is(err, hostarea.ErrBadRequest):
+	case errors.Is(err, hostarea.ErrBadRequest): // an area's refusal of what it was sent
 		return http.StatusBadRequest, explain(err)
 	case errors.Is(err, accounts.ErrBadGrant):
 		return http.StatusBadRequest, "grant refused, nothing changed: " + specifics(err, accounts.ErrBadGrant)
 	case accounts.RuleMessage(err) != "":
 		return http.StatusBadRequest, accounts.RuleMessage(err)
-	case errors.Is(err, errUsage), errors.Is(err, hostarea.ErrBadRequest): // an area's refusal of what it was sent
+	case errors.Is(err, errUsage):
 		return http.StatusBadRequest, explain(err)
 	}
 	return http.StatusInternalServerError, explain(err)

@@ -1,34 +1,14 @@
 package console_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/console"
 )
-
-// lockedBuffer is a log the server's goroutines write and the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestConsoleAuditLineBounded: the audit line of a console form holding a
 // 200,000-character nickname keeps server.log_value_limit bytes of it and
