@@ -169,6 +169,18 @@ func (e *env) signIn(t *testing.T, c *http.Client, login, password string) (int,
 	return post(t, c, e.srv.URL+"/console/signin", url.Values{"csrf": {csrfOf(t, page)}, "login": {login}, "password": {password}})
 }
 
+// adminAt signs a new client in as admin and opens path: the client and
+// the page's CSRF token.
+func (e *env) adminAt(t *testing.T, path string) (*http.Client, string) {
+	t.Helper()
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatal("sign-in failed")
+	}
+	_, page := get(t, c, e.srv.URL+path)
+	return c, csrfOf(t, page)
+}
+
 func TestSignIn(t *testing.T) {
 	e := newEnv(t, console.Deps{})
 	tests := []struct {

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,18 +14,13 @@ import (
 // sentence.
 func TestSubAccountNicknameRules(t *testing.T) {
 	e := newEnv(t, console.Deps{})
-	c := client(t)
-	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
-		t.Fatal("sign-in failed")
-	}
-	_, page := get(t, c, e.srv.URL+"/console/account?login=player")
-	tok := csrfOf(t, page)
+	c, tok := e.adminAt(t, "/console/account?login=player")
 	for name, nick := range map[string]string{
 		"long, LF, NUL, U+202E": strings.Repeat("n", 200_000) + "\n\x00\u202e",
 		"line feed":             "Sub\nAdmin",
 		"bidi":                  "evil\u202etxt",
 	} {
-		_, page = post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"},
+		_, page := post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"},
 			"sub_login": {"nicksub"}, "password": {"pw"}, "nickname": {nick}})
 		if _, err := e.sys.DB().LoginID("nicksub"); err == nil {
 			t.Fatalf("%s: the sub-account was created", name)
@@ -35,7 +29,7 @@ func TestSubAccountNicknameRules(t *testing.T) {
 			t.Fatalf("%s: the refusal is not the nickname rule's sentence:\n%s", name, page)
 		}
 	}
-	_, page = post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"},
+	_, page := post(t, c, e.srv.URL+"/console/account/subaccount", url.Values{"csrf": {tok}, "login": {"player"},
 		"sub_login": {"nicksub"}, "password": {"pw"}, "nickname": {"Nick Sub"}})
 	if _, err := e.sys.DB().LoginID("nicksub"); err != nil || !strings.Contains(page, "sub-account nicksub created") {
 		t.Fatalf("a plain nickname: %v\n%s", err, page)

@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,12 +15,7 @@ import (
 // `error=encode "a/": string field contains invalid UTF-8`.
 func TestConsoleRefusesTextNotUTF8(t *testing.T) {
 	e := newEnv(t, console.Deps{})
-	c := client(t)
-	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
-		t.Fatal("sign-in failed")
-	}
-	_, page := get(t, c, e.srv.URL+"/console/account?login=player")
-	tok := csrfOf(t, page)
+	c, tok := e.adminAt(t, "/console/account?login=player")
 	for _, tc := range []struct {
 		path  string
 		form  url.Values
@@ -32,7 +26,7 @@ func TestConsoleRefusesTextNotUTF8(t *testing.T) {
 		{"/console/account/password", url.Values{"login": {"player"}, "password": {"pw\xff"}}, "password"},
 	} {
 		tc.form.Set("csrf", tok)
-		_, page = post(t, c, e.srv.URL+tc.path, tc.form)
+		_, page := post(t, c, e.srv.URL+tc.path, tc.form)
 		_, msg, _ := strings.Cut(page, `id="error">`)
 		msg, _, _ = strings.Cut(msg, "</p>")
 		if msg != "the field &#34;"+tc.field+"&#34; is not valid UTF-8 text; nothing was changed" {
