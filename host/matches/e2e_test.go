@@ -481,8 +481,8 @@ func TestGameHostRole(t *testing.T) {
 	}{
 		{"POST", "/api/matches/game-host", `{"login":"nobody","game_host":true}`, 404, `no account has the login "nobody"`},
 		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":"yes"}`, 400, "want a JSON body"},
-		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":true,"bogus":1}`, 400, "want a JSON body"},
-		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":true} trailing junk`, 400, "want a JSON body"},
+		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":true,"bogus":1}`, 400, `unknown field "bogus"`},
+		{"POST", "/api/matches/game-host", `{"login":"plain","game_host":true} trailing junk`, 400, "one JSON object"},
 		{"GET", "/api/matches/totals?account_id=abc", "", 400, "want ?account_id=N"},
 		{"GET", "/api/matches/totals?account_id=999", "", 404, "no account has the ID 999"},
 		{"GET", "/api/matches/match?id=77", "", 404, "no match has the ID 77"},
