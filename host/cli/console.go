@@ -32,7 +32,7 @@ func mountConsole(op *operator.Server, app *App) error {
 	}
 	for _, m := range hostarea.Modules() {
 		if live := app.lives[m.Area]; live != nil {
-			if err := c.AddArea(console.CheckForms(live)); err != nil {
+			if err := c.AddArea(live); err != nil {
 				return fmt.Errorf("area %s: %w", m.Area, err)
 			}
 		}

@@ -271,8 +271,9 @@ func (c *Console) AddPage(p consolepage.Page) error {
 			return fmt.Errorf("console page %q: route %q must be under %s and have a handler", p.Title, pattern, Prefix)
 		}
 	}
+	to := func(*http.Request) string { return p.Path }
 	for pattern, h := range routes {
-		if err := register(c.mux, pattern, c.auth(h)); err != nil {
+		if err := register(c.mux, pattern, c.auth(checkedForm(h, to))); err != nil {
 			return fmt.Errorf("console page %q: %w", p.Title, err)
 		}
 	}
@@ -325,8 +326,9 @@ func (c *Console) addAccountPanel(p consolepage.AccountPanel) error {
 			return fmt.Errorf("account page section: route %q must be under %s and have a handler", pattern, Prefix)
 		}
 	}
+	to := func(r *http.Request) string { return "/console/account?login=" + urlQuery(r.PostFormValue("login")) }
 	for pattern, h := range p.Routes {
-		if err := register(c.mux, pattern, c.auth(h)); err != nil {
+		if err := register(c.mux, pattern, c.auth(checkedForm(h, to))); err != nil {
 			return fmt.Errorf("account page section: %w", err)
 		}
 	}

@@ -558,3 +558,33 @@ func TestCookieSecureOverTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestAreaFormsRefuseRepeatedFields: an area added with AddArea alone
+// gets the console's check of its forms: a field given twice is refused
+// before the area's route runs, on the account page's sections (the
+// reports area's suspension) and on the area's own pages (the guides
+// area's moderation). Before, the check was a wrapper the server put
+// around each area, which this test's AddArea, like any other caller,
+// did not.
+func TestAreaFormsRefuseRepeatedFields(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	c := client(t)
+	if status, _ := e.signIn(t, c, "admin", "admin-pw"); status != http.StatusOK {
+		t.Fatal("sign-in failed")
+	}
+	_, page := get(t, c, e.srv.URL+"/console/account?login=player")
+	tok := csrfOf(t, page)
+	_, page = post(t, c, e.srv.URL+"/console/account/suspend", url.Values{"csrf": {tok}, "login": {"player"}, "suspend": {"1"},
+		"days": {"1", "3650"}, "reason": {"afk"}})
+	if !strings.Contains(page, "the field &#34;days&#34; was given 2 times") || strings.Contains(page, "account suspended until") {
+		t.Errorf("suspension with days twice: no refusal on the page:\n%s", page)
+	}
+	id, _ := e.sys.DB().LoginID("player")
+	if m, _ := reports.ModerationOf(e.sys.DB(), id); m.Suspended(time.Now()) {
+		t.Error("suspended by a refused form")
+	}
+	_, page = post(t, c, e.srv.URL+"/console/guides/moderate", url.Values{"csrf": {tok}, "gid": {"1", "2"}, "hidden": {"1"}})
+	if !strings.Contains(page, "the field &#34;gid&#34; was given 2 times") {
+		t.Errorf("moderation with gid twice: no refusal on the page:\n%s", page)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	hostarea "github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 )
 
@@ -36,49 +35,19 @@ func checkForm(r *http.Request) error {
 	return nil
 }
 
-// CheckForms returns l with every POST route of its console pages and
-// account page sections refusing, before it runs, a form checkForm
-// refuses: the refusal goes back to the page (a section's, to the
-// account's page) with its sentence, as the areas' own refusals do, and
-// so into the audit trail as a failure. The server passes every area
-// through it before Console.AddArea.
-func CheckForms(l *hostarea.Live) *hostarea.Live {
-	if l == nil {
-		return nil
-	}
-	out := *l
-	out.Pages = make([]consolepage.Page, len(l.Pages))
-	for i, p := range l.Pages {
-		to := func(*http.Request) string { return p.Path }
-		p.Routes = guardRoutes(p.Routes, to)
-		out.Pages[i] = p
-	}
-	out.AccountPanels = make([]consolepage.AccountPanel, len(l.AccountPanels))
-	for i, p := range l.AccountPanels {
-		to := func(r *http.Request) string { return "/console/account?login=" + urlQuery(r.PostFormValue("login")) }
-		p.Routes = guardRoutes(p.Routes, to)
-		out.AccountPanels[i] = p
-	}
-	return &out
-}
-
-// guardRoutes wraps each route of routes in checkForm's check; a refusal
-// goes back to to(r).
-func guardRoutes(routes map[string]http.Handler, to func(*http.Request) string) map[string]http.Handler {
-	if routes == nil {
-		return nil
-	}
-	out := make(map[string]http.Handler, len(routes))
-	for pattern, h := range routes {
-		out[pattern] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost {
-				if err := checkForm(r); err != nil {
-					consolepage.Back(w, r, to(r), "", err)
-					return
-				}
+// checkedForm wraps an area's route (a console page's or a section of
+// the account page's) in checkForm's check, before the route runs: a
+// refusal goes back to to(r) with its sentence, as the areas' own
+// refusals do, and so into the audit trail as a failure. AddPage and
+// AddArea wrap every route they register, so no area can skip it.
+func checkedForm(h http.Handler, to func(*http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			if err := checkForm(r); err != nil {
+				consolepage.Back(w, r, to(r), "", err)
+				return
 			}
-			h.ServeHTTP(w, r)
-		})
-	}
-	return out
+		}
+		h.ServeHTTP(w, r)
+	})
 }
