@@ -87,6 +87,8 @@ type apiMux struct{ *http.ServeMux }
 
 func (m apiMux) HandleAPI(pattern string, h http.Handler) { m.Handle(pattern, h) }
 
+func (m apiMux) ClientAddr(r *http.Request) string { return r.RemoteAddr }
+
 // deleteThroughAPI sends DELETE /operator/v1/account?login=login to the
 // account routes mounted over app, with ctx, and returns the status and
 // the answer's error sentence.

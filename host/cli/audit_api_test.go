@@ -25,12 +25,15 @@ type auditServer struct {
 	logs  *syncBuffer
 }
 
-func startAuditServer(t *testing.T) *auditServer {
+func startAuditServer(t *testing.T, change ...func(*config.Config)) *auditServer {
 	t.Helper()
 	data := t.TempDir()
 	cfg := config.Default()
 	cfg.Storage.DataDir = data
 	cfg.Server.Listen, cfg.Operator.Listen = "127.0.0.1:0", "127.0.0.1:0"
+	for _, f := range change {
+		f(cfg)
+	}
 	logs := new(syncBuffer)
 	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(logs, nil)), true, new(strings.Builder))
 	if err != nil {
@@ -280,5 +283,49 @@ func TestTextNotUTF8Refused(t *testing.T) {
 	if page := string(b); !strings.Contains(page, `id="error">the field &#34;note&#34; is not valid UTF-8 text; nothing was changed</p>`) ||
 		strings.Contains(page, "account suspended until") {
 		t.Errorf("suspension with a note not UTF-8: no refusal on the page:\n%s", page)
+	}
+}
+
+// TestOperatorTokenLimitPerClientBehindProxy: behind a trusted proxy
+// (server.trust_forwarded_for), the operator API's limit on token
+// failures counts each client by the address X-Forwarded-For names, as
+// the console and the game listener do: one guesser spends its own
+// bucket, and the operators behind the same proxy keep theirs. Before,
+// it counted the proxy's address, so eleven wrong tokens from anyone
+// answered every operator 429 for minutes. The audit trail names the
+// client too.
+func TestOperatorTokenLimitPerClientBehindProxy(t *testing.T) {
+	s := startAuditServer(t, func(c *config.Config) { c.Server.TrustForwardedFor = true })
+	send := func(from, token string) int {
+		t.Helper()
+		req, err := http.NewRequest("POST", s.op()+operator.PathAccount, strings.NewReader(url.Values{"login": {"p" + strings.ReplaceAll(from, ".", "")}, "password": {"pw"}}.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", formType)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("X-Forwarded-For", from)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 11 {
+		want := http.StatusUnauthorized
+		if i == 10 {
+			want = http.StatusTooManyRequests
+		}
+		if code := send("203.0.113.5", "wrong"); code != want {
+			t.Fatalf("wrong token %d from the guesser: %d, want %d", i+1, code, want)
+		}
+	}
+	if code := send("203.0.113.9", s.token); code != http.StatusOK {
+		t.Fatalf("the right token from another client behind the proxy: %d, want 200", code)
+	}
+	s.audited(t, "the other client's change", "account=p20301139", "addr=203.0.113.9", "outcome=ok")
+	if code := send("203.0.113.5", s.token); code != http.StatusTooManyRequests {
+		t.Fatalf("the right token from the throttled guesser: %d, want 429", code)
 	}
 }

@@ -129,6 +129,10 @@ func startOperator(app *App, stdout io.Writer, ln net.Listener) (*operator.Serve
 	if err := mountConsole(op, app); err != nil {
 		return nil, nil, err
 	}
+	// The token failures' limit and the log lines read the client's
+	// address as the console does (behind the documented proxies, from
+	// X-Forwarded-For; it follows reloads).
+	op.SetClientAddr(app.console.ClientAddr)
 	// The listener's front page is the console: an operator who types the
 	// address lands on it (the sign-in page when signed out).
 	op.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
@@ -163,7 +167,7 @@ func accountJSON(a *storage.Account) operator.Account {
 var apiLogin = hostarea.APIFields{Names: []string{"login"}}
 
 func mountOperatorAPI(op *operator.Server, app *App) {
-	op.HandleAPI("GET "+operator.PathAccount, apiHandler(app.Log, apiLogin, func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("GET "+operator.PathAccount, apiHandler(op, app.Log, apiLogin, func(ctx context.Context, r *http.Request) (any, error) {
 		id, err := app.DB.LoginID(r.FormValue("login"))
 		if err != nil {
 			return nil, err
@@ -174,7 +178,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+operator.PathAccount, apiHandler(app.Log, hostarea.APIFields{Names: []string{"login", "password", "email", "parent"}}, func(ctx context.Context, r *http.Request) (any, error) {
+	op.HandleAPI("POST "+operator.PathAccount, apiHandler(op, app.Log, hostarea.APIFields{Names: []string{"login", "password", "email", "parent"}}, func(ctx context.Context, r *http.Request) (any, error) {
 		a, err := app.Accounts.Create(ctx, accounts.Create{Login: r.FormValue("login"), Password: r.FormValue("password"),
 			Email: r.FormValue("email"), Parent: r.FormValue("parent")})
 		if err != nil {
@@ -182,7 +186,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 		}
 		return accountJSON(a), nil
 	}))
-	op.HandleAPI("POST "+operator.PathGrant, apiHandler(app.Log, hostarea.APIFields{Names: []string{"login", "gold", "silver", "tickets", "upgrade"},
+	op.HandleAPI("POST "+operator.PathGrant, apiHandler(op, app.Log, hostarea.APIFields{Names: []string{"login", "gold", "silver", "tickets", "upgrade"},
 		Repeatable: []string{"upgrade"}}, func(ctx context.Context, r *http.Request) (any, error) {
 		var g accounts.Grant
 		for _, f := range []struct {
@@ -212,7 +216,7 @@ func mountOperatorAPI(op *operator.Server, app *App) {
 // something (not a GET) writes its line of the audit trail to log, naming
 // the account and the fields it was given, whether as a form or as a JSON
 // body.
-func apiHandler(log *slog.Logger, fields hostarea.APIFields, f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
+func apiHandler(op apiMounter, log *slog.Logger, fields hostarea.APIFields, f func(ctx context.Context, r *http.Request) (any, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 		if err := r.ParseForm(); err != nil {
@@ -235,7 +239,7 @@ func apiHandler(log *slog.Logger, fields hostarea.APIFields, f func(ctx context.
 			writeJSON(w, http.StatusOK, v)
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, req.account, req.change, failed, "addr", r.RemoteAddr)
+			operator.Audit(log, operator.ByAPI, r.Method+" "+r.URL.Path, req.account, req.change, failed, "addr", op.ClientAddr(r))
 		}
 	})
 }

@@ -8,12 +8,18 @@ import (
 	"github.com/honmaster/masterserver/host/operator"
 )
 
+// apiMounter is where the API's routes go (operator.Server).
+type apiMounter interface {
+	HandleAPI(string, http.Handler)
+	// ClientAddr is the address of the client a request came from, for
+	// the audit trail (operator.Server.ClientAddr).
+	ClientAddr(*http.Request) string
+}
+
 // mountAccountAPI mounts the operator API's account routes and every
 // served area's (hostarea.Live.API).
-func mountAccountAPI(op interface {
-	HandleAPI(string, http.Handler)
-}, app *App) {
-	op.HandleAPI("DELETE "+operator.PathAccount, apiHandler(app.Log, apiLogin, func(ctx context.Context, r *http.Request) (any, error) {
+func mountAccountAPI(op apiMounter, app *App) {
+	op.HandleAPI("DELETE "+operator.PathAccount, apiHandler(op, app.Log, apiLogin, func(ctx context.Context, r *http.Request) (any, error) {
 		out, err := deleteAccount(ctx, app, r.FormValue("login"))
 		if err != nil {
 			return nil, err
@@ -26,7 +32,7 @@ func mountAccountAPI(op interface {
 			continue
 		}
 		for pattern, h := range live.API {
-			op.HandleAPI(pattern, apiHandler(app.Log, live.APIFields[pattern], h))
+			op.HandleAPI(pattern, apiHandler(op, app.Log, live.APIFields[pattern], h))
 		}
 	}
 }

@@ -606,6 +606,13 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, page, title str
 // sign-in (one bucket for all, the proxy's address trusted for every
 // operator's login, which switched off the per-login limit) and the addr
 // of every audit line.
+// ClientAddr is the address of the client r came from: behind the
+// trusted proxies (server.trust_forwarded_for, server.trusted_proxies;
+// SetForwarded), the one X-Forwarded-For names, as the game listener
+// reads it; otherwise the connection's. The operator listener's token
+// limit reads it too.
+func (c *Console) ClientAddr(r *http.Request) string { return c.clientAddr(r) }
+
 func (c *Console) clientAddr(r *http.Request) string {
 	f := c.fwd.Load()
 	return server.ClientAddress(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), f.trust, f.proxies)

@@ -49,10 +49,12 @@ import (
 type hostGuard struct {
 	names atomic.Pointer[map[string]bool] // operator.allowed_hosts, normalised
 	log   *slog.Logger
+	// addrOf is the client's address in log lines (Server.ClientAddr).
+	addrOf func(*http.Request) string
 }
 
 func newHostGuard(allowed []string, log *slog.Logger) *hostGuard {
-	g := &hostGuard{log: log}
+	g := &hostGuard{log: log, addrOf: func(r *http.Request) string { return r.RemoteAddr }}
 	g.set(allowed)
 	return g
 }
@@ -148,7 +150,7 @@ func (g *hostGuard) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.hostAllowed(r.Host) {
 			g.log.Warn("operator listener: refused a request for a host name it does not answer to (add it to operator.allowed_hosts if it is yours)",
-				"host", logflood.Clip(r.Host), "addr", r.RemoteAddr, "method", logflood.Clip(r.Method), "path", logflood.Clip(r.URL.Path))
+				"host", logflood.Clip(r.Host), "addr", g.addrOf(r), "method", logflood.Clip(r.Method), "path", logflood.Clip(r.URL.Path))
 			refuse(w, http.StatusMisdirectedRequest, fmt.Sprintf("The operator listener does not answer to the host name %q: "+
 				"use its IP address or localhost, or add the name to operator.allowed_hosts.", logflood.Clip(hostOf(r.Host))))
 			return
@@ -158,7 +160,7 @@ func (g *hostGuard) wrap(h http.Handler) http.Handler {
 			if !g.originAllowed(site, origin, r.Host) {
 				g.log.Warn("operator listener: refused a change sent from another site's page",
 					"origin", logflood.Clip(origin), "fetch_site", logflood.Clip(site), "host", logflood.Clip(r.Host),
-					"addr", r.RemoteAddr, "method", logflood.Clip(r.Method), "path", logflood.Clip(r.URL.Path))
+					"addr", g.addrOf(r), "method", logflood.Clip(r.Method), "path", logflood.Clip(r.URL.Path))
 				refuse(w, http.StatusForbidden, fmt.Sprintf("The operator listener accepts changes only from its own pages, and this one "+
 					"came from another site's (Origin %q, Sec-Fetch-Site %q); a reverse proxy's name must be in operator.allowed_hosts.",
 					logflood.Clip(origin), logflood.Clip(site)))

@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/honmaster/masterserver/host/limit"
@@ -38,11 +39,14 @@ const TokenFile = "operator.token"
 
 // Server is the operator listener.
 type Server struct {
-	mux   *http.ServeMux
-	srv   *http.Server
-	guard *tokenGuard
-	hosts *hostGuard
-	log   *slog.Logger
+	// clientAddr is SetClientAddr's function; nil: the connection's
+	// address.
+	clientAddr atomic.Pointer[func(*http.Request) string]
+	mux        *http.ServeMux
+	srv        *http.Server
+	guard      *tokenGuard
+	hosts      *hostGuard
+	log        *slog.Logger
 }
 
 // Options configure a Server.
@@ -84,6 +88,7 @@ func New(o Options) *Server {
 	s := &Server{mux: http.NewServeMux(), log: o.Log,
 		guard: newTokenGuard(o.Token, o.TokenFailures, o.Now, o.LogEvery, o.Log),
 		hosts: newHostGuard(o.AllowedHosts, o.Log)}
+	s.guard.addrOf, s.hosts.addrOf = s.ClientAddr, s.ClientAddr
 	s.srv = &http.Server{
 		// The host check first: a refused request reaches no handler
 		// and spends no token failure.
@@ -121,6 +126,33 @@ func nosniff(h http.Handler) http.Handler {
 // SetAllowedHosts puts a new operator.allowed_hosts in force (a
 // configuration reload), for requests from then on.
 func (s *Server) SetAllowedHosts(hosts []string) { s.hosts.set(hosts) }
+
+// SetClientAddr sets how the listener reads the address of the client a
+// request came from, for the token failures' limit and the log lines
+// (the server gives the console's reading: behind the documented
+// proxies, the address X-Forwarded-For names, as the game listener
+// reads it). Until it is set, and with nil, it is the connection's
+// address: behind a proxy, every client would share the proxy's bucket
+// of token failures, and one guesser would lock the operators out.
+func (s *Server) SetClientAddr(f func(*http.Request) string) {
+	if f == nil {
+		s.clientAddr.Store(nil)
+		return
+	}
+	s.clientAddr.Store(&f)
+}
+
+// ClientAddr is the address of the client r came from (SetClientAddr),
+// without a port.
+func (s *Server) ClientAddr(r *http.Request) string {
+	if f := s.clientAddr.Load(); f != nil {
+		return (*f)(r)
+	}
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
 
 // Handle mounts a public handler (pattern as http.ServeMux takes it).
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }

@@ -43,6 +43,8 @@ type tokenGuard struct {
 	every    time.Duration
 	// after runs f after d (time.AfterFunc); tests run flush themselves.
 	after func(d time.Duration, f func())
+	// addrOf is the client's address (Server.ClientAddr).
+	addrOf func(*http.Request) string
 
 	mu      sync.Mutex
 	counts  map[string]*tally // addresses with a line in the current interval
@@ -61,7 +63,8 @@ func (t tally) total() int { return t.failed + t.throttled }
 
 func newTokenGuard(token string, r limit.Rate, now func() time.Time, every time.Duration, log *slog.Logger) *tokenGuard {
 	g := &tokenGuard{throttle: limit.New(r, 0, now), log: log, every: every, counts: map[string]*tally{},
-		after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
+		after:  func(d time.Duration, f func()) { time.AfterFunc(d, f) },
+		addrOf: func(r *http.Request) string { return r.RemoteAddr }}
 	if token != "" {
 		g.want = []byte("Bearer " + token)
 	}
@@ -71,7 +74,7 @@ func newTokenGuard(token string, r limit.Rate, now func() time.Time, every time.
 // wrap lets only requests bearing the token reach h.
 func (g *tokenGuard) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := addrKey(r.RemoteAddr)
+		addr := addrKey(g.addrOf(r))
 		if ok, wait := g.throttle.Check(addr); !ok {
 			g.failed(addr, true)
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Round(time.Second).Seconds())+1))
@@ -165,8 +168,8 @@ func (g *tokenGuard) flush() {
 	}
 }
 
-// addrKey is the key of a client address (a request's RemoteAddr,
-// host:port) for per-address limits: the IP, and for IPv6 its /64 (a
+// addrKey is the key of a client address (an IP, or a request's
+// RemoteAddr, host:port) for per-address limits: the IP, and for IPv6 its /64 (a
 // host usually owns a whole /64, so its addresses count as one).
 func addrKey(remoteAddr string) string {
 	host, _, err := net.SplitHostPort(remoteAddr)
