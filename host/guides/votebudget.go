@@ -40,21 +40,24 @@ func (s *Service) SetVoteBudget(b VoteBudget) {
 
 // spend takes a vote on gid from the address ip out of both budgets, or
 // refuses it as the vote rule refuses one (vote_refused): the client
-// knows that answer. The address's overall budget is checked first, so
-// that an address out of votes cannot create per-guide buckets (one per
-// gid it names, real or not) and crowd the limiter's table until its own
-// buckets are evicted; it is charged only once the guide's budget allowed
-// the vote.
+// knows that answer. The address's overall token is taken first, so that
+// an address out of votes cannot create per-guide buckets (one per gid it
+// names, real or not) and crowd the limiter's table until its own buckets
+// are evicted; it is given back when the guide's budget refuses the vote.
+// Taking it (Allow) rather than checking it and charging it after the
+// guide's budget allowed the vote keeps the budget under votes sent at
+// once: every one of them passed the check before any was charged (64 of
+// 64 against a burst of 5).
 func (l *voteLimits) spend(ip string, gid GuideID) error {
 	if l == nil {
 		return nil
 	}
-	if ok, wait := l.any.Check(ip); !ok {
+	if ok, wait := l.any.Allow(ip); !ok {
 		return Fail(ReasonVoteRefused, fmt.Errorf("votes from %s: next in %v", ip, wait))
 	}
 	if ok, wait := l.one.Allow(strconv.FormatUint(uint64(gid), 10) + "\x00" + ip); !ok {
+		l.any.Refund(ip)
 		return Fail(ReasonVoteRefused, fmt.Errorf("votes on guide %d from %s: next in %v", gid, ip, wait))
 	}
-	l.any.Charge(ip)
 	return nil
 }
