@@ -91,7 +91,9 @@ func (c Cluster) NodeCount() int {
 // its share, so that an address spread over all nodes gets about the
 // configured budget in all. A rate keeps burst/n at once (at least 1: a
 // burst below n allows up to n in all) and refills n times slower; a byte
-// budget keeps size/n. Not shared: max_connections_per_address (each
+// budget keeps size/n, but never less than one upload of cloud.max_upload
+// (a share below it would refuse every larger upload for good: the
+// bucket could never hold its bytes). Not shared: max_connections_per_address (each
 // node's own descriptors) and failed_proofs_per_login_address (a login's
 // proofs are all checked on its account's home). With n = 1, c itself.
 func (c *Config) ShareLimits(n int) *Config {
@@ -111,7 +113,7 @@ func (c *Config) ShareLimits(n int) *Config {
 		l.PreAuthPerAddress = max(1, l.PreAuthPerAddress/n)
 	}
 	if l.CloudBytesAddress.Size > 0 {
-		l.CloudBytesAddress.Size = max(1, l.CloudBytesAddress.Size/ByteSize(n))
+		l.CloudBytesAddress.Size = max(1, s.Cloud.MaxUpload, l.CloudBytesAddress.Size/ByteSize(n))
 	}
 	return &s
 }

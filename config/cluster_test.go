@@ -150,6 +150,16 @@ func TestClusterNodesShareAddressLimits(t *testing.T) {
 	if c.ShareLimits(1) != c {
 		t.Error("one node: not the configuration itself")
 	}
+	// A node's share of the cloud bytes keeps at least one upload of
+	// cloud.max_upload: 1 MiB over 4 nodes gave 256 KiB, so an upload
+	// above it could never be stored (the bucket never holds its bytes).
+	c.Limits.CloudBytesAddress.Size = 1 * MiB // valid: at least cloud.max_upload
+	if c.Cloud.MaxUpload > 1*MiB || c.Cloud.MaxUpload <= 256*KiB {
+		t.Fatalf("cloud.max_upload %s: the case needs one between 256 KiB and 1 MiB", c.Cloud.MaxUpload)
+	}
+	if s := c.ShareLimits(4); s.Limits.CloudBytesAddress.Size != s.Cloud.MaxUpload {
+		t.Errorf("1 MiB of cloud bytes shared by 4 nodes: %s a node, want one upload, %s", s.Limits.CloudBytesAddress.Size, s.Cloud.MaxUpload)
+	}
 	c.Cluster.Nodes = 5
 	if n := c.Cluster.NodeCount(); n != 5 {
 		t.Errorf("cluster.nodes 5: NodeCount %d", n)
