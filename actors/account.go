@@ -204,6 +204,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		switch {
 		case errors.Is(err, storage.ErrCommitUncertain):
 			a.forgetUncertain(tx)
+			a.afterCommit(tx, false)
 		case errors.Is(err, storage.ErrFenced):
 			// Another activation took the account: this one's state may be
 			// stale. It stops after answering (see Receive); the next
@@ -249,7 +250,24 @@ func (a *account) apply(c Change) (reply any, err error) {
 	if tx.del != nil {
 		a.deleted(tx.del) // delete.go
 	}
+	a.afterCommit(tx, true)
 	return reply, nil
+}
+
+// afterCommit runs the change's AfterCommit functions; a panic in one is
+// logged and the others still run: the batch is committed (or may be), so
+// the change's reply must not turn into a failure.
+func (a *account) afterCommit(tx *Tx, stored bool) {
+	for _, f := range tx.after {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					a.sys.opts.Logger.Error("a function run after an account's commit panicked", "account", a.id, "panic", r)
+				}
+			}()
+			f(stored)
+		}()
+	}
 }
 
 // forgetUncertain drops what the actor holds in memory after a commit whose

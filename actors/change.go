@@ -41,11 +41,12 @@ type Tx struct {
 	db       *storage.DB
 	dirty    bool
 	sessions []sessionWrite
-	sessList *sessionList    // the account's list of sessions, once a session write or Sessions read it
-	del      *deletion       // set by the deletion change (delete.go)
-	areas    **areaState     // the actor's known plugin states and memos (*areas nil: none yet)
-	plugSet  entries[[]byte] // plugin states this change writes
-	memoSet  entries[any]    // memos this change sets, kept if it commits
+	sessList *sessionList        // the account's list of sessions, once a session write or Sessions read it
+	del      *deletion           // set by the deletion change (delete.go)
+	areas    **areaState         // the actor's known plugin states and memos (*areas nil: none yet)
+	plugSet  entries[[]byte]     // plugin states this change writes
+	memoSet  entries[any]        // memos this change sets, kept if it commits
+	after    []func(stored bool) // AfterCommit's functions
 }
 
 // sessionWrite is a session put (s non-nil) or delete, applied to the
@@ -55,6 +56,19 @@ type sessionWrite struct {
 	put bool
 	s   storage.CompactSession // as written (a later edit of the caller's Session changes neither)
 }
+
+// AfterCommit has f run in the actor once the change's batch has been
+// committed, whether or not its asker still waits for the reply (it may
+// have given up: ErrTimeout): f(true) once the batch is stored, f(false)
+// after a commit of unknown outcome (storage.ErrCommitUncertain: it may be
+// stored or not). f runs neither when the change errs nor when the commit
+// stored nothing for certain (ErrFenced, a refused write). It is for what
+// an area derives in memory from the records it writes (counts), which
+// must follow every stored write however its reply fares; the functions
+// run in the order they were added, must be quick, must not block and must
+// not ask an actor. A panic in f is logged, and the reply stays the
+// change's.
+func (t *Tx) AfterCommit(f func(stored bool)) { t.after = append(t.after, f) }
 
 // ID is the account the Tx writes.
 func (t *Tx) ID() storage.AccountID { return t.id }

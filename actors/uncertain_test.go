@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -64,4 +65,51 @@ func openLosingAnswers(t *testing.T) (*storage.DB, *atomic.Bool) {
 		t.Fatal(err)
 	}
 	return db, lose
+}
+
+// afterTickets adds tickets and records what its AfterCommit function
+// was told; a panic in the function must not change the reply.
+type afterTickets struct {
+	n      int64
+	seen   *[]bool
+	panics bool
+}
+
+func (c afterTickets) Apply(tx *Tx) (any, error) {
+	tx.AfterCommit(func(stored bool) {
+		*c.seen = append(*c.seen, stored)
+		if c.panics {
+			panic("test: after-commit function")
+		}
+	})
+	return addTickets{c.n}.Apply(tx)
+}
+
+// TestAfterCommit: a change's AfterCommit function runs in the actor with
+// true after its batch is stored, with false after a commit of unknown
+// outcome, and not at all when the change errs; a panic in it leaves the
+// change's reply as it was.
+func TestAfterCommit(t *testing.T) {
+	db, loseAnswer := openLosingAnswers(t)
+	s := New(db, Options{})
+	t.Cleanup(func() { s.Shutdown(); db.Close() })
+	ctx := context.Background()
+	a := create(t, s, "P", "")
+	var seen []bool
+	if got, err := s.Apply(ctx, a.ID, afterTickets{n: 2, seen: &seen}); err != nil || got != int64(2) {
+		t.Fatalf("stored change: %v %v", got, err)
+	}
+	loseAnswer.Store(true)
+	if _, err := s.Apply(ctx, a.ID, afterTickets{n: 1, seen: &seen}); !errors.Is(err, storage.ErrCommitUncertain) {
+		t.Fatalf("change whose answer was lost: %v, want ErrCommitUncertain", err)
+	}
+	if _, err := s.Apply(ctx, a.ID, afterTickets{n: -100, seen: &seen}); !errors.Is(err, errBroke) {
+		t.Fatalf("refused change: %v", err)
+	}
+	if got, err := s.Apply(ctx, a.ID, afterTickets{n: 1, seen: &seen, panics: true}); err != nil || got != int64(4) {
+		t.Fatalf("change whose after-commit function panicked: %v %v, want 4 and no error", got, err)
+	}
+	if want := []bool{true, false, true}; !slices.Equal(seen, want) {
+		t.Errorf("after-commit calls %v, want %v", seen, want)
+	}
 }
