@@ -56,6 +56,7 @@ type Service struct {
 	ranks     *rankings
 	rankCalls atomic.Uint64 // rank decisions asked of the plugin
 	rankJoins atomic.Uint64 // lists that waited for another list's plugin call
+	resyncing atomic.Bool   // resyncTally's rebuild runs
 }
 
 var _ Backend = (*Service)(nil)
@@ -224,8 +225,9 @@ func (s *Service) SetFlag(ctx context.Context, acct storage.AccountID, gid Guide
 	return err
 }
 
-// Vote records acct's vote through its actor, if the plugin counts it, and
-// then moves the guide's counts.
+// Vote records acct's vote through its actor, if the plugin counts it;
+// the actor moves the guide's counts once the vote is stored
+// (voteChange), whether or not this call still waits for it.
 func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote) error {
 	g, _, err := s.visible(gid)
 	if err != nil {
@@ -235,17 +237,27 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	if s.d.Now != nil {
 		now = s.d.Now
 	}
-	cast, err := actors.Apply(ctx, s.d.Sys, acct, (&voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, author: g.Author, vote: v,
-		now: now(), newAccountAge: s.d.NewAccountAge}).apply)
-	if err != nil {
-		return err
+	_, err = actors.Apply(ctx, s.d.Sys, acct, (&voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, hero: g.Hero, author: g.Author, vote: v,
+		now: now(), newAccountAge: s.d.NewAccountAge, tally: s.tally, unknown: s.resyncTally}).apply)
+	return err
+}
+
+// resyncTally rebuilds the counts from the vote records after a vote's
+// commit of unknown outcome (the vote may be stored or not) whose record
+// could not be read either, in the background, one rebuild at a time: until it ends, that guide's counts
+// may miss the vote. A rebuild that fails is logged, and the next such
+// commit (or, in a cluster, the next sync) tries again.
+func (s *Service) resyncTally() {
+	if !s.resyncing.CompareAndSwap(false, true) {
+		return
 	}
-	// After the commit: the delta of this account's own record. Deltas of
-	// one account's successive votes commute, so their order between
-	// requests does not matter; a crash before this line is repaired by
-	// the rebuild at start, which counts every committed record.
-	s.tally.Apply(g.Hero, gid, cast.prev, cast.next)
-	return nil
+	go func() {
+		defer s.resyncing.Store(false)
+		if _, err := ResyncTally(s.tally, s.d.Sys.DB()); err != nil && s.d.Log != nil {
+			s.d.Log.Warn("guides: could not recount the votes after a vote whose outcome is unknown; the counts may miss it until the next restart",
+				"err", err)
+		}
+	}()
 }
 
 // flagChange sets or removes one mark of the account, in its actor.
@@ -299,10 +311,17 @@ type voteChange struct {
 	ctx           context.Context // the request's: bounds the plugin call
 	decider       sdk.Caller
 	gid           GuideID
+	hero          string // the guide's, for the counts' generation
 	author        storage.AccountID
 	vote          Vote
 	now           time.Time
 	newAccountAge time.Duration
+	// tally gets the vote's delta once it is stored (Tx.AfterCommit), in
+	// the actor, so that a vote whose asker gave up (outcome unknown to
+	// the player) is counted too; unknown runs after a commit of unknown
+	// outcome whose record cannot be read.
+	tally   *Tally
+	unknown func()
 }
 
 // votesCast is a voteChange's reply: the account's ballot on the guide
@@ -407,6 +426,29 @@ func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 		}
 	}
 	tx.SetMemo(ballotsMemo, known) // kept only if this change commits
+	if prev != next && c.tally != nil {
+		// One account's deltas are applied in its actor, in the order
+		// of its commits.
+		db, acct := tx.DB(), tx.ID()
+		tx.AfterCommit(func(stored bool) {
+			if stored {
+				c.tally.Apply(c.hero, c.gid, prev, next)
+				return
+			}
+			// Outcome unknown: the record tells whether the vote is
+			// stored (the counts still hold prev); when it cannot be
+			// read, every count is rebuilt.
+			m, err := voteKS.Get(db, acct, gidKey(c.gid))
+			switch {
+			case err == nil:
+				c.tally.Apply(c.hero, c.gid, prev, Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()})
+			case errors.Is(err, storage.ErrNotFound):
+				c.tally.Apply(c.hero, c.gid, prev, Ballot{})
+			case c.unknown != nil:
+				c.unknown()
+			}
+		})
+	}
 	if !bytes.Equal(out.State, state) {
 		tx.SetPluginState(area, out.State)
 	}

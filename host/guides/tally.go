@@ -45,8 +45,11 @@ type VoteScanner interface {
 // sock puppets less (RankCounts, guidesapi.GuideCandidate.YoungUp).
 //
 // No record is shared by voters: an account's actor writes only that
-// account's vote record, and after its commit applies the vote's delta
-// here, so concurrent voters never read-modify-write a shared record. A
+// account's vote record, and after its commit, in the actor, applies the
+// vote's delta here (actors.Tx.AfterCommit: whether or not the voter
+// still waits for the reply), so concurrent voters never
+// read-modify-write a shared record, and one account's deltas arrive in
+// the order of its commits. A
 // guide's counts and their young part are one immutable value behind an
 // atomic pointer, replaced by compare-and-swap: a changed vote moves all
 // its counts in one step and readers never see half of it (young within
@@ -98,10 +101,11 @@ func (t *Tally) cell(gid GuideID) *atomic.Pointer[tallied] {
 	return p.(*atomic.Pointer[tallied])
 }
 
-// count adds n (1 or -1 as uint32) to b's vote in c. The arithmetic is
-// modulo 2^32, so the deltas of one account's successive votes commute
-// (their Applies may run in any order after their commits); each count
-// ends in [0, 2^32) because it is a number of records.
+// count adds n (1 or -1 as uint32) to b's vote in c. A count never goes
+// below zero: a removal the count cannot hold is dropped. That happens
+// only when the counts missed the vote being removed (a Resync whose scan
+// ran while the vote was applied; its next scan makes them exact again);
+// wrapping would show 4294967295 votes and put the guide first.
 func (c *tallied) count(b Ballot, n uint32) {
 	addVote(&c.all, b.Vote, n)
 	if b.Young {
@@ -110,18 +114,25 @@ func (c *tallied) count(b Ballot, n uint32) {
 }
 
 func addVote(cs *Counts, v Vote, n uint32) {
+	var p *uint32
 	switch v {
 	case VoteUp:
-		cs.Up += n
+		p = &cs.Up
 	case VoteDown:
-		cs.Down += n
+		p = &cs.Down
+	default:
+		return
 	}
+	if n == ^uint32(0) && *p == 0 {
+		return
+	}
+	*p += n
 }
 
 // Apply moves one account's vote on gid, a guide of hero, from prev to
 // next, then hero's generation ("" when the hero is unknown: every hero's
-// moves). The vote's caller applies it once the account's actor committed
-// next, with the ballot it replaced; prev == next changes nothing.
+// moves). The account's actor applies it once it committed next, with
+// the ballot it replaced; prev == next changes nothing.
 func (t *Tally) Apply(hero string, gid GuideID, prev, next Ballot) {
 	if prev == next {
 		return
