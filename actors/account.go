@@ -168,8 +168,18 @@ func (a *account) apply(c Change) (reply any, err error) {
 	work := a.state.WorkingCopy(a.all, a.index)
 	owned := len(work.Upgrades)
 	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db, areas: &a.areas}
+	committed := false
 	defer func() {
 		if r := recover(); r != nil {
+			if committed {
+				// The batch is stored (and back in the engine's pool: no
+				// Discard), so the reply stands; what the actor holds may
+				// be half adopted, so it reloads from storage.
+				a.sys.opts.Logger.Error("an account's change panicked after its commit; the account is reloaded", "account", a.id, "panic", r)
+				a.areas = nil
+				a.forgetUncertain(tx)
+				return
+			}
 			tx.batch.Discard()
 			reply, err = nil, fmt.Errorf("%w: %v", ErrPanic, r)
 		}
@@ -214,6 +224,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 		}
 		return nil, err
 	}
+	committed = true
 	if len(tx.plugSet) > 0 || len(tx.memoSet) > 0 {
 		ar := known(&a.areas)
 		ar.plug.adopt(tx.plugSet)
@@ -259,15 +270,19 @@ func (a *account) apply(c Change) (reply any, err error) {
 // the change's reply must not turn into a failure.
 func (a *account) afterCommit(tx *Tx, stored bool) {
 	for _, f := range tx.after {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					a.sys.opts.Logger.Error("a function run after an account's commit panicked", "account", a.id, "panic", r)
-				}
-			}()
-			f(stored)
-		}()
+		a.runAfter(func() { f(stored) })
 	}
+}
+
+// runAfter runs f, a function that runs after a commit, logging its panic:
+// the commit stands, and the functions after it still run.
+func (a *account) runAfter(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.sys.opts.Logger.Error("a function run after an account's commit panicked", "account", a.id, "panic", r)
+		}
+	}()
+	f()
 }
 
 // forgetUncertain drops what the actor holds in memory after a commit whose

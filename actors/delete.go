@@ -116,6 +116,6 @@ func (a *account) deleted(d *deletion) {
 	a.state, a.all, a.index, a.err = nil, nil, nil, ErrNoAccount
 	a.slot.state.Store(nil)
 	for _, f := range d.after {
-		f()
+		a.runAfter(f) // one hook's panic neither fails the deletion, which is stored, nor skips the others
 	}
 }

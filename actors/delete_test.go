@@ -130,3 +130,29 @@ func TestDeleteHookMayNotWrite(t *testing.T) {
 		t.Errorf("account after a refused deletion: %v", err)
 	}
 }
+
+// TestADeleteHookPanicAfterTheCommit: a delete hook's function that runs
+// after the deletion committed and panics leaves the deletion answered as
+// done (it is stored) and the other hooks' functions run. Before, the
+// panic turned the reply into ErrPanic, a plain failure, for a deletion
+// that was stored, and the functions after it never ran.
+func TestADeleteHookPanicAfterTheCommit(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "victim", "")
+	ran := false
+	s.OnDelete(func(*Tx) (func(), error) { return func() { panic("test: an area's bug after the commit") }, nil })
+	s.OnDelete(func(*Tx) (func(), error) { return func() { ran = true }, nil })
+	if _, err := s.DeleteAccount(ctx, a.ID); err != nil {
+		t.Fatalf("deletion: %v, want it answered as done", err)
+	}
+	if ok, err := s.DB().AccountExists(a.ID); err != nil || ok {
+		t.Fatalf("account still stored: %v %v", ok, err)
+	}
+	if !ran {
+		t.Error("the hook after the panicking one did not run")
+	}
+	if _, err := s.Snapshot(ctx, a.ID); !errors.Is(err, ErrNoAccount) {
+		t.Errorf("the deleted account's actor answers %v, want ErrNoAccount", err)
+	}
+}
