@@ -82,7 +82,7 @@ func Lock(dir string) (release func() error, err error) {
 
 func (e *pebbleEngine) close() error { return e.db.Close() }
 
-func (e *pebbleEngine) view(key []byte, fn func([]byte) error) error {
+func (e *pebbleEngine) view(key []byte, fn func([]byte) error) (err error) {
 	v, closer, err := e.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return ErrNotFound
@@ -90,11 +90,14 @@ func (e *pebbleEngine) view(key []byte, fn func([]byte) error) error {
 	if err != nil {
 		return err
 	}
-	err = fn(v)
-	if cerr := closer.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	// Closed even when fn panics (an area's codec; the actors recover
+	// it): an open Get pins memtables and tables for the process's life.
+	defer func() {
+		if cerr := closer.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return fn(v)
 }
 
 // scan steps with NextPrefix rather than Next: a record rewritten often (a
@@ -105,26 +108,33 @@ func (e *pebbleEngine) view(key []byte, fn func([]byte) error) error {
 // CPU under load). NextPrefix seeks past them (after a few cheap steps);
 // with the default comparer every key is its own prefix, so it visits
 // exactly the keys Next would.
-func (e *pebbleEngine) scan(lo, hi []byte, fn func(k, v []byte) error) error {
+//
+// The iterator is closed even when fn panics (an area's callback; the
+// actors recover it): an open iterator pins memtables and tables for the
+// process's life, and Close would then fail with "leaked iterators".
+func (e *pebbleEngine) scan(lo, hi []byte, fn func(k, v []byte) error) (err error) {
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	for ok := it.First(); ok; ok = it.NextPrefix() {
 		v, err := it.ValueAndErr()
 		if err != nil {
-			it.Close()
 			return err
 		}
 		if err := fn(it.Key(), v); err != nil {
-			it.Close()
 			return err
 		}
 	}
 	if scanObserver != nil {
 		scanObserver(it.Stats())
 	}
-	return it.Close()
+	return nil
 }
 
 // scanObserver, set by tests only, sees the statistics of every complete
@@ -185,7 +195,15 @@ func (e *pebbleEngine) applyCounts(pb *pebble.Batch, c *conditions) error {
 	if err != nil {
 		return err
 	}
-	return pb.SyncWait()
+	if err := pb.SyncWait(); err != nil {
+		// The batch is in the memtable, seen by every read, and its log
+		// record may be lost: the engine has failed, as when a synced
+		// Apply's log write fails (Pebble panics then). Panicking here
+		// has DiskGuard.run record it, so that every later commit is
+		// refused with nothing applied.
+		panic(fmt.Errorf("the write-ahead log could not be synced: %w", err))
+	}
+	return nil
 }
 
 // setCounts writes the counts' new values into pb (countMu held).
