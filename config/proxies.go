@@ -14,6 +14,10 @@ type Prefix struct{ netip.Prefix }
 func (p *Prefix) UnmarshalText(text []byte) error {
 	s := strings.TrimSpace(string(text))
 	if pf, err := netip.ParsePrefix(s); err == nil {
+		pf, ok := UnmapPrefix(pf)
+		if !ok {
+			return fmt.Errorf("invalid proxy network %q: an IPv4-mapped network needs a prefix of at least 96 bits (::ffff:10.0.0.0/104 is 10.0.0.0/8)", text)
+		}
 		p.Prefix = pf.Masked()
 		return nil
 	}
@@ -28,3 +32,19 @@ func (p *Prefix) UnmarshalText(text []byte) error {
 
 // MarshalText writes the network.
 func (p Prefix) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmapPrefix turns an IPv4-mapped IPv6 network (::ffff:10.0.0.0/104) into
+// the IPv4 network it stands for (10.0.0.0/8): client addresses are
+// unmapped before they are compared, and an IPv6 network never contains
+// an IPv4 address, so the mapped form would never match. ok is false for
+// a mapped network shorter than /96, which is no IPv4 network. Other
+// networks are returned as they are.
+func UnmapPrefix(pf netip.Prefix) (_ netip.Prefix, ok bool) {
+	if !pf.Addr().Is4In6() {
+		return pf, true
+	}
+	if pf.Bits() < 96 {
+		return pf, false
+	}
+	return netip.PrefixFrom(pf.Addr().Unmap(), pf.Bits()-96), true
+}

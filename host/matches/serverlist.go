@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/honmaster/masterserver/config"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -136,6 +137,11 @@ func parseNetworks(list []string) ([]netip.Prefix, error) {
 			p, err := netip.ParsePrefix(s)
 			if err != nil {
 				return nil, fmt.Errorf("%q is not an address or a CIDR network", s)
+			}
+			// Callers' addresses are unmapped: so is a mapped network.
+			p, ok := config.UnmapPrefix(p)
+			if !ok {
+				return nil, fmt.Errorf("%q: an IPv4-mapped network needs a prefix of at least 96 bits (::ffff:192.0.2.0/120 is 192.0.2.0/24)", s)
 			}
 			out = append(out, p.Masked())
 			continue

@@ -1,6 +1,7 @@
 package matches
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -60,5 +61,21 @@ func TestChatCaller(t *testing.T) {
 		if got := a.chatCaller(c.ip); got != c.want {
 			t.Errorf("chat_servers %v, caller %q: %v, want %v", c.list, c.ip, got, c.want)
 		}
+	}
+}
+
+// TestChatServersMappedNetwork: an IPv4-mapped network in chat_servers
+// holds the IPv4 callers it stands for (their addresses are unmapped
+// before the check); before, it was accepted and matched no one.
+func TestChatServersMappedNetwork(t *testing.T) {
+	ps, err := parseNetworks([]string{"::ffff:192.0.2.0/120"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || !ps[0].Contains(netip.MustParseAddr("192.0.2.10")) {
+		t.Fatalf("chat_servers ::ffff:192.0.2.0/120 read as %v: 192.0.2.10 is not in it", ps)
+	}
+	if _, err := parseNetworks([]string{"::ffff:0:0/80"}); err == nil {
+		t.Error("a mapped network shorter than /96 accepted")
 	}
 }
