@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -106,7 +107,13 @@ func (c *Config) ShareLimits(n int) *Config {
 		&l.GuideVotesGuideAddress, &l.ConsoleSignInAddress, &l.ConsoleSignInLogin, &s.Operator.TokenFailures} {
 		if r.Burst > 0 {
 			r.Burst = max(1, r.Burst/n)
-			r.Every.Duration *= time.Duration(n)
+			// Saturated: a product past what a duration holds would be
+			// negative, which the limiters read as "off".
+			if r.Every.Duration > math.MaxInt64/time.Duration(n) {
+				r.Every.Duration = math.MaxInt64
+			} else {
+				r.Every.Duration *= time.Duration(n)
+			}
 		}
 	}
 	if l.PreAuthPerAddress > 0 {

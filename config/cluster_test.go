@@ -169,3 +169,19 @@ func TestClusterNodesShareAddressLimits(t *testing.T) {
 		t.Errorf("etcd without cluster.nodes: NodeCount %d, want 1", n)
 	}
 }
+
+// TestShareLimitsNeverTurnsALimitOff: a node's share of a rate refills n
+// times slower, saturated: a long every times the nodes wrapped to a
+// negative duration, which every limiter reads as "no limit". Validation
+// bounds every too (a year).
+func TestShareLimitsNeverTurnsALimitOff(t *testing.T) {
+	c := Default()
+	c.Limits.GuideVotesGuideAddress = Rate{Burst: 1, Every: Duration{MaxRateEvery}}
+	if got := c.ShareLimits(1 << 20).Limits.GuideVotesGuideAddress.Every.Duration; got <= 0 {
+		t.Errorf("a million nodes' share of every %s: %v, the limit is off", Duration{MaxRateEvery}, got)
+	}
+	c.Limits.GuideVotesGuideAddress.Every.Duration = 2_000_000 * time.Hour
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "limits.guide_votes_per_guide_address.every: must be at most 8760h") {
+		t.Errorf("every of 2,000,000h: %v, want a refusal naming the key", err)
+	}
+}

@@ -114,11 +114,6 @@ func (c *Config) validateLimits(ps *problems) {
 		"console_signin_per_address":      l.ConsoleSignInAddress,
 		"console_signin_per_login":        l.ConsoleSignInLogin,
 	} {
-		if r.Burst < 0 {
-			ps.add("limits."+key+".burst", "must be >= 0 (0 turns the limit off)")
-		}
-		if r.Burst > 0 && r.Every.Duration <= 0 {
-			ps.add("limits."+key+".every", "must be > 0")
-		}
+		rate(ps, "limits."+key, r)
 	}
 }

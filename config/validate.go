@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Validate checks the whole configuration and reports every problem at once:
@@ -111,13 +112,17 @@ func (c *Config) validateServer(ps *problems) {
 	}
 }
 
+// decimalText is plain decimal text ("0.3"): what client.leaver_threshold
+// is sent to clients as (ParseFloat also takes "NaN", "1e-1", "0x1p-1").
+var decimalText = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
 func (c *Config) validateClient(ps *problems) {
 	cl := c.Client
 	optionalURL(ps, "client.icb_url", cl.ICBURL)
 	if cl.MinRankedLevel < 0 {
 		ps.add("client.min_ranked_level", "must be >= 0")
 	}
-	if f, err := strconv.ParseFloat(cl.LeaverThreshold, 64); err != nil || f < 0 || f > 1 {
+	if f, err := strconv.ParseFloat(cl.LeaverThreshold, 64); err != nil || !decimalText.MatchString(cl.LeaverThreshold) || !(f >= 0 && f <= 1) {
 		ps.add("client.leaver_threshold", "must be decimal text between 0 and 1, got %q", cl.LeaverThreshold)
 	}
 	if cl.CampaignCurrentSeason < 0 {
@@ -375,7 +380,15 @@ func rate(ps *problems, key string, r Rate) {
 	if r.Burst > 0 && r.Every.Duration <= 0 {
 		ps.add(key+".every", "must be > 0")
 	}
+	if r.Every.Duration > MaxRateEvery {
+		ps.add(key+".every", "must be at most %s (a token a year; burst = 0 turns the limit off), got %s", Duration{MaxRateEvery}, r.Every)
+	}
 }
+
+// MaxRateEvery bounds a rate's every: longer would mean no limit at all
+// once multiplied (a cluster node's share, a bucket's debt) past what a
+// duration holds, where the limiters read a negative every as "off".
+const MaxRateEvery = 365 * 24 * time.Hour
 
 func (c *Config) validateStorageBackend(ps *problems) {
 	oneOf(ps, "storage.backend", c.Storage.Backend, BackendPebble, BackendPostgres)

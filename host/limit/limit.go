@@ -19,6 +19,7 @@
 package limit
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -144,7 +145,7 @@ func (k *Keyed) Check(key string) (ok bool, wait time.Duration) {
 	if b.tokens >= 1 {
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) * float64(k.rate.Every))
+	return false, k.waitFor(1 - b.tokens)
 }
 
 // Charge spends a token of key (going below zero is allowed: repeated
@@ -184,7 +185,7 @@ func (k *Keyed) Allow(key string) (ok bool, wait time.Duration) {
 		b.tokens--
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) * float64(k.rate.Every))
+	return false, k.waitFor(1 - b.tokens)
 }
 
 // Refund gives back a token that Allow spent, up to Burst: the request it
@@ -231,7 +232,18 @@ func (k *Keyed) AllowN(key string, n int) (ok bool, wait time.Duration) {
 		return true, 0
 	}
 	need := min(float64(n), float64(k.rate.Burst))
-	return false, time.Duration((need - b.tokens) * float64(k.rate.Every))
+	return false, k.waitFor(need - b.tokens)
+}
+
+// waitFor is how long until units tokens are back, at most the longest
+// duration: a long every times a bucket's debt would otherwise overflow
+// to a negative wait (a negative Retry-After, "try again in -2562047h").
+func (k *Keyed) waitFor(units float64) time.Duration {
+	w := units * float64(k.rate.Every)
+	if w >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(w)
 }
 
 // Len returns how many keys are tracked.

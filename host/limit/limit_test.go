@@ -171,3 +171,24 @@ func TestRefund(t *testing.T) {
 		t.Error("Refund on an off limiter tracked a key")
 	}
 }
+
+// TestWaitNeverNegative: with a long every and a bucket in debt, the
+// wait before the next token is the longest duration, not the negative
+// number its product overflowed to (a negative Retry-After, "try again
+// in -2562047h").
+func TestWaitNeverNegative(t *testing.T) {
+	now := time.Unix(0, 0)
+	k := New(Rate{Burst: 5, Every: 1_000_000 * time.Hour}, 0, func() time.Time { return now })
+	for range 10 {
+		k.Charge("a")
+	}
+	if ok, wait := k.Check("a"); ok || wait <= 0 {
+		t.Errorf("Check: ok %v, wait %v", ok, wait)
+	}
+	if ok, wait := k.Allow("a"); ok || wait <= 0 {
+		t.Errorf("Allow: ok %v, wait %v", ok, wait)
+	}
+	if ok, wait := k.AllowN("a", 3); ok || wait <= 0 {
+		t.Errorf("AllowN: ok %v, wait %v", ok, wait)
+	}
+}
