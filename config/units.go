@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +16,19 @@ type Duration struct {
 	time.Duration
 }
 
+// durationForm is the form time.ParseDuration reads; a text of that form
+// it refuses is too large.
+var durationForm = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // UnmarshalText parses a Go duration string.
 func (d *Duration) UnmarshalText(text []byte) error {
-	v, err := time.ParseDuration(strings.TrimSpace(string(text)))
+	t := strings.TrimSpace(string(text))
+	v, err := time.ParseDuration(t)
 	if err != nil {
+		if durationForm.MatchString(t) {
+			// Well formed, but past what a duration holds.
+			return fmt.Errorf("duration %q is too large: at most %s", text, Duration{math.MaxInt64})
+		}
 		return fmt.Errorf("invalid duration %q (want e.g. \"60s\", \"5m\", \"24h\")", text)
 	}
 	d.Duration = v

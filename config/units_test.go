@@ -184,3 +184,16 @@ func TestMemoryLimit(t *testing.T) {
 		t.Error("a 10MiB limit validated")
 	}
 }
+
+// TestDurationTooLargeSaysSo: a duration of the right form past what a
+// duration holds is refused as too large, not as malformed.
+func TestDurationTooLargeSaysSo(t *testing.T) {
+	var d Duration
+	err := d.UnmarshalText([]byte("9999999h"))
+	if err == nil || !strings.Contains(err.Error(), "too large: at most 2562047h") {
+		t.Errorf("9999999h: %v", err)
+	}
+	if err := d.UnmarshalText([]byte("5 minutes")); err == nil || !strings.Contains(err.Error(), "invalid duration") {
+		t.Errorf("5 minutes: %v", err)
+	}
+}
