@@ -562,3 +562,24 @@ func TestWriteTOMLRoundTrip(t *testing.T) {
 		t.Error("WriteTOML output is not stable")
 	}
 }
+
+// TestLeaverThresholdIsDecimalText: client.leaver_threshold is sent to
+// clients as written, so only plain decimal text between 0 and 1 passes;
+// "NaN" passed every range check (NaN compares false) and reached every
+// client's login record.
+func TestLeaverThresholdIsDecimalText(t *testing.T) {
+	for _, v := range []string{"NaN", "1e-1", "0x1p-1", "-0", "1.5", ""} {
+		c := Default()
+		c.Client.LeaverThreshold = v
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "client.leaver_threshold") {
+			t.Errorf("leaver_threshold %q: %v", v, err)
+		}
+	}
+	for _, v := range []string{"0", "0.3", "1", "1.0"} {
+		c := Default()
+		c.Client.LeaverThreshold = v
+		if err := c.Validate(); err != nil {
+			t.Errorf("leaver_threshold %q: %v", v, err)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func (s *Settings) Validate() error {
 	if s.ChatServerPort < 0 || s.ChatServerPort > 65535 {
 		p("chat_server_port", "must be 0..65535, got %d", s.ChatServerPort)
 	}
-	if s.LeaverThreshold < 0 || s.LeaverThreshold > 1 {
+	if !(s.LeaverThreshold >= 0 && s.LeaverThreshold <= 1) { // NaN too
 		p("leaver_threshold", "must be 0..1, got %v", s.LeaverThreshold)
 	}
 	s.validateClient(p)

@@ -1,6 +1,7 @@
 package matches
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -38,5 +39,16 @@ func TestSettingsValidate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: %v", key, err)
 		}
+	}
+}
+
+// TestLeaverThresholdNaNRefused: [matches] leaver_threshold = nan (TOML
+// has it) passed both range checks, NaN comparing false, and went to the
+// game servers.
+func TestLeaverThresholdNaNRefused(t *testing.T) {
+	s := SettingsOf(config.Default())
+	s.LeaverThreshold = math.NaN()
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "leaver_threshold") {
+		t.Errorf("leaver_threshold NaN: %v", err)
 	}
 }
