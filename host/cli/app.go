@@ -83,6 +83,9 @@ func OpenApp(cfg *config.Config, log *slog.Logger) (*App, error) { return openAp
 // openApp opens the data directory and starts the actors; a server (serve)
 // joins the cluster first when cluster mode is on.
 func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
+	// Commands read client addresses too (account by-address groups an
+	// IPv6 address by the configured prefix, as the server does).
+	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
 	group, err := srp.NewGroup(cfg.SRP.N, int64(cfg.SRP.G), cfg.SRP.Magic1, cfg.SRP.Magic2, srp.HashForm(cfg.Login.PasswordHash))
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)
