@@ -12,8 +12,8 @@
 // back with Refund when the request turns out not to count.
 //
 // Memory is bounded by maxKeys: when the map is full, keys whose bucket is
-// full again (they carry no information) are dropped first; if none is, a
-// random 1/64 of the keys is. An attacker who floods the map with fresh keys
+// full again (they carry no information) are dropped first, then random
+// keys until a 1/64 of the map is free. An attacker who floods the map with fresh keys
 // can therefore at worst make some other key's bucket refill early, never
 // grow memory.
 package limit
@@ -270,9 +270,12 @@ func (k *Keyed) get(key string, now time.Time) *bucket {
 	return b
 }
 
-// evict drops every full bucket; if that frees nothing, it drops a random
-// 1/64 of the keys (map order is random), so that a flood of fresh keys costs
-// one scan per maxKeys/64 insertions, not one per insertion.
+// evict drops every full bucket, then random keys (map order is random)
+// until a 1/64 of the map is free, so that a flood of fresh keys costs one
+// scan per maxKeys/64 insertions, not one per insertion. Before, random
+// keys were dropped only when no bucket was full: a flood paced so that
+// about one bucket filled again between insertions had every insertion
+// scan the whole map under the lock.
 func (k *Keyed) evict(now time.Time) {
 	for key, b := range k.m {
 		k.refill(b, now)
@@ -280,10 +283,11 @@ func (k *Keyed) evict(now time.Time) {
 			delete(k.m, key)
 		}
 	}
-	if len(k.m) < k.maxKeys {
+	room := k.maxKeys/64 + 1
+	if len(k.m) <= k.maxKeys-room {
 		return
 	}
-	drop := k.maxKeys/64 + 1
+	drop := len(k.m) - (k.maxKeys - room)
 	for key := range k.m {
 		if drop == 0 {
 			break

@@ -192,3 +192,32 @@ func TestWaitNeverNegative(t *testing.T) {
 		t.Errorf("AllowN: ok %v, wait %v", ok, wait)
 	}
 }
+
+// TestEvictScansAreAmortised: a flood of fresh keys paced so that about
+// one bucket is full again between insertions costs one whole-map scan
+// per maxKeys/64 insertions, as a flood of fresh keys does: the scan
+// frees a 1/64 of the map, not only the full buckets it finds.
+func TestEvictScansAreAmortised(t *testing.T) {
+	const maxKeys = 6400
+	now := time.Unix(0, 0)
+	k := New(Rate{Burst: 2, Every: maxKeys * time.Second}, maxKeys, func() time.Time { return now })
+	next := 0
+	insert := func() { k.Allow(strconv.Itoa(next)); next++; now = now.Add(time.Second) }
+	for range maxKeys {
+		insert()
+	}
+	scans := 0
+	const n = 10 * 64
+	for range n {
+		if k.Len() >= maxKeys {
+			scans++
+		}
+		insert()
+	}
+	if limit := n/(maxKeys/64) + 1; scans > limit {
+		t.Fatalf("%d insertions ran %d whole-map scans, want at most %d", n, scans, limit)
+	}
+	if k.Len() > maxKeys {
+		t.Fatalf("%d keys kept, bound %d", k.Len(), maxKeys)
+	}
+}
