@@ -86,6 +86,7 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	// Commands read client addresses too (account by-address groups an
 	// IPv6 address by the configured prefix, as the server does).
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
+	limit.SetDefaultMaxKeys(cfg.Limits.TrackedKeys) // the limiters made without a bound of their own
 	group, err := srp.NewGroup(cfg.SRP.N, int64(cfg.SRP.G), cfg.SRP.Magic1, cfg.SRP.Magic2, srp.HashForm(cfg.Login.PasswordHash))
 	if err != nil {
 		return nil, fmt.Errorf("srp settings: %w", err)

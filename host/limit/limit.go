@@ -21,6 +21,7 @@ package limit
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,18 +48,36 @@ type bucket struct {
 	at     time.Time // when tokens was last brought up to date
 }
 
-// DefaultMaxKeys bounds a limiter's map when New is given 0.
+// DefaultMaxKeys is the bound of a limiter's map when New is given 0,
+// until SetDefaultMaxKeys changes it.
 const DefaultMaxKeys = 100_000
 
+// defaultMaxKeys is SetDefaultMaxKeys' bound.
+var defaultMaxKeys atomic.Int64
+
+func init() { defaultMaxKeys.Store(DefaultMaxKeys) }
+
+// SetDefaultMaxKeys sets the bound of the limiters New is given no bound
+// for (limits.tracked_keys, which the documentation gives as every rate
+// limiter's: the console's, the operator listener's and the matches
+// area's take it this way); n < 1 restores DefaultMaxKeys. Limiters made
+// before keep theirs: the server sets it once, before it makes any.
+func SetDefaultMaxKeys(n int) {
+	if n < 1 {
+		n = DefaultMaxKeys
+	}
+	defaultMaxKeys.Store(int64(n))
+}
+
 // New returns a limiter at rate r keeping at most maxKeys keys (0:
-// DefaultMaxKeys). now may be nil (wall clock). A rate with Burst <= 0 or
+// the default: SetDefaultMaxKeys). now may be nil (wall clock). A rate with Burst <= 0 or
 // Every <= 0 returns nil: no limit.
 func New(r Rate, maxKeys int, now func() time.Time) *Keyed {
 	if r.Burst <= 0 || r.Every <= 0 {
 		return nil
 	}
 	if maxKeys <= 0 {
-		maxKeys = DefaultMaxKeys
+		maxKeys = int(defaultMaxKeys.Load())
 	}
 	if now == nil {
 		now = time.Now

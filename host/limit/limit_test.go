@@ -221,3 +221,17 @@ func TestEvictScansAreAmortised(t *testing.T) {
 		t.Fatalf("%d keys kept, bound %d", k.Len(), maxKeys)
 	}
 }
+
+// TestSetDefaultMaxKeys: a limiter made without a bound of its own keeps
+// at most the default set (limits.tracked_keys), not 100,000.
+func TestSetDefaultMaxKeys(t *testing.T) {
+	SetDefaultMaxKeys(1000)
+	t.Cleanup(func() { SetDefaultMaxKeys(0) })
+	k := New(Rate{Burst: 1, Every: time.Hour}, 0, nil)
+	for i := range 5000 {
+		k.Allow(strconv.Itoa(i))
+	}
+	if n := k.Len(); n > 1000 {
+		t.Errorf("%d keys kept, want at most 1000", n)
+	}
+}
