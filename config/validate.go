@@ -266,7 +266,7 @@ func (c *Config) validatePlugins(ps *problems) {
 		// Zero (a table built in code) means the supervisor's default.
 		for k, d := range map[string]Duration{"ping_interval": p.PingInterval, "ping_timeout": p.PingTimeout} {
 			if d.Duration < 0 {
-				ps.add(key(k), "must be > 0")
+				ps.add(key(k), "must be > 0 (0 means the default), got %s", d)
 			}
 		}
 	}
