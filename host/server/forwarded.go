@@ -63,7 +63,10 @@ func ClientAddress(peer string, lines []string, trustForwardedFor bool, trusted 
 func clientAddress(peer string, lines [][]byte, trusted []config.Prefix) string {
 	if len(trusted) > 0 {
 		p, err := netip.ParseAddr(peer)
-		if err != nil || !inPrefixes(p.Unmap(), trusted) {
+		// A link-local peer's zone (fe80::1%eth0, as net/http gives
+		// it) is no part of the network: a zoned address is never in
+		// a prefix.
+		if err != nil || !inPrefixes(p.Unmap().WithZone(""), trusted) {
 			return ""
 		}
 	}

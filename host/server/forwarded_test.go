@@ -131,6 +131,9 @@ func TestClientAddressOfNetHTTP(t *testing.T) {
 		{"no header", "[::1]:5123", nil, true, nil, "::1"},
 		{"garbage", "127.0.0.2:5123", []string{"unknown"}, true, nil, "127.0.0.2"},
 		{"a peer without a port", "127.0.0.2", []string{"203.0.113.7"}, true, nil, "203.0.113.7"},
+		// net/http keeps a link-local peer's zone; a zoned address was
+		// never in a prefix, so such a proxy was never trusted.
+		{"a link-local proxy with its zone", "[fe80::1%eth0]:5123", []string{"203.0.113.7"}, true, prefixes(t, "fe80::/10"), "203.0.113.7"},
 	} {
 		if got := ClientAddress(tt.peer, tt.lines, tt.trust, tt.trusted); got != tt.want {
 			t.Errorf("%s: ClientAddress(%s, %q) = %q, want %q", tt.name, tt.peer, tt.lines, got, tt.want)
