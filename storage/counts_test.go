@@ -264,3 +264,33 @@ func TestCountTakeMember(t *testing.T) {
 		}
 	})
 }
+
+// A set count that steps back to zero is deleted, as a member's count is:
+// no engine keeps it stored, and Each does not visit it. (PostgreSQL kept
+// the set's row as an 8-byte zero.)
+func TestSetCountAtZeroIsDeleted(t *testing.T) {
+	eachEngine(t, func(t *testing.T, db *DB) {
+		set := testSets.At("z")
+		add := func(d int64) {
+			t.Helper()
+			commitRaw(t, db, func(b *Batch) { AddMember(writerOf{b.ForAccount(1)}, testMembers.At("zm"), d, set) })
+		}
+		add(1)
+		add(-1)
+		if keys := scanKeys(t, db, testSets.key("z")); len(keys) != 0 {
+			t.Errorf("a set count back at zero is still stored: %q", keys)
+		}
+		var visited []string
+		if err := testSets.Each(db, "", "", func(k string, n int64) error {
+			if n == 0 {
+				visited = append(visited, k)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(visited) > 0 {
+			t.Errorf("Each visits counts at zero: %q", visited)
+		}
+	})
+}

@@ -920,14 +920,24 @@ const countValue = `('x' || encode(%s, 'hex'))::bit(64)::bigint`
 // countMember is one member change of CountOp in one statement: the
 // member's row is locked and read, written back (deleted at zero), and
 // the step it makes is added to every count of $4 ($2 Delta, $3 Reset,
-// $5 Floor).
+// $5 Floor). A count of $4 that the step takes to zero is deleted as the
+// member's is (absent is zero, and Each visits no zero; Pebble's
+// applyCounts deletes it too): sdel deletes the rows that hold minus the
+// step, and the INSERT adds the step to the others. The two touch
+// disjoint rows (one statement may not change a row twice), and sdel
+// reads the rows as the INSERT's ON CONFLICT would, so the statement
+// count per write stays one; a row another transaction changed or inserted
+// after this one's snapshot fails to serialize in either, as before.
 var countMember = `WITH cur AS (SELECT ` + fmt.Sprintf(countValue, "v") + ` AS o FROM ` + Table + ` WHERE k = $1 FOR UPDATE),
  nu AS (SELECT o, CASE WHEN $3::bool THEN 0 WHEN $5::bool AND o <= 0 THEN o WHEN $5::bool THEN greatest(o + $2::bigint, 0)
   ELSE o + $2::bigint END AS n FROM (SELECT coalesce((SELECT o FROM cur), 0) AS o) x),
  put AS (INSERT INTO ` + Table + ` (k, v) SELECT $1, int8send(n) FROM nu WHERE n <> 0 ON CONFLICT (k) DO UPDATE SET v = excluded.v),
  del AS (DELETE FROM ` + Table + ` WHERE k = $1 AND (SELECT n FROM nu) = 0),
- step AS (SELECT CASE WHEN o <= 0 AND n > 0 THEN 1 WHEN o > 0 AND n <= 0 THEN -1 ELSE 0 END AS s FROM nu)
-INSERT INTO ` + Table + ` AS t (k, v) SELECT sk, int8send(step.s::bigint) FROM unnest($4::bytea[]) AS sk, step WHERE step.s <> 0
+ step AS (SELECT CASE WHEN o <= 0 AND n > 0 THEN 1 WHEN o > 0 AND n <= 0 THEN -1 ELSE 0 END AS s FROM nu),
+ sdel AS (DELETE FROM ` + Table + ` WHERE k = ANY($4::bytea[]) AND (SELECT s FROM step) <> 0
+  AND v = int8send(-(SELECT s FROM step)::bigint) RETURNING k)
+INSERT INTO ` + Table + ` AS t (k, v) SELECT sk, int8send(step.s::bigint) FROM unnest($4::bytea[]) AS sk, step
+ WHERE step.s <> 0 AND sk NOT IN (SELECT k FROM sdel)
  ON CONFLICT (k) DO UPDATE SET v = int8send(` + fmt.Sprintf(countValue, "t.v") + ` + ` + fmt.Sprintf(countValue, "excluded.v") + `)`
 
 // queueCounts queues the count operations, in order. The Sets come
