@@ -232,9 +232,14 @@ func (r *registry) createManyOnce(reqs []*NewAccount, res []Created) error {
 			}
 			return fmt.Errorf("%w: account %d exists", ErrIDSpace, id)
 		}
+		stale, err := staleSkeleton(db, req)
+		if err != nil {
+			b.Discard()
+			return err
+		}
 		acct := req.Account.Clone()
 		acct.ID, acct.SuperID, acct.Login = id, id, req.Login
-		putNewAccount(b, acct, req)
+		putNewAccount(b, acct, req, stale)
 		accts[i] = acct
 		id++
 	}

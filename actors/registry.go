@@ -221,13 +221,17 @@ func putCreation(db *storage.DB, b *storage.Batch, req *NewAccount, super storag
 		}
 		return nil, fmt.Errorf("%w: account %d exists", ErrIDSpace, id)
 	}
+	stale, err := staleSkeleton(db, req)
+	if err != nil {
+		return nil, err
+	}
 	acct := req.Account.Clone()
 	acct.ID, acct.SuperID, acct.Login = id, id, req.Login
 	if super != 0 {
 		acct.SuperID = super
 		b.PutSubAccount(super, id)
 	}
-	putNewAccount(b, acct, req)
+	putNewAccount(b, acct, req, stale)
 	b.SetNextAccountIDIf(id, id+1)
 	return acct, nil
 }
@@ -235,19 +239,35 @@ func putCreation(db *storage.DB, b *storage.Batch, req *NewAccount, super storag
 // putNewAccount writes every record of the new account acct (its id,
 // SuperID and login assigned) as req describes it: profile and lists (and
 // with them the nickname index entry), owned upgrades, the login and its
-// look-alike skeleton (insert-if-absent) and the registration address.
-// The records are those the account's actor would write for the same
-// state (storage.Batch.PutAccount with no previous state), so that its
-// first activation loads exactly this account.
-func putNewAccount(b *storage.Batch, acct *storage.Account, req *NewAccount) {
+// look-alike skeleton (insert-if-absent, or in place of the entry of
+// stale, a deleted account that still holds it: staleSkeleton) and the
+// registration address. The records are those the account's actor would
+// write for the same state (storage.Batch.PutAccount with no previous
+// state), so that its first activation loads exactly this account.
+func putNewAccount(b *storage.Batch, acct *storage.Account, req *NewAccount, stale storage.AccountID) {
 	id := acct.ID
 	b.PutAccount(acct, nil)
 	b.PutUpgrades(id, 0, acct.Upgrades)
 	b.PutLoginNew(acct.Login, id)
-	if req.LoginSkeleton != "" {
+	switch {
+	case req.LoginSkeleton == "":
+	case stale != 0:
+		b.PutLoginSkeletonInPlaceOf(req.LoginSkeleton, stale, id)
+	default:
 		b.PutLoginSkeletonNew(req.LoginSkeleton, id)
 	}
 	b.PutRegistrationAddress(id, req.Address)
+}
+
+// staleSkeleton is the deleted account whose entry still holds req's
+// login skeleton (storage.DB.StaleLoginSkeleton), or 0: the new account
+// takes such an entry over rather than being refused as a look-alike of
+// a login that no longer exists.
+func staleSkeleton(db *storage.DB, req *NewAccount) (storage.AccountID, error) {
+	if req.LoginSkeleton == "" {
+		return 0, nil
+	}
+	return db.StaleLoginSkeleton(req.LoginSkeleton)
 }
 
 // GlobalTx is the write access of one global update: it implements
@@ -382,6 +402,13 @@ func (r *registry) indexSkeletons(es []SkeletonEntry) error {
 				} else if !errors.Is(err, storage.ErrNotFound) {
 					b.Discard()
 					return err
+				}
+				if stale, err := db.StaleLoginSkeleton(e.Skeleton); err != nil {
+					b.Discard()
+					return err
+				} else if stale != 0 {
+					b.PutLoginSkeletonInPlaceOf(e.Skeleton, stale, e.ID)
+					continue
 				}
 			}
 			b.PutLoginSkeletonNew(e.Skeleton, e.ID)
