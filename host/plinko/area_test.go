@@ -3,6 +3,7 @@ package plinko_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -374,5 +375,31 @@ func TestExchange(t *testing.T) {
 	// Buying it again fails and charges nothing.
 	if g := post(t, ms.c, plinko.PathPurchase, cookie, "id", "601"); str(g, "status_code") != "10" || num(g, "tickets_remaining") != 1400 {
 		t.Errorf("second grab bag %v", g)
+	}
+}
+
+// TestDropTicketOverflowHTTP: a drop whose payout would take the tickets
+// past math.MaxInt64 is refused with the balance's status (3), the
+// balances unchanged in the reply and in storage; one that reaches the
+// maximum exactly succeeds.
+func TestDropTicketOverflowHTTP(t *testing.T) {
+	ms := newMockServer(t, forced(plinkoapi.TierTickets30), catalogFile)
+	id, cookie := player(t, ms.app, ms.c, "whale", math.MaxInt64, 1000)
+	d := post(t, ms.c, plinko.PathDrop, cookie, "currency", "gold")
+	checkShape(t, d, dropShape)
+	maxText := fmt.Sprint(int64(math.MaxInt64))
+	if got := fmt.Sprint(str(d, "status_code"), " ", str(d, "user_tickets"), " ", str(d, "user_gold"), " ", str(d, "random_tier"), " ", str(d, "product_id")); got != "3 "+maxText+" 1000 0 -1" {
+		t.Errorf("drop over the maximum: status, tickets, gold, tier, product = %s; want 3 %s 1000 0 -1", got, maxText)
+	}
+	if a, err := ms.app.Sys.DB().Account(id); err != nil {
+		t.Fatal(err)
+	} else if a.Tickets != math.MaxInt64 || a.Gold != 1000 || len(a.Upgrades) != 0 {
+		t.Errorf("refused drop wrote: tickets %d, gold %d, upgrades %v", a.Tickets, a.Gold, a.Upgrades)
+	}
+
+	_, cookie = player(t, ms.app, ms.c, "brim", math.MaxInt64-30, 1000)
+	d = post(t, ms.c, plinko.PathDrop, cookie, "currency", "gold")
+	if str(d, "status_code") != "1" || str(d, "user_tickets") != maxText || num(d, "ticket_amount") != 30 {
+		t.Errorf("drop to the maximum exactly: %v", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
@@ -135,13 +136,23 @@ func (c *dropChange) apply(tx *actors.Tx) (*dropResult, error) {
 		res.Prize = &p
 	}
 
+	// The tickets after the drop, checked before the account is touched:
+	// a payout past math.MaxInt64 (an operator's grant allows balances up
+	// to it) would wrap round to a negative balance.
+	tickets := v.Tickets
+	if c.currency == plinkoapi.CurrencyTickets {
+		tickets -= c.cost // have >= cost > 0: no wrap
+	}
+	if res.Tickets > 0 && tickets > math.MaxInt64-res.Tickets {
+		return refuse(fmt.Errorf("%w: it holds %d after the cost, the drop pays %d, the largest balance is %d",
+			ErrBalanceFull, tickets, res.Tickets, int64(math.MaxInt64)))
+	}
+
 	a := tx.Account()
 	if c.currency == plinkoapi.CurrencyGold {
 		a.Gold -= c.cost
-	} else {
-		a.Tickets -= c.cost
 	}
-	a.Tickets += res.Tickets
+	a.Tickets = tickets + res.Tickets
 	if res.Prize != nil {
 		a.Upgrades = append(a.Upgrades, storage.Upgrade{ID: res.Prize.Upgrade})
 	}

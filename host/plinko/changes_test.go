@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"testing"
@@ -93,6 +94,18 @@ func TestDropChange(t *testing.T) {
 		{"insufficient gold", storage.Account{Tickets: 1000, Gold: 10}, plinkoapi.CurrencyGold,
 			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets60, PrizeIndex: -1, Tickets: 60}, ErrInsufficientFunds, 1000, 10, "", false},
 		{"invalid tier", storage.Account{Tickets: 100}, plinkoapi.CurrencyTickets, plinkoapi.DropDecision{Tier: 9}, sdk.ErrInvalidDecision, 100, 0, "", false},
+		// A payout that would take tickets past math.MaxInt64 (a grant
+		// allows balances up to it) is refused, not wrapped round.
+		{"tickets at the maximum, paid with gold", storage.Account{Tickets: math.MaxInt64, Gold: 1000}, plinkoapi.CurrencyGold,
+			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets30, PrizeIndex: -1, Tickets: 30}, ErrBalanceFull, math.MaxInt64, 1000, "", false},
+		{"tickets near the maximum, payout above the cost", storage.Account{Tickets: math.MaxInt64, Upgrades: []storage.Upgrade{{ID: "aa.Hero_Stormherald.Alt1"}}},
+			plinkoapi.CurrencyTickets, plinkoapi.DropDecision{Tier: plinkoapi.TierDiamond, PrizeIndex: -1, Tickets: 350, Exhausted: true}, ErrBalanceFull, math.MaxInt64, 0, "", false},
+		{"payout reaching the maximum exactly", storage.Account{Tickets: math.MaxInt64 - 30, Gold: 100}, plinkoapi.CurrencyGold,
+			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets30, PrizeIndex: -1, Tickets: 30}, nil, math.MaxInt64, 100 - cost, "", false},
+		{"tickets at the maximum, payout below the cost", storage.Account{Tickets: math.MaxInt64}, plinkoapi.CurrencyTickets,
+			plinkoapi.DropDecision{Tier: plinkoapi.TierTickets60, PrizeIndex: -1, Tickets: 60}, nil, math.MaxInt64 - 6, 0, "", false},
+		{"tickets at the maximum, prize paid with gold", storage.Account{Tickets: math.MaxInt64, Gold: 100}, plinkoapi.CurrencyGold,
+			chest(plinkoapi.TierSilver, 0), nil, math.MaxInt64, 100 - cost, "aa.Hero_Tidecaller.Alt1", false},
 	}
 	sys := actorstest.New(t)
 	v := testView(t)
@@ -222,6 +235,7 @@ func TestStatusOf(t *testing.T) {
 	}{
 		{&fundsError{}, StatusInsufficientFunds},
 		{&ownedError{}, StatusAlreadyOwned},
+		{&refusal{err: fmt.Errorf("%w: x", ErrBalanceFull)}, StatusInsufficientFunds},
 		{sdk.ErrUnavailable, StatusDeciderUnavailable},
 		{errors.Join(errors.New("supervisor"), sdk.ErrInvalidDecision), StatusDeciderUnavailable},
 		{ErrBadCurrency, StatusBadCurrency},

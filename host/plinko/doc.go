@@ -19,7 +19,7 @@
 // every endpoint (statusTable in status.go):
 //
 //	2  bad cookie (missing, unknown, expired)
-//	3  insufficient tickets or gold
+//	3  insufficient tickets or gold, or tickets too full for the drop's payout
 //	4  unknown drop currency
 //	5  plinko plugin unavailable or failed (nothing charged)
 //	6  bad request (malformed form, tier_id, target_index or id)

@@ -19,7 +19,7 @@ type Status int
 const (
 	StatusOK                 Status = 1  // casino call succeeded
 	StatusBadCookie          Status = 2  // cookie missing, unknown or expired
-	StatusInsufficientFunds  Status = 3  // balance below the drop or item cost
+	StatusInsufficientFunds  Status = 3  // balance below the drop or item cost, or too full for the drop's payout
 	StatusBadCurrency        Status = 4  // drop currency not "tickets" or "gold"
 	StatusDeciderUnavailable Status = 5  // the plinko plugin failed or is down
 	StatusBadRequest         Status = 6  // malformed form, tier_id, target_index or id
@@ -42,6 +42,9 @@ var (
 	ErrBadRequest        = errors.New("plinko: bad request")
 	ErrUnknownItem       = errors.New("plinko: unknown exchange item")
 	ErrAlreadyOwned      = errors.New("plinko: item already owned")
+	// ErrBalanceFull refuses a drop whose ticket payout would take the
+	// balance past math.MaxInt64; nothing is charged or granted.
+	ErrBalanceFull = errors.New("plinko: the tickets balance is at its largest")
 )
 
 // replies answers the area's failures from its one table of causes
@@ -57,6 +60,14 @@ var replies = area.NewReplies(areaName, nil, area.CauseTable{
 	Internal:       answer(StatusInternal),
 	Rows: []area.Row{
 		{Err: ErrInsufficientFunds, Answer: answer(StatusInsufficientFunds)},
+		// A full balance has no code of its own: the client knows only
+		// success or not (any other code is the same error dialog: spec,
+		// Errors 3). StatusInsufficientFunds is the balance's refusal the
+		// drop already answers, with the balances unchanged: nothing
+		// happened. It counts as the player's refusal, as it is; a
+		// server-side code (8, 12) would count it as a server failure and
+		// send an operator to the disk.
+		{Err: ErrBalanceFull, Answer: answer(StatusInsufficientFunds)},
 		{Err: ErrBadCurrency, Answer: answer(StatusBadCurrency)},
 		{Err: ErrBadRequest, Answer: answer(StatusBadRequest)},
 		{Err: ErrUnknownItem, Answer: answer(StatusUnknownItem)},
