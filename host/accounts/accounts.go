@@ -46,6 +46,10 @@ var (
 	// ErrGrantOverflow is the ErrBadGrant of a balance that would pass the
 	// largest one stored (math.MaxInt64), where the sum would wrap round.
 	ErrGrantOverflow = errors.New("balance would overflow")
+	// ErrBadUpgrade refuses an upgrade id (CheckUpgrade); its text is the
+	// rule, for the refusals of a grant and of a catalog.
+	ErrBadUpgrade = errors.New("an upgrade id is <type>.<name> in at most 128 bytes of UTF-8, " +
+		"without spaces, commas, pipes, backquotes, double quotes, control characters or invisible characters")
 )
 
 // Service creates accounts and grants them things.
@@ -160,11 +164,18 @@ const MaxNicknameRunes = 64
 // every session record and identity list the game clients receive, and
 // into the operator's pages and logs.
 func CheckNickname(n string) error {
-	if utf8.RuneCountInString(n) > MaxNicknameRunes || !utf8.ValidString(n) ||
-		strings.ContainsFunc(n, func(r rune) bool { return unicode.IsControl(r) || login.CheckVisible(string(r)) != nil }) {
+	if utf8.RuneCountInString(n) > MaxNicknameRunes || !plainText(n) {
 		return ErrBadNickname
 	}
 	return nil
+}
+
+// plainText reports whether s is UTF-8 without a control character (a
+// line break, NUL) or an invisible or text-direction one
+// (login.CheckVisible: U+200B, U+202E): the rule of the texts every game
+// client receives, nicknames and upgrade ids.
+func plainText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl) && login.CheckVisible(s) == nil
 }
 
 // CheckPassword refuses a password that is empty or longer than
@@ -287,8 +298,8 @@ func (g *Grant) apply(tx *actors.Tx) (*storage.Account, error) {
 		}
 	}
 	for _, u := range g.Upgrades {
-		if !validUpgrade(u) {
-			return nil, detail.New(ErrBadGrant, "upgrade %q is not <type>.<name>", u)
+		if err := CheckUpgrade(u); err != nil {
+			return nil, detail.New(ErrBadGrant, "upgrade %q is refused: %w", u, err)
 		}
 	}
 	a := tx.Account()
@@ -301,9 +312,23 @@ func (g *Grant) apply(tx *actors.Tx) (*storage.Account, error) {
 	return a.Clone(), nil
 }
 
-func validUpgrade(u string) bool {
+// MaxUpgradeBytes is the longest upgrade id, in bytes.
+const MaxUpgradeBytes = 128
+
+// CheckUpgrade refuses an upgrade id (ErrBadUpgrade) that is not
+// "<type>.<name>", is longer than MaxUpgradeBytes, or holds a character
+// the wire or the client cannot carry as it is: a space, comma, pipe,
+// backquote or double quote (the ids travel in separated lists), invalid
+// UTF-8, a control character or an invisible one (as nicknames: plainText).
+// The ids land in my_upgrades of every session record of the account. It
+// is the one rule of every way an upgrade is granted: an operator's grant
+// and a Plinko catalog's prizes. Stored ids are not re-checked when read.
+func CheckUpgrade(u string) error {
 	typ, name, ok := strings.Cut(u, ".")
-	return ok && typ != "" && name != "" && !strings.ContainsAny(u, " |`,\"") && len(u) <= 128
+	if !ok || typ == "" || name == "" || len(u) > MaxUpgradeBytes || strings.ContainsAny(u, " |`,\"") || !plainText(u) {
+		return ErrBadUpgrade
+	}
+	return nil
 }
 
 // GrantTo applies g to the account with the given login.

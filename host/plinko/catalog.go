@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/storage"
@@ -265,17 +266,11 @@ func (p productFile) product() (Product, error) {
 	if sp.Upgrade == "" {
 		sp.Upgrade = sp.ShortType + "." + sp.Name
 	}
-	if !validUpgrade(sp.Upgrade) {
-		return sp, fmt.Errorf("upgrade %q is not <type>.<name> without spaces, commas, pipes, backquotes or quotes", sp.Upgrade)
+	// The rule of every granted upgrade (account grant --upgrade too).
+	if err := accounts.CheckUpgrade(sp.Upgrade); err != nil {
+		return sp, fmt.Errorf("upgrade %q is refused: %w", sp.Upgrade, err)
 	}
 	return sp, nil
-}
-
-// validUpgrade is the rule of host/accounts (account grant --upgrade): the
-// ids land in my_upgrades of the session record.
-func validUpgrade(u string) bool {
-	typ, name, ok := strings.Cut(u, ".")
-	return ok && typ != "" && name != "" && !strings.ContainsAny(u, " |`,\"") && len(u) <= 128
 }
 
 // ImportCatalog reads a catalog in the documented JSON format (catalog.md),

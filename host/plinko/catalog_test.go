@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/honmaster/masterserver/actors/actorstest"
+	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/failure/detail"
 )
 
 func TestParseCatalogExample(t *testing.T) {
@@ -137,5 +139,28 @@ func TestCatalogCache(t *testing.T) {
 	}
 	if c, _ := StoredCatalog(sys.DB()); len(c.Chests[2]) != len(DemoCatalog().Chests[2]) {
 		t.Error("an invalid import changed the stored catalog")
+	}
+}
+
+// TestCatalogUpgradeControlChars: an upgrade id reaching the catalog
+// through a JSON escape is held to the grant's rule (accounts.CheckUpgrade):
+// no control or invisible characters, and the refusal says the rule. (JSON
+// decoding turns invalid UTF-8 and lone surrogates into U+FFFD.)
+func TestCatalogUpgradeControlChars(t *testing.T) {
+	for _, u := range []string{`t.Su\nper`, `t.Su\u0000per`, `t.Su\u202eper`, `t.Su\u200bper`, `t.Su\u0085per`} {
+		src := `{"exchange":[{"id":501,"name":"Super-Taunt","type":"Misc","short_type":"t","upgrade":"` + u + `","cost":10}]}`
+		_, err := ParseCatalog(strings.NewReader(src), time.Unix(1, 0))
+		if !errors.Is(err, ErrCatalog) {
+			t.Errorf("catalog with upgrade %s: err = %v, want ErrCatalog", u, err)
+			continue
+		}
+		if d, _ := detail.Of(err, ErrCatalog); !strings.Contains(d, "is refused: "+accounts.ErrBadUpgrade.Error()) {
+			t.Errorf("catalog with upgrade %s: detail %q does not say the rule", u, d)
+		}
+	}
+	// Escapes of visible characters are fine.
+	src := `{"exchange":[{"id":501,"name":"Super-Taunt","type":"Misc","short_type":"t","upgrade":"t.Su\u00e9per","cost":10}]}`
+	if c, err := ParseCatalog(strings.NewReader(src), time.Unix(1, 0)); err != nil || c.Exchange[0].Product.Upgrade != "t.Suéper" {
+		t.Errorf("catalog with upgrade t.Su\\u00e9per: %v", err)
 	}
 }
