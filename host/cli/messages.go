@@ -81,8 +81,11 @@ func explainRaw(err error) string {
 		return oe.msg
 	case errors.As(err, &ae):
 		return ae.Msg
-	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired):
+	case errors.Is(err, actors.ErrTimeout):
 		return "the server did not answer in time; the command may or may not have been applied (check, then retry)"
+	case errors.Is(err, actors.ErrExpired):
+		// Refused before it ran, unlike a timeout: nothing was written.
+		return "the server was too busy to get to the command in time; nothing was changed, try again"
 	case errors.Is(err, actors.ErrStopped), errors.Is(err, storage.ErrClosed):
 		return "the server is shutting down; retry once it runs again"
 	case errors.Is(err, storage.ErrNewerSchema):

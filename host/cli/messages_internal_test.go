@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/internal/modfiles"
 	"github.com/honmaster/masterserver/storage"
 )
@@ -190,5 +191,19 @@ func TestNetFailureWorded(t *testing.T) {
 	}
 	if _, ok := netFailure(errors.New("reply is not PHP"), "the server", "--server"); ok {
 		t.Error("an error that is no network failure is worded as one")
+	}
+}
+
+// TestExpiredWorded: an expired change was refused before it ran (nothing
+// written), so the command says so; only a timeout leaves the outcome
+// unknown.
+func TestExpiredWorded(t *testing.T) {
+	for err, want := range map[error]string{
+		fmt.Errorf("grant: %w", actors.ErrExpired): "the server was too busy to get to the command in time; nothing was changed, try again",
+		fmt.Errorf("grant: %w", actors.ErrTimeout): "the server did not answer in time; the command may or may not have been applied (check, then retry)",
+	} {
+		if got := explain(err); got != want {
+			t.Errorf("explain(%q) = %q, want %q", err, got, want)
+		}
 	}
 }

@@ -47,8 +47,11 @@ func operatorError(err error) string {
 		return "a sub-account's main account must be an existing account that is not itself a sub-account; nothing was created"
 	case errors.Is(err, actors.ErrIDSpace):
 		return "no account can be created: the account numbers are exhausted"
-	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired):
+	case errors.Is(err, actors.ErrTimeout):
 		return "the server did not answer in time; the action may or may not have been applied (check, then retry)"
+	case errors.Is(err, actors.ErrExpired):
+		// Refused before it ran, unlike a timeout: nothing was written.
+		return "the server was too busy to get to the action in time; nothing was changed, try again"
 	case errors.Is(err, actors.ErrStopped), errors.Is(err, storage.ErrClosed):
 		return "the server is shutting down; retry once it runs again"
 	case opmsg.InvalidUTF8(err):
