@@ -20,7 +20,9 @@ import (
 // is granted only while the body fits server.large_body_budget: the bytes
 // of larger bodies being read at once, server-wide. A request that finds
 // the budget spent keeps server.body_limit; when its body is larger, it is
-// refused before it is read, with the route's failure for ErrBusy.
+// refused before it is read, with the route's failure for ErrBusy. Only a
+// body that declares its Content-Length gets the larger bound: a chunked
+// body keeps server.body_limit (refused as too large beyond it).
 //
 // The HTTP layer decides this from the header alone, before it knows the
 // client's address, so the budget is server-wide: the per-address
@@ -34,9 +36,14 @@ var ErrBusy = errors.New("the server is reading too many large requests; try aga
 
 // bigBodies is the budget of bodies above server.body_limit. A hold is
 // keyed by the request's header, which fasthttp keeps for the connection's
-// life and passes to HeaderReceived; it is released when the request is
-// answered (serveHTTP, fasthttpError), or, for a connection that broke
-// while its body arrived, once the read timeout has passed.
+// life and passes to HeaderReceived. Only a body of declared length holds
+// any (headerReceived), and fasthttp ends every such request it granted in
+// the handler (serveHTTP) or the error handler (fasthttpError): a body cut
+// short, by its client or by the listener, is an unexpected EOF there, and
+// both release the hold on every path. The expiry (the read timeout and
+// then some) is a backstop for a path that reaches neither (an
+// "Expect: 100-continue" whose interim reply cannot be written); the same
+// header's next request replaces its hold anyway.
 type bigBodies struct {
 	mu     sync.Mutex
 	budget int64
@@ -120,12 +127,19 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 	}
 	n := int64(h.ContentLength())
 	switch {
-	case n >= 0 && n <= s.limits.MaxBody:
+	case n < 0:
+		// Chunked (or no body): its length is unknown, so it keeps the
+		// server's bound and holds nothing of the budget. Reserving the
+		// route's whole bound let four bare heads spend the budget of every
+		// client (and fasthttp ends such a request without a word when its
+		// client hangs up, so nothing released it). A body above
+		// server.body_limit must declare its Content-Length, as the game
+		// servers and their managers do.
+		return fasthttp.RequestConfig{}
+	case n <= s.limits.MaxBody:
 		return fasthttp.RequestConfig{} // fits the server's bound anyway
 	case n > lim.MaxBody:
 		return fasthttp.RequestConfig{} // refused as too large, as it is
-	case n < 0:
-		n = lim.MaxBody // chunked: at most the route's bound
 	}
 	if !s.big.grant(h, n) {
 		return fasthttp.RequestConfig{}

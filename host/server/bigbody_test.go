@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -210,5 +211,108 @@ func TestMountRefusesLimits(t *testing.T) {
 	if err := s.Mount(Route{Path: "/p", Area: "a", Handler: h, Limits: wire.Limits{MaxBody: 64 << 20}}); err == nil ||
 		!strings.Contains(err.Error(), "server.large_body_limit") {
 		t.Errorf("a body limit beyond server.large_body_limit: %v", err)
+	}
+}
+
+// TestChunkedHeadsHoldNoBudget: a chunked request head to a large-body
+// route holds nothing of the budget (its length is unknown). With the
+// defaults, four such heads, which one address may send on 4 of its 64
+// connections, used to hold the whole budget (the route's bound each), and
+// every game server's statistics were refused as busy while they trickled.
+func TestChunkedHeadsHoldNoBudget(t *testing.T) {
+	cfg := config.Default()
+	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	h := func(context.Context, *wire.Request) Response { return Text("text/plain", "") }
+	if err := s.Mount(Route{Path: "/large", Area: "test", Handler: h, Limits: wire.Limits{MaxBody: int64(cfg.Server.LargeBodyLimit)}}); err != nil {
+		t.Fatal(err)
+	}
+	head := func(extra string) *fasthttp.RequestHeader {
+		var rh fasthttp.RequestHeader
+		if err := rh.Read(bufio.NewReader(strings.NewReader("POST /large HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n\r\n"))); err != nil {
+			t.Fatal(err)
+		}
+		return &rh
+	}
+	for range 4 {
+		if rc := s.headerReceived(head("Transfer-Encoding: chunked")); rc.MaxRequestBodySize != 0 {
+			t.Errorf("a chunked body gets a bound of %d bytes, not server.body_limit", rc.MaxRequestBodySize)
+		}
+	}
+	if n := s.big.inUse(); n != 0 {
+		t.Errorf("four chunked heads hold %d bytes of the budget", n)
+	}
+	if rc := s.headerReceived(head("Content-Length: 2097152")); rc.MaxRequestBodySize == 0 {
+		t.Errorf("a 2 MiB body is refused as busy: the budget holds %d of %d bytes", s.big.inUse(), cfg.Server.LargeBodyBudget)
+	}
+}
+
+// TestChunkedLargeBodyRefused: a chunked body to a large-body route is
+// read with server.body_limit: within it, it is served; above it, refused
+// as too large (a large body must declare its Content-Length). Nothing of
+// the budget stays held.
+func TestChunkedLargeBodyRefused(t *testing.T) {
+	s, ln := largeServer(t, 128<<20)
+	chunked := func(body string) string {
+		conn, err := ln.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		go io.WriteString(conn, "POST /large HTTP/1.1\r\nHost: host\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n"+
+			strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n0\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	if got := chunked("a=1&b=2"); got != "2" {
+		t.Errorf("small chunked body: %q", got)
+	}
+	if got := chunked(fieldsBody(10, 2<<20)); !strings.Contains(got, "too large") {
+		t.Errorf("2 MiB chunked body: %q", got)
+	}
+	if n := s.big.inUse(); n != 0 {
+		t.Errorf("budget held after every request was answered: %d bytes", n)
+	}
+}
+
+// waitClosed waits (bounded, without sleeping) until s has no open
+// connection.
+func waitClosed(t *testing.T, s *Server) {
+	t.Helper()
+	for i := 0; s.ConnStats().Open != 0; i++ {
+		if i > 1e8 {
+			t.Fatal("the connection never closed")
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestBrokenUploadReleasesBudget: a client that sends the head of a large
+// body to a large-body route and hangs up holds nothing of the budget once
+// its connection is gone, whether the body was chunked (fasthttp ends that
+// request without calling the error handler, so a hold lasted until it
+// expired, some 66 s) or of declared length.
+func TestBrokenUploadReleasesBudget(t *testing.T) {
+	for _, tc := range []struct{ framing, body string }{
+		{"Transfer-Encoding: chunked", ""}, // no chunk: fasthttp takes the end for a clean close
+		{"Content-Length: 2097152", "a=1"},
+	} {
+		t.Run(tc.framing, func(t *testing.T) {
+			s, ln := largeServer(t, 128<<20)
+			conn, err := ln.Dial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(conn, "POST /large HTTP/1.1\r\nHost: host\r\nContent-Type: application/x-www-form-urlencoded\r\n"+tc.framing+"\r\n\r\n"+tc.body)
+			conn.Close()
+			waitClosed(t, s)
+			if n := s.big.inUse(); n != 0 {
+				t.Errorf("budget held after the connection closed: %d bytes", n)
+			}
+		})
 	}
 }
