@@ -316,3 +316,64 @@ func TestBrokenUploadReleasesBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedRequestsReleaseBudget: a large body's hold ends however its
+// request ends: refused for its framing (both Content-Length and
+// Transfer-Encoding: serveHTTP returned before its deferred release), or
+// cut by the listener while it arrived (fasthttpError returned before its
+// release for a connection the listener dropped).
+func TestRefusedRequestsReleaseBudget(t *testing.T) {
+	t.Run("framing", func(t *testing.T) {
+		s, ln := largeServer(t, 128<<20)
+		conn, err := ln.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		go io.WriteString(conn, "POST /large HTTP/1.1\r\nHost: host\r\nContent-Type: application/x-www-form-urlencoded\r\n"+
+			"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\na=1\r\n0\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("status %d, want 400", resp.StatusCode)
+		}
+		if n := s.big.inUse(); n != 0 {
+			t.Errorf("budget held after the refused request was answered: %d bytes", n)
+		}
+	})
+	// A request of declared length on a connection the listener has
+	// released (evicted to make room): its hold is granted, then the
+	// request ends in fasthttpError (the body cut short) or, when the body
+	// had arrived, in serveHTTP, whose handler may not start.
+	granted := func(t *testing.T) (*Server, *fasthttp.RequestCtx) {
+		s, _ := largeServer(t, 128<<20)
+		gc := &guardedConn{Conn: newScriptConn("192.0.2.1"), l: newGuardedListener(nil, 10, 10, slog.New(slog.DiscardHandler)), released: true}
+		gc.dropped.Store(true)
+		ctx := new(fasthttp.RequestCtx)
+		ctx.Init2(gc, nil, false)
+		if err := ctx.Request.Header.Read(bufio.NewReader(strings.NewReader("POST /large HTTP/1.1\r\nHost: x\r\nContent-Length: 2097152\r\n\r\n"))); err != nil {
+			t.Fatal(err)
+		}
+		if rc := s.headerReceived(&ctx.Request.Header); rc.MaxRequestBodySize == 0 || s.big.inUse() == 0 {
+			t.Fatal("the large body holds nothing of the budget")
+		}
+		return s, ctx
+	}
+	t.Run("dropped while its body arrived", func(t *testing.T) {
+		s, ctx := granted(t)
+		s.fasthttpError(ctx, io.ErrUnexpectedEOF)
+		if n := s.big.inUse(); n != 0 {
+			t.Errorf("budget held after the dropped connection's request ended: %d bytes", n)
+		}
+	})
+	t.Run("dropped before its handler", func(t *testing.T) {
+		s, ctx := granted(t)
+		s.serveHTTP(ctx)
+		if n := s.big.inUse(); n != 0 {
+			t.Errorf("budget held after the dropped connection's request ended: %d bytes", n)
+		}
+	})
+}

@@ -269,6 +269,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
+	// The request's hold of the large-body budget (bigbody.go) ends with
+	// the request, on every path below.
+	if len(s.large) > 0 {
+		defer s.big.release(&ctx.Request.Header)
+	}
 	if !startHandling(ctx.Conn()) {
 		// The listener closed the connection while the request arrived
 		// (conns.go): nobody would read the reply.
@@ -285,9 +290,6 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	if err := checkFraming(&ctx.Request.Header); err != nil {
 		s.refuseFraming(ctx, err)
 		return
-	}
-	if len(s.large) > 0 {
-		defer s.big.release(&ctx.Request.Header)
 	}
 	var resp Response
 	fn := ""
@@ -408,6 +410,9 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, r Response) {
 // fasthttpError answers a request fasthttp could not read, in the failure
 // shape of the route it was meant for.
 func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
+	// The request's hold of the large-body budget ends here, whatever
+	// happens to the connection (bigbody.go).
+	busy := len(s.large) > 0 && s.big.release(&ctx.Request.Header)
 	if s.paths == nil {
 		ctx.Error("server not ready", fasthttp.StatusServiceUnavailable)
 		nosniff(ctx)
@@ -427,7 +432,6 @@ func (s *Server) fasthttpError(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	path, fn := string(ctx.Path()), string(ctx.QueryArgs().Peek("f"))
-	busy := len(s.large) > 0 && s.big.release(&ctx.Request.Header)
 	switch {
 	case busy && errors.Is(err, fasthttp.ErrBodyTooLarge):
 		err = ErrBusy
