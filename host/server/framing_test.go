@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,38 @@ func TestAmbiguousFramingRefused(t *testing.T) {
 				t.Errorf("status %d body %q; want %d containing %q", r.StatusCode, got, tc.status, tc.want)
 			}
 		})
+	}
+}
+
+// TestHealthzAmbiguousFraming: /healthz is no exception. It was answered
+// before the framing check, with 200 and the connection kept, so what a
+// proxy that reads Content-Length took for the body was served as the next
+// request (smuggled).
+func TestHealthzAmbiguousFraming(t *testing.T) {
+	s := newTestServer()
+	ln := listen(t, s)
+	conn, err := ln.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: host\r\n\r\n"
+	go io.WriteString(conn, "POST /healthz HTTP/1.1\r\nHost: host\r\nContent-Length: "+strconv.Itoa(len(body))+
+		"\r\nTransfer-Encoding: chunked\r\n\r\n"+body)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !resp.Close {
+		t.Errorf("/healthz with Content-Length and Transfer-Encoding: status %d, connection close %v; want 400 and close", resp.StatusCode, resp.Close)
+	}
+	if !resp.Close {
+		if next, err := http.ReadResponse(br, nil); err == nil {
+			t.Errorf("the bytes after the chunked body were served as a request of their own: %d", next.StatusCode)
+			next.Body.Close()
+		}
 	}
 }

@@ -281,14 +281,16 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	start := time.Now()
+	// Every path, /healthz too: what a proxy in front read as this
+	// request's body would otherwise be served here as the next request.
+	if err := checkFraming(&ctx.Request.Header); err != nil {
+		s.refuseFraming(ctx, err)
+		return
+	}
 	path := string(ctx.Path())
 	if path == PathHealth {
 		s.health(ctx)
 		s.observed(ctx, nil, path, "", true, route{area: "health"}, nil, start)
-		return
-	}
-	if err := checkFraming(&ctx.Request.Header); err != nil {
-		s.refuseFraming(ctx, err)
 		return
 	}
 	var resp Response
