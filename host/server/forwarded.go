@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/honmaster/masterserver/config"
 )
 
@@ -113,4 +115,18 @@ func inPrefixes(a netip.Addr, ps []config.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// clientIP is the client's address of the request in ctx, for the limits
+// and every log line of it, whether or not its body could be read: the
+// connection's peer, or, with server.trust_forwarded_for, the address
+// clientAddress finds in X-Forwarded-For.
+func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
+	peer := ctx.RemoteIP().String()
+	if c := s.conf().Server; c.TrustForwardedFor {
+		if ip := clientAddress(peer, ctx.Request.Header.PeekAll("X-Forwarded-For"), c.TrustedProxies); ip != "" {
+			return ip
+		}
+	}
+	return peer
 }

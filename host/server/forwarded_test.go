@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -137,6 +140,54 @@ func TestClientAddressOfNetHTTP(t *testing.T) {
 	} {
 		if got := ClientAddress(tt.peer, tt.lines, tt.trust, tt.trusted); got != tt.want {
 			t.Errorf("%s: ClientAddress(%s, %q) = %q, want %q", tt.name, tt.peer, tt.lines, got, tt.want)
+		}
+	}
+}
+
+// TestUnreadRequestsClientBehindProxy: with server.trust_forwarded_for,
+// every request's access line and metrics name the client X-Forwarded-For
+// names, also when the request could not be read: a malformed body (wire's
+// refusal), a body fasthttp refused before reading it, /healthz. These
+// named the proxy's address.
+func TestUnreadRequestsClientBehindProxy(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.TrustForwardedFor = true
+	s := New(Deps{Config: cfg, Logger: slog.New(slog.DiscardHandler)})
+	if err := s.Mount(Route{Path: "/ok", Area: "test", Handler: func(context.Context, *wire.Request) Response { return Text("text/plain", "ok") }}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var clients []string
+	s.SetObserver(func(r *RequestInfo) { mu.Lock(); clients = append(clients, r.Route+" "+r.Client); mu.Unlock() })
+	ln := listen(t, s)
+	heads := []string{
+		"POST /ok HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n",         // served
+		"POST /ok HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\n",         // a=%zz: malformed
+		"POST /ok HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 999999999\r\n", // too large for fasthttp
+		"GET /healthz HTTP/1.1\r\nHost: h\r\n",
+	}
+	bodies := []string{"a=1", "a=%zz", "", ""}
+	for i, head := range heads {
+		conn, err := ln.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go io.WriteString(conn, head+"X-Forwarded-For: 203.0.113.7\r\n\r\n"+bodies[i])
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		conn.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(clients) != len(heads) {
+		t.Fatalf("observed %d requests, want %d: %q", len(clients), len(heads), clients)
+	}
+	for i, got := range clients {
+		if !strings.HasSuffix(got, " 203.0.113.7") {
+			t.Errorf("request %d (%q) observed from another client than the forwarded 203.0.113.7", i, got)
 		}
 	}
 }

@@ -99,7 +99,9 @@ func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn st
 			}
 		}
 	} else {
-		info.Client = ctx.RemoteIP().String()
+		// Not read (refused, malformed, or /healthz): the client is still
+		// the one X-Forwarded-For names behind a trusted proxy.
+		info.Client = s.clientIP(ctx)
 	}
 	s.observe(info)
 }

@@ -297,11 +297,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	fn := ""
 	r, err := wire.ReadRequest(ctx, s.limitsOf(path))
 	if r != nil {
-		if c := s.conf().Server; c.TrustForwardedFor {
-			if ip := clientAddress(r.RemoteIP, ctx.Request.Header.PeekAll("X-Forwarded-For"), c.TrustedProxies); ip != "" {
-				r.RemoteIP = ip
-			}
-		}
+		r.RemoteIP = s.clientIP(ctx)
 		fn = r.Query.Get("f")
 		if fn == "" {
 			fn = r.Form.Get("f")
