@@ -51,6 +51,7 @@ var registerErrors = []struct {
 	msg    string
 }{
 	{errRegisterOff, fasthttp.StatusForbidden, "registration is disabled on this server"},
+	{errRegisterMethod, fasthttp.StatusMethodNotAllowed, "an account is created with POST, its fields in the body"},
 	{errRegisterRate, fasthttp.StatusTooManyRequests, "too many registrations from your address; try again later"},
 	{actors.ErrLoginTaken, fasthttp.StatusConflict, ""},
 	{login.ErrLoginLookalike, fasthttp.StatusConflict, ""},
@@ -93,6 +94,7 @@ func registerOutcome(err error) (status int, msg string) {
 
 var (
 	errRegisterOff     = errors.New("registration is disabled on this server")
+	errRegisterMethod  = errors.New("registration needs POST")
 	errRegisterRate    = errors.New("too many registrations from this address")
 	errRegisterUnknown = errors.New("registration outcome unknown")
 )
@@ -114,14 +116,25 @@ func (s *Server) registerLimit() *limit.Keyed {
 }
 
 // register creates an account from the portal form (on by default; the
-// load tester and scripts use it) and answers JSON. A bare GET (a person
-// who typed the address) is sent to the registration page.
+// load tester and scripts use it) and answers JSON. A bare GET or HEAD (a
+// person who typed the address) is sent to the registration page. Only a
+// POST creates, from its body's fields alone: a GET with the fields in
+// its query (a link, a prefetcher, an image) creates nothing, and no
+// password travels in a URL, to be kept in a proxy's log or a history.
 func (s *Server) register(ctx context.Context, r *wire.Request) Response {
-	if r.Method == fasthttp.MethodGet && len(r.Form) == 0 && len(r.Query) == 0 {
+	bare := len(r.Form) == 0 && len(r.Query) == 0
+	switch {
+	case (r.Method == fasthttp.MethodGet || r.Method == fasthttp.MethodHead) && bare:
 		return Response{Status: fasthttp.StatusSeeOther, Header: [][2]string{{"Location", PathRegisterPage}}}
+	case r.Method != fasthttp.MethodPost:
+		resp := s.registerFail(errRegisterMethod)
+		resp.Header = append(resp.Header, [2]string{"Allow", fasthttp.MethodPost})
+		return resp
 	}
+	form := *r
+	form.Query = nil // the fields come from the body only
 	var req registerRequest
-	if err := r.Decode(&req); err != nil {
+	if err := form.Decode(&req); err != nil {
 		if !s.conf().Portal.RegisterEnabled {
 			return s.registerFail(errRegisterOff)
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -107,5 +108,69 @@ func TestRegisterPage(t *testing.T) {
 	}
 	if status, _, body := get(t, off, "POST", PathRegisterPage, form("x", "y", "y", "")); status != 403 || !strings.Contains(body, "Registration is disabled") {
 		t.Errorf("disabled POST: %d\n%s", status, body)
+	}
+}
+
+// TestRegisterNeedsPost: /portal/register creates an account on POST only,
+// from the body's fields: a HEAD or GET with the fields in its query (a
+// link, a prefetcher, an <img>) created the account, and put a password in
+// a URL. Another method is answered 405 with Allow: POST, in the route's
+// JSON shape; a bare GET or HEAD still goes to the page.
+func TestRegisterNeedsPost(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := actors.New(db, actors.Options{})
+	t.Cleanup(func() { sys.Shutdown(); db.Close() })
+	s := New(Deps{Config: config.Default(), Logger: slog.New(slog.DiscardHandler), Accounts: &accounts.Service{Group: srp.DefaultGroup(), Sys: sys}})
+	s.ready.Store(true)
+	c := serve(t, s)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, tc := range []struct {
+		method, login, body string
+		status              int
+	}{
+		{"HEAD", "viahead", "", http.StatusMethodNotAllowed},
+		{"GET", "viaget", "", http.StatusMethodNotAllowed},
+		{"PUT", "viaput", "login=viaput&password=secret", http.StatusMethodNotAllowed},
+		{"POST", "viaquery", "", http.StatusBadRequest}, // the fields in the query only
+	} {
+		req, _ := http.NewRequest(tc.method, "http://host"+PathRegister+"?login="+tc.login+"&password=secret", strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reply registerReply
+		if tc.method != "HEAD" {
+			if err := json.NewDecoder(r.Body).Decode(&reply); err != nil || reply.Error == "" {
+				t.Errorf("%s: not the route's JSON error (%v): %+v", tc.method, err, reply)
+			}
+		}
+		r.Body.Close()
+		if r.StatusCode != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.method, r.StatusCode, tc.status)
+		}
+		if allow := r.Header.Get("Allow"); tc.status == http.StatusMethodNotAllowed && allow != "POST" {
+			t.Errorf("%s: Allow %q, want POST", tc.method, allow)
+		}
+		if _, err := sys.DB().LoginID(tc.login); err == nil {
+			t.Errorf("%s %s?login=%s&password=... created the account (status %d)", tc.method, PathRegister, tc.login, r.StatusCode)
+		}
+	}
+	for _, method := range []string{"GET", "HEAD"} {
+		req, _ := http.NewRequest(method, "http://host"+PathRegister, nil)
+		r, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != PathRegisterPage {
+			t.Errorf("bare %s: status %d, Location %q", method, r.StatusCode, r.Header.Get("Location"))
+		}
+	}
+	if status, _, body := get(t, c, "POST", PathRegister, "login=viapost&password=secret"); status != 200 || !strings.Contains(body, `"login":"viapost"`) {
+		t.Errorf("POST: %d %s", status, body)
 	}
 }

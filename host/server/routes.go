@@ -114,9 +114,9 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 			Reply: "Index 0 holds `version`, `os`, `arch`, `url`, `url2`, `latest_version`, `latest_manifest_checksum`, `latest_manifest_size`. No entry for the os/arch, or a bad request: the PHP array `error` => sentence.",
 		}},
 		PathRegister: {area: AreaPortal, handler: s.register, fail: s.registerFail, doc: Doc{
-			Summary: "Creates an account (portal.register_enabled).",
+			Summary: "Creates an account (portal.register_enabled): POST, the fields in the body (never the query).",
 			Form:    registerRequest{},
-			Reply:   "JSON. 200 `{\"account_id\":N,\"login\":\"L\"}`; 400 (a rule broken, a field missing), 403 (registration off), 409 (login taken), 500: `{\"error\":\"sentence\"}`.",
+			Reply:   "JSON. 200 `{\"account_id\":N,\"login\":\"L\"}`; 400 (a rule broken, a field missing), 403 (registration off), 405 with `Allow: POST` (another method; a bare GET or HEAD is sent to /register with 303), 409 (login taken), 500: `{\"error\":\"sentence\"}`.",
 		}},
 		PathRegisterPage: {area: AreaPortal, handler: s.registerPageHandler, fail: s.registerPageFail, doc: Doc{
 			Summary: "The registration page for people: GET shows the form, POST creates the account (the same switch, limits and messages as /portal/register).",
