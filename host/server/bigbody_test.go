@@ -66,7 +66,7 @@ func post(t *testing.T, ln *fasthttputil.InmemoryListener, path, body string) st
 // largeServer serves /large with its own limits (4 MiB, 30,000 fields) and
 // /small with the server's, both answering the number of form fields read
 // or the failure's text.
-func largeServer(t *testing.T, budget config.ByteSize) (*Server, *fasthttputil.InmemoryListener) {
+func largeServer(t testing.TB, budget config.ByteSize) (*Server, *fasthttputil.InmemoryListener) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Server.LargeBodyBudget = budget
