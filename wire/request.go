@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 )
@@ -132,10 +133,11 @@ func ReadRequest(ctx *fasthttp.RequestCtx, lim Limits) (*Request, error) {
 		return nil, fmt.Errorf("%w: Content-Encoding %q is not supported", ErrMalformed, enc)
 	}
 
-	body, err := readBody(req, lim.MaxBody)
+	body, free, err := readBody(req, lim.MaxBody)
 	if err != nil {
 		return nil, err
 	}
+	defer free()
 	switch mediaType {
 	case "application/x-www-form-urlencoded":
 		if err := parseURLEncoded(r.Form, body, &fields, lim.MaxFields); err != nil {
@@ -153,31 +155,85 @@ func ReadRequest(ctx *fasthttp.RequestCtx, lim Limits) (*Request, error) {
 	return r, nil
 }
 
-// readBody returns the body, refusing it when it exceeds max. The result
-// may be fasthttp memory; callers copy what they keep.
-func readBody(req *fasthttp.Request, max int64) ([]byte, error) {
+// readBody returns the body, refusing it when it exceeds max, and a func
+// that frees it. The result may be fasthttp memory or a pooled buffer:
+// callers copy what they keep, and call free once done with it.
+func readBody(req *fasthttp.Request, max int64) (body []byte, free func(), err error) {
 	// The declared length is checked first so that a streamed body is not
 	// read at all when it announces itself as too large.
-	if cl := req.Header.ContentLength(); int64(cl) > max {
-		return nil, fmt.Errorf("%w: Content-Length %d exceeds %d", ErrBodyTooLarge, cl, max)
+	cl := req.Header.ContentLength()
+	if int64(cl) > max {
+		return nil, nop, fmt.Errorf("%w: Content-Length %d exceeds %d", ErrBodyTooLarge, cl, max)
 	}
 	if req.IsBodyStream() {
-		// Body() would read the whole stream into memory; read at most
-		// one byte past the limit instead.
-		data, err := io.ReadAll(io.LimitReader(req.BodyStream(), max+1))
+		// Body() would read the whole stream into memory; read as the
+		// bytes arrive instead, at most one past the limit.
+		buf := bodyBufs.Get().(*[]byte)
+		free = func() {
+			if cap(*buf) <= pooledBody {
+				bodyBufs.Put(buf)
+			}
+		}
+		*buf, err = readStream(req.BodyStream(), cl, max, (*buf)[:0])
+		if err != nil {
+			free()
+			return nil, nop, err
+		}
+		return *buf, free, nil
+	}
+	body = req.Body()
+	if int64(len(body)) > max {
+		return nil, nop, fmt.Errorf("%w: body of %d bytes exceeds %d", ErrBodyTooLarge, len(body), max)
+	}
+	return body, nop, nil
+}
+
+func nop() {}
+
+// bodyBufs are the buffers streamed bodies are read into: ReadRequest
+// copies what it keeps, so a buffer goes back once the request is parsed.
+// Those above pooledBody are left to the collector.
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const pooledBody = 64 << 10
+
+// readStream reads a streamed body into buf: cl bytes when its length is
+// declared (cl >= 0), else up to its end. buf grows as the bytes arrive,
+// never ahead of them to the declared length, so a request head that
+// announces a large body holds no more memory than four times the bytes
+// its client has sent. A body that ends before its declared length is malformed (its
+// client went away, or the read timed out): it is never served cut short.
+func readStream(r io.Reader, cl int, limit int64, buf []byte) ([]byte, error) {
+	for cl < 0 || len(buf) < cl {
+		if len(buf) == cap(buf) {
+			n := max(2*int64(cap(buf)), 4<<10)
+			if cl >= 0 && 4*len(buf) >= cl {
+				n = int64(cl) // a quarter has arrived: the rest at once
+			}
+			if cl >= 0 {
+				n = min(n, int64(cl))
+			}
+			n = min(n, limit+1)
+			grown := make([]byte, len(buf), n)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, fmt.Errorf("%w: body exceeds %d bytes", ErrBodyTooLarge, limit)
+		}
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: reading body: %v", ErrMalformed, err)
 		}
-		if int64(len(data)) > max {
-			return nil, fmt.Errorf("%w: body exceeds %d bytes", ErrBodyTooLarge, max)
-		}
-		return data, nil
 	}
-	body := req.Body()
-	if int64(len(body)) > max {
-		return nil, fmt.Errorf("%w: body of %d bytes exceeds %d", ErrBodyTooLarge, len(body), max)
+	if cl >= 0 && len(buf) != cl {
+		return nil, fmt.Errorf("%w: body ended after %d of its %d bytes", ErrMalformed, len(buf), cl)
 	}
-	return body, nil
+	return buf, nil
 }
 
 // parseURLEncoded adds the fields of an application/x-www-form-urlencoded

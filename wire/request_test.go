@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -387,5 +388,37 @@ func TestRequestStringBounded(t *testing.T) {
 	r := &Request{Method: "POST", Path: "/" + huge, RemoteIP: "192.0.2.1", Query: Values{"f": {huge}}, Form: Values{}}
 	if s := r.String(); len(s) > 200 {
 		t.Errorf("String of a request with a 1 MiB path and function: %d bytes, want at most 200", len(s))
+	}
+}
+
+// TestReadStreamGrowsAsBytesArrive: a streamed body takes memory as its
+// bytes arrive, not from its declared length, and one that ends early is
+// malformed, never served short.
+func TestReadStreamGrowsAsBytesArrive(t *testing.T) {
+	sent := bytes.Repeat([]byte("x"), 100<<10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := readStream(bytes.NewReader(sent), 1<<30, 1<<31, nil) // declares 1 GiB, sends 100 KiB
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrMalformed) {
+		t.Errorf("a body that ended after 100 KiB of 1 GiB: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("reading 100 KiB of a declared 1 GiB allocated %d bytes", grew)
+	}
+	for _, tc := range []struct {
+		cl    int
+		limit int64
+		want  error
+	}{
+		{len(sent), 1 << 20, nil},
+		{-1, 1 << 20, nil},                     // chunked: up to its end
+		{-1, 50 << 10, ErrBodyTooLarge},        // chunked, beyond the limit
+		{len(sent) + 1, 1 << 20, ErrMalformed}, // cut short
+	} {
+		got, err := readStream(bytes.NewReader(sent), tc.cl, tc.limit, nil)
+		if !errors.Is(err, tc.want) || (err == nil && !bytes.Equal(got, sent)) {
+			t.Errorf("cl %d, limit %d: %d bytes, %v; want %v", tc.cl, tc.limit, len(got), err, tc.want)
+		}
 	}
 }

@@ -12,17 +12,19 @@ import (
 )
 
 // Larger bodies on one route. Every request is read whole before its
-// handler runs, with server.body_limit as its bound. A route may raise its
-// own bound (Route.Limits: the statistics of a long match are several
-// megabytes) up to server.large_body_limit. fasthttp takes a request's body
-// bound from HeaderReceived once the header has arrived, and allocates a
-// body of the declared Content-Length before reading it, so a larger bound
-// is granted only while the body fits server.large_body_budget: the bytes
-// of larger bodies being read at once, server-wide. A request that finds
-// the budget spent keeps server.body_limit; when its body is larger, it is
-// refused before it is read, with the route's failure for ErrBusy. Only a
-// body that declares its Content-Length gets the larger bound: a chunked
-// body keeps server.body_limit (refused as too large beyond it).
+// route's handler runs, with server.body_limit as its bound. fasthttp
+// streams the body (server.go New): serveHTTP reads it as its bytes arrive
+// (wire.ReadRequest), so a head that declares a large body holds no memory
+// for it until its bytes come. A route may raise its own bound
+// (Route.Limits: the statistics of a long match are several megabytes) up
+// to server.large_body_limit, granted in HeaderReceived once the header has
+// arrived, only while the declared body fits server.large_body_budget: the
+// bytes of larger bodies being read at once, server-wide. A request that
+// finds the budget spent is refused before its body is read (beyond what
+// fasthttp reads ahead, 8 KiB), with the route's failure for ErrBusy, and
+// its connection closed. Only a body that declares its Content-Length gets
+// the larger bound: a chunked body keeps server.body_limit (refused as too
+// large beyond it).
 //
 // The HTTP layer decides this from the header alone, before it knows the
 // client's address, so the budget is server-wide: the per-address
@@ -96,6 +98,15 @@ func (b *bigBodies) release(h *fasthttp.RequestHeader) (busy bool) {
 	return busy
 }
 
+// held reports whether h holds a share of the budget, and whether it
+// was refused one as busy.
+func (b *bigBodies) held(h *fasthttp.RequestHeader) (held, busy bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v, ok := b.holds[h]
+	return ok && !v.busy, v.busy
+}
+
 func (b *bigBodies) releaseLocked(h *fasthttp.RequestHeader) {
 	if v, ok := b.holds[h]; ok {
 		b.used -= v.bytes
@@ -147,10 +158,26 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 	return fasthttp.RequestConfig{MaxRequestBodySize: int(lim.MaxBody) + 64<<10}
 }
 
-// limitsOf are the limits wire reads path's requests with.
-func (s *Server) limitsOf(path string) wire.Limits {
-	if lim, ok := s.large[path]; ok {
-		return lim
+// bodyLimits are the limits wire reads path's request of header h with:
+// a route's own, larger body bound only for a body whose length h
+// declares and which holds its share of the budget (headerReceived);
+// ErrBusy for one refused as the budget was spent.
+func (s *Server) bodyLimits(h *fasthttp.RequestHeader, path string) (wire.Limits, error) {
+	lim, ok := s.large[path]
+	if !ok {
+		return s.limits, nil
 	}
-	return s.limits
+	if int64(h.ContentLength()) <= s.limits.MaxBody {
+		if h.ContentLength() < 0 {
+			lim.MaxBody = s.limits.MaxBody // chunked: the server's bound
+		}
+		return lim, nil
+	}
+	switch held, busy := s.big.held(h); {
+	case busy:
+		return lim, ErrBusy
+	case !held && int64(h.ContentLength()) <= lim.MaxBody:
+		return lim, ErrBusy // its hold expired: not read without one
+	}
+	return lim, nil
 }

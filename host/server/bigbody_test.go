@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -374,6 +375,128 @@ func TestRefusedRequestsReleaseBudget(t *testing.T) {
 		s.serveHTTP(ctx)
 		if n := s.big.inUse(); n != 0 {
 			t.Errorf("budget held after the dropped connection's request ended: %d bytes", n)
+		}
+	})
+}
+
+// TestHeadsPinNoBodyMemory: a request head that declares a body takes no
+// memory for it before its bytes arrive. fasthttp allocated the whole
+// declared body first: one address's 64 connections
+// (max_connections_per_address), each sending a 55-byte head that
+// declares server.body_limit and nothing more, pinned 64 MiB for
+// server.read_timeout; max_connections of them about 10 GiB.
+func TestHeadsPinNoBodyMemory(t *testing.T) {
+	s := newTestServer()
+	if err := s.Mount(Route{Path: "/ok", Area: "test", Handler: func(context.Context, *wire.Request) Response { return Text("text/plain", "ok") }}); err != nil {
+		t.Fatal(err)
+	}
+	var heads atomic.Int64
+	received := s.srv.HeaderReceived
+	s.srv.HeaderReceived = func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		defer heads.Add(1)
+		return received(h)
+	}
+	ln := listen(t, s)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	head := "POST /ok HTTP/1.1\r\nHost: h\r\nContent-Length: " + strconv.Itoa(int(s.conf().Server.BodyLimit)) + "\r\n\r\n"
+	n := s.conf().Limits.MaxConnectionsPerAddress
+	for range n {
+		conn, err := ln.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		io.WriteString(conn, head)
+	}
+	for i := 0; heads.Load() < int64(n); i++ {
+		if i > 1e8 {
+			t.Fatal("the heads never arrived")
+		}
+		runtime.Gosched()
+	}
+	// fasthttp allocated right after HeaderReceived, before any read: let
+	// every connection's goroutine get there (or block reading the body).
+	const bound = 16 << 20 // far above what 64 heads and their connections' buffers need
+	var now runtime.MemStats
+	var grew int64
+	for i := 0; i < 20000 && grew <= bound; i++ {
+		runtime.Gosched()
+		runtime.ReadMemStats(&now)
+		grew = max(grew, int64(now.HeapInuse)-int64(before.HeapInuse))
+	}
+	if grew > bound {
+		t.Errorf("%d heads of %d bytes from one address pin %d MiB of heap", n, len(head), grew>>20)
+	}
+}
+
+// TestStreamedBodies: the server reads a body as it arrives (fasthttp
+// streams it), so it must read it whole itself: a body cut short is never
+// served, and a reply given before the body was read to its end closes
+// the connection (what is left of the body is no next request).
+func TestStreamedBodies(t *testing.T) {
+	var served atomic.Int64
+	s := newTestServer()
+	if err := s.Mount(Route{Path: "/ok", Area: "test", Handler: func(_ context.Context, r *wire.Request) Response {
+		served.Add(1)
+		return Text("text/plain", strconv.Itoa(len(r.Form)))
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	ln := listen(t, s)
+	exchange := func(raw string) (*http.Response, string, *bufio.Reader) {
+		t.Helper()
+		conn, err := ln.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		go io.WriteString(conn, raw)
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b), br
+	}
+	form := "POST /ok HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+	next := "GET /ok?a=1 HTTP/1.1\r\nHost: h\r\n\r\n"
+
+	t.Run("cut short", func(t *testing.T) {
+		conn, err := ln.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, form+"Content-Length: 40000\r\n\r\n"+fieldsBody(1, 20000))
+		conn.Close()
+		waitClosed(t, s)
+		if n := served.Load(); n != 0 {
+			t.Errorf("a body cut short was served (%d)", n)
+		}
+	})
+	t.Run("served, then the next request", func(t *testing.T) {
+		body := fieldsBody(3, 100<<10)
+		resp, got, br := exchange(form + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body + next)
+		if resp.StatusCode != 200 || got != "4" || resp.Close {
+			t.Fatalf("status %d, close %v, body %q", resp.StatusCode, resp.Close, got)
+		}
+		if r2, err := http.ReadResponse(br, nil); err != nil || r2.StatusCode != 200 {
+			t.Errorf("the next request on the connection: %v %v", r2, err)
+		}
+	})
+	t.Run("refused unread", func(t *testing.T) {
+		for _, raw := range []string{
+			form + "Content-Length: 2097152\r\n\r\n" + fieldsBody(1, 9000) + next,                 // too large
+			"POST /ok?a=%zz HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n" + next[:20] + next, // the query is refused first
+			"POST /healthz HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n" + next[:20] + next,
+		} {
+			resp, got, _ := exchange(raw)
+			if !resp.Close {
+				t.Errorf("%.30q: answered %d %q, and the connection kept with the body unread", raw, resp.StatusCode, got)
+			}
 		}
 	})
 }

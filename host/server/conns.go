@@ -16,14 +16,16 @@ import (
 // connection "new" for its first 5 seconds):
 //   - quiet: accepted and silent, or an idle keep-alive connection waiting
 //     for its next request;
-//   - reading: request bytes have come in, and the request is not handed
-//     to the handler yet (its head or body is still arriving);
-//   - handling: the handler runs, or the reply is being written.
+//   - reading: request bytes have come in, and the request is not read
+//     whole yet (its head or body is still arriving: serveHTTP reads the
+//     body, fasthttp streaming it, before it calls startHandling);
+//   - handling: the route's handler runs, or the reply is being written.
 //
 // Transitions, all on the connection's own goroutine:
 //   - accepted: quiet;
 //   - a read that returns bytes: reading (from quiet);
-//   - the handler starts (serveHTTP, startHandling): handling;
+//   - the request is read whole and its handler starts (serveHTTP,
+//     startHandling): handling;
 //   - fasthttp's StateIdle (the reply is written), then its next read
 //     (waiting for the next request, with nothing buffered): quiet again.
 //     Not at StateIdle itself: fasthttp may already hold the next,

@@ -118,12 +118,18 @@ func New(d Deps) *Server {
 	s.big = newBigBodies(int64(c.LargeBodyBudget), c.ReadTimeout.Duration+c.WriteTimeout.Duration+d.Config.Actors.AskTimeout.Duration+time.Second)
 	// Built here, not in Serve, so that Shutdown never races with Serve.
 	s.srv = &fasthttp.Server{
-		Handler:                      s.serveHTTP,
-		Name:                         "honmaster",
-		ReadTimeout:                  c.ReadTimeout.Duration,
-		WriteTimeout:                 c.WriteTimeout.Duration,
-		IdleTimeout:                  c.IdleTimeout.Duration,
-		MaxRequestBodySize:           int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
+		Handler:            s.serveHTTP,
+		Name:               "honmaster",
+		ReadTimeout:        c.ReadTimeout.Duration,
+		WriteTimeout:       c.WriteTimeout.Duration,
+		IdleTimeout:        c.IdleTimeout.Duration,
+		MaxRequestBodySize: int(c.BodyLimit) + 64<<10, // headroom so that wire reports the limit itself
+		// The body is read by serveHTTP (wire.ReadRequest) as its bytes
+		// arrive: fasthttp would allocate a body of the declared
+		// Content-Length before its first byte, so that bare request heads
+		// pinned body_limit each (64 MiB from one address, 10 GiB at
+		// max_connections). fasthttp reads only the first 8 KiB itself.
+		StreamRequestBody:            true,
 		Logger:                       fasthttpLogger{s.log},
 		DisablePreParseMultipartForm: true,      // wire parses the body itself, once
 		CloseOnShutdown:              true,      // keep-alive clients are told to go during shutdown
@@ -274,28 +280,44 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	if len(s.large) > 0 {
 		defer s.big.release(&ctx.Request.Header)
 	}
-	if !startHandling(ctx.Conn()) {
-		// The listener closed the connection while the request arrived
-		// (conns.go): nobody would read the reply.
-		ctx.SetConnectionClose()
-		return
-	}
 	start := time.Now()
+	path := string(ctx.Path())
 	// Every path, /healthz too: what a proxy in front read as this
 	// request's body would otherwise be served here as the next request.
-	if err := checkFraming(&ctx.Request.Header); err != nil {
-		s.refuseFraming(ctx, err)
-		return
-	}
-	path := string(ctx.Path())
-	if path == PathHealth {
+	framing := checkFraming(&ctx.Request.Header)
+	if framing != nil || path == PathHealth {
+		// No body is read (fasthttp streams it: server.go New).
+		if !s.startHandling(ctx) {
+			return
+		}
+		if framing != nil {
+			s.refuseFraming(ctx, framing)
+			return
+		}
+		if hasBody(&ctx.Request.Header) {
+			ctx.SetConnectionClose() // the next request would be read from its body
+		}
 		s.health(ctx)
 		s.observed(ctx, nil, path, "", true, route{area: "health"}, nil, start)
 		return
 	}
 	var resp Response
 	fn := ""
-	r, err := wire.ReadRequest(ctx, s.limitsOf(path))
+	// The body is read here, as it arrives, while the listener still
+	// counts the connection as reading its request (conns.go).
+	var r *wire.Request
+	lim, err := s.bodyLimits(&ctx.Request.Header, path)
+	if err == nil {
+		r, err = wire.ReadRequest(ctx, lim)
+	}
+	if !s.startHandling(ctx) {
+		return
+	}
+	if err != nil && hasBody(&ctx.Request.Header) {
+		// The body may not have been read to its end, and the next
+		// request would be read from the rest of it.
+		ctx.SetConnectionClose()
+	}
 	if r != nil {
 		r.RemoteIP = s.clientIP(ctx)
 		fn = r.Query.Get("f")
@@ -303,14 +325,17 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 			fn = r.Form.Get("f")
 		}
 	} else {
-		// The body was refused (too large, malformed): route the failure by
-		// the query's f, so it still gets the right area's shape.
+		// The body was refused (too large, malformed, busy): route the
+		// failure by the query's f, so it still gets the right area's
+		// shape.
 		fn = string(ctx.QueryArgs().Peek("f"))
 	}
 	rt, found := s.lookup(path, fn)
 	switch {
 	case !found:
 		resp = s.notFound(path, fn)
+	case errors.Is(err, ErrBusy):
+		resp = rt.fail(ErrBusy)
 	case err != nil:
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	default:
@@ -330,6 +355,24 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 }
 
 var errBadRequest = errors.New("bad request")
+
+// startHandling makes the connection handling (conns.go): false, and the
+// connection closed after nothing is written, when the listener closed it
+// while the request arrived: nobody would read the reply.
+func (s *Server) startHandling(ctx *fasthttp.RequestCtx) bool {
+	if !startHandling(ctx.Conn()) {
+		ctx.SetConnectionClose()
+		return false
+	}
+	return true
+}
+
+// hasBody reports whether a request declares a body (of a length, or
+// chunked).
+func hasBody(h *fasthttp.RequestHeader) bool {
+	cl := h.ContentLength()
+	return cl > 0 || cl == -1
+}
 
 // ErrHandlerPanic is the error a route's Fail gets when its handler
 // panicked: the server's own failure, never the request's.
