@@ -6,6 +6,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/accounts"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/wire"
 )
 
@@ -29,7 +30,10 @@ func publicMessage(err error) string {
 		return "this login is already taken"
 	case errors.Is(err, errRegisterOff):
 		return errRegisterOff.Error()
-	case errors.Is(err, actors.ErrTimeout), errors.Is(err, actors.ErrExpired), errors.Is(err, actors.ErrStopped),
+	case failure.Uncertain(err):
+		// A write may have happened: "try again" could apply it twice.
+		return "the server did not confirm in time; your request may or may not have been applied: check before trying again"
+	case errors.Is(err, actors.ErrExpired), errors.Is(err, actors.ErrStopped),
 		errors.Is(err, actors.ErrMoved): // cluster mode: nothing written, the next try is served afresh
 		return "the server is busy; try again"
 	}
