@@ -168,7 +168,7 @@ func (a *account) apply(c Change) (reply any, err error) {
 	work := a.state.WorkingCopy(a.all, a.index)
 	owned := len(work.Upgrades)
 	tx := &Tx{id: a.id, index: a.index, acct: work, owned: owned, batch: a.sys.db.NewBatch(), db: a.sys.db, areas: &a.areas}
-	committed := false
+	committed, afterRan := false, false
 	defer func() {
 		if r := recover(); r != nil {
 			if committed {
@@ -209,11 +209,14 @@ func (a *account) apply(c Change) (reply any, err error) {
 	if a.epoch != 0 {
 		tx.batch.Fence(a.id, a.epoch)
 	}
-	if err := a.sys.db.Commit(tx.batch); err != nil {
+	if err := commitRecovered(a.sys.db, tx.batch); err != nil {
 		a.areas = nil
 		switch {
 		case errors.Is(err, storage.ErrCommitUncertain):
 			a.forgetUncertain(tx)
+			if tx.del != nil {
+				a.deletedIfGone(tx.del)
+			}
 			a.afterCommit(tx, false)
 		case errors.Is(err, storage.ErrFenced):
 			// Another activation took the account: this one's state may be
@@ -225,6 +228,14 @@ func (a *account) apply(c Change) (reply any, err error) {
 		return nil, err
 	}
 	committed = true
+	defer func() {
+		if !afterRan {
+			// A panic between the commit and its after-functions (the
+			// recover above keeps the reply): what the areas derive from
+			// the stored write still follows it.
+			a.afterCommit(tx, true)
+		}
+	}()
 	if len(tx.plugSet) > 0 || len(tx.memoSet) > 0 {
 		ar := known(&a.areas)
 		ar.plug.adopt(tx.plugSet)
@@ -261,8 +272,22 @@ func (a *account) apply(c Change) (reply any, err error) {
 	if tx.del != nil {
 		a.deleted(tx.del) // delete.go
 	}
+	afterRan = true
 	a.afterCommit(tx, true)
 	return reply, nil
+}
+
+// commitRecovered commits b; a panic inside the commit (a commit observer,
+// after the engine stored the batch) is an outcome unknown, never a plain
+// failure: the batch may be stored, and the actor must reload rather than
+// go on from the state before it.
+func commitRecovered(db *storage.DB, b *storage.Batch) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: the commit panicked: %v", storage.ErrCommitUncertain, r)
+		}
+	}()
+	return db.Commit(b)
 }
 
 // afterCommit runs the change's AfterCommit functions; a panic in one is

@@ -110,6 +110,24 @@ func (c *deleteChange) Apply(tx *Tx) (any, error) {
 	return &Deleted{ID: tx.id, Login: r.Login, Records: r.Len(), Counts: r.Counts}, nil
 }
 
+// deletedIfGone settles a deletion whose commit's outcome is unknown: when
+// the account's record is gone, the deletion is stored and is finished as
+// one that committed (deleted: the hooks' after functions run, so that
+// what the areas derive from the account's records, such as the guides'
+// vote counts, follows it); when it is there, nothing was deleted; when
+// storage cannot tell, the actor reloads at its next request
+// (forgetUncertain) and the after functions do not run, which the log says.
+func (a *account) deletedIfGone(d *deletion) {
+	ok, err := a.sys.db.AccountExists(a.id)
+	switch {
+	case err != nil:
+		a.sys.opts.Logger.Error("a deletion's outcome is unknown and its account cannot be read; what the areas derive from it may count it until restart",
+			"account", a.id, "err", err)
+	case !ok:
+		a.deleted(d)
+	}
+}
+
 // deleted drops the actor's state after the deletion committed and runs
 // the hooks' after functions.
 func (a *account) deleted(d *deletion) {

@@ -113,3 +113,58 @@ func TestAfterCommit(t *testing.T) {
 		t.Errorf("after-commit calls %v, want %v", seen, want)
 	}
 }
+
+// TestAnUncertainDeletionThatLandedRunsItsHooks: a deletion whose commit
+// landed but whose answer was lost finishes as one that committed: its
+// hooks' after functions run (the guides' vote counts drop the deleted
+// account's votes). Before, only a deletion answered as stored ran them,
+// so the votes stayed counted until restart.
+func TestAnUncertainDeletionThatLandedRunsItsHooks(t *testing.T) {
+	db, loseAnswer := openLosingAnswers(t)
+	s := New(db, Options{})
+	t.Cleanup(func() { s.Shutdown(); db.Close() })
+	ctx := context.Background()
+	a := create(t, s, "P", "")
+	ran := false
+	s.OnDelete(func(*Tx) (func(), error) { return func() { ran = true }, nil })
+	loseAnswer.Store(true)
+	if _, err := s.DeleteAccount(ctx, a.ID); !errors.Is(err, storage.ErrCommitUncertain) {
+		t.Fatalf("deletion whose answer was lost: %v, want ErrCommitUncertain", err)
+	}
+	if ok, err := db.AccountExists(a.ID); err != nil || ok {
+		t.Fatalf("the deletion did not land (%v %v)", ok, err)
+	}
+	if !ran {
+		t.Error("the deletion is stored, and its hook's after function never ran")
+	}
+	if _, err := s.Snapshot(ctx, a.ID); !errors.Is(err, ErrNoAccount) {
+		t.Errorf("the deleted account's actor answers %v, want ErrNoAccount", err)
+	}
+}
+
+// TestAPanicInsideTheCommit: a panic inside the commit after the engine
+// stored the batch (a commit observer's) is an outcome unknown: the
+// actor reloads, so the next change builds on the stored write. Before,
+// it was answered as a plain failure and the actor kept its state from
+// before the write, so the next change undid it.
+func TestAPanicInsideTheCommit(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	a := create(t, s, "P", "")
+	var arm atomic.Bool
+	s.DB().SetCommitObserver(func(storage.CommitInfo) {
+		if arm.Swap(false) {
+			panic("test: the commit observer")
+		}
+	})
+	arm.Store(true)
+	if _, err := s.Apply(ctx, a.ID, addTickets{2}); !errors.Is(err, storage.ErrCommitUncertain) {
+		t.Errorf("a change whose commit panicked after the write: %v, want ErrCommitUncertain", err)
+	}
+	if _, err := s.Apply(ctx, a.ID, addTickets{1}); err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := s.DB().Account(a.ID); err != nil || stored.Tickets != 3 {
+		t.Errorf("after +2 (stored) and +1: %d tickets stored (%v), want 3", stored.Tickets, err)
+	}
+}
