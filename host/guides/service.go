@@ -242,6 +242,10 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	return err
 }
 
+// maxResyncPasses bounds resyncTally's passes under a steady stream of
+// votes.
+const maxResyncPasses = 8
+
 // resyncTally rebuilds the counts from the vote records after a vote's
 // commit of unknown outcome (the vote may be stored or not) whose record
 // could not be read either, in the background, one rebuild at a time: until it ends, that guide's counts
@@ -253,7 +257,7 @@ func (s *Service) resyncTally() {
 	}
 	go func() {
 		defer s.resyncing.Store(false)
-		if _, err := ResyncTally(s.tally, s.d.Sys.DB()); err != nil && s.d.Log != nil {
+		if err := s.tally.ResyncUntilSettled(voteScanner{s.d.Sys.DB()}, maxResyncPasses); err != nil && s.d.Log != nil {
 			s.d.Log.Warn("guides: could not recount the votes after a vote whose outcome is unknown; the counts may miss it until the next restart",
 				"err", err)
 		}

@@ -251,5 +251,22 @@ func sameTally(a, b *tallied) bool {
 	return za == zb
 }
 
+// ResyncUntilSettled runs Resync until a pass changes nothing, at most
+// passes times. One pass undoes a vote applied while its scan ran (not in
+// the scan) and counts twice one the scan saw but applied after the pass
+// stored its counts; the next pass, whose scan includes both, sets them
+// right. A node that resyncs once, not periodically as a cluster's do
+// (the recount after a vote of unknown outcome), would otherwise keep
+// such an error until restart.
+func (t *Tally) ResyncUntilSettled(s VoteScanner, passes int) error {
+	for range passes {
+		changed, err := t.Resync(s)
+		if err != nil || changed == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
 // ResyncTally is Resync over every vote record in db.
 func ResyncTally(t *Tally, db *storage.DB) (int, error) { return t.Resync(voteScanner{db}) }
