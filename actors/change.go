@@ -65,9 +65,10 @@ type sessionWrite struct {
 // stored nothing for certain (ErrFenced, a refused write). It is for what
 // an area derives in memory from the records it writes (counts), which
 // must follow every stored write however its reply fares; the functions
-// run in the order they were added, must be quick, must not block and must
-// not ask an actor. A panic in f is logged, and the reply stays the
-// change's.
+// run in the order they were added, must be quick and must not ask an
+// actor; they may read the account's records, as the actor itself does
+// (to settle an unknown outcome: f(false)). A panic in f is logged, and
+// the reply stays the change's.
 func (t *Tx) AfterCommit(f func(stored bool)) { t.after = append(t.after, f) }
 
 // ID is the account the Tx writes.
