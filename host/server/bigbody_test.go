@@ -500,3 +500,46 @@ func TestStreamedBodies(t *testing.T) {
 		}
 	})
 }
+
+// TestARefusedBodyIsReadBeforeTheReply: a body over its route's limit
+// (up to server.body_limit and 64 KiB, what fasthttp read whole before the
+// server streamed bodies) is read to its end and dropped before the reply,
+// so a client still sending it gets to read the reply. Before, the server
+// answered and closed at once, and a client writing its body (the game
+// client's over-large pre_auth in TestLoginBadInput) read a connection
+// reset instead. The in-memory connection holds four unread writes at
+// most, so the client's writes finish only if the server reads them.
+func TestARefusedBodyIsReadBeforeTheReply(t *testing.T) {
+	s := newTestServer()
+	if err := s.Mount(Route{Path: "/ok", Area: "test", Handler: func(context.Context, *wire.Request) Response { return Text("text/plain", "ok") }}); err != nil {
+		t.Fatal(err)
+	}
+	ln := listen(t, s)
+	conn, err := ln.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := "A=" + strings.Repeat("a", int(s.conf().Server.BodyLimit)+1000)
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(conn, "POST /ok HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "+
+			strconv.Itoa(len(body))+"\r\n\r\n")
+		for b := body; err == nil && len(b) > 0; b = b[min(len(b), 4096):] {
+			_, err = io.WriteString(conn, b[:min(len(b), 4096)])
+		}
+		wrote <- err
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "too large") {
+		t.Errorf("reply %d %q, want the route's refusal of a body too large", resp.StatusCode, b)
+	}
+	if err := <-wrote; err != nil {
+		t.Errorf("the client could not finish sending its body: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -310,6 +311,9 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	if err == nil {
 		r, err = wire.ReadRequest(ctx, lim)
 	}
+	if err != nil {
+		drainBody(&ctx.Request, s.srv.MaxRequestBodySize)
+	}
 	if !s.startHandling(ctx) {
 		return
 	}
@@ -355,6 +359,22 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 }
 
 var errBadRequest = errors.New("bad request")
+
+// drainBody reads and drops what is left of a refused request's streamed
+// body (too large, malformed, busy), up to max bytes, before its reply: the
+// close that follows the reply would otherwise reset the connection under
+// a client still sending its body, and the client would read a reset, not
+// the reply (net/http drains likewise). The server passes its
+// MaxRequestBodySize, server.body_limit and 64 KiB: the bodies fasthttp
+// read whole before it streamed them, whose clients got the reply. A
+// larger body is not waited for. It runs before the connection counts as
+// handling, so a client that trickles it can still be evicted, and under
+// the request's read deadline; nothing read is kept.
+func drainBody(req *fasthttp.Request, max int) {
+	if req.IsBodyStream() {
+		_, _ = io.CopyN(io.Discard, req.BodyStream(), int64(max))
+	}
+}
 
 // startHandling makes the connection handling (conns.go): false, and the
 // connection closed after nothing is written, when the listener closed it
