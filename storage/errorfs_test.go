@@ -13,12 +13,11 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 )
 
-// A commit whose log write fails (ENOSPC, injected with Pebble's errorfs)
-// makes Pebble panic. Commit turns that into an uncertain error (the request
-// is answered "outcome unknown", not "failed"), reports storage failing, and
-// refuses later commits at once instead of hanging on the broken engine.
-func TestCommitOnFailingLog(t *testing.T) {
-	var failing atomic.Bool
+// openFailingLog opens a database on Pebble over memory whose log writes
+// fail (ENOSPC) once failing is set, with a disk guard.
+func openFailingLog(t *testing.T) (*DB, *atomic.Bool) {
+	t.Helper()
+	failing := new(atomic.Bool)
 	fs := errorfs.Wrap(vfs.NewMem(), errorfs.InjectorFunc(func(op errorfs.Op) error {
 		if failing.Load() && op.Kind.ReadOrWrite() == errorfs.OpIsWrite && strings.HasSuffix(op.Path, ".log") {
 			return syscall.ENOSPC
@@ -31,6 +30,15 @@ func TestCommitOnFailingLog(t *testing.T) {
 	}
 	db := &DB{eng: &pebbleEngine{db: pdb}}
 	db.SetDiskGuard(NewDiskGuard("", 0, nil, nil))
+	return db, failing
+}
+
+// A commit whose log write fails (ENOSPC, injected with Pebble's errorfs)
+// makes Pebble panic. Commit turns that into an uncertain error (the request
+// is answered "outcome unknown", not "failed"), reports storage failing, and
+// refuses later commits at once instead of hanging on the broken engine.
+func TestCommitOnFailingLog(t *testing.T) {
+	db, failing := openFailingLog(t)
 	put := func(name string) error {
 		b := db.NewBatch()
 		b.PutMeta(name, []byte("v"))
@@ -40,7 +48,7 @@ func TestCommitOnFailingLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	failing.Store(true)
-	err = put("b")
+	err := put("b")
 	if !errors.Is(err, ErrCommitUncertain) || !errors.Is(err, ErrEngineFailed) {
 		t.Fatalf("commit on a failing log: %v; want uncertain and engine failed", err)
 	}
@@ -70,19 +78,7 @@ func TestCommitOnFailingLog(t *testing.T) {
 // never learnt of it, and every later count commit was applied in memory
 // and answered "uncertain".
 func TestCountCommitOnFailingLog(t *testing.T) {
-	var failing atomic.Bool
-	fs := errorfs.Wrap(vfs.NewMem(), errorfs.InjectorFunc(func(op errorfs.Op) error {
-		if failing.Load() && op.Kind.ReadOrWrite() == errorfs.OpIsWrite && strings.HasSuffix(op.Path, ".log") {
-			return syscall.ENOSPC
-		}
-		return nil
-	}))
-	pdb, err := pebble.Open("db", &pebble.Options{FS: fs, Logger: pebbleLogger{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := &DB{eng: &pebbleEngine{db: pdb}}
-	db.SetDiskGuard(NewDiskGuard("", 0, nil, nil))
+	db, failing := openFailingLog(t)
 	add := func() error {
 		b := db.NewBatch()
 		AddMember(writerOf{b.ForAccount(1)}, testMembers.At("m"), 1, testSets.At("s"))
