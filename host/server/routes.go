@@ -116,7 +116,7 @@ func (s *Server) builtinRoutes() (paths map[string]route, funcs map[string]route
 		PathRegister: {area: AreaPortal, handler: s.register, fail: s.registerFail, doc: Doc{
 			Summary: "Creates an account (portal.register_enabled): POST, the fields in the body (never the query).",
 			Form:    registerRequest{},
-			Reply:   "JSON. 200 `{\"account_id\":N,\"login\":\"L\"}`; 400 (a rule broken, a field missing), 403 (registration off), 405 with `Allow: POST` (another method; a bare GET or HEAD is sent to /register with 303), 409 (login taken), 500: `{\"error\":\"sentence\"}`.",
+			Reply:   "JSON. 200 `{\"account_id\":N,\"login\":\"L\"}`; 400 (a rule broken, a field missing), 403 (registration off), 405 with `Allow: POST` (another method; a bare GET or HEAD is sent to /register with 303), 409 (login taken, or too like one), 429 with Retry-After (limits.registrations_per_address), 500, 503 (nothing saved, or the outcome unknown: the account may have been created): `{\"error\":\"sentence\"}`.",
 		}},
 		PathRegisterPage: {area: AreaPortal, handler: s.registerPageHandler, fail: s.registerPageFail, doc: Doc{
 			Summary: "The registration page for people: GET shows the form, POST creates the account (the same switch, limits and messages as /portal/register).",
