@@ -13,7 +13,7 @@
 //
 // Highest first:
 //
-//  1. flags: --listen, --data, --log-level, --plugin AREA=PATH
+//  1. flags: --listen, --operator-listen, --data, --log-level, --plugin AREA=PATH
 //  2. the TOML file named by --config
 //  3. the embedded defaults
 //
