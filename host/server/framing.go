@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -35,13 +36,17 @@ func checkFraming(h *fasthttp.RequestHeader) error {
 
 // refuseFraming answers a request refused by checkFraming: 400 in the
 // failure shape of the route it was meant for, and the connection closed.
-func (s *Server) refuseFraming(ctx *fasthttp.RequestCtx, err error) {
+func (s *Server) refuseFraming(ctx *fasthttp.RequestCtx, err error, start time.Time) {
 	path, fn := string(ctx.Path()), string(ctx.QueryArgs().Peek("f"))
 	resp := s.notFound(path, fn)
-	if rt, ok := s.lookup(path, fn); ok {
+	rt, found := s.lookup(path, fn)
+	if found {
 		resp = rt.fail(fmt.Errorf("%w: %w", errBadRequest, err))
 	}
 	resp.Status = fasthttp.StatusBadRequest
 	s.write(ctx, resp)
 	ctx.SetConnectionClose()
+	// In the access log and the metrics as every refused request: an
+	// attempt to smuggle a request leaves a line naming its client.
+	s.observed(ctx, nil, path, fn, found, rt, nil, start)
 }

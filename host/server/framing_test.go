@@ -93,3 +93,39 @@ func TestHealthzAmbiguousFraming(t *testing.T) {
 		}
 	}
 }
+
+// TestAmbiguousFramingObserved: a request refused for its framing is
+// observed like every refused request (the access log keeps failures),
+// with its status and client; before, an attempt to smuggle a request
+// left no line and no metric.
+func TestAmbiguousFramingObserved(t *testing.T) {
+	s := newTestServer()
+	seen := make(chan *RequestInfo, 1)
+	s.SetObserver(func(r *RequestInfo) { seen <- r })
+	ln := listen(t, s)
+	c, err := ln.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go io.WriteString(c, "POST /client_requester.php?f=pre_auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"+
+		"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+	br := bufio.NewReader(c)
+	r, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	// The server closes the connection once the handler, which observes,
+	// has returned.
+	io.Copy(io.Discard, br)
+	var info *RequestInfo
+	select {
+	case info = <-seen:
+	default:
+		t.Fatal("the refused request was not observed")
+	}
+	if info.Status != http.StatusBadRequest || info.Client == "" || info.Route == "" {
+		t.Errorf("observed %+v, want status 400 with the route and the client", info)
+	}
+}

@@ -292,7 +292,7 @@ func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		if framing != nil {
-			s.refuseFraming(ctx, framing)
+			s.refuseFraming(ctx, framing, start)
 			return
 		}
 		if hasBody(&ctx.Request.Header) {
