@@ -71,12 +71,14 @@ func loopbackConfig(t *testing.T, extra ...string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "loopback.toml")
 	// The tests act as many players from 127.0.0.1: the per-address
-	// budgets are off, as for a load test (defaults.toml, [limits]).
+	// budgets are off, as for a load test (defaults.toml, [limits];
+	// bench/loadtest.toml, [plinko]).
 	conf := "[operator]\nlisten = \"127.0.0.1:0\"\n" +
 		"[limits]\nregistrations_per_address = { burst = 1000000, every = \"1ms\" }\n" +
 		"cloud_bytes_per_address = { size = 0, every = \"24h\" }\nreports_per_address = { burst = 0, every = \"1h\" }\n" +
 		"guide_votes_per_address = { burst = 0, every = \"1h\" }\nguide_votes_per_guide_address = { burst = 0, every = \"1h\" }\n" +
-		"max_connections_per_address = 10000\n"
+		"max_connections_per_address = 10000\n" +
+		"[plinko]\nwrite_burst = 0\n"
 	if err := os.WriteFile(file, []byte(conf+strings.Join(extra, "")), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage/storagetest"
 	"github.com/honmaster/masterserver/wire"
@@ -22,6 +23,15 @@ import (
 
 func start(t *testing.T, mutate func(*config.Config)) *clitest.Server {
 	return clitest.Start(t, mutate)
+}
+
+// unlimitedDrops turns Plinko's drop and purchase limits off ([plinko]
+// write_burst = 0), for a test that sends one account's drops by the
+// hundred in a moment, as no player's client does.
+func unlimitedDrops(c *config.Config) {
+	s := plinko.SettingsOf(c)
+	s.WriteBurst = 0
+	config.SetSection(c, "plinko", s)
 }
 
 // onPebble keeps a test's server on Pebble when the suite runs on

@@ -33,6 +33,7 @@ import (
 // external plinko plugin, with after = n.
 func withPity(n int, dataDir string) func(*config.Config) {
 	return func(c *config.Config) {
+		unlimitedDrops(c) // one account's drops by the dozen in a moment
 		if dataDir != "" {
 			c.Storage.DataDir = dataDir
 		}

@@ -127,6 +127,7 @@ func TestPlinkoOddsOverHTTP(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.plugin(t)
 			ts := start(t, func(c *config.Config) {
+				unlimitedDrops(c)
 				p := c.Plugins["plinko"]
 				p.Path = path
 				c.Plugins["plinko"] = p
@@ -162,7 +163,7 @@ func buildCustomOdds(t *testing.T) string {
 // is back (the log says how soon), and the balance moved exactly as the
 // successful replies say.
 func TestPluginKilledMidLoad(t *testing.T) {
-	ts := start(t, nil)
+	ts := start(t, unlimitedDrops)
 	const start0, cost = 1000000, 66
 	ts.Host(t, "account", "create", "--login", "victim", "--password", "pw")
 	ts.Host(t, "account", "grant", "--login", "victim", "--tickets", strconv.Itoa(start0))

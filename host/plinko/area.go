@@ -8,14 +8,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/plinko/plinkoapi"
 	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
+	"github.com/honmaster/masterserver/wire"
 )
 
 // Paths of the area, as the client posts them. Routes is the one table
@@ -44,6 +47,9 @@ type Deps struct {
 	// OnDrop, when set, is told of every completed drop (the console's
 	// observed tier distribution and ticket economy).
 	OnDrop func(Drop)
+	// Now is the clock of the drop and purchase limits (nil: the wall
+	// clock).
+	Now func() time.Time
 }
 
 // Drop is one completed drop as OnDrop sees it.
@@ -61,6 +67,10 @@ type Area struct {
 	replies *area.Replies
 	catalog *catalogCache
 	tiers   []string // config.Board as strings
+	// writes and writesByAddress bound the drops and purchases of one
+	// account and of one client address (write_burst, write_every;
+	// SetWriteRates).
+	writes, writesByAddress *limit.Keyed
 }
 
 // New builds the area, checking its dependencies and configuration.
@@ -84,7 +94,74 @@ func New(d Deps) (*Area, error) {
 	for _, t := range d.Config.Board {
 		a.tiers = append(a.tiers, strconv.Itoa(t))
 	}
+	perAccount, perAddress := writeRates(d.Config)
+	a.writes = limit.NewAdjustable(perAccount, 0, d.Now)
+	a.writesByAddress = limit.NewAdjustable(perAddress, 0, d.Now)
 	return a, nil
+}
+
+// writeRates are the drop and purchase rates of s: one account's, and one
+// address's over all its accounts (AddressFactor times the burst, as many
+// times the pace). write_burst 0 turns both off.
+func writeRates(s Settings) (perAccount, perAddress limit.Rate) {
+	if s.WriteBurst <= 0 || s.WriteEvery.Duration <= 0 {
+		return limit.Rate{}, limit.Rate{}
+	}
+	return limit.Rate{Burst: s.WriteBurst, Every: s.WriteEvery.Duration},
+		limit.Rate{Burst: AddressFactor * s.WriteBurst, Every: max(s.WriteEvery.Duration/AddressFactor, 1)}
+}
+
+// SetWriteRates puts the drop and purchase rates of s (write_burst,
+// write_every: a configuration reload) in force at once: what an account
+// or an address spent stays spent, a raised burst adds its difference,
+// a lowered one caps every bucket at it; write_burst 0 turns them off.
+func (a *Area) SetWriteRates(s Settings) {
+	perAccount, perAddress := writeRates(s)
+	a.writes.SetRate(perAccount)
+	a.writesByAddress.SetRate(perAddress)
+}
+
+// admitWrite lets a drop or a purchase of the cookie's account from the
+// client address addr go on, or refuses it with ErrTooManyRequests, before
+// the plugin is called or the account's actor does anything. The address
+// is counted first, as the matches area counts its submissions; its token
+// is given back when the request turns out not to be an account's (a dead
+// cookie) or the account's own rate refuses it, so that one account over
+// its budget does not spend the budget of the others behind its address
+// (a household, a cafe). The account is known (non-zero) with every
+// ErrTooManyRequests, for the balances of the refusal's reply.
+func (a *Area) admitWrite(cookie, addr string) (storage.AccountID, error) {
+	key := limit.AddrKey(addr)
+	addrOK, _ := a.writesByAddress.Allow(key)
+	id, err := a.authenticate(cookie)
+	if err != nil {
+		if addrOK {
+			a.writesByAddress.Refund(key)
+		}
+		return 0, err
+	}
+	if !addrOK {
+		return id, fmt.Errorf("%w: from address %s", ErrTooManyRequests, key)
+	}
+	if ok, wait := a.writes.Allow(strconv.FormatUint(uint64(id), 10)); !ok {
+		a.writesByAddress.Refund(key)
+		return id, fmt.Errorf("%w: of account %d, next in %v", ErrTooManyRequests, id, wait.Round(time.Millisecond))
+	}
+	return id, nil
+}
+
+// withAddress is the Decode of a drop or a purchase: its form, and the
+// client's address for admitWrite.
+func withAddress[Req any, P interface {
+	*Req
+	setAddr(string)
+}](r *wire.Request) (Req, error) {
+	var req Req
+	if err := r.Decode(&req); err != nil {
+		return req, fmt.Errorf("%w: %w", area.ErrBadRequest, err)
+	}
+	P(&req).setAddr(r.RemoteIP)
+	return req, nil
 }
 
 // Routes are the paths the area serves: one table of path, logic, reply
@@ -98,7 +175,7 @@ func (a *Area) Routes() []server.Route {
 				Form:    cookieRequest{}, ReplyValue: boardReply{},
 				Reply: "Success: `status_code` 1. Failure: `status_code` alone (codes in host/plinko/status.go).",
 			}}),
-		area.NewRoute(a.replies, area.Route[dropRequest, dropReply]{Path: PathDrop, Serve: a.drop, Fail: dropFail, Doc: server.Doc{
+		area.NewRoute(a.replies, area.Route[dropRequest, dropReply]{Path: PathDrop, Decode: withAddress[dropRequest], Serve: a.drop, Fail: dropFail, Doc: server.Doc{
 			Summary: "One drop, paid in tickets or gold; the plugin decides the prize.",
 			Form:    dropRequest{}, ReplyValue: dropReply{},
 			Reply: "Success: `status_code` 1. Failure: the same shape with the error's `status_code` and the account's real balances.",
@@ -121,7 +198,7 @@ func (a *Area) Routes() []server.Route {
 				Form:    cookieRequest{}, ReplyValue: exchangeReply{},
 				Reply: "Success: `status_code` 51 (an integer). Failure: the same shape with the error's code.",
 			}}),
-		area.NewRoute(a.replies, area.Route[purchaseRequest, any]{Path: PathPurchase, Serve: a.purchase,
+		area.NewRoute(a.replies, area.Route[purchaseRequest, any]{Path: PathPurchase, Decode: withAddress[purchaseRequest], Serve: a.purchase,
 			Fail: func(f area.Failure[purchaseRequest, any]) any {
 				kept, _ := f.Rep.(purchaseReply) // the account's tickets, when known
 				return purchaseReply{StatusCode: f.StatusText(), TicketsRemaining: kept.TicketsRemaining}
@@ -203,7 +280,10 @@ func (a *Area) board(ctx context.Context, req cookieRequest) (boardReply, error)
 type dropRequest struct {
 	Cookie   string `form:"cookie" doc:"session cookie"`
 	Currency string `form:"currency" doc:"what pays the drop: tickets or gold"`
+	addr     string // the client's address (withAddress)
 }
+
+func (r *dropRequest) setAddr(addr string) { r.addr = addr }
 
 // cost returns what one drop costs in currency c.
 func (a *Area) cost(c plinkoapi.Currency) int64 {
@@ -213,13 +293,17 @@ func (a *Area) cost(c plinkoapi.Currency) int64 {
 	return int64(a.d.Config.TicketCost)
 }
 
-// drop runs one drop: authenticate, check the currency, then the whole
+// drop runs one drop: authenticate and admit it (admitWrite: the address's
+// and the account's rates), check the currency, then the whole
 // drop (facts, decision, payment, prize, plugin state) in one change in
 // the account's actor (see dropChange). Nothing is charged unless the
 // change commits. Every refusal of an authenticated account shows its real
 // balances (the reply it returns with its error: dropFail).
 func (a *Area) drop(ctx context.Context, req dropRequest) (dropReply, error) {
-	id, err := a.authenticate(req.Cookie)
+	id, err := a.admitWrite(req.Cookie, req.addr)
+	if errors.Is(err, ErrTooManyRequests) {
+		return a.dropBalances(ctx, id), err
+	}
 	if err != nil {
 		return dropReply{}, err
 	}
@@ -369,13 +453,19 @@ func (a *Area) exchange(ctx context.Context, req cookieRequest) (exchangeListRep
 type purchaseRequest struct {
 	Cookie string `form:"cookie" doc:"session cookie"`
 	ID     string `form:"id" doc:"product id of the item"`
+	addr   string // the client's address (withAddress)
 }
 
-// purchase buys one item. Its reply is a purchaseReply, or a grabBagReply
-// for a grab bag; a failure returns the purchaseReply that keeps the
-// account's tickets, when known.
+func (r *purchaseRequest) setAddr(addr string) { r.addr = addr }
+
+// purchase buys one item, once admitted (admitWrite, as a drop). Its
+// reply is a purchaseReply, or a grabBagReply for a grab bag; a failure
+// returns the purchaseReply that keeps the account's tickets, when known.
 func (a *Area) purchase(ctx context.Context, req purchaseRequest) (any, error) {
-	id, err := a.authenticate(req.Cookie)
+	id, err := a.admitWrite(req.Cookie, req.addr)
+	if errors.Is(err, ErrTooManyRequests) {
+		return a.ticketsOf(ctx, id), err
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@
 //	8  internal error (storage, actor timeout)
 //	9  purchase id not in the exchange
 //	10 purchase of an item already owned
+//	11 outcome unknown (the commit outlasted the reply: check the balance)
+//	12 storage full (storage refuses writes: nothing happened)
+//	13 too many drops and purchases (write_burst, write_every): nothing happened, try again
 //
 // Failure replies keep the endpoint's shape: a drop failure has all 10
 // entries with the account's real balances whenever the cookie is valid; a purchase failure has its 3 entries
@@ -35,6 +38,13 @@
 // status_code alone.
 //
 // # Drops
+//
+// A drop (and a purchase) first spends a token of its client address's
+// budget and then of its account's ([plinko] write_burst, write_every; the
+// address ten times the account's), before the plugin is asked or the
+// account's actor does anything: past either it is refused with status 13
+// and the balances as they are. The read-only calls (board, viewchest,
+// exchange list) are not limited: they cost what a refusal would.
 //
 // A drop authenticates, checks the currency, and runs one change in the
 // account's actor (dropChange): check the balance, count the unowned prizes

@@ -69,6 +69,7 @@ func (f *benchFixture) setup() error {
 	// one address: above the default per-address limit, which closed the
 	// excess at once and failed the drops sent on them.
 	cfg.Limits.MaxConnectionsPerAddress = 4 * benchAccounts
+	unlimitedWrites(cfg) // thousands of drops a second from one address
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
 	if f.rt, err = cli.Start(ctx, cfg, log, false, io.Discard); err != nil {

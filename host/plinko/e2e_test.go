@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/wire"
@@ -20,9 +21,28 @@ type e2eServer struct{ *clitest.Server }
 func startE2E(t testing.TB, demo bool) *e2eServer {
 	t.Helper()
 	if demo {
-		return &e2eServer{clitest.StartDemo(t, nil)}
+		return &e2eServer{clitest.StartDemo(t, roomyWrites)}
 	}
-	return &e2eServer{clitest.Start(t, nil)}
+	return &e2eServer{clitest.Start(t, roomyWrites)}
+}
+
+// roomyWrites gives each account a burst of 1000 drops and purchases:
+// these tests send in a fraction of a second more than the default 30
+// that a player's client, animating each drop, never does (64 drops at
+// once of one account). The limits have their own tests
+// (ratelimit_test.go).
+func roomyWrites(c *config.Config) {
+	s := plinko.SettingsOf(c)
+	s.WriteBurst = 1000
+	config.SetSection(c, "plinko", s)
+}
+
+// unlimitedWrites turns the drop and purchase limits off (write_burst 0),
+// as for a load test: the benchmarks measure drops, not refusals.
+func unlimitedWrites(c *config.Config) {
+	s := plinko.SettingsOf(c)
+	s.WriteBurst = 0
+	config.SetSection(c, "plinko", s)
 }
 
 // host runs an operator command as an operator would (through the running

@@ -25,16 +25,28 @@ import (
 // mockServer is an in-process host (login routes and the plinko area) on a
 // loopback port, with a decider the test controls.
 type mockServer struct {
-	app *cli.App
-	c   *client.Client
+	app  *cli.App
+	c    *client.Client
+	area *plinko.Area
+	base string // "http://127.0.0.1:PORT"
 }
 
 // newMockServer starts a host over a temporary data directory. catalog is
 // imported unless empty.
 func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer {
+	return newMockServerWith(t, decider, catalog, nil, nil)
+}
+
+// newMockServerWith is newMockServer with the area's settings changed by
+// set (nil: the defaults) and its limits' clock now (nil: the wall clock).
+func newMockServerWith(t *testing.T, decider sdk.Caller, catalog string, set func(*plinko.Settings), now func() time.Time) *mockServer {
 	t.Helper()
 	app, cfg, log := clitest.OpenApp(t)
-	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: plinko.SettingsOf(cfg), Log: log})
+	settings := plinko.SettingsOf(cfg)
+	if set != nil {
+		set(&settings)
+	}
+	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: settings, Log: log, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +71,8 @@ func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer
 	if catalog != "" {
 		importFile(t, app, catalog)
 	}
-	return &mockServer{app: app, c: client.New("http://" + ln.Addr().String())}
+	base := "http://" + ln.Addr().String()
+	return &mockServer{app: app, c: client.New(base), area: area, base: base}
 }
 
 func importFile(t *testing.T, app *cli.App, path string) {

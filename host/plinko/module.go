@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/failure/detail"
@@ -29,9 +30,11 @@ import (
 // (/console/plinko: the tier distribution, the ticket economy and the
 // catalog, with an import form), its demo catalog and its operator
 // command, "honmaster products import FILE". Its settings are the
-// [plinko] table (Settings).
+// [plinko] table (Settings); a reload puts its drop and purchase rates
+// (write_burst, write_every) in force at once, the rest at the next start.
 func init() {
 	area.Register(area.Module{Area: plinkoapi.Area, Bundled: bundled.Plugin, Start: start, Demo: demo,
+		LiveSettings: []string{"plinko.write_burst", "plinko.write_every"},
 		Commands: []area.Command{{Name: "products import",
 			Usage: "FILE (JSON catalog, see host/plinko/catalog.md; it replaces the stored one)",
 			Flags: func(*flag.FlagSet) area.CommandRequest { return &importRequest{} }}}})
@@ -48,6 +51,7 @@ func start(e area.Env) (*area.Live, error) {
 	}
 	p := &page{db: a.d.Sys.DB(), a: a, m: m}
 	return &area.Live{Routes: a.Routes(),
+		Reload: func(c *config.Config) { a.SetWriteRates(SettingsOf(c)) },
 		Pages: []consolepage.Page{{Path: "/console/plinko", Title: "Plinko",
 			Handler: http.HandlerFunc(p.show), Routes: map[string]http.Handler{"POST /console/plinko/import": http.HandlerFunc(p.importCatalog)}}},
 		Cards: []consolepage.Card{{ID: "drops", Title: "Drops / min", Total: m.totalDrops},

@@ -13,6 +13,7 @@ func TestReplyOutcome(t *testing.T) {
 		{"exchange ok", `a:1:{s:11:"status_code";i:51;}`, server.OutcomeOK},
 		{"purchase ok", `a:1:{s:11:"status_code";s:2:"51";}`, server.OutcomeOK},
 		{"insufficient funds", `a:1:{s:11:"status_code";s:1:"3";}`, server.OutcomeRefused},
+		{"too many drops and purchases: the player's refusal", `a:1:{s:11:"status_code";s:2:"13";}`, server.OutcomeRefused},
 		{"plugin down", `a:1:{s:11:"status_code";s:1:"5";}`, server.OutcomeError},
 		{"internal", `a:1:{s:11:"status_code";i:8;}`, server.OutcomeError},
 		{"no status code: no opinion", `a:1:{s:5:"error";s:3:"bad";}`, ""},

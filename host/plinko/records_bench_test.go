@@ -45,6 +45,7 @@ func BenchmarkRecords(b *testing.B) {
 	cfg := config.Default()
 	cfg.Storage.DataDir = dir
 	cfg.Server.Listen = "127.0.0.1:0"
+	unlimitedWrites(cfg) // b.N drops of one account
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
 	rt, err := cli.Start(ctx, cfg, log, false, io.Discard)

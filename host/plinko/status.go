@@ -29,6 +29,7 @@ const (
 	StatusAlreadyOwned       Status = 10 // purchase of an item the account owns
 	StatusOutcomeUnknown     Status = 11 // the commit outlasted the reply: it may have happened; check the balance
 	StatusStorageFull        Status = 12 // storage refuses writes (disk below its margin): nothing happened
+	StatusTooManyRequests    Status = 13 // drop or purchase past the account's or the address's rate (write_burst): nothing happened, try again
 	StatusExchangeOK         Status = 51 // exchange call succeeded
 )
 
@@ -45,6 +46,10 @@ var (
 	// ErrBalanceFull refuses a drop whose ticket payout would take the
 	// balance past math.MaxInt64; nothing is charged or granted.
 	ErrBalanceFull = errors.New("plinko: the tickets balance is at its largest")
+	// ErrTooManyRequests refuses a drop or a purchase past the account's
+	// or its address's rate (write_burst, write_every), before the plugin
+	// is called or anything is charged.
+	ErrTooManyRequests = errors.New("plinko: too many drops and purchases")
 )
 
 // replies answers the area's failures from its one table of causes
@@ -68,6 +73,13 @@ var replies = area.NewReplies(areaName, nil, area.CauseTable{
 		// server-side code (8, 12) would count it as a server failure and
 		// send an operator to the disk.
 		{Err: ErrBalanceFull, Answer: answer(StatusInsufficientFunds)},
+		// A rate refusal has a code of its own: none of the player's
+		// refusals above means "try again", and the codes that say
+		// "nothing happened" (5, 12) count as the server's failures. The
+		// client shows the same dialog for it; the load test's and the
+		// access log's reader tell it from a poor balance (3). It counts
+		// as the player's refusal.
+		{Err: ErrTooManyRequests, Answer: answer(StatusTooManyRequests)},
 		{Err: ErrBadCurrency, Answer: answer(StatusBadCurrency)},
 		{Err: ErrBadRequest, Answer: answer(StatusBadRequest)},
 		{Err: ErrUnknownItem, Answer: answer(StatusUnknownItem)},

@@ -22,6 +22,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/client"
+	"github.com/honmaster/masterserver/host/plinko"
 	"github.com/honmaster/masterserver/storage/storagetest"
 )
 
@@ -232,11 +233,11 @@ func Main(m *testing.M, cleanups ...func()) {
 }
 
 // LoadTestLimits raises or turns off the limits that hold per client
-// address, as defaults.toml's [limits] comment tells an operator to for a
-// load test: the load tester registers every account, files every report
-// and casts every vote from one address, and so do end-to-end tests that
-// act as many players from 127.0.0.1. Pass it to Start (or call it from a
-// mutate of one's own).
+// address, as defaults.toml's [limits] comment (and bench/loadtest.toml)
+// tells an operator to for a load test: the load tester registers every
+// account, files every report, casts every vote and drops from one
+// address, and so do end-to-end tests that act as many players from
+// 127.0.0.1. Pass it to Start (or call it from a mutate of one's own).
 func LoadTestLimits(c *config.Config) {
 	c.Limits.RegistrationsPerAddress = config.Rate{Burst: 1_000_000, Every: config.Duration{Duration: time.Millisecond}}
 	c.Limits.CloudBytesAddress = config.ByteRate{}
@@ -246,4 +247,9 @@ func LoadTestLimits(c *config.Config) {
 	// One address's connections: the default (64) leaves room for other
 	// addresses, and a test acting as 100 players from 127.0.0.1 needs more.
 	c.Limits.MaxConnectionsPerAddress = c.Limits.MaxConnections
+	// Plinko's drops and purchases per account and per address
+	// ([plinko] write_burst): a load test drops far faster than players.
+	p := plinko.SettingsOf(c)
+	p.WriteBurst = 0
+	config.SetSection(c, "plinko", p)
 }
