@@ -105,6 +105,10 @@ func loadStatus(arr *wire.Array, want int64) error {
 	if !ok {
 		return loadtest.Fail("decode", "no status_code")
 	}
+	if code == int64(StatusTooManyRequests) {
+		return loadtest.Fail("refused:"+strconv.FormatInt(code, 10), "status_code %d: past the server's drops and purchases "+
+			"per account or per address; for a load test turn them off ([plinko] write_burst = 0, as bench/loadtest.toml)", code)
+	}
 	if code != want {
 		return loadtest.Fail("refused:"+strconv.FormatInt(code, 10), "status_code %d", code)
 	}
