@@ -2,14 +2,13 @@ package cli_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -169,28 +168,12 @@ func TestOperatorListenerHostCheck(t *testing.T) {
 // name changes nothing and says which entry.
 func TestOperatorAllowedHostsReload(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "honmaster.toml")
-	write := func(hosts string) {
-		t.Helper()
-		body := fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"error\"\n"+
+	body := func(hosts string) string {
+		return fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"error\"\n"+
 			"[operator]\nlisten = \"127.0.0.1:0\"\nallowed_hosts = [%s]\n", filepath.Join(dir, "data"), hosts)
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}
-	write(`"console.example.org"`)
-	load := func() (*config.Config, error) {
-		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
-	}
-	cfg, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := cli.Start(context.Background(), cfg, cli.NewServeLogger(cfg, io.Discard), false, io.Discard, cli.WithConfigSource(load))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop() })
+	rt, rewrite := startReloadable(t, dir, body(`"console.example.org"`), func(cfg *config.Config) *slog.Logger { return cli.NewServeLogger(cfg, io.Discard) }, false)
+	write := func(hosts string) { rewrite(body(hosts)) }
 	addr := rt.OperatorAddr.String()
 	c := rebindClient(addr)
 	status := func(host string) int {

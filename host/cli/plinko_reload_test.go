@@ -2,11 +2,10 @@ package cli_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -25,28 +24,12 @@ import (
 // the drop costs (not live) are kept and named.
 func TestReloadPlinkoWriteRate(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "honmaster.toml")
-	write := func(plinkoTable string) {
-		t.Helper()
-		body := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"warn\"\n[plinko]\n%s",
+	body := func(plinkoTable string) string {
+		return fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"warn\"\n[plinko]\n%s",
 			filepath.Join(dir, "data"), plinkoTable)
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}
-	write("write_burst = 1\nwrite_every = \"1h\"\n")
-	load := func() (*config.Config, error) {
-		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
-	}
-	cfg, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := cli.Start(context.Background(), cfg, cli.NewServeLogger(cfg, io.Discard), false, io.Discard, cli.WithConfigSource(load))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop() })
+	rt, rewrite := startReloadable(t, dir, body("write_burst = 1\nwrite_every = \"1h\"\n"), func(cfg *config.Config) *slog.Logger { return cli.NewServeLogger(cfg, io.Discard) }, false)
+	write := func(plinkoTable string) { rewrite(body(plinkoTable)) }
 	ctx := context.Background()
 	a, err := rt.App.Accounts.Create(ctx, accounts.Create{Login: "clicker", Password: "pw"})
 	if err != nil {

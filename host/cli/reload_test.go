@@ -54,30 +54,10 @@ func (s *syncBuffer) String() string {
 // a file that does not validate changes nothing.
 func TestReloadUnderLoad(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "honmaster.toml")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n", filepath.Join(dir, "data"))
-	write(base + "[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"warn\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n")
-	args := []string{"--config", file}
-	load := func() (*config.Config, error) {
-		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), args)
-	}
-	cfg, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuffer
-	log := cli.NewServeLogger(cfg, &logs)
-	rt, err := cli.Start(context.Background(), cfg, log, false, io.Discard, cli.WithConfigSource(load))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop() })
+	rt, write := startReloadable(t, dir, base+"[server]\nlisten = \"127.0.0.1:0\"\nlog_level = \"warn\"\n[limits]\nregistrations_per_address = { burst = 1, every = \"1h\" }\n",
+		func(cfg *config.Config) *slog.Logger { return cli.NewServeLogger(cfg, &logs) }, false)
 	c := client.New("http://" + rt.Addr.String())
 	defer c.HTTP.CloseIdleConnections()
 	ctx := context.Background()
@@ -179,16 +159,7 @@ func TestReloadUnderLoad(t *testing.T) {
 func TestReloadRestartsChangedPlugin(t *testing.T) {
 	dir := t.TempDir()
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	write, load := reloadableConfig(t, dir, base)
-	cfg, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.DiscardHandler), false, io.Discard, cli.WithConfigSource(load))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop() })
+	rt, write := startReloadable(t, dir, base, nil, false)
 	pids := func() map[sdk.Area]int {
 		out := map[sdk.Area]int{}
 		for _, a := range []sdk.Area{plinkoapi.Area, guidesapi.Area, reportsapi.Area} {
@@ -238,20 +209,11 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 func TestReloadRefusedPluginConfigOneSentence(t *testing.T) {
 	dir := t.TempDir()
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\n[operator]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	write, load := reloadableConfig(t, dir, base)
-	cfg, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuffer
-	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.NewJSONHandler(&logs, nil)), true, io.Discard, cli.WithConfigSource(load))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop() })
+	rt, write := startReloadable(t, dir, base, func(*config.Config) *slog.Logger { return slog.New(slog.NewJSONHandler(&logs, nil)) }, true)
 
 	write(base + "[plugins.plinko.config]\nbogus = 1\n")
-	_, err = rt.Reload(context.Background())
+	_, err := rt.Reload(context.Background())
 	if err == nil {
 		t.Fatal("a reload with a refused plugin table succeeded")
 	}
@@ -292,17 +254,8 @@ func TestReloadRefusedPluginConfigOneSentence(t *testing.T) {
 func TestFailedReloadShowsInConsole(t *testing.T) {
 	dir := t.TempDir()
 	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[server]\nlisten = \"127.0.0.1:0\"\n[operator]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	write, load := reloadableConfig(t, dir, base)
-	cfg, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuffer
-	rt, err := cli.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)), true, io.Discard, cli.WithConfigSource(load))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop() })
+	rt, write := startReloadable(t, dir, base, func(*config.Config) *slog.Logger { return slog.New(slog.NewTextHandler(&logs, nil)) }, true)
 	c := signedInConsole(t, "http://"+rt.OperatorAddr.String(), "demo_admin", "demo-admin-pass")
 	page := func(path string) string {
 		t.Helper()
@@ -377,6 +330,30 @@ func formToken(t *testing.T, c *http.Client, u string) string {
 		t.Fatalf("no form token on %s:\n%s", u, b)
 	}
 	return string(m[1])
+}
+
+// startReloadable starts a server from a configuration file of body in dir
+// (reloadableConfig), whose reloads read the file again (as serve --config
+// FILE does), logging to the logger newLog makes of the configuration (nil:
+// nowhere), with the demo accounts when demo; write rewrites the file. The
+// server stops when the test ends.
+func startReloadable(t *testing.T, dir, body string, newLog func(*config.Config) *slog.Logger, demo bool) (rt *cli.Runtime, write func(string)) {
+	t.Helper()
+	write, load := reloadableConfig(t, dir, body)
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	if newLog != nil {
+		log = newLog(cfg)
+	}
+	rt, err = cli.Start(context.Background(), cfg, log, demo, io.Discard, cli.WithConfigSource(load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop() })
+	return rt, write
 }
 
 // reloadableConfig writes body to a configuration file in dir and returns
