@@ -164,17 +164,17 @@ const MaxNicknameRunes = 64
 // every session record and identity list the game clients receive, and
 // into the operator's pages and logs.
 func CheckNickname(n string) error {
-	if utf8.RuneCountInString(n) > MaxNicknameRunes || !plainText(n) {
+	if utf8.RuneCountInString(n) > MaxNicknameRunes || !PlainText(n) {
 		return ErrBadNickname
 	}
 	return nil
 }
 
-// plainText reports whether s is UTF-8 without a control character (a
-// line break, NUL) or an invisible or text-direction one
+// PlainText reports whether s is UTF-8 without a control character (a
+// line break, NUL, a tab) or an invisible or text-direction one
 // (login.CheckVisible: U+200B, U+202E): the rule of the texts every game
-// client receives, nicknames and upgrade ids.
-func plainText(s string) bool {
+// client receives, nicknames, upgrade ids and the Plinko catalog's texts.
+func PlainText(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl) && login.CheckVisible(s) == nil
 }
 
@@ -319,13 +319,13 @@ const MaxUpgradeBytes = 128
 // "<type>.<name>", is longer than MaxUpgradeBytes, or holds a character
 // the wire or the client cannot carry as it is: a space, comma, pipe,
 // backquote or double quote (the ids travel in separated lists), invalid
-// UTF-8, a control character or an invisible one (as nicknames: plainText).
+// UTF-8, a control character or an invisible one (as nicknames: PlainText).
 // The ids land in my_upgrades of every session record of the account. It
 // is the one rule of every way an upgrade is granted: an operator's grant
 // and a Plinko catalog's prizes. Stored ids are not re-checked when read.
 func CheckUpgrade(u string) error {
 	typ, name, ok := strings.Cut(u, ".")
-	if !ok || typ == "" || name == "" || len(u) > MaxUpgradeBytes || strings.ContainsAny(u, " |`,\"") || !plainText(u) {
+	if !ok || typ == "" || name == "" || len(u) > MaxUpgradeBytes || strings.ContainsAny(u, " |`,\"") || !PlainText(u) {
 		return ErrBadUpgrade
 	}
 	return nil

@@ -246,8 +246,8 @@ func (p productFile) listing() (Product, error) {
 	}
 	// These fields travel in comma- and pipe-separated lists.
 	for _, f := range []struct{ name, v string }{{"name", p.Name}, {"type", p.Type}, {"short_type", p.ShortType}, {"local_path", p.LocalPath}} {
-		if strings.ContainsAny(f.v, ",|\x00\n\r") || len(f.v) > maxTextLen {
-			return sp, fmt.Errorf("%s %q contains a comma, a pipe or a control character, or is longer than %d bytes", f.name, f.v, maxTextLen)
+		if strings.ContainsAny(f.v, ",|") || !accounts.PlainText(f.v) || len(f.v) > maxTextLen {
+			return sp, fmt.Errorf("%s %q contains a comma, a pipe, a control or invisible character or text that is not UTF-8, or is longer than %d bytes", f.name, f.v, maxTextLen)
 		}
 	}
 	if strings.ContainsAny(p.ShortType, " .") {

@@ -164,3 +164,20 @@ func TestCatalogUpgradeControlChars(t *testing.T) {
 		t.Errorf("catalog with upgrade t.Su\\u00e9per: %v", err)
 	}
 }
+
+// TestCatalogTextsArePlain: a catalog item's name, type and local path,
+// which every client's exchange list carries, are refused with a tab, an
+// escape or an invisible or text-direction character, as upgrade ids and
+// nicknames are; only comma, pipe, NUL, CR and LF were refused before.
+func TestCatalogTextsArePlain(t *testing.T) {
+	for _, name := range []string{`Super\tTaunt`, `Super\u001bTaunt`, `Super\u202eTaunt`, `Super\u200bTaunt`} {
+		src := `{"exchange":[{"id":501,"name":"` + name + `","type":"Misc","short_type":"t","upgrade":"t.Super","cost":10}]}`
+		if _, err := ParseCatalog(strings.NewReader(src), time.Unix(1, 0)); !errors.Is(err, ErrCatalog) {
+			t.Errorf("catalog with name %s: err = %v, want ErrCatalog", name, err)
+		}
+	}
+	src := `{"exchange":[{"id":501,"name":"Super Taunt \u00e9","type":"Misc","short_type":"t","upgrade":"t.Super","cost":10}]}`
+	if _, err := ParseCatalog(strings.NewReader(src), time.Unix(1, 0)); err != nil {
+		t.Errorf("catalog with a visible accented name: %v", err)
+	}
+}
