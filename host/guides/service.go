@@ -310,7 +310,7 @@ func (c *flagChange) Apply(tx *actors.Tx) (any, error) {
 // voteChange asks the plugin whether the vote counts and stores it with
 // the plugin's new state and its class (Ballot: young when the account is
 // younger than newAccountAge at now), in the account's actor, in one
-// commit. Its reply is a votesCast.
+// commit, and moves the counts once the commit is done (Tx.AfterCommit).
 type voteChange struct {
 	ctx           context.Context // the request's: bounds the plugin call
 	decider       sdk.Caller
@@ -327,10 +327,6 @@ type voteChange struct {
 	tally   *Tally
 	unknown func()
 }
-
-// votesCast is a voteChange's reply: the account's ballot on the guide
-// before and after it (equal when the vote repeated the stored one).
-type votesCast struct{ prev, next Ballot }
 
 // youngAt reports whether an account created at created is new at now. An
 // unknown creation time counts as established, as in the reports area.
@@ -381,13 +377,13 @@ func memoBallots(tx *actors.Tx) (ballots, error) {
 var errTooManyBallots = errors.New("more ballots than a memo holds")
 
 // apply is the change, run by actors.Apply.
-func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
+func (c *voteChange) apply(tx *actors.Tx) (struct{}, error) {
 	if c.vote != VoteUp && c.vote != VoteDown {
-		return votesCast{}, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
+		return struct{}{}, Fail(ReasonBadRequest, fmt.Errorf("vote %v", c.vote))
 	}
 	known, err := memoBallots(tx)
 	if err != nil {
-		return votesCast{}, Fail(ReasonInternal, err)
+		return struct{}{}, Fail(ReasonInternal, err)
 	}
 	var prev Ballot
 	if known != nil {
@@ -395,32 +391,32 @@ func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 	} else if m, err := voteKS.Get(tx.DB(), tx.ID(), gidKey(c.gid)); err == nil {
 		prev = Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()}
 	} else if !errors.Is(err, storage.ErrNotFound) {
-		return votesCast{}, Fail(ReasonInternal, err)
+		return struct{}{}, Fail(ReasonInternal, err)
 	}
 	area := string(guidesapi.Area)
 	state, err := tx.PluginState(area)
 	if err != nil {
-		return votesCast{}, Fail(ReasonInternal, err)
+		return struct{}{}, Fail(ReasonInternal, err)
 	}
 	facts := guidesapi.GuideVoteFacts{Account: guidesapi.GuideAccount(tx.ID()), Gid: c.gid, Author: guidesapi.GuideAccount(c.author),
 		Previous: prev.Vote, New: c.vote}
 	out, err := guidesapi.Vote.Decide(c.ctx, c.decider, sdk.Call[guidesapi.GuideVoteFacts]{Facts: facts, State: state})
 	if err != nil {
-		return votesCast{}, Fail(ReasonUnavailable, err)
+		return struct{}{}, Fail(ReasonUnavailable, err)
 	}
 	if err := c.ctx.Err(); err != nil {
 		// The asker has gone: committing now would hide a write behind an
 		// error reply.
-		return votesCast{}, Fail(ReasonUnavailable, err)
+		return struct{}{}, Fail(ReasonUnavailable, err)
 	}
 	if !out.Decision.Counts {
-		return votesCast{}, Fail(ReasonVoteRefused, nil)
+		return struct{}{}, Fail(ReasonVoteRefused, nil)
 	}
 	next := prev // a repeated vote changes nothing, not even its class
 	if prev.Vote != c.vote {
 		next = Ballot{Vote: c.vote, Young: youngAt(tx.View().Created, c.now, c.newAccountAge)}
 		if err := voteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid), Vote: uint32(c.vote), Young: next.Young}); err != nil {
-			return votesCast{}, Fail(ReasonInternal, err)
+			return struct{}{}, Fail(ReasonInternal, err)
 		}
 		if _, had := known[c.gid]; known != nil && (had || len(known) < maxMemoBallots) {
 			known = maps.Clone(known)
@@ -456,5 +452,5 @@ func (c *voteChange) apply(tx *actors.Tx) (votesCast, error) {
 	if !bytes.Equal(out.State, state) {
 		tx.SetPluginState(area, out.State)
 	}
-	return votesCast{prev: prev, next: next}, nil
+	return struct{}{}, nil
 }
