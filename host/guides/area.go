@@ -43,8 +43,11 @@ type Backend interface {
 	// Vote records acct's vote on a visible guide if the vote rule counts
 	// it (ErrVoteRefused otherwise); repeating a vote changes nothing,
 	// changing it moves both counts. ErrNotFound for an unknown or hidden
-	// gid.
-	Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote) error
+	// gid. spend, when not nil, is called once the vote is known to change
+	// the account's stored ballot, in the account's actor and before the
+	// vote rule or any write: its error refuses the vote with nothing
+	// written. A repeated vote never calls it.
+	Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote, spend func() error) error
 }
 
 // Area serves the seven guide functions of /client_requester.php.
@@ -243,6 +246,13 @@ type voteCall struct {
 	addr string
 }
 
+// vote casts req's vote. The address's vote budgets are spent only by a
+// vote that changes the account's stored ballot: three clicks of one vote
+// used to spend the per-guide budget for hours (issue 36, item 5). Whether
+// it does is decided in the account's actor (the spend func given to
+// Backend.Vote), where the stored ballot is the one the vote replaces: a
+// check made before the actor read a ballot that a vote queued ahead could
+// still change, so a flip could pass as a repeat and spend nothing.
 func (a *Area) vote(ctx context.Context, req voteCall) (voteReply, error) {
 	if err := a.authenticate(req.Caller); err != nil {
 		return voteReply{}, err
@@ -250,27 +260,15 @@ func (a *Area) vote(ctx context.Context, req voteCall) (voteReply, error) {
 	if req.Gid == ProbeGid {
 		return voteReply{}, Fail(ReasonNotFound, nil)
 	}
-	if !a.repeated(ctx, req.VoteRequest) {
-		if err := a.votes.spend(limit.AddrKey(req.addr), req.Gid); err != nil {
-			return voteReply{}, err
-		}
+	var spend func() error
+	if a.votes != nil {
+		addr, gid := limit.AddrKey(req.addr), req.Gid
+		spend = func() error { return a.votes.spend(addr, gid) }
 	}
-	if err := a.backend.Vote(ctx, req.Account, req.Gid, req.Vote); err != nil {
+	if err := a.backend.Vote(ctx, req.Account, req.Gid, req.Vote, spend); err != nil {
 		return voteReply{}, err
 	}
 	return voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime}, nil
-}
-
-// repeated reports whether req is the vote its account already cast on
-// the guide: it changes nothing, so it spends nothing of the address's
-// vote budgets (three clicks of one vote used to spend the per-guide
-// budget for hours). Anything else, a failed read included, is a vote.
-func (a *Area) repeated(ctx context.Context, req VoteRequest) bool {
-	if a.votes == nil {
-		return false
-	}
-	v, err := a.backend.Guide(ctx, req.Account, req.Gid)
-	return err == nil && v.Flags.Vote == req.Vote
 }
 
 // AuthFunc adapts a function to Authenticator.

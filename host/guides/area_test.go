@@ -99,7 +99,7 @@ func (b *memBackend) SetFlag(_ context.Context, acct storage.AccountID, gid Guid
 	return err
 }
 
-func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID, v Vote) error {
+func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID, v Vote, spend func() error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls++
@@ -108,6 +108,11 @@ func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID
 		return err
 	}
 	m := b.marksOf(acct)
+	if m.Votes[gid] != v && spend != nil {
+		if err := spend(); err != nil {
+			return err
+		}
+	}
 	if !b.accept(rules.VoteFacts{Account: rules.AccountID(acct), Gid: gid, Author: rules.AccountID(g.Author), Previous: m.Votes[gid], New: v}).Counts {
 		return Fail(ReasonVoteRefused, nil)
 	}

@@ -59,7 +59,7 @@ func TestAVoteWhoseAskerGaveUpIsCounted(t *testing.T) {
 		if wait > time.Minute {
 			t.Fatal("no vote reached its commit before its deadline")
 		}
-		go func() { voted <- svc.Vote(deadlineOnly{ctx, time.Now().Add(wait)}, a.ID, 1, guides.VoteUp) }()
+		go func() { voted <- svc.Vote(deadlineOnly{ctx, time.Now().Add(wait)}, a.ID, 1, guides.VoteUp, nil) }()
 		select {
 		case err := <-voted:
 			if err == nil {
@@ -86,7 +86,7 @@ func TestAVoteWhoseAskerGaveUpIsCounted(t *testing.T) {
 	if got, want := svc.Tally().Derived(1), rebuilt.Derived(1); got != want || want != (guides.Counts{Up: 1}) {
 		t.Errorf("after the vote landed: counts %+v, records %+v, want one up-vote in both", got, want)
 	}
-	if err := svc.Vote(ctx, a.ID, 1, guides.VoteDown); err != nil {
+	if err := svc.Vote(ctx, a.ID, 1, guides.VoteDown, nil); err != nil {
 		t.Fatal(err)
 	}
 	view, err := svc.Guide(ctx, a.ID, 1)

@@ -177,7 +177,7 @@ func TestListVoteVisibleAfterStaleness(t *testing.T) {
 			lister := f.accts[3]
 			wantGids(t, "before", f.order(t, lister, "Hero_A"), 2, 1)
 			for _, a := range f.accts[:3] { // guide 1: 8/13 = 0.62 > 0.60
-				if err := f.svc.Vote(context.Background(), a, 1, guides.VoteUp); err != nil {
+				if err := f.svc.Vote(context.Background(), a, 1, guides.VoteUp, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -346,7 +346,7 @@ func TestVoteKeepsOtherHeroesRankings(t *testing.T) {
 	wantGids(t, "A before", f.order(t, lister, "Hero_A"), 2, 1)
 	wantGids(t, "B before", f.order(t, lister, "Hero_B"), 4, 3)
 	calls := f.svc.RankCalls()
-	if err := f.svc.Vote(context.Background(), f.accts[0], 1, guides.VoteUp); err != nil {
+	if err := f.svc.Vote(context.Background(), f.accts[0], 1, guides.VoteUp, nil); err != nil {
 		t.Fatal(err)
 	}
 	wantGids(t, "B after a vote on A", f.order(t, lister, "Hero_B"), 4, 3)
@@ -423,7 +423,7 @@ func TestListOneSnapshot(t *testing.T) {
 		lister, voter := f.accts[0], f.accts[1]
 		order, ratings := f.listed(t, lister, "Hero_A")
 		wantListed(t, "before the vote", order, ratings, before, "0.75", "0.50", "0.25", "0.00")
-		if err := f.svc.Vote(context.Background(), voter, 4, guides.VoteUp); err != nil { // guide 4: 1/1
+		if err := f.svc.Vote(context.Background(), voter, 4, guides.VoteUp, nil); err != nil { // guide 4: 1/1
 			t.Fatal(err)
 		}
 		order, ratings = f.listed(t, lister, "Hero_A")
@@ -458,7 +458,7 @@ func TestListOneSnapshot(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("the list never asked the plugin")
 		}
-		if err := f.svc.Vote(context.Background(), voter, 4, guides.VoteUp); err != nil {
+		if err := f.svc.Vote(context.Background(), voter, 4, guides.VoteUp, nil); err != nil {
 			t.Fatal(err)
 		}
 		close(f.gate.release)

@@ -228,7 +228,7 @@ func (s *Service) SetFlag(ctx context.Context, acct storage.AccountID, gid Guide
 // Vote records acct's vote through its actor, if the plugin counts it;
 // the actor moves the guide's counts once the vote is stored
 // (voteChange), whether or not this call still waits for it.
-func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote) error {
+func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID, v Vote, spend func() error) error {
 	g, _, err := s.visible(gid)
 	if err != nil {
 		return err
@@ -237,7 +237,7 @@ func (s *Service) Vote(ctx context.Context, acct storage.AccountID, gid GuideID,
 	if s.d.Now != nil {
 		now = s.d.Now
 	}
-	_, err = actors.Apply(ctx, s.d.Sys, acct, (&voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, hero: g.Hero, author: g.Author, vote: v,
+	_, err = actors.Apply(ctx, s.d.Sys, acct, (&voteChange{ctx: ctx, decider: s.d.Decider, gid: gid, hero: g.Hero, author: g.Author, vote: v, spend: spend,
 		now: now(), newAccountAge: s.d.NewAccountAge, tally: s.tally, unknown: s.resyncTally}).apply)
 	return err
 }
@@ -326,6 +326,11 @@ type voteChange struct {
 	// outcome whose record cannot be read.
 	tally   *Tally
 	unknown func()
+	// spend takes the vote from the client address's budgets (nil: none),
+	// once the vote is known to change the stored ballot; spent keeps a
+	// change run again (a fenced activation's retry) from spending twice.
+	spend func() error
+	spent bool
 }
 
 // youngAt reports whether an account created at created is new at now. An
@@ -392,6 +397,12 @@ func (c *voteChange) apply(tx *actors.Tx) (struct{}, error) {
 		prev = Ballot{Vote: Vote(m.GetVote()), Young: m.GetYoung()}
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return struct{}{}, Fail(ReasonInternal, err)
+	}
+	if prev.Vote != c.vote && c.spend != nil && !c.spent {
+		if err := c.spend(); err != nil {
+			return struct{}{}, err
+		}
+		c.spent = true
 	}
 	area := string(guidesapi.Area)
 	state, err := tx.PluginState(area)

@@ -74,7 +74,7 @@ func (f *youngFixture) start(t *testing.T) *guides.Service {
 
 func (f *youngFixture) vote(t *testing.T, acct storage.AccountID, gid guides.GuideID, v guides.Vote) {
 	t.Helper()
-	if err := f.svc.Vote(context.Background(), acct, gid, v); err != nil {
+	if err := f.svc.Vote(context.Background(), acct, gid, v, nil); err != nil {
 		t.Fatalf("account %d votes %v on %d: %v", acct, v, gid, err)
 	}
 }
@@ -185,7 +185,7 @@ func TestNoAccountAgeNoYoungVotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Vote(context.Background(), f.young[0], f.top, guides.VoteDown); err != nil {
+	if err := svc.Vote(context.Background(), f.young[0], f.top, guides.VoteDown, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, young := svc.Tally().RankCounts(&guides.Guide{Gid: f.top}); young != (guides.Counts{}) {
