@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -479,5 +480,50 @@ func TestCheckArchiveOnlyCloudCfg(t *testing.T) {
 		if err != nil || !bytes.Equal(got, cfg) {
 			t.Errorf("%s: CheckArchive = %q, %v; want cloud.cfg", name, got, err)
 		}
+	}
+}
+
+// An entry with a data descriptor is checked as archive/zip checks it once
+// it has read the entry: the descriptor's checksum is the directory's, and
+// the content's is that too, even when the directory records zero. Both
+// archives below are refused by CheckArchive and by ReadArchive (what
+// archive/zip refuses to read back is never accepted).
+func TestDataDescriptorChecksum(t *testing.T) {
+	good, err := BuildArchive([]byte("SetSave \"a\" \"b\" \"0\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	end := len(good) - 22
+	dirOff := int(le.Uint32(good[end+16:]))
+	desc := dirOff - 16
+	if le.Uint16(good[6:])&0x8 == 0 || le.Uint32(good[desc:]) != 0x08074b50 {
+		t.Fatal("BuildArchive wrote no data descriptor with its signature before the directory")
+	}
+	otherCRC := bytes.Clone(good)
+	le.PutUint32(otherCRC[desc+4:], le.Uint32(otherCRC[desc+4:])+1)
+	zeroCRC := bytes.Clone(good) // the directory and the descriptor record 0
+	le.PutUint32(zeroCRC[desc+4:], 0)
+	le.PutUint32(zeroCRC[dirOff+16:], 0)
+	for name, data := range map[string][]byte{"descriptor disagrees with the directory": otherCRC, "zero checksum recorded": zeroCRC} {
+		t.Run(name, func(t *testing.T) {
+			for fn, read := range map[string]func([]byte, Limits) ([]byte, error){"CheckArchive": CheckArchive, "ReadArchive": ReadArchive} {
+				if got, err := read(data, Limits{}); !errors.Is(err, ErrBadArchive) || got != nil {
+					t.Errorf("%s = %d bytes, %v; want ErrBadArchive", fn, len(got), err)
+				}
+			}
+			zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := zr.File[0].Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			if _, err := io.ReadAll(rc); err == nil {
+				t.Error("archive/zip reads it back: the case tests nothing")
+			}
+		})
 	}
 }
