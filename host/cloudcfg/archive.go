@@ -67,6 +67,25 @@ const (
 // Errors wrap ErrNotZip, ErrNoConfig, ErrExtraContent, ErrTooLarge or
 // ErrBadArchive.
 func CheckArchive(data []byte, lim Limits) ([]byte, error) {
+	if e, ok := plainEntry(data); ok {
+		// Of openArchive's refusals, only these can apply to a
+		// well-formed archive.
+		if err := lim.Validate(); err != nil {
+			return nil, err
+		}
+		lim = lim.EnsureDefaults()
+		if int64(len(data)) > lim.MaxArchive {
+			return nil, fmt.Errorf("%w: archive is %d bytes, limit %d", ErrTooLarge, len(data), lim.MaxArchive)
+		}
+		return readEntry(data, e, bytes.NewReader(data[e.dataOff:e.dataOff+e.csize]), lim.MaxUncompressed)
+	}
+	return checkArchiveZip(data, lim)
+}
+
+// checkArchiveZip is CheckArchive through archive/zip, for every archive
+// plainEntry does not read: whatever it refuses, in the words of the
+// refusal.
+func checkArchiveZip(data []byte, lim Limits) ([]byte, error) {
 	zr, lim, err := openArchive(data, lim)
 	if err != nil {
 		return nil, err
@@ -85,7 +104,86 @@ func CheckArchive(data []byte, lim Limits) ([]byte, error) {
 	if err := checkLayout(data, cfg); err != nil {
 		return nil, err
 	}
-	return readEntry(data, cfg, lim.MaxUncompressed)
+	return readZipEntry(data, cfg, lim.MaxUncompressed)
+}
+
+// entryInfo is what readEntry needs of cloud.cfg's directory record.
+type entryInfo struct {
+	method, flags uint16
+	crc           uint32
+	csize, usize  uint64
+	dataOff       uint64 // where its data starts in the archive
+}
+
+// plainEntry reads cloud.cfg's directory record from data without
+// archive/zip, when data is an archive checkArchiveZip accepts up to the
+// entry's content, and reads as archive/zip reads it: one entry, named
+// exactly cloud.cfg, laid out as checkLayout requires, stored or
+// deflated, not encrypted, with 32-bit sizes. It reports false for
+// anything else, and for a few archives it could read but leaves to
+// archive/zip (one whose attributes may say it is a directory, one whose
+// directory is 65,535 bytes long, which archive/zip takes as a sign of a
+// zip64 archive): those take the slow path, which accepts or refuses them
+// in its own words. FuzzCheckArchive checks that both paths give the
+// same answer. It spares a cloud store archive/zip's directory reading
+// (two buffers, 1 and 4 KiB, allocated for each archive).
+func plainEntry(data []byte) (entryInfo, bool) {
+	le := binary.LittleEndian
+	if len(data) < localLen+centralLen+endLen {
+		return entryInfo{}, false
+	}
+	end := len(data) - endLen
+	if le.Uint32(data[end:]) != sigEnd || le.Uint16(data[end+20:]) != 0 || le.Uint16(data[end+4:]) != 0 ||
+		le.Uint16(data[end+6:]) != 0 || le.Uint16(data[end+8:]) != 1 || le.Uint16(data[end+10:]) != 1 {
+		return entryInfo{}, false
+	}
+	dirSize, dirOff := uint64(le.Uint32(data[end+12:])), uint64(le.Uint32(data[end+16:]))
+	if dirOff+dirSize != uint64(end) || dirSize >= 0xffff {
+		return entryInfo{}, false
+	}
+	dir := data[dirOff:end]
+	if len(dir) < centralLen || le.Uint32(dir) != sigCentral {
+		return entryInfo{}, false
+	}
+	nameLen := int(le.Uint16(dir[28:]))
+	if centralLen+nameLen+int(le.Uint16(dir[30:]))+int(le.Uint16(dir[32:])) != len(dir) ||
+		le.Uint32(dir[42:]) != 0 || string(dir[centralLen:centralLen+nameLen]) != ConfigName {
+		return entryInfo{}, false
+	}
+	e := entryInfo{flags: le.Uint16(dir[8:]), method: le.Uint16(dir[10:]), crc: le.Uint32(dir[16:])}
+	csize, usize := le.Uint32(dir[20:]), le.Uint32(dir[24:])
+	attrs := le.Uint32(dir[38:])
+	if e.flags&flagEncrypted != 0 || (e.method != zip.Store && e.method != zip.Deflate) ||
+		csize == ^uint32(0) || usize == ^uint32(0) || // zip64 sizes
+		(attrs>>16)&0xf000 == 0x4000 || attrs&0x10 != 0 { // a Unix or MS-DOS directory
+		return entryInfo{}, false
+	}
+	e.csize, e.usize = uint64(csize), uint64(usize)
+
+	if le.Uint32(data) != sigLocal {
+		return entryInfo{}, false
+	}
+	flags, method := le.Uint16(data[6:]), le.Uint16(data[8:])
+	localName, localExtra := int(le.Uint16(data[26:])), int(le.Uint16(data[28:]))
+	e.dataOff = uint64(localLen + localName + localExtra)
+	if e.dataOff > dirOff || string(data[localLen:localLen+localName]) != ConfigName ||
+		method != e.method || flags&(flagEncrypted|flagDescriptor) != e.flags&(flagEncrypted|flagDescriptor) {
+		return entryInfo{}, false
+	}
+	dataEnd := e.dataOff + e.csize
+	if dataEnd > dirOff {
+		return entryInfo{}, false
+	}
+	switch gap := dirOff - dataEnd; {
+	case flags&flagDescriptor == 0:
+		if le.Uint32(data[14:]) != e.crc || le.Uint32(data[18:]) != csize || le.Uint32(data[22:]) != usize || gap != 0 {
+			return entryInfo{}, false
+		}
+	case gap == 16 && le.Uint32(data[dataEnd:]) == sigDescriptor, gap == 12:
+	default:
+		return entryInfo{}, false
+	}
+	return e, true
 }
 
 // ReadArchive returns cloud.cfg of an archive that earlier versions stored:
@@ -104,7 +202,7 @@ func ReadArchive(data []byte, lim Limits) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readEntry(data, cfg, lim.MaxUncompressed)
+	return readZipEntry(data, cfg, lim.MaxUncompressed)
 }
 
 // openArchive reads data's central directory, within lim (returned with its
@@ -255,7 +353,7 @@ func checkLayout(data []byte, f *zip.File) error {
 	return nil
 }
 
-// readEntry decompresses f, an entry of the archive data, reading at most
+// readZipEntry decompresses f, an entry of the archive data, reading at most
 // bound+1 bytes whatever its header declares. It decompresses the raw bytes
 // itself rather than trusting zip.File.Open, so the bound holds even if a
 // decompressor registered elsewhere in the program, or a future
@@ -268,7 +366,7 @@ func checkLayout(data []byte, f *zip.File) error {
 // which must equal the directory's, and the content's, even when zero.
 // It used to read the entry a second time through archive/zip to apply
 // that last check: a third of a cloud store's archive check.
-func readEntry(data []byte, f *zip.File, bound int64) ([]byte, error) {
+func readZipEntry(data []byte, f *zip.File, bound int64) ([]byte, error) {
 	if f.UncompressedSize64 > uint64(bound) {
 		return nil, fmt.Errorf("%w: %s declares %d bytes, limit %d", ErrTooLarge, ConfigName, f.UncompressedSize64, bound)
 	}
@@ -276,8 +374,25 @@ func readEntry(data []byte, f *zip.File, bound int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadArchive, err)
 	}
+	e := entryInfo{method: f.Method, flags: f.Flags, crc: f.CRC32, csize: f.CompressedSize64, usize: f.UncompressedSize64}
+	if f.Flags&flagDescriptor != 0 {
+		off, err := f.DataOffset()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadArchive, err)
+		}
+		e.dataOff = uint64(off)
+	}
+	return readEntry(data, e, raw, bound)
+}
+
+// readEntry decompresses raw, the data of the entry e of the archive
+// data; see readZipEntry.
+func readEntry(data []byte, e entryInfo, raw io.Reader, bound int64) ([]byte, error) {
+	if e.usize > uint64(bound) {
+		return nil, fmt.Errorf("%w: %s declares %d bytes, limit %d", ErrTooLarge, ConfigName, e.usize, bound)
+	}
 	var rd io.Reader = raw
-	if f.Method == zip.Deflate {
+	if e.method == zip.Deflate {
 		fr := getInflater(raw)
 		defer putInflater(fr)
 		rd = fr
@@ -285,7 +400,7 @@ func readEntry(data []byte, f *zip.File, bound int64) ([]byte, error) {
 
 	// The declared size is at most bound here, so it is safe to size the
 	// buffer from it; a lying header only costs a regrowth up to bound+1.
-	buf := bytes.NewBuffer(make([]byte, 0, int(f.UncompressedSize64)+1))
+	buf := bytes.NewBuffer(make([]byte, 0, int(e.usize)+1))
 	sum := crc32.NewIEEE()
 	cb := getCopyBuf()
 	defer copyBufs.Put(cb)
@@ -296,41 +411,37 @@ func readEntry(data []byte, f *zip.File, bound int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBadArchive, ConfigName, err)
 	}
-	if uint64(n) != f.UncompressedSize64 {
-		return nil, fmt.Errorf("%w: %s declares %d bytes but holds %d", ErrBadArchive, ConfigName, f.UncompressedSize64, n)
+	if uint64(n) != e.usize {
+		return nil, fmt.Errorf("%w: %s declares %d bytes but holds %d", ErrBadArchive, ConfigName, e.usize, n)
 	}
-	if f.Flags&flagDescriptor != 0 {
-		if err := checkDescriptor(data, f, sum.Sum32()); err != nil {
+	if e.flags&flagDescriptor != 0 {
+		if err := checkDescriptor(data, e, sum.Sum32()); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrBadArchive, ConfigName, err)
 		}
-	} else if f.CRC32 != 0 && sum.Sum32() != f.CRC32 {
+	} else if e.crc != 0 && sum.Sum32() != e.crc {
 		// Like archive/zip, treat a zero CRC as "not recorded".
 		return nil, fmt.Errorf("%w: %s fails its checksum", ErrBadArchive, ConfigName)
 	}
 	return buf.Bytes(), nil
 }
 
-// checkDescriptor checks f's data descriptor, which follows its data in
+// checkDescriptor checks the data descriptor of the entry e, which follows its data in
 // data, as archive/zip does once it has read the entry: the descriptor
 // (with or without its optional signature) is there, its checksum is the
 // directory's, and the content's checksum sum is that too, even when
 // zero. archive/zip ignores the descriptor's sizes, and so does this.
-func checkDescriptor(data []byte, f *zip.File, sum uint32) error {
-	off, err := f.DataOffset()
-	if err != nil {
-		return err
-	}
-	if off < 0 || f.CompressedSize64 > uint64(len(data)) || uint64(off) > uint64(len(data))-f.CompressedSize64 {
+func checkDescriptor(data []byte, e entryInfo, sum uint32) error {
+	if e.csize > uint64(len(data)) || e.dataOff > uint64(len(data))-e.csize {
 		return errors.New("its data runs past the archive")
 	}
-	d := data[uint64(off)+f.CompressedSize64:]
+	d := data[e.dataOff+e.csize:]
 	if len(d) >= 4 && binary.LittleEndian.Uint32(d) == sigDescriptor {
 		d = d[4:]
 	}
 	if len(d) < 12 { // the checksum and two 32-bit sizes
 		return errors.New("its data descriptor is cut short")
 	}
-	if binary.LittleEndian.Uint32(d) != f.CRC32 || sum != f.CRC32 {
+	if binary.LittleEndian.Uint32(d) != e.crc || sum != e.crc {
 		return errors.New("fails its checksum")
 	}
 	return nil

@@ -480,6 +480,10 @@ func TestCheckArchiveOnlyCloudCfg(t *testing.T) {
 		if err != nil || !bytes.Equal(got, cfg) {
 			t.Errorf("%s: CheckArchive = %q, %v; want cloud.cfg", name, got, err)
 		}
+		// Each is read without archive/zip's directory reading.
+		if _, ok := plainEntry(z); !ok {
+			t.Errorf("%s: plainEntry does not read it", name)
+		}
 	}
 }
 

@@ -134,6 +134,17 @@ func FuzzCheckArchive(f *testing.F) {
 		if int64(len(got)) > lim.MaxUncompressed {
 			t.Fatalf("returned %d bytes, bound %d", len(got), lim.MaxUncompressed)
 		}
+		// The path without archive/zip (plainEntry) answers as the path
+		// through it: the same bytes, or a refusal of the same kind.
+		if slow, serr := checkArchiveZip(data, lim); !bytes.Equal(slow, got) || (serr == nil) != (err == nil) {
+			t.Fatalf("CheckArchive = %d bytes, %v; through archive/zip %d bytes, %v", len(got), err, len(slow), serr)
+		} else if err != nil {
+			for _, s := range sentinels {
+				if errors.Is(err, s) != errors.Is(serr, s) {
+					t.Fatalf("CheckArchive refuses with %v, through archive/zip with %v", err, serr)
+				}
+			}
+		}
 		old, oerr := ReadArchive(data, lim)
 		if int64(len(old)) > lim.MaxUncompressed || (oerr != nil && old != nil) {
 			t.Fatalf("ReadArchive returned %d bytes, bound %d, with error %v", len(old), lim.MaxUncompressed, oerr)
