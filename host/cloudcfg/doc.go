@@ -35,9 +35,13 @@
 // which understates the size cannot make it read more than the bound. It also
 // rejects an encrypted cloud.cfg, compression methods other than Store and
 // Deflate, a directory named cloud.cfg and duplicate cloud.cfg entries.
-// Once the bounded read has succeeded, cloud.cfg is read a second time
-// through archive/zip and must come out the same, so data descriptors and
-// sizes that run past the archive are checked too.
+// The bounded read also applies every check archive/zip's own reading
+// makes (the declared size, the checksum, a data descriptor's checksum,
+// data that runs past the archive), so that whatever is accepted,
+// archive/zip reads back byte for byte. An archive of the one plain layout
+// every client writes is read from its bytes; any other goes through
+// archive/zip's directory reader, and both ways give the same answer
+// (FuzzCheckArchive checks both).
 //
 // [ReadArchive] reads cloud.cfg, within the same bounds, from archives that
 // earlier versions accepted and stored (other entries were allowed and
