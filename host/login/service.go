@@ -8,9 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"io"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -84,6 +86,9 @@ type Service struct {
 	// actor already holds.
 	verifiers *cache.LRU[string, storage.AccountID]
 	hook      SessionHook // see SetSessionHook
+	// macs pools HMAC-SHA1 states keyed with set.Secret (mac): a new one
+	// hashes the key into its pads, three times per login reply.
+	macs sync.Pool
 	// beforeCheck, set by tests, runs before a password is checked
 	// (SRPAuth, CheckServerPassword), after the failed-proof limits.
 	beforeCheck func(login string)
@@ -113,6 +118,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		failAddr: limit.NewAdjustable(set.FailedProofsAddress, set.TrackedKeys, now),
 		failPair: limit.NewAdjustable(set.FailedProofsLogin, set.TrackedKeys, now),
 		tooltips: mustEncode(awardsTooltip())}
+	s.macs.New = func() any { return hmac.New(sha1.New, set.Secret) }
 	sys.OnDelete(s.forgetAccount) // forget.go
 	// At a memory release (many accounts passivated), the logins of the
 	// passivated accounts leave the cache: their next pre_auth reads the
@@ -506,7 +512,9 @@ func (s *Service) profile(id storage.AccountID) (*storage.Account, error) {
 }
 
 func (s *Service) mac(parts ...string) []byte {
-	m := hmac.New(sha1.New, s.set.Secret)
+	m := s.macs.Get().(hash.Hash)
+	defer s.macs.Put(m)
+	m.Reset()
 	for _, p := range parts {
 		m.Write([]byte(p))
 		m.Write([]byte{0})
