@@ -122,6 +122,34 @@ func appendMarshaler(dst []byte, m Marshaler) ([]byte, error) {
 	return m.AppendPHP(dst)
 }
 
+// How a type implements Marshaler: not at all, with its value (a
+// non-interface type), or only with a pointer to it.
+const (
+	notMarshaler = iota
+	byValue
+	byPointer
+)
+
+// marshalers caches marshalerOf's answers by reflect.Type: Implements and
+// PointerTo were a quarter of encoding a login reply's forty fields.
+var marshalers sync.Map
+
+// marshalerOf reports how t implements Marshaler.
+func marshalerOf(t reflect.Type) int {
+	if m, ok := marshalers.Load(t); ok {
+		return m.(int)
+	}
+	m := notMarshaler
+	switch {
+	case t.Kind() != reflect.Interface && t.Implements(marshalerType):
+		m = byValue
+	case reflect.PointerTo(t).Implements(marshalerType):
+		m = byPointer
+	}
+	marshalers.Store(t, m)
+	return m
+}
+
 func appendValue(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 	if !v.IsValid() {
 		return append(dst, "N;"...), nil
@@ -136,14 +164,18 @@ func appendValue(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 	// CanInterface is false only for values reached through unexported
 	// fields, which are never encoded; checking keeps Interface from
 	// panicking should one slip through.
-	if t.Kind() != reflect.Interface && v.CanInterface() && t.Implements(marshalerType) {
-		if t.Kind() == reflect.Pointer && v.IsNil() {
-			return append(dst, "N;"...), nil
+	switch marshalerOf(t) {
+	case byValue:
+		if v.CanInterface() {
+			if t.Kind() == reflect.Pointer && v.IsNil() {
+				return append(dst, "N;"...), nil
+			}
+			return v.Interface().(Marshaler).AppendPHP(dst)
 		}
-		return v.Interface().(Marshaler).AppendPHP(dst)
-	}
-	if v.CanAddr() && v.CanInterface() && reflect.PointerTo(t).Implements(marshalerType) {
-		return v.Addr().Interface().(Marshaler).AppendPHP(dst)
+	case byPointer:
+		if v.CanAddr() && v.CanInterface() {
+			return v.Addr().Interface().(Marshaler).AppendPHP(dst)
+		}
 	}
 
 	switch v.Kind() {
