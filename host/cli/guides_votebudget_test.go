@@ -5,6 +5,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,9 @@ func TestAVoteQueuedBehindAFlipSpendsTheBudget(t *testing.T) {
 
 	// Hold the account's actor until both votes are queued to it.
 	entered, release := make(chan struct{}), make(chan struct{})
+	var released sync.Once
+	free := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(free) // a failure below does not leave the actor held
 	held := make(chan error, 1)
 	go func() {
 		_, err := ts.Runtime.App.Sys.Apply(context.Background(), storage.AccountID(id), actors.ChangeFunc[struct{}](func(*actors.Tx) (struct{}, error) {
@@ -50,7 +54,11 @@ func TestAVoteQueuedBehindAFlipSpendsTheBudget(t *testing.T) {
 		}))
 		held <- err
 	}()
-	<-entered
+	select {
+	case <-entered:
+	case err := <-held:
+		t.Fatalf("the change holding the actor did not run: %v", err)
+	}
 	type reply struct {
 		a   *wire.Array
 		err error
@@ -67,7 +75,7 @@ func TestAVoteQueuedBehindAFlipSpendsTheBudget(t *testing.T) {
 	waitQueuedVotes(t, 1)
 	up := vote("1")
 	waitQueuedVotes(t, 2)
-	close(release)
+	free()
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,10 @@ func (s *Service) SetVoteBudget(b VoteBudget) {
 // spend takes a vote on gid from the address ip out of both budgets, or
 // refuses it as the vote rule refuses one (vote_refused): the client
 // knows that answer. The address's overall token is taken first, so that
-// an address out of votes cannot create per-guide buckets (one per gid it
-// names, real or not) and crowd the limiter's table until its own buckets
-// are evicted; it is given back when the guide's budget refuses the vote.
+// an address out of votes cannot create per-guide buckets (one per
+// visible guide it votes on) and crowd the limiter's table until its own
+// buckets are evicted; it is given back when the guide's budget refuses
+// the vote.
 // Taking it (Allow) rather than checking it and charging it after the
 // guide's budget allowed the vote keeps the budget under votes sent at
 // once: every one of them passed the check before any was charged (64 of
