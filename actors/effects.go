@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -26,7 +27,10 @@ import (
 //     effect first, and is a no-op once the account applied it (the mark,
 //     written in the share's batch) or the effect finished (no record);
 //   - the last share deletes the record in its own batch: the effect is
-//     done.
+//     done. (If a share before it failed, the shares after the failed one
+//     are applied all the same, and the last one marks its account instead;
+//     the record is deleted through the global writer once every share is
+//     applied: see driveEffect.)
 //
 // Once the first share committed, the others are applied before Start
 // returns or, if one fails (a crash, a full disk, a timeout), by the
@@ -143,7 +147,7 @@ func (k *EffectKind) Start(ctx context.Context, s *System, payload []byte, parti
 	_, _ = rand.Read(id[:]) // never fails (crypto/rand)
 	e := &storage.Effect{ID: id, Kind: k.name, Payload: slices.Clone(payload),
 		Participants: slices.Clone(participants), Created: time.Now()}
-	if err := s.applyShare(ctx, k, e, 0); err != nil {
+	if _, err := s.applyShare(ctx, k, e, 0, false); err != nil {
 		return id, err
 	}
 	// The effect is committed: its other shares must not depend on the
@@ -157,19 +161,39 @@ func (k *EffectKind) Start(ctx context.Context, s *System, payload []byte, parti
 	return id, nil
 }
 
-// driveEffect applies the shares of e after the first, in order, and
-// stops at the first that fails, leaving it to the recovery pass. It
+// driveEffect applies the shares of e after the first, in order. A share
+// that fails is left to the recovery pass, and the shares after it are
+// applied all the same (no share depends on another's: one player's
+// damaged record must not keep a match's other players from their
+// statistics), except that the last share then only marks its account
+// instead of deleting the record, which the failed share still needs. It
 // reports whether e finished.
 func (s *System) driveEffect(ctx context.Context, k *EffectKind, e *storage.Effect) bool {
+	if len(e.Participants) < 2 {
+		// Start writes no record for a single share: this one was not
+		// written by it, and no share would ever delete it.
+		s.opts.Logger.Warn("effect record with fewer than two participants; deleted", "kind", e.Kind, "effect", e.ID.String(),
+			"participants", len(e.Participants))
+		return s.dropEffect(ctx, e.ID) == nil
+	}
 	last := len(e.Participants) - 1
+	failed := false
 	for i := 1; i <= last; i++ {
-		err := s.applyShare(ctx, k, e, i)
-		if errors.Is(err, ErrNoAccount) {
+		// The share that deletes the record: every other one is applied.
+		final := i == last && !failed
+		applied, err := s.applyShare(ctx, k, e, i, final)
+		switch {
+		case errors.Is(err, ErrNoAccount):
 			// Deleted since the effect started: its share goes with it.
-			if i < last {
+			if !final {
 				continue
 			}
 			err = s.dropEffect(ctx, e.ID) // no last share to delete the record
+		case err == nil && final && !applied:
+			// The last share was applied by an earlier drive in which a
+			// share before it failed (it left a mark, not the deletion),
+			// or the effect finished: every share is applied now.
+			err = s.dropRecorded(ctx, e.ID)
 		}
 		if err != nil {
 			if errors.Is(err, ErrStopped) {
@@ -177,27 +201,32 @@ func (s *System) driveEffect(ctx context.Context, k *EffectKind, e *storage.Effe
 			}
 			s.opts.Logger.Warn("effect unfinished; the recovery pass resumes it", "kind", e.Kind, "effect", e.ID.String(),
 				"share", i, "account", e.Participants[i], "err", err)
-			return false
+			failed = true
 		}
 	}
-	return true
+	return !failed
 }
 
-// applyShare applies share i of e in its participant's actor.
-func (s *System) applyShare(ctx context.Context, k *EffectKind, e *storage.Effect, i int) error {
-	_, err := s.Apply(ctx, e.Participants[i], ChangeFunc[struct{}](func(tx *Tx) (struct{}, error) {
-		return struct{}{}, applyShareTx(tx, k, e, i)
+// applyShare applies share i of e in its participant's actor, and reports
+// whether it applied it now (false: the account applied it before, or the
+// effect finished). final is set for the share that deletes the record
+// (see applyShareTx).
+func (s *System) applyShare(ctx context.Context, k *EffectKind, e *storage.Effect, i int, final bool) (applied bool, err error) {
+	_, err = s.Apply(ctx, e.Participants[i], ChangeFunc[struct{}](func(tx *Tx) (struct{}, error) {
+		return struct{}{}, applyShareTx(tx, k, e, i, final)
 	}))
 	if errors.Is(err, errShareDone) {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // applyShareTx is share i of e as a change of its account: the share, its
 // bookkeeping and the dropping of the account's marks of finished effects,
-// in one batch.
-func applyShareTx(tx *Tx, k *EffectKind, e *storage.Effect, i int) error {
+// in one batch. The final share (the last, once every other one is
+// applied) deletes the effect's record; every other share marks its
+// account, and the first also writes the record.
+func applyShareTx(tx *Tx, k *EffectKind, e *storage.Effect, i int, final bool) error {
 	db := tx.DB()
 	// The marks first, then the record: a mark is dropped only once its
 	// record is gone, so "no mark" read before "a record" means the share
@@ -207,24 +236,23 @@ func applyShareTx(tx *Tx, k *EffectKind, e *storage.Effect, i int) error {
 	if err != nil {
 		return err
 	}
-	_, err = db.Effect(e.ID)
+	recorded, err := db.EffectExists(e.ID)
 	switch {
-	case slices.Contains(marks, e.ID):
-		return errShareDone
-	case i == 0 && err == nil:
-		return fmt.Errorf("actors: effect %s exists already", e.ID) // 2^-128: never, but never twice either
-	case i == 0 && errors.Is(err, storage.ErrNotFound):
-	case errors.Is(err, storage.ErrNotFound):
-		return errShareDone // finished
 	case err != nil:
 		return err
+	case slices.Contains(marks, e.ID):
+		return errShareDone
+	case i == 0 && recorded:
+		return fmt.Errorf("actors: effect %s exists already", e.ID) // 2^-128: never, but never twice either
+	case i > 0 && !recorded:
+		return errShareDone // finished
 	}
 	if err := k.apply(tx, e, i); err != nil {
 		return err
 	}
 	switch {
 	case len(e.Participants) == 1: // a single share needs no record
-	case i == len(e.Participants)-1:
+	case final:
 		storage.DeleteEffect(tx, e.ID) // the effect is done
 	default:
 		storage.MarkEffect(tx, e.ID)
@@ -240,18 +268,29 @@ func applyShareTx(tx *Tx, k *EffectKind, e *storage.Effect, i int) error {
 // thus keeps only the marks of the effects unfinished at its latest share.
 func dropFinishedMarks(tx *Tx, marks []storage.EffectID) error {
 	for _, id := range marks {
-		switch _, err := tx.DB().Effect(id); {
-		case errors.Is(err, storage.ErrNotFound):
-			storage.DropEffectMark(tx, id)
+		switch recorded, err := tx.DB().EffectExists(id); {
 		case err != nil:
 			return err
+		case !recorded:
+			storage.DropEffectMark(tx, id)
 		}
 	}
 	return nil
 }
 
-// dropEffect deletes the record of an effect whose last participant no
-// longer exists, through the global writer.
+// dropRecorded deletes the record of an effect whose every share is
+// applied, if it is still stored (dropEffect).
+func (s *System) dropRecorded(ctx context.Context, id storage.EffectID) error {
+	recorded, err := s.db.EffectExists(id)
+	if err != nil || !recorded {
+		return err
+	}
+	return s.dropEffect(ctx, id)
+}
+
+// dropEffect deletes the record of an effect that no share will delete
+// (its last participant no longer exists, or its last share was applied
+// while another was pending), through the global writer.
 func (s *System) dropEffect(ctx context.Context, id storage.EffectID) error {
 	_, err := s.UpdateGlobal(ctx, func(g *GlobalTx) (any, error) {
 		storage.DeleteEffectGlobal(g, id)
@@ -261,32 +300,74 @@ func (s *System) dropEffect(ctx context.Context, id storage.EffectID) error {
 }
 
 // ResumeEffects is one recovery pass: it applies the remaining shares of
-// every unfinished effect recorded before now minus minAge (0: all), and
+// the unfinished effects recorded before now minus minAge (0: all), and
 // returns how many it finished and how many it left unfinished (a share
-// failed again, or the kind is not registered in this binary). A share
-// already applied is a no-op, so a pass may run beside Start and beside
-// other nodes' passes; minAge only keeps it from doing the work of a Start
-// still in progress. It reads at most maxEffectsPerPass records.
+// failed again, the kind is not registered in this binary, or the record
+// does not decode). A share already applied is a no-op, so a pass may run
+// beside Start and beside other nodes' passes; minAge only keeps it from
+// doing the work of a Start still in progress.
+//
+// A pass takes at most maxEffectsPerPass effects, in id order, starting
+// where the previous pass stopped and going round to the first id: effects
+// that cannot finish (a kind another binary registers, a share that keeps
+// failing) never keep the others from their turn. It holds their ids only,
+// reading each record again when it drives it.
 func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finished, left int, err error) {
-	var pending []*storage.Effect
-	before := time.Now().Add(-minAge)
+	var (
+		ids    []storage.EffectID
+		next   storage.EffectID // where the next pass starts: the first id not taken
+		full   bool
+		before = time.Now().Add(-minAge)
+	)
+	s.effectsMu.Lock()
+	from := s.effectsFrom
+	s.effectsMu.Unlock()
 	errEnough := errors.New("enough")
-	err = s.db.EachEffect(func(e *storage.Effect) error {
-		if minAge > 0 && e.Created.After(before) {
+	collect := func(end *storage.EffectID) func(*storage.Effect, error) error {
+		return func(e *storage.Effect, derr error) error {
+			if end != nil && bytes.Compare(e.ID[:], end[:]) >= 0 {
+				return errEnough // round to where this pass started
+			}
+			if len(ids) == maxEffectsPerPass {
+				next, full = e.ID, true
+				return errEnough
+			}
+			switch {
+			case derr != nil:
+				s.opts.Logger.Warn("effect record that does not decode; left as it is", "err", derr)
+				left++
+			case minAge <= 0 || !e.Created.After(before):
+				ids = append(ids, e.ID)
+			}
 			return nil
 		}
-		pending = append(pending, e)
-		if len(pending) == maxEffectsPerPass {
-			return errEnough
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errEnough) {
-		return 0, 0, fmt.Errorf("actors: resume effects: %w", err)
 	}
-	for n, e := range pending {
+	err = s.db.EachEffectFrom(from, collect(nil))
+	if err == nil && from != (storage.EffectID{}) {
+		err = s.db.EachEffectFrom(storage.EffectID{}, collect(&from))
+	}
+	if err != nil && !errors.Is(err, errEnough) {
+		return 0, left, fmt.Errorf("actors: resume effects: %w", err)
+	}
+	if !full {
+		next = storage.EffectID{}
+	}
+	s.effectsMu.Lock()
+	s.effectsFrom = next
+	s.effectsMu.Unlock()
+
+	for n, id := range ids {
 		if ctx.Err() != nil || s.stopped.Load() {
-			return finished, left + len(pending) - n, ctx.Err()
+			return finished, left + len(ids) - n, ctx.Err()
+		}
+		e, err := s.db.Effect(id)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			continue // finished since it was listed
+		case err != nil:
+			s.opts.Logger.Warn("effect record unreadable; left as it is", "effect", id.String(), "err", err)
+			left++
+			continue
 		}
 		k := effectKind(e.Kind)
 		if k == nil {
@@ -304,9 +385,9 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 	return finished, left, nil
 }
 
-// maxEffectsPerPass bounds the records one recovery pass holds; the next
-// pass takes the rest.
-const maxEffectsPerPass = 1000
+// maxEffectsPerPass bounds the effects one recovery pass drives; the next
+// pass goes on after them (a var for tests).
+var maxEffectsPerPass = 1000
 
 // DefaultEffectRetry is how often a server runs the recovery pass.
 const DefaultEffectRetry = time.Minute

@@ -163,11 +163,11 @@ func TestEffectShareRepeatIsNoop(t *testing.T) {
 	ids := funded(t, s, 100, "a", "b", "c")
 	e := &storage.Effect{ID: storage.EffectID{7}, Kind: testGift.Name(), Payload: giftOf(10), Participants: ids, Created: time.Now()}
 	for _, share := range []int{0, 1, 1, 2, 1, 2, 2} {
-		if err := s.applyShare(ctx, testGift, e, share); err != nil {
+		if _, err := s.applyShare(ctx, testGift, e, share, share == len(ids)-1); err != nil {
 			t.Fatalf("share %d: %v", share, err)
 		}
 	}
-	if err := s.applyShare(ctx, testGift, e, 0); err != nil {
+	if _, err := s.applyShare(ctx, testGift, e, 0, false); err != nil {
 		t.Errorf("the first share again, after the effect finished: %v; want a no-op", err)
 	}
 	wantTickets(t, s.DB(), ids, 80, 110, 110)
@@ -198,7 +198,7 @@ func TestEffectParticipantDeleted(t *testing.T) {
 	for i, gone := range []int{2, 1} {
 		e := &storage.Effect{ID: storage.EffectID{byte(i + 1)}, Kind: testGift.Name(), Payload: giftOf(10),
 			Participants: ids, Created: time.Now()}
-		if err := s.applyShare(ctx, testGift, e, 0); err != nil {
+		if _, err := s.applyShare(ctx, testGift, e, 0, false); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.DeleteAccount(ctx, ids[gone]); err != nil {
@@ -274,7 +274,7 @@ func TestEffectResumedAfterCrash(t *testing.T) {
 	ctx := context.Background()
 	ids := funded(t, s, 100, "sender", "receiver")
 	e := &storage.Effect{ID: storage.EffectID{1}, Kind: testGift.Name(), Payload: giftOf(40), Participants: ids, Created: time.Now()}
-	if err := s.applyShare(ctx, testGift, e, 0); err != nil { // Start, up to its first share
+	if _, err := s.applyShare(ctx, testGift, e, 0, false); err != nil { // Start, up to its first share
 		t.Fatal(err)
 	}
 	crashed := mem.CrashClone(vfs.CrashCloneCfg{})
@@ -430,7 +430,7 @@ func TestEffectTwoNodesResume(t *testing.T) {
 			for i := range effects {
 				e := &storage.Effect{ID: storage.EffectID{byte(i + 1)}, Kind: testGift.Name(), Payload: giftOf(2),
 					Participants: ids, Created: time.Now()}
-				if err := a.applyShare(ctx, testGift, e, 0); err != nil {
+				if _, err := a.applyShare(ctx, testGift, e, 0, false); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -106,6 +106,10 @@ type System struct {
 	// effectsDone is closed when the effects' recovery loop has ended
 	// (effects.go).
 	effectsDone chan struct{}
+	// effectsFrom is where the next recovery pass starts reading effect
+	// records (effects.go), under effectsMu.
+	effectsMu   sync.Mutex
+	effectsFrom storage.EffectID
 }
 
 // DefaultSessionCacheSize is the default bound of the session cache.

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,8 +16,9 @@ import (
 //
 //	f/<effect id:16>                  the effect record (pb.Effect): kind, payload,
 //	                                  participants; written in the batch of the first
-//	                                  share, deleted in the batch of the last, so it
-//	                                  exists exactly while the effect is unfinished
+//	                                  share, deleted in the batch of the last (or by
+//	                                  the global writer once every share is applied),
+//	                                  so it exists exactly while the effect is unfinished
 //	x/effects.applied/<id:4><eid:16>  (empty) account id applied its share of the
 //	                                  effect: written in the share's own batch
 //
@@ -76,7 +78,8 @@ func DeleteEffect(w AccountWriter, id EffectID) {
 
 // DeleteEffectGlobal removes the record of effect id through the global
 // writer: for an effect whose last participant was deleted before its
-// share, so that no share is left to delete it.
+// share, or whose last share was applied while an earlier one was still
+// pending, so that no share is left to delete it.
 // The write counts as one of the global keyspace effectsVersionName (no
 // area can declare it), so that the global update commits it, sealed.
 func DeleteEffectGlobal(w GlobalWriter, id EffectID) {
@@ -102,20 +105,49 @@ func (db *DB) Effect(id EffectID) (*Effect, error) {
 	return effectOf(id, &m), nil
 }
 
+// EffectExists reports whether the record of effect id is stored (the
+// effect is unfinished), without decoding it.
+func (db *DB) EffectExists(id EffectID) (bool, error) {
+	err := db.view(effectKey(id), func([]byte) error { return nil })
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("storage: effect %s: %w", id, err)
+}
+
 // EachEffect calls fn with every unfinished effect, in id order, until fn
-// errs.
+// errs. A record that does not decode ends the scan with its error.
 func (db *DB) EachEffect(fn func(*Effect) error) error {
+	return db.EachEffectFrom(EffectID{}, func(e *Effect, err error) error {
+		if err != nil {
+			return err
+		}
+		return fn(e)
+	})
+}
+
+// EachEffectFrom calls fn with every unfinished effect whose id is from or
+// after, in id order, until fn errs. A record that does not decode (or a
+// key of the wrong length under the effects' prefix) is given to fn as an
+// error wrapping ErrCorrupt, with the effect's id (zero for a bad key),
+// and the scan goes on if fn returns nil: one damaged record does not hide
+// the others.
+func (db *DB) EachEffectFrom(from EffectID, fn func(e *Effect, err error) error) error {
 	var m pb.Effect
-	return db.scan([]byte(prefixEffect), func(k, v []byte) error {
+	p := []byte(prefixEffect)
+	return db.eng.scan(effectKey(from), prefixEnd(p), func(k, v []byte) error {
 		var id EffectID
 		if len(k) != len(prefixEffect)+len(id) {
-			return fmt.Errorf("storage: effect: %w: key of %d bytes", ErrCorrupt, len(k))
+			return fn(&Effect{}, fmt.Errorf("storage: effect: %w: key of %d bytes", ErrCorrupt, len(k)))
 		}
 		copy(id[:], k[len(prefixEffect):])
-		if err := decodePB(v, &m); err != nil {
-			return fmt.Errorf("storage: effect %s: %w", id, err)
+		if err := decodePB(v, &m); err != nil { // wraps ErrCorrupt
+			return fn(&Effect{ID: id}, fmt.Errorf("storage: effect %s: %w", id, err))
 		}
-		return fn(effectOf(id, &m))
+		return fn(effectOf(id, &m), nil)
 	})
 }
 

@@ -40,6 +40,25 @@ func TestEffectRecordsAndMarks(t *testing.T) {
 		if !slices.Equal(listed, []EffectID{e.ID, other.ID}) {
 			t.Errorf("unfinished effects %v; want %v in id order", listed, []EffectID{e.ID, other.ID})
 		}
+		// From an id on: that id and the later ones (a recovery pass goes
+		// on where the previous one stopped).
+		for _, tt := range []struct {
+			from EffectID
+			want []EffectID
+		}{{EffectID{1, 2, 3}, []EffectID{e.ID, other.ID}}, {EffectID{1, 2, 4}, []EffectID{other.ID}}, {EffectID{9, 0, 1}, nil}} {
+			var from []EffectID
+			if err := db.EachEffectFrom(tt.from, func(e *Effect, err error) error {
+				from = append(from, e.ID)
+				return err
+			}); err != nil || !slices.Equal(from, tt.want) {
+				t.Errorf("effects from %s: %v, %v; want %v", tt.from, from, err, tt.want)
+			}
+		}
+		for id, want := range map[EffectID]bool{e.ID: true, other.ID: true, {4}: false} {
+			if got, err := db.EffectExists(id); err != nil || got != want {
+				t.Errorf("EffectExists(%s) = %v, %v; want %v", id, got, err, want)
+			}
+		}
 		for _, acct := range []AccountID{7, 9} {
 			if marks, err := db.EffectMarks(acct); err != nil || len(marks) != 0 {
 				t.Errorf("marks of account %d: %v %v; want none", acct, marks, err)

@@ -1,0 +1,163 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/honmaster/masterserver/storage"
+)
+
+// A recovery pass took the first maxEffectsPerPass records in id order,
+// whether or not they could finish, and every pass started again from the
+// first id: behind that many stuck records (here, of a kind this binary
+// does not register) an effect with a later id was never resumed, and its
+// share was lost. Passes now go on where the previous one stopped.
+func TestResumeIsNotStarvedByStuckEffects(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	ids := funded(t, s, 1000, "stuck0", "stuck1")
+	unregistered := &EffectKind{name: "test.unregistered", apply: func(*Tx, *storage.Effect, int) error { return nil }}
+	for i := range maxEffectsPerPass {
+		e := &storage.Effect{ID: storage.EffectID{0, byte(i >> 8), byte(i)}, Kind: unregistered.name,
+			Participants: ids, Created: time.Now()}
+		if i%2 == 1 { // each account's share reads its marks: keep them few
+			e.Participants = []storage.AccountID{ids[1], ids[0]}
+		}
+		if _, err := s.applyShare(ctx, unregistered, e, 0, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gift := funded(t, s, 100, "giver", "taker")
+	e := &storage.Effect{ID: storage.EffectID{0xff}, Kind: testGift.Name(), Payload: giftOf(10), Participants: gift, Created: time.Now()}
+	if _, err := s.applyShare(ctx, testGift, e, 0, false); err != nil { // Start up to its first share, then a crash
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, _, err := s.ResumeEffects(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.DB().Effect(e.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the gift is unfinished after two passes (%v): starved behind %d stuck records", err, maxEffectsPerPass)
+	}
+	wantTickets(t, s.DB(), gift, 90, 110)
+}
+
+// One stored effect record that does not decode made every recovery pass
+// fail before it drove any effect. It is now counted as left, with a
+// warning, and the others are resumed.
+func TestResumeSkipsARecordThatDoesNotDecode(t *testing.T) {
+	mem := vfs.NewMem()
+	db := crashableDB(t, mem)
+	s := New(db, Options{})
+	ctx := context.Background()
+	ids := funded(t, s, 100, "sender", "receiver")
+	e := &storage.Effect{ID: storage.EffectID{0x80}, Kind: testGift.Name(), Payload: giftOf(40), Participants: ids, Created: time.Now()}
+	if _, err := s.applyShare(ctx, testGift, e, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Shutdown()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A value that does not decode (torn, or written by something else)
+	// under the effects' prefix, sorting first.
+	raw, err := pebble.Open("db", &pebble.Options{FS: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Set(append([]byte("f/"), make([]byte, 16)...), []byte("not a record"), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2 := crashableDB(t, mem)
+	defer db2.Close()
+	s2 := New(db2, Options{})
+	defer s2.Shutdown()
+	finished, left, err := s2.ResumeEffects(ctx, 0)
+	if err != nil || finished != 1 || left != 1 {
+		t.Errorf("resume beside a damaged record: %d finished, %d left, %v; want the gift finished and the damaged record left", finished, left, err)
+	}
+	wantTickets(t, db2, ids, 60, 140)
+}
+
+var poisoned atomic.Bool
+
+// testPoison adds a ticket to each participant, except that share 1
+// fails while poisoned is set (a participant whose records the share
+// cannot use).
+var testPoison = RegisterEffect("test.poison", func(tx *Tx, e *storage.Effect, share int) error {
+	if share == 1 && poisoned.Load() {
+		return errors.New("this participant's stored state is unusable")
+	}
+	tx.Account().Tickets++
+	return nil
+})
+
+// A share that kept failing stopped every share after it, for ever: one
+// player's damaged record kept the rest of a match from their statistics.
+// The shares after a failing one are applied now; the last marks its
+// account instead of deleting the record, and once the failing share
+// succeeds the record goes (through the global writer).
+func TestAFailingShareDoesNotBlockTheOthers(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	ids := funded(t, s, 0, "host", "bad", "good1", "good2")
+	poisoned.Store(true)
+	t.Cleanup(func() { poisoned.Store(false) })
+	if _, err := testPoison.Start(ctx, s, nil, ids...); err != nil {
+		t.Fatal(err)
+	}
+	wantTickets(t, s.DB(), ids, 1, 0, 1, 1)
+	for range 2 {
+		if finished, left, err := s.ResumeEffects(ctx, 0); err != nil || finished != 0 || left != 1 {
+			t.Fatalf("a pass while share 1 fails: %d finished, %d left, %v", finished, left, err)
+		}
+	}
+	wantTickets(t, s.DB(), ids, 1, 0, 1, 1) // the others' shares counted once
+	if n := len(unfinished(t, s.DB())); n != 1 {
+		t.Fatalf("%d records while a share is pending, want 1", n)
+	}
+	poisoned.Store(false)
+	if finished, left, err := s.ResumeEffects(ctx, 0); err != nil || finished != 1 || left != 0 {
+		t.Fatalf("the pass after the share heals: %d finished, %d left, %v", finished, left, err)
+	}
+	wantTickets(t, s.DB(), ids, 1, 1, 1, 1)
+	if n := len(unfinished(t, s.DB())); n != 0 {
+		t.Errorf("%d records after every share applied, want none", n)
+	}
+	if finished, left, err := s.ResumeEffects(ctx, 0); err != nil || finished+left != 0 {
+		t.Errorf("a pass after the effect finished: %d finished, %d left, %v; want nothing to do", finished, left, err)
+	}
+}
+
+// A record with fewer than two participants (Start writes none for a
+// single share: a damaged or foreign record) was reported finished by
+// every pass and never deleted. It is deleted now.
+func TestResumeDropsARecordOfOneParticipant(t *testing.T) {
+	s := newSystem(t, Options{})
+	ctx := context.Background()
+	ids := funded(t, s, 0, "only")
+	e := &storage.Effect{ID: storage.EffectID{5}, Kind: testGift.Name(), Payload: giftOf(1), Participants: ids, Created: time.Now()}
+	if _, err := s.Apply(ctx, ids[0], ChangeFunc[struct{}](func(tx *Tx) (struct{}, error) {
+		storage.PutEffect(tx, e)
+		return struct{}{}, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ResumeEffects(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(unfinished(t, s.DB())); n != 0 {
+		t.Errorf("%d record(s) of one participant left after a pass, want none", n)
+	}
+	wantTickets(t, s.DB(), ids, 0) // and its share was not applied
+}
