@@ -3,6 +3,8 @@ package actors
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,4 +162,60 @@ func TestResumeDropsARecordOfOneParticipant(t *testing.T) {
 		t.Errorf("%d record(s) of one participant left after a pass, want none", n)
 	}
 	wantTickets(t, s.DB(), ids, 0) // and its share was not applied
+}
+
+// changedPlacement records the accounts it is told changed.
+type changedPlacement struct {
+	fakePlacement
+	mu      sync.Mutex
+	changed []storage.AccountID
+}
+
+func (p *changedPlacement) Changed(id storage.AccountID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.changed = append(p.changed, id)
+}
+
+// A transient activation takes a new owner epoch whatever its change
+// answers. A recovery pass on a node that is not an account's home ran a
+// share the account had applied already (a no-op) in such an activation,
+// and told the home nothing, since the change "failed" (the share was
+// done): the home's next forwarded request was refused (ErrMoved, "server
+// busy"). The home is told whatever the change answered.
+func TestANoopShareElsewhereTellsTheHome(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pa, pb := &fakePlacement{name: "a"}, &changedPlacement{fakePlacement: fakePlacement{name: "b"}}
+	pa.home.Store(true) // a is every account's home, b none's
+	a, b := New(db, Options{Placement: pa}), New(db, Options{Placement: pb})
+	defer a.Shutdown()
+	defer b.Shutdown()
+	ctx := context.Background()
+	ids := funded(t, a, 100, "p0", "p1", "p2")
+	e := &storage.Effect{ID: storage.EffectID{9}, Kind: testGift.Name(), Payload: giftOf(1), Participants: ids, Created: time.Now()}
+	for share := range 2 { // shares 0 and 1 applied on a, p1's home, whose activation stays live
+		if _, err := a.applyShare(ctx, testGift, e, share, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if finished, left, err := b.ResumeEffects(ctx, 0); err != nil || finished != 1 || left != 0 {
+		t.Fatalf("b's pass: %d finished, %d left, %v", finished, left, err)
+	}
+	wantTickets(t, db, ids, 98, 101, 101)
+	pb.mu.Lock()
+	changed := slices.Clone(pb.changed)
+	pb.mu.Unlock()
+	if !slices.Contains(changed, ids[1]) {
+		t.Fatalf("b told the homes of %v, not p1's (%d), whose share was a no-op in a transient activation", changed, ids[1])
+	}
+	// What the home does when told (host/cluster's Placement sends it
+	// Reactivate): its next forwarded request is served.
+	a.Reactivate(ids[1])
+	if _, err := a.Apply(ForwardedContext(ctx), ids[1], addTickets{1}); err != nil {
+		t.Errorf("a forwarded write at p1's home after it was told: %v", err)
+	}
 }

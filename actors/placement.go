@@ -112,11 +112,16 @@ func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) 
 			}
 			return nil, fmt.Errorf("%w: %w", ErrMoved, err)
 		}
+		if s.remote(id) {
+			// The transient activation took a new owner epoch whatever
+			// the change answered (a refusal, an effect's share already
+			// applied): the home's live activation is fenced either way,
+			// and would fail its next forwarded request (ErrMoved) had it
+			// not been told to start afresh.
+			s.opts.Placement.Changed(id)
+		}
 		if err != nil {
 			return nil, err
-		}
-		if s.remote(id) {
-			s.opts.Placement.Changed(id)
 		}
 		return ch.Reply, nil
 	}

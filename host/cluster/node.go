@@ -447,9 +447,10 @@ type Stats struct {
 	// (serveAtHome); Forwarded and ServedForOthers count them too, as they
 	// did when they passed through it.
 	ServedAtHome int64
-	// TransientChanges counts the changes this node applied to accounts
-	// homed on another node, each in a transient activation that fenced
-	// the home's actor (actors.Placement.Changed): requests served here
+	// TransientChanges counts the changes this node ran on accounts homed
+	// on another node (applied or refused: the activation fences the home
+	// either way), each in a transient activation that fenced the home's
+	// actor (actors.Placement.Changed): requests served here
 	// because their home could not be reached, operators' commands, the
 	// shares of a multi-account effect (a match's totals, a gift) of
 	// participants homed elsewhere. A request whose route names its

@@ -45,8 +45,8 @@ type ClusterStats struct {
 	// ServedLocally counts requests served on this node because their
 	// account's node could not be reached.
 	ServedLocally int64
-	// TransientChanges counts changes this node applied to accounts homed
-	// on another node (transient activations).
+	// TransientChanges counts changes this node ran on accounts homed on
+	// another node (transient activations), applied or refused.
 	TransientChanges int64
 }
 
@@ -56,7 +56,7 @@ var (
 	descForwardFailed = prometheus.NewDesc(Namespace+"_cluster_forward_failed_total", "Requests no node served before their deadline, or whose node did not answer.", nil, nil)
 	descServedHere    = prometheus.NewDesc(Namespace+"_cluster_served_total", "Forwarded requests this node served as their account's node.", nil, nil)
 	descServedLocally = prometheus.NewDesc(Namespace+"_cluster_served_unreachable_total", "Requests served on this node because their account's node could not be reached.", nil, nil)
-	descTransient     = prometheus.NewDesc(Namespace+"_cluster_transient_changes_total", "Changes this node applied to accounts homed on another node, in transient activations that fence the home's.", nil, nil)
+	descTransient     = prometheus.NewDesc(Namespace+"_cluster_transient_changes_total", "Changes this node ran (applied or refused) on accounts homed on another node, in transient activations that fence the home's.", nil, nil)
 )
 
 // WatchCluster registers the cluster's figures, read from f at each scrape.
