@@ -53,7 +53,15 @@
 //     max_participants. A player who connects while the server has no
 //     open match (a lobby before start_game, or after the last match was
 //     recorded; the notes leave the order open) is kept with the server
-//     and becomes a participant of the match it starts next. aids2cookie
+//     and becomes a participant of the match it starts next. A match
+//     never recorded (its submission failed, to be resubmitted) stays
+//     open until the next start_game, and the players of the next lobby
+//     join it: start_game therefore also makes that match's participants
+//     participants of the one it starts (at most max_participants in all),
+//     so that the next match records its players while the unrecorded one
+//     keeps its own list. A new session of the server (it restarted) and
+//     its shutdown end its lobby and its open match: players connecting
+//     afterwards wait for the next start_game. aids2cookie
 //     answers only those game cookies, only for the asking server's
 //     participants.
 //   - accept_key answers official 1 only for a key issued to a player for
@@ -84,8 +92,12 @@
 // case-insensitive) equal to a participant's, else KEY equal to a
 // participant's account id (KEY may be a slot index, which can equal
 // another participant's account id: the nickname decides when it names a
-// participant); an entry that matches no participant, or a participant
-// matched twice, refuses the whole submission (statistics are counted
+// participant). Nicknames are not unique: when an entry's nickname is
+// that of several participants, KEY decides among them, and an entry
+// whose KEY names none of them refuses the submission (ambiguous_player)
+// rather than credit one's result to another. An entry that matches no
+// participant, or a participant matched twice, refuses the whole
+// submission (statistics are counted
 // only for players the server connected, never for anyone it names). So
 // does a counter that is not a whole number 0..100,000 (never clamped;
 // pub_count and amm_team_count are counters), a pub_skill or

@@ -376,17 +376,44 @@ func b2i(b bool) int64 {
 }
 
 // playerByNickname finds a player by nickname (a leading clan tag
-// dropped); ok false when none has it.
+// dropped), through the storage's nickname index: the login may differ
+// (an operator's --nickname, an import, a rename), and it used to be the
+// login index that was asked, which showed nothing for such a player and
+// another account's history for a nickname that is someone's login. The
+// account spelling it exactly, else the one account spelling it in
+// another case; ok false when none has it, or several share it (as the
+// reports area finds a reported player).
 func (a *Area) playerByNickname(nick string) (storage.AccountID, bool, error) {
 	nick = strings.TrimSpace(stripClanTag(nick))
 	if nick == "" || len(nick) > 64 {
 		return 0, false, nil
 	}
-	id, err := a.sys.DB().LoginID(nick)
-	if errors.Is(err, storage.ErrNotFound) {
-		return 0, false, nil
+	db := a.sys.DB()
+	ids, err := db.NicknameAccounts(nick)
+	if err != nil {
+		return 0, false, err
 	}
-	return id, err == nil, err
+	var exact, folded []storage.AccountID
+	for _, id := range ids {
+		acct, err := db.AccountProfile(id)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			continue // deleted since the index was read
+		case err != nil:
+			return 0, false, err
+		case acct.Nickname == nick:
+			exact = append(exact, id)
+		default:
+			folded = append(folded, id)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return exact[0], true, nil
+	case len(exact) == 0 && len(folded) == 1:
+		return folded[0], true, nil
+	}
+	return 0, false, nil
 }
 
 func (a *Area) historyOverview(_ context.Context, r *wire.Request) (*wire.Array, error) {

@@ -24,7 +24,7 @@ var current atomic.Pointer[Area]
 // refusalReasons are the reasons of refused requests, each a series from
 // the start.
 var refusalReasons = []string{"session", "not_game_host", "credentials", "foreign_server", "unknown_match",
-	"unknown_player", "resubmission_key", "no_players", "player_cookie", "match_full", "bad_request", "too_many_failures", "too_many_servers", "too_many_starts", "too_many_writes", "bad_counter", "bad_rating", "inconsistent_result", "form_too_large", "form_too_many_values", "form_name_too_long",
+	"unknown_player", "ambiguous_player", "resubmission_key", "no_players", "player_cookie", "match_full", "bad_request", "too_many_failures", "too_many_servers", "too_many_starts", "too_many_writes", "bad_counter", "bad_rating", "inconsistent_result", "form_too_large", "form_too_many_values", "form_name_too_long",
 	"form_too_deep", "form_bad_name", "form_bad_encoding", "form_bad_shape", "other"}
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -334,6 +335,11 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 		t := newToken(host, id)
 		s.Name, s.Description, s.Location, s.Address, s.Port = info.Name, info.Description, info.Location, info.Address, info.Port
 		s.Heard, s.SessionStarted, s.ShutDown, s.State, s.SecretHash = now.Unix(), now.Unix(), false, 0, t.hash()
+		// A new session is a server process that (re)started: the lobby
+		// and the match of the one before are gone. Its players waiting
+		// for a match go, and a player's c_conn no longer joins that
+		// match (it stays on record, and may still be submitted).
+		s.Pending, s.CurrentMatch = nil, 0
 		return registered{s, t}, servers.Put(tx, storage.KeyUint32(id), s)
 	})
 	if err != nil {
@@ -349,7 +355,10 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 func (a *Area) roomForServer(db *storage.DB, host storage.AccountID) error {
 	n := 0
 	if err := servers.Each(db, host, "", func(_ string, s *pb.Server) error {
-		if !s.Manager {
+		// A server shut down (shutdown) holds no place: a host that
+		// replaces or renames its instances is not locked out by the ones
+		// it retired, whose records stay for their matches.
+		if !s.Manager && !s.ShutDown {
 			n++
 		}
 		return nil
@@ -614,8 +623,12 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 		if cur.ShutDown || !t.matches(cur.SecretHash) {
 			return struct{}{}, errNoSession
 		}
+		prev, err := openMatch(tx.DB(), host, cur)
+		if err != nil {
+			return struct{}{}, err
+		}
 		m := &pb.Match{Id: id, ServerId: s.Id, Started: now.Unix(), Map: clip(req.Map, 64), Name: clip(req.MName, 128),
-			Version: clip(req.Version, 32), Mode: mode, Participants: cur.Pending, Arranged: int32(arranged),
+			Version: clip(req.Version, 32), Mode: mode, Participants: a.nextParticipants(cur.Pending, prev), Arranged: int32(arranged),
 			Casual: strings.TrimSpace(req.Casual) == "1"}
 		cur.Pending = nil
 		if err := matchRecs.Put(tx, storage.KeyUint32(id), m); err != nil {
@@ -723,6 +736,31 @@ func (a *Area) connect(ctx context.Context, r *wire.Request) (server.Response, e
 		AccountType: player.AccountType, Level: player.Stats.Level, GameCookie: gc}
 	rep.MyUpgrades, rep.SelectedUpgrades = upgradesOf(player)
 	return server.PHP(a.log, rep), nil
+}
+
+// nextParticipants are the participants of the match a server starts:
+// its players waiting in the lobby, and, when its previous match was never
+// recorded (its submission failed, to be resubmitted later), that match's
+// participants too, at most max_participants in all. c_conn adds a player
+// to the current match until it is recorded, so the players of the next
+// lobby, who connect before start_game, were added to the unrecorded
+// match, and the match they then played had none of them: its submission
+// named players the match did not know and was refused, for good. The
+// unrecorded match keeps its own list for its resubmission.
+func (a *Area) nextParticipants(pending []*pb.Participant, prev *pb.Match) []*pb.Participant {
+	if prev == nil {
+		return pending
+	}
+	out := slices.Clone(pending)
+	for _, p := range prev.Participants {
+		if len(out) >= a.set.MaxParticipants {
+			break
+		}
+		if !slices.ContainsFunc(out, func(q *pb.Participant) bool { return q.AccountId == p.AccountId }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // openMatch is server s's current match while it is not recorded, else
@@ -873,6 +911,7 @@ func (a *Area) shutdown(ctx context.Context, r *wire.Request) (server.Response, 
 			return struct{}{}, errNoSession
 		}
 		cur.ShutDown, cur.SecretHash, cur.Heard = true, nil, a.now().Unix()
+		cur.Pending, cur.CurrentMatch = nil, 0 // its lobby and match end with it
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {

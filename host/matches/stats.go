@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,8 +31,11 @@ var (
 	errForeign       = refuse(http.StatusForbidden, "foreign_server", "the match was started by another server")
 	errUnknownMatch  = refuse(http.StatusNotFound, "unknown_match", "no match of this host has that id")
 	errUnknownPlayer = refuse(http.StatusBadRequest, "unknown_player", "a player entry matches no participant of the match")
-	errBadKey        = refuse(http.StatusUnauthorized, "resubmission_key", "wrong resubmission key")
-	errNoPlayers     = refuse(http.StatusBadRequest, "no_players", "the submission holds no player")
+	// errAmbiguousPlayer: an entry's nickname is that of two participants
+	// (nicknames are not unique) and its key names neither.
+	errAmbiguousPlayer = refuse(http.StatusBadRequest, "ambiguous_player", "a player entry's nickname is that of several participants of the match, and its key names none of them")
+	errBadKey          = refuse(http.StatusUnauthorized, "resubmission_key", "wrong resubmission key")
+	errNoPlayers       = refuse(http.StatusBadRequest, "no_players", "the submission holds no player")
 	// errDuplicate: the match is recorded already; answered OK, nothing
 	// changes.
 	errDuplicate = errors.New("match recorded already")
@@ -216,8 +220,9 @@ func stripClanTag(n string) string {
 }
 
 // resolve maps each player entry to a participant the match recorded: by
-// its nickname (clan tag stripped) when that names a participant, else by
-// key == account id. The nickname comes first because the key may be a
+// its nickname (clan tag stripped) when that names one participant, by
+// key == account id among them when it names several (else the entry is
+// refused as ambiguous), else by key == account id. The nickname comes first because the key may be a
 // slot index (NEXUS) rather than an account id (korDen): in a community
 // whose account ids are small, slot 3 is often some other participant's
 // account id, and trusting the key would credit one player's result to
@@ -229,21 +234,39 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 		return nil, nil, errNoPlayers
 	}
 	byID := map[uint32]*pb.Participant{}
-	byNick := map[string]*pb.Participant{}
+	byNick := map[string][]*pb.Participant{}
 	for _, p := range m.Participants {
 		byID[p.AccountId] = p
-		byNick[strings.ToLower(p.Nickname)] = p
+		nick := strings.ToLower(p.Nickname)
+		byNick[nick] = append(byNick[nick], p)
 	}
 	used := map[uint32]bool{}
 	facts := make([]matchesapi.PlayerFacts, 0, len(players))
 	results := make([]*pb.PlayerResult, 0, len(players))
 	for _, sp := range players {
-		var part *pb.Participant
+		var named []*pb.Participant
 		if sp.nickname != "" {
-			part = byNick[strings.ToLower(stripClanTag(sp.nickname))]
+			named = byNick[strings.ToLower(stripClanTag(sp.nickname))]
 		}
-		if id, err := strconv.ParseUint(sp.key, 10, 32); part == nil && err == nil {
-			part = byID[uint32(id)]
+		var keyed *pb.Participant
+		if id, err := strconv.ParseUint(sp.key, 10, 32); err == nil {
+			keyed = byID[uint32(id)]
+		}
+		var part *pb.Participant
+		switch {
+		case len(named) == 1:
+			part = named[0]
+		case len(named) > 1:
+			// Nicknames are not unique (nor unique in case): two
+			// participants share this one, and only a key naming one of
+			// them tells which. Anything else would credit one's result
+			// to the other.
+			if keyed == nil || !slices.Contains(named, keyed) {
+				return nil, nil, errAmbiguousPlayer
+			}
+			part = keyed
+		default:
+			part = keyed
 		}
 		if part == nil || used[part.AccountId] {
 			return nil, nil, errUnknownPlayer

@@ -1,0 +1,217 @@
+package matches_test
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cli/clitest"
+	"github.com/honmaster/masterserver/host/matches"
+)
+
+// These tests come from a review of the area's logic (each failed before
+// its fix).
+
+// loginPlayers creates accounts (login, nickname) and logs each in.
+func (f *fixture) loginPlayers(t *testing.T, logins, nicknames []string) []player {
+	t.Helper()
+	var ps []player
+	for i, l := range logins {
+		args := []string{"account", "create", "--login", l, "--password", "pw-" + l}
+		if nicknames != nil {
+			args = append(args, "--nickname", nicknames[i])
+		}
+		f.Host(t, args...)
+		sess, err := f.Client.Login(context.Background(), l, "pw-"+l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := strconv.ParseUint(sess.AccountID, 10, 32)
+		ps = append(ps, player{login: l, cookie: sess.Cookie, id: uint32(id)})
+	}
+	return ps
+}
+
+// A match whose submission failed stays the server's open match, and
+// c_conn adds a player to the open match: the players of the next lobby,
+// who connect before start_game, went to the unrecorded match, the match
+// they then played had no participant, and its submission was refused
+// for good. start_game now carries an unrecorded match's participants
+// into the match it starts.
+func TestTheNextLobbyAfterAnUnrecordedMatchIsRecorded(t *testing.T) {
+	f := newFixture(t, 4)
+	ps := f.players
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	m1 := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	for _, p := range ps[:2] {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	// Match 1 is never submitted; the next lobby's players connect
+	// before its start_game.
+	for _, p := range ps[2:] {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	m2 := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", stats(sess, m2, ps[2:])); code != 200 {
+		t.Fatalf("the next lobby's match %s: %d %s", m2, code, body)
+	}
+	for _, p := range ps[2:] {
+		if got := f.totals(p.id); got.Matches != 1 {
+			t.Errorf("%s after match %s: %+v, want one match", p.login, m2, got)
+		}
+	}
+	// Match 1 can still be submitted, for its own players.
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", stats(sess, m1, ps[:2])); code != 200 {
+		t.Fatalf("the unrecorded match %s, submitted late: %d %s", m1, code, body)
+	}
+	for _, p := range ps {
+		if got := f.totals(p.id); got.Matches != 1 {
+			t.Errorf("%s: %+v, want one match", p.login, got)
+		}
+	}
+}
+
+// A new session (the server restarted) and a shutdown end the server's
+// lobby: its waiting players used to stay, filling max_participants (every
+// later player refused with 409 until a start_game) and becoming
+// participants of the next match.
+func TestARestartedServerForgetsItsLobby(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		c.Areas["matches"].(*matches.Settings).MaxParticipants = 2
+	})
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	ps := f.loginPlayers(t, []string{"a0", "a1", "a2"}, nil)
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	for _, p := range ps[:2] { // a lobby that never starts
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	if code, _, body := f.call(sr, "shutdown", url.Values{"session": {sess}}); code != 200 {
+		t.Fatalf("shutdown %d %s", code, body)
+	}
+	sess, _ = f.newServer("hoster", "pw-hoster", "1") // the server restarts
+	if code, _, body := f.call(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[2].cookie}}); code != 200 {
+		t.Fatalf("the first player of the restarted server's lobby: %d %s", code, body)
+	}
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}}), "match_id")
+	n, _ := strconv.ParseUint(mid, 10, 32)
+	m, _, err := matches.LoadMatch(f.Runtime.App.DB, uint32(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Participants) != 1 || m.Participants[0].AccountId != ps[2].id {
+		t.Errorf("the restarted server's match has %d participants (%v), want only a2 (%d)", len(m.Participants), m.Participants, ps[2].id)
+	}
+}
+
+// max_servers_per_host counted every instance ever registered: a host
+// whose only server shut down could not register another instance.
+func TestShutDownServersLeaveRoom(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		c.Areas["matches"].(*matches.Settings).MaxServers = 1
+	})
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	sess, _ := f.newServer("hoster", "pw-hoster", "old")
+	if code, _, body := f.call(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:second"}, "pass": {md5hex("pw-hoster")}}); code == 200 {
+		t.Fatalf("a second instance past max_servers_per_host = 1 while the first runs: %d %s", code, body)
+	}
+	if code, _, body := f.call(matches.PathServerRequester, "shutdown", url.Values{"session": {sess}}); code != 200 {
+		t.Fatalf("shutdown %d %s", code, body)
+	}
+	if code, _, body := f.call(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:new"}, "pass": {md5hex("pw-hoster")}}); code != 200 {
+		t.Errorf("after its only server shut down, a host registering another instance: %d %s", code, body)
+	}
+}
+
+// Match history looked a player up by login, not nickname: a player whose
+// nickname differs from its login had no history, and a nickname that is
+// someone else's login showed that account's.
+func TestHistoryFindsAPlayerByNickname(t *testing.T) {
+	f := newFixture(t, 0)
+	ps := f.loginPlayers(t, []string{"alice", "zed"}, []string{"Zed", "Other"})
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	for _, p := range ps {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	v := url.Values{"session": {sess}, "match_stats[match_id]": {mid}}
+	for i, p := range ps { // alice (Zed) wins on team 1, zed (Other) loses on team 2
+		k := "player_stats[" + strconv.Itoa(int(p.id)) + "][Hero_Pyromancer]"
+		v.Set(k+"[nickname]", []string{"Zed", "Other"}[i])
+		v.Set(k+"[team]", strconv.Itoa(i+1))
+		v.Set(k+"[wins]", strconv.Itoa(1-i))
+		v.Set(k+"[losses]", strconv.Itoa(i))
+	}
+	f.ok(matches.PathStatsRequester, "submit_stats", v)
+	line := func(nick string) string {
+		_, a, _ := f.call("/client_requester.php", "match_history_overview", url.Values{"nickname": {nick}, "num": {"5"}})
+		return str(a, "m0")
+	}
+	if got := line("Zed"); !strings.HasPrefix(got, mid+",1,1,") {
+		t.Errorf("history of Zed (alice: a win on team 1): %q", got)
+	}
+	if got := line("Other"); !strings.HasPrefix(got, mid+",0,2,") {
+		t.Errorf("history of Other (login zed: a loss on team 2): %q", got)
+	}
+	if got := line("alice"); got != "" {
+		t.Errorf("history of alice, a login and no one's nickname: %q, want none", got)
+	}
+}
+
+// Nicknames are not unique. Two participants sharing one (in any case)
+// made the match unrecordable when both were submitted, and credited one's
+// result to the other when only one was: an entry whose nickname names
+// several participants is decided by its key.
+func TestParticipantsSharingANickname(t *testing.T) {
+	f := newFixture(t, 0)
+	ps := f.loginPlayers(t, []string{"bob1", "bob2"}, []string{"Bob", "bob"})
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	start := func() string {
+		mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+		for _, p := range ps {
+			f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+		}
+		return mid
+	}
+	entry := func(v url.Values, key uint32, nick, team, win string) {
+		k := "player_stats[" + strconv.FormatUint(uint64(key), 10) + "][Hero_Pyromancer]"
+		v.Set(k+"[nickname]", nick)
+		v.Set(k+"[team]", team)
+		v.Set(k+"[wins]", win)
+		v.Set(k+"[herokills]", "7")
+	}
+	// Only bob1, keyed by its account id: bob1 is credited, not bob2.
+	m1 := start()
+	v := url.Values{"session": {sess}, "match_stats[match_id]": {m1}}
+	entry(v, ps[0].id, "Bob", "1", "1")
+	f.ok(matches.PathStatsRequester, "submit_stats", v)
+	if g0, g1 := f.totals(ps[0].id), f.totals(ps[1].id); g0.Matches != 1 || g0.Wins != 1 || g1.Matches != 0 {
+		t.Errorf("an entry keyed by bob1's id: bob1 %+v, bob2 %+v", g0, g1)
+	}
+	// Both, each keyed by its own id: recorded.
+	m2 := start()
+	v = url.Values{"session": {sess}, "match_stats[match_id]": {m2}}
+	entry(v, ps[0].id, "Bob", "1", "1")
+	entry(v, ps[1].id, "bob", "2", "0")
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", v); code != 200 {
+		t.Fatalf("both players, each keyed by its own id: %d %s", code, body)
+	}
+	if g0, g1 := f.totals(ps[0].id), f.totals(ps[1].id); g0.Matches != 2 || g1.Matches != 1 {
+		t.Errorf("after the second match: bob1 %+v, bob2 %+v", g0, g1)
+	}
+	// Keyed by a slot index that names neither: refused, not guessed.
+	m3 := start()
+	v = url.Values{"session": {sess}, "match_stats[match_id]": {m3}}
+	entry(v, 999999, "BOB", "1", "1")
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", v); code != 400 || !strings.Contains(body, "several participants") {
+		t.Errorf("an entry whose nickname two participants share and whose key names neither: %d %s", code, body)
+	}
+}
