@@ -53,15 +53,13 @@
 //     max_participants. A player who connects while the server has no
 //     open match (a lobby before start_game, or after the last match was
 //     recorded; the notes leave the order open) is kept with the server
-//     and becomes a participant of the match it starts next. A match
-//     never recorded (its submission failed, to be resubmitted) stays
-//     open until the next start_game, and the players of the next lobby
-//     join it: start_game therefore also makes that match's participants
-//     participants of the one it starts (at most max_participants in all),
-//     so that the next match records its players while the unrecorded one
-//     keeps its own list. A new session of the server (it restarted) and
-//     its shutdown end its lobby and its open match: players connecting
-//     afterwards wait for the next start_game. aids2cookie
+//     and becomes a participant of the match it starts next. A shutdown
+//     ends the server's lobby and its open match: players connecting
+//     after it registers again wait for its next start_game (a match
+//     never recorded stays on record, and may still be submitted). A
+//     match never recorded stays the server's open match until its next
+//     start_game or shutdown, so players of a lobby meanwhile join that
+//     match, not the next one (see docs/areas.md). aids2cookie
 //     answers only those game cookies, only for the asking server's
 //     participants.
 //   - accept_key answers official 1 only for a key issued to a player for

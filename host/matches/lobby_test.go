@@ -35,51 +35,11 @@ func (f *fixture) loginPlayers(t *testing.T, logins, nicknames []string) []playe
 	return ps
 }
 
-// A match whose submission failed stays the server's open match, and
-// c_conn adds a player to the open match: the players of the next lobby,
-// who connect before start_game, went to the unrecorded match, the match
-// they then played had no participant, and its submission was refused
-// for good. start_game now carries an unrecorded match's participants
-// into the match it starts.
-func TestTheNextLobbyAfterAnUnrecordedMatchIsRecorded(t *testing.T) {
-	f := newFixture(t, 4)
-	ps := f.players
-	sr := matches.PathServerRequester
-	sess, _ := f.newServer("hoster", "pw-hoster", "1")
-	m1 := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
-	for _, p := range ps[:2] {
-		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
-	}
-	// Match 1 is never submitted; the next lobby's players connect
-	// before its start_game.
-	for _, p := range ps[2:] {
-		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
-	}
-	m2 := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
-	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", stats(sess, m2, ps[2:])); code != 200 {
-		t.Fatalf("the next lobby's match %s: %d %s", m2, code, body)
-	}
-	for _, p := range ps[2:] {
-		if got := f.totals(p.id); got.Matches != 1 {
-			t.Errorf("%s after match %s: %+v, want one match", p.login, m2, got)
-		}
-	}
-	// Match 1 can still be submitted, for its own players.
-	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", stats(sess, m1, ps[:2])); code != 200 {
-		t.Fatalf("the unrecorded match %s, submitted late: %d %s", m1, code, body)
-	}
-	for _, p := range ps {
-		if got := f.totals(p.id); got.Matches != 1 {
-			t.Errorf("%s: %+v, want one match", p.login, got)
-		}
-	}
-}
-
-// A new session (the server restarted) and a shutdown end the server's
-// lobby: its waiting players used to stay, filling max_participants (every
-// later player refused with 409 until a start_game) and becoming
-// participants of the next match.
-func TestARestartedServerForgetsItsLobby(t *testing.T) {
+// A shutdown ends the server's lobby and its open match: its waiting
+// players used to stay, filling max_participants (every later player of
+// the server, registered again, refused with 409 until a start_game) and
+// becoming participants of its next match.
+func TestAShutDownServerForgetsItsLobby(t *testing.T) {
 	s := clitest.Start(t, func(c *config.Config) {
 		c.Areas["matches"].(*matches.Settings).MaxParticipants = 2
 	})
@@ -110,7 +70,9 @@ func TestARestartedServerForgetsItsLobby(t *testing.T) {
 }
 
 // max_servers_per_host counted every instance ever registered: a host
-// whose only server shut down could not register another instance.
+// whose only server shut down could not register another instance. Shut
+// down ones leave room now, an instance coming back takes its room again,
+// and the records in all are bounded (twice the setting).
 func TestShutDownServersLeaveRoom(t *testing.T) {
 	s := clitest.Start(t, func(c *config.Config) {
 		c.Areas["matches"].(*matches.Settings).MaxServers = 1
@@ -124,8 +86,25 @@ func TestShutDownServersLeaveRoom(t *testing.T) {
 	if code, _, body := f.call(matches.PathServerRequester, "shutdown", url.Values{"session": {sess}}); code != 200 {
 		t.Fatalf("shutdown %d %s", code, body)
 	}
-	if code, _, body := f.call(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:new"}, "pass": {md5hex("pw-hoster")}}); code != 200 {
-		t.Errorf("after its only server shut down, a host registering another instance: %d %s", code, body)
+	register := func(instance string) (int, string) {
+		code, _, body := f.call(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:" + instance}, "pass": {md5hex("pw-hoster")}})
+		return code, body
+	}
+	if code, body := register("new"); code != 200 {
+		t.Fatalf("after its only server shut down, a host registering another instance: %d %s", code, body)
+	}
+	if code, body := register("old"); code == 200 {
+		t.Errorf("the shut-down instance coming back while \"new\" runs, past max_servers_per_host = 1: %d %s", code, body)
+	}
+	sess, _ = f.newServer("hoster", "pw-hoster", "new") // a new session of the running one: always
+	if code, _, body := f.call(matches.PathServerRequester, "shutdown", url.Values{"session": {sess}}); code != 200 {
+		t.Fatalf("shutdown %d %s", code, body)
+	}
+	if code, body := register("third"); code != 403 {
+		t.Errorf("a third instance with two records (both shut down) and max_servers_per_host = 1: %d %s; want 403", code, body)
+	}
+	if code, body := register("old"); code != 200 {
+		t.Errorf("a shut-down instance coming back, nothing running: %d %s", code, body)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -297,7 +296,7 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 	if id == 0 && instance != "" { // (a host has one manager)
 		// Refused here without taking an id; checked again below, in the
 		// host's actor, against registrations that came at once.
-		if err := a.roomForServer(a.sys.DB(), host); err != nil {
+		if err := a.roomForServer(a.sys.DB(), host, true); err != nil {
 			return nil, token{}, err
 		}
 	}
@@ -318,28 +317,26 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 			return registered{}, err
 		} else if cur != 0 {
 			id = cur
-		} else if instance != "" {
-			// The host's actor registers one server at a time: the
-			// count is exact here.
-			if err := a.roomForServer(tx.DB(), host); err != nil {
-				return registered{}, err
-			}
 		}
 		s, err := servers.Get(tx.DB(), host, storage.KeyUint32(id))
-		if errors.Is(err, storage.ErrNotFound) {
+		isNew := errors.Is(err, storage.ErrNotFound)
+		if isNew {
 			s, err = &pb.Server{Id: id, Instance: instance, Manager: instance == ""}, nil
 		}
 		if err != nil {
 			return registered{}, err
 		}
+		if instance != "" && (isNew || s.ShutDown) {
+			// A new instance, or one shut down coming back: the host's
+			// actor registers one server at a time, so the count is
+			// exact here.
+			if err := a.roomForServer(tx.DB(), host, isNew); err != nil {
+				return registered{}, err
+			}
+		}
 		t := newToken(host, id)
 		s.Name, s.Description, s.Location, s.Address, s.Port = info.Name, info.Description, info.Location, info.Address, info.Port
 		s.Heard, s.SessionStarted, s.ShutDown, s.State, s.SecretHash = now.Unix(), now.Unix(), false, 0, t.hash()
-		// A new session is a server process that (re)started: the lobby
-		// and the match of the one before are gone. Its players waiting
-		// for a match go, and a player's c_conn no longer joins that
-		// match (it stays on record, and may still be submitted).
-		s.Pending, s.CurrentMatch = nil, 0
 		return registered{s, t}, servers.Put(tx, storage.KeyUint32(id), s)
 	})
 	if err != nil {
@@ -351,25 +348,35 @@ func (a *Area) register(ctx context.Context, host storage.AccountID, instance st
 }
 
 // roomForServer is nil while the host has fewer game server instances
-// (its manager aside) than max_servers_per_host, else errTooManyServers.
-func (a *Area) roomForServer(db *storage.DB, host storage.AccountID) error {
-	n := 0
+// not shut down (its manager aside) than max_servers_per_host and, for a
+// new instance (isNew), fewer records of instances in all than
+// maxServerRecords times that; else errTooManyServers.
+func (a *Area) roomForServer(db *storage.DB, host storage.AccountID, isNew bool) error {
+	live, all := 0, 0
 	if err := servers.Each(db, host, "", func(_ string, s *pb.Server) error {
-		// A server shut down (shutdown) holds no place: a host that
-		// replaces or renames its instances is not locked out by the ones
-		// it retired, whose records stay for their matches.
-		if !s.Manager && !s.ShutDown {
-			n++
+		// A server shut down holds no place among the live ones: a host
+		// that replaces or renames its instances is not locked out by the
+		// ones it retired. Their records stay (their matches name them),
+		// so the records a host may have in all are bounded too.
+		if !s.Manager {
+			all++
+			if !s.ShutDown {
+				live++
+			}
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	if n >= a.set.MaxServers {
+	if live >= a.set.MaxServers || (isNew && all >= maxServerRecords*a.set.MaxServers) {
 		return errTooManyServers
 	}
 	return nil
 }
+
+// maxServerRecords bounds a host's server records, shut down ones
+// included, to this many times max_servers_per_host.
+const maxServerRecords = 2
 
 // serverIDOf finds the id of the host's instance (0: none yet).
 func (a *Area) serverIDOf(host storage.AccountID, instance string) (uint32, error) {
@@ -623,12 +630,8 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 		if cur.ShutDown || !t.matches(cur.SecretHash) {
 			return struct{}{}, errNoSession
 		}
-		prev, err := openMatch(tx.DB(), host, cur)
-		if err != nil {
-			return struct{}{}, err
-		}
 		m := &pb.Match{Id: id, ServerId: s.Id, Started: now.Unix(), Map: clip(req.Map, 64), Name: clip(req.MName, 128),
-			Version: clip(req.Version, 32), Mode: mode, Participants: a.nextParticipants(cur.Pending, prev), Arranged: int32(arranged),
+			Version: clip(req.Version, 32), Mode: mode, Participants: cur.Pending, Arranged: int32(arranged),
 			Casual: strings.TrimSpace(req.Casual) == "1"}
 		cur.Pending = nil
 		if err := matchRecs.Put(tx, storage.KeyUint32(id), m); err != nil {
@@ -736,31 +739,6 @@ func (a *Area) connect(ctx context.Context, r *wire.Request) (server.Response, e
 		AccountType: player.AccountType, Level: player.Stats.Level, GameCookie: gc}
 	rep.MyUpgrades, rep.SelectedUpgrades = upgradesOf(player)
 	return server.PHP(a.log, rep), nil
-}
-
-// nextParticipants are the participants of the match a server starts:
-// its players waiting in the lobby, and, when its previous match was never
-// recorded (its submission failed, to be resubmitted later), that match's
-// participants too, at most max_participants in all. c_conn adds a player
-// to the current match until it is recorded, so the players of the next
-// lobby, who connect before start_game, were added to the unrecorded
-// match, and the match they then played had none of them: its submission
-// named players the match did not know and was refused, for good. The
-// unrecorded match keeps its own list for its resubmission.
-func (a *Area) nextParticipants(pending []*pb.Participant, prev *pb.Match) []*pb.Participant {
-	if prev == nil {
-		return pending
-	}
-	out := slices.Clone(pending)
-	for _, p := range prev.Participants {
-		if len(out) >= a.set.MaxParticipants {
-			break
-		}
-		if !slices.ContainsFunc(out, func(q *pb.Participant) bool { return q.AccountId == p.AccountId }) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // openMatch is server s's current match while it is not recorded, else
@@ -911,7 +889,10 @@ func (a *Area) shutdown(ctx context.Context, r *wire.Request) (server.Response, 
 			return struct{}{}, errNoSession
 		}
 		cur.ShutDown, cur.SecretHash, cur.Heard = true, nil, a.now().Unix()
-		cur.Pending, cur.CurrentMatch = nil, 0 // its lobby and match end with it
+		// Its lobby and its open match end with it: players who connect
+		// after it registers again wait for its next start_game (the
+		// match stays on record, and may still be submitted).
+		cur.Pending, cur.CurrentMatch = nil, 0
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {
