@@ -157,7 +157,9 @@ func (k *EffectKind) Start(ctx context.Context, s *System, payload []byte, parti
 	// request, and a repeat of it is a no-op by its mark, so a fenced share
 	// gets its second try in a fresh activation now rather than from the
 	// recovery pass a minute later.
-	s.driveEffect(notForwarded(context.WithoutCancel(ctx)), k, e)
+	if len(participants) > 1 {
+		s.driveEffect(notForwarded(context.WithoutCancel(ctx)), k, e)
+	}
 	return id, nil
 }
 
@@ -169,13 +171,6 @@ func (k *EffectKind) Start(ctx context.Context, s *System, payload []byte, parti
 // instead of deleting the record, which the failed share still needs. It
 // reports whether e finished.
 func (s *System) driveEffect(ctx context.Context, k *EffectKind, e *storage.Effect) bool {
-	if len(e.Participants) < 2 {
-		// Start writes no record for a single share: this one was not
-		// written by it, and no share would ever delete it.
-		s.opts.Logger.Warn("effect record with fewer than two participants; deleted", "kind", e.Kind, "effect", e.ID.String(),
-			"participants", len(e.Participants))
-		return s.dropEffect(ctx, e.ID) == nil
-	}
 	last := len(e.Participants) - 1
 	failed := false
 	for i := 1; i <= last; i++ {
@@ -325,6 +320,13 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 	errEnough := errors.New("enough")
 	collect := func(end *storage.EffectID) func(*storage.Effect, error) error {
 		return func(e *storage.Effect, derr error) error {
+			if derr != nil {
+				// Counted at every pass that reaches it, and never where
+				// the next pass starts: a damaged key's id is zero.
+				s.opts.Logger.Warn("effect record that does not decode; left as it is", "err", derr)
+				left++
+				return nil
+			}
 			if end != nil && bytes.Compare(e.ID[:], end[:]) >= 0 {
 				return errEnough // round to where this pass started
 			}
@@ -332,11 +334,7 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 				next, full = e.ID, true
 				return errEnough
 			}
-			switch {
-			case derr != nil:
-				s.opts.Logger.Warn("effect record that does not decode; left as it is", "err", derr)
-				left++
-			case minAge <= 0 || !e.Created.After(before):
+			if minAge <= 0 || !e.Created.After(before) {
 				ids = append(ids, e.ID)
 			}
 			return nil
@@ -367,6 +365,16 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 		case err != nil:
 			s.opts.Logger.Warn("effect record unreadable; left as it is", "effect", id.String(), "err", err)
 			left++
+			continue
+		}
+		if len(e.Participants) < 2 {
+			// Start writes no record for a single share: this one was
+			// not written by it, and no share would ever delete it.
+			s.opts.Logger.Warn("effect record with fewer than two participants; deleted", "kind", e.Kind, "effect", e.ID.String(),
+				"participants", len(e.Participants))
+			if err := s.dropEffect(ctx, e.ID); err != nil {
+				left++
+			}
 			continue
 		}
 		k := effectKind(e.Kind)

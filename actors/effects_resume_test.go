@@ -219,3 +219,93 @@ func TestANoopShareElsewhereTellsTheHome(t *testing.T) {
 		t.Errorf("a forwarded write at p1's home after it was told: %v", err)
 	}
 }
+
+// A change of an account that does not exist, on a node that is not its
+// home, told the home to start afresh (which activates a grain there for
+// nothing); and a single-share effect, which writes no record, was taken
+// for a stray record after its share: a warning and a global write.
+func TestNoHomeToldOfAMissingAccountNorAGlobalWriteForOneShare(t *testing.T) {
+	db, err := storage.Open("", &storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pb := &changedPlacement{fakePlacement: fakePlacement{name: "b"}} // b is no account's home
+	b := New(db, Options{Placement: pb})
+	defer b.Shutdown()
+	if _, err := b.Apply(context.Background(), 424242, addTickets{1}); !errors.Is(err, ErrNoAccount) {
+		t.Fatalf("a change of an account that does not exist: %v", err)
+	}
+	pb.mu.Lock()
+	changed := slices.Clone(pb.changed)
+	pb.mu.Unlock()
+	if len(changed) != 0 {
+		t.Errorf("told the homes of %v after a change of an account that does not exist", changed)
+	}
+
+	s := newSystem(t, Options{})
+	ids := funded(t, s, 0, "alone")
+	before := s.GlobalVersion("effects")
+	if _, err := testPoison.Start(context.Background(), s, nil, ids...); err != nil {
+		t.Fatal(err)
+	}
+	wantTickets(t, s.DB(), ids, 1)
+	if after := s.GlobalVersion("effects"); after != before {
+		t.Errorf("a single-share effect moved the effects' global version %d -> %d (a global write)", before, after)
+	}
+}
+
+// A damaged key (its id read as zero) where a full pass stopped made the
+// next pass start from the first id again: the starvation of the stuck
+// effects came back. Damaged records never stop a pass.
+func TestADamagedKeyDoesNotResetTheResume(t *testing.T) {
+	old := maxEffectsPerPass
+	maxEffectsPerPass = 2
+	t.Cleanup(func() { maxEffectsPerPass = old })
+	mem := vfs.NewMem()
+	db := crashableDB(t, mem)
+	s := New(db, Options{EffectRetry: time.Hour})
+	ctx := context.Background()
+	ids := funded(t, s, 100, "a", "b")
+	unregistered := &EffectKind{name: "test.unregistered2", apply: func(*Tx, *storage.Effect, int) error { return nil }}
+	for i := range 2 { // two stuck effects first
+		e := &storage.Effect{ID: storage.EffectID{1, byte(i)}, Kind: unregistered.name, Participants: ids, Created: time.Now()}
+		if i == 1 {
+			e.Participants = []storage.AccountID{ids[1], ids[0]}
+		}
+		if _, err := s.applyShare(ctx, unregistered, e, 0, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gift := &storage.Effect{ID: storage.EffectID{3}, Kind: testGift.Name(), Payload: giftOf(10), Participants: ids, Created: time.Now()}
+	if _, err := s.applyShare(ctx, testGift, gift, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Shutdown()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := pebble.Open("db", &pebble.Options{FS: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A damaged key (an id of 17 bytes) between the stuck effects and the gift.
+	if err := raw.Set(append([]byte("f/"), 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), []byte("x"), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2 := crashableDB(t, mem)
+	defer db2.Close()
+	s2 := New(db2, Options{EffectRetry: time.Hour})
+	defer s2.Shutdown()
+	for range 4 {
+		if _, _, err := s2.ResumeEffects(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db2.Effect(gift.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the gift is unfinished after 4 passes of 2 (%v): the damaged key reset the cursor", err)
+	}
+}

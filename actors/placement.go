@@ -112,12 +112,14 @@ func (s *System) applyHere(ctx context.Context, id storage.AccountID, c Change) 
 			}
 			return nil, fmt.Errorf("%w: %w", ErrMoved, err)
 		}
-		if s.remote(id) {
+		if s.remote(id) && !errors.Is(err, ErrNoAccount) && !errors.Is(err, ErrStopped) {
 			// The transient activation took a new owner epoch whatever
 			// the change answered (a refusal, an effect's share already
 			// applied): the home's live activation is fenced either way,
 			// and would fail its next forwarded request (ErrMoved) had it
-			// not been told to start afresh.
+			// not been told to start afresh. An account that does not
+			// exist has no live activation to tell (and telling the home
+			// would activate one there), nor has a system shutting down.
 			s.opts.Placement.Changed(id)
 		}
 		if err != nil {
