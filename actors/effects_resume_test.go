@@ -70,16 +70,7 @@ func TestResumeSkipsARecordThatDoesNotDecode(t *testing.T) {
 	}
 	// A value that does not decode (torn, or written by something else)
 	// under the effects' prefix, sorting first.
-	raw, err := pebble.Open("db", &pebble.Options{FS: mem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := raw.Set(append([]byte("f/"), make([]byte, 16)...), []byte("not a record"), pebble.Sync); err != nil {
-		t.Fatal(err)
-	}
-	if err := raw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	setRaw(t, mem, append([]byte("f/"), make([]byte, 16)...), []byte("not a record"))
 	db2 := crashableDB(t, mem)
 	defer db2.Close()
 	s2 := New(db2, Options{})
@@ -285,17 +276,8 @@ func TestADamagedKeyDoesNotResetTheResume(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := pebble.Open("db", &pebble.Options{FS: mem})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A damaged key (an id of 17 bytes) between the stuck effects and the gift.
-	if err := raw.Set(append([]byte("f/"), 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), []byte("x"), pebble.Sync); err != nil {
-		t.Fatal(err)
-	}
-	if err := raw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	setRaw(t, mem, append([]byte("f/"), 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), []byte("x"))
 	db2 := crashableDB(t, mem)
 	defer db2.Close()
 	s2 := New(db2, Options{EffectRetry: time.Hour})
@@ -307,5 +289,21 @@ func TestADamagedKeyDoesNotResetTheResume(t *testing.T) {
 	}
 	if _, err := db2.Effect(gift.ID); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("the gift is unfinished after 4 passes of 2 (%v): the damaged key reset the cursor", err)
+	}
+}
+
+// setRaw writes key and value straight into the closed Pebble store "db"
+// of mem, past storage's encoding: a record storage did not write.
+func setRaw(t *testing.T, mem vfs.FS, key, value []byte) {
+	t.Helper()
+	raw, err := pebble.Open("db", &pebble.Options{FS: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Set(key, value, pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
