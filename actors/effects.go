@@ -370,7 +370,7 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 		if len(e.Participants) < 2 {
 			// Start writes no record for a single share: this one was
 			// not written by it, and no share would ever delete it.
-			s.opts.Logger.Warn("effect record with fewer than two participants; deleted", "kind", e.Kind, "effect", e.ID.String(),
+			s.opts.Logger.Warn("effect record with fewer than two participants; deleted", "kind", storedKind(e.Kind), "effect", e.ID.String(),
 				"participants", len(e.Participants))
 			if err := s.dropEffect(ctx, e.ID); err != nil {
 				left++
@@ -380,7 +380,7 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 		k := effectKind(e.Kind)
 		if k == nil {
 			s.opts.Logger.Warn("effect of a kind this binary does not register; left for one that does",
-				"kind", e.Kind, "effect", e.ID.String())
+				"kind", storedKind(e.Kind), "effect", e.ID.String())
 			left++
 			continue
 		}
@@ -392,6 +392,11 @@ func (s *System) ResumeEffects(ctx context.Context, minAge time.Duration) (finis
 	}
 	return finished, left, nil
 }
+
+// storedKind is the kind of a stored record for a log line: a record this
+// binary did not write (a damaged one, another program's) may name a kind
+// of any length, so at most 64 bytes of it, quoted.
+func storedKind(kind string) string { return fmt.Sprintf("%.64q", kind) }
 
 // maxEffectsPerPass bounds the effects one recovery pass drives; the next
 // pass goes on after them (a var for tests).
