@@ -57,9 +57,11 @@
 //     ends the server's lobby and its open match: players connecting
 //     after it registers again wait for its next start_game (a match
 //     never recorded stays on record, and may still be submitted). A
-//     match never recorded stays the server's open match until its next
-//     start_game or shutdown, so players of a lobby meanwhile join that
-//     match, not the next one (see docs/areas.md). aids2cookie
+//     match also ends when the server goes back to idle: a heartbeat
+//     reporting it idle or asleep after one since start_game reported a
+//     lobby or a game (server.go's matchAfter), so the players of its
+//     next lobby wait for the next match even when this one's statistics
+//     never came. aids2cookie
 //     answers only those game cookies, only for the asking server's
 //     participants.
 //   - accept_key answers official 1 only for a key issued to a player for

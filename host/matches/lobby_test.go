@@ -194,3 +194,65 @@ func TestParticipantsSharingANickname(t *testing.T) {
 		t.Errorf("an entry whose nickname two participants share and whose key names neither: %d %s", code, body)
 	}
 }
+
+// A match whose submission failed stayed the server's open match until
+// its next start_game: players who connected to the next lobby before
+// that start_game joined the unrecorded match, and the next match did not
+// know them. A heartbeat that reports the server idle (or asleep) after
+// one reported the match under way (lobby or in game) ends it.
+func TestAnIdleHeartbeatEndsTheMatch(t *testing.T) {
+	s := clitest.Start(t, nil)
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	ps := f.loginPlayers(t, []string{"b0", "b1", "b2"}, nil)
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	beat := func(state string) {
+		t.Helper()
+		if code, _, body := f.call(sr, "set_online", url.Values{"session": {sess}, "c_state": {state}, "num_conn": {"1"}}); code != 200 {
+			t.Fatalf("set_online %s: %d %s", state, code, body)
+		}
+	}
+	participants := func(mid string) []uint32 {
+		t.Helper()
+		n, _ := strconv.ParseUint(mid, 10, 32)
+		m, _, err := matches.LoadMatch(f.Runtime.App.DB, uint32(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []uint32
+		for _, p := range m.Participants {
+			ids = append(ids, p.AccountId)
+		}
+		return ids
+	}
+
+	beat("1")
+	first := str(f.ok(sr, "start_game", url.Values{"session": {sess}}), "match_id")
+	beat("1") // a heartbeat sent before start_game, arriving after it: the match goes on
+	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}})
+	beat("2")
+	beat("3")
+	// The match ends; its submission fails (kept by the manager to
+	// resubmit), and the server is idle again.
+	beat("1")
+	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[1].cookie}}) // the next lobby, before its start_game
+	second := str(f.ok(sr, "start_game", url.Values{"session": {sess}}), "match_id")
+	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[2].cookie}})
+
+	if got := participants(first); len(got) != 1 || got[0] != ps[0].id {
+		t.Errorf("the first match's participants: %v, want only b0 (%d)", got, ps[0].id)
+	}
+	if got := participants(second); len(got) != 2 || got[0] != ps[1].id || got[1] != ps[2].id {
+		t.Errorf("the second match's participants: %v, want b1, b2 (%d, %d)", got, ps[1].id, ps[2].id)
+	}
+	// Both matches are recorded, the ended one too, each for its own players.
+	st := matches.PathStatsRequester
+	f.ok(st, "submit_stats", stats(sess, second, ps[1:]))
+	f.ok(st, "submit_stats", stats(sess, first, ps[:1]))
+	for i, p := range ps {
+		if got := f.totals(p.id).Matches; got != 1 {
+			t.Errorf("b%d's matches: %d, want 1", i, got)
+		}
+	}
+}

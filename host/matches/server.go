@@ -556,11 +556,15 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 	state, players := lenient(req.State), lenient(req.NumConn)
 	mp := clip(req.Map, 64)
 	a.touch(s.Id, now)
-	if state == s.State && players == s.Players && mp == s.Map &&
+	// A heartbeat that moves the server's match on is written at once,
+	// past the rate (at most two per start_game, which has its own).
+	match, live := matchAfter(s, state)
+	turn := match != s.CurrentMatch || live != s.MatchLive
+	if !turn && state == s.State && players == s.Players && mp == s.Map &&
 		now.Sub(time.Unix(s.Heard, 0)) < a.set.HeartbeatTimeout.Duration/3 {
 		return emptyOK(), nil // nothing to write: kept in memory
 	}
-	if ok, _ := a.beats.Allow(strconv.FormatUint(uint64(host), 10)); !ok {
+	if ok, _ := a.beats.Allow(strconv.FormatUint(uint64(host), 10)); !ok && !turn {
 		return emptyOK(), nil // past the rate: kept in memory, written with a later heartbeat
 	}
 	t, _ := parseToken(req.Session)
@@ -573,12 +577,40 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 			return struct{}{}, errNoSession // replaced or shut down meanwhile
 		}
 		cur.State, cur.Players, cur.Map, cur.Heard = state, players, mp, now.Unix()
+		cur.CurrentMatch, cur.MatchLive = matchAfter(cur, state)
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {
 		return server.Response{}, err
 	}
 	return emptyOK(), nil
+}
+
+// Server states (c_state) of heartbeats besides those the lists show.
+const (
+	stateAsleep = 0
+	stateInGame = 3
+)
+
+// matchAfter is server s's current match, and whether it is under way,
+// after a heartbeat reporting state. A heartbeat since start_game that
+// reports a lobby or a game marks the match under way; one that then
+// reports the server idle or asleep ends it: the server has gone back to
+// idle after the match ("heartbeats return to idle"), so players who
+// connect from then on wait for its next start_game, whether or not the
+// match was recorded (it stays on record, and may still be submitted or
+// resubmitted). A heartbeat reporting idle before any reported the match
+// under way leaves it (it may have been sent before start_game).
+func matchAfter(s *pb.Server, state int32) (match uint32, live bool) {
+	switch {
+	case s.CurrentMatch == 0:
+		return 0, false
+	case !s.MatchLive && (state == stateLobby || state == stateInGame):
+		return s.CurrentMatch, true
+	case s.MatchLive && (state == stateIdle || state == stateAsleep):
+		return 0, false
+	}
+	return s.CurrentMatch, s.MatchLive
 }
 
 type startGameRequest struct {
@@ -640,7 +672,7 @@ func (a *Area) startGame(ctx context.Context, r *wire.Request) (server.Response,
 		if err := matchIndex.Put(tx, storage.KeyUint32(id), wrapperspb.UInt32(uint32(s.Id))); err != nil {
 			return struct{}{}, err
 		}
-		cur.CurrentMatch, cur.Heard = id, now.Unix()
+		cur.CurrentMatch, cur.MatchLive, cur.Heard = id, false, now.Unix()
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {
@@ -892,7 +924,7 @@ func (a *Area) shutdown(ctx context.Context, r *wire.Request) (server.Response, 
 		// Its lobby and its open match end with it: players who connect
 		// after it registers again wait for its next start_game (the
 		// match stays on record, and may still be submitted).
-		cur.Pending, cur.CurrentMatch = nil, 0
+		cur.Pending, cur.CurrentMatch, cur.MatchLive = nil, 0, false
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {

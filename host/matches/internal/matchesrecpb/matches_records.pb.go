@@ -55,7 +55,11 @@ type Server struct {
 	Map            string `protobuf:"bytes,16,opt,name=map,proto3" json:"map,omitempty"`
 	// pending are the players connected (c_conn) while the server had no
 	// open match: they become the participants of the match it starts next.
-	Pending       []*Participant `protobuf:"bytes,17,rep,name=pending,proto3" json:"pending,omitempty"`
+	Pending []*Participant `protobuf:"bytes,17,rep,name=pending,proto3" json:"pending,omitempty"`
+	// match_live is whether a heartbeat since start_game reported the
+	// current match under way (c_state lobby or in game): a heartbeat that
+	// then reports the server idle or asleep ends the match.
+	MatchLive     bool `protobuf:"varint,18,opt,name=match_live,json=matchLive,proto3" json:"match_live,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -207,6 +211,13 @@ func (x *Server) GetPending() []*Participant {
 		return x.Pending
 	}
 	return nil
+}
+
+func (x *Server) GetMatchLive() bool {
+	if x != nil {
+		return x.MatchLive
+	}
+	return false
 }
 
 // Participant is a player a game server connected to a match (c_conn).
@@ -1462,7 +1473,7 @@ var File_matches_records_proto protoreflect.FileDescriptor
 
 const file_matches_records_proto_rawDesc = "" +
 	"\n" +
-	"\x15matches_records.proto\x12\x1chonmaster.matches.records.v1\"\xf7\x03\n" +
+	"\x15matches_records.proto\x12\x1chonmaster.matches.records.v1\"\x96\x04\n" +
 	"\x06Server\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1a\n" +
 	"\binstance\x18\x02 \x01(\tR\binstance\x12\x18\n" +
@@ -1482,7 +1493,9 @@ const file_matches_records_proto_rawDesc = "" +
 	"\tshut_down\x18\x0e \x01(\bR\bshutDown\x12\x18\n" +
 	"\aplayers\x18\x0f \x01(\x05R\aplayers\x12\x10\n" +
 	"\x03map\x18\x10 \x01(\tR\x03map\x12C\n" +
-	"\apending\x18\x11 \x03(\v2).honmaster.matches.records.v1.ParticipantR\apending\"i\n" +
+	"\apending\x18\x11 \x03(\v2).honmaster.matches.records.v1.ParticipantR\apending\x12\x1d\n" +
+	"\n" +
+	"match_live\x18\x12 \x01(\bR\tmatchLive\"i\n" +
 	"\vParticipant\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x1f\n" +
