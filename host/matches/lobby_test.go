@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cli/clitest"
@@ -254,5 +255,43 @@ func TestAnIdleHeartbeatEndsTheMatch(t *testing.T) {
 		if got := f.totals(p.id).Matches; got != 1 {
 			t.Errorf("b%d's matches: %d, want 1", i, got)
 		}
+	}
+}
+
+// A game host whose role was taken away has no server online: its
+// servers' sessions are refused and the players' lists leave them out,
+// but the operator's list (servers list, the console's page) still
+// called them online until their heartbeats timed out.
+func TestARevokedHostHasNoServerOnline(t *testing.T) {
+	s := clitest.Start(t, nil)
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	if code, _, body := f.call(matches.PathServerRequester, "set_online", url.Values{"session": {sess}, "c_state": {"1"}}); code != 200 {
+		t.Fatalf("set_online: %d %s", code, body)
+	}
+	online := func() int {
+		t.Helper()
+		vs, err := matches.Servers(f.Runtime.App.DB, nil, time.Now(), time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, v := range vs {
+			if v.Online && !v.Rec.Manager {
+				n++
+			}
+		}
+		return n
+	}
+	if n := online(); n != 1 {
+		t.Fatalf("servers online before: %d, want 1", n)
+	}
+	s.Host(t, "account", "role", "--login", "hoster", "--no-game-host")
+	if n := online(); n != 0 {
+		t.Errorf("servers online after the role was taken away: %d, want 0", n)
+	}
+	if out := s.Host(t, "servers", "list"); !strings.Contains(out, "not a game host") {
+		t.Errorf("servers list after the role was taken away:\n%s", out)
 	}
 }

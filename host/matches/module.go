@@ -149,24 +149,37 @@ type ServerView struct {
 	Rec       *pb.Server
 	Online    bool
 	LastHeard time.Time
+	// GameHost is whether the host holds the game-host role: without it
+	// its servers' sessions are refused, so none is online.
+	GameHost bool
 }
 
 // Servers lists every server and manager of every game host, by host and
 // id. live (nil on a stopped server) adds what this node heard in memory.
 func Servers(db *storage.DB, live *Area, now time.Time, timeout time.Duration) ([]ServerView, error) {
 	var out []ServerView
-	logins := map[storage.AccountID]string{}
+	type hostOf struct {
+		login    string
+		gameHost bool
+	}
+	hosts := map[storage.AccountID]hostOf{}
 	err := servers.EachAll(db, func(id storage.AccountID, _ string, s *pb.Server) error {
-		if _, ok := logins[id]; !ok {
+		h, ok := hosts[id]
+		if !ok {
 			if acct, err := db.Account(id); err == nil {
-				logins[id] = acct.Login
+				h.login = acct.Login
 			}
+			var err error
+			if h.gameHost, err = IsGameHost(db, id); err != nil {
+				return err
+			}
+			hosts[id] = h
 		}
-		v := ServerView{Host: logins[id], HostID: id, Rec: s, LastHeard: time.Unix(s.Heard, 0)}
+		v := ServerView{Host: h.login, HostID: id, Rec: s, LastHeard: time.Unix(s.Heard, 0), GameHost: h.gameHost}
 		if live != nil {
 			v.LastHeard = live.lastHeard(s)
 		}
-		v.Online = !s.ShutDown && len(s.SecretHash) > 0 && now.Sub(v.LastHeard) <= timeout
+		v.Online = h.gameHost && !s.ShutDown && len(s.SecretHash) > 0 && now.Sub(v.LastHeard) <= timeout
 		out = append(out, v)
 		return nil
 	})
@@ -264,8 +277,12 @@ func (*serversRequest) Run(_ context.Context, e area.CommandEnv, out io.Writer) 
 		if v.Rec.CurrentMatch != 0 {
 			match = strconv.FormatUint(uint64(v.Rec.CurrentMatch), 10)
 		}
+		state := stateName(v.Rec, v.Online)
+		if !v.GameHost && !v.Rec.ShutDown {
+			state = "not a game host"
+		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s:%d\t%s\t%s\t%s\n", v.Rec.Id, v.Host, inst, v.Rec.Address, v.Rec.Port,
-			stateName(v.Rec, v.Online), v.LastHeard.UTC().Format("2006-01-02 15:04:05"), match)
+			state, v.LastHeard.UTC().Format("2006-01-02 15:04:05"), match)
 	}
 	return w.Flush()
 }
