@@ -23,6 +23,7 @@ import (
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/failure/detail"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
+	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -548,23 +549,29 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	salt, salt2, v, err := c.d.Group.NewVerifier(a.Login, pw, rand.Reader)
-	if err == nil {
-		cred := storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}
-		if _, err = c.d.Sys.Apply(ctx, id, setVerifier{cred}); err == nil {
-			// The account's console sessions end (standing.go), except
-			// the one that reset its own password.
-			if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil && s.id == id {
-				c.renewCredential(s, cred)
-			}
-		}
+	if err != nil {
+		back(w, r, to, "", err)
+		return
 	}
+	cred := storage.SRPVerifier{Salt: salt, Salt2: salt2, Verifier: v}
 	notice := "password reset"
-	if err == nil && c.d.Login != nil {
-		c.d.Login.ForgetVerifier(a.Login)
-		// The old password's sessions end: a reset is often for a stolen one.
+	if c.d.Login != nil {
+		// The old password's game sessions end, with the new credentials
+		// in one commit, and those of the other accounts of its main
+		// account (which may switch into it): a reset is often for a
+		// stolen password.
 		var n int
-		if n, err = c.d.Login.EndSessions(ctx, id); err == nil {
+		if n, err = c.d.Login.ResetPassword(ctx, id, cred); err == nil {
 			notice = fmt.Sprintf("password reset; %d game sessions ended", n)
+		}
+	} else {
+		_, err = c.d.Sys.Apply(ctx, id, setVerifier{cred})
+	}
+	if err == nil || errors.Is(err, login.ErrPasswordReset) {
+		// The account's console sessions end (standing.go), except the
+		// one that reset its own password.
+		if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil && s.id == id {
+			c.renewCredential(s, cred)
 		}
 	}
 	back(w, r, to, notice, err)

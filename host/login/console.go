@@ -2,6 +2,8 @@ package login
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/storage"
@@ -29,13 +31,76 @@ func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRe
 	return &r.SessionRecord, nil
 }
 
-// EndSessions ends every stored session of account id (an operator reset
-// its password) in one commit through the account's actor, and returns how
-// many it ended. The account's actor runs it between two of the account's
-// logins: a login after it was opened with the credentials in force then.
+// ResetPassword gives account id the credentials cred (an operator reset
+// its password, often because it was stolen) and ends the game sessions
+// that could still reach it, and returns how many it ended: the account's
+// own, in the same commit as the credentials (through its actor, between
+// two of its logins: a login after it checked the new password; a
+// handshake begun before it is refused, see openChecked), then those of
+// every other account of its main account, each through its own actor,
+// since any of them may switch_auth into it with no password. An error
+// after the first commit says the password was reset.
+func (s *Service) ResetPassword(ctx context.Context, id storage.AccountID, cred storage.SRPVerifier) (int, error) {
+	v, err := s.sys.Apply(ctx, id, resetCredentials{cred})
+	if err != nil {
+		return 0, writeFailure(err)
+	}
+	r := v.(resetReply)
+	s.ForgetVerifier(r.login)
+	s.live.Add(-int64(r.ended))
+	ended := r.ended
+	others, err := s.db.SubAccounts(r.super)
+	if err == nil {
+		for _, other := range append([]storage.AccountID{r.super}, others...) {
+			if other == id {
+				continue
+			}
+			var n int
+			if n, err = s.EndSessions(ctx, other); errors.Is(err, actors.ErrNoAccount) {
+				err = nil // deleted since the list was read
+			} else if err != nil {
+				break
+			}
+			ended += n
+		}
+	}
+	if err != nil {
+		return ended, fmt.Errorf("%w and %d game sessions ended, but ending those of the other accounts of its main account failed: %w", ErrPasswordReset, ended, err)
+	}
+	return ended, nil
+}
+
+// ErrPasswordReset matches ResetPassword's error when the password was
+// reset all the same.
+var ErrPasswordReset = errors.New("the password was reset")
+
+// resetCredentials sets the account's credentials and ends its sessions in
+// one commit.
+type resetCredentials struct{ cred storage.SRPVerifier }
+
+type resetReply struct {
+	login string
+	super storage.AccountID
+	ended int
+}
+
+func (c resetCredentials) Apply(tx *actors.Tx) (any, error) {
+	a := tx.Account()
+	a.SRP = c.cred
+	n, err := endAllSessions{}.Apply(tx)
+	if err != nil {
+		return nil, err
+	}
+	return resetReply{login: a.Login, super: a.SuperID, ended: n.(int)}, nil
+}
+
+// EndSessions ends every stored session of account id in one commit
+// through the account's actor, and returns how many it ended.
 func (s *Service) EndSessions(ctx context.Context, id storage.AccountID) (int, error) {
 	n, err := s.sys.Apply(ctx, id, endAllSessions{})
-	if err != nil {
+	if errors.Is(err, actors.ErrNoAccount) {
+		return 0, err
+	} else if err != nil {
 		return 0, writeFailure(err)
 	}
 	s.live.Add(-int64(n.(int)))

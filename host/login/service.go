@@ -1,6 +1,7 @@
 package login
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -309,7 +310,7 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	switch {
 	case err == nil && !h.fake:
 		refund()
-		rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: boundSysInfo(sysInfo)})
+		rec, err := s.openChecked(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: boundSysInfo(sysInfo)}, h.server.Salt())
 		if err != nil {
 			return nil, err
 		}
@@ -369,14 +370,18 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
+	// A login with no account, one with another account id and another
+	// player's account all answer alike: the player may switch only among
+	// the accounts the login record listed, and the answers must not tell
+	// any logged-in player which logins exist and their ids.
 	target, acct, err := s.loginAccount(login)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, fail(ReasonUnknownAccount, nil)
+		return nil, fail(ReasonNotYourAccount, err)
 	} else if err != nil {
 		return nil, fail(ReasonInternal, err)
 	}
 	if accountID != strconv.FormatUint(uint64(target), 10) {
-		return nil, fail(ReasonMalformed, errors.New("account_id does not match login"))
+		return nil, fail(ReasonNotYourAccount, errors.New("account_id does not match login"))
 	}
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)
@@ -450,6 +455,16 @@ type opened struct {
 // not zero. Past sessions_per_account live sessions, the oldest are ended in
 // the same commit.
 func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo) (*opened, error) {
+	return s.openChecked(ctx, id, ip, notAfter, client, nil)
+}
+
+// openChecked is open for a password checked against credentials of salt
+// (nil: no password was checked, as in switch_auth): the account's actor
+// refuses the session when the account's credentials have changed since
+// (an operator reset its password while the handshake was pending; every
+// new verifier has a new salt, see srp.Group.NewVerifier), and the client
+// is told to log in again.
+func (s *Service) openChecked(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo, salt []byte) (*opened, error) {
 	var raw [16]byte
 	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
 		return nil, fail(ReasonInternal, err)
@@ -461,17 +476,13 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 	}
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: expires}
-	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, max: s.set.SessionsPerAccount, hook: s.hook, client: client, now: now}).apply)
+	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, max: s.set.SessionsPerAccount, hook: s.hook,
+		client: client, now: now, salt: salt, identities: s.identities}).apply)
 	if err != nil {
 		return nil, writeFailure(err)
 	}
 	s.live.Add(1 - int64(issued.ended))
-	acct := issued.acct
-	idents, err := s.identities(acct)
-	if err != nil {
-		return nil, fail(ReasonInternal, err)
-	}
-	rec := s.record(acct, sess, idents, now)
+	rec := s.record(issued.acct, sess, issued.idents, now)
 	if issued.fields.SuspID != "" {
 		rec.SuspID = issued.fields.SuspID
 	}
@@ -490,7 +501,10 @@ func (s *Service) identities(self *storage.Account) ([][2]string, error) {
 	for _, id := range append([]storage.AccountID{self.SuperID}, subs...) {
 		a := self
 		if id != self.ID {
-			if a, err = s.profile(id); err != nil {
+			a, err = s.profile(id)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue // deleted since the list was read
+			} else if err != nil {
 				return nil, err
 			}
 		}
@@ -581,17 +595,44 @@ type issueSession struct {
 	hook    SessionHook
 	client  ClientInfo
 	now     time.Time
+	salt    []byte // the salt of the credentials the password was checked against; nil: none was
+	// identities lists the accounts of the record's account list; read
+	// before the commit, so that no failure after it hides the session
+	// (and the older sessions it ended).
+	identities func(*storage.Account) ([][2]string, error)
 }
 
 // issued is the reply of issueSession.
 type issued struct {
 	acct   *storage.Account
+	idents [][2]string
 	fields RecordFields
 	ended  int // sessions of the account ended: the expired ones and those past the limit
 }
 
+// errCredentialsChanged: the password was checked against credentials the
+// account no longer has.
+var errCredentialsChanged = errors.New("the account's password changed since pre_auth")
+
 func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	a := tx.View()
+	if c.salt != nil {
+		cur := a.SRP.Salt
+		if len(cur) == 0 { // not held in the live state (Pebble): its record
+			cred, err := tx.DB().Credentials(tx.ID())
+			if err != nil {
+				return nil, err
+			}
+			cur = cred.Salt
+		}
+		if !bytes.Equal(cur, c.salt) {
+			return nil, fail(ReasonNoPendingLogin, errCredentialsChanged)
+		}
+	}
+	idents, err := c.identities(a)
+	if err != nil {
+		return nil, err
+	}
 	c.session.SuperID = a.SuperID
 	if err := tx.PutSession(c.session); err != nil {
 		return nil, err
@@ -602,7 +643,7 @@ func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &issued{acct: a}
+	out := &issued{acct: a, idents: idents}
 	for _, old := range sessionsToEnd(stored, c.session, c.max, c.now) {
 		if err := tx.DeleteSession(old); err != nil {
 			return nil, err

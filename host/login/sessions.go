@@ -60,6 +60,9 @@ func (s *Service) Logout(ctx context.Context, cookie string) error {
 // was written (busy, storage refusing writes) is a plain failure; one whose
 // outcome is unknown (the commit outlasted the wait) says so, never "failed".
 func writeFailure(err error) error {
+	if le := (*Error)(nil); errors.As(err, &le) {
+		return le // the change's own refusal
+	}
 	if failure.Uncertain(err) {
 		return fail(ReasonOutcomeUnknown, err)
 	}

@@ -91,8 +91,8 @@ func TestStaleCachedLoginIsReadAgain(t *testing.T) {
 		t.Fatalf("switch to another player's account: %v", err)
 	}
 	deleteElsewhere(t, s, "alt")
-	if _, err := s.SwitchAuth(context.Background(), "alt", strconv.FormatUint(uint64(alt.ID), 10), bench.Cookie, "192.0.2.1"); !isReason(err, ReasonUnknownAccount) {
-		t.Fatalf("switch to a deleted account: %v, want unknown account", err)
+	if _, err := s.SwitchAuth(context.Background(), "alt", strconv.FormatUint(uint64(alt.ID), 10), bench.Cookie, "192.0.2.1"); !isReason(err, ReasonNotYourAccount) {
+		t.Fatalf("switch to a deleted account: %v, want not your account", err)
 	}
 	sub := register(t, s, "alt", "pw", "bench")
 	sw, err := s.SwitchAuth(context.Background(), "alt", strconv.FormatUint(uint64(sub.ID), 10), bench.Cookie, "192.0.2.1")

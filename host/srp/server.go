@@ -106,6 +106,10 @@ func (s *Server) BHex() string { return hex.EncodeToString(s.padB[:]) }
 // SaltHex returns the account salt s as lowercase hex.
 func (s *Server) SaltHex() string { return hex.EncodeToString(s.salt) }
 
+// Salt is the account's salt the handshake was started with (not a
+// secret; do not modify it).
+func (s *Server) Salt() []byte { return s.salt }
+
 // Form reports which form the proof accepted by Verify was built in.
 func (s *Server) Form() ProofForm { return s.form }
 
