@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/accounts"
 	pb "github.com/honmaster/masterserver/host/matches/internal/matchesrecpb"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/matches/matchesapi"
@@ -385,7 +387,7 @@ func b2i(b bool) int64 {
 // reports area finds a reported player).
 func (a *Area) playerByNickname(nick string) (storage.AccountID, bool, error) {
 	nick = strings.TrimSpace(stripClanTag(nick))
-	if nick == "" || len(nick) > 64 {
+	if nick == "" || utf8.RuneCountInString(nick) > accounts.MaxNicknameRunes {
 		return 0, false, nil
 	}
 	db := a.sys.DB()

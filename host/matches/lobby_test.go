@@ -114,7 +114,10 @@ func TestShutDownServersLeaveRoom(t *testing.T) {
 // someone else's login showed that account's.
 func TestHistoryFindsAPlayerByNickname(t *testing.T) {
 	f := newFixture(t, 0)
-	ps := f.loginPlayers(t, []string{"alice", "zed"}, []string{"Zed", "Other"})
+	// zed's nickname is 33 characters of 66 bytes: the lookup counted
+	// bytes against the nickname rules' 64 characters and found no one.
+	other := strings.Repeat("Ж", 33)
+	ps := f.loginPlayers(t, []string{"alice", "zed"}, []string{"Zed", other})
 	sr := matches.PathServerRequester
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
 	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
@@ -124,7 +127,7 @@ func TestHistoryFindsAPlayerByNickname(t *testing.T) {
 	v := url.Values{"session": {sess}, "match_stats[match_id]": {mid}}
 	for i, p := range ps { // alice (Zed) wins on team 1, zed (Other) loses on team 2
 		k := "player_stats[" + strconv.Itoa(int(p.id)) + "][Hero_Pyromancer]"
-		v.Set(k+"[nickname]", []string{"Zed", "Other"}[i])
+		v.Set(k+"[nickname]", []string{"Zed", other}[i])
 		v.Set(k+"[team]", strconv.Itoa(i+1))
 		v.Set(k+"[wins]", strconv.Itoa(1-i))
 		v.Set(k+"[losses]", strconv.Itoa(i))
@@ -137,8 +140,8 @@ func TestHistoryFindsAPlayerByNickname(t *testing.T) {
 	if got := line("Zed"); !strings.HasPrefix(got, mid+",1,1,") {
 		t.Errorf("history of Zed (alice: a win on team 1): %q", got)
 	}
-	if got := line("Other"); !strings.HasPrefix(got, mid+",0,2,") {
-		t.Errorf("history of Other (login zed: a loss on team 2): %q", got)
+	if got := line(other); !strings.HasPrefix(got, mid+",0,2,") {
+		t.Errorf("history of %s (login zed: a loss on team 2): %q", other, got)
 	}
 	if got := line("alice"); got != "" {
 		t.Errorf("history of alice, a login and no one's nickname: %q, want none", got)
