@@ -30,7 +30,7 @@ func (s *Settings) Validate() error {
 	for _, f := range []struct {
 		key   string
 		v, hi int
-	}{{"per_day", s.PerDay, 10000}, {"per_reportee", s.PerReportee, 10000},
+	}{{"per_day", s.PerDay, maxRecent}, {"per_reportee", s.PerReportee, maxRecent}, // a submission counts no more
 		{"max_text_runes", s.MaxTextRunes, 1000}, {"max_priority", s.MaxPriority, 1000}} {
 		if f.v < 1 || f.v > f.hi {
 			errs = append(errs, config.KeyProblem(f.key, "must be 1..%d, got %d", f.hi, f.v))
