@@ -158,6 +158,11 @@ type Moderation struct {
 	// Suspensions counts the suspensions the account ever received; the
 	// current suspension's number is the session record's susp_id.
 	Suspensions int
+	// WarnUntil is the end of a warning that outlasts the suspension over
+	// it (a suspension given, or ended, while a longer warning ran; a
+	// warning given during a suspension): once the suspension is over the
+	// player is under a warning until WarnUntil. Zero: none.
+	WarnUntil time.Time
 }
 
 // DefaultWarningDays is how long a warning stays in the account's status
@@ -165,16 +170,31 @@ type Moderation struct {
 const DefaultWarningDays = 7
 
 // Effective is the standing at time now: a warning or suspension ends by
-// itself at Until, with no write needed.
+// itself at Until, with no write needed; then a warning that outlasts it
+// runs until WarnUntil.
 func (m Moderation) Effective(now time.Time) rules.Standing {
+	st, _ := m.effective(now)
+	return st
+}
+
+// Ends is when the standing Effective gives at now ends (zero in good
+// standing).
+func (m Moderation) Ends(now time.Time) time.Time {
+	_, end := m.effective(now)
+	return end
+}
+
+func (m Moderation) effective(now time.Time) (rules.Standing, time.Time) {
 	switch m.Standing {
 	case rules.StandingWarning, rules.StandingSuspended:
-		if !now.Before(m.Until) {
-			return rules.StandingNormal
+		if now.Before(m.Until) {
+			return m.Standing, m.Until
 		}
-		return m.Standing
 	}
-	return rules.StandingNormal
+	if now.Before(m.WarnUntil) {
+		return rules.StandingWarning, m.WarnUntil
+	}
+	return rules.StandingNormal, time.Time{}
 }
 
 // Suspended reports whether the account is suspended at time now.
@@ -183,34 +203,61 @@ func (m Moderation) Suspended(now time.Time) bool {
 }
 
 // Apply returns the state after resolution res of a report for reason,
-// at time now. A dismissal changes nothing. A warning does not replace a
-// suspension still running. A suspension runs from now for res.Days; one
-// that would end before a running suspension keeps the later end, so a
-// second, shorter verdict never frees a player early.
+// at time now. A dismissal changes nothing. A second, shorter verdict
+// never frees a player early, nor ends a warning early:
+//   - A warning runs from now for res.Days (DefaultWarningDays when 0),
+//     or until a running warning's later end. During a suspension it does
+//     not replace it: it runs on after it (WarnUntil).
+//   - A suspension runs from now for res.Days, or until a running
+//     suspension's later end. A running warning that would end after it
+//     runs on after it (WarnUntil).
+//
+// The standing shows the latest verdict's reason and note, a warning that
+// runs on after a suspension included.
 func (m Moderation) Apply(res Resolution, reason reportsapi.Reason, now time.Time) Moderation {
 	days := time.Duration(res.Days) * 24 * time.Hour
+	st, end := m.effective(now)
 	switch res.Action {
 	case rules.ActionWarn:
 		m.GuiltyLevel++
-		if m.Suspended(now) {
-			return m
-		}
 		if res.Days <= 0 {
 			days = DefaultWarningDays * 24 * time.Hour
 		}
+		until := now.Add(days)
+		if st == rules.StandingSuspended {
+			m.WarnUntil = latest(m.WarnUntil, until)
+			return m
+		}
+		if st == rules.StandingWarning {
+			until = latest(until, end)
+		}
 		m.Standing, m.Reason, m.Note, m.Report = rules.StandingWarning, reason, res.Note, res.Report
-		m.Since, m.Until, m.PopupPending = now, now.Add(days), true
+		m.Since, m.Until, m.WarnUntil, m.PopupPending = now, until, time.Time{}, true
 	case rules.ActionSuspend:
 		m.GuiltyLevel++
 		m.Suspensions++
 		until := now.Add(days)
-		if m.Suspended(now) && m.Until.After(until) {
-			until = m.Until
+		switch st {
+		case rules.StandingSuspended:
+			until = latest(until, end)
+		case rules.StandingWarning:
+			m.WarnUntil = end
+		}
+		if !m.WarnUntil.After(until) {
+			m.WarnUntil = time.Time{}
 		}
 		m.Standing, m.Reason, m.Note, m.Report = rules.StandingSuspended, reason, res.Note, res.Report
 		m.Since, m.Until, m.PopupPending = now, until, true
 	}
 	return m
+}
+
+// latest is the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Shown returns the state after reportinforequest has shown the popup.
@@ -244,7 +291,7 @@ func (m Moderation) View(now time.Time) StatusView {
 	if m.Note != "" {
 		v.Reason += " - " + m.Note
 	}
-	v.EndDate = m.Until.UTC().Format(EndDateLayout)
+	v.EndDate = m.Ends(now).UTC().Format(EndDateLayout)
 	return v
 }
 

@@ -134,3 +134,53 @@ func TestViewAndSessionFields(t *testing.T) {
 		t.Errorf("end date %q", v.EndDate)
 	}
 }
+
+// A second, shorter verdict cut a running warning short: a 7-day warning
+// given on day 1 of a 30-day one ended it on day 8, and a 1-day
+// suspension given during a 30-day warning ended the warning with it.
+// (From a review of the area; each case failed before.)
+func TestAShorterVerdictNeverEndsAWarningEarly(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	warn := func(days int) Resolution { return Resolution{Action: rules.ActionWarn, Days: days} }
+	suspend := func(days int) Resolution { return Resolution{Action: rules.ActionSuspend, Days: days} }
+	type at struct {
+		day  int
+		want rules.Standing
+		ends int // the standing's end, in days after t0 (0: none)
+	}
+	for _, tc := range []struct {
+		name   string
+		steps  []Resolution
+		stepAt []int // the day of each step
+		checks []at
+	}{
+		{"a shorter warning during a warning", []Resolution{warn(30), warn(7)}, []int{0, 1},
+			[]at{{2, rules.StandingWarning, 30}, {29, rules.StandingWarning, 30}, {30, rules.StandingNormal, 0}}},
+		{"a longer warning during a warning", []Resolution{warn(3), warn(7)}, []int{0, 1},
+			[]at{{5, rules.StandingWarning, 8}, {8, rules.StandingNormal, 0}}},
+		{"a short suspension during a long warning", []Resolution{warn(30), suspend(1)}, []int{0, 0},
+			[]at{{0, rules.StandingSuspended, 1}, {3, rules.StandingWarning, 30}, {30, rules.StandingNormal, 0}}},
+		{"a long suspension during a short warning", []Resolution{warn(3), suspend(10)}, []int{0, 1},
+			[]at{{5, rules.StandingSuspended, 11}, {11, rules.StandingNormal, 0}}},
+		{"a warning during a suspension", []Resolution{suspend(2), warn(10)}, []int{0, 1},
+			[]at{{1, rules.StandingSuspended, 2}, {2, rules.StandingWarning, 11}, {11, rules.StandingNormal, 0}}},
+		{"a warning after the last ended", []Resolution{warn(2), warn(2)}, []int{0, 5},
+			[]at{{6, rules.StandingWarning, 7}, {7, rules.StandingNormal, 0}}},
+	} {
+		var m Moderation
+		for i, res := range tc.steps {
+			m = m.Apply(res, reportsapi.ReasonChatAbuse, t0.Add(time.Duration(tc.stepAt[i])*day))
+		}
+		for _, c := range tc.checks {
+			now := t0.Add(time.Duration(c.day) * day)
+			wantEnd := time.Time{}
+			if c.ends != 0 {
+				wantEnd = t0.Add(time.Duration(c.ends) * day)
+			}
+			if got, end := m.Effective(now), m.Ends(now); got != c.want || !end.Equal(wantEnd) {
+				t.Errorf("%s, day %d: %v until %v, want %v until %v", tc.name, c.day, got, end, c.want, wantEnd)
+			}
+		}
+	}
+}

@@ -272,7 +272,7 @@ func FormatResolved(w io.Writer, r *Report, m Moderation, now time.Time) error {
 // sentence about the player: "is in good standing", "is under a warning
 // until T" or "is suspended until T".
 func (m Moderation) StandingSentence(now time.Time) string {
-	until := " until " + m.Until.UTC().Format(TimeLayout)
+	until := " until " + m.Ends(now).UTC().Format(TimeLayout)
 	switch st := m.Effective(now); st {
 	case rules.StandingNormal:
 		return "is in good standing"
@@ -301,7 +301,7 @@ func (m Moderation) StandingAt(now time.Time) string {
 	if st == rules.StandingNormal {
 		return st.String()
 	}
-	return st.String() + " until " + m.Until.UTC().Format(TimeLayout)
+	return st.String() + " until " + m.Ends(now).UTC().Format(TimeLayout)
 }
 
 // quote is strconv.Quote: escapes every control character.

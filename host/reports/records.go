@@ -196,13 +196,13 @@ var (
 			return &reportspb.Moderation{Standing: uint32(v.Standing), Reason: uint32(v.Reason), Note: v.Note,
 				ReportReporter: uint32(v.Report.Reporter), ReportSeq: v.Report.Seq, SinceUnixNano: nanos(v.Since),
 				UntilUnixNano: nanos(v.Until), PopupPending: v.PopupPending, GuiltyLevel: int64(v.GuiltyLevel),
-				Suspensions: int64(v.Suspensions)}
+				Suspensions: int64(v.Suspensions), WarnUntilUnixNano: nanos(v.WarnUntil)}
 		},
 		from: func(m *reportspb.Moderation) *Moderation {
 			return &Moderation{Standing: rules.Standing(m.Standing), Reason: reportsapi.Reason(m.Reason), Note: m.Note,
 				Report: ReportID{Reporter: storage.AccountID(m.ReportReporter), Seq: m.ReportSeq}, Since: fromNanos(m.SinceUnixNano),
 				Until: fromNanos(m.UntilUnixNano), PopupPending: m.PopupPending, GuiltyLevel: int(m.GuiltyLevel),
-				Suspensions: int(m.Suspensions)}
+				Suspensions: int(m.Suspensions), WarnUntil: fromNanos(m.WarnUntilUnixNano)}
 		},
 	}
 	indexCodec = recordCodec[indexValue, *reportspb.IndexEntry]{

@@ -69,7 +69,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	roundTrip(t, resolutionCodec, &Resolution{Report: ReportID{Reporter: 7, Seq: 3}, Action: rules.ActionSuspend, Days: 3,
 		Note: "repeat offender", Moderator: "admin", Time: t1})
 	roundTrip(t, moderationCodec, &Moderation{Standing: rules.StandingSuspended, Reason: reportsapi.ReasonFeeding, Note: "n",
-		Report: ReportID{Reporter: 7, Seq: 3}, Since: t1, Until: t2, PopupPending: true, GuiltyLevel: 2, Suspensions: 1})
+		Report: ReportID{Reporter: 7, Seq: 3}, Since: t1, Until: t2, PopupPending: true, GuiltyLevel: 2, Suspensions: 1, WarnUntil: t2.Add(time.Hour)})
 	roundTrip(t, indexCodec, &indexValue{Reportee: 9, ReporterCreated: time.Unix(0, 1_700_000_000_000_000_000).UTC()})
 }
 

@@ -445,8 +445,11 @@ type Moderation struct {
 	PopupPending   bool                   `protobuf:"varint,8,opt,name=popup_pending,json=popupPending,proto3" json:"popup_pending,omitempty"`
 	GuiltyLevel    int64                  `protobuf:"varint,9,opt,name=guilty_level,json=guiltyLevel,proto3" json:"guilty_level,omitempty"`
 	Suspensions    int64                  `protobuf:"varint,10,opt,name=suspensions,proto3" json:"suspensions,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// warn_until_unix_nano: the end of a warning that outlasts the
+	// suspension set over it (0: none).
+	WarnUntilUnixNano int64 `protobuf:"varint,11,opt,name=warn_until_unix_nano,json=warnUntilUnixNano,proto3" json:"warn_until_unix_nano,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Moderation) Reset() {
@@ -549,6 +552,13 @@ func (x *Moderation) GetSuspensions() int64 {
 	return 0
 }
 
+func (x *Moderation) GetWarnUntilUnixNano() int64 {
+	if x != nil {
+		return x.WarnUntilUnixNano
+	}
+	return 0
+}
+
 // IndexEntry is the value of an entry of reports.queue (the reportee) and
 // reports.by_reportee (the reporter's account creation).
 type IndexEntry struct {
@@ -646,7 +656,7 @@ const file_reports_records_proto_rawDesc = "" +
 	"\x04days\x18\x04 \x01(\x03R\x04days\x12\x12\n" +
 	"\x04note\x18\x05 \x01(\tR\x04note\x12\x1c\n" +
 	"\tmoderator\x18\x06 \x01(\tR\tmoderator\x12$\n" +
-	"\x0etime_unix_nano\x18\a \x01(\x03R\ftimeUnixNano\"\xd6\x02\n" +
+	"\x0etime_unix_nano\x18\a \x01(\x03R\ftimeUnixNano\"\x87\x03\n" +
 	"\n" +
 	"Moderation\x12\x1a\n" +
 	"\bstanding\x18\x01 \x01(\rR\bstanding\x12\x16\n" +
@@ -660,7 +670,8 @@ const file_reports_records_proto_rawDesc = "" +
 	"\rpopup_pending\x18\b \x01(\bR\fpopupPending\x12!\n" +
 	"\fguilty_level\x18\t \x01(\x03R\vguiltyLevel\x12 \n" +
 	"\vsuspensions\x18\n" +
-	" \x01(\x03R\vsuspensions\"S\n" +
+	" \x01(\x03R\vsuspensions\x12/\n" +
+	"\x14warn_until_unix_nano\x18\v \x01(\x03R\x11warnUntilUnixNano\"S\n" +
 	"\n" +
 	"IndexEntry\x12\x1a\n" +
 	"\breportee\x18\x01 \x01(\rR\breportee\x12)\n" +
