@@ -73,14 +73,15 @@ const retryPause = 100 * time.Millisecond
 // ErrNoAnswer. The forwarding node waits for the reply until the request's
 // deadline, or until the home left its topology (it missed enough probes
 // to be dropped: a single missed probe of a busy node is no reason to give
-// up); it then cancels the request at the home. The home's deadline for
-// it is no later than the forwarding node's (the remaining time travels
-// with the request), its change never starts after the cancellation or
-// that deadline, and it never runs again after a fence
-// (actors.ForwardedContext): a request answered as of unknown outcome is
-// applied before its deadline (server's ask_timeout + 1 s after it
-// arrived; a commit that began by then ends within actors' commit grace)
-// or never.
+// up); it then cancels the request at the home and fences the home before
+// it answers (noAnswer): a request answered as of unknown outcome was
+// applied before the answer or never. Should the fence fail, the home's
+// deadline for it is no later than the forwarding node's (the remaining
+// time travels with the request), its change never starts after the
+// cancellation or that deadline, and it never runs again after a fence
+// (actors.ForwardedContext): it is applied before that deadline (server's
+// ask_timeout + 1 s after it arrived; a commit that began by then ends
+// within actors' commit grace) or never.
 //
 // A request that reached its account's home while the grain is live here
 // is served here directly, as the grain would serve it (serveAtHome).
@@ -140,7 +141,7 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 			msgSize = proto.Size(msg)
 		}
 		msg.RequestId = n.requestIDs.Add(1)
-		msg.TimeoutNanos = int64(time.Until(serveBy))
+		msg.TimeoutNanos = timeLeft(serveBy)
 		n.forwarded.Add(1)
 		if pid.Address != n.self {
 			// On the link to the home, unless the home cannot serve it
@@ -177,14 +178,12 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 					return replied(rep)
 				case err != nil && !errors.Is(err, errUnsupported):
 					n.c.PidCache.RemoveByValue(ci.Identity, ci.Kind, pid)
-					n.forwardFailed.Add(1)
-					root.Send(pid, &clusterpb.Cancel{RequestId: msg.RequestId, FromNode: n.cfg.Node})
-					return server.Response{}, true, ErrNoAnswer
+					return n.noAnswer(sys, id, pid, msg)
 				}
 				// no_grain or an earlier version's peer: nothing was
 				// done; through the grain, under a new id.
 				msg.RequestId = n.requestIDs.Add(1)
-				msg.TimeoutNanos = int64(time.Until(serveBy))
+				msg.TimeoutNanos = timeLeft(serveBy)
 			}
 		}
 		res, err := n.await(root.RequestFuture(pid, msg, time.Until(deadline)), pid.Address)
@@ -202,10 +201,49 @@ func (n *Node) Forward(ctx context.Context, r *wire.Request, account server.Acco
 			// delivered; activate it again.
 			continue
 		}
-		n.forwardFailed.Add(1)
-		root.Send(pid, &clusterpb.Cancel{RequestId: msg.RequestId, FromNode: n.cfg.Node})
-		return server.Response{}, true, ErrNoAnswer
+		return n.noAnswer(sys, id, pid, msg)
 	}
+}
+
+// timeLeft is a forwarded request's TimeoutNanos: the time left until
+// serveBy, or -1 when none is (the home refuses it, having done nothing,
+// whatever its clock reads of the deadline; 0 would read as sent by a node
+// of an earlier version).
+func timeLeft(serveBy time.Time) int64 {
+	if t := time.Until(serveBy); t > 0 {
+		return int64(t)
+	}
+	return -1
+}
+
+// fenceTimeout bounds how long the answer to a request whose home gave no
+// answer waits for the fence (noAnswer).
+const fenceTimeout = 2 * time.Second
+
+// noAnswer answers request msg of account id, sent to grain pid, whose
+// home did not answer: its outcome is unknown (ErrNoAnswer), and final.
+// The home is told to drop the request (Cancel, best effort: a change it
+// began goes on to its commit), then fenced: a transient activation here
+// takes a new owner epoch for the account, so that a commit the home had
+// not made by then is refused by the database, whatever the clocks say,
+// and is never run again (actors.ForwardedContext). Only then is the
+// player answered: what the request did, it did before the answer. When
+// the fence fails (the database unreachable; logged), the bound is the
+// home's deadline for the request (see Forward).
+func (n *Node) noAnswer(sys *actors.System, id storage.AccountID, pid *actor.PID, msg *clusterpb.Forward) (server.Response, bool, error) {
+	n.forwardFailed.Add(1)
+	n.as.Root.Send(pid, &clusterpb.Cancel{RequestId: msg.RequestId, FromNode: n.cfg.Node})
+	ctx, cancel := context.WithTimeout(context.Background(), fenceTimeout)
+	defer cancel()
+	// A live activation here may be older than the home's: the fence
+	// must be a new one.
+	sys.Reactivate(id)
+	_, err := sys.Apply(ctx, id, actors.ChangeFunc[struct{}](func(*actors.Tx) (struct{}, error) { return struct{}{}, nil }))
+	if err != nil && !errors.Is(err, actors.ErrNoAccount) {
+		n.log.Warn("a request whose home did not answer could not be fenced: a change the home began may still commit",
+			"account", id, "err", err)
+	}
+	return server.Response{}, true, ErrNoAnswer
 }
 
 // await waits for a forwarded request's reply, but no longer than its home
@@ -350,7 +388,11 @@ func (n *Node) serveForward(m *clusterpb.Forward, reply func(*clusterpb.Reply)) 
 		return
 	}
 	by := time.Unix(0, m.GetDeadlineUnixNano())
-	if t := m.GetTimeoutNanos(); t > 0 {
+	switch t := m.GetTimeoutNanos(); {
+	case t < 0: // sent with no time left (see timeLeft)
+		reply(&clusterpb.Reply{Refused: "the request's deadline passed before it was served"})
+		return
+	case t > 0: // (0: a node of an earlier version, which sends none)
 		if local := time.Now().Add(time.Duration(t)); local.Before(by) {
 			by = local
 		}
@@ -406,9 +448,11 @@ type cancels struct {
 func (c *cancels) add(k forwardKey, cancel context.CancelFunc) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.early[k]; ok {
+	if until, ok := c.early[k]; ok {
 		delete(c.early, k)
-		return false
+		if !time.Now().After(until) {
+			return false
+		}
 	}
 	if c.running == nil {
 		c.running = map[forwardKey]context.CancelFunc{}

@@ -49,3 +49,42 @@ func TestAReplyTooLargeForThePortIsOfUnknownOutcome(t *testing.T) {
 type alwaysServing struct{ membership }
 
 func (alwaysServing) serving() error { return nil }
+
+// TestARequestSentWithNoTimeLeftIsNotServed: a request whose time ran out
+// before it was sent (its grain looked up meanwhile) went with a time left
+// that is not positive, which the home read as none given: only its
+// wall-clock deadline bounded it, on the home's clock, which may run
+// behind. It is refused, having done nothing; so is an early cancellation
+// kept past its time no longer taken for a later request's. (From a review
+// of the cluster code; the first case failed before.)
+func TestARequestSentWithNoTimeLeftIsNotServed(t *testing.T) {
+	n := &Node{cfg: Config{Node: "home", RequestTimeout: time.Minute}, log: slog.New(slog.DiscardHandler), prov: alwaysServing{}}
+	served := 0
+	serve := ServeLocal(func(context.Context, *wire.Request) server.Response {
+		served++
+		return server.Response{Body: []byte("applied")}
+	})
+	n.served.Store(&serve)
+	serveBy := time.Now().Add(-time.Millisecond)                                 // the sender's time ran out
+	m := toForward(&wire.Request{Path: "/"}, serveBy.Add(10*time.Second), "via") // the home's clock 10 s behind
+	m.RequestId, m.TimeoutNanos = 8, timeLeft(serveBy)
+	var got *clusterpb.Reply
+	n.serveForward(m, func(r *clusterpb.Reply) { got = r })
+	if served != 0 || got.GetRefused() == "" {
+		t.Fatalf("a request sent with no time left: served %d times, reply %v; want refused", served, got)
+	}
+	// An earlier version's node sends no time left at all (0): served by
+	// the deadline alone.
+	m.RequestId, m.TimeoutNanos = 9, 0
+	n.serveForward(m, func(r *clusterpb.Reply) { got = r })
+	if served != 1 {
+		t.Fatalf("a request without a time left: served %d times, reply %v; want served", served, got)
+	}
+	// A cancellation that came before its request, kept until a time that
+	// passed, refuses nothing.
+	k := forwardKey{"via", 10}
+	n.cancels.cancel(k, -time.Second)
+	if !n.cancels.add(k, func() {}) {
+		t.Error("an early cancellation past its time refused its request")
+	}
+}

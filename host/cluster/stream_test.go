@@ -156,6 +156,55 @@ func TestALinkToAHomeThatWasDroppedEnds(t *testing.T) {
 	}
 }
 
+// TestAnUnknownOutcomeIsFinal: a request the home got but did not answer
+// is answered "outcome unknown"; a change of it that the home had begun
+// but not committed by then (its commit outlasting the wait) committed
+// after the answer, whenever the home came back to it: the answer was not
+// final. The forwarding node now fences the home before it answers, so
+// such a commit is refused.
+func TestAnUnknownOutcomeIsFinal(t *testing.T) {
+	db := memDB(t)
+	nodes := startNodesWith(t, db, probeTimeout(time.Second), "a", "b")
+	waitMembers(t, nodes, 2)
+	home, via := homeAndOther(t, nodes, "u")
+	id := mustLoginID(t, db, "u")
+	forward(t, via, "u") // the grain is live: the next request goes on the link
+	before, err := db.LoadAccount(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	late := make(chan error, 1)
+	home.n.Attach(home.sys, func(context.Context, *wire.Request) server.Response {
+		close(started)
+		<-release
+		// The change began before the answer: neither the request's
+		// deadline nor its cancellation stops it now.
+		_, err := home.sys.Apply(actors.ForwardedContext(context.Background()), id, addTicket{})
+		late <- err
+		return server.Response{Body: []byte("late")}
+	})
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, _, err := via.n.Forward(ctx, preAuth("u"), nil)
+		done <- err
+	}()
+	<-started
+	staticOf(home).mute.Store(true)
+	if err := <-done; !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("request in flight to a home that was dropped: %v, want %v", err, ErrNoAnswer)
+	}
+	close(release)
+	if err := <-late; err == nil {
+		t.Error("the home committed the change after the player was told its outcome was unknown")
+	}
+	if a, err := db.LoadAccount(id); err != nil || a.Tickets != before.Tickets {
+		t.Errorf("stored: %d tickets (%v); want %d, none added", a.Tickets, err, before.Tickets)
+	}
+}
+
 // TestNodesProbeEachOtherOnTheirLinks: the static provider's probes go on
 // the links (a link to each peer exists before any request was
 // forwarded), and with nodes that serve no links (TestAPeerWithoutLinks...)
