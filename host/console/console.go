@@ -488,10 +488,41 @@ func (c *Console) auth(h http.Handler) http.Handler {
 			h.ServeHTTP(w, consolepage.WithRenderer(r, pageRenderer{c, s}))
 			return
 		}
+		action := h
+		if err := c.otherOperator(r, s); err != nil {
+			action = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				back(w, r, c.accountURL(r.PostFormValue("login")), "", err)
+			})
+		}
 		aw := &auditWriter{ResponseWriter: w}
-		h.ServeHTTP(aw, consolepage.WithRenderer(r, pageRenderer{c, s}))
+		action.ServeHTTP(aw, consolepage.WithRenderer(r, pageRenderer{c, s}))
 		c.audit(r, s, aw)
 	})
+}
+
+// otherOperator refuses an action on an account (a POST under
+// /console/account/, the areas' included) whose account holds the
+// operator role and is not the signed-in operator's own: one operator
+// could otherwise reset another's password and sign in as them (every
+// later action audited under their name), suspend them, or give their
+// account a sub-account that switches into it. Operators' accounts are
+// changed with the honmaster account commands on the server.
+func (c *Console) otherOperator(r *http.Request, s *session) error {
+	if !strings.HasPrefix(r.URL.Path, Prefix+"account/") {
+		return nil
+	}
+	login := r.PostFormValue("login")
+	id, err := c.d.Sys.DB().LoginID(login)
+	if err != nil || id == s.id {
+		return nil // no such account: the action says so itself
+	}
+	switch op, err := IsOperator(c.d.Sys.DB(), id); {
+	case err != nil:
+		return err
+	case op:
+		return fmt.Errorf("%q is an operator: the console changes no operator's account but your own; use the honmaster account commands on the server", login)
+	}
+	return nil
 }
 
 // auditWriter keeps the status of an action's answer for its line of the

@@ -32,6 +32,15 @@ func checkForm(r *http.Request) error {
 			return fmt.Errorf("the field %q was given %d times; give each field once (nothing was changed)", k, n)
 		}
 	}
+	// A file given more than once: the handler reads the first (FormFile),
+	// the trail listed every one.
+	if r.MultipartForm != nil {
+		for _, k := range slices.Sorted(maps.Keys(r.MultipartForm.File)) {
+			if n := len(r.MultipartForm.File[k]); n > 1 {
+				return fmt.Errorf("the file field %q was given %d times; give one file (nothing was changed)", k, n)
+			}
+		}
+	}
 	return nil
 }
 

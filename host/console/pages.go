@@ -509,6 +509,10 @@ func (c *Console) grant(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.Upgrades = append(g.Upgrades, strings.Fields(r.PostFormValue("upgrades"))...)
+	if g.Gold == 0 && g.Silver == 0 && g.Tickets == 0 && len(g.Upgrades) == 0 {
+		back(w, r, c.accountURL(loginName), "", errors.New("nothing to grant: give an amount or an upgrade (nothing was changed)"))
+		return
+	}
 	a, err := c.d.Accounts.GrantTo(ctx, loginName, &g)
 	if err != nil {
 		back(w, r, c.accountURL(loginName), "", err)
