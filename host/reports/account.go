@@ -51,14 +51,22 @@ func (p *pages) suspensionData(r *http.Request, a *storage.Account) (any, error)
 		return nil, err
 	}
 	now := consolepage.Now(r)
-	return suspensionData{Standing: StandingText(m, now), DirectSuspID: a.SuspID, Suspended: a.SuspID != 0 || m.Suspended(now),
+	text := StandingText(m, now)
+	if fm, err := familyModeration(p.sys.DB(), a, m, now); err != nil {
+		return nil, err
+	} else if !m.Suspended(now) && fm.Suspended(now) {
+		// Lifted where it was given (the other account's page).
+		text += "; suspended as another account of the player's is: " + fm.StandingAt(now)
+	}
+	return suspensionData{Standing: text, DirectSuspID: a.SuspID, Suspended: a.SuspID != 0 || m.Suspended(now),
 		Reasons: ReasonOptions(), MaxDays: MaxResolveDays}, nil
 }
 
 // accountSuspended is the area's area.Live.Suspended: a timed suspension
-// in the moderation state, running at now.
+// of the account, or of another account of its family
+// (familyModeration), running at now.
 func accountSuspended(db *storage.DB, a *storage.Account, now time.Time) (bool, error) {
-	m, err := ModerationOf(db, a.ID)
+	m, err := accountModeration(db, a, now)
 	if err != nil {
 		return false, err
 	}
@@ -68,11 +76,21 @@ func accountSuspended(db *storage.DB, a *storage.Account, now time.Time) (bool, 
 // sessionFields is the area's area.Live.SessionFields: SessionHook's
 // susp_id for a login at now.
 func sessionFields(db *storage.DB, a *storage.Account, now time.Time) (login.RecordFields, error) {
-	m, err := ModerationOf(db, a.ID)
+	m, err := accountModeration(db, a, now)
 	if err != nil {
 		return login.RecordFields{}, err
 	}
 	return m.LoginFields(a.Standing, now), nil
+}
+
+// accountModeration is the moderation state that holds for account a at
+// now (familyModeration).
+func accountModeration(db *storage.DB, a *storage.Account, now time.Time) (Moderation, error) {
+	m, err := ModerationOf(db, a.ID)
+	if err != nil {
+		return Moderation{}, err
+	}
+	return familyModeration(db, a, m, now)
 }
 
 // suspend suspends an account (suspend=1: days, reason, note) with

@@ -209,7 +209,7 @@ func (a *Area) Submit(ctx context.Context, reporter Account, drafts []Draft) ([]
 // ReportingStatus implements Backend: one change in the account's actor,
 // which clears a pending popup.
 func (a *Area) ReportingStatus(ctx context.Context, id storage.AccountID) (Moderation, error) {
-	res, err := actors.Apply(ctx, a.d.Sys, id, statusChange{}.apply)
+	res, err := actors.Apply(ctx, a.d.Sys, id, statusChange{now: a.d.Now()}.apply)
 	if err != nil {
 		return Moderation{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -350,11 +350,12 @@ func seqOfReporteeKey(key string) (uint32, error) {
 	return uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3]), nil
 }
 
-// statusChange answers the account's moderation state and clears a
-// pending popup, so it shows once.
-type statusChange struct{}
+// statusChange answers the moderation state that holds for the account at
+// now (familyModeration) and clears its own pending popup, so it shows
+// once.
+type statusChange struct{ now time.Time }
 
-func (statusChange) apply(tx *actors.Tx) (Moderation, error) {
+func (c statusChange) apply(tx *actors.Tx) (Moderation, error) {
 	m, err := getOr(moderationRecords, tx.DB(), tx.ID(), "")
 	if err != nil {
 		return Moderation{}, err
@@ -365,7 +366,39 @@ func (statusChange) apply(tx *actors.Tx) (Moderation, error) {
 			return Moderation{}, err
 		}
 	}
-	return *m, nil
+	return familyModeration(tx.DB(), tx.View(), *m, c.now)
+}
+
+// familyModeration is the moderation state that holds for account a, whose
+// own is own, at now: a suspension is the player's, so while a is not
+// suspended itself, the running suspension of another account of its
+// family (its main account, or another sub-account of it) holds for it
+// too, shown as that account's (its popup already shown: it is that
+// account's to clear). Sub-accounts are one player's other nicknames (the
+// reports area takes them for oneself, SameOwner); before, a suspended
+// player logged in on a sub-account with susp_id 0 and a normal status.
+func familyModeration(db *storage.DB, a *storage.Account, own Moderation, now time.Time) (Moderation, error) {
+	if own.Suspended(now) {
+		return own, nil
+	}
+	subs, err := db.SubAccounts(a.SuperID)
+	if err != nil {
+		return Moderation{}, err
+	}
+	for _, id := range append([]storage.AccountID{a.SuperID}, subs...) {
+		if id == a.ID {
+			continue
+		}
+		m, err := ModerationOf(db, id)
+		if err != nil {
+			return Moderation{}, err
+		}
+		if m.Suspended(now) {
+			m.PopupPending = false
+			return m, nil
+		}
+	}
+	return own, nil
 }
 
 // SessionHook is the login service's hook for this area: in the commit
@@ -394,7 +427,11 @@ func SessionHook(tx *actors.Tx, c login.ClientInfo, now time.Time) (login.Record
 	if err != nil {
 		return login.RecordFields{}, err
 	}
-	return m.LoginFields(tx.View().Standing, now), nil
+	fm, err := familyModeration(db, tx.View(), *m, now)
+	if err != nil {
+		return login.RecordFields{}, err
+	}
+	return fm.LoginFields(tx.View().Standing, now), nil
 }
 
 // LoginFields is what the login record shows of m for an account of
