@@ -36,6 +36,9 @@ var (
 	// ErrBadNickname rejects a nickname that is too long, is not UTF-8
 	// or holds control or invisible characters.
 	ErrBadNickname = errors.New("accounts: bad nickname")
+	// ErrNicknameTaken refuses a new account whose login, its nickname, is
+	// another account's nickname.
+	ErrNicknameTaken = errors.New("accounts: the login is another account's nickname")
 	// ErrBadGrant rejects a grant that would make a balance negative or
 	// overflow, or names a malformed upgrade; the detail.Error of this
 	// kind says which.
@@ -101,6 +104,7 @@ const MaxPasswordRunes = 128
 // Create makes an account: it derives the SRP verifier (the password itself
 // is never stored) and has the registry write the record.
 func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error) {
+	defaulted := c.Nickname == ""
 	if err := s.complete(&c); err != nil {
 		return nil, err
 	}
@@ -120,6 +124,20 @@ func (s *Service) Create(ctx context.Context, c Create) (*storage.Account, error
 	sk := login.Skeleton(c.Login)
 	if _, err := s.Sys.DB().LoginSkeletonID(sk); err == nil { // early; the commit checks again
 		return nil, login.ErrLoginLookalike
+	}
+	if defaulted {
+		// The nickname is the login (every registration): it must not be
+		// another player's nickname (an imported or operator-set one),
+		// which the newcomer would then show as, and which reports and
+		// match history, finding two players, would refuse to pick.
+		// Case-insensitively, as the nickname index finds nicknames; a
+		// nickname given on purpose (import, --nickname) may be shared.
+		switch ids, err := s.Sys.DB().NicknameAccounts(c.Nickname); {
+		case err != nil:
+			return nil, err
+		case len(ids) > 0:
+			return nil, fmt.Errorf("%w: %q", ErrNicknameTaken, c.Nickname)
+		}
 	}
 	if err := s.ensureSkeletons(ctx); err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 // RuleMessage words the rule a new account broke, for a player (the
 // registration page) or an operator (account create): "" when err is not
 // one of ErrBadLogin (and the look-alike rules of package login it wraps),
-// login.ErrLoginLookalike, ErrBadPassword, ErrBadEmail, ErrBadNickname. The errors' own texts
+// login.ErrLoginLookalike, ErrNicknameTaken, ErrBadPassword, ErrBadEmail, ErrBadNickname. The errors' own texts
 // carry this package's name, for logs.
 func RuleMessage(err error) string {
 	switch {
@@ -22,6 +22,8 @@ func RuleMessage(err error) string {
 		return "a login must not mix letters of different scripts (such as Latin and Cyrillic) or digits of different numbering systems"
 	case errors.Is(err, login.ErrLoginLookalike):
 		return "a login that looks the same already exists (logins that differ only in case, accents or look-alike letters count as the same)"
+	case errors.Is(err, ErrNicknameTaken):
+		return "that name is already another player's nickname; choose another login"
 	case errors.Is(err, ErrBadLogin):
 		return fmt.Sprintf("a login is 1 to %d letters, digits, '_' or '-'", login.MaxLoginLength)
 	case errors.Is(err, ErrBadPassword):

@@ -55,6 +55,7 @@ var registerErrors = []struct {
 	{errRegisterRate, fasthttp.StatusTooManyRequests, "too many registrations from your address; try again later"},
 	{actors.ErrLoginTaken, fasthttp.StatusConflict, ""},
 	{login.ErrLoginLookalike, fasthttp.StatusConflict, ""},
+	{accounts.ErrNicknameTaken, fasthttp.StatusConflict, ""},
 	{accounts.ErrBadLogin, fasthttp.StatusBadRequest, ""},
 	{accounts.ErrBadPassword, fasthttp.StatusBadRequest, ""},
 	{accounts.ErrBadEmail, fasthttp.StatusBadRequest, ""},
