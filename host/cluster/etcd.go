@@ -144,6 +144,10 @@ func (m *etcdMembership) serving() error { return nil }
 // they see.
 func (m *etcdMembership) mostPeerMembers() int { return 0 }
 
+// majority implements membership: etcd's own quorum decides membership (a
+// node cut off from it loses its lease and leaves).
+func (m *etcdMembership) majority() int { return 0 }
+
 // stop deregisters this member (the others drop it at once, not at its
 // lease's expiry) and stops the pause watch. cluster.Cluster.Shutdown only
 // calls the provider on a graceful shutdown, which also waits seconds for

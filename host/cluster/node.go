@@ -123,6 +123,10 @@ type membership interface {
 	// mostPeerMembers is the most members a peer that answers lists (0:
 	// unknown): while this node sees fewer, it is unhealthy.
 	mostPeerMembers() int
+	// majority is how many members, this node included, a node must see
+	// to be healthy (0: no such bound): fewer, it may be the cut-off side
+	// of a split, whose accounts the others serve.
+	majority() int
 }
 
 // Node is this process's membership in the cluster.
@@ -376,7 +380,10 @@ func (n *Node) Members() []Member {
 }
 
 // Health is nil while this node is a member of the cluster (it sees
-// itself in the topology), serves (see Config.SelfFence), and sees as many
+// itself in the topology), serves (see Config.SelfFence), sees a majority
+// of the cluster's nodes (of three or more, with the static provider: a
+// node cut off from the others, which the load balancer may still reach,
+// would serve every account as its home beside them), and sees as many
 // members as every peer that answers its probes; else it says why not,
 // for /healthz. A node that sees fewer members than a peer has dropped a
 // node the others still list (its view split from theirs): that node
@@ -392,6 +399,10 @@ func (n *Node) Health() error {
 	ms := n.Members()
 	if !slices.ContainsFunc(ms, func(m Member) bool { return m.Self }) {
 		return fmt.Errorf("not yet a member of cluster %q", n.cfg.Name)
+	}
+	if q := n.prov.majority(); len(ms) < q {
+		return fmt.Errorf("this node sees %d members of cluster %q, fewer than a majority of its nodes (%d): it may be cut off from the others, which serve its accounts",
+			len(ms), n.cfg.Name, q)
 	}
 	if most := n.prov.mostPeerMembers(); most > len(ms) {
 		return fmt.Errorf("this node sees %d members of cluster %q and a peer sees %d: their views differ until the node they disagree on comes back",

@@ -287,3 +287,34 @@ func TestAGracefulStopHandsItsAccountsOver(t *testing.T) {
 		t.Errorf("a request through a node that stays, during another's graceful stop: %v", err)
 	}
 }
+
+// TestANodeCutOffFromItsPeersIsUnhealthy: a node of three cut off from
+// both others (the cluster network failed; the load balancer may still
+// reach it) drops them and sees itself alone; no peer answers, so none
+// tells it it was dropped, and /healthz said 200 while it served every
+// account as its home beside the two that still see each other. Now a
+// node that sees fewer than a majority of the cluster's nodes is
+// unhealthy; the two, a majority, stay healthy. (From a review of the
+// cluster code; failed before.)
+func TestANodeCutOffFromItsPeersIsUnhealthy(t *testing.T) {
+	db := memDB(t)
+	nodes := startNodesWith(t, db, probeTimeout(300*time.Millisecond), "a", "b", "c")
+	waitMembers(t, nodes, 3)
+	x, rest := nodes[2], nodes[:2]
+	staticOf(x).mute.Store(true)
+	staticOf(x).deaf.Store(true)
+	waitMembers(t, rest, 2)
+	waitMembers(t, []*testNode{x}, 1)
+	if err := x.n.Health(); err == nil || !strings.Contains(err.Error(), "fewer than a majority") {
+		t.Errorf("the node cut off: health %v, want fewer than a majority", err)
+	}
+	for _, tn := range rest {
+		// Each of the two may still be confirming its fence or the
+		// others' view for a round: wait for it, a minute at most.
+		for deadline := time.Now().Add(time.Minute); tn.n.Health() != nil; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s, of the majority: %v", tn.name, tn.n.Health())
+			}
+		}
+	}
+}

@@ -51,6 +51,9 @@ type staticProvider struct {
 	// mute, in tests, makes the member actor ignore probes (the node looks
 	// dead to its peers while it runs on).
 	mute atomic.Bool
+	// deaf, in tests, makes this node's probes reach no peer (with mute:
+	// the node is cut off both ways).
+	deaf atomic.Bool
 	// started is set once StartMember set c (a link's Ping may come
 	// before).
 	started atomic.Bool
@@ -172,6 +175,21 @@ func (p *staticProvider) serving() error { return p.fence.check() }
 
 // mostPeerMembers implements membership.
 func (p *staticProvider) mostPeerMembers() int { return int(p.peerMembers.Load()) }
+
+// majority implements membership: of three or more nodes (this node and
+// its distinct peers, a peer address that turned out to be this node's
+// own not counted), more than half; 0 with fewer, where no side of a cut
+// can tell a dead peer from a cut link without a witness, and each serves.
+func (p *staticProvider) majority() int {
+	p.mu.Lock()
+	own := len(p.selfPeer)
+	p.mu.Unlock()
+	n := len(slices.Compact(slices.Sorted(slices.Values(p.cfg.Peers)))) - own + 1
+	if n < 3 {
+		return 0
+	}
+	return n/2 + 1
+}
 
 // StartMember implements cluster.ClusterProvider.
 func (p *staticProvider) StartMember(c *cluster.Cluster) error {
@@ -317,7 +335,10 @@ func (p *staticProvider) round() bool {
 	answers := make(chan answer, len(p.cfg.Peers))
 	for _, peer := range p.cfg.Peers {
 		go func() {
-			pong := p.probe(peer, start.Add(p.cfg.ProbeTimeout))
+			var pong *clusterpb.Pong
+			if !p.deaf.Load() {
+				pong = p.probe(peer, start.Add(p.cfg.ProbeTimeout))
+			}
 			if pong == nil || pong.GetCluster() != p.cfg.Name || pong.GetMemberId() == "" {
 				pong = nil
 			}
