@@ -188,6 +188,14 @@ func putGuides(g *actors.GlobalTx, gs []Guide, onlyNew bool) (ImportResult, erro
 		if stored != nil && onlyNew {
 			continue
 		}
+		if stored != nil && stored.Hero != gs[i].Hero {
+			// Players' votes and their default and favourite marks are
+			// records of the gid: moved to another hero, the new guide
+			// would start with the old one's ratings and a voter's thumb.
+			return res, &ImportError{Guide: fmt.Sprintf("gid %d (%q)", gs[i].Gid, gs[i].Name),
+				Problem: fmt.Sprintf("the stored guide of this gid is for %s, not %s: a re-import cannot move a gid to another hero (its votes are for that guide); give the new guide another gid",
+					stored.Hero, gs[i].Hero)}
+		}
 		merged := Merge(stored, gs[i])
 		if err := guideKS.Put(g, gidKey(merged.Gid), guideToPB(&merged)); err != nil {
 			return res, err
