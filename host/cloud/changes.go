@@ -35,8 +35,12 @@ type storeObject struct {
 	quota Quota
 }
 
-// Quota bounds what one account stores: buckets, and bytes over all of them
-// (as stored). Zero fields are no limit.
+// Quota bounds what one account stores: buckets, and bytes over all of them.
+// Zero fields are no limit. An upload fits when the other buckets' records
+// as stored plus the upload's archive bytes are within Bytes: its own
+// record's header (under 300 bytes) is not counted, so that an archive of
+// cloud.max_upload always fits a quota of that size.
+
 type Quota struct {
 	Buckets int
 	Bytes   int64

@@ -15,6 +15,7 @@ import (
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/cloudcfg"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
@@ -289,7 +290,8 @@ func (a *Area) store(ctx context.Context, c call[storeRequest]) (*resultReply, e
 	if err := a.checkUpload(req.Archive.Data); err != nil {
 		return nil, err
 	}
-	if err := a.spendAddress(limit.AddrKey(c.addr), len(req.Archive.Data)); err != nil {
+	addr := limit.AddrKey(c.addr)
+	if err := a.spendAddress(addr, len(req.Archive.Data)); err != nil {
 		return nil, err
 	}
 	obj := &Archive{
@@ -300,9 +302,25 @@ func (a *Area) store(ctx context.Context, c call[storeRequest]) (*resultReply, e
 		Data:       req.Archive.Data, // owned by the request, stored unchanged
 	}
 	if _, err := a.d.Sys.Apply(ctx, sess.AccountID, &storeObject{obj: obj, quota: a.d.Quota}); err != nil {
+		if !failure.Uncertain(err) {
+			// Refused before anything was stored (the account's quota,
+			// a full disk, a busy actor): the address's budget is for
+			// what its clients store, and a player whose buckets are
+			// full, auto-uploading, would spend it for everyone at the
+			// address (a cafe). An upload of unknown outcome keeps it
+			// spent.
+			a.refundAddress(addr, len(req.Archive.Data))
+		}
 		return nil, err
 	}
 	return &resultReply{Success: true}, nil
+}
+
+// refundAddress gives back what spendAddress spent for n bytes.
+func (a *Area) refundAddress(ip string, n int) {
+	if a.byAddress != nil {
+		a.byAddress.RefundN(ip, (n+addressUnit-1)/addressUnit)
+	}
 }
 
 func (a *Area) retrieve(_ context.Context, c call[bucketRequest]) (server.Response, error) {

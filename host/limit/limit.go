@@ -229,6 +229,26 @@ func (k *Keyed) Refund(key string) {
 	b.tokens = min(b.tokens+1, float64(k.rate.Burst))
 }
 
+// RefundN gives back n tokens that AllowN spent, up to Burst: the request
+// they were spent for was refused before it did anything (see Refund).
+func (k *Keyed) RefundN(key string, n int) {
+	if k == nil || n <= 0 {
+		return
+	}
+	now := k.now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.off() {
+		return
+	}
+	b, found := k.m[key]
+	if !found {
+		return
+	}
+	k.refill(b, now)
+	b.tokens = min(b.tokens+float64(n), float64(k.rate.Burst))
+}
+
 // AllowN spends n tokens of key when n are left, and none otherwise (a
 // request that does not fit costs nothing): one lock for a request that
 // costs several units, such as a cloud upload counted in KiB. When it did

@@ -235,3 +235,23 @@ func TestSetDefaultMaxKeys(t *testing.T) {
 		t.Errorf("%d keys kept, want at most 1000", n)
 	}
 }
+
+// RefundN gives back what AllowN spent, never past the burst.
+func TestRefundN(t *testing.T) {
+	now := time.Unix(0, 0)
+	k := New(Rate{Burst: 10, Every: time.Hour}, 0, func() time.Time { return now })
+	if ok, _ := k.AllowN("a", 8); !ok {
+		t.Fatal("8 of 10 refused")
+	}
+	if ok, _ := k.AllowN("a", 3); ok {
+		t.Fatal("3 more allowed with 2 left")
+	}
+	k.RefundN("a", 8)
+	if ok, _ := k.AllowN("a", 10); !ok {
+		t.Error("the refunded tokens are not back")
+	}
+	k.RefundN("a", 50)
+	if ok, _ := k.AllowN("a", 11); ok {
+		t.Error("a refund passed the burst")
+	}
+}

@@ -1,0 +1,40 @@
+package cloud_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/honmaster/masterserver/config"
+	"github.com/honmaster/masterserver/host/cloud"
+)
+
+// An upload the account's own quota refused still spent its address's
+// byte budget: a player retrying refused uploads (auto-upload with full
+// buckets) locked every other account behind the address (a cafe) out of
+// storing, though nothing was stored. A refused upload gives its bytes
+// back. (From a review of the area; failed before.)
+func TestARefusedUploadSpendsNothingOfTheAddress(t *testing.T) {
+	cfg := noisyCfg(12 << 10)
+	archive := zipOf(t, [2]string{"cloud.cfg", cfg})
+	kib := (len(archive) + 1023) / 1024
+	ts := start(t, func(c *config.Config) {
+		c.Cloud.MaxUpload = config.ByteSize(kib) * config.KiB
+		c.Limits.CloudBuckets = 1
+		c.Limits.CloudBytesAddress = config.ByteRate{Size: config.ByteSize(3*kib) * config.KiB,
+			Every: config.Duration{Duration: time.Duration(3*kib) * 100 * time.Hour}} // no refill during the test
+	})
+	full := ts.account(t, "Full")
+	checkBody(t, "first bucket", ts.post(t, cloud.PathStore, storeIn(full.Cookie, "one"), zipPart(archive)), storeOK)
+	for _, b := range []string{"two", "three"} {
+		checkBody(t, "refused "+b, ts.post(t, cloud.PathStore, storeIn(full.Cookie, b), zipPart(archive)), failure(cloud.ReasonTooManyBuckets))
+	}
+	// One archive stored from the address of a budget of three: room for
+	// two more.
+	for _, n := range []string{"Neighbour", "Another"} {
+		other := ts.account(t, n)
+		checkBody(t, n, ts.post(t, cloud.PathStore, storeIn(other.Cookie, cloud.DefaultBucket), zipPart(archive)), storeOK)
+	}
+	// And the budget still holds.
+	last := ts.account(t, "Last")
+	checkBody(t, "past the budget", ts.post(t, cloud.PathStore, storeIn(last.Cookie, cloud.DefaultBucket), zipPart(archive)), failure(cloud.ReasonAddressQuota))
+}
