@@ -500,27 +500,49 @@ func (c *Console) auth(h http.Handler) http.Handler {
 	})
 }
 
-// otherOperator refuses an action on an account (a POST under
-// /console/account/, the areas' included) whose account holds the
-// operator role and is not the signed-in operator's own: one operator
-// could otherwise reset another's password and sign in as them (every
-// later action audited under their name), suspend them, or give their
-// account a sub-account that switches into it. Operators' accounts are
-// changed with the honmaster account commands on the server.
+// otherOperator applies guardAccount to the account an action under
+// /console/account/ names by its "login" field (the areas' included).
 func (c *Console) otherOperator(r *http.Request, s *session) error {
 	if !strings.HasPrefix(r.URL.Path, Prefix+"account/") {
 		return nil
 	}
-	login := r.PostFormValue("login")
-	id, err := c.d.Sys.DB().LoginID(login)
-	if err != nil || id == s.id {
+	id, err := c.d.Sys.DB().LoginID(r.PostFormValue("login"))
+	if err != nil {
 		return nil // no such account: the action says so itself
 	}
-	switch op, err := IsOperator(c.d.Sys.DB(), id); {
-	case err != nil:
+	return c.guardAccount(s, id)
+}
+
+// guardAccount refuses an action of operator s on account id when id is
+// an account of another operator's family: an account of a main account
+// (itself or one of its sub-accounts) that holds the operator role, not
+// the signed-in operator's own family. One operator could otherwise reset
+// another's password and sign in as them (every later action audited
+// under their name), suspend them (a suspension holds for the whole
+// family, console sign-in included), reset the password of one of their
+// sub-accounts and switch from it into theirs, or give them a sub-account
+// that switches in. Operators' accounts are changed with the honmaster
+// commands on the server.
+func (c *Console) guardAccount(s *session, id storage.AccountID) error {
+	db := c.d.Sys.DB()
+	a, err := db.AccountProfile(id)
+	if err != nil {
+		return nil // no such account: the action says so itself
+	}
+	if me, err := db.AccountProfile(s.id); err == nil && me.SuperID == a.SuperID {
+		return nil
+	}
+	subs, err := db.SubAccounts(a.SuperID)
+	if err != nil {
 		return err
-	case op:
-		return fmt.Errorf("%q is an operator: the console changes no operator's account but your own; use the honmaster account commands on the server", login)
+	}
+	for _, m := range append([]storage.AccountID{a.SuperID}, subs...) {
+		switch op, err := IsOperator(db, m); {
+		case err != nil:
+			return err
+		case op:
+			return fmt.Errorf("%q is an account of an operator (or of their main account): the console changes no operator's accounts but your own; use the honmaster commands on the server", a.Login)
+		}
 	}
 	return nil
 }
@@ -594,6 +616,9 @@ func (p pageRenderer) Render(w http.ResponseWriter, r *http.Request, title strin
 func (p pageRenderer) CSRF() string     { return p.s.csrf }
 func (p pageRenderer) Operator() string { return p.s.login }
 func (p pageRenderer) Now() time.Time   { return p.c.d.Now() }
+
+// Guard implements consolepage.Guard.
+func (p pageRenderer) Guard(id storage.AccountID) error { return p.c.guardAccount(p.s, id) }
 
 // view is what every page template gets.
 type view struct {

@@ -36,7 +36,12 @@ const pageTimeout = 10 * time.Second
 // operatorError words err for the operator: a sentence, without package
 // prefixes or the storage's internals.
 func operatorError(err error) string {
+	var partial *login.PartialReset
 	switch {
+	case errors.As(err, &partial):
+		// The reset happened: never worded by the failure after it.
+		return fmt.Sprintf("the password was reset and %d game sessions ended, but ending those of the other accounts of its main account failed (%s): reset it again to end them",
+			partial.Ended, operatorError(partial.Err))
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, actors.ErrNoAccount):
 		return "no such account"
 	case errors.Is(err, accounts.ErrBadGrant):
@@ -565,13 +570,19 @@ func (c *Console) resetPassword(w http.ResponseWriter, r *http.Request) {
 		// account (which may switch into it): a reset is often for a
 		// stolen password.
 		var n int
-		if n, err = c.d.Login.ResetPassword(ctx, id, cred); err == nil {
+		var partial *login.PartialReset
+		switch n, err = c.d.Login.ResetPassword(ctx, id, cred); {
+		case err == nil:
 			notice = fmt.Sprintf("password reset; %d game sessions ended", n)
+		case errors.As(err, &partial):
+			// Applied: said as done (and audited so), with what is left.
+			notice = "password reset; " + strings.TrimPrefix(operatorError(partial), "the password was reset and ")
+			err = nil
 		}
 	} else {
 		_, err = c.d.Sys.Apply(ctx, id, setVerifier{cred})
 	}
-	if err == nil || errors.Is(err, login.ErrPasswordReset) {
+	if err == nil {
 		// The account's console sessions end (standing.go), except the
 		// one that reset its own password.
 		if s, _ := r.Context().Value(ctxKey{}).(*session); s != nil && s.id == id {

@@ -14,6 +14,7 @@ import (
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/console"
 	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/plugins/reports/reportsapi"
 )
 
 // These tests come from a review of the console (each failed before its
@@ -46,7 +47,7 @@ func TestTheConsoleDoesNotActOnAnotherOperator(t *testing.T) {
 		tc.form.Set("csrf", tok)
 		tc.form.Set("login", "admin2")
 		_, page := post(t, c, e.srv.URL+"/console/account/"+tc.path, tc.form)
-		if !strings.Contains(page, "is an operator") {
+		if !strings.Contains(page, "is an account of an operator") {
 			t.Errorf("%s on another operator's account: not refused:\n%s", tc.path, page)
 		}
 	}
@@ -59,7 +60,7 @@ func TestTheConsoleDoesNotActOnAnotherOperator(t *testing.T) {
 	if _, err := e.sys.DB().LoginID("admin2alt"); err == nil {
 		t.Error("a sub-account was made under another operator's account")
 	}
-	if !strings.Contains(log.String(), `outcome="failed: \"admin2\" is an operator`) {
+	if !strings.Contains(log.String(), `outcome="failed: \"admin2\" is an account of an operator`) {
 		t.Errorf("the refusals are not in the audit trail as failed:\n%s", log.String())
 	}
 	// One's own account stays one's own to change.
@@ -140,5 +141,55 @@ func TestAConsoleResetLeavesTheThiefNoWayBack(t *testing.T) {
 	m1, _ := cl.Proof(pre.Salt, pre.Salt2, pre.B)
 	if _, err := e.login.SRPAuth(ctx, "player", m1, "192.0.2.1", ""); err == nil {
 		t.Error("after the reset, the old password opened a session (handshake begun before it)")
+	}
+}
+
+// The guard checked the account a form named only: another operator could
+// suspend an operator's sub-account (a suspension holds for the whole
+// family, console sign-in included), reset its password and switch from
+// it into the operator's account, or suspend the operator through a
+// report's verdict (a path outside /console/account/). Each is refused
+// now. (From a second review; each failed before.)
+func TestTheConsoleDoesNotActOnAnotherOperatorsFamily(t *testing.T) {
+	e := newEnv(t, console.Deps{})
+	ctx := t.Context()
+	if _, err := e.acc.Create(ctx, accounts.Create{Login: "admin2", Password: "admin2-pw"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := console.SetOperator(ctx, e.sys, "admin2", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.acc.Create(ctx, accounts.Create{Login: "admin2alt", Password: "alt-pw", Parent: "admin2"}); err != nil {
+		t.Fatal(err)
+	}
+	c, tok := e.adminAt(t, "/console/account?login=admin2alt")
+	const refused = "is an account of an operator"
+	for _, tc := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/console/account/suspend", url.Values{"login": {"admin2alt"}, "suspend": {"1"}, "days": {"30"}, "reason": {"afk"}}},
+		{"/console/account/password", url.Values{"login": {"admin2alt"}, "password": {"chosen-by-admin"}}},
+	} {
+		tc.form.Set("csrf", tok)
+		if _, page := post(t, c, e.srv.URL+tc.path, tc.form); !strings.Contains(page, refused) {
+			t.Errorf("%s on another operator's sub-account: not refused", tc.path)
+		}
+	}
+	r := e.fileReport(t, "player", "admin2", reportsapi.ReasonChatAbuse, "x")
+	if _, page := post(t, c, e.srv.URL+"/console/report/resolve", url.Values{"csrf": {tok}, "id": {r.String()}, "action": {"suspend"}, "days": {"30"}}); !strings.Contains(page, refused) {
+		t.Error("a report's suspension of another operator: not refused")
+	}
+	if status, _ := e.signIn(t, client(t), "admin2", "admin2-pw"); status != http.StatusOK {
+		t.Errorf("admin2's sign-in after the refusals: %d", status)
+	}
+	// A report against another operator can still be dismissed, and one
+	// against a player resolved.
+	if _, page := post(t, c, e.srv.URL+"/console/report/resolve", url.Values{"csrf": {tok}, "id": {r.String()}, "action": {"dismiss"}}); strings.Contains(page, refused) {
+		t.Error("dismissing a report against an operator was refused")
+	}
+	r2 := e.fileReport(t, "admin2", "player", reportsapi.ReasonChatAbuse, "y")
+	if _, page := post(t, c, e.srv.URL+"/console/report/resolve", url.Values{"csrf": {tok}, "id": {r2.String()}, "action": {"warn"}}); strings.Contains(page, refused) || !strings.Contains(page, "warn") {
+		t.Errorf("a warning of a player: %s", page)
 	}
 }

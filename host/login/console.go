@@ -65,10 +65,29 @@ func (s *Service) ResetPassword(ctx context.Context, id storage.AccountID, cred 
 		}
 	}
 	if err != nil {
-		return ended, fmt.Errorf("%w and %d game sessions ended, but ending those of the other accounts of its main account failed: %w", ErrPasswordReset, ended, err)
+		return ended, &PartialReset{Ended: ended, Err: err}
 	}
 	return ended, nil
 }
+
+// PartialReset is ResetPassword's error when the password was reset (and
+// Ended game sessions ended) but ending the sessions of the main account's
+// other accounts failed with Err: the reset happened, and running it
+// again ends the rest. It matches ErrPasswordReset.
+type PartialReset struct {
+	Ended int
+	Err   error
+}
+
+func (e *PartialReset) Error() string {
+	return fmt.Sprintf("the password was reset and %d game sessions ended, but ending those of the other accounts of its main account failed: %v", e.Ended, e.Err)
+}
+
+// Is makes a PartialReset match ErrPasswordReset.
+func (e *PartialReset) Is(target error) bool { return target == ErrPasswordReset }
+
+// Unwrap is the failure.
+func (e *PartialReset) Unwrap() error { return e.Err }
 
 // ErrPasswordReset matches ResetPassword's error when the password was
 // reset all the same.

@@ -290,6 +290,16 @@ func (p *pages) resolve(w http.ResponseWriter, r *http.Request) {
 		consolepage.Back(w, r, to, "", formError(err))
 		return
 	}
+	if ra.Action != rules.ActionDismiss {
+		// A warning or suspension changes the reportee's account: not one
+		// of another operator's (consolepage.Guard).
+		if rp, err := Load(p.sys.DB(), ra.ID); err == nil {
+			if err := consolepage.Guard(r, rp.Reportee.ID); err != nil {
+				consolepage.Back(w, r, to, "", err)
+				return
+			}
+		}
+	}
 	now := p.now()
 	rp, m, err := Resolve(ctx, p.sys, ra, consolepage.Operator(r), now)
 	if err != nil {

@@ -136,6 +136,22 @@ func Now(r *http.Request) time.Time {
 	return time.Now()
 }
 
+// Guard refuses (with a sentence for the operator) an action of a page
+// request on account id when the console acts on no such account: one of
+// another operator's accounts (see the console's guard). A page that acts
+// on an account it names otherwise than by a "login" form field under
+// /console/account/ (those the console checks itself), such as a report's
+// reportee, calls it before it changes anything. Outside a console
+// request it refuses nothing.
+func Guard(r *http.Request, id storage.AccountID) error {
+	if g, ok := r.Context().Value(ctxKey{}).(interface {
+		Guard(storage.AccountID) error
+	}); ok {
+		return g.Guard(id)
+	}
+	return nil
+}
+
 // Operator returns the login of the signed-in operator of a page request.
 func Operator(r *http.Request) string {
 	if rd, ok := r.Context().Value(ctxKey{}).(Renderer); ok {
