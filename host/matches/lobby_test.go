@@ -298,3 +298,40 @@ func TestARevokedHostHasNoServerOnline(t *testing.T) {
 		t.Errorf("servers list after the role was taken away:\n%s", out)
 	}
 }
+
+// A heartbeat without a c_state (or with one that is not a number) read
+// as asleep and ended the live match: a player who joined mid-match went
+// to the next lobby. Only a well-formed state moves the match. (From a
+// second review; failed before.)
+func TestAHeartbeatWithoutAStateDoesNotEndTheMatch(t *testing.T) {
+	s := clitest.Start(t, nil)
+	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+	f := &fixture{Server: s, t: t}
+	ps := f.loginPlayers(t, []string{"d0", "d1", "d2"}, nil)
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	beat := func(v url.Values) {
+		t.Helper()
+		v.Set("session", sess)
+		if code, _, body := f.call(sr, "set_online", v); code != 200 {
+			t.Fatalf("set_online: %d %s", code, body)
+		}
+	}
+	beat(url.Values{"c_state": {"1"}})
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}}), "match_id")
+	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}})
+	beat(url.Values{"c_state": {"3"}, "num_conn": {"1"}})
+	beat(url.Values{"num_conn": {"2"}})                   // no c_state
+	beat(url.Values{"c_state": {"x"}, "num_conn": {"2"}}) // not a number
+	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[1].cookie}})
+	beat(url.Values{"c_state": {"0"}}) // asleep, well formed: the match is over
+	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[2].cookie}})
+	n, _ := strconv.ParseUint(mid, 10, 32)
+	m, _, err := matches.LoadMatch(f.Runtime.App.DB, uint32(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Participants) != 2 {
+		t.Errorf("the live match has %d participants (%v); want 2 (d1 joined mid-match, d2 after it ended)", len(m.Participants), m.Participants)
+	}
+}

@@ -558,7 +558,7 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 	a.touch(s.Id, now)
 	// A heartbeat that moves the server's match on is written at once,
 	// past the rate (at most two per start_game, which has its own).
-	match, live := matchAfter(s, state)
+	match, live := matchAfter(s, state, stateGiven(req.State))
 	turn := match != s.CurrentMatch || live != s.MatchLive
 	if !turn && state == s.State && players == s.Players && mp == s.Map &&
 		now.Sub(time.Unix(s.Heard, 0)) < a.set.HeartbeatTimeout.Duration/3 {
@@ -577,7 +577,7 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 			return struct{}{}, errNoSession // replaced or shut down meanwhile
 		}
 		cur.State, cur.Players, cur.Map, cur.Heard = state, players, mp, now.Unix()
-		cur.CurrentMatch, cur.MatchLive = matchAfter(cur, state)
+		cur.CurrentMatch, cur.MatchLive = matchAfter(cur, state, stateGiven(req.State))
 		return struct{}{}, servers.Put(tx, storage.KeyUint32(s.Id), cur)
 	})
 	if err != nil {
@@ -585,6 +585,10 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 	}
 	return emptyOK(), nil
 }
+
+// stateGiven reports whether a heartbeat's c_state is a whole number 0..3
+// as servers send it.
+func stateGiven(s string) bool { return len(s) == 1 && s[0] >= '0' && s[0] <= '3' }
 
 // Server states (c_state) of heartbeats besides those the lists show.
 const (
@@ -601,10 +605,16 @@ const (
 // match was recorded (it stays on record, and may still be submitted or
 // resubmitted). A heartbeat reporting idle before any reported the match
 // under way leaves it (it may have been sent before start_game).
-func matchAfter(s *pb.Server, state int32) (match uint32, live bool) {
+//
+// Only a well-formed c_state moves the match (given false: the heartbeat
+// had none, or one that is not a whole number, which reads as 0, asleep,
+// and must not end a live match).
+func matchAfter(s *pb.Server, state int32, given bool) (match uint32, live bool) {
 	switch {
 	case s.CurrentMatch == 0:
 		return 0, false
+	case !given:
+		return s.CurrentMatch, s.MatchLive
 	case !s.MatchLive && (state == stateLobby || state == stateInGame):
 		return s.CurrentMatch, true
 	case s.MatchLive && (state == stateIdle || state == stateAsleep):
