@@ -448,11 +448,15 @@ type cancels struct {
 func (c *cancels) add(k forwardKey, cancel context.CancelFunc) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if until, ok := c.early[k]; ok {
+	if _, ok := c.early[k]; ok {
+		// Refused however late it comes: its forwarding node answered it
+		// as of unknown outcome, and a request served here after that, in
+		// a fresh activation its fence does not reach, would make that
+		// answer untrue. (Request ids start at random at every node
+		// start, so a restarted node's requests do not meet its earlier
+		// ones' entries.)
 		delete(c.early, k)
-		if !time.Now().After(until) {
-			return false
-		}
+		return false
 	}
 	if c.running == nil {
 		c.running = map[forwardKey]context.CancelFunc{}
@@ -468,7 +472,9 @@ func (c *cancels) remove(k forwardKey) {
 }
 
 // cancel ends request k: at once when it runs, else when it arrives
-// (within keep).
+// (an entry kept at least keep: one of a request that finished before its
+// cancellation, the usual case, goes when a later cancellation finds it
+// past its time).
 func (c *cancels) cancel(k forwardKey, keep time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -62,7 +62,7 @@ func (g *grain) Receive(ctx actor.Context) {
 		}
 	case *clusterpb.Cancel:
 		// The forwarding node gave up on a request (see Node.Forward).
-		g.n.cancels.cancel(forwardKey{m.GetFromNode(), m.GetRequestId()}, g.n.cfg.RequestTimeout)
+		g.n.cancels.cancel(forwardKey{m.GetFromNode(), m.GetRequestId()}, 10*g.n.cfg.RequestTimeout)
 	case *clusterpb.Forward:
 		sender, root := ctx.Sender(), ctx.ActorSystem().Root
 		if sender == nil {

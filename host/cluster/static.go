@@ -176,15 +176,22 @@ func (p *staticProvider) serving() error { return p.fence.check() }
 // mostPeerMembers implements membership.
 func (p *staticProvider) mostPeerMembers() int { return int(p.peerMembers.Load()) }
 
-// majority implements membership: of three or more nodes (this node and
-// its distinct peers, a peer address that turned out to be this node's
-// own not counted), more than half; 0 with fewer, where no side of a cut
+// majority implements membership: of the nodes this one has known (itself
+// and the peers that have answered its probes since it started), when
+// they are three or more, more than half; else 0, where no side of a cut
 // can tell a dead peer from a cut link without a witness, and each serves.
+// Counting only the peers it has heard lets the first node of a cluster
+// serve alone until the others start (nodes are started one by one, each
+// waited for), while a node that knew the others and lost them fails.
 func (p *staticProvider) majority() int {
 	p.mu.Lock()
-	own := len(p.selfPeer)
+	n := 1
+	for _, st := range p.state {
+		if !st.heard.IsZero() {
+			n++
+		}
+	}
 	p.mu.Unlock()
-	n := len(slices.Compact(slices.Sorted(slices.Values(p.cfg.Peers)))) - own + 1
 	if n < 3 {
 		return 0
 	}
