@@ -360,13 +360,19 @@ func (c statusChange) apply(tx *actors.Tx) (Moderation, error) {
 	if err != nil {
 		return Moderation{}, err
 	}
-	if m.PopupPending {
+	fm, err := familyModeration(tx.DB(), tx.View(), *m, c.now)
+	if err != nil {
+		return Moderation{}, err
+	}
+	if m.PopupPending && fm == *m {
+		// Shown now (not while another account's suspension is what
+		// shows: the account's own popup waits for its own turn).
 		shown := m.Shown()
 		if err := moderationRecords.Put(tx, "", &shown); err != nil {
 			return Moderation{}, err
 		}
 	}
-	return familyModeration(tx.DB(), tx.View(), *m, c.now)
+	return fm, nil
 }
 
 // familyModeration is the moderation state that holds for account a, whose

@@ -86,3 +86,37 @@ func mustAccount(t *testing.T, f *areaFixture, login string) *storage.Account {
 	}
 	return a
 }
+
+// While another account's suspension showed for an account, its own
+// pending popup (a warning) was cleared unseen. It waits until its own
+// standing shows. (From a second review.)
+func TestAnAccountsOwnPopupWaitsForItsTurn(t *testing.T) {
+	f := newAreaFixture(t, "mod", "bad")
+	ctx := context.Background()
+	if _, err := f.accounts.Create(ctx, accounts.Create{Login: "badalt", Password: "pw", Parent: "bad"}); err != nil {
+		t.Fatal(err)
+	}
+	mod := f.logIn("mod")
+	for i, tc := range []struct {
+		who    string
+		action bundled.Action
+		days   int
+	}{{"badalt", bundled.ActionWarn, 10}, {"bad", bundled.ActionSuspend, 1}} {
+		if got := f.report(mod, tc.who, "1"); got != int64(ReportAccepted) {
+			t.Fatal(got)
+		}
+		id, _ := ParseReportID(mod.AccountID + "-" + strconv.Itoa(i+1))
+		if _, _, err := Resolve(ctx, f.area.d.Sys, ResolveArgs{ID: id, Action: tc.action, Days: tc.days}, "mod", f.clk.now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alt := f.logIn("badalt")
+	if a := f.info(alt); boolField(a, "forcePopup") {
+		t.Errorf("badalt during the main account's suspension: %v, want its status without a popup", a)
+	}
+	f.clk.add(25 * time.Hour)
+	a := f.info(alt)
+	if st, _ := a.Int("status"); st != 1 || !boolField(a, "forcePopup") {
+		t.Errorf("badalt after the main account's suspension: %v, want its own warning with its popup", a)
+	}
+}

@@ -212,8 +212,9 @@ func (m Moderation) Suspended(now time.Time) bool {
 //     suspension's later end. A running warning that would end after it
 //     runs on after it (WarnUntil).
 //
-// The standing shows the latest verdict's reason and note, a warning that
-// runs on after a suspension included.
+// The standing shows the reason and note of the verdict that set Standing:
+// a warning that runs on after a suspension shows the suspension's, and
+// has no popup of its own (WarnUntil keeps its end only).
 func (m Moderation) Apply(res Resolution, reason reportsapi.Reason, now time.Time) Moderation {
 	days := time.Duration(res.Days) * 24 * time.Hour
 	st, end := m.effective(now)
