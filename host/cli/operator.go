@@ -267,6 +267,8 @@ func apiError(r *http.Request, login string, err error) (int, string) {
 		return http.StatusInternalServerError, explain(err)
 	case errors.Is(err, actors.ErrLoginTaken):
 		return http.StatusConflict, explain(explainCreate(err, accounts.Create{Login: login}))
+	case errors.Is(err, accounts.ErrNicknameTaken): // a name taken, as a login is
+		return http.StatusConflict, accounts.RuleMessage(err)
 	case errors.Is(err, actors.ErrBadParent): // wraps the parent's not found
 		return http.StatusBadRequest, explain(explainCreate(err, accounts.Create{Parent: r.FormValue("parent")}))
 	case isUnknownAccount(err):
