@@ -175,10 +175,12 @@ func toUpgrade(seq int, u *Upgrade) *pb.Upgrade {
 
 func toSession(s *Session) *pb.Session {
 	return &pb.Session{AccountId: uint32(s.AccountID), SuperId: uint32(s.SuperID), Ip: s.IP,
-		CreatedUnixNano: nanos(s.Created), ExpiresUnixNano: nanos(s.Expires)}
+		CreatedUnixNano: nanos(s.Created), ExpiresUnixNano: nanos(s.Expires),
+		ProofAccount: uint32(s.ProofAccount), ProofSalt: s.ProofSalt}
 }
 
 func fromSession(p *pb.Session, hash [32]byte) *Session {
 	return &Session{Hash: hash, AccountID: AccountID(p.AccountId), SuperID: AccountID(p.SuperId), IP: p.Ip,
-		Created: unixNano(p.CreatedUnixNano), Expires: unixNano(p.ExpiresUnixNano)}
+		Created: unixNano(p.CreatedUnixNano), Expires: unixNano(p.ExpiresUnixNano),
+		ProofAccount: AccountID(p.ProofAccount), ProofSalt: p.ProofSalt}
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"time"
 )
 
@@ -286,21 +287,39 @@ type Session struct {
 	IP        string
 	Created   time.Time
 	Expires   time.Time
+	// ProofAccount is the account whose password was checked to open the
+	// first session of this one's chain (switch_auth passes it on), and
+	// ProofSalt the fingerprint of its salt then (SaltFingerprint): the
+	// chain is stale once that account's password was reset. 0: not kept
+	// (a session from before they were).
+	ProofAccount AccountID
+	ProofSalt    uint64
+}
+
+// SaltFingerprint is the fingerprint of an SRP salt kept with a session
+// (Session.ProofSalt): the first 8 bytes of its SHA-256. Every new
+// verifier has a new random salt.
+func SaltFingerprint(salt []byte) uint64 {
+	h := sha256.Sum256(salt)
+	return binary.BigEndian.Uint64(h[:8])
 }
 
 // CompactSession is a session as the session cache keeps it: its fields
 // without the cookie or its hash (the cache's key), times as Unix
-// nanoseconds as stored (48 bytes instead of a Session's 128 and its
+// nanoseconds as stored (56 bytes instead of a Session's 136 and its
 // cookie).
 type CompactSession struct {
 	account, super   AccountID
 	created, expires int64
 	ip               string
+	proof            AccountID
+	proofSalt        uint64
 }
 
 // Compact is s without its cookie and hash.
 func (s *Session) Compact() CompactSession {
-	return CompactSession{account: s.AccountID, super: s.SuperID, created: nanos(s.Created), expires: nanos(s.Expires), ip: s.IP}
+	return CompactSession{account: s.AccountID, super: s.SuperID, created: nanos(s.Created), expires: nanos(s.Expires), ip: s.IP,
+		proof: s.ProofAccount, proofSalt: s.ProofSalt}
 }
 
 // AccountID is the account the session is logged in as.
@@ -309,7 +328,7 @@ func (c CompactSession) AccountID() AccountID { return c.account }
 // Session is the session c holds, given its cookie and hash.
 func (c CompactSession) Session(cookie string, hash [32]byte) *Session {
 	return &Session{Cookie: cookie, Hash: hash, AccountID: c.account, SuperID: c.super, IP: c.ip,
-		Created: unixNano(c.created), Expires: unixNano(c.expires)}
+		Created: unixNano(c.created), Expires: unixNano(c.expires), ProofAccount: c.proof, ProofSalt: c.proofSalt}
 }
 
 // Key returns the session's storage key: the SHA-256 of its cookie (Hash

@@ -38,8 +38,12 @@ func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRe
 // two of its logins: a login after it checked the new password; a
 // handshake begun before it is refused, see openChecked), then those of
 // every other account of its main account, each through its own actor,
-// since any of them may switch_auth into it with no password. An error
-// after the first commit says the password was reset.
+// since any of them may switch_auth into it with no password. A session
+// keeps the password check its chain began with, so a switch made meanwhile
+// from a session of the old password's chain, into this account or
+// another of the family, is refused (see chainProof): no session of that
+// chain outlives the reset. An error after the first commit says the
+// password was reset (PartialReset).
 func (s *Service) ResetPassword(ctx context.Context, id storage.AccountID, cred storage.SRPVerifier) (int, error) {
 	v, err := s.sys.Apply(ctx, id, resetCredentials{cred})
 	if err != nil {

@@ -134,3 +134,65 @@ func TestSwitchAuthTellsNothingOfOtherLogins(t *testing.T) {
 		}
 	}
 }
+
+// A reset ended the family's sessions one account after another: a thief
+// who logged in with the stolen password and switched into another
+// account of the family could switch back into the reset account between
+// its commit and the ending of that other account's sessions, and keep
+// the new session. A session now carries the password check its chain
+// began with, and a switch whose chain's password was reset since is
+// refused in the target's actor. (From a second review.)
+func TestAResetLeavesNoSessionOfTheStolenPasswordsChain(t *testing.T) {
+	s := newHardService(t, nil)
+	ctx := context.Background()
+	victim, _ := s.db.LoginID("bench")
+	vid := strconv.FormatUint(uint64(victim), 10)
+	var sibs []string
+	for i := 0; i < 8; i++ {
+		sib := register(t, s, "sib"+strconv.Itoa(i), "x", "bench")
+		sibs = append(sibs, strconv.FormatUint(uint64(sib.ID), 10))
+	}
+	password := "pw"
+	for round := 0; round < 10; round++ {
+		stolen, err := try(t, s, "bench", password, "203.0.113.9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		foothold, err := s.SwitchAuth(ctx, "sib7", sibs[7], stolen.Cookie, "203.0.113.9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() { // the thief switches back and forth during the reset
+			defer close(done)
+			from := foothold.Cookie
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				login, id := "bench", vid
+				if i%2 == 1 {
+					login, id = "sib"+strconv.Itoa(i%8), sibs[i%8]
+				}
+				if sw, err := s.SwitchAuth(ctx, login, id, from, "203.0.113.9"); err == nil {
+					got = append(got, sw.Cookie)
+					from = sw.Cookie
+				}
+			}
+		}()
+		password = "new" + strconv.Itoa(round)
+		if _, err := s.ResetPassword(ctx, victim, newCredentials(t, "bench", password)); err != nil {
+			t.Fatal(err)
+		}
+		close(stop)
+		<-done
+		for _, c := range append(got, stolen.Cookie, foothold.Cookie) {
+			if sess, err := s.Authenticate(c); err == nil {
+				t.Fatalf("round %d: a session of the stolen password's chain (account %d) survived the reset", round, sess.AccountID)
+			}
+		}
+	}
+}

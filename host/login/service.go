@@ -1,7 +1,6 @@
 package login
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -310,7 +309,8 @@ func (s *Service) SRPAuth(ctx context.Context, login, proof, ip, sysInfo string)
 	switch {
 	case err == nil && !h.fake:
 		refund()
-		rec, err := s.openChecked(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: boundSysInfo(sysInfo)}, h.server.Salt())
+		rec, err := s.open(ctx, h.account, ip, time.Time{}, ClientInfo{PreAuthSysInfo: h.sysInfo, SysInfo: boundSysInfo(sysInfo)},
+			chainProof{account: h.account, salt: storage.SaltFingerprint(h.server.Salt())})
 		if err != nil {
 			return nil, err
 		}
@@ -386,7 +386,11 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)
 	}
-	rec, err := s.open(ctx, target, ip, sess.Expires, ClientInfo{})
+	// The new session continues the chain of the one it switched from:
+	// refused, in the target's actor, when the password that opened the
+	// chain has been reset since (a thief with a session of another account
+	// of the family, switching back into an account just reset).
+	rec, err := s.open(ctx, target, ip, sess.Expires, ClientInfo{}, chainProof{account: sess.ProofAccount, salt: sess.ProofSalt})
 	if err != nil {
 		return nil, err
 	}
@@ -454,17 +458,14 @@ type opened struct {
 // expires cookie_lifetime from now, or at notAfter if that is earlier and
 // not zero. Past sessions_per_account live sessions, the oldest are ended in
 // the same commit.
-func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo) (*opened, error) {
-	return s.openChecked(ctx, id, ip, notAfter, client, nil)
-}
-
-// openChecked is open for a password checked against credentials of salt
-// (nil: no password was checked, as in switch_auth): the account's actor
-// refuses the session when the account's credentials have changed since
-// (an operator reset its password while the handshake was pending; every
-// new verifier has a new salt, see srp.Group.NewVerifier), and the client
-// is told to log in again.
-func (s *Service) openChecked(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo, salt []byte) (*opened, error) {
+//
+// p is the password check the session's chain began with (kept with the
+// session): the account's actor refuses the session when that account's
+// credentials have changed since (an operator reset the password while
+// the handshake was pending, or after a session of the chain switched to
+// another account of the family; every new verifier has a new salt, see
+// srp.Group.NewVerifier), and the client is told to log in again.
+func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo, p chainProof) (*opened, error) {
 	var raw [16]byte
 	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
 		return nil, fail(ReasonInternal, err)
@@ -475,9 +476,9 @@ func (s *Service) openChecked(ctx context.Context, id storage.AccountID, ip stri
 		expires = notAfter
 	}
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
-		Created: now, Expires: expires}
+		Created: now, Expires: expires, ProofAccount: p.account, ProofSalt: p.salt}
 	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, max: s.set.SessionsPerAccount, hook: s.hook,
-		client: client, now: now, salt: salt, identities: s.identities}).apply)
+		client: client, now: now, identities: s.identities}).apply)
 	if err != nil {
 		return nil, writeFailure(err)
 	}
@@ -595,7 +596,6 @@ type issueSession struct {
 	hook    SessionHook
 	client  ClientInfo
 	now     time.Time
-	salt    []byte // the salt of the credentials the password was checked against; nil: none was
 	// identities lists the accounts of the record's account list; read
 	// before the commit, so that no failure after it hides the session
 	// (and the older sessions it ended).
@@ -610,24 +610,48 @@ type issued struct {
 	ended  int // sessions of the account ended: the expired ones and those past the limit
 }
 
+// chainProof is the password check a session's chain began with: the account
+// whose password was checked, and the fingerprint of its salt then
+// (storage.Session.ProofAccount, ProofSalt). The zero proof checks nothing
+// (a session from before they were kept).
+type chainProof struct {
+	account storage.AccountID
+	salt    uint64
+}
+
 // errCredentialsChanged: the password was checked against credentials the
 // account no longer has.
-var errCredentialsChanged = errors.New("the account's password changed since pre_auth")
+var errCredentialsChanged = errors.New("the password that began this login was changed since")
+
+// stale reports whether p's account no longer has the credentials p was
+// checked against (or no longer exists), read in the actor of account a
+// (p's own when p.account is a's).
+func (p chainProof) stale(tx *actors.Tx, a *storage.Account) (bool, error) {
+	if p.account == 0 {
+		return false, nil
+	}
+	salt := a.SRP.Salt
+	if p.account != a.ID || len(salt) == 0 { // another account's, or not held in the live state (Pebble)
+		cred, err := tx.DB().Credentials(p.account)
+		if errors.Is(err, storage.ErrNotFound) {
+			return true, nil
+		} else if err != nil {
+			return false, err
+		}
+		salt = cred.Salt
+	}
+	return storage.SaltFingerprint(salt) != p.salt, nil
+}
 
 func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	a := tx.View()
-	if c.salt != nil {
-		cur := a.SRP.Salt
-		if len(cur) == 0 { // not held in the live state (Pebble): its record
-			cred, err := tx.DB().Credentials(tx.ID())
-			if err != nil {
-				return nil, err
-			}
-			cur = cred.Salt
-		}
-		if !bytes.Equal(cur, c.salt) {
-			return nil, fail(ReasonNoPendingLogin, errCredentialsChanged)
-		}
+	switch stale, err := (chainProof{c.session.ProofAccount, c.session.ProofSalt}).stale(tx, a); {
+	case err != nil:
+		return nil, err
+	case stale && c.session.ProofAccount == tx.ID():
+		return nil, fail(ReasonNoPendingLogin, errCredentialsChanged) // its own pre_auth: log in again
+	case stale:
+		return nil, fail(ReasonInvalidCookie, errCredentialsChanged) // switch_auth: the chain's password was reset
 	}
 	idents, err := c.identities(a)
 	if err != nil {

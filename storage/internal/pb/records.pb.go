@@ -1042,8 +1042,15 @@ type Session struct {
 	Ip              string                 `protobuf:"bytes,3,opt,name=ip,proto3" json:"ip,omitempty"`
 	CreatedUnixNano int64                  `protobuf:"varint,4,opt,name=created_unix_nano,json=createdUnixNano,proto3" json:"created_unix_nano,omitempty"`
 	ExpiresUnixNano int64                  `protobuf:"varint,5,opt,name=expires_unix_nano,json=expiresUnixNano,proto3" json:"expires_unix_nano,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// proof_account is the account whose password was checked to open the
+	// first session of this one's chain (a switch_auth session carries its
+	// source's), and proof_salt a fingerprint of that account's salt then:
+	// a switch from a chain whose password has been reset since is refused.
+	// 0: a session from before they were kept (not checked).
+	ProofAccount  uint32 `protobuf:"varint,6,opt,name=proof_account,json=proofAccount,proto3" json:"proof_account,omitempty"`
+	ProofSalt     uint64 `protobuf:"varint,7,opt,name=proof_salt,json=proofSalt,proto3" json:"proof_salt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Session) Reset() {
@@ -1107,6 +1114,20 @@ func (x *Session) GetCreatedUnixNano() int64 {
 func (x *Session) GetExpiresUnixNano() int64 {
 	if x != nil {
 		return x.ExpiresUnixNano
+	}
+	return 0
+}
+
+func (x *Session) GetProofAccount() uint32 {
+	if x != nil {
+		return x.ProofAccount
+	}
+	return 0
+}
+
+func (x *Session) GetProofSalt() uint64 {
+	if x != nil {
+		return x.ProofSalt
 	}
 	return 0
 }
@@ -1295,14 +1316,17 @@ const file_records_proto_rawDesc = "" +
 	"start_time\x18\x03 \x01(\x03R\tstartTime\x12\x19\n" +
 	"\bend_time\x18\x04 \x01(\x03R\aendTime\x12\x12\n" +
 	"\x04used\x18\x05 \x01(\x03R\x04used\x12\x14\n" +
-	"\x05score\x18\x06 \x01(\tR\x05score\"\xab\x01\n" +
+	"\x05score\x18\x06 \x01(\tR\x05score\"\xef\x01\n" +
 	"\aSession\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\rR\taccountId\x12\x19\n" +
 	"\bsuper_id\x18\x02 \x01(\rR\asuperId\x12\x0e\n" +
 	"\x02ip\x18\x03 \x01(\tR\x02ip\x12*\n" +
 	"\x11created_unix_nano\x18\x04 \x01(\x03R\x0fcreatedUnixNano\x12*\n" +
-	"\x11expires_unix_nano\x18\x05 \x01(\x03R\x0fexpiresUnixNano\"h\n" +
+	"\x11expires_unix_nano\x18\x05 \x01(\x03R\x0fexpiresUnixNano\x12#\n" +
+	"\rproof_account\x18\x06 \x01(\rR\fproofAccount\x12\x1d\n" +
+	"\n" +
+	"proof_salt\x18\a \x01(\x04R\tproofSalt\"h\n" +
 	"\vCredentials\x12\x19\n" +
 	"\bsrp_salt\x18\f \x01(\fR\asrpSalt\x12\x1b\n" +
 	"\tsrp_salt2\x18\r \x01(\tR\bsrpSalt2\x12!\n" +
