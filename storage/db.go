@@ -348,6 +348,28 @@ func (db *DB) Meta(name string) ([]byte, error) {
 	return b, nil
 }
 
+// RecordClusterPeer records that a node of the cluster answered at the
+// cluster address addr (as a node's cluster.peers lists it), so that a
+// node restarted later counts it among the cluster's nodes before it hears
+// from it (host/cluster's majority). A host-owned metadata record, written
+// once per peer and process.
+func (db *DB) RecordClusterPeer(addr string) error {
+	b := db.NewBatch()
+	b.PutMeta(metaClusterPeer+addr, []byte{1})
+	return db.Commit(b)
+}
+
+// ClusterPeers returns the cluster addresses RecordClusterPeer recorded.
+func (db *DB) ClusterPeers() (map[string]bool, error) {
+	p := metaKey(metaClusterPeer)
+	out := map[string]bool{}
+	err := db.scan(p, func(k, _ []byte) error {
+		out[string(k[len(p):])] = true
+		return nil
+	})
+	return out, err
+}
+
 // NextAccountID returns the id the next created account gets.
 func (db *DB) NextAccountID() (AccountID, error) {
 	b, err := db.get(metaKey(metaNextAccountID))

@@ -69,7 +69,8 @@ var ownPrefixes = map[string]bool{
 const (
 	metaNextAccountID = "next_account_id"
 	metaSchema        = "schema_version"
-	metaClusterName   = "cluster_name" // the cluster whose nodes use this PostgreSQL database (OpenPostgres)
+	metaClusterName   = "cluster_name"  // the cluster whose nodes use this PostgreSQL database (OpenPostgres)
+	metaClusterPeer   = "cluster_peer/" // + a peer's cluster address, as some node's peers list it (RecordClusterPeer)
 	metaGlobalSeq     = "global_seq"
 	metaGlobalVersion = "gver/" // + keyspace name
 )

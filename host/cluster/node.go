@@ -381,7 +381,7 @@ func (n *Node) Members() []Member {
 
 // Health is nil while this node is a member of the cluster (it sees
 // itself in the topology), serves (see Config.SelfFence), sees a majority
-// of the nodes it has known (of three or more, with the static provider:
+// of the nodes it knows of (of three or more, with the static provider:
 // a node cut off from the others, which the load balancer may still
 // reach, would serve every account as its home beside them), and sees as many
 // members as every peer that answers its probes; else it says why not,

@@ -300,6 +300,14 @@ func TestANodeCutOffFromItsPeersIsUnhealthy(t *testing.T) {
 	db := memDB(t)
 	nodes := startNodesWith(t, db, probeTimeout(300*time.Millisecond), "a", "b", "c")
 	waitMembers(t, nodes, 3)
+	// Each peer that answered is recorded, for a node that restarts.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if rec, err := db.ClusterPeers(); err == nil && len(rec) == 3 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("recorded peers a minute later: %v, %v; want the three nodes' addresses", rec, err)
+		}
+	}
 	x, rest := nodes[2], nodes[:2]
 	staticOf(x).mute.Store(true)
 	staticOf(x).deaf.Store(true)

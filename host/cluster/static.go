@@ -39,6 +39,10 @@ type staticProvider struct {
 	state map[string]*peerState
 	// selfPeer holds the peers that turned out to be this node.
 	selfPeer map[string]bool
+	// recorded holds the peers the database records as having answered a
+	// node of the cluster (storage.DB.ClusterPeers), read once the node is
+	// attached; told, those this process recorded (see majority).
+	recorded, told map[string]bool
 	// gone holds the member ids of the peers that announced their leaving
 	// (Leave): they are out of the topology at once.
 	gone map[string]bool
@@ -68,7 +72,7 @@ type peerState struct {
 func newStaticProvider(n *Node, cfg Config) *staticProvider {
 	return &staticProvider{n: n, cfg: cfg, fence: newSelfFence(cfg.SelfFence()), done: make(chan struct{}),
 		names: map[string]string{}, state: map[string]*peerState{}, listedBy: map[string]bool{}, gone: map[string]bool{},
-		selfPeer: map[string]bool{}}
+		selfPeer: map[string]bool{}, told: map[string]bool{}}
 }
 
 func (p *staticProvider) nodeName(id string) string {
@@ -176,18 +180,23 @@ func (p *staticProvider) serving() error { return p.fence.check() }
 // mostPeerMembers implements membership.
 func (p *staticProvider) mostPeerMembers() int { return int(p.peerMembers.Load()) }
 
-// majority implements membership: of the nodes this one has known (itself
-// and the peers that have answered its probes since it started), when
-// they are three or more, more than half; else 0, where no side of a cut
-// can tell a dead peer from a cut link without a witness, and each serves.
-// Counting only the peers it has heard lets the first node of a cluster
-// serve alone until the others start (nodes are started one by one, each
-// waited for), while a node that knew the others and lost them fails.
+// majority implements membership: of the cluster's nodes it knows of
+// (itself, and the peers of its configuration that have answered a node of
+// the cluster: this one since it started, or any node before, as the
+// database records them), when they are three or more, more than half;
+// else 0, where no side of a cut can tell a dead peer from a cut link
+// without a witness, and each serves. So the first node of a new cluster
+// serves alone until the others start (nodes are started one by one, each
+// waited for), while a node that knew the others and lost them fails, and
+// so does one restarted while cut off from peers that have answered before.
 func (p *staticProvider) majority() int {
 	p.mu.Lock()
 	n := 1
-	for _, st := range p.state {
-		if !st.heard.IsZero() {
+	for _, peer := range slices.Compact(slices.Sorted(slices.Values(p.cfg.Peers))) {
+		if p.selfPeer[peer] {
+			continue
+		}
+		if st := p.state[peer]; st != nil && !st.heard.IsZero() || p.recorded[peer] {
 			n++
 		}
 	}
@@ -196,6 +205,50 @@ func (p *staticProvider) majority() int {
 		return 0
 	}
 	return n/2 + 1
+}
+
+// remember records in the database the peers that answered this round for
+// the first time in this process (in the background: a round never waits
+// for the database), after reading those recorded before, once the node
+// is attached.
+func (p *staticProvider) remember(got []probeAnswer) {
+	sys := p.n.sys.Load()
+	if sys == nil {
+		return
+	}
+	db := sys.DB()
+	p.mu.Lock()
+	load := p.recorded == nil
+	p.mu.Unlock()
+	if load {
+		rec, err := db.ClusterPeers()
+		if err != nil {
+			p.n.log.Warn("reading the cluster's recorded peers", "err", err)
+			return
+		}
+		p.mu.Lock()
+		p.recorded = rec
+		p.mu.Unlock()
+	}
+	var todo []string
+	p.mu.Lock()
+	for _, a := range got {
+		if a.pong != nil && !p.selfPeer[a.peer] && !p.told[a.peer] && !p.recorded[a.peer] {
+			p.told[a.peer] = true
+			todo = append(todo, a.peer)
+		}
+	}
+	p.mu.Unlock()
+	for _, peer := range todo {
+		go func() {
+			if err := db.RecordClusterPeer(peer); err != nil {
+				p.mu.Lock()
+				delete(p.told, peer) // the next round tries again
+				p.mu.Unlock()
+				p.n.log.Warn("recording a cluster peer", "peer", peer, "err", err)
+			}
+		}()
+	}
 }
 
 // StartMember implements cluster.ClusterProvider.
@@ -323,6 +376,12 @@ func (p *staticProvider) probe(peer string, deadline time.Time) *clusterpb.Pong 
 	return nil
 }
 
+// probeAnswer is a peer's answer to one probe (nil: none).
+type probeAnswer struct {
+	peer string
+	pong *clusterpb.Pong
+}
+
 // round probes every peer at once and publishes the topology. It returns
 // false once this node left the cluster (a peer that answers dropped it).
 //
@@ -334,12 +393,8 @@ func (p *staticProvider) probe(peer string, deadline time.Time) *clusterpb.Pong 
 // fence (when every peer's drop that the pause caused has happened) lifts
 // it if every peer that answers still lists this node.
 func (p *staticProvider) round() bool {
-	type answer struct {
-		peer string
-		pong *clusterpb.Pong
-	}
 	start := time.Now()
-	answers := make(chan answer, len(p.cfg.Peers))
+	answers := make(chan probeAnswer, len(p.cfg.Peers))
 	for _, peer := range p.cfg.Peers {
 		go func() {
 			var pong *clusterpb.Pong
@@ -349,10 +404,10 @@ func (p *staticProvider) round() bool {
 			if pong == nil || pong.GetCluster() != p.cfg.Name || pong.GetMemberId() == "" {
 				pong = nil
 			}
-			answers <- answer{peer, pong}
+			answers <- probeAnswer{peer, pong}
 		}()
 	}
-	got := make([]answer, 0, len(p.cfg.Peers))
+	got := make([]probeAnswer, 0, len(p.cfg.Peers))
 	for range p.cfg.Peers {
 		got = append(got, <-answers)
 	}
@@ -401,6 +456,7 @@ func (p *staticProvider) round() bool {
 		}
 	}
 	p.mu.Unlock()
+	p.remember(got)
 	p.peerMembers.Store(int64(most))
 	if dropped != "" && !p.n.stopping.Load() { // (a node that stops has told its peers to drop it)
 		p.n.die("node " + dropped + " no longer lists this node (it was paused, starved or cut off long enough to be dropped): " +
