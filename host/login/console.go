@@ -42,7 +42,9 @@ func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRe
 // keeps the password check its chain began with, so a switch made meanwhile
 // from a session of the old password's chain, into this account or
 // another of the family, is refused (see chainProof): no session of that
-// chain outlives the reset. An error after the first commit says the
+// chain outlives the reset. (Sessions stored before the chain was kept,
+// and those opened by a node of an earlier version during a rolling
+// upgrade, carry none and are not checked, until they expire.) An error after the first commit says the
 // password was reset (PartialReset).
 func (s *Service) ResetPassword(ctx context.Context, id storage.AccountID, cred storage.SRPVerifier) (int, error) {
 	v, err := s.sys.Apply(ctx, id, resetCredentials{cred})

@@ -196,3 +196,48 @@ func TestAResetLeavesNoSessionOfTheStolenPasswordsChain(t *testing.T) {
 		}
 	}
 }
+
+// A switch whose chain began on an account deleted since was refused as
+// if that account's password had been reset, though the chain's other
+// sessions stay valid (a deletion leaves them); and a switch back into
+// the reset account (the window before the family's sessions end) got the
+// srpAuth wording instead of Invalid cookie. (From a third review; both
+// failed before.)
+func TestASessionChainAfterADeletionAndAReset(t *testing.T) {
+	s := newHardService(t, nil)
+	ctx := context.Background()
+	mainID, _ := s.db.LoginID("bench")
+	mid := strconv.FormatUint(uint64(mainID), 10)
+	a := register(t, s, "subA", "subpw", "bench")
+	b := register(t, s, "subB", "subpw2", "bench")
+	rec, err := try(t, s, "subA", "subpw", "198.51.100.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	onMain, err := s.SwitchAuth(ctx, "bench", mid, rec.Cookie, "198.51.100.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sys.DeleteAccount(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	foothold, err := s.SwitchAuth(ctx, "subB", strconv.FormatUint(uint64(b.ID), 10), onMain.Cookie, "198.51.100.7")
+	if err != nil {
+		t.Fatalf("a live session of the main account switching after subA's deletion: %v", err)
+	}
+	// The reset's first commit alone (the window before the family's
+	// sessions end), of the account the new chain began on.
+	stolen, err := try(t, s, "bench", "pw", "203.0.113.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if foothold, err = s.SwitchAuth(ctx, "subB", strconv.FormatUint(uint64(b.ID), 10), stolen.Cookie, "203.0.113.9"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sys.Apply(ctx, mainID, resetCredentials{newCredentials(t, "bench", "new")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SwitchAuth(ctx, "bench", mid, foothold.Cookie, "203.0.113.9"); !isReason(err, ReasonInvalidCookie) {
+		t.Errorf("a switch back into the reset account: %v, want Invalid cookie", err)
+	}
+}

@@ -390,7 +390,7 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	// refused, in the target's actor, when the password that opened the
 	// chain has been reset since (a thief with a session of another account
 	// of the family, switching back into an account just reset).
-	rec, err := s.open(ctx, target, ip, sess.Expires, ClientInfo{}, chainProof{account: sess.ProofAccount, salt: sess.ProofSalt})
+	rec, err := s.open(ctx, target, ip, sess.Expires, ClientInfo{}, chainProof{account: sess.ProofAccount, salt: sess.ProofSalt, switched: true})
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +478,7 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: expires, ProofAccount: p.account, ProofSalt: p.salt}
 	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, max: s.set.SessionsPerAccount, hook: s.hook,
-		client: client, now: now, identities: s.identities}).apply)
+		client: client, now: now, switched: p.switched, identities: s.identities}).apply)
 	if err != nil {
 		return nil, writeFailure(err)
 	}
@@ -596,6 +596,9 @@ type issueSession struct {
 	hook    SessionHook
 	client  ClientInfo
 	now     time.Time
+	// switched: a switch_auth's session (continuing another's chain), not
+	// a password's.
+	switched bool
 	// identities lists the accounts of the record's account list; read
 	// before the commit, so that no failure after it hides the session
 	// (and the older sessions it ended).
@@ -615,8 +618,9 @@ type issued struct {
 // (storage.Session.ProofAccount, ProofSalt). The zero proof checks nothing
 // (a session from before they were kept).
 type chainProof struct {
-	account storage.AccountID
-	salt    uint64
+	account  storage.AccountID
+	salt     uint64
+	switched bool // passed on by switch_auth (not checked by this session's own password)
 }
 
 // errCredentialsChanged: the password was checked against credentials the
@@ -634,7 +638,10 @@ func (p chainProof) stale(tx *actors.Tx, a *storage.Account) (bool, error) {
 	if p.account != a.ID || len(salt) == 0 { // another account's, or not held in the live state (Pebble)
 		cred, err := tx.DB().Credentials(p.account)
 		if errors.Is(err, storage.ErrNotFound) {
-			return true, nil
+			// Deleted since (its own sessions went with it): no password
+			// of it can have been reset, and the chain's other sessions
+			// stay valid, as a deletion leaves them.
+			return false, nil
 		} else if err != nil {
 			return false, err
 		}
@@ -645,13 +652,13 @@ func (p chainProof) stale(tx *actors.Tx, a *storage.Account) (bool, error) {
 
 func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	a := tx.View()
-	switch stale, err := (chainProof{c.session.ProofAccount, c.session.ProofSalt}).stale(tx, a); {
+	switch stale, err := (chainProof{account: c.session.ProofAccount, salt: c.session.ProofSalt}).stale(tx, a); {
 	case err != nil:
 		return nil, err
-	case stale && c.session.ProofAccount == tx.ID():
-		return nil, fail(ReasonNoPendingLogin, errCredentialsChanged) // its own pre_auth: log in again
+	case stale && c.switched:
+		return nil, fail(ReasonInvalidCookie, errCredentialsChanged) // the chain's password was reset: its cookie is done
 	case stale:
-		return nil, fail(ReasonInvalidCookie, errCredentialsChanged) // switch_auth: the chain's password was reset
+		return nil, fail(ReasonNoPendingLogin, errCredentialsChanged) // a pre_auth from before the reset: log in again
 	}
 	idents, err := c.identities(a)
 	if err != nil {
