@@ -335,3 +335,24 @@ func TestAHeartbeatWithoutAStateDoesNotEndTheMatch(t *testing.T) {
 		t.Errorf("the live match has %d participants (%v); want 2 (d1 joined mid-match, d2 after it ended)", len(m.Participants), m.Participants)
 	}
 }
+
+// A heartbeat without a c_state (or with one that is not a state) stored
+// the server as asleep: a server in a lobby left the join list until its
+// next heartbeat. Its state stays. (From a third review; failed before.)
+func TestAHeartbeatWithoutAStateKeepsTheServersState(t *testing.T) {
+	f := newFixture(t, 0)
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	for _, v := range []url.Values{{"c_state": {"2"}}, {"num_conn": {"3"}}, {"c_state": {"lobby"}, "num_conn": {"4"}}} {
+		v.Set("session", sess)
+		if code, _, body := f.call(matches.PathServerRequester, "set_online", v); code != 200 {
+			t.Fatalf("set_online %v: %d %s", v, code, body)
+		}
+	}
+	vs, err := matches.Servers(f.Runtime.App.DB, nil, time.Now(), time.Hour)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("servers: %v %v", vs, err)
+	}
+	if rec := vs[0].Rec; rec.State != 2 || rec.Players != 4 {
+		t.Errorf("stored state %d, players %d; want the lobby (2) kept, 4 players", rec.State, rec.Players)
+	}
+}

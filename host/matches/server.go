@@ -554,6 +554,11 @@ func (a *Area) setOnline(ctx context.Context, r *wire.Request) (server.Response,
 	// (Atoi's int, cut to int32, read 4294967298 as 2 and kept a negative
 	// count of players).
 	state, players := lenient(req.State), lenient(req.NumConn)
+	if !stateGiven(req.State) {
+		// No state, or one that is not a state: the server's stays (a
+		// lobby read as asleep left the join list and the match).
+		state = s.State
+	}
 	mp := clip(req.Map, 64)
 	a.touch(s.Id, now)
 	// A heartbeat that moves the server's match on is written at once,
