@@ -293,11 +293,15 @@ func (p *pages) resolve(w http.ResponseWriter, r *http.Request) {
 	if ra.Action != rules.ActionDismiss {
 		// A warning or suspension changes the reportee's account: not one
 		// of another operator's (consolepage.Guard).
-		if rp, err := Load(p.sys.DB(), ra.ID); err == nil {
-			if err := consolepage.Guard(r, rp.Reportee.ID); err != nil {
-				consolepage.Back(w, r, to, "", err)
-				return
-			}
+		rp, err := Load(p.sys.DB(), ra.ID)
+		if err == nil {
+			err = consolepage.Guard(r, rp.Reportee.ID)
+		} else if errors.Is(err, ErrUnknownReport) || errors.Is(err, storage.ErrNotFound) {
+			err = nil // Resolve says so
+		}
+		if err != nil {
+			consolepage.Back(w, r, to, "", formError(err))
+			return
 		}
 	}
 	now := p.now()
