@@ -57,8 +57,24 @@ func (db *DB) CredentialsOnDemand() bool {
 // an account loaded from storage, and only when the database says so
 // (CredentialsOnDemand).
 func (a *Account) DropCredentials() {
+	if !a.noCreds || len(a.SRP.Salt) > 0 { // loaded, or set by a change
+		a.credFP = uint32(SaltFingerprint(a.SRP.Salt))
+	}
 	a.SRP = SRPVerifier{}
 	a.noCreds = true
+}
+
+// CredentialsMatch reports whether fp (a SaltFingerprint kept with a
+// session, Session.ProofSalt) is of a's SRP salt, also when its state went
+// without its credentials (DropCredentials keeps the low 32 bits of its
+// fingerprint: a salt drawn anew matches the old one's by chance once in
+// four billion): a session's chain is checked without reading the
+// credentials record.
+func (a *Account) CredentialsMatch(fp uint64) bool {
+	if a.noCreds && len(a.SRP.Salt) == 0 {
+		return a.credFP == uint32(fp)
+	}
+	return SaltFingerprint(a.SRP.Salt) == fp
 }
 
 // Credentials reads the SRP salt and verifier of account id from its

@@ -252,3 +252,26 @@ func benchAccount(b *testing.B) *DB {
 	}
 	return db
 }
+
+// CredentialsMatch answers for an account whose state dropped its
+// credentials as for one that holds them, and follows new ones a change
+// set on a dropped state.
+func TestCredentialsMatchAfterDrop(t *testing.T) {
+	a := &Account{SRP: SRPVerifier{Salt: []byte("salt-one"), Verifier: []byte{1}}}
+	one, two := SaltFingerprint([]byte("salt-one")), SaltFingerprint([]byte("salt-two"))
+	if !a.CredentialsMatch(one) || a.CredentialsMatch(two) {
+		t.Fatal("holding its credentials: wrong match")
+	}
+	a.DropCredentials()
+	if !a.CredentialsMatch(one) || a.CredentialsMatch(two) {
+		t.Fatal("after DropCredentials: wrong match")
+	}
+	a.SRP = SRPVerifier{Salt: []byte("salt-two"), Verifier: []byte{2}} // a change sets new ones
+	if a.CredentialsMatch(one) || !a.CredentialsMatch(two) {
+		t.Fatal("with new credentials set: wrong match")
+	}
+	a.DropCredentials()
+	if a.CredentialsMatch(one) || !a.CredentialsMatch(two) {
+		t.Fatal("new credentials dropped: wrong match")
+	}
+}

@@ -74,6 +74,10 @@ type Account struct {
 	// the credentials record, which PutAccount leaves alone unless a
 	// change sets new ones.
 	noCreds bool
+	// credFP is the low 32 bits of SaltFingerprint of the SRP salt
+	// DropCredentials dropped (CredentialsFingerprint): 4 bytes, in what
+	// was the struct's padding.
+	credFP uint32
 }
 
 // Owns reports whether the account owns the upgrade with the given

@@ -478,7 +478,7 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 	sess := &storage.Session{Cookie: hex.EncodeToString(raw[:]), AccountID: id, IP: ip,
 		Created: now, Expires: expires, ProofAccount: p.account, ProofSalt: p.salt}
 	issued, err := actors.Apply(ctx, s.sys, id, (&issueSession{session: sess, max: s.set.SessionsPerAccount, hook: s.hook,
-		client: client, now: now, switched: p.switched, identities: s.identities}).apply)
+		client: client, now: now, switched: p.switched, published: s.sys.Published, identities: s.identities}).apply)
 	if err != nil {
 		return nil, writeFailure(err)
 	}
@@ -599,6 +599,9 @@ type issueSession struct {
 	// switched: a switch_auth's session (continuing another's chain), not
 	// a password's.
 	switched bool
+	// published is actors.System.Published (another account's live state,
+	// or nil).
+	published func(storage.AccountID) *storage.Account
 	// identities lists the accounts of the record's account list; read
 	// before the commit, so that no failure after it hides the session
 	// (and the older sessions it ended).
@@ -628,31 +631,37 @@ type chainProof struct {
 var errCredentialsChanged = errors.New("the password that began this login was changed since")
 
 // stale reports whether p's account no longer has the credentials p was
-// checked against (or no longer exists), read in the actor of account a
-// (p's own when p.account is a's).
-func (p chainProof) stale(tx *actors.Tx, a *storage.Account) (bool, error) {
-	if p.account == 0 {
+// checked against, read in the actor of account a: from a's state when p
+// is a's (exact: a reset of a runs in this actor), else from the live
+// state of p's account when it has one on this node (published), else from
+// storage. (A reset of another account published a moment after its
+// commit lets a switch into this one through; the reset's pass over the
+// family's sessions, which follows, ends it.)
+func (p chainProof) stale(tx *actors.Tx, a *storage.Account, published func(storage.AccountID) *storage.Account) (bool, error) {
+	switch {
+	case p.account == 0:
 		return false, nil
+	case p.account == a.ID:
+		return !a.CredentialsMatch(p.salt), nil
 	}
-	salt := a.SRP.Salt
-	if p.account != a.ID || len(salt) == 0 { // another account's, or not held in the live state (Pebble)
-		cred, err := tx.DB().Credentials(p.account)
-		if errors.Is(err, storage.ErrNotFound) {
-			// Deleted since (its own sessions went with it): no password
-			// of it can have been reset, and the chain's other sessions
-			// stay valid, as a deletion leaves them.
-			return false, nil
-		} else if err != nil {
-			return false, err
-		}
-		salt = cred.Salt
+	if o := published(p.account); o != nil {
+		return !o.CredentialsMatch(p.salt), nil
 	}
-	return storage.SaltFingerprint(salt) != p.salt, nil
+	cred, err := tx.DB().Credentials(p.account)
+	if errors.Is(err, storage.ErrNotFound) {
+		// Deleted since (its own sessions went with it): no password of
+		// it can have been reset, and the chain's other sessions stay
+		// valid, as a deletion leaves them.
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return storage.SaltFingerprint(cred.Salt) != p.salt, nil
 }
 
 func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	a := tx.View()
-	switch stale, err := (chainProof{account: c.session.ProofAccount, salt: c.session.ProofSalt}).stale(tx, a); {
+	switch stale, err := (chainProof{account: c.session.ProofAccount, salt: c.session.ProofSalt}).stale(tx, a, c.published); {
 	case err != nil:
 		return nil, err
 	case stale && c.switched:
