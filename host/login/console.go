@@ -22,7 +22,7 @@ func (s *Service) Preview(ctx context.Context, id storage.AccountID) (*SessionRe
 	if err != nil {
 		return nil, err
 	}
-	idents, err := s.identities(acct)
+	idents, _, err := s.identities(acct)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // ClientInfo is what the client said about itself while logging in.
@@ -19,6 +20,11 @@ type ClientInfo struct {
 	// SysInfo is srpAuth's: a hardware-id hash repeated five times, or
 	// "not obtainable". Empty for switch_auth, which sends none.
 	SysInfo string
+	// Family is the ids of the accounts of the session's account's family
+	// (its main account first, then the sub-accounts), as the login record
+	// lists them, read in the commit: a hook needs not read them again.
+	// Nil where not known.
+	Family []storage.AccountID
 }
 
 // MaxSysInfoBytes bounds each SysInfo the login service keeps (with a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/srp"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // TestSessionHook: the hook runs in the session's change with both
@@ -38,7 +40,8 @@ func TestSessionHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.SuspID != "4" || got != (ClientInfo{PreAuthSysInfo: "MAC|OS", SysInfo: "hwid"}) {
+	id, _ := s.db.LoginID("bench")
+	if rec.SuspID != "4" || !reflect.DeepEqual(got, ClientInfo{PreAuthSysInfo: "MAC|OS", SysInfo: "hwid", Family: []storage.AccountID{id}}) {
 		t.Errorf("susp_id %q, client info %+v", rec.SuspID, got)
 	}
 	boom := errors.New("boom")

@@ -491,14 +491,15 @@ func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, not
 }
 
 // identities lists [nickname, account id] of the main account and each of its
-// sub-accounts. The account logging in is already at hand; the others are
-// read from storage.
-func (s *Service) identities(self *storage.Account) ([][2]string, error) {
+// sub-accounts, and their ids (the family, main first). The account
+// logging in is already at hand; the others are read from storage.
+func (s *Service) identities(self *storage.Account) ([][2]string, []storage.AccountID, error) {
 	subs, err := s.db.SubAccounts(self.SuperID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([][2]string, 0, 1+len(subs))
+	family := make([]storage.AccountID, 0, 1+len(subs))
 	for _, id := range append([]storage.AccountID{self.SuperID}, subs...) {
 		a := self
 		if id != self.ID {
@@ -506,12 +507,13 @@ func (s *Service) identities(self *storage.Account) ([][2]string, error) {
 			if errors.Is(err, storage.ErrNotFound) {
 				continue // deleted since the list was read
 			} else if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		out = append(out, [2]string{a.Nickname, itoa(a.ID)})
+		family = append(family, a.ID)
 	}
-	return out, nil
+	return out, family, nil
 }
 
 // profile returns account id's profile (no owned upgrades) for a read that
@@ -605,7 +607,7 @@ type issueSession struct {
 	// identities lists the accounts of the record's account list; read
 	// before the commit, so that no failure after it hides the session
 	// (and the older sessions it ended).
-	identities func(*storage.Account) ([][2]string, error)
+	identities func(*storage.Account) ([][2]string, []storage.AccountID, error)
 }
 
 // issued is the reply of issueSession.
@@ -669,10 +671,11 @@ func (c *issueSession) apply(tx *actors.Tx) (*issued, error) {
 	case stale:
 		return nil, fail(ReasonNoPendingLogin, errCredentialsChanged) // a pre_auth from before the reset: log in again
 	}
-	idents, err := c.identities(a)
+	idents, family, err := c.identities(a)
 	if err != nil {
 		return nil, err
 	}
+	c.client.Family = family
 	c.session.SuperID = a.SuperID
 	if err := tx.PutSession(c.session); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func (p *pages) suspensionData(r *http.Request, a *storage.Account) (any, error)
 	}
 	now := consolepage.Now(r)
 	text := StandingText(m, now)
-	if fm, err := familyModeration(p.sys.DB(), a, m, now); err != nil {
+	if fm, err := familyModeration(p.sys.DB(), a, m, now, nil); err != nil {
 		return nil, err
 	} else if !m.Suspended(now) && fm.Suspended(now) {
 		// Lifted where it was given (the other account's page).
@@ -90,7 +90,7 @@ func accountModeration(db *storage.DB, a *storage.Account, now time.Time) (Moder
 	if err != nil {
 		return Moderation{}, err
 	}
-	return familyModeration(db, a, m, now)
+	return familyModeration(db, a, m, now, nil)
 }
 
 // suspend suspends an account (suspend=1: days, reason, note) with

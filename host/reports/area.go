@@ -360,7 +360,7 @@ func (c statusChange) apply(tx *actors.Tx) (Moderation, error) {
 	if err != nil {
 		return Moderation{}, err
 	}
-	fm, err := familyModeration(tx.DB(), tx.View(), *m, c.now)
+	fm, err := familyModeration(tx.DB(), tx.View(), *m, c.now, nil)
 	if err != nil {
 		return Moderation{}, err
 	}
@@ -383,15 +383,21 @@ func (c statusChange) apply(tx *actors.Tx) (Moderation, error) {
 // account's to clear). Sub-accounts are one player's other nicknames (the
 // reports area takes them for oneself, SameOwner); before, a suspended
 // player logged in on a sub-account with susp_id 0 and a normal status.
-func familyModeration(db *storage.DB, a *storage.Account, own Moderation, now time.Time) (Moderation, error) {
+//
+// family is the family's account ids when the caller has read them (the
+// login's, login.ClientInfo.Family), else nil: they are read.
+func familyModeration(db *storage.DB, a *storage.Account, own Moderation, now time.Time, family []storage.AccountID) (Moderation, error) {
 	if own.Suspended(now) {
 		return own, nil
 	}
-	subs, err := db.SubAccounts(a.SuperID)
-	if err != nil {
-		return Moderation{}, err
+	if family == nil {
+		subs, err := db.SubAccounts(a.SuperID)
+		if err != nil {
+			return Moderation{}, err
+		}
+		family = append([]storage.AccountID{a.SuperID}, subs...)
 	}
-	for _, id := range append([]storage.AccountID{a.SuperID}, subs...) {
+	for _, id := range family {
 		if id == a.ID {
 			continue
 		}
@@ -433,7 +439,7 @@ func SessionHook(tx *actors.Tx, c login.ClientInfo, now time.Time) (login.Record
 	if err != nil {
 		return login.RecordFields{}, err
 	}
-	fm, err := familyModeration(db, tx.View(), *m, now)
+	fm, err := familyModeration(db, tx.View(), *m, now, c.Family)
 	if err != nil {
 		return login.RecordFields{}, err
 	}
