@@ -29,6 +29,9 @@ type ServeLocal func(ctx context.Context, r *wire.Request) server.Response
 // Attach gives the node what it serves forwarded requests with. Call it
 // before the server serves.
 func (n *Node) Attach(sys *actors.System, serve ServeLocal) {
+	if a, ok := n.prov.(interface{ attach(*storage.DB) }); ok {
+		a.attach(sys.DB())
+	}
 	n.sys.Store(sys)
 	n.served.Store(&serve)
 }

@@ -41,10 +41,24 @@ func TestARestartedNodeCountsThePeersItKnewBefore(t *testing.T) {
 			n := &Node{log: slog.New(slog.DiscardHandler)}
 			n.sys.Store(sys)
 			p := newStaticProvider(n, Config{Peers: []string{"10.0.0.12:7400", "10.0.0.13:7400", "10.0.0.12:7400"}})
-			p.remember(nil) // a round with no answer: reads what the database records
+			n.prov = p
+			// Attach reads what the database records, before the node's
+			// health is asked (a round read it, up to a round later).
+			n.Attach(sys, nil)
 			if got := p.majority(); got != tc.want {
 				t.Errorf("majority: %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// Attached with the recorded peers unreadable, a node counts every
+// configured peer (it fails closed) rather than none. (From a fourth
+// review.)
+func TestUnreadRecordedPeersCountAll(t *testing.T) {
+	p := newStaticProvider(&Node{log: slog.New(slog.DiscardHandler)}, Config{Peers: []string{"10.0.0.12:7400", "10.0.0.13:7400"}})
+	p.attached = true // as attach leaves it when the read failed
+	if got := p.majority(); got != 2 {
+		t.Errorf("majority with the records unread: %d, want 2 (of three)", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/honmaster/masterserver/host/cluster/internal/clusterpb"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // memberActorName is the well-known actor every node runs to answer probes.
@@ -40,9 +41,11 @@ type staticProvider struct {
 	// selfPeer holds the peers that turned out to be this node.
 	selfPeer map[string]bool
 	// recorded holds the peers the database records as having answered a
-	// node of the cluster (storage.DB.ClusterPeers), read once the node is
-	// attached; told, those this process recorded (see majority).
+	// node of the cluster (storage.DB.ClusterPeers), read when the node is
+	// attached (attach); told, those this process recorded (see majority).
+	// attached is set by attach, recorded or not.
 	recorded, told map[string]bool
+	attached       bool
 	// gone holds the member ids of the peers that announced their leaving
 	// (Leave): they are out of the topology at once.
 	gone map[string]bool
@@ -189,14 +192,18 @@ func (p *staticProvider) mostPeerMembers() int { return int(p.peerMembers.Load()
 // serves alone until the others start (nodes are started one by one, each
 // waited for), while a node that knew the others and lost them fails, and
 // so does one restarted while cut off from peers that have answered before.
+//
+// Attached but with the recorded peers unread (the database failed), it
+// fails closed: every configured peer counts.
 func (p *staticProvider) majority() int {
 	p.mu.Lock()
+	unread := p.attached && p.recorded == nil
 	n := 1
 	for _, peer := range slices.Compact(slices.Sorted(slices.Values(p.cfg.Peers))) {
 		if p.selfPeer[peer] {
 			continue
 		}
-		if st := p.state[peer]; st != nil && !st.heard.IsZero() || p.recorded[peer] {
+		if st := p.state[peer]; unread || st != nil && !st.heard.IsZero() || p.recorded[peer] {
 			n++
 		}
 	}
@@ -205,6 +212,22 @@ func (p *staticProvider) majority() int {
 		return 0
 	}
 	return n/2 + 1
+}
+
+// attach implements membership: it reads the peers the database records,
+// before the node's health is asked (Node.Attach), so that a node
+// restarted while cut off from them is not healthy for a moment.
+func (p *staticProvider) attach(db *storage.DB) {
+	rec, err := db.ClusterPeers()
+	if err != nil {
+		p.n.log.Warn("reading the cluster's recorded peers: every configured peer counts for the majority until it is read", "err", err)
+	}
+	p.mu.Lock()
+	p.attached = true
+	if err == nil {
+		p.recorded = rec
+	}
+	p.mu.Unlock()
 }
 
 // remember records in the database the peers that answered this round for
@@ -217,35 +240,23 @@ func (p *staticProvider) remember(got []probeAnswer) {
 		return
 	}
 	db := sys.DB()
-	p.mu.Lock()
-	load := p.recorded == nil
-	p.mu.Unlock()
-	if load {
-		rec, err := db.ClusterPeers()
-		if err != nil {
-			p.n.log.Warn("reading the cluster's recorded peers", "err", err)
-			return
-		}
-		p.mu.Lock()
-		p.recorded = rec
-		p.mu.Unlock()
-	}
 	var todo []string
 	p.mu.Lock()
 	for _, a := range got {
 		if a.pong != nil && !p.selfPeer[a.peer] && !p.told[a.peer] && !p.recorded[a.peer] {
+			// Once per process, failed or not: the record only helps a
+			// later start, which tries again.
 			p.told[a.peer] = true
 			todo = append(todo, a.peer)
 		}
 	}
 	p.mu.Unlock()
 	for _, peer := range todo {
+		p.wg.Add(1) // stop waits for it: no write after the node stopped
 		go func() {
+			defer p.wg.Done()
 			if err := db.RecordClusterPeer(peer); err != nil {
-				p.mu.Lock()
-				delete(p.told, peer) // the next round tries again
-				p.mu.Unlock()
-				p.n.log.Warn("recording a cluster peer", "peer", peer, "err", err)
+				p.n.log.Warn("recording a cluster peer (a node restarted later counts it once it answers)", "peer", peer, "err", err)
 			}
 		}()
 	}
