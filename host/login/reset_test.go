@@ -221,8 +221,7 @@ func TestASessionChainAfterADeletionAndAReset(t *testing.T) {
 	if _, err := s.sys.DeleteAccount(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	foothold, err := s.SwitchAuth(ctx, "subB", strconv.FormatUint(uint64(b.ID), 10), onMain.Cookie, "198.51.100.7")
-	if err != nil {
+	if _, err := s.SwitchAuth(ctx, "subB", strconv.FormatUint(uint64(b.ID), 10), onMain.Cookie, "198.51.100.7"); err != nil {
 		t.Fatalf("a live session of the main account switching after subA's deletion: %v", err)
 	}
 	// The reset's first commit alone (the window before the family's
@@ -231,7 +230,8 @@ func TestASessionChainAfterADeletionAndAReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if foothold, err = s.SwitchAuth(ctx, "subB", strconv.FormatUint(uint64(b.ID), 10), stolen.Cookie, "203.0.113.9"); err != nil {
+	foothold, err := s.SwitchAuth(ctx, "subB", strconv.FormatUint(uint64(b.ID), 10), stolen.Cookie, "203.0.113.9")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.sys.Apply(ctx, mainID, resetCredentials{newCredentials(t, "bench", "new")}); err != nil {
