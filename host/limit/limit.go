@@ -211,23 +211,7 @@ func (k *Keyed) Allow(key string) (ok bool, wait time.Duration) {
 // was spent for turned out not to count (a right password). A key the
 // limiter no longer tracks is left alone (its bucket is full, or was
 // dropped as full), and so is a limiter whose rate is off.
-func (k *Keyed) Refund(key string) {
-	if k == nil {
-		return
-	}
-	now := k.now()
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.off() {
-		return
-	}
-	b, found := k.m[key]
-	if !found {
-		return
-	}
-	k.refill(b, now)
-	b.tokens = min(b.tokens+1, float64(k.rate.Burst))
-}
+func (k *Keyed) Refund(key string) { k.RefundN(key, 1) }
 
 // RefundN gives back n tokens that AllowN spent, up to Burst: the request
 // they were spent for was refused before it did anything (see Refund).

@@ -16,6 +16,15 @@ import (
 // These tests come from a review of the area's logic (each failed before
 // its fix).
 
+// beat sends game server session's heartbeat v (set_online).
+func (f *fixture) beat(session string, v url.Values) {
+	f.t.Helper()
+	v.Set("session", session)
+	if code, _, body := f.call(matches.PathServerRequester, "set_online", v); code != 200 {
+		f.t.Fatalf("set_online %v: %d %s", v, code, body)
+	}
+}
+
 // loginPlayers creates accounts (login, nickname) and logs each in.
 func (f *fixture) loginPlayers(t *testing.T, logins, nicknames []string) []player {
 	t.Helper()
@@ -211,12 +220,7 @@ func TestAnIdleHeartbeatEndsTheMatch(t *testing.T) {
 	ps := f.loginPlayers(t, []string{"b0", "b1", "b2"}, nil)
 	sr := matches.PathServerRequester
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
-	beat := func(state string) {
-		t.Helper()
-		if code, _, body := f.call(sr, "set_online", url.Values{"session": {sess}, "c_state": {state}, "num_conn": {"1"}}); code != 200 {
-			t.Fatalf("set_online %s: %d %s", state, code, body)
-		}
-	}
+	beat := func(state string) { f.beat(sess, url.Values{"c_state": {state}, "num_conn": {"1"}}) }
 	participants := func(mid string) []uint32 {
 		t.Helper()
 		n, _ := strconv.ParseUint(mid, 10, 32)
@@ -270,9 +274,7 @@ func TestARevokedHostHasNoServerOnline(t *testing.T) {
 	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
 	f := &fixture{Server: s, t: t}
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
-	if code, _, body := f.call(matches.PathServerRequester, "set_online", url.Values{"session": {sess}, "c_state": {"1"}}); code != 200 {
-		t.Fatalf("set_online: %d %s", code, body)
-	}
+	f.beat(sess, url.Values{"c_state": {"1"}})
 	online := func() int {
 		t.Helper()
 		vs, err := matches.Servers(f.Runtime.App.DB, nil, time.Now(), time.Hour)
@@ -310,13 +312,7 @@ func TestAHeartbeatWithoutAStateDoesNotEndTheMatch(t *testing.T) {
 	ps := f.loginPlayers(t, []string{"d0", "d1", "d2"}, nil)
 	sr := matches.PathServerRequester
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
-	beat := func(v url.Values) {
-		t.Helper()
-		v.Set("session", sess)
-		if code, _, body := f.call(sr, "set_online", v); code != 200 {
-			t.Fatalf("set_online: %d %s", code, body)
-		}
-	}
+	beat := func(v url.Values) { f.beat(sess, v) }
 	beat(url.Values{"c_state": {"1"}})
 	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}}), "match_id")
 	f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {ps[0].cookie}})
@@ -343,10 +339,7 @@ func TestAHeartbeatWithoutAStateKeepsTheServersState(t *testing.T) {
 	f := newFixture(t, 0)
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
 	for _, v := range []url.Values{{"c_state": {"2"}}, {"num_conn": {"3"}}, {"c_state": {"lobby"}, "num_conn": {"4"}}} {
-		v.Set("session", sess)
-		if code, _, body := f.call(matches.PathServerRequester, "set_online", v); code != 200 {
-			t.Fatalf("set_online %v: %d %s", v, code, body)
-		}
+		f.beat(sess, v)
 	}
 	vs, err := matches.Servers(f.Runtime.App.DB, nil, time.Now(), time.Hour)
 	if err != nil || len(vs) != 1 {
