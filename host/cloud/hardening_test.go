@@ -123,20 +123,31 @@ func TestCloudOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// startThreeUploadBudget starts a server whose address budget of stored
+// bytes holds three uploads of the archive it returns (one KiB back per
+// 100 hours: none during a test); edit changes more of its configuration.
+func startThreeUploadBudget(t *testing.T, edit func(*config.Config)) (*testServer, []byte) {
+	t.Helper()
+	archive := zipOf(t, [2]string{"cloud.cfg", noisyCfg(12 << 10)})
+	kib := (len(archive) + 1023) / 1024
+	ts := start(t, func(c *config.Config) {
+		c.Cloud.MaxUpload = config.ByteSize(kib) * config.KiB
+		c.Limits.CloudBytesAddress = config.ByteRate{Size: config.ByteSize(3*kib) * config.KiB,
+			Every: config.Duration{Duration: time.Duration(3*kib) * 100 * time.Hour}}
+		if edit != nil {
+			edit(c)
+		}
+	})
+	return ts, archive
+}
+
 // Many accounts of one address share one budget of stored bytes (issue 22,
 // item 6: 32 accounts of one address stored 62.5 MiB in 3.4 s): three
 // uploads fit, the fourth, from yet another account, is refused with the
 // store's failure reply; the budget does not refill during the test (one
 // KiB per 100 hours).
 func TestCloudBytesPerAddress(t *testing.T) {
-	cfg := noisyCfg(12 << 10)
-	archive := zipOf(t, [2]string{"cloud.cfg", cfg})
-	kib := (len(archive) + 1023) / 1024
-	ts := start(t, func(c *config.Config) {
-		c.Cloud.MaxUpload = config.ByteSize(kib) * config.KiB
-		c.Limits.CloudBytesAddress = config.ByteRate{Size: config.ByteSize(3*kib) * config.KiB,
-			Every: config.Duration{Duration: time.Duration(3*kib) * 100 * time.Hour}}
-	})
+	ts, archive := startThreeUploadBudget(t, nil)
 	for i, login := range []string{"Puppet1", "Puppet2", "Puppet3", "Puppet4"} {
 		a := ts.account(t, login)
 		want := storeOK

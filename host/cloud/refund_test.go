@@ -2,7 +2,6 @@ package cloud_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/cloud"
@@ -14,15 +13,7 @@ import (
 // storing, though nothing was stored. A refused upload gives its bytes
 // back. (From a review of the area; failed before.)
 func TestARefusedUploadSpendsNothingOfTheAddress(t *testing.T) {
-	cfg := noisyCfg(12 << 10)
-	archive := zipOf(t, [2]string{"cloud.cfg", cfg})
-	kib := (len(archive) + 1023) / 1024
-	ts := start(t, func(c *config.Config) {
-		c.Cloud.MaxUpload = config.ByteSize(kib) * config.KiB
-		c.Limits.CloudBuckets = 1
-		c.Limits.CloudBytesAddress = config.ByteRate{Size: config.ByteSize(3*kib) * config.KiB,
-			Every: config.Duration{Duration: time.Duration(3*kib) * 100 * time.Hour}} // no refill during the test
-	})
+	ts, archive := startThreeUploadBudget(t, func(c *config.Config) { c.Limits.CloudBuckets = 1 })
 	full := ts.account(t, "Full")
 	checkBody(t, "first bucket", ts.post(t, cloud.PathStore, storeIn(full.Cookie, "one"), zipPart(archive)), storeOK)
 	for _, b := range []string{"two", "three"} {

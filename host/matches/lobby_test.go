@@ -214,9 +214,7 @@ func TestParticipantsSharingANickname(t *testing.T) {
 // know them. A heartbeat that reports the server idle (or asleep) after
 // one reported the match under way (lobby or in game) ends it.
 func TestAnIdleHeartbeatEndsTheMatch(t *testing.T) {
-	s := clitest.Start(t, nil)
-	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
-	f := &fixture{Server: s, t: t}
+	f := newFixture(t, 0)
 	ps := f.loginPlayers(t, []string{"b0", "b1", "b2"}, nil)
 	sr := matches.PathServerRequester
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
@@ -270,9 +268,8 @@ func TestAnIdleHeartbeatEndsTheMatch(t *testing.T) {
 // but the operator's list (servers list, the console's page) still
 // called them online until their heartbeats timed out.
 func TestARevokedHostHasNoServerOnline(t *testing.T) {
-	s := clitest.Start(t, nil)
-	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
-	f := &fixture{Server: s, t: t}
+	f := newFixture(t, 0)
+	s := f.Server
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
 	f.beat(sess, url.Values{"c_state": {"1"}})
 	online := func() int {
@@ -306,9 +303,7 @@ func TestARevokedHostHasNoServerOnline(t *testing.T) {
 // to the next lobby. Only a well-formed state moves the match. (From a
 // second review; failed before.)
 func TestAHeartbeatWithoutAStateDoesNotEndTheMatch(t *testing.T) {
-	s := clitest.Start(t, nil)
-	s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
-	f := &fixture{Server: s, t: t}
+	f := newFixture(t, 0)
 	ps := f.loginPlayers(t, []string{"d0", "d1", "d2"}, nil)
 	sr := matches.PathServerRequester
 	sess, _ := f.newServer("hoster", "pw-hoster", "1")
