@@ -464,7 +464,8 @@ type opened struct {
 // credentials have changed since (an operator reset the password while
 // the handshake was pending, or after a session of the chain switched to
 // another account of the family; every new verifier has a new salt, see
-// srp.Group.NewVerifier), and the client is told to log in again.
+// srp.Group.NewVerifier): a login is told to log in again, a switch that
+// its cookie is invalid.
 func (s *Service) open(ctx context.Context, id storage.AccountID, ip string, notAfter time.Time, client ClientInfo, p chainProof) (*opened, error) {
 	var raw [16]byte
 	if _, err := io.ReadFull(s.rand, raw[:]); err != nil {
