@@ -129,13 +129,15 @@ func TestClusterNodesShareAddressLimits(t *testing.T) {
 		t.Errorf("registrations %+v, want half of %+v", r, d.RegistrationsPerAddress)
 	}
 	if l.CloudBytesAddress.Size != d.CloudBytesAddress.Size/2 || l.PreAuthPerAddress != d.PreAuthPerAddress/2 ||
-		l.FailedProofsAddress.Burst != d.FailedProofsAddress.Burst/2 || s.Operator.TokenFailures.Burst != c.Operator.TokenFailures.Burst/2 {
+		l.FailedProofsAddress.Burst != d.FailedProofsAddress.Burst/2 || s.Operator.TokenFailures.Burst != c.Operator.TokenFailures.Burst/2 ||
+		l.TogglesAddress.Burst != d.TogglesAddress.Burst/2 {
 		t.Errorf("shares: %+v, token failures %+v", l, s.Operator.TokenFailures)
 	}
 	// What a node counts for the whole cluster anyway, or for itself only,
 	// is left whole.
-	if l.MaxConnectionsPerAddress != d.MaxConnectionsPerAddress || l.FailedProofsLogin != d.FailedProofsLogin {
-		t.Errorf("connections %d, proofs per login %+v changed", l.MaxConnectionsPerAddress, l.FailedProofsLogin)
+	// An account's writes are all counted on its home node.
+	if l.MaxConnectionsPerAddress != d.MaxConnectionsPerAddress || l.FailedProofsLogin != d.FailedProofsLogin || l.TogglesAccount != d.TogglesAccount {
+		t.Errorf("connections %d, proofs per login %+v, toggles per account %+v changed", l.MaxConnectionsPerAddress, l.FailedProofsLogin, l.TogglesAccount)
 	}
 	if c.Limits != d {
 		t.Error("ShareLimits changed the configuration it was called on")

@@ -33,6 +33,11 @@ type Limits struct {
 	ReportsAddress         Rate     `toml:"reports_per_address"`
 	GuideVotesAddress      Rate     `toml:"guide_votes_per_address"`
 	GuideVotesGuideAddress Rate     `toml:"guide_votes_per_guide_address"`
+	// Small writes a player repeats at will (switch_auth, guide marks,
+	// cloud enrollment): each kind per account and per address
+	// (host/limit.Writes).
+	TogglesAccount Rate `toml:"toggles_per_account"`
+	TogglesAddress Rate `toml:"toggles_per_address"`
 	// NewAccountAge: accounts younger than this weigh less where a plugin
 	// decides (report priority, guide ranking: a vote keeps the class its
 	// account had when it voted); 0 treats every account as established.
@@ -111,6 +116,8 @@ func (c *Config) validateLimits(ps *problems) {
 		"reports_per_address":             l.ReportsAddress,
 		"guide_votes_per_address":         l.GuideVotesAddress,
 		"guide_votes_per_guide_address":   l.GuideVotesGuideAddress,
+		"toggles_per_account":             l.TogglesAccount,
+		"toggles_per_address":             l.TogglesAddress,
 		"console_signin_per_address":      l.ConsoleSignInAddress,
 		"console_signin_per_login":        l.ConsoleSignInLogin,
 	} {

@@ -20,6 +20,8 @@ func wantLimits() Limits {
 		ReportsAddress:         Rate{Burst: 40, Every: Duration{30 * time.Minute}},
 		GuideVotesAddress:      Rate{Burst: 30, Every: Duration{2 * time.Minute}},
 		GuideVotesGuideAddress: Rate{Burst: 3, Every: Duration{8 * time.Hour}},
+		TogglesAccount:         Rate{Burst: 30, Every: Duration{2 * time.Second}},
+		TogglesAddress:         Rate{Burst: 300, Every: Duration{200 * time.Millisecond}},
 		NewAccountAge:          Duration{7 * 24 * time.Hour},
 		DiskFreeMargin:         256 * MiB,
 		ConsoleSignInAddress:   Rate{Burst: 10, Every: Duration{time.Minute}},
@@ -45,6 +47,8 @@ func TestValidateLimits(t *testing.T) {
 		{"limits.cloud_bytes_per_address.every", func(l *Limits) { l.CloudBytesAddress.Every.Duration = 0 }},
 		{"limits.reports_per_address.every", func(l *Limits) { l.ReportsAddress.Every.Duration = 0 }},
 		{"limits.guide_votes_per_guide_address.burst", func(l *Limits) { l.GuideVotesGuideAddress.Burst = -1 }},
+		{"limits.toggles_per_account.every", func(l *Limits) { l.TogglesAccount.Every.Duration = 0 }},
+		{"limits.toggles_per_address.burst", func(l *Limits) { l.TogglesAddress.Burst = -1 }},
 		{"limits.new_account_age", func(l *Limits) { l.NewAccountAge.Duration = -time.Hour }},
 	} {
 		c := Default()
@@ -90,7 +94,7 @@ func TestLoadTestLimitsBlock(t *testing.T) {
 	}
 	l := c.Limits
 	if l.RegistrationsPerAddress.Burst < 100000 || l.CloudBytesAddress.Size != 0 || l.ReportsAddress.Burst != 0 ||
-		l.GuideVotesAddress.Burst != 0 || l.GuideVotesGuideAddress.Burst != 0 {
+		l.GuideVotesAddress.Burst != 0 || l.GuideVotesGuideAddress.Burst != 0 || l.TogglesAccount.Burst != 0 || l.TogglesAddress.Burst != 0 {
 		t.Errorf("load-test limits: %+v", l)
 	}
 }

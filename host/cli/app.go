@@ -151,6 +151,7 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 		PreAuthPerAddress:   cfg.Limits.PreAuthPerAddress,
 		FailedProofsAddress: limitRate(cfg.Limits.FailedProofsAddress), FailedProofsLogin: limitRate(cfg.Limits.FailedProofsLogin),
 		SessionsPerAccount: cfg.Limits.SessionsPerAccount, TrackedKeys: cfg.Limits.TrackedKeys,
+		Switches: hostarea.Toggles(cfg.Limits),
 		ChatHost: cfg.Chat.Host, ChatPort: cfg.Chat.Port, CommentingHost: cfg.Commenting.Host, CommentingPort: cfg.Commenting.Port,
 		ICBURL: cfg.ICBURL(), LeaverThreshold: cfg.Client.LeaverThreshold, MMRRank: cfg.Client.MMRRank,
 		FreeHeroes: cfg.Client.FreeHeroes, KeyVersion: cfg.Client.KeyVersion, MinRankedLevel: cfg.Client.MinRankedLevel,

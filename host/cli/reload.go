@@ -33,6 +33,7 @@ var liveKeys = []string{
 	"limits.failed_proofs_per_address", "limits.failed_proofs_per_login_address",
 	"limits.max_connections", "limits.max_connections_per_address",
 	"limits.console_signin_per_address", "limits.console_signin_per_login",
+	"limits.toggles_per_account", "limits.toggles_per_address", // switch_auth's here; the areas' in theirs
 	"actors.idle_timeout",
 	"plugins.", "plugin_defaults.",
 }
@@ -178,6 +179,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	rt.Server.Reload(next)
 	l := next.Limits
 	app.Login.SetFailedProofRates(limitRate(l.FailedProofsAddress), limitRate(l.FailedProofsLogin))
+	app.Login.SetSwitchRates(hostarea.Toggles(l))
 	for _, m := range hostarea.Modules() {
 		if live := app.lives[m.Area]; live != nil && live.Reload != nil {
 			live.Reload(next)

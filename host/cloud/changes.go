@@ -10,20 +10,36 @@ import (
 )
 
 // setEnrollment sets the account's cloud switches. Its reply is the
-// storage.CloudFlags as committed.
+// storage.CloudFlags as committed. Switches already as asked write
+// nothing and spend nothing.
 type setEnrollment struct {
 	useCloud   bool
 	autoUpload *bool // nil: keep the stored value
+	// spend takes the change from the account's and the address's budgets
+	// (nil: none), once it is known to write; spent keeps a change run
+	// again (a fenced activation's retry) from spending twice.
+	spend func() error
+	spent bool
 }
 
 // apply is the change, run by actors.Apply.
 func (c *setEnrollment) apply(tx *actors.Tx) (storage.CloudFlags, error) {
-	a := tx.Account()
-	a.Cloud.UseCloud = c.useCloud
+	want := tx.View().Cloud
+	want.UseCloud = c.useCloud
 	if c.autoUpload != nil {
-		a.Cloud.AutoUpload = *c.autoUpload
+		want.AutoUpload = *c.autoUpload
 	}
-	return a.Cloud, nil
+	if want == tx.View().Cloud {
+		return want, nil
+	}
+	if c.spend != nil && !c.spent {
+		if err := c.spend(); err != nil {
+			return tx.View().Cloud, err
+		}
+		c.spent = true
+	}
+	tx.Account().Cloud = want
+	return want, nil
 }
 
 // storeObject writes (or replaces) one settings archive of the account. The

@@ -304,7 +304,7 @@ func TestReplies(t *testing.T) {
 
 func TestMessagesTable(t *testing.T) {
 	seen := map[string]Reason{}
-	for r := ReasonInternal; r <= ReasonOutcomeUnknown; r++ {
+	for r := ReasonInternal; r <= ReasonTooManyChanges; r++ {
 		m, ok := messages[r]
 		if !ok || m == "" {
 			t.Errorf("reason %d has no message", r)
@@ -314,8 +314,8 @@ func TestMessagesTable(t *testing.T) {
 		}
 		seen[m] = r
 	}
-	if len(messages) != int(ReasonOutcomeUnknown)+1 {
-		t.Errorf("%d messages for %d reasons", len(messages), ReasonOutcomeUnknown+1)
+	if len(messages) != int(ReasonTooManyChanges)+1 {
+		t.Errorf("%d messages for %d reasons", len(messages), ReasonTooManyChanges+1)
 	}
 	if Reason(1000).Message() != ReasonInternal.Message() {
 		t.Error("an unknown reason does not read as internal")

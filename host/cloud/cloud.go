@@ -68,8 +68,12 @@ type Deps struct {
 	// PerAddress is the budget of bytes stored from one client address
 	// over all its accounts (limits.cloud_bytes_per_address); zero: none.
 	PerAddress AddressBudget
-	Log        *slog.Logger
-	Now        func() time.Time // nil: time.Now
+	// Enrollments bounds the enrollment changes of one account and of one
+	// client address (limits.toggles_per_account, toggles_per_address):
+	// each is a synced commit. Zero: none.
+	Enrollments limit.WriteRates
+	Log         *slog.Logger
+	Now         func() time.Time // nil: time.Now
 }
 
 // AddressBudget is a budget of bytes stored from one client address: Bytes
@@ -106,6 +110,7 @@ type Area struct {
 	limits     cloudcfg.Limits
 	now        func() time.Time
 	byAddress  *limit.Keyed // bytes stored per client address, in addressUnits; nil: no budget
+	enrolls    *limit.Writes
 	replies    *area.Replies
 }
 
@@ -149,12 +154,17 @@ func New(d Deps) (*Area, error) {
 		limits:    cloudcfg.Limits{MaxArchive: int64(c.MaxUpload), MaxUncompressed: int64(c.MaxUncompressed)},
 		now:       now,
 		byAddress: d.PerAddress.limiter(now),
+		enrolls:   limit.NewWrites(d.Enrollments, now),
 	}
 	if err := a.limits.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return a, nil
 }
+
+// SetEnrollmentRates changes Deps.Enrollments (a configuration reload):
+// what was spent stays spent, capped at the new bursts.
+func (a *Area) SetEnrollmentRates(r limit.WriteRates) { a.enrolls.SetRates(r) }
 
 // Routes are the paths the area serves. Their failures are answered from
 // the area's table of causes (failure.go): success false and the
@@ -230,7 +240,13 @@ func (a *Area) enrollment(ctx context.Context, c call[enrollRequest]) (*enrollme
 	if !ok {
 		return nil, fail(ReasonBadEnroll, fmt.Errorf("enroll %q", req.Enroll))
 	}
-	change := &setEnrollment{useCloud: useCloud}
+	acct, addr := uint64(sess.AccountID), c.addr
+	change := &setEnrollment{useCloud: useCloud, spend: func() error {
+		if err := a.enrolls.Spend(acct, addr); err != nil {
+			return fail(ReasonTooManyChanges, err)
+		}
+		return nil
+	}}
 	if req.AutoUpload != "" {
 		auto, ok := parseFlag(req.AutoUpload)
 		if !ok {

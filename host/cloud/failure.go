@@ -37,6 +37,7 @@ const (
 	ReasonAddressQuota
 	ReasonStorageFull
 	ReasonOutcomeUnknown
+	ReasonTooManyChanges
 )
 
 // messages is the one table of failure texts. "The specified key does not
@@ -66,6 +67,7 @@ const (
 //	ReasonAddressQuota      store                         Too many settings were stored from your address; please try again later.
 //	ReasonStorageFull       enrollment, store             The server cannot save right now; nothing was changed. Please try again later.
 //	ReasonOutcomeUnknown    enrollment, store             The server was too slow to confirm the save; it may or may not have been done. Please check and try again.
+//	ReasonTooManyChanges    enrollment                    Cloud settings were switched too often; please wait a moment and try again.
 //
 // The status call answers the bare word invalid_request instead of any of
 // these, except ReasonInternal.
@@ -92,6 +94,7 @@ var messages = map[Reason]string{
 	ReasonAddressQuota:     "Too many settings were stored from your address; please try again later.",
 	ReasonStorageFull:      "The server cannot save right now; nothing was changed. Please try again later.",
 	ReasonOutcomeUnknown:   "The server was too slow to confirm the save; it may or may not have been done. Please check and try again.",
+	ReasonTooManyChanges:   "Cloud settings were switched too often; please wait a moment and try again.",
 }
 
 // Message returns the client-facing text of r.

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
 	"github.com/honmaster/masterserver/host/internal/opmsg"
@@ -31,11 +32,13 @@ import (
 // table and limits.cloud_*), its metric (honmaster_cloud_stores_total),
 // its console page (/console/cloud, what "cloud show" prints) and the
 // account page's "Cloud buckets" row, and its operator command
-// "honmaster cloud show". The account's enrollment switches are part of
+// "honmaster cloud show". A reload puts the enrollment budget
+// (limits.toggles_*) in force at once. The account's enrollment switches are part of
 // its profile (storage.CloudFlags), since every login's session record
 // carries them.
 func init() {
 	area.Register(area.Module{Area: sdk.Area(AreaName), Start: start,
+		LiveSettings: []string{"limits.toggles_per_account", "limits.toggles_per_address"},
 		Commands: []area.Command{{Name: "cloud show", Usage: "--login L [--bucket B]",
 			Flags: func(fs *flag.FlagSet) area.CommandRequest {
 				r := &showRequest{}
@@ -51,7 +54,8 @@ func depsOf(e area.Env) Deps {
 	return Deps{Sys: e.Sys, Login: e.Login, Config: cfg.Cloud, Log: e.Log,
 		Quota: Quota{Buckets: cfg.Limits.CloudBuckets, Bytes: int64(cfg.Limits.CloudBytes)},
 		PerAddress: AddressBudget{Bytes: int64(cfg.Limits.CloudBytesAddress.Size),
-			Every: cfg.Limits.CloudBytesAddress.Every.Duration, Keys: cfg.Limits.TrackedKeys}}
+			Every: cfg.Limits.CloudBytesAddress.Every.Duration, Keys: cfg.Limits.TrackedKeys},
+		Enrollments: area.Toggles(cfg.Limits)}
 }
 
 func start(e area.Env) (*area.Live, error) {
@@ -71,7 +75,8 @@ func start(e area.Env) (*area.Live, error) {
 	}
 	p := &page{db: e.Sys.DB(), log: e.Log.With("area", AreaName)}
 	return &area.Live{Routes: rs,
-		Pages: []consolepage.Page{{Path: "/console/cloud", Title: "Cloud", Handler: http.HandlerFunc(p.show)}},
+		Reload: func(c *config.Config) { a.SetEnrollmentRates(area.Toggles(c.Limits)) },
+		Pages:  []consolepage.Page{{Path: "/console/cloud", Title: "Cloud", Handler: http.HandlerFunc(p.show)}},
 		AccountPanels: []consolepage.AccountPanel{{Summary: true, Template: bucketsTemplate,
 			Data: func(_ *http.Request, acct *storage.Account) (any, error) { return buckets(e.Sys.DB(), acct.ID), nil }}},
 	}, nil

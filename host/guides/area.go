@@ -38,8 +38,11 @@ type Backend interface {
 	// SetFlag sets or removes one of acct's flags on a visible guide in one
 	// commit. Setting a default replaces the account's default for the
 	// guide's hero; removing a flag that is not set changes nothing and
-	// succeeds. ErrNotFound for an unknown or hidden gid.
-	SetFlag(ctx context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool) error
+	// succeeds. ErrNotFound for an unknown or hidden gid. spend, when not
+	// nil, is called once the change is known to write, in the account's
+	// actor: its error refuses the change with nothing written. A change
+	// that finds the flag as asked never calls it.
+	SetFlag(ctx context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool, spend func() error) error
 	// Vote records acct's vote on a visible guide if the vote rule counts
 	// it (ErrVoteRefused otherwise); repeating a vote changes nothing,
 	// changing it moves both counts. ErrNotFound for an unknown or hidden
@@ -56,6 +59,7 @@ type Area struct {
 	backend Backend
 	replies *area.Replies // the area's table of causes, with its logger
 	votes   *voteLimits   // per-address vote budgets (votebudget.go); nil: none
+	marks   *limit.Writes // default and favourite changes per account and address; nil: none
 }
 
 // New returns the area over auth and backend; log may be nil.
@@ -87,7 +91,7 @@ var (
 // reasons (reasonText).
 var failDoc = func() string {
 	var texts []string
-	for _, r := range []Reason{ReasonNotFound, ReasonInvalidCookie, ReasonWrongAccount, ReasonBadRequest, ReasonVoteRefused, ReasonUnavailable, ReasonStorageFull} {
+	for _, r := range []Reason{ReasonNotFound, ReasonInvalidCookie, ReasonWrongAccount, ReasonBadRequest, ReasonVoteRefused, ReasonTooManyChanges, ReasonUnavailable, ReasonStorageFull} {
 		texts = append(texts, "`"+r.Message()+"`")
 	}
 	return " Failure (5 entries): `errors` (" + strings.Join(texts, ", ") + " or `" + ReasonInternal.Message() +
@@ -133,9 +137,12 @@ func (a *Area) Functions() []Function {
 // (errors.go).
 func (a *Area) Routes() []server.Route {
 	flag := func(fn Func) server.Route {
-		return area.NewRoute(a.replies, area.Route[FlagRequest, setReply]{Func: string(fn), Doc: flagDoc(fn), Fail: guideFail[FlagRequest, setReply],
-			Decode: func(r *wire.Request) (FlagRequest, error) { return ParseFlag(fn, r) },
-			Serve:  a.setFlag})
+		return area.NewRoute(a.replies, area.Route[flagCall, setReply]{Func: string(fn), Doc: flagDoc(fn), Fail: guideFail[flagCall, setReply],
+			Decode: func(r *wire.Request) (flagCall, error) {
+				req, err := ParseFlag(fn, r)
+				return flagCall{FlagRequest: req, addr: r.RemoteIP}, err
+			},
+			Serve: a.setFlag})
 	}
 	return []server.Route{
 		area.NewRoute(a.replies, area.Route[ListRequest, listReply]{Func: string(FuncList), Decode: ParseList, Serve: a.list, Fail: guideFail[ListRequest, listReply],
@@ -227,14 +234,35 @@ func (a *Area) guide(ctx context.Context, req GuideRequest) (guideReply, error) 
 	return newGuideReply(v, req.HostTime), nil
 }
 
-func (a *Area) setFlag(ctx context.Context, req FlagRequest) (setReply, error) {
+// flagCall is a default or favourite change and the client's address (its
+// budget).
+type flagCall struct {
+	FlagRequest
+	addr string
+}
+
+// setFlag sets or removes a mark. Only a change that writes spends from
+// the account's and the address's budgets (limits.toggles_per_account,
+// toggles_per_address), in the account's actor where the stored marks
+// are known: clicking a favourite that is already one costs nothing.
+func (a *Area) setFlag(ctx context.Context, req flagCall) (setReply, error) {
 	if err := a.authenticate(req.Caller); err != nil {
 		return setReply{}, err
 	}
 	if req.Gid == ProbeGid {
 		return setReply{}, Fail(ReasonNotFound, nil)
 	}
-	if err := a.backend.SetFlag(ctx, req.Account, req.Gid, req.Flag, req.On); err != nil {
+	var spend func() error
+	if a.marks != nil {
+		acct, addr := uint64(req.Account), req.addr
+		spend = func() error {
+			if err := a.marks.Spend(acct, addr); err != nil {
+				return Fail(ReasonTooManyChanges, err)
+			}
+			return nil
+		}
+	}
+	if err := a.backend.SetFlag(ctx, req.Account, req.Gid, req.Flag, req.On, spend); err != nil {
 		return setReply{}, err
 	}
 	return setReply{status: ok, Set: boolInt(req.On), HostTime: req.HostTime}, nil

@@ -87,7 +87,7 @@ func (b *memBackend) Guide(_ context.Context, acct storage.AccountID, gid GuideI
 	return GuideView{Guide: *g, Counts: b.tally.Counts(g), Flags: b.marksOf(acct).Flags(g)}, nil
 }
 
-func (b *memBackend) SetFlag(_ context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool) error {
+func (b *memBackend) SetFlag(_ context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool, spend func() error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls++
@@ -95,7 +95,13 @@ func (b *memBackend) SetFlag(_ context.Context, acct storage.AccountID, gid Guid
 	if err != nil {
 		return err
 	}
-	_, err = b.marksOf(acct).SetFlag(g, flag, on)
+	m := b.marksOf(acct)
+	if f := m.Flags(g); spend != nil && (flag == FlagDefault && f.Default != on || flag == FlagFavorite && f.Favorite != on) {
+		if err := spend(); err != nil {
+			return err
+		}
+	}
+	_, err = m.SetFlag(g, flag, on)
 	return err
 }
 

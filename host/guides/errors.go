@@ -21,6 +21,7 @@ const (
 	ReasonUnavailable                  // the guides plugin is down or failed
 	ReasonOutcomeUnknown               // a vote's commit outlasted the wait: it may have been counted
 	ReasonStorageFull                  // storage refuses writes (disk below its margin): nothing was written
+	ReasonTooManyChanges               // a mark past the account's or the address's budget (limits.toggles_*): nothing was written
 )
 
 // reasonText is the errors text of each reason. no_guides_found is the
@@ -35,6 +36,7 @@ var reasonText = [...]string{
 	ReasonUnavailable:    "guides_unavailable",
 	ReasonOutcomeUnknown: "outcome_unknown",
 	ReasonStorageFull:    "storage_full",
+	ReasonTooManyChanges: "too_many_changes",
 }
 
 // Message is the errors text the client receives.

@@ -109,6 +109,10 @@ func loadCall(ctx context.Context, e *loadtest.Env, a *loadtest.Account, f Func,
 	}
 	if n, _ := arr.Int("success"); n != 1 {
 		msg, _ := arr.String("errors")
+		if msg == ReasonTooManyChanges.Message() {
+			return nil, loadtest.Fail("refused:"+msg, "%s: %s: past the server's marks per account or per address; "+
+				"for a load test turn them off (limits.toggles_per_account and toggles_per_address, as bench/loadtest.toml)", f, msg)
+		}
 		return nil, loadtest.Fail("refused:"+msg, "%s: %s", f, msg)
 	}
 	return arr, nil

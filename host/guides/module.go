@@ -30,11 +30,12 @@ import (
 // heroes' guides with their counts, hide and premium), the operator API's
 // GET /api/guides, its demo guides, and its operator commands ("honmaster
 // guides import|list|hide|unhide|premium"). Its settings are the [guides]
-// table (Settings) and the vote limits of [limits], which a reload
-// puts in force at once.
+// table (Settings) and the vote and mark limits of [limits], which a
+// reload puts in force at once.
 func init() {
 	area.Register(area.Module{Area: guidesapi.Area, Bundled: bundled.Plugin, Start: start, Demo: demo,
-		LiveSettings: []string{"limits.guide_votes_per_address", "limits.guide_votes_per_guide_address"},
+		LiveSettings: []string{"limits.guide_votes_per_address", "limits.guide_votes_per_guide_address",
+			"limits.toggles_per_account", "limits.toggles_per_address"},
 		Commands: []area.Command{
 			{Name: "guides import", Usage: "FILE [--strict] (own JSON array or captured get_guide replies, see docs/areas.md; --strict: refuse the file if any guide is refused)",
 				Flags: func(fs *flag.FlagSet) area.CommandRequest {
@@ -65,14 +66,17 @@ func start(e area.Env) (*area.Live, error) {
 	c, set := e.Config, SettingsOf(e.Config)
 	s, err := NewService(Deps{Sys: e.Sys, Login: e.Login, Decider: e.Plugin, Log: e.Log,
 		RankReuse: RankReuse{Staleness: set.RankStaleness.Duration, Entries: set.RankCacheEntries},
-		Votes:     VoteBudgetOf(c.Limits), NewAccountAge: c.Limits.NewAccountAge.Duration})
+		Votes:     VoteBudgetOf(c.Limits), Marks: area.Toggles(c.Limits), NewAccountAge: c.Limits.NewAccountAge.Duration})
 	if err != nil {
 		return nil, err
 	}
 	tally := s.Tally()
 	p := &page{sys: e.Sys, log: e.Log.With("area", string(guidesapi.Area)), tally: tally}
 	live := &area.Live{Routes: s.Routes(), Value: tally,
-		Reload: func(c *config.Config) { s.SetVoteBudget(VoteBudgetOf(c.Limits)) },
+		Reload: func(c *config.Config) {
+			s.SetVoteBudget(VoteBudgetOf(c.Limits))
+			s.SetMarkBudget(area.Toggles(c.Limits))
+		},
 		Pages: []consolepage.Page{{Path: "/console/guides", Title: "Guides", Handler: http.HandlerFunc(p.show),
 			Routes: map[string]http.Handler{
 				"POST /console/guides/import":   http.HandlerFunc(p.importFile),

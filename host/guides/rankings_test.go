@@ -144,14 +144,14 @@ func TestListReusesSharedRanking(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, a := range f.accts[:2] {
-		if err := f.svc.SetFlag(ctx, a, 1, guides.FlagDefault, true); err != nil {
+		if err := f.svc.SetFlag(ctx, a, 1, guides.FlagDefault, true, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	wantGids(t, "with a default", f.order(t, f.accts[0], "Hero_A"), 1, 3, 2)
 	wantGids(t, "same default, other account", f.order(t, f.accts[1], "Hero_A"), 1, 3, 2)
 	wantGids(t, "no default", f.order(t, f.accts[2], "Hero_A"), 3, 2, 1)
-	if err := f.svc.SetFlag(ctx, f.accts[2], 1, guides.FlagFavorite, true); err != nil {
+	if err := f.svc.SetFlag(ctx, f.accts[2], 1, guides.FlagFavorite, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	wantGids(t, "with a favorite", f.order(t, f.accts[2], "Hero_A"), 1, 3, 2)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/honmaster/masterserver/actors"
 	"github.com/honmaster/masterserver/host/guides/internal/guidespb"
+	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/login"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
@@ -36,6 +37,10 @@ type Deps struct {
 	Now func() time.Time
 	// Votes bounds the votes of one client address (votebudget.go).
 	Votes VoteBudget
+	// Marks bounds the default and favourite changes of one account and
+	// of one client address (limits.toggles_per_account,
+	// toggles_per_address): each is a synced commit.
+	Marks limit.WriteRates
 	// NewAccountAge (limits.new_account_age): a vote cast by an account
 	// younger than this is young (Ballot) and weighs less in the ranking
 	// (the plugin's choice; the bundled one counts it a quarter). 0: no
@@ -78,6 +83,7 @@ func NewService(d Deps) (*Service, error) {
 	d.Sys.OnDelete(s.dropVotes) // a deleted account's votes leave the counts (delete.go)
 	s.area = New(AuthFunc(s.authenticate), s, d.Log)
 	s.area.votes = d.Votes.limiters(d.Now)
+	s.area.marks = limit.NewWrites(d.Marks, d.Now)
 	return s, nil
 }
 
@@ -215,13 +221,14 @@ func (s *Service) Guide(_ context.Context, acct storage.AccountID, gid GuideID) 
 	return GuideView{Guide: *g, Counts: s.tally.Counts(g), Flags: fl}, nil
 }
 
-// SetFlag sets or removes one of acct's flags through its actor.
-func (s *Service) SetFlag(ctx context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool) error {
+// SetFlag sets or removes one of acct's flags through its actor; spend
+// (nil: none) is called there once the change is known to write.
+func (s *Service) SetFlag(ctx context.Context, acct storage.AccountID, gid GuideID, flag Flag, on bool, spend func() error) error {
 	g, _, err := s.visible(gid)
 	if err != nil {
 		return err
 	}
-	_, err = s.d.Sys.Apply(ctx, acct, &flagChange{gid: gid, hero: g.Hero, flag: flag, on: on})
+	_, err = s.d.Sys.Apply(ctx, acct, &flagChange{gid: gid, hero: g.Hero, flag: flag, on: on, spend: spend})
 	return err
 }
 
@@ -270,41 +277,54 @@ type flagChange struct {
 	hero string
 	flag Flag
 	on   bool
+	// spend takes the change from the account's and the address's budgets
+	// (nil: none), once the change is known to write; spent keeps a change
+	// run again (a fenced activation's retry) from spending twice.
+	spend func() error
+	spent bool
 }
 
 func (c *flagChange) Apply(tx *actors.Tx) (any, error) {
 	db, id := tx.DB(), tx.ID()
+	var put, del bool
+	key := gidKey(c.gid)
+	ks := favoriteKS
 	switch c.flag {
 	case FlagDefault:
+		// Keyed by hero: setting replaces the hero's previous default in
+		// the same commit.
+		ks, key = defaultKS, c.hero
 		cur, err := defaultKS.Get(db, id, c.hero)
 		has := err == nil
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return nil, Fail(ReasonInternal, err)
 		}
-		switch {
-		case c.on && (!has || GuideID(cur.GetGid()) != c.gid):
-			// Keyed by hero: this replaces the hero's previous default
-			// in the same commit.
-			return nil, defaultKS.Put(tx, c.hero, &guidespb.Mark{Gid: uint32(c.gid)})
-		case !c.on && has && GuideID(cur.GetGid()) == c.gid:
-			defaultKS.Delete(tx, c.hero)
-		}
-		return nil, nil
+		put = c.on && (!has || GuideID(cur.GetGid()) != c.gid)
+		del = !c.on && has && GuideID(cur.GetGid()) == c.gid
 	case FlagFavorite:
-		_, err := favoriteKS.Get(db, id, gidKey(c.gid))
+		_, err := favoriteKS.Get(db, id, key)
 		has := err == nil
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return nil, Fail(ReasonInternal, err)
 		}
-		switch {
-		case c.on && !has:
-			return nil, favoriteKS.Put(tx, gidKey(c.gid), &guidespb.Mark{Gid: uint32(c.gid)})
-		case !c.on && has:
-			favoriteKS.Delete(tx, gidKey(c.gid))
-		}
-		return nil, nil // already as asked: nothing to write
+		put, del = c.on && !has, !c.on && has
+	default:
+		return nil, Fail(ReasonBadRequest, fmt.Errorf("unknown flag %d", c.flag))
 	}
-	return nil, Fail(ReasonBadRequest, fmt.Errorf("unknown flag %d", c.flag))
+	if !put && !del {
+		return nil, nil // already as asked: nothing to write, nothing spent
+	}
+	if c.spend != nil && !c.spent {
+		if err := c.spend(); err != nil {
+			return nil, err
+		}
+		c.spent = true
+	}
+	if put {
+		return nil, ks.Put(tx, key, &guidespb.Mark{Gid: uint32(c.gid)})
+	}
+	ks.Delete(tx, key)
+	return nil, nil
 }
 
 // voteChange asks the plugin whether the vote counts and stores it with

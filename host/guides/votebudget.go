@@ -62,3 +62,7 @@ func (l *voteLimits) spend(ip string, gid GuideID) error {
 	}
 	return nil
 }
+
+// SetMarkBudget changes Deps.Marks (a configuration reload), as
+// SetVoteBudget.
+func (s *Service) SetMarkBudget(r limit.WriteRates) { s.area.marks.SetRates(r) }

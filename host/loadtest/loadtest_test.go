@@ -499,3 +499,37 @@ func TestFloorCoresNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadTestNamesTheToggleLimits: switch_auth and guide marks have a
+// budget per account and per address (limits.toggles_*), which the load
+// tester's one account exceeds at once; its first error of each says which
+// settings to lift, as bench/loadtest.toml does.
+func TestLoadTestNamesTheToggleLimits(t *testing.T) {
+	ts := clitest.StartDemo(t, func(c *config.Config) {
+		clitest.LoadTestLimits(c)
+		d := config.Default().Limits
+		c.Limits.TogglesAccount, c.Limits.TogglesAddress = d.TogglesAccount, d.TogglesAddress
+	})
+	o := clitest.LoadTestOptions(t, ts, "switch=1,guideflag=1")
+	// About 100 of each on one account, against a burst of 30 and one
+	// more every 2 seconds: past the budget however slowly they run
+	// (under 140 seconds).
+	o.Accounts, o.Concurrency, o.Requests = 1, 1, 200
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"switch", "guideflag"} {
+		op := rep.Op(name)
+		if op == nil {
+			t.Fatalf("no %s row", name)
+		}
+		found := false
+		for _, first := range op.FirstErrors {
+			found = found || strings.Contains(first, "limits.toggles_per_account and toggles_per_address")
+		}
+		if !found {
+			t.Errorf("%s: first errors %v; want one naming the settings to lift", name, op.FirstErrors)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/server"
@@ -210,6 +211,11 @@ func opLogin(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
 
 func opSwitch(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
 	s, err := e.c.Switch(ctx, a.sess, a.subLogin, a.subID)
+	// The server's text (host/login; TestLoadTestNamesTheToggleLimits).
+	if errors.Is(err, client.ErrLogin) && strings.Contains(err.Error(), "Too many account switches") {
+		return fail("refused:login", "%v: past the server's switches per account or per address; for a load test turn them off "+
+			"(limits.toggles_per_account and toggles_per_address, as bench/loadtest.toml)", err)
+	}
 	if err != nil {
 		return err
 	}

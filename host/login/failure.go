@@ -21,6 +21,7 @@ const (
 	ReasonTooManyFailures
 	ReasonOutcomeUnknown
 	ReasonStorageFull
+	ReasonTooManySwitches
 )
 
 // messages is the one table of failure texts. "Invalid cookie.1" is the
@@ -38,6 +39,7 @@ var messages = map[Reason]string{
 	ReasonTooManyFailures: "Too many failed logins from your address; please wait a minute and try again.",
 	ReasonOutcomeUnknown:  "The server is slow to confirm; your request may or may not have been done. Please check and try again.",
 	ReasonStorageFull:     "The server cannot save right now; nothing was changed. Please try again later.",
+	ReasonTooManySwitches: "Too many account switches in a short time; please wait a moment and try again.",
 }
 
 // Message returns the client-facing text of r.

@@ -40,6 +40,10 @@ type Settings struct {
 	FailedProofsLogin   limit.Rate // wrong proofs from one address group on one login
 	SessionsPerAccount  int
 	TrackedKeys         int // keys each rate limiter remembers
+	// Switches bound switch_auth's new sessions per account switched to
+	// and per address (limits.toggles_per_account, toggles_per_address;
+	// zero: none).
+	Switches limit.WriteRates
 
 	ChatHost, CommentingHost string
 	ChatPort, CommentingPort int
@@ -67,6 +71,7 @@ type Service struct {
 	pending  *pendingSet
 	failAddr *limit.Keyed // wrong proofs by address
 	failPair *limit.Keyed // wrong proofs by login and address
+	switches *limit.Writes
 	// live is the sessions_live gauge: the sessions stored at the last
 	// sweep, plus those issued and less those ended since (forget.go).
 	live     atomic.Int64
@@ -117,6 +122,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		pending:  newPendingSet(set.PreAuthMaxPending, set.PreAuthPerAddress, set.PreAuthLifetime),
 		failAddr: limit.NewAdjustable(set.FailedProofsAddress, set.TrackedKeys, now),
 		failPair: limit.NewAdjustable(set.FailedProofsLogin, set.TrackedKeys, now),
+		switches: limit.NewWrites(set.Switches, now),
 		tooltips: mustEncode(awardsTooltip())}
 	s.macs.New = func() any { return hmac.New(sha1.New, set.Secret) }
 	sys.OnDelete(s.forgetAccount) // forget.go
@@ -139,6 +145,10 @@ func (s *Service) SetFailedProofRates(byAddress, byLoginAddress limit.Rate) {
 	s.failAddr.SetRate(byAddress)
 	s.failPair.SetRate(byLoginAddress)
 }
+
+// SetSwitchRates changes Settings.Switches (a configuration reload), as
+// SetFailedProofRates.
+func (s *Service) SetSwitchRates(r limit.WriteRates) { s.switches.SetRates(r) }
 
 // withDefaults fills zero settings (tests, tools) with the defaults of
 // config's embedded file.
@@ -385,6 +395,13 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	}
 	if acct.SuperID != sess.SuperID {
 		return nil, fail(ReasonNotYourAccount, nil)
+	}
+	// Every switch stores a session (a synced commit): spent here, once
+	// the switch is known to be allowed, from the budgets of the account
+	// switched to (whose records it writes; in a cluster the request is
+	// served on that account's node) and of the client's address.
+	if err := s.switches.Spend(uint64(target), ip); err != nil {
+		return nil, fail(ReasonTooManySwitches, err)
 	}
 	// The new session continues the chain of the one it switched from:
 	// refused, in the target's actor, when the password that opened the

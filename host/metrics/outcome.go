@@ -39,6 +39,7 @@ var loginOutcomes = map[login.Reason]string{
 	login.ReasonTooManyFailures: "too_many_failures",
 	login.ReasonOutcomeUnknown:  "outcome_unknown",
 	login.ReasonStorageFull:     "storage_full",
+	login.ReasonTooManySwitches: "too_many_switches",
 }
 
 // loginByBody maps each login failure body to its outcome.

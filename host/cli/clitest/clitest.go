@@ -235,8 +235,8 @@ func Main(m *testing.M, cleanups ...func()) {
 // LoadTestLimits raises or turns off the limits that hold per client
 // address, as defaults.toml's [limits] comment (and bench/loadtest.toml)
 // tells an operator to for a load test: the load tester registers every
-// account, files every report, casts every vote and drops from one
-// address, and so do end-to-end tests that act as many players from
+// account, files every report, casts every vote, marks guides, switches
+// accounts and drops from one address, and so do end-to-end tests that act as many players from
 // 127.0.0.1. Pass it to Start (or call it from a mutate of one's own).
 func LoadTestLimits(c *config.Config) {
 	c.Limits.RegistrationsPerAddress = config.Rate{Burst: 1_000_000, Every: config.Duration{Duration: time.Millisecond}}
@@ -244,6 +244,8 @@ func LoadTestLimits(c *config.Config) {
 	c.Limits.ReportsAddress = config.Rate{}
 	c.Limits.GuideVotesAddress = config.Rate{}
 	c.Limits.GuideVotesGuideAddress = config.Rate{}
+	c.Limits.TogglesAccount = config.Rate{}
+	c.Limits.TogglesAddress = config.Rate{}
 	// One address's connections: the default (64) leaves room for other
 	// addresses, and a test acting as 100 players from 127.0.0.1 needs more.
 	c.Limits.MaxConnectionsPerAddress = c.Limits.MaxConnections
