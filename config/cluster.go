@@ -95,8 +95,9 @@ func (c Cluster) NodeCount() int {
 // budget keeps size/n, but never less than one upload of cloud.max_upload
 // (a share below it would refuse every larger upload for good: the
 // bucket could never hold its bytes). Not shared: max_connections_per_address (each
-// node's own descriptors) and failed_proofs_per_login_address (a login's
-// proofs are all checked on its account's home). With n = 1, c itself.
+// node's own descriptors), failed_proofs_per_login_address (a login's
+// proofs are all checked on its account's home) and toggles_per_account
+// (an account's writes are all served by its home). With n = 1, c itself.
 func (c *Config) ShareLimits(n int) *Config {
 	if n <= 1 {
 		return c

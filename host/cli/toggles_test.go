@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/guides"
+	"github.com/honmaster/masterserver/storage"
 )
 
 // TestRepeatableWritesHaveABudget: a switch_auth, a guide's default or
@@ -129,5 +131,72 @@ func TestRepeatableWritesHaveABudget(t *testing.T) {
 	}
 	if err := switchTo(marker); err != nil {
 		t.Errorf("switch after the reload: %v", err)
+	}
+}
+
+// TestARefusedWriteSpendsNoToggle: a mark, an enrollment or a switch
+// refused with nothing written (here: the disk below its margin,
+// storage_full) gave its budget nothing back, so a player retrying on a
+// full disk found the budget spent once space returned. Per account burst
+// 2: two refused attempts of each kind, then the first real ones pass.
+func TestARefusedWriteSpendsNoToggle(t *testing.T) {
+	dir := t.TempDir()
+	body := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n"+
+		"[limits]\ntoggles_per_account = { burst = 2, every = \"1h\" }\ntoggles_per_address = { burst = 2, every = \"1h\" }\n",
+		filepath.Join(dir, "data"))
+	rt, _ := startReloadable(t, dir, body, nil, false)
+	c := client.New("http://" + rt.Addr.String())
+	defer c.HTTP.CloseIdleConnections()
+	ctx := context.Background()
+	demo := guides.DemoGuides()
+	if _, err := guides.Seed(ctx, rt.App.Sys, demo[:1]); err != nil {
+		t.Fatal(err)
+	}
+	gid := strconv.Itoa(int(demo[0].Gid))
+	if r, err := c.PostForm(ctx, "/portal/register", url.Values{"login": {"player"}, "password": {"pw"}}); err != nil || r.Status != http.StatusOK {
+		t.Fatalf("register: %v %v", r, err)
+	}
+	s, err := c.Login(ctx, "player", "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &guideClient{c: c, account: s.AccountID, cookie: s.Cookie}
+	enroll := func() string {
+		t.Helper()
+		r, err := c.PostMultipart(ctx, cloud.PathEnrollment, url.Values{"cookie": {s.Cookie}, "enroll": {"1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := r.PHP()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := a.Bool("success"); ok {
+			return ""
+		}
+		m, _ := a.String("messages")
+		return m
+	}
+
+	rt.App.DB.SetDiskGuard(storage.NewDiskGuard("", 64<<20, func() (uint64, error) { return 1 << 20, nil }, nil))
+	for range 2 {
+		failReply(t, g.must(t, "guide_favorite_set", "gid", gid), "storage_full")
+		if m := enroll(); m != cloud.ReasonStorageFull.Message() {
+			t.Fatalf("enrollment on a full disk: %q", m)
+		}
+		if _, err := c.Switch(ctx, s, s.Login, s.AccountID); err == nil || !strings.Contains(err.Error(), "cannot save") {
+			t.Fatalf("switch on a full disk: %v", err)
+		}
+	}
+	rt.App.DB.SetDiskGuard(nil) // space is back
+
+	if a := g.must(t, "guide_favorite_set", "gid", gid); num(a, "success") != 1 {
+		t.Errorf("the first favourite written: %v", a)
+	}
+	if m := enroll(); m != "" {
+		t.Errorf("the first enrollment written: %q", m)
+	}
+	if _, err := c.Switch(ctx, s, s.Login, s.AccountID); err != nil {
+		t.Errorf("the first switch written: %v", err)
 	}
 }

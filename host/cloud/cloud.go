@@ -8,6 +8,7 @@ import (
 	"mime"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -241,10 +242,12 @@ func (a *Area) enrollment(ctx context.Context, c call[enrollRequest]) (*enrollme
 		return nil, fail(ReasonBadEnroll, fmt.Errorf("enroll %q", req.Enroll))
 	}
 	acct, addr := uint64(sess.AccountID), c.addr
+	var spent atomic.Bool // set in the actor, read here after it answered
 	change := &setEnrollment{useCloud: useCloud, spend: func() error {
 		if err := a.enrolls.Spend(acct, addr); err != nil {
 			return fail(ReasonTooManyChanges, err)
 		}
+		spent.Store(true)
 		return nil
 	}}
 	if req.AutoUpload != "" {
@@ -256,6 +259,9 @@ func (a *Area) enrollment(ctx context.Context, c call[enrollRequest]) (*enrollme
 	}
 	flags, err := actors.Apply(ctx, a.d.Sys, sess.AccountID, change.apply)
 	if err != nil {
+		if spent.Load() && !failure.Uncertain(err) {
+			a.enrolls.Refund(acct, addr) // refused with nothing written (a full disk)
+		}
 		return nil, err
 	}
 	// The enrollment is committed: a failure to read the stored object's

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/honmaster/masterserver/host/area"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
@@ -253,16 +255,21 @@ func (a *Area) setFlag(ctx context.Context, req flagCall) (setReply, error) {
 		return setReply{}, Fail(ReasonNotFound, nil)
 	}
 	var spend func() error
+	var spent atomic.Bool // set in the actor, read here after it answered
+	acct, addr := uint64(req.Account), req.addr
 	if a.marks != nil {
-		acct, addr := uint64(req.Account), req.addr
 		spend = func() error {
 			if err := a.marks.Spend(acct, addr); err != nil {
 				return Fail(ReasonTooManyChanges, err)
 			}
+			spent.Store(true)
 			return nil
 		}
 	}
 	if err := a.backend.SetFlag(ctx, req.Account, req.Gid, req.Flag, req.On, spend); err != nil {
+		if spent.Load() && !failure.Uncertain(err) {
+			a.marks.Refund(acct, addr) // refused with nothing written (a full disk)
+		}
 		return setReply{}, err
 	}
 	return setReply{status: ok, Set: boolInt(req.On), HostTime: req.HostTime}, nil

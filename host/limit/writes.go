@@ -35,8 +35,12 @@ func NewWrites(r WriteRates, now func() time.Time) *Writes {
 }
 
 // SetRates changes both rates (a configuration reload), as Keyed.SetRate;
-// the bound of keys stays as built.
+// the bound of keys stays as built. A nil *Writes stays nil: it allows
+// everything.
 func (w *Writes) SetRates(r WriteRates) {
+	if w == nil {
+		return
+	}
 	w.account.SetRate(r.PerAccount)
 	w.address.SetRate(r.PerAddress)
 }
@@ -72,4 +76,16 @@ func (w *Writes) Spend(account uint64, addr string) error {
 		return &WriteRefused{Key: "account " + strconv.FormatUint(account, 10), Wait: wait}
 	}
 	return nil
+}
+
+// Refund gives back the write a successful Spend of account from addr
+// took: the write it was spent for was refused with nothing written (a
+// full disk, a rule of the change). A write whose outcome is unknown (it
+// may have been stored) keeps it.
+func (w *Writes) Refund(account uint64, addr string) {
+	if w == nil {
+		return
+	}
+	w.address.Refund(AddrKey(addr))
+	w.account.Refund(strconv.FormatUint(account, 10))
 }

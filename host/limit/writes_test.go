@@ -48,6 +48,15 @@ func TestWrites(t *testing.T) {
 	if err := spend(1, "192.0.2.1"); err != nil {
 		t.Fatalf("a second later: %v", err)
 	}
+	// A write refused with nothing written gives its write back, to the
+	// account and to the address.
+	if err := spend(1, "192.0.2.1"); !errors.As(err, &refused) || refused.Key != "address 192.0.2.1" {
+		t.Fatalf("the address past its budget again: %v", err)
+	}
+	w.Refund(1, "192.0.2.1")
+	if err := spend(1, "192.0.2.1"); err != nil {
+		t.Fatalf("after a refund: %v", err)
+	}
 
 	w.SetRates(WriteRates{})
 	for i := range 10 {
@@ -56,6 +65,8 @@ func TestWrites(t *testing.T) {
 		}
 	}
 	var none *Writes
+	none.SetRates(WriteRates{PerAccount: Rate{Burst: 1, Every: time.Hour}})
+	none.Refund(1, "192.0.2.1")
 	if err := none.Spend(1, "192.0.2.1"); err != nil {
 		t.Fatalf("nil budget: %v", err)
 	}

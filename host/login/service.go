@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/host/failure"
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/srp"
 	"github.com/honmaster/masterserver/storage"
@@ -409,6 +410,9 @@ func (s *Service) SwitchAuth(ctx context.Context, login, accountID, cookie, ip s
 	// of the family, switching back into an account just reset).
 	rec, err := s.open(ctx, target, ip, sess.Expires, ClientInfo{}, chainProof{account: sess.ProofAccount, salt: sess.ProofSalt, switched: true})
 	if err != nil {
+		if !failure.Uncertain(err) {
+			s.switches.Refund(uint64(target), ip) // refused with nothing written (a full disk, a reset chain)
+		}
 		return nil, err
 	}
 	rec.ClientDisco = "OK"
