@@ -346,7 +346,15 @@ func accountOf(sys *actors.System, r *wire.Request, route server.AccountOf) (sto
 		}
 		switch fn {
 		case server.FuncPreAuth, server.FuncSRPAuth, server.FuncSwitchAuth:
+			// As the handlers read it (wire.Request.Decode): the form's,
+			// else the query's. Read from the form only, a login sent in
+			// the query named no account, and the request was served
+			// where it arrived, with that node's own budgets of the
+			// account (a switch's, limits.toggles_per_account).
 			login := r.Form.Get("login")
+			if _, ok := r.Form["login"]; !ok {
+				login = r.Query.Get("login")
+			}
 			if login == "" {
 				return 0, false
 			}

@@ -73,6 +73,9 @@ func (s *Server) loginTooLong(path, fn string, r *wire.Request) (Response, bool)
 		return Response{}, false
 	}
 	l := r.Form.Get("login")
+	if _, ok := r.Form["login"]; !ok {
+		l = r.Query.Get("login") // as Decode reads it
+	}
 	if len(l) <= login.MaxLoginLength || utf8.RuneCountInString(l) <= login.MaxLoginLength {
 		return Response{}, false
 	}
