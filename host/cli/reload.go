@@ -120,6 +120,9 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	if app.configSource == nil {
 		return ReloadResult{}, fmt.Errorf("%w: this server was started without a configuration source", errReload)
 	}
+	if rt.closing {
+		return ReloadResult{}, fmt.Errorf("%w: the server is stopping", errReload)
+	}
 	next, err := app.configSource()
 	if err == nil {
 		err = checkPluginFlags(next)

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -370,5 +371,29 @@ func reloadableConfig(t *testing.T, dir, body string) (write func(string), load 
 	write(body)
 	return write, func() (*config.Config, error) {
 		return config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
+	}
+}
+
+// TestAReloadAfterStopStartsNoPlugin: nothing ordered a reload against
+// the server's stop (SIGHUP just before SIGTERM: systemctl reload, then
+// stop): a reload that ran after the plugins were stopped started the
+// changed plugin anew and put it in place, a process nobody stopped. A
+// reload once the stop began is refused, saying so. (From a review;
+// failed before.)
+func TestAReloadAfterStopStartsNoPlugin(t *testing.T) {
+	dir := t.TempDir()
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
+	rt, write := startReloadable(t, dir, base, nil, false)
+	if err := rt.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\n")
+	_, err := rt.Reload(context.Background())
+	t.Cleanup(rt.App.Plugins.Stop) // reaps a plugin the reload would have started
+	if err == nil || !strings.Contains(err.Error(), "the server is stopping") {
+		t.Errorf("a reload after the stop: %v, want a refusal saying the server is stopping", err)
+	}
+	if st, _ := rt.App.Plugins.Status(plinkoapi.Area); st.PID != 0 && syscall.Kill(st.PID, 0) == nil {
+		t.Errorf("a reload after the stop left the plinko plugin running: pid %d, state %s", st.PID, st.State)
 	}
 }

@@ -174,6 +174,9 @@ type Runtime struct {
 
 	reloadMu sync.Mutex     // one reload at a time
 	cfg      *config.Config // in force (reload.go); under reloadMu
+	// closing (under reloadMu) is set by shutdown before it closes the
+	// app: a reload after it would start plugins nobody stops.
+	closing bool
 	// reloadFailed words the last reload when it failed ("" once one
 	// succeeds): the console's banner.
 	reloadFailed atomic.Pointer[string]
@@ -370,6 +373,12 @@ func (rt *Runtime) shutdown() error {
 	if rt.Operator != nil {
 		rt.Operator.Shutdown(ctx)
 	}
+	// A reload running now (SIGHUP just before SIGTERM) ends first, its
+	// plugins in their slots, where Close stops them; a later one is
+	// refused.
+	rt.reloadMu.Lock()
+	rt.closing = true
+	rt.reloadMu.Unlock()
 	rt.App.Close() // stops the plugins too
 	return err
 }
