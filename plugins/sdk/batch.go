@@ -191,6 +191,11 @@ func (b *batcher) send(batch []*queued) {
 	if len(live) == 0 {
 		return
 	}
+	if b.unsupported.Load() {
+		// Queued before the plugin was found to serve no DecideBatch.
+		b.decideEach(live)
+		return
+	}
 	// The call lasts as long as the most patient caller allows. A follower
 	// stops waiting when its caller's context ends; otherwise it, like the
 	// leader, waits for the call, so it may return after its own deadline
@@ -206,12 +211,7 @@ func (b *batcher) send(batch []*queued) {
 	resp, err := b.c.rpc.DecideBatch(ctx, req, grpc.MaxCallRecvMsgSize(maxReplyBytes))
 	if status.Code(err) == codes.Unimplemented {
 		b.unsupported.Store(true)
-		for _, q := range live {
-			go func() {
-				res, err := b.c.decideOne(q.ctx, q.req)
-				q.done <- outcome{res: res, err: err}
-			}()
-		}
+		b.decideEach(live)
 		return
 	}
 	if err == nil && len(resp.GetResults()) != len(live) {
@@ -231,5 +231,26 @@ func (b *batcher) send(batch []*queued) {
 			continue
 		}
 		q.done <- outcome{res: RawResult{Decision: r.GetResponse().GetDecision(), State: r.GetResponse().GetState()}}
+	}
+}
+
+// decideEach sends each call with Decide, for a plugin that serves no
+// DecideBatch, each bounded by its own deadline (its call timeout, as
+// DecideWithin promises) as well as its caller's context: bounded by the
+// caller's alone, a hung plugin held the first calls after each start
+// until the request's context ended, past call_timeout, and the
+// supervisor's hang detection never counted them.
+func (b *batcher) decideEach(live []*queued) {
+	for _, q := range live {
+		go func() {
+			ctx := q.ctx
+			if !q.by.IsZero() {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, q.by)
+				defer cancel()
+			}
+			res, err := b.c.decideOne(ctx, q.req)
+			q.done <- outcome{res: res, err: err}
+		}()
 	}
 }

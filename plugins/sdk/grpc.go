@@ -53,11 +53,29 @@ func (c *Client) SetBatchesInFlight(n int) {
 	c.batch.inFlight = n
 }
 
+// maxControlReplyBytes bounds the replies of Info, Configure and Ping, as
+// the host reads them: a few names and problems, where go-plugin's
+// connection would read up to 2 GiB at every start and every ping.
+const maxControlReplyBytes = 1 << 20
+
+// maxInfoText bounds the plugin's name and version, and each decision's
+// name, shown by "honmaster plugins" and the console.
+const maxInfoText = 200
+
 // Info asks the plugin for its name, version and decisions.
 func (c *Client) Info(ctx context.Context) (Info, error) {
-	resp, err := c.rpc.Info(ctx, &pb.InfoRequest{})
+	resp, err := c.rpc.Info(ctx, &pb.InfoRequest{}, grpc.MaxCallRecvMsgSize(maxControlReplyBytes))
 	if err != nil {
 		return Info{}, fromStatus(ctx, err)
+	}
+	texts := []string{resp.GetName(), resp.GetVersion()}
+	for _, d := range resp.GetDecisions() {
+		texts = append(texts, d.GetName())
+	}
+	for _, t := range texts {
+		if len(t) > maxInfoText {
+			return Info{}, fmt.Errorf("the plugin's Info names a name or version of %d bytes (at most %d)", len(t), maxInfoText)
+		}
 	}
 	info := Info{Name: resp.GetName(), Version: resp.GetVersion()}
 	for _, d := range resp.GetDecisions() {
@@ -75,7 +93,7 @@ func (c *Client) Configure(ctx context.Context, area Area, cfg map[string]any) (
 	if err != nil {
 		return nil, fmt.Errorf("config of %s plugin cannot be sent: %w", area, err)
 	}
-	resp, err := c.rpc.Configure(ctx, &pb.ConfigureRequest{Area: string(area), ConfigJson: b})
+	resp, err := c.rpc.Configure(ctx, &pb.ConfigureRequest{Area: string(area), ConfigJson: b}, grpc.MaxCallRecvMsgSize(maxControlReplyBytes))
 	if err != nil {
 		return nil, fromStatus(ctx, err)
 	}
@@ -88,7 +106,7 @@ func (c *Client) Configure(ctx context.Context, area Area, cfg map[string]any) (
 
 // Ping is the liveness check.
 func (c *Client) Ping(ctx context.Context) error {
-	_, err := c.rpc.Ping(ctx, &pb.PingRequest{})
+	_, err := c.rpc.Ping(ctx, &pb.PingRequest{}, grpc.MaxCallRecvMsgSize(maxControlReplyBytes))
 	return fromStatus(ctx, err)
 }
 
