@@ -15,21 +15,35 @@ import (
 // refuse such a request; this one always does.
 var errAmbiguousFraming = errors.New("request has both Content-Length and Transfer-Encoding")
 
+// errTransferCoding refuses a request whose Transfer-Encoding is not
+// chunked alone: RFC 9112 §6.1 gives a request whose last coding is not
+// chunked no reliable length (the server must answer 400 and close), and
+// fasthttp, which decodes chunked only, took "identity" for a request
+// without a body, so the bytes sent as its body were served as the next
+// request on the connection.
+var errTransferCoding = errors.New("request has a Transfer-Encoding other than chunked")
+
 // checkFraming looks at the request's raw header lines, as sent (fasthttp
 // drops Content-Length once it sees Transfer-Encoding).
 func checkFraming(h *fasthttp.RequestHeader) error {
-	var cl, te bool
+	var cl, te, other bool
 	for line := range bytes.SplitSeq(h.RawHeaders(), []byte("\n")) {
-		name, _, ok := bytes.Cut(line, []byte(":"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
 			continue
 		}
 		name = bytes.TrimSpace(name)
 		cl = cl || bytes.EqualFold(name, []byte("Content-Length"))
-		te = te || bytes.EqualFold(name, []byte("Transfer-Encoding"))
+		if bytes.EqualFold(name, []byte("Transfer-Encoding")) {
+			other = other || te || !bytes.EqualFold(bytes.TrimSpace(value), []byte("chunked"))
+			te = true
+		}
 	}
-	if cl && te {
+	switch {
+	case cl && te:
 		return errAmbiguousFraming
+	case other:
+		return errTransferCoding
 	}
 	return nil
 }

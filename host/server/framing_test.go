@@ -50,6 +50,12 @@ func TestAmbiguousFramingRefused(t *testing.T) {
 		{"both", "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", 400, `s:4:"auth";`},
 		{"both, other case and order", "transfer-encoding: chunked\r\ncontent-length: 4\r\n", 400, `s:4:"auth";`},
 		{"chunked only", "Transfer-Encoding: chunked\r\n", 200, `s:4:"auth";`},
+		{"chunked, other case", "Transfer-Encoding: Chunked \r\n", 200, `s:4:"auth";`},
+		// A coding other than chunked alone has no reliable length
+		// (RFC 9112 §6.1). fasthttp took identity for no body, and served
+		// the body as the next request (from a review).
+		{"identity", "Transfer-Encoding: identity\r\n", 400, `s:4:"auth";`},
+		{"identity, other case", "transfer-encoding: Identity\r\n", 400, `s:4:"auth";`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, got := send("POST /client_requester.php?f=pre_auth HTTP/1.1\r\nHost: x\r\n" +
