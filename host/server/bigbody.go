@@ -128,11 +128,7 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 	if len(s.large) == 0 {
 		return fasthttp.RequestConfig{}
 	}
-	uri := h.RequestURI()
-	if i := bytes.IndexByte(uri, '?'); i >= 0 {
-		uri = uri[:i]
-	}
-	lim, ok := s.large[string(uri)]
+	lim, ok := s.large[string(routedPath(h))]
 	if !ok {
 		return fasthttp.RequestConfig{}
 	}
@@ -156,6 +152,31 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 		return fasthttp.RequestConfig{}
 	}
 	return fasthttp.RequestConfig{MaxRequestBodySize: int(lim.MaxBody) + 64<<10}
+}
+
+// routedPath is the path of h's request as the server routes it
+// (ctx.Path(): %-escapes decoded, repeated slashes and dot segments
+// removed, an absolute-form target's path). Looked up by the raw target,
+// a large-body route spelled otherwise ("//stats_requester.php", as a
+// manager whose base URL ends in "/" builds it) was routed to its
+// handler with no hold of the budget, and every body above
+// server.body_limit refused as busy however idle the budget. A target
+// already in that form (the usual one) is its own path, with no copy.
+func routedPath(h *fasthttp.RequestHeader) []byte {
+	uri := h.RequestURI()
+	if i := bytes.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	if len(uri) > 0 && uri[0] == '/' && bytes.IndexByte(uri, '%') < 0 && !bytes.Contains(uri, []byte("//")) &&
+		!bytes.Contains(uri, []byte("/.")) {
+		return uri
+	}
+	u := fasthttp.AcquireURI()
+	defer fasthttp.ReleaseURI(u)
+	if err := u.Parse(h.Host(), h.RequestURI()); err != nil {
+		return uri
+	}
+	return append([]byte(nil), u.Path()...)
 }
 
 // bodyLimits are the limits wire reads path's request of header h with:
