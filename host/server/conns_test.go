@@ -816,3 +816,48 @@ func TestTricklingPrefixesGiveWay(t *testing.T) {
 		t.Errorf("a /56 at max_connections: %d of 20 fresh clients served; want at least 18 (shed %v)", served, gl.Stats().Shed)
 	}
 }
+
+// TestATrustedProxyIsNotHeldToOneClientsConnections: behind the documented
+// proxy (server.trusted_proxies, trust_forwarded_for) every connection
+// comes from the proxy's address, so limits.max_connections_per_address
+// held the proxy to one client's share, and its 65th connection (nginx's
+// and HAProxy's samples open more under load) was reset, players getting
+// 502s. A trusted proxy is held to max_connections only; any other peer,
+// and every peer when no proxy is named, to both. (From a review; failed
+// before.)
+func TestATrustedProxyIsNotHeldToOneClientsConnections(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.TrustForwardedFor = true
+	var proxy config.Prefix
+	if err := proxy.UnmarshalText([]byte("192.0.2.80")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Server.TrustedProxies = []config.Prefix{proxy}
+	gl := newGuardedListener(newFakeListener(), 100, 3, slog.New(slog.DiscardHandler))
+	gl.setProxies(cfg)
+	for i := range 10 {
+		if gl.admit(newScriptConn("192.0.2.80")) == nil {
+			t.Fatalf("the trusted proxy's connection %d refused (per-address limit 3)", i+1)
+		}
+	}
+	for i := range 3 {
+		if gl.admit(newScriptConn("192.0.2.9")) == nil {
+			t.Fatalf("another peer's connection %d refused", i+1)
+		}
+	}
+	if gl.admit(newScriptConn("192.0.2.9")) != nil {
+		t.Error("another peer's 4th connection admitted past the per-address limit")
+	}
+	// No proxy named (every peer counts as the proxy): none is exempt.
+	cfg.Server.TrustedProxies = nil
+	gl.setProxies(cfg)
+	if gl.admit(newScriptConn("192.0.2.80")) != nil {
+		t.Error("with no trusted_proxies, a peer got a connection past the per-address limit")
+	}
+	// X-Forwarded-For not believed: no proxy at all.
+	cfg.Server.TrustForwardedFor, cfg.Server.TrustedProxies = false, []config.Prefix{proxy}
+	gl.setProxies(cfg)
+	if gl.admit(newScriptConn("192.0.2.80")) != nil {
+		t.Error("with trust_forwarded_for off, the named proxy got a connection past the per-address limit")
+	}
+}

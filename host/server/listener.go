@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/limit"
 )
 
@@ -94,9 +95,14 @@ type guardedListener struct {
 	log *slog.Logger
 	now func() time.Time
 
-	mu        sync.Mutex
-	max       int // open connections in total
-	perAddr   int // open connections per client address
+	mu      sync.Mutex
+	max     int // open connections in total
+	perAddr int // open connections per client address
+	// proxies are the peers perAddr does not hold for: the reverse
+	// proxies the server believes (server.trusted_proxies, with
+	// trust_forwarded_for), each of which carries many clients over its
+	// own connections. Empty when no proxy is named.
+	proxies   []config.Prefix
 	open      int
 	byAddr    map[string]int
 	evictable evictHeap // quiet and reading connections, the least progress first
@@ -124,6 +130,33 @@ func (l *guardedListener) setLimits(max, perAddr int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.max, l.perAddr = max, perAddr
+}
+
+// setProxies names the peers perAddr does not hold for: cfg's trusted
+// proxies (server.trusted_proxies) when it believes X-Forwarded-For. With
+// no proxy named, every peer counts as the proxy (the setting's meaning
+// before trusted_proxies), so none is exempt.
+func (l *guardedListener) setProxies(cfg *config.Config) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.proxies = nil
+	if cfg.Server.TrustForwardedFor {
+		l.proxies = cfg.Server.TrustedProxies
+	}
+}
+
+// proxy reports whether the peer of addr is one of the trusted proxies
+// (l.mu held).
+func (l *guardedListener) proxy(a net.Addr) bool {
+	if len(l.proxies) == 0 {
+		return false
+	}
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	ip, ok := netip.AddrFromSlice(ta.IP)
+	return ok && inPrefixes(ip.Unmap(), l.proxies)
 }
 
 // Accept returns the next connection within the limits.
@@ -157,7 +190,10 @@ func (l *guardedListener) admit(c net.Conn) *guardedConn {
 	refused, reason := false, shedAddress
 	victimReason := shedEvicted
 	switch {
-	case l.byAddr[addr] >= l.perAddr:
+	case l.byAddr[addr] >= l.perAddr && !l.proxy(c.RemoteAddr()):
+		// A trusted proxy's connections carry its clients, whose own
+		// limits are the proxy's to keep (SECURITY.md): holding the proxy
+		// to one client's share reset players' requests behind it.
 		refused = true
 	case l.open >= l.max:
 		if len(l.evictable) > 0 {

@@ -151,7 +151,8 @@ func (s *Server) conf() *config.Config { return s.cfg.Load() }
 // Reload puts cfg in force for what the server reads per request (patch
 // records, portal.register_enabled, server.trust_forwarded_for,
 // actors.ask_timeout) and its limits (limits.registrations_per_address,
-// limits.max_connections, limits.max_connections_per_address); requests
+// limits.max_connections, limits.max_connections_per_address, and the
+// trusted proxies it does not hold to the latter); requests
 // in flight finish with the configuration they started with. What fasthttp
 // was built with (timeouts, body limit) and the listen address stay as
 // they are: the caller keeps those keys at their running values.
@@ -161,6 +162,7 @@ func (s *Server) Reload(cfg *config.Config) {
 	s.registerLimit().SetRate(limit.Rate{Burst: l.RegistrationsPerAddress.Burst, Every: l.RegistrationsPerAddress.Every.Duration})
 	if gl := s.listener.Load(); gl != nil {
 		gl.setLimits(l.MaxConnections, l.MaxConnectionsPerAddress)
+		gl.setProxies(cfg)
 	}
 }
 
@@ -229,6 +231,7 @@ func (s *Server) SetHealthCheck(f func() []string) { s.healthCheck = f }
 // Serve serves on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
 	guarded := newGuardedListener(ln, s.conf().Limits.MaxConnections, s.conf().Limits.MaxConnectionsPerAddress, s.log)
+	guarded.setProxies(s.conf())
 	s.listener.Store(guarded)
 	s.ready.Store(true)
 	err := s.srv.Serve(guarded)
