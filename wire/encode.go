@@ -112,6 +112,7 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 var (
 	marshalerType = reflect.TypeFor[Marshaler]()
 	arrayPtrType  = reflect.TypeFor[*Array]()
+	arrayType     = reflect.TypeFor[Array]()
 	extrasType    = reflect.TypeFor[Extras]()
 )
 
@@ -151,15 +152,35 @@ func marshalerOf(t reflect.Type) int {
 }
 
 func appendValue(dst []byte, v reflect.Value, depth int) ([]byte, error) {
+	return appendHop(dst, v, depth, 0)
+}
+
+// appendHop is appendValue of a value reached through hops pointers or
+// interfaces in a row: they nest no array, so depth does not bound them,
+// and a cycle made of them alone (var x any; x = &x) overflowed the stack,
+// a crash no recover catches. At MaxDepth hops the value is refused.
+func appendHop(dst []byte, v reflect.Value, depth, hops int) ([]byte, error) {
 	if !v.IsValid() {
 		return append(dst, "N;"...), nil
 	}
 	t := v.Type()
-	if t == arrayPtrType {
+	switch t {
+	case arrayPtrType:
 		if v.IsNil() {
 			return append(dst, "N;"...), nil
 		}
 		return v.Interface().(*Array).appendPHP(dst, depth)
+	case arrayType:
+		// An Array held by value (a field, an entry): its methods are
+		// on the pointer, and its fields unexported, so it was written as
+		// an empty struct, a:0:{}, with no error.
+		if v.CanAddr() {
+			return v.Addr().Interface().(*Array).appendPHP(dst, depth)
+		}
+		if v.CanInterface() {
+			a := v.Interface().(Array)
+			return a.appendPHP(dst, depth)
+		}
 	}
 	// CanInterface is false only for values reached through unexported
 	// fields, which are never encoded; checking keeps Interface from
@@ -199,7 +220,10 @@ func appendValue(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		if v.IsNil() {
 			return append(dst, "N;"...), nil
 		}
-		return appendValue(dst, v.Elem(), depth)
+		if hops >= MaxDepth {
+			return dst, fmt.Errorf("%w: %d pointers or interfaces in a row (a pointer cycle?)", ErrUnsupportedValue, hops)
+		}
+		return appendHop(dst, v.Elem(), depth, hops+1)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 && !t.Elem().Implements(marshalerType) {
 			return appendBytes(dst, v.Bytes()), nil

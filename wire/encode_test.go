@@ -261,6 +261,58 @@ func TestMarshalDepthLimit(t *testing.T) {
 	}
 }
 
+// A cycle of pointers and interfaces alone nests no array, so the depth
+// limit never saw it: Marshal overflowed the stack, a crash no recover
+// catches (from a review). It is refused now; a long chain short of
+// MaxDepth still marshals.
+func TestMarshalPointerCycle(t *testing.T) {
+	var x any
+	x = &x
+	if _, err := Marshal(x); !errors.Is(err, ErrUnsupportedValue) {
+		t.Fatalf("a pointer cycle: err = %v, want ErrUnsupportedValue", err)
+	}
+	type node struct {
+		Next any `php:"next"`
+	}
+	n := &node{}
+	n.Next = &n
+	if _, err := Marshal(n); !errors.Is(err, ErrUnsupportedValue) {
+		t.Fatalf("a cycle through a struct and pointers: err = %v, want ErrUnsupportedValue", err)
+	}
+	var v any = "leaf"
+	for range MaxDepth/2 - 1 { // a pointer to an interface: two hops each
+		p := v
+		v = &p
+	}
+	if b, err := Marshal(v); err != nil || string(b) != `s:4:"leaf";` {
+		t.Fatalf("%d pointers to a string: %q, %v", MaxDepth/2-1, b, err)
+	}
+}
+
+// An Array held by value (a reply field, an entry of another Array) was
+// written as an empty array with no error: its methods are on the pointer
+// and its fields unexported (from a review).
+func TestMarshalArrayByValue(t *testing.T) {
+	list := NewArray()
+	list.Append("a")
+	list.Append("b")
+	const want = `a:1:{s:4:"list";a:2:{i:0;s:1:"a";i:1;s:1:"b";}}`
+	type reply struct {
+		List Array `php:"list"`
+	}
+	r := reply{List: *list}
+	for name, v := range map[string]any{"by value": r, "by pointer": &r} {
+		if b, err := Marshal(v); err != nil || string(b) != want {
+			t.Errorf("a reply holding an Array, %s: %s, %v; want %s", name, b, err, want)
+		}
+	}
+	outer := NewArray()
+	outer.Set("list", *list)
+	if b, err := Marshal(outer); err != nil || string(b) != want {
+		t.Errorf("an Array value inside an Array: %s, %v; want %s", b, err, want)
+	}
+}
+
 func TestMarshalErrorNamesField(t *testing.T) {
 	_, err := Marshal(struct {
 		Inner struct {
