@@ -34,10 +34,13 @@ import (
 // next write is refused and runs again on a fresh load, and the home is
 // told (Placement.Changed) to start afresh. Until it is (or when it
 // cannot be reached), the home's reads may still show the state from
-// before the change. Sessions are read from storage on every
-// request (no cache: a logout on one node holds on every node at once), and
-// global keyspaces written by other nodes are seen through
-// SyncGlobalVersions.
+// before the change. A session is read from storage, and cached only
+// for the home's live activation of its account (System.clusterSession):
+// a logout through another node's transient activation fences that
+// activation, but until it learns so (its next write, or Placement.Changed
+// reaching the home) the home may still accept the ended session, as it
+// may show the account's other records from before. Global keyspaces
+// written by other nodes are seen through SyncGlobalVersions.
 type Placement interface {
 	// Node names this node in the owner records (for operators).
 	Node() string
