@@ -104,7 +104,7 @@ func (c *Config) ShareLimits(n int) *Config {
 	}
 	s := *c
 	l := &s.Limits
-	for _, r := range []*Rate{&l.FailedProofsAddress, &l.RegistrationsPerAddress, &l.ReportsAddress, &l.GuideVotesAddress,
+	for _, r := range []*Rate{&l.FailedProofsAddress, &l.LoginsAddress, &l.RegistrationsPerAddress, &l.ReportsAddress, &l.GuideVotesAddress,
 		&l.GuideVotesGuideAddress, &l.TogglesAddress, &l.ConsoleSignInAddress, &l.ConsoleSignInLogin, &s.Operator.TokenFailures} {
 		if r.Burst > 0 {
 			r.Burst = max(1, r.Burst/n)

@@ -130,7 +130,7 @@ func TestClusterNodesShareAddressLimits(t *testing.T) {
 	}
 	if l.CloudBytesAddress.Size != d.CloudBytesAddress.Size/2 || l.PreAuthPerAddress != d.PreAuthPerAddress/2 ||
 		l.FailedProofsAddress.Burst != d.FailedProofsAddress.Burst/2 || s.Operator.TokenFailures.Burst != c.Operator.TokenFailures.Burst/2 ||
-		l.TogglesAddress.Burst != d.TogglesAddress.Burst/2 {
+		l.TogglesAddress.Burst != d.TogglesAddress.Burst/2 || l.LoginsAddress.Burst != d.LoginsAddress.Burst/2 {
 		t.Errorf("shares: %+v, token failures %+v", l, s.Operator.TokenFailures)
 	}
 	// What a node counts for the whole cluster anyway, or for itself only,

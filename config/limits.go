@@ -15,6 +15,7 @@ type Limits struct {
 
 	// Login.
 	PreAuthPerAddress   int  `toml:"pre_auth_per_address"`
+	LoginsAddress       Rate `toml:"logins_per_address"`
 	FailedProofsAddress Rate `toml:"failed_proofs_per_address"`
 	FailedProofsLogin   Rate `toml:"failed_proofs_per_login_address"`
 	SessionsPerAccount  int  `toml:"sessions_per_account"`
@@ -111,6 +112,7 @@ func (c *Config) validateLimits(ps *problems) {
 	}
 	for key, r := range map[string]Rate{
 		"failed_proofs_per_address":       l.FailedProofsAddress,
+		"logins_per_address":              l.LoginsAddress,
 		"failed_proofs_per_login_address": l.FailedProofsLogin,
 		"registrations_per_address":       l.RegistrationsPerAddress,
 		"reports_per_address":             l.ReportsAddress,

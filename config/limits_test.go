@@ -10,6 +10,7 @@ func wantLimits() Limits {
 	return Limits{
 		MaxConnections: 10000, MaxConnectionsPerAddress: 64, IPv6Prefix: 64,
 		PreAuthPerAddress:   256,
+		LoginsAddress:       Rate{Burst: 100, Every: Duration{100 * time.Millisecond}},
 		FailedProofsAddress: Rate{Burst: 30, Every: Duration{10 * time.Second}},
 		FailedProofsLogin:   Rate{Burst: 5, Every: Duration{30 * time.Second}},
 		SessionsPerAccount:  10, TrackedKeys: 100000,
@@ -37,6 +38,7 @@ func TestValidateLimits(t *testing.T) {
 		{"limits.max_connections", func(l *Limits) { l.MaxConnections = 0 }},
 		{"limits.max_connections_per_address", func(l *Limits) { l.MaxConnectionsPerAddress = l.MaxConnections + 1 }},
 		{"limits.pre_auth_per_address", func(l *Limits) { l.PreAuthPerAddress = 0 }},
+		{"limits.logins_per_address.every", func(l *Limits) { l.LoginsAddress.Every.Duration = 0 }},
 		{"limits.ipv6_prefix", func(l *Limits) { l.IPv6Prefix = 0 }},
 		{"limits.ipv6_prefix", func(l *Limits) { l.IPv6Prefix = 129 }},
 		{"limits.failed_proofs_per_address.every", func(l *Limits) { l.FailedProofsAddress.Every.Duration = 0 }},
@@ -93,7 +95,7 @@ func TestLoadTestLimitsBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := c.Limits
-	if l.RegistrationsPerAddress.Burst < 100000 || l.CloudBytesAddress.Size != 0 || l.ReportsAddress.Burst != 0 ||
+	if l.RegistrationsPerAddress.Burst < 100000 || l.LoginsAddress.Burst != 0 || l.CloudBytesAddress.Size != 0 || l.ReportsAddress.Burst != 0 ||
 		l.GuideVotesAddress.Burst != 0 || l.GuideVotesGuideAddress.Burst != 0 || l.TogglesAccount.Burst != 0 || l.TogglesAddress.Burst != 0 {
 		t.Errorf("load-test limits: %+v", l)
 	}

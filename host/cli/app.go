@@ -148,7 +148,7 @@ func openApp(cfg *config.Config, log *slog.Logger, serve bool) (*App, error) {
 	app.Login = login.New(group, sys, login.Settings{
 		CookieLifetime: cfg.Login.CookieLifetime.Duration, PreAuthLifetime: cfg.Login.PreAuthLifetime.Duration,
 		PreAuthMaxPending: cfg.Login.PreAuthMaxPending, Secret: secret,
-		PreAuthPerAddress:   cfg.Limits.PreAuthPerAddress,
+		PreAuthPerAddress: cfg.Limits.PreAuthPerAddress, LoginsAddress: limitRate(cfg.Limits.LoginsAddress),
 		FailedProofsAddress: limitRate(cfg.Limits.FailedProofsAddress), FailedProofsLogin: limitRate(cfg.Limits.FailedProofsLogin),
 		SessionsPerAccount: cfg.Limits.SessionsPerAccount, TrackedKeys: cfg.Limits.TrackedKeys,
 		Switches: hostarea.Toggles(cfg.Limits),

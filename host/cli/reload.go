@@ -30,7 +30,7 @@ var liveKeys = []string{
 	"console.secure_cookie",
 	"operator.allowed_hosts",
 	"limits.registrations_per_address",
-	"limits.failed_proofs_per_address", "limits.failed_proofs_per_login_address",
+	"limits.failed_proofs_per_address", "limits.failed_proofs_per_login_address", "limits.logins_per_address",
 	"limits.max_connections", "limits.max_connections_per_address",
 	"limits.console_signin_per_address", "limits.console_signin_per_login",
 	"limits.toggles_per_account", "limits.toggles_per_address", // switch_auth's here; the areas' in theirs
@@ -183,6 +183,7 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 	l := next.Limits
 	app.Login.SetFailedProofRates(limitRate(l.FailedProofsAddress), limitRate(l.FailedProofsLogin))
 	app.Login.SetSwitchRates(hostarea.Toggles(l))
+	app.Login.SetLoginRate(limitRate(l.LoginsAddress))
 	for _, m := range hostarea.Modules() {
 		if live := app.lives[m.Area]; live != nil && live.Reload != nil {
 			live.Reload(next)

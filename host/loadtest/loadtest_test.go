@@ -531,3 +531,30 @@ func TestLoadTestNamesTheToggleLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadTestNamesTheLoginLimit: pre_auth has a rate per address
+// (limits.logins_per_address), which the load tester's logins from one
+// address exceed; its first error says which setting to lift.
+func TestLoadTestNamesTheLoginLimit(t *testing.T) {
+	ts := clitest.Start(t, func(c *config.Config) {
+		clitest.LoadTestLimits(c)
+		c.Limits.LoginsAddress = config.Rate{Burst: 10, Every: config.Duration{Duration: time.Hour}}
+	})
+	o := clitest.LoadTestOptions(t, ts, "login=1")
+	o.Accounts, o.Concurrency, o.Requests = 1, 1, 20 // past a burst of 10, one more an hour, however slowly
+	rep, err := loadtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := rep.Op("login")
+	if op == nil {
+		t.Fatal("no login row")
+	}
+	found := false
+	for _, first := range op.FirstErrors {
+		found = found || strings.Contains(first, "limits.logins_per_address")
+	}
+	if !found {
+		t.Errorf("login: first errors %v; want one naming the setting to lift", op.FirstErrors)
+	}
+}

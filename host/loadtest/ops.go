@@ -199,7 +199,7 @@ func opNoop(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
 func opLogin(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
 	s, err := e.c.Login(ctx, a.login, a.password)
 	if err != nil {
-		return err // kindOf names a wrong server proof (client.ErrServerProof)
+		return loginLimitHint(err) // kindOf names a wrong server proof (client.ErrServerProof)
 	}
 	if s.Cookie == "" || s.AccountID != a.id {
 		return fail("record", "login record: cookie %q account_id %q, want %s", s.Cookie, s.AccountID, a.id)
@@ -207,6 +207,17 @@ func opLogin(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {
 	s.Record = nil
 	a.sess = s
 	return nil
+}
+
+// loginLimitHint names the setting to lift when the server refused a
+// login as one too many from the tester's address (the server's text,
+// host/login; TestLoadTestNamesTheLoginLimit).
+func loginLimitHint(err error) error {
+	if errors.Is(err, client.ErrLogin) && strings.Contains(err.Error(), "Too many logins from your address") {
+		return fail("refused:login", "%v: past the server's logins per address; for a load test turn it off "+
+			"(limits.logins_per_address, as bench/loadtest.toml)", err)
+	}
+	return err
 }
 
 func opSwitch(ctx context.Context, e *Env, a *Account, _ *rand.Rand) error {

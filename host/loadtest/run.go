@@ -544,7 +544,7 @@ func provisionLogin(ctx context.Context, c *client.Client, login, password strin
 		s, err := c.Login(ctx, login, password)
 		if err == nil || try == loginTries || !errors.Is(err, client.ErrLogin) ||
 			!strings.Contains(strings.ToLower(err.Error()), "log in again") {
-			return s, err
+			return s, loginLimitHint(err)
 		}
 		select {
 		case <-time.After(loginRetryPause):

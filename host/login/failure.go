@@ -22,6 +22,7 @@ const (
 	ReasonOutcomeUnknown
 	ReasonStorageFull
 	ReasonTooManySwitches
+	ReasonTooManyLogins
 )
 
 // messages is the one table of failure texts. "Invalid cookie.1" is the
@@ -40,6 +41,7 @@ var messages = map[Reason]string{
 	ReasonOutcomeUnknown:  "The server is slow to confirm; your request may or may not have been done. Please check and try again.",
 	ReasonStorageFull:     "The server cannot save right now; nothing was changed. Please try again later.",
 	ReasonTooManySwitches: "Too many account switches in a short time; please wait a moment and try again.",
+	ReasonTooManyLogins:   "Too many logins from your address; please wait a moment and try again.",
 }
 
 // Message returns the client-facing text of r.

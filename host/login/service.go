@@ -37,6 +37,7 @@ type Settings struct {
 
 	// Limits (zero: the defaults of config's [limits] table).
 	PreAuthPerAddress   int        // pending handshakes of one address group (see limit.AddrKey)
+	LoginsAddress       limit.Rate // handshakes started (pre_auth) from one address group (zero: none)
 	FailedProofsAddress limit.Rate // wrong proofs from one address group, all logins
 	FailedProofsLogin   limit.Rate // wrong proofs from one address group on one login
 	SessionsPerAccount  int
@@ -73,6 +74,7 @@ type Service struct {
 	failAddr *limit.Keyed // wrong proofs by address
 	failPair *limit.Keyed // wrong proofs by login and address
 	switches *limit.Writes
+	logins   *limit.Keyed // pre_auth handshakes started, by address
 	// live is the sessions_live gauge: the sessions stored at the last
 	// sweep, plus those issued and less those ended since (forget.go).
 	live     atomic.Int64
@@ -124,6 +126,7 @@ func New(group *srp.Group, sys *actors.System, set Settings, now func() time.Tim
 		failAddr: limit.NewAdjustable(set.FailedProofsAddress, set.TrackedKeys, now),
 		failPair: limit.NewAdjustable(set.FailedProofsLogin, set.TrackedKeys, now),
 		switches: limit.NewWrites(set.Switches, now),
+		logins:   limit.NewAdjustable(set.LoginsAddress, set.TrackedKeys, now),
 		tooltips: mustEncode(awardsTooltip())}
 	s.macs.New = func() any { return hmac.New(sha1.New, set.Secret) }
 	sys.OnDelete(s.forgetAccount) // forget.go
@@ -146,6 +149,10 @@ func (s *Service) SetFailedProofRates(byAddress, byLoginAddress limit.Rate) {
 	s.failAddr.SetRate(byAddress)
 	s.failPair.SetRate(byLoginAddress)
 }
+
+// SetLoginRate changes Settings.LoginsAddress (a configuration reload),
+// as SetFailedProofRates.
+func (s *Service) SetLoginRate(r limit.Rate) { s.logins.SetRate(r) }
 
 // SetSwitchRates changes Settings.Switches (a configuration reload), as
 // SetFailedProofRates.
@@ -192,6 +199,11 @@ func checkLogin(login string) error {
 func (s *Service) PreAuth(ctx context.Context, login, aHex, ip, sysInfo string) (*PreAuthReply, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
+	}
+	// Before the exponentiation: a handshake costs the server one, and
+	// its proof two more, right password or wrong.
+	if ok, wait := s.logins.Allow(limit.AddrKey(ip)); !ok {
+		return nil, fail(ReasonTooManyLogins, fmt.Errorf("address %s: next in %v", limit.AddrKey(ip), wait.Round(time.Millisecond)))
 	}
 	v, err := s.verifier(login)
 	if err != nil {

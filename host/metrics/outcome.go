@@ -40,6 +40,7 @@ var loginOutcomes = map[login.Reason]string{
 	login.ReasonOutcomeUnknown:  "outcome_unknown",
 	login.ReasonStorageFull:     "storage_full",
 	login.ReasonTooManySwitches: "too_many_switches",
+	login.ReasonTooManyLogins:   "too_many_logins",
 }
 
 // loginByBody maps each login failure body to its outcome.

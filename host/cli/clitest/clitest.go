@@ -240,6 +240,7 @@ func Main(m *testing.M, cleanups ...func()) {
 // 127.0.0.1. Pass it to Start (or call it from a mutate of one's own).
 func LoadTestLimits(c *config.Config) {
 	c.Limits.RegistrationsPerAddress = config.Rate{Burst: 1_000_000, Every: config.Duration{Duration: time.Millisecond}}
+	c.Limits.LoginsAddress = config.Rate{}
 	c.Limits.CloudBytesAddress = config.ByteRate{}
 	c.Limits.ReportsAddress = config.Rate{}
 	c.Limits.GuideVotesAddress = config.Rate{}
