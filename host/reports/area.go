@@ -339,7 +339,6 @@ func fileReport(tx *actors.Tx, r *Report) error {
 		return err
 	}
 	countOpen(tx, r.Reportee.ID, tx.ID(), tx.View().Created, 1)
-	storage.AddMember(tx, queueOpen.At(queueOpenKey(r)), 1)
 	return nil
 }
 
@@ -514,93 +513,8 @@ func accountDeleted(db *storage.DB, id storage.AccountID) (bool, error) {
 }
 
 // List reads the reports the filter selects, in the queue's order
-// (Sort). The open reports (the moderator's queue, the default view) are
-// read from the open queue's kept counts (queueOpen): the cost of the
-// view is that of the open reports, not of every report ever filed. Any
-// other filter, and a database whose counts are not built yet (an offline
-// command after an upgrade, before the server started), reads the whole
-// queue index: every report is in it, written with it.
+// (Sort). Every report is in the queue index, written with it.
 func List(db *storage.DB, f ListFilter) ([]Report, error) {
-	if f.Status == rules.StatusOpen && !f.Resolved {
-		kept, err := countsKept.Get(db, "")
-		if err != nil {
-			return nil, err
-		}
-		if kept == countsVersion {
-			rs, ok, err := listOpen(db, f)
-			if err != nil || ok {
-				return rs, err
-			}
-		}
-	}
-	return listAll(db, f)
-}
-
-// listOpen is List of the open reports, from queueOpen. A report is read
-// with its resolution all the same: the records, not the counts, say
-// whether it is open. ok is false when queueOpen does not hold as many
-// reports as the open counts (reports.open) say are open: reports filed
-// or resolved by a node of an earlier version still running beside this
-// one in a cluster, which keeps reports.open and not queueOpen. List then
-// reads the whole queue, so that the view stays right, until the counts
-// are built again (docs/operations.md, Upgrades).
-func listOpen(db *storage.DB, f ListFilter) (rs []Report, ok bool, err error) {
-	var open int64
-	err = openCounts.Each(db, "", "", func(_ string, n int64) error {
-		open += max(n, 0)
-		return nil
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	var queued int64
-	err = queueOpen.Each(db, "", "", func(key string, n int64) error {
-		if n <= 0 {
-			return nil
-		}
-		queued++
-		if len(key) != 16 {
-			return fmt.Errorf("%w: open queue key of %d bytes", storage.ErrCorrupt, len(key))
-		}
-		k := []byte(key[12:])
-		id := ReportID{Reporter: storage.AccountID(uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3])), Seq: seqOfQueueKey(key[:12])}
-		r, err := reportRecords.Get(db, id.Reporter, seqKey(id.Seq))
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil // the reporter's deletion, which takes it out, committed since the key was read
-		} else if err != nil {
-			return err
-		}
-		res, err := resolutionRecords.Get(db, r.Reportee.ID, idKey(id))
-		if errors.Is(err, storage.ErrNotFound) {
-			res, err = orphanResolutions.Get(db, id.Reporter, seqKey(id.Seq))
-		}
-		switch {
-		case err == nil:
-			r.Resolution = res
-		case !errors.Is(err, storage.ErrNotFound):
-			return err
-		}
-		if f.Match(r) {
-			rs = append(rs, *r)
-		}
-		return nil
-	})
-	if err != nil || queued != open {
-		return nil, false, err
-	}
-	Sort(rs)
-	return rs, true, nil
-}
-
-// seqOfQueueKey is the report's sequence number in a queue key (12 bytes:
-// received, seq).
-func seqOfQueueKey(key string) uint32 {
-	k := []byte(key[8:12])
-	return uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3])
-}
-
-// listAll is List by the whole queue index.
-func listAll(db *storage.DB, f ListFilter) ([]Report, error) {
 	var rs []Report
 	resolutions := map[storage.AccountID]map[ReportID]Resolution{}
 	orphans, err := orphanResolutionsAll(db)
@@ -611,7 +525,9 @@ func listAll(db *storage.DB, f ListFilter) ([]Report, error) {
 		if len(key) != 12 {
 			return fmt.Errorf("%w: queue key of %d bytes", storage.ErrCorrupt, len(key))
 		}
-		r, err := reportRecords.Get(db, writer, seqKey(seqOfQueueKey(key)))
+		k := []byte(key[8:])
+		seq := uint32(k[0])<<24 | uint32(k[1])<<16 | uint32(k[2])<<8 | uint32(k[3])
+		r, err := reportRecords.Get(db, writer, seqKey(seq))
 		if err != nil {
 			return err
 		}
@@ -745,7 +661,6 @@ func (c *orphanDismissal) apply(tx *actors.Tx) (struct{}, error) {
 	if found {
 		closeOpen(tx, reportee, tx.ID(), created)
 	}
-	unqueue(tx, c.report)
 	return struct{}{}, nil
 }
 
@@ -784,7 +699,6 @@ func (c *resolveChange) apply(tx *actors.Tx) (Moderation, error) {
 	if found {
 		closeOpen(tx, tx.ID(), c.report.ID.Reporter, created)
 	}
-	unqueue(tx, c.report)
 	if next != *m {
 		if err := moderationRecords.Put(tx, "", &next); err != nil {
 			return Moderation{}, err

@@ -25,11 +25,6 @@ import (
 //	                   how many of those were created in that hour (UTC
 //	                   hours since 1970; reporters of unknown creation are
 //	                   in none)
-//	reports.queue_open <received ns:8><seq:4><reporter:4>
-//	                   1 while the report is open: the moderation queue's
-//	                   open reports, oldest first, so that the open queue
-//	                   (List) reads the open reports only, not every report
-//	                   ever filed
 //
 // Filing adds one to the reporter's reports.open (in the reporter's
 // actor, in the commit that files); a resolution takes one away, never
@@ -58,16 +53,14 @@ var (
 	openCounts     = storage.NewCountKeyspace("reports.open")
 	reporterCounts = storage.NewCountKeyspace("reports.reporters")
 	hourCounts     = storage.NewCountKeyspace("reports.by_hour")
-	queueOpen      = storage.NewCountKeyspace("reports.queue_open")
 	// countsKept marks a database whose counts were built from its
 	// reports (keepCounts): key "" holds countsVersion.
 	countsKept = storage.NewCountKeyspace("reports.counts_kept")
 )
 
 // countsVersion is the version of the counts' layout that countsKept
-// records: 2 added queueOpen (a database of version 1 has its counts
-// built again at the next start).
-const countsVersion = 2
+// records.
+const countsVersion = 1
 
 func openKey(reportee storage.AccountID, created time.Time, reporter storage.AccountID) string {
 	return storage.KeyUint32(uint32(reportee)) + storage.KeyUint64(uint64(nanos(created))) + storage.KeyUint32(uint32(reporter))
@@ -101,18 +94,6 @@ func countOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, cr
 // stay on a key nothing reads.
 func closeOpen(w storage.AccountWriter, reportee, reporter storage.AccountID, created time.Time) {
 	storage.TakeMember(w, openCounts.At(openKey(reportee, created, reporter)), 1, countSets(reportee, created)...)
-}
-
-// queueOpenKey is report r's key in queueOpen: its queue key (received,
-// seq) and its reporter, so that keys sort as the queue does.
-func queueOpenKey(r *Report) string { return queueKey(r) + storage.KeyUint32(uint32(r.ID.Reporter)) }
-
-// unqueue takes report r out of the open queue (a resolution, in the
-// reportee's actor, or a dismissal of a report against a deleted account,
-// in the reporter's), stopping at zero as closeOpen does: the reporter's
-// deletion may have taken it out already.
-func unqueue(w storage.AccountWriter, r *Report) {
-	storage.TakeMember(w, queueOpen.At(queueOpenKey(r)), 1)
 }
 
 // openReporters reads the facts about reportee's other reporters: how many
@@ -204,14 +185,12 @@ func reporterCreated(db *storage.DB, reportee storage.AccountID, id ReportID) (c
 
 // DeleteHook is the area's actors.DeleteHook (the server and the offline
 // commands register it): a deleted reporter's open reports leave the
-// counts and the open queue (its reports and index entries go with it).
-// It reads the account's reports: one scan of its own records.
+// counts (its reports and index entries go with it). It reads the
+// account's reports: one scan of its own records.
 func DeleteHook(tx *actors.Tx) (func(), error) {
 	reportees := map[storage.AccountID]bool{}
-	var queued []string
 	err := reportRecords.Each(tx.DB(), tx.ID(), "", func(_ string, r *Report) error {
 		reportees[r.Reportee.ID] = true
-		queued = append(queued, queueOpenKey(r))
 		return nil
 	})
 	if err != nil {
@@ -225,9 +204,6 @@ func DeleteHook(tx *actors.Tx) (func(), error) {
 	created := tx.View().Created
 	for e := range reportees {
 		storage.ResetMember(tx, openCounts.At(openKey(e, created, tx.ID())), countSets(e, created)...)
-	}
-	for _, k := range queued {
-		storage.ResetMember(tx, queueOpen.At(k))
 	}
 	return nil, nil
 }
@@ -294,7 +270,7 @@ func keepCounts(ctx context.Context, sys *actors.System, log *slog.Logger) error
 		if rebuildRead != nil {
 			rebuildRead()
 		}
-		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts, queueOpen} {
+		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts} {
 			err := ks.Each(db, "", "", func(k string, _ int64) error {
 				if _, ok := counts[ks][k]; !ok {
 					ks.Set(g, k, 0)
@@ -333,21 +309,9 @@ func countOpenReports(db *storage.DB) (map[*storage.CountKeyspace]map[string]int
 			return nil, err
 		}
 	}
-	out := map[*storage.CountKeyspace]map[string]int64{openCounts: {}, reporterCounts: {}, hourCounts: {}, queueOpen: {}}
-	err := queueIndex.Each(db, "", func(key string, writer storage.AccountID, _ *indexValue) error {
-		if len(key) != 12 {
-			return fmt.Errorf("%w: queue key of %d bytes", storage.ErrCorrupt, len(key))
-		}
-		if !resolved[ReportID{Reporter: writer, Seq: seqOfQueueKey(key)}] {
-			out[queueOpen][key+storage.KeyUint32(uint32(writer))] = 1
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+	out := map[*storage.CountKeyspace]map[string]int64{openCounts: {}, reporterCounts: {}, hourCounts: {}}
 	profiles := map[storage.AccountID]time.Time{}
-	err = reporteeIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
+	err := reporteeIndex.Each(db, "", func(key string, writer storage.AccountID, v *indexValue) error {
 		seq, err := seqOfReporteeKey(key)
 		if err != nil {
 			return err

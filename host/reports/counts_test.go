@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -41,7 +40,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, sys *actors.System)) {
 func keptCounts(t *testing.T, db *storage.DB) map[*storage.CountKeyspace]map[string]int64 {
 	t.Helper()
 	out := map[*storage.CountKeyspace]map[string]int64{}
-	for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts, queueOpen} {
+	for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts} {
 		out[ks] = map[string]int64{}
 		if err := ks.Each(db, "", "", func(k string, n int64) error { out[ks][k] = n; return nil }); err != nil {
 			t.Fatal(err)
@@ -63,32 +62,6 @@ func checkCounts(t *testing.T, db *storage.DB, when string) {
 		if !maps.Equal(got[ks], w) {
 			t.Errorf("%s: %s kept %v, the reports give %v", when, ks.Name(), got[ks], w)
 		}
-	}
-	checkOpenQueue(t, db, when)
-}
-
-// checkOpenQueue: the open queue List reads (from queueOpen once the
-// counts are built) is the one the whole queue index gives.
-func checkOpenQueue(t *testing.T, db *storage.DB, when string) {
-	t.Helper()
-	open := ListFilter{Status: bundled.StatusOpen}
-	got, err := List(db, open)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := listAll(db, open)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := func(rs []Report) []ReportID {
-		out := []ReportID{}
-		for _, r := range rs {
-			out = append(out, r.ID)
-		}
-		return out
-	}
-	if !slices.Equal(ids(got), ids(want)) {
-		t.Errorf("%s: the open queue lists %v, the queue index gives %v", when, ids(got), ids(want))
 	}
 }
 
@@ -253,14 +226,8 @@ func TestCountsFollowReports(t *testing.T) {
 		// version, whose reportee index entries kept no creation either)
 		// gets them at the area's start.
 		wipeCounts(t, sys)
-		if got := keptCounts(t, db); len(got[openCounts])+len(got[reporterCounts])+len(got[hourCounts])+len(got[queueOpen]) != 0 {
+		if got := keptCounts(t, db); len(got[openCounts])+len(got[reporterCounts])+len(got[hourCounts]) != 0 {
 			t.Fatalf("counts left after the wipe: %v", got)
-		}
-		// Before the build (an offline command after an upgrade), the
-		// open queue is read from the whole queue index.
-		checkOpenQueue(t, db, "before the rebuild")
-		if rs, err := List(db, ListFilter{Status: bundled.StatusOpen}); err != nil || len(rs) == 0 {
-			t.Fatalf("open queue before the rebuild: %d reports, %v", len(rs), err)
 		}
 		if _, err := New(Deps{Sys: sys, Login: f.login, Decider: bundled.Plugin(), Now: f.clk.now}); err != nil {
 			t.Fatal(err)
@@ -279,7 +246,7 @@ func wipeCounts(t *testing.T, sys *actors.System) {
 	db := sys.DB()
 	countsBuilt.Delete(db)
 	_, err := sys.UpdateGlobal(context.Background(), func(g *actors.GlobalTx) (any, error) {
-		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts, queueOpen, countsKept} {
+		for _, ks := range []*storage.CountKeyspace{openCounts, reporterCounts, hourCounts, countsKept} {
 			if err := ks.Each(db, "", "", func(k string, _ int64) error { ks.Set(g, k, 0); return nil }); err != nil {
 				return nil, err
 			}

@@ -31,7 +31,6 @@ import (
 //	kept counts (storage.CountKeyspace, n/…; counts.go): changed in the commits above
 //	  reports.open, reports.reporters, reports.by_hour        open reports per reporter and reportee,
 //	                                                          distinct reporters per reportee (and per creation hour)
-//	  reports.queue_open                                      the open reports in the queue's order
 //
 // The two indexes are entries owned by the reporter (storage.IndexKeyspace)
 // written in the same batch as the report, so after a crash either all
