@@ -422,3 +422,21 @@ func TestReadStreamGrowsAsBytesArrive(t *testing.T) {
 		}
 	}
 }
+
+// Value reads a field as Decode does: the form's when the form has it,
+// else the query's.
+func TestRequestValue(t *testing.T) {
+	r := &Request{Query: Values{"login": {"q"}, "only": {"query"}}, Form: Values{"login": {"form"}, "empty": {}}}
+	for name, want := range map[string]string{"login": "form", "only": "query", "empty": "", "none": ""} {
+		if got := r.Value(name); got != want {
+			t.Errorf("Value(%q) = %q, want %q", name, got, want)
+		}
+	}
+	var decoded struct {
+		Login string `form:"login"`
+		Only  string `form:"only"`
+	}
+	if err := r.Decode(&decoded); err != nil || decoded.Login != r.Value("login") || decoded.Only != r.Value("only") {
+		t.Errorf("Decode gives %+v (%v); Value login %q, only %q", decoded, err, r.Value("login"), r.Value("only"))
+	}
+}

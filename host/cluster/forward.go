@@ -351,10 +351,7 @@ func accountOf(sys *actors.System, r *wire.Request, route server.AccountOf) (sto
 			// the query named no account, and the request was served
 			// where it arrived, with that node's own budgets of the
 			// account (a switch's, limits.toggles_per_account).
-			login := r.Form.Get("login")
-			if _, ok := r.Form["login"]; !ok {
-				login = r.Query.Get("login")
-			}
+			login := r.Value("login")
 			if login == "" {
 				return 0, false
 			}

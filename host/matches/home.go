@@ -33,14 +33,14 @@ func (a *Area) hostOf(r *wire.Request) (storage.AccountID, bool) {
 	}
 	switch fn {
 	case FuncReplayAuth, FuncNewSession, FuncResubmitStats:
-		name, _, ok := strings.Cut(r.Form.Get("login"), ":")
+		name, _, ok := strings.Cut(r.Value("login"), ":") // as the handlers decode it
 		if !ok || name == "" || len(name) > 4*login.MaxLoginLength {
 			return 0, false
 		}
 		id, err := a.sys.DB().LoginID(name)
 		return id, err == nil
 	}
-	t, ok := parseToken(r.Form.Get("session"))
+	t, ok := parseToken(r.Value("session"))
 	if !ok || t.id == 0 {
 		return 0, false
 	}

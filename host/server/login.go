@@ -72,10 +72,7 @@ func (s *Server) loginTooLong(path, fn string, r *wire.Request) (Response, bool)
 	default:
 		return Response{}, false
 	}
-	l := r.Form.Get("login")
-	if _, ok := r.Form["login"]; !ok {
-		l = r.Query.Get("login") // as Decode reads it
-	}
+	l := r.Value("login") // as Decode reads it
 	if len(l) <= login.MaxLoginLength || utf8.RuneCountInString(l) <= login.MaxLoginLength {
 		return Response{}, false
 	}

@@ -87,8 +87,8 @@ func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn st
 		Duration: time.Since(start), Outcome: rt.outcome, Counted: rt.counted}
 	if r != nil {
 		info.Client = r.RemoteIP
-		if info.Account = r.Form.Get("login"); info.Account == "" {
-			info.Account = r.Form.Get("account_id")
+		if info.Account = r.Value("login"); info.Account == "" { // as the handlers decode them
+			info.Account = r.Value("account_id")
 		}
 		info.Account = logflood.Clip(info.Account)
 		if info.Account == "" {
