@@ -156,7 +156,7 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 
 // routedPath is the path of h's request as the server routes it
 // (ctx.Path(): %-escapes decoded, repeated slashes and dot segments
-// removed, an absolute-form target's path). Looked up by the raw target,
+// removed, a fragment cut, an absolute-form target's path). Looked up by the raw target,
 // a large-body route spelled otherwise ("//stats_requester.php", as a
 // manager whose base URL ends in "/" builds it) was routed to its
 // handler with no hold of the budget, and every body above
@@ -167,8 +167,8 @@ func routedPath(h *fasthttp.RequestHeader) []byte {
 	if i := bytes.IndexByte(uri, '?'); i >= 0 {
 		uri = uri[:i]
 	}
-	if len(uri) > 0 && uri[0] == '/' && bytes.IndexByte(uri, '%') < 0 && !bytes.Contains(uri, []byte("//")) &&
-		!bytes.Contains(uri, []byte("/.")) {
+	if len(uri) > 0 && uri[0] == '/' && bytes.IndexByte(uri, '%') < 0 && bytes.IndexByte(uri, '#') < 0 &&
+		!bytes.Contains(uri, []byte("//")) && !bytes.Contains(uri, []byte("/.")) {
 		return uri
 	}
 	u := fasthttp.AcquireURI()

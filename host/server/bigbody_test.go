@@ -118,7 +118,7 @@ func TestRouteLimits(t *testing.T) {
 	// manager whose base URL ends in "/" sends "//large". These were routed
 	// to /large with no hold of the budget, and refused as busy (from a
 	// review).
-	for _, target := range []string{"//large", "/%6Carge", "/./large", "http://host/large", "/large/../large?x=1"} {
+	for _, target := range []string{"//large", "/%6Carge", "/./large", "http://host/large", "/large/../large?x=1", "/large#frag", "/large#a?b=c"} {
 		if body := post(t, ln, target, long); body != "25001" {
 			t.Errorf("%s, 2 MiB of 25,001 fields: %q", target, body)
 		}
