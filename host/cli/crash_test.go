@@ -74,7 +74,8 @@ func loopbackConfig(t *testing.T, extra ...string) string {
 	// budgets are off, as for a load test (defaults.toml, [limits];
 	// bench/loadtest.toml, [plinko]).
 	conf := "[operator]\nlisten = \"127.0.0.1:0\"\n" +
-		"[limits]\nregistrations_per_address = { burst = 1000000, every = \"1ms\" }\n" +
+		"[limits]\nregistrations_per_address = { burst = 1000000, every = \"1ms\" }\nlogins_per_address = { burst = 0, every = \"1h\" }\n" +
+		"toggles_per_account = { burst = 0, every = \"1h\" }\ntoggles_per_address = { burst = 0, every = \"1h\" }\n" +
 		"cloud_bytes_per_address = { size = 0, every = \"24h\" }\nreports_per_address = { burst = 0, every = \"1h\" }\n" +
 		"guide_votes_per_address = { burst = 0, every = \"1h\" }\nguide_votes_per_guide_address = { burst = 0, every = \"1h\" }\n" +
 		"max_connections_per_address = 10000\n" +
