@@ -56,3 +56,31 @@ func TestPreAuthHasARatePerAddress(t *testing.T) {
 		t.Errorf("the refusal's message %q", msg)
 	}
 }
+
+// A game server's password check (CheckServerPassword: replay_auth,
+// new_session, resubmit_stats) costs an exponentiation as a pre_auth does,
+// and a right password spent nothing: a player's own login looped through
+// those calls got around logins_per_address. It spends from the same
+// budget now. (From a review; failed before.)
+func TestServerPasswordSpendsTheLoginRate(t *testing.T) {
+	s := newHardService(t, func(set *Settings) {
+		set.LoginsAddress = limit.Rate{Burst: 3, Every: time.Hour}
+	})
+	ctx := context.Background()
+	md5 := md5hex("pw")
+	for i := range 3 {
+		if _, err := s.CheckServerPassword(ctx, "bench", md5, "192.0.2.1"); err != nil {
+			t.Fatalf("check %d within the budget: %v", i, err)
+		}
+	}
+	if _, err := s.CheckServerPassword(ctx, "bench", md5, "192.0.2.1"); ReasonOf(err) != ReasonTooManyLogins {
+		t.Fatalf("a 4th check from the address: %v, want too many logins", err)
+	}
+	// pre_auth and the checks share the budget.
+	if _, err := s.PreAuth(ctx, "bench", attackA(t), "192.0.2.1", ""); ReasonOf(err) != ReasonTooManyLogins {
+		t.Fatalf("a pre_auth after the checks: %v, want too many logins", err)
+	}
+	if _, err := s.CheckServerPassword(ctx, "bench", md5, "192.0.2.2"); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+}

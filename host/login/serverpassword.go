@@ -3,7 +3,9 @@ package login
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/storage"
@@ -41,6 +43,13 @@ func (s *Service) CheckServerPassword(ctx context.Context, login, md5hex, ip str
 	}
 	md5hex = strings.ToLower(md5hex)
 	group := limit.AddrKey(ip)
+	// A check costs an exponentiation, as a pre_auth does: it spends from
+	// the same budget (limits.logins_per_address), right password or
+	// wrong, or a player's own login looped through a game server's
+	// calls kept cores busy past it.
+	if ok, wait := s.logins.Allow(group); !ok {
+		return 0, fail(ReasonTooManyLogins, fmt.Errorf("address %s: next in %v", group, wait.Round(time.Millisecond)))
+	}
 	pair := login + "\x00" + group
 	refund, err := s.reserveFailure(login, ip, group, pair)
 	if err != nil {

@@ -40,7 +40,7 @@ func (a *Area) hostOf(r *wire.Request) (storage.AccountID, bool) {
 		id, err := a.sys.DB().LoginID(name)
 		return id, err == nil
 	}
-	t, ok := parseToken(r.Value("session"))
+	t, ok := parseToken(r.Form.Get("session")) // the form only, as the session functions read it (Area.session)
 	if !ok || t.id == 0 {
 		return 0, false
 	}

@@ -109,6 +109,7 @@ var (
 	errNotGameHost     = refuse(http.StatusForbidden, "not_game_host", "this account may not run game servers")
 	errBadLogin        = refuse(http.StatusUnauthorized, "credentials", "wrong login or password")
 	errTooManyFailures = refuse(http.StatusTooManyRequests, "too_many_failures", "too many failed logins from this address or for this login: try again later")
+	errTooManyLogins   = refuse(http.StatusTooManyRequests, "too_many_logins", "too many logins from this address: try again shortly (limits.logins_per_address)")
 	errTooManyServers  = refuse(http.StatusForbidden, "too_many_servers", "this account has registered as many game servers as it may (max_servers_per_host)")
 	errTooManyWrites   = refuse(http.StatusTooManyRequests, "too_many_writes", "this account's servers register faster than they may: try again shortly")
 	errTooManyStarts   = refuse(http.StatusTooManyRequests, "too_many_starts", "this account starts matches faster than it may: try again shortly")
@@ -266,6 +267,8 @@ func (a *Area) authHost(ctx context.Context, name, pass, ip string) (storage.Acc
 		switch le.Reason {
 		case login.ReasonTooManyFailures:
 			return 0, errTooManyFailures
+		case login.ReasonTooManyLogins:
+			return 0, errTooManyLogins
 		case login.ReasonWrongPassword, login.ReasonUnknownAccount, login.ReasonMalformed, login.ReasonLoginTooLong:
 			return 0, errBadLogin
 		}
