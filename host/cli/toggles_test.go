@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honmaster/masterserver/host/cli"
 	"github.com/honmaster/masterserver/host/client"
 	"github.com/honmaster/masterserver/host/cloud"
 	"github.com/honmaster/masterserver/host/guides"
@@ -26,31 +27,11 @@ import (
 // writes: a request that finds things as asked spends nothing. A refused
 // one writes nothing. A reload turns the budgets off at once.
 func TestRepeatableWritesHaveABudget(t *testing.T) {
-	dir := t.TempDir()
-	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
-	limits := func(perAccount, perAddress int) string {
-		return fmt.Sprintf("[limits]\ntoggles_per_account = { burst = %d, every = \"1h\" }\ntoggles_per_address = { burst = %d, every = \"1h\" }\n", perAccount, perAddress)
-	}
-	rt, write := startReloadable(t, dir, base+limits(2, 3), nil, false)
-	c := client.New("http://" + rt.Addr.String())
-	defer c.HTTP.CloseIdleConnections()
-	ctx := context.Background()
-	demo := guides.DemoGuides()
-	if _, err := guides.Seed(ctx, rt.App.Sys, demo[:2]); err != nil {
-		t.Fatal(err)
-	}
+	f := newToggleServer(t, 2, 3)
+	c, ctx, rt := f.c, context.Background(), f.rt
+	demo := f.seed(2)
 	g1, g2 := strconv.Itoa(int(demo[0].Gid)), strconv.Itoa(int(demo[1].Gid))
-	login := func(name string) *client.Session {
-		t.Helper()
-		if r, err := c.PostForm(ctx, "/portal/register", url.Values{"login": {name}, "password": {"pw"}}); err != nil || r.Status != http.StatusOK {
-			t.Fatalf("register %s: %v %v", name, r, err)
-		}
-		s, err := c.Login(ctx, name, "pw")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	login := f.login
 	marker, other := login("marker"), login("other")
 
 	// Guides.
@@ -71,22 +52,7 @@ func TestRepeatableWritesHaveABudget(t *testing.T) {
 	failReply(t, og.must(t, "guide_favorite_set", "gid", g1), "too_many_changes") // its 4th
 
 	// Cloud enrollment: a budget of its own.
-	enroll := func(s *client.Session, use string) string {
-		t.Helper()
-		r, err := c.PostMultipart(ctx, cloud.PathEnrollment, url.Values{"cookie": {s.Cookie}, "enroll": {use}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := r.PHP()
-		if err != nil {
-			t.Fatalf("enrollment reply %q: %v", r.Body, err)
-		}
-		if ok, _ := a.Bool("success"); ok {
-			return ""
-		}
-		msg, _ := a.String("messages")
-		return msg
-	}
+	enroll := f.enroll
 	tooMany := cloud.ReasonTooManyChanges.Message()
 	for i, step := range []struct {
 		s         *client.Session
@@ -120,7 +86,7 @@ func TestRepeatableWritesHaveABudget(t *testing.T) {
 	}
 
 	// A reload turns them off: every kind is allowed again at once.
-	write(base + limits(0, 0))
+	f.write(f.base + toggleLimits(0, 0))
 	res, err := rt.Reload(ctx)
 	if err != nil || !slices.Contains(res.Applied, "limits.toggles_per_account") || !slices.Contains(res.Applied, "limits.toggles_per_address") {
 		t.Fatalf("reload: %v, %v; want both budgets applied", res, err)
@@ -140,43 +106,12 @@ func TestRepeatableWritesHaveABudget(t *testing.T) {
 // full disk found the budget spent once space returned. Per account burst
 // 2: two refused attempts of each kind, then the first real ones pass.
 func TestARefusedWriteSpendsNoToggle(t *testing.T) {
-	dir := t.TempDir()
-	body := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n"+
-		"[limits]\ntoggles_per_account = { burst = 2, every = \"1h\" }\ntoggles_per_address = { burst = 2, every = \"1h\" }\n",
-		filepath.Join(dir, "data"))
-	rt, _ := startReloadable(t, dir, body, nil, false)
-	c := client.New("http://" + rt.Addr.String())
-	defer c.HTTP.CloseIdleConnections()
-	ctx := context.Background()
-	demo := guides.DemoGuides()
-	if _, err := guides.Seed(ctx, rt.App.Sys, demo[:1]); err != nil {
-		t.Fatal(err)
-	}
-	gid := strconv.Itoa(int(demo[0].Gid))
-	if r, err := c.PostForm(ctx, "/portal/register", url.Values{"login": {"player"}, "password": {"pw"}}); err != nil || r.Status != http.StatusOK {
-		t.Fatalf("register: %v %v", r, err)
-	}
-	s, err := c.Login(ctx, "player", "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newToggleServer(t, 2, 2)
+	c, ctx, rt := f.c, context.Background(), f.rt
+	gid := strconv.Itoa(int(f.seed(1)[0].Gid))
+	s := f.login("player")
 	g := &guideClient{c: c, account: s.AccountID, cookie: s.Cookie}
-	enroll := func() string {
-		t.Helper()
-		r, err := c.PostMultipart(ctx, cloud.PathEnrollment, url.Values{"cookie": {s.Cookie}, "enroll": {"1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := r.PHP()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok, _ := a.Bool("success"); ok {
-			return ""
-		}
-		m, _ := a.String("messages")
-		return m
-	}
+	enroll := func() string { return f.enroll(s, "1") }
 
 	rt.App.DB.SetDiskGuard(storage.NewDiskGuard("", 64<<20, func() (uint64, error) { return 1 << 20, nil }, nil))
 	for range 2 {
@@ -199,4 +134,71 @@ func TestARefusedWriteSpendsNoToggle(t *testing.T) {
 	if _, err := c.Switch(ctx, s, s.Login, s.AccountID); err != nil {
 		t.Errorf("the first switch written: %v", err)
 	}
+}
+
+// toggleServer is a server with the toggles budgets of its configuration
+// (reloadable), and a client of it.
+type toggleServer struct {
+	t     *testing.T
+	rt    *cli.Runtime
+	c     *client.Client
+	base  string
+	write func(string)
+}
+
+func toggleLimits(perAccount, perAddress int) string {
+	return fmt.Sprintf("[limits]\ntoggles_per_account = { burst = %d, every = \"1h\" }\ntoggles_per_address = { burst = %d, every = \"1h\" }\n", perAccount, perAddress)
+}
+
+func newToggleServer(t *testing.T, perAccount, perAddress int) *toggleServer {
+	t.Helper()
+	dir := t.TempDir()
+	f := &toggleServer{t: t, base: fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))}
+	f.rt, f.write = startReloadable(t, dir, f.base+toggleLimits(perAccount, perAddress), nil, false)
+	f.c = client.New("http://" + f.rt.Addr.String())
+	t.Cleanup(f.c.HTTP.CloseIdleConnections)
+	return f
+}
+
+// seed stores the first n demo guides.
+func (f *toggleServer) seed(n int) []guides.Guide {
+	f.t.Helper()
+	demo := guides.DemoGuides()[:n]
+	if _, err := guides.Seed(context.Background(), f.rt.App.Sys, demo); err != nil {
+		f.t.Fatal(err)
+	}
+	return demo
+}
+
+// login registers name (password pw) and logs in.
+func (f *toggleServer) login(name string) *client.Session {
+	f.t.Helper()
+	ctx := context.Background()
+	if r, err := f.c.PostForm(ctx, "/portal/register", url.Values{"login": {name}, "password": {"pw"}}); err != nil || r.Status != http.StatusOK {
+		f.t.Fatalf("register %s: %v %v", name, r, err)
+	}
+	s, err := f.c.Login(ctx, name, "pw")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+// enroll sets s's cloud enrollment: "" when it succeeded, else the
+// reply's message.
+func (f *toggleServer) enroll(s *client.Session, use string) string {
+	f.t.Helper()
+	r, err := f.c.PostMultipart(context.Background(), cloud.PathEnrollment, url.Values{"cookie": {s.Cookie}, "enroll": {use}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	a, err := r.PHP()
+	if err != nil {
+		f.t.Fatalf("enrollment reply %q: %v", r.Body, err)
+	}
+	if ok, _ := a.Bool("success"); ok {
+		return ""
+	}
+	msg, _ := a.String("messages")
+	return msg
 }
