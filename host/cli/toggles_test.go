@@ -136,6 +136,28 @@ func TestARefusedWriteSpendsNoToggle(t *testing.T) {
 	}
 }
 
+// TestARefusedVoteSpendsNoVote: a vote refused with nothing written (a
+// full disk) kept its spend from the address's vote budgets, as the
+// toggles did before b652391: three retries on a full disk used up the
+// default per-guide budget (3 in 8 hours), and the vote the player cast
+// once space was back was refused. (A vote the guides plugin does not
+// count stays spent: its rule was asked.)
+func TestARefusedVoteSpendsNoVote(t *testing.T) {
+	f := newToggleServer(t, 100, 100)
+	gid := strconv.Itoa(int(f.seed(1)[0].Gid))
+	s := f.login("voter")
+	g := &guideClient{c: f.c, account: s.AccountID, cookie: s.Cookie}
+
+	f.rt.App.DB.SetDiskGuard(storage.NewDiskGuard("", 64<<20, func() (uint64, error) { return 1 << 20, nil }, nil))
+	for range 4 { // one over guide_votes_per_guide_address's default burst
+		failReply(t, g.must(t, "guide_vote", "gid", gid, "v", "1"), "storage_full")
+	}
+	f.rt.App.DB.SetDiskGuard(nil)
+	if a := g.must(t, "guide_vote", "gid", gid, "v", "1"); num(a, "success") != 1 {
+		t.Errorf("the first vote written: %v", a)
+	}
+}
+
 // toggleServer is a server with the toggles budgets of its configuration
 // (reloadable), and a client of it.
 type toggleServer struct {

@@ -296,11 +296,24 @@ func (a *Area) vote(ctx context.Context, req voteCall) (voteReply, error) {
 		return voteReply{}, Fail(ReasonNotFound, nil)
 	}
 	var spend func() error
+	var spent atomic.Bool // set in the actor, read here after it answered
+	addr, gid := limit.AddrKey(req.addr), req.Gid
 	if a.votes != nil {
-		addr, gid := limit.AddrKey(req.addr), req.Gid
-		spend = func() error { return a.votes.spend(addr, gid) }
+		spend = func() error {
+			if err := a.votes.spend(addr, gid); err != nil {
+				return err
+			}
+			spent.Store(true)
+			return nil
+		}
 	}
 	if err := a.backend.Vote(ctx, req.Account, req.Gid, req.Vote, spend); err != nil {
+		// A vote refused with nothing written gives its spend back,
+		// except one the plugin's rule refused (its rule was asked: the
+		// budget bounds those too).
+		if spent.Load() && !failure.Uncertain(err) && ReasonOf(err) != ReasonVoteRefused {
+			a.votes.refund(addr, gid)
+		}
 		return voteReply{}, err
 	}
 	return voteReply{status: ok, Vote: voteValue(req.Vote), HostTime: req.HostTime}, nil

@@ -63,6 +63,15 @@ func (l *voteLimits) spend(ip string, gid GuideID) error {
 	return nil
 }
 
+// refund gives back the vote spend took on gid from ip: the vote was
+// refused with nothing written and its rule not asked, or asked in vain
+// (a full disk, the plugin down): the player's retry once it passes must
+// not find the budget used up by votes that never counted.
+func (l *voteLimits) refund(ip string, gid GuideID) {
+	l.any.Refund(ip)
+	l.one.Refund(strconv.FormatUint(uint64(gid), 10) + "\x00" + ip)
+}
+
 // SetMarkBudget changes Deps.Marks (a configuration reload), as
 // SetVoteBudget.
 func (s *Service) SetMarkBudget(r limit.WriteRates) { s.area.marks.SetRates(r) }
