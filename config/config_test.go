@@ -223,7 +223,7 @@ call_timeout = "2s"
 ping_timeout = "9s"
 
 [plugins.reports]
-call_timeout = "7s"
+call_timeout = "4s"
 `,
 			want: func(c *Config) {
 				c.PluginDefaults.CallTimeout = Duration{2 * time.Second}
@@ -231,7 +231,7 @@ call_timeout = "7s"
 				for area, p := range c.Plugins {
 					p.CallTimeout, p.PingTimeout = Duration{2 * time.Second}, Duration{9 * time.Second}
 					if area == "reports" {
-						p.CallTimeout = Duration{7 * time.Second}
+						p.CallTimeout = Duration{4 * time.Second}
 					}
 					c.Plugins[area] = p
 				}
@@ -426,6 +426,10 @@ func TestValidateSingle(t *testing.T) {
 		{"no url2", func(c *Config) { c.Patches[0].URL2 = "" }, ""},
 		{"no patches", func(c *Config) { c.Patches = nil }, ""},
 		{"empty env value", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "K=") }, ""},
+		{"call as long as the ask", func(c *Config) { c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration) }, ""},
+		{"call longer than the ask", func(c *Config) {
+			c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration+time.Millisecond)
+		}, "plugins.plinko.call_timeout"},
 		{"env without key", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "=v") }, "plugins.plinko.env[0]"},
 		{"long secret", func(c *Config) { c.Login.AuthHashSecret = "0123456789abcdef" }, ""},
 		{"wal sync at once", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{} }, ""},
@@ -467,6 +471,11 @@ func TestValidateSingle(t *testing.T) {
 
 func withEnv(p Plugin, env ...string) Plugin {
 	p.Env = env
+	return p
+}
+
+func withCallTimeout(p Plugin, d time.Duration) Plugin {
+	p.CallTimeout = Duration{d}
 	return p
 }
 

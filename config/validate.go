@@ -260,6 +260,14 @@ func (c *Config) validatePlugins(ps *problems) {
 		}
 		positive(ps, key("start_timeout"), p.StartTimeout)
 		positive(ps, key("call_timeout"), p.CallTimeout)
+		// A decision is asked for inside the account's actor, on a request
+		// that waits for it no longer than actors.ask_timeout (and a
+		// second): a longer call_timeout never ends a call, so a plugin
+		// that answers pings but no decision is never found hung (the
+		// supervisor counts only calls whose caller still waited).
+		if ask := c.Actors.AskTimeout; ask.Duration > 0 && p.CallTimeout.Duration > ask.Duration {
+			ps.add(key("call_timeout"), "must not exceed actors.ask_timeout (%s), got %s: a request waits no longer than that for its decision, so a longer call is never waited for and a plugin that stops deciding is never restarted for it", ask, p.CallTimeout)
+		}
 		if p.BatchesInFlight < 0 || p.BatchesInFlight > 64 {
 			ps.add(key("batches_in_flight"), "must be between 1 and 64 (0: the default), got %d", p.BatchesInFlight)
 		}

@@ -174,7 +174,7 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 	}
 	before := pids()
 
-	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\n")
+	write(base + "[plugins.plinko]\ncall_timeout = \"4s\"\n")
 	res, err := rt.Reload(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func TestReloadRestartsChangedPlugin(t *testing.T) {
 		t.Errorf("unhealthy after the reload: %v", bad)
 	}
 
-	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\npath = \"/nonexistent/plinko-plugin\"\n")
+	write(base + "[plugins.plinko]\ncall_timeout = \"4s\"\npath = \"/nonexistent/plinko-plugin\"\n")
 	if _, err := rt.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "plinko plugin did not start") {
 		t.Errorf("reload with a plugin that cannot start: %v", err)
 	}
@@ -387,7 +387,7 @@ func TestAReloadAfterStopStartsNoPlugin(t *testing.T) {
 	if err := rt.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	write(base + "[plugins.plinko]\ncall_timeout = \"7s\"\n")
+	write(base + "[plugins.plinko]\ncall_timeout = \"4s\"\n")
 	_, err := rt.Reload(context.Background())
 	t.Cleanup(rt.App.Plugins.Stop) // reaps a plugin the reload would have started
 	if err == nil || !strings.Contains(err.Error(), "the server is stopping") {
