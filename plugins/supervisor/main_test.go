@@ -50,6 +50,9 @@ func TestMain(m *testing.M) {
 	case "childstderr": // starts a helper that holds its stderr open, then serves
 		c := exec.Command("sleep", "600")
 		c.Stderr = os.Stderr
+		if os.Getenv("HELPER_OWN_SESSION") != "" {
+			setsid(c) // out of the plugin's process group: the supervisor's kill misses it
+		}
 		if err := c.Start(); err != nil {
 			os.Exit(4)
 		}

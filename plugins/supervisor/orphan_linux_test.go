@@ -134,3 +134,6 @@ func processStopped(pid int) bool {
 	}
 	return true
 }
+
+// setsid starts c in a session (and process group) of its own.
+func setsid(c *exec.Cmd) { c.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }

@@ -3,6 +3,7 @@
 package supervisor_test
 
 import (
+	"os/exec"
 	"syscall"
 	"time"
 )
@@ -13,3 +14,6 @@ func runHelper(string) {}
 
 // processStopped cannot be told without /proc: give the signal a moment.
 func processStopped(int) bool { time.Sleep(50 * time.Millisecond); return true }
+
+// setsid: the plugin has no process group of its own outside Linux.
+func setsid(*exec.Cmd) {}

@@ -522,6 +522,7 @@ func stopClient(log *slog.Logger, client *plugin.Client, pid int) {
 	}()
 	select {
 	case <-done:
+		killProcess(pid) // what the plugin started and left (its process group)
 		return
 	case <-time.After(killGrace):
 		killProcess(pid)
@@ -530,16 +531,6 @@ func stopClient(log *slog.Logger, client *plugin.Client, pid int) {
 	case <-done:
 	case <-time.After(killGrace):
 		log.Warn("plugin killed, but another process still holds its output open (one it started?): going on without waiting for it", "pid", pid)
-	}
-}
-
-// killProcess kills pid with SIGKILL (a stopped process dies too).
-func killProcess(pid int) {
-	if pid <= 0 {
-		return
-	}
-	if p, err := os.FindProcess(pid); err == nil {
-		_ = p.Kill()
 	}
 }
 

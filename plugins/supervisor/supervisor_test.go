@@ -363,11 +363,13 @@ func TestSupervisorRefusesAGiantReply(t *testing.T) {
 // that started a helper holding its stderr open is killed; go-plugin's
 // Kill waits until every holder of the plugin's output closed it. Before,
 // the supervisor waited with it: no restart, and Stop (the host's
-// shutdown) never returned, until the helper exited.
+// shutdown) never returned, until the helper exited. The helper runs in a
+// session of its own, out of the plugin's process group that the
+// supervisor kills (TestAPluginsHelpersDieWithIt).
 func TestSupervisorGoesOnWhenAnotherProcessHoldsThePluginsOutput(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "helper.pid")
 	src, opts := bundled("childstderr")
-	src.Env = append(src.Env, "HELPER_PIDFILE="+pidfile)
+	src.Env = append(src.Env, "HELPER_PIDFILE="+pidfile, "HELPER_OWN_SESSION=1")
 	s := supervisor.New(src, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
