@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/honmaster/masterserver/actors"
+	"github.com/honmaster/masterserver/config"
 	"github.com/honmaster/masterserver/host/accounts"
 	"github.com/honmaster/masterserver/host/area"
 	"github.com/honmaster/masterserver/host/console/consolepage"
@@ -46,7 +47,7 @@ func init() {
 	// --game-host | --no-game-host", "account show".
 	accounts.RegisterRole(accounts.Role{Flag: "game-host", Noun: "game host", Doc: "may run a server manager and game servers",
 		Has: IsGameHost, Set: SetGameHost})
-	area.Register(area.Module{Area: matchesapi.Area, Bundled: bundled.Plugin, Start: start,
+	area.Register(area.Module{Area: matchesapi.Area, Bundled: bundled.Plugin, Start: start, LiveSettings: liveSettings,
 		Commands: []area.Command{
 			{Name: "servers list", Usage: "(game servers and managers: host, instance, address, state, last heartbeat, current match)",
 				Flags: func(*flag.FlagSet) area.CommandRequest { return &serversRequest{} }},
@@ -84,10 +85,13 @@ func New(d Deps) (*Area, error) {
 	if a.now == nil {
 		a.now = clockNow // the wall clock unless a test set one (clock.go)
 	}
-	a.starts = limit.New(limit.Rate{Burst: a.set.StartBurst, Every: a.set.StartEvery.Duration}, 0, a.now)
-	a.beats = limit.New(limit.Rate{Burst: a.set.HeartbeatBurst, Every: a.set.HeartbeatEvery.Duration}, 0, a.now)
-	a.submits = limit.New(limit.Rate{Burst: a.set.SubmitBurst, Every: a.set.SubmitEvery.Duration}, 0, a.now)
-	a.submitsByAddress = limit.New(limit.Rate{Burst: 10 * a.set.SubmitBurst, Every: a.set.SubmitEvery.Duration / 10}, 0, a.now)
+	a.starts = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.beats = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.submits = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.submitsByAddress = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.client.byAccount = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.client.byAddress = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.SetRates(a.set)
 	if a.password == nil {
 		a.password = d.Env.Login.CheckServerPassword
 	}
@@ -101,6 +105,7 @@ func start(e area.Env) (*area.Live, error) {
 	}
 	current.Store(a)
 	return &area.Live{Routes: a.Routes(), Pages: a.pages(), Value: a, AccountPanels: []consolepage.AccountPanel{a.accountPanel()},
+		Reload: func(c *config.Config) { a.SetRates(SettingsOf(c)) },
 		API: map[string]area.APIHandler{
 			"POST /api/matches/game-host": a.apiGameHost,
 			"GET /api/matches/totals":     a.apiTotals,
@@ -111,6 +116,26 @@ func start(e area.Env) (*area.Live, error) {
 			"GET /api/matches/totals":     {Names: []string{"account_id"}},
 			"GET /api/matches/match":      {Names: []string{"id"}},
 		}}, nil
+}
+
+// liveSettings are the [matches] settings a configuration reload puts in
+// force at once (SetRates); the others wait for a restart.
+var liveSettings = []string{"matches.start_game_burst", "matches.start_game_every", "matches.heartbeat_write_burst",
+	"matches.heartbeat_write_every", "matches.stats_submit_burst", "matches.stats_submit_every",
+	"matches.server_list_burst", "matches.server_list_every"}
+
+// SetRates puts s's rates in force (a configuration reload: the area's
+// liveSettings): what a game host, player or address spent stays spent,
+// capped at a lowered burst; a raised one relieves them at once
+// (limit.Keyed.SetRate). Every other setting of s is ignored.
+func (a *Area) SetRates(s Settings) {
+	a.starts.SetRate(limit.Rate{Burst: s.StartBurst, Every: s.StartEvery.Duration})
+	a.beats.SetRate(limit.Rate{Burst: s.HeartbeatBurst, Every: s.HeartbeatEvery.Duration})
+	a.submits.SetRate(limit.Rate{Burst: s.SubmitBurst, Every: s.SubmitEvery.Duration})
+	a.submitsByAddress.SetRate(limit.Rate{Burst: 10 * s.SubmitBurst, Every: s.SubmitEvery.Duration / 10})
+	list := limit.Rate{Burst: s.ServerListBurst, Every: s.ServerListEvery.Duration}
+	a.client.byAccount.SetRate(list)
+	a.client.byAddress.SetRate(limit.Rate{Burst: 10 * list.Burst, Every: list.Every / 10})
 }
 
 // Routes are the area's two paths and its client_requester functions.

@@ -110,7 +110,7 @@ var listKeys = storage.NewAccountKeyspace("matches.listkey", storage.Proto[*pb.L
 // first use from the settings.
 type clientSide struct {
 	once       sync.Once
-	byAccount  *limit.Keyed
+	byAccount  *limit.Keyed // built by New, rates by SetRates
 	byAddress  *limit.Keyed
 	chatAllow  []netip.Prefix
 	allowedErr error
@@ -119,9 +119,6 @@ type clientSide struct {
 func (a *Area) clientState() *clientSide {
 	c := &a.client
 	c.once.Do(func() {
-		r := limit.Rate{Burst: a.set.ServerListBurst, Every: a.set.ServerListEvery.Duration}
-		c.byAccount = limit.New(r, 0, a.now)
-		c.byAddress = limit.New(limit.Rate{Burst: 10 * r.Burst, Every: r.Every / 10}, 0, a.now)
 		c.chatAllow, c.allowedErr = parseNetworks(a.set.ChatServers)
 	})
 	return c
