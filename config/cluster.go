@@ -1,12 +1,13 @@
 package config
 
 import (
-	"math"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/honmaster/masterserver/host/limit"
 )
 
 // Cluster is the [cluster] table: several nodes serving one community over
@@ -97,7 +98,9 @@ func (c Cluster) NodeCount() int {
 // bucket could never hold its bytes). Not shared: max_connections_per_address (each
 // node's own descriptors), failed_proofs_per_login_address (a login's
 // proofs are all checked on its account's home) and toggles_per_account
-// (an account's writes are all served by its home). With n = 1, c itself.
+// (an account's writes are all served by its home). Limits.SharedBy
+// records n, for the per-address budgets of the areas' own tables. With
+// n = 1, c itself.
 func (c *Config) ShareLimits(n int) *Config {
 	if n <= 1 {
 		return c
@@ -106,17 +109,10 @@ func (c *Config) ShareLimits(n int) *Config {
 	l := &s.Limits
 	for _, r := range []*Rate{&l.FailedProofsAddress, &l.LoginsAddress, &l.RegistrationsPerAddress, &l.ReportsAddress, &l.GuideVotesAddress,
 		&l.GuideVotesGuideAddress, &l.TogglesAddress, &l.ConsoleSignInAddress, &l.ConsoleSignInLogin, &s.Operator.TokenFailures} {
-		if r.Burst > 0 {
-			r.Burst = max(1, r.Burst/n)
-			// Saturated: a product past what a duration holds would be
-			// negative, which the limiters read as "off".
-			if r.Every.Duration > math.MaxInt64/time.Duration(n) {
-				r.Every.Duration = math.MaxInt64
-			} else {
-				r.Every.Duration *= time.Duration(n)
-			}
-		}
+		shared := limit.Rate{Burst: r.Burst, Every: r.Every.Duration}.Share(n)
+		r.Burst, r.Every.Duration = shared.Burst, shared.Every
 	}
+	l.SharedBy = n
 	if l.PreAuthPerAddress > 0 {
 		l.PreAuthPerAddress = max(1, l.PreAuthPerAddress/n)
 	}

@@ -50,6 +50,13 @@ type Limits struct {
 	// Web console sign-in (failures only).
 	ConsoleSignInAddress Rate `toml:"console_signin_per_address"`
 	ConsoleSignInLogin   Rate `toml:"console_signin_per_login"`
+
+	// SharedBy is how many cluster nodes each count an address's requests
+	// alone (ShareLimits sets it; 0 or 1: this node alone). The budgets
+	// above are already cut to this node's share; an area's per-address
+	// budgets of its own table take theirs with limit.Rate.Share(SharedBy).
+	// Not a setting.
+	SharedBy int `toml:"-"`
 }
 
 // Rate is a token bucket: burst requests at once, then one more every

@@ -32,6 +32,27 @@ type Rate struct {
 	Every time.Duration
 }
 
+// Share is a node's share of r when n nodes of a cluster each count an
+// address's requests alone (config.ShareLimits, and an area's own
+// per-address budgets through config.Limits.SharedBy): Burst/n at once
+// (at least 1: a burst below n allows up to n in all) and a refill n
+// times slower, so that an address spread over every node gets about r
+// in all. With n <= 1, or a rate that is off, r itself.
+func (r Rate) Share(n int) Rate {
+	if n <= 1 || r.Burst <= 0 {
+		return r
+	}
+	r.Burst = max(1, r.Burst/n)
+	// Saturated: a product past what a duration holds would be negative,
+	// which the limiters read as "off".
+	if r.Every > math.MaxInt64/time.Duration(n) {
+		r.Every = math.MaxInt64
+	} else {
+		r.Every *= time.Duration(n)
+	}
+	return r
+}
+
 // Keyed is a set of token buckets by key. The zero value is not usable; use
 // New. A nil *Keyed allows everything.
 type Keyed struct {

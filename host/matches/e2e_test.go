@@ -20,6 +20,7 @@ import (
 	"github.com/honmaster/masterserver/host/cli/clitest"
 	"github.com/honmaster/masterserver/host/matches"
 	"github.com/honmaster/masterserver/host/operator"
+	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -569,6 +570,39 @@ func TestPerHostLimits(t *testing.T) {
 	}
 	if ms, err := matches.Matches(s.Runtime.App.DB, 10); err != nil || len(ms) != 1 || strconv.Itoa(int(ms[0].Match.Id)) != first {
 		t.Fatalf("matches stored: %v %v", ms, err)
+	}
+}
+
+// TestAClusterNodeKeepsItsShareOfTheAddressBudgets: on a node of a
+// cluster of three (config.Limits.SharedBy, set by config.ShareLimits), an
+// address gets a third of the area's per-address budgets, as the [limits]
+// ones do: a balancer spreads one address's players over every node, and
+// each node counted the whole budget alone. A player's own budget is
+// whole: its requests all go to its node.
+func TestAClusterNodeKeepsItsShareOfTheAddressBudgets(t *testing.T) {
+	s := clitest.Start(t, func(c *config.Config) {
+		c.Limits.SharedBy = 3
+		set := c.Areas["matches"].(*matches.Settings)
+		set.ServerListBurst, set.ServerListEvery.Duration = 1, time.Hour // 10 for the address, 3 (10/3) on this node
+	})
+	f := &fixture{Server: s, t: t}
+	list := func(login string) int {
+		t.Helper()
+		s.Host(t, "account", "create", "--login", login, "--password", "pw-"+login)
+		sess, err := s.Client.Login(context.Background(), login, "pw-"+login)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, _ := f.call(server.PathClientRequester, "server_list", url.Values{"cookie": {sess.Cookie}, "gametype": {"90"}})
+		return code
+	}
+	for i := range 3 {
+		if code := list(fmt.Sprintf("lister%d", i)); code != 200 {
+			t.Fatalf("player %d's list within both budgets: %d", i, code)
+		}
+	}
+	if code := list("lister3"); code != 429 {
+		t.Errorf("the fourth player's list past this node's share of the address's budget: %d, want 429", code)
 	}
 }
 

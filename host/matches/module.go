@@ -91,6 +91,7 @@ func New(d Deps) (*Area, error) {
 	a.submitsByAddress = limit.NewAdjustable(limit.Rate{}, 0, a.now)
 	a.client.byAccount = limit.NewAdjustable(limit.Rate{}, 0, a.now)
 	a.client.byAddress = limit.NewAdjustable(limit.Rate{}, 0, a.now)
+	a.nodes = d.Env.Config.Limits.SharedBy
 	a.SetRates(a.set)
 	if a.password == nil {
 		a.password = d.Env.Login.CheckServerPassword
@@ -127,15 +128,20 @@ var liveSettings = []string{"matches.start_game_burst", "matches.start_game_ever
 // SetRates puts s's rates in force (a configuration reload: the area's
 // liveSettings): what a game host, player or address spent stays spent,
 // capped at a lowered burst; a raised one relieves them at once
-// (limit.Keyed.SetRate). Every other setting of s is ignored.
+// (limit.Keyed.SetRate). Every other setting of s is ignored. The
+// per-address budgets are cut to this node's share in a cluster
+// (config.Limits.SharedBy at start): a balancer spreads an address's
+// players and hosts over every node; a host's or a player's own budget is
+// whole, its requests all served by its home node (hostOf, the session's
+// account).
 func (a *Area) SetRates(s Settings) {
 	a.starts.SetRate(limit.Rate{Burst: s.StartBurst, Every: s.StartEvery.Duration})
 	a.beats.SetRate(limit.Rate{Burst: s.HeartbeatBurst, Every: s.HeartbeatEvery.Duration})
 	a.submits.SetRate(limit.Rate{Burst: s.SubmitBurst, Every: s.SubmitEvery.Duration})
-	a.submitsByAddress.SetRate(limit.Rate{Burst: 10 * s.SubmitBurst, Every: s.SubmitEvery.Duration / 10})
+	a.submitsByAddress.SetRate(limit.Rate{Burst: 10 * s.SubmitBurst, Every: s.SubmitEvery.Duration / 10}.Share(a.nodes))
 	list := limit.Rate{Burst: s.ServerListBurst, Every: s.ServerListEvery.Duration}
 	a.client.byAccount.SetRate(list)
-	a.client.byAddress.SetRate(limit.Rate{Burst: 10 * list.Burst, Every: list.Every / 10})
+	a.client.byAddress.SetRate(limit.Rate{Burst: 10 * list.Burst, Every: list.Every / 10}.Share(a.nodes))
 }
 
 // Routes are the area's two paths and its client_requester functions.

@@ -78,6 +78,9 @@ type Area struct {
 	// submits and submitsByAddress bound statistics submissions per
 	// game-host account and per address (stats_submit_*).
 	submits, submitsByAddress *limit.Keyed
+	// nodes is how many cluster nodes share each per-address budget
+	// (config.Limits.SharedBy; 0 or 1: this node alone).
+	nodes int
 
 	// heard is when each server was last heard from by this node (unix
 	// nanoseconds, *atomic.Int64 by server id): heartbeats that change

@@ -50,6 +50,11 @@ type Deps struct {
 	// Now is the clock of the drop and purchase limits (nil: the wall
 	// clock).
 	Now func() time.Time
+	// Nodes is how many cluster nodes each count an address's drops and
+	// purchases alone (config.Limits.SharedBy; 0 or 1: this node alone):
+	// the address's budget is cut to this node's share. An account's own
+	// budget is whole: its requests all go to its node.
+	Nodes int
 }
 
 // Drop is one completed drop as OnDrop sees it.
@@ -94,7 +99,7 @@ func New(d Deps) (*Area, error) {
 	for _, t := range d.Config.Board {
 		a.tiers = append(a.tiers, strconv.Itoa(t))
 	}
-	perAccount, perAddress := writeRates(d.Config)
+	perAccount, perAddress := writeRates(d.Config, d.Nodes)
 	a.writes = limit.NewAdjustable(perAccount, 0, d.Now)
 	a.writesByAddress = limit.NewAdjustable(perAddress, 0, d.Now)
 	return a, nil
@@ -102,13 +107,14 @@ func New(d Deps) (*Area, error) {
 
 // writeRates are the drop and purchase rates of s: one account's, and one
 // address's over all its accounts (AddressFactor times the burst, as many
-// times the pace). write_burst 0 turns both off.
-func writeRates(s Settings) (perAccount, perAddress limit.Rate) {
+// times the pace), the address's cut to the share of one of nodes
+// (Deps.Nodes). write_burst 0 turns both off.
+func writeRates(s Settings, nodes int) (perAccount, perAddress limit.Rate) {
 	if s.WriteBurst <= 0 || s.WriteEvery.Duration <= 0 {
 		return limit.Rate{}, limit.Rate{}
 	}
 	return limit.Rate{Burst: s.WriteBurst, Every: s.WriteEvery.Duration},
-		limit.Rate{Burst: AddressFactor * s.WriteBurst, Every: max(s.WriteEvery.Duration/AddressFactor, 1)}
+		limit.Rate{Burst: AddressFactor * s.WriteBurst, Every: max(s.WriteEvery.Duration/AddressFactor, 1)}.Share(nodes)
 }
 
 // SetWriteRates puts the drop and purchase rates of s (write_burst,
@@ -116,7 +122,7 @@ func writeRates(s Settings) (perAccount, perAddress limit.Rate) {
 // or an address spent stays spent, a raised burst adds its difference,
 // a lowered one caps every bucket at it; write_burst 0 turns them off.
 func (a *Area) SetWriteRates(s Settings) {
-	perAccount, perAddress := writeRates(s)
+	perAccount, perAddress := writeRates(s, a.d.Nodes)
 	a.writes.SetRate(perAccount)
 	a.writesByAddress.SetRate(perAddress)
 }

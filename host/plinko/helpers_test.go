@@ -39,14 +39,20 @@ func newMockServer(t *testing.T, decider sdk.Caller, catalog string) *mockServer
 
 // newMockServerWith is newMockServer with the area's settings changed by
 // set (nil: the defaults) and its limits' clock now (nil: the wall clock).
-func newMockServerWith(t *testing.T, decider sdk.Caller, catalog string, set func(*plinko.Settings), now func() time.Time) *mockServer {
+// nodes, when given, is the cluster nodes sharing each per-address budget
+// (config.Limits.SharedBy).
+func newMockServerWith(t *testing.T, decider sdk.Caller, catalog string, set func(*plinko.Settings), now func() time.Time, nodes ...int) *mockServer {
 	t.Helper()
 	app, cfg, log := clitest.OpenApp(t)
 	settings := plinko.SettingsOf(cfg)
 	if set != nil {
 		set(&settings)
 	}
-	area, err := plinko.New(plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: settings, Log: log, Now: now})
+	deps := plinko.Deps{Sys: app.Sys, Login: app.Login, Decider: decider, Config: settings, Log: log, Now: now}
+	for _, n := range nodes {
+		deps.Nodes = n
+	}
+	area, err := plinko.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

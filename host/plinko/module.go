@@ -45,7 +45,8 @@ func start(e area.Env) (*area.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := New(Deps{Sys: e.Sys, Login: e.Login, Decider: e.Plugin, Config: SettingsOf(e.Config), Log: e.Log, OnDrop: m.observe})
+	a, err := New(Deps{Sys: e.Sys, Login: e.Login, Decider: e.Plugin, Config: SettingsOf(e.Config), Log: e.Log, OnDrop: m.observe,
+		Nodes: e.Config.Limits.SharedBy})
 	if err != nil {
 		return nil, err
 	}

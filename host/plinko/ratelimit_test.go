@@ -164,6 +164,31 @@ func TestDropsPastTheAddressRateAreRefused(t *testing.T) {
 	}
 }
 
+// TestAClusterNodeKeepsItsShareOfTheAddressRate: on a node of a cluster of
+// three (config.Limits.SharedBy, set by config.ShareLimits), an address
+// gets a third of its budget, as the [limits] per-address budgets do: a
+// balancer spreads one address's accounts over every node, and each node
+// counted the whole budget alone (three times the address's drops in
+// all). Each account's own rate is whole: its drops all go to its node.
+func TestAClusterNodeKeepsItsShareOfTheAddressRate(t *testing.T) {
+	dec := &counting{next: forced(plinkoapi.TierTickets30)}
+	ms := newMockServerWith(t, dec, catalogFile, writeRate(2), stopped, 3) // 20 for the address, 6 (20/3) on this node
+	cookies := make([]string, 4)
+	for i := range cookies {
+		_, cookies[i] = player(t, ms.app, ms.c, "node"+strconv.Itoa(i), 1000, 0)
+	}
+	for i := range 3 {
+		for range 2 {
+			if a := post(t, ms.c, plinko.PathDrop, cookies[i], "currency", "tickets"); str(a, "status_code") != "1" {
+				t.Fatalf("account %d within both budgets: %v", i, a)
+			}
+		}
+	}
+	if a := post(t, ms.c, plinko.PathDrop, cookies[3], "currency", "tickets"); str(a, "status_code") != "13" {
+		t.Errorf("the fourth account past this node's share of the address's budget: %v; want status 13", a)
+	}
+}
+
 // TestAccountOverItsRateSparesItsAddress: drops an account's own rate
 // refuses give their address's token back, so one account hammering
 // leaves the others behind its address (a household, a cafe) their
