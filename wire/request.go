@@ -288,18 +288,18 @@ func (r *Request) String() string {
 	return b.String()
 }
 
-// Value is the first value of field name as Decode reads it: the form's
-// when the form has the field, else the query's ("" when neither has
-// it). Code that reads a field before the handler decodes it (which node
-// serves the request, which account a log line names) reads it so, or a
-// field sent in the query names nothing there and something to the
-// handler.
+// Value is field name as Decode reads it: the form's when the form has
+// the field, else the query's ("" when neither has it), and of a field
+// sent twice the last value (as in PHP). Code that reads a field before
+// the handler decodes it (which node serves the request, which account a
+// log line names) reads it so, or a field sent in the query, or twice,
+// names one account there and another to the handler.
 func (r *Request) Value(name string) string {
 	if vs, ok := r.Form[name]; ok {
 		if len(vs) == 0 {
 			return ""
 		}
-		return vs[0]
+		return vs[len(vs)-1]
 	}
 	return r.Query.Get(name)
 }

@@ -426,8 +426,13 @@ func TestReadStreamGrowsAsBytesArrive(t *testing.T) {
 // Value reads a field as Decode does: the form's when the form has it,
 // else the query's.
 func TestRequestValue(t *testing.T) {
-	r := &Request{Query: Values{"login": {"q"}, "only": {"query"}}, Form: Values{"login": {"form"}, "empty": {}}}
-	for name, want := range map[string]string{"login": "form", "only": "query", "empty": "", "none": ""} {
+	// A field sent twice is read as Decode reads it: the last value wins
+	// (as in PHP). Value read the first: a login sent as
+	// login=nobody&login=player was routed by "nobody" in a cluster and
+	// served as "player" (a review of the matches area).
+	r := &Request{Query: Values{"login": {"q"}, "only": {"query", "query2"}, "twice": {"q1"}},
+		Form: Values{"login": {"form"}, "empty": {}, "twice": {"first", "last"}}}
+	for name, want := range map[string]string{"login": "form", "only": "query2", "empty": "", "none": "", "twice": "last"} {
 		if got := r.Value(name); got != want {
 			t.Errorf("Value(%q) = %q, want %q", name, got, want)
 		}
@@ -435,8 +440,9 @@ func TestRequestValue(t *testing.T) {
 	var decoded struct {
 		Login string `form:"login"`
 		Only  string `form:"only"`
+		Twice string `form:"twice"`
 	}
-	if err := r.Decode(&decoded); err != nil || decoded.Login != r.Value("login") || decoded.Only != r.Value("only") {
-		t.Errorf("Decode gives %+v (%v); Value login %q, only %q", decoded, err, r.Value("login"), r.Value("only"))
+	if err := r.Decode(&decoded); err != nil || decoded.Login != r.Value("login") || decoded.Only != r.Value("only") || decoded.Twice != r.Value("twice") {
+		t.Errorf("Decode gives %+v (%v); Value login %q, only %q, twice %q", decoded, err, r.Value("login"), r.Value("only"), r.Value("twice"))
 	}
 }

@@ -359,10 +359,7 @@ func accountOf(sys *actors.System, r *wire.Request, route server.AccountOf) (sto
 			return id, err == nil
 		}
 	}
-	cookie := r.Form.Get("cookie")
-	if cookie == "" {
-		cookie = r.Query.Get("cookie")
-	}
+	cookie := r.Value("cookie") // as the handlers read it
 	if cookie == "" {
 		return 0, false
 	}

@@ -1,6 +1,9 @@
 package matches_test
 
 import (
+	"context"
+	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/honmaster/masterserver/host/matches"
@@ -43,5 +46,63 @@ func TestHostOfReadsFieldsAsTheHandlersDo(t *testing.T) {
 		if id, ok := matches.HostOf(r); ok {
 			t.Errorf("%s with an unknown %s in the form: HostOf = %d, want none", tc.fn, tc.key, id)
 		}
+	}
+}
+
+// (From a review.) hostOf (which picks the node serving a request in cluster mode,
+// and thereby where the host's failed-password limit and rates are
+// counted) reads the FIRST "login" value (wire.Request.Value), while the
+// handlers authenticate the LAST one (Decode / DecodeStatsForm: "the last
+// one wins, as in PHP"). A new_session / replay_auth / resubmit_stats with
+// login=nobody:&login=hoster: is authenticated as hoster but named to no
+// host (served wherever it arrived), so a password guesser spreads its
+// guesses over every node's local limit.
+func TestHostOfReadsTheLoginTheHandlerAuthenticates(t *testing.T) {
+	f := newFixture(t, 0)
+	host, err := f.Runtime.App.DB.LoginID("hoster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The handler authenticates the last login: hoster.
+	form := url.Values{"login": {"nobody:1", "hoster:1"}, "pass": {md5hex("pw-hoster")}, "port": {"11235"}}
+	code, a, body := f.call(matches.PathServerRequester, "new_session", form)
+	if code != 200 || str(a, "session") == "" {
+		t.Fatalf("new_session with two logins: %d %s", code, body)
+	}
+	for _, tc := range []struct{ path, fn, first, last string }{
+		{matches.PathServerRequester, "new_session", "nobody:1", "hoster:1"},
+		{matches.PathServerRequester, "replay_auth", "nobody:", "hoster:"},
+		{matches.PathStatsRequester, "resubmit_stats", "nobody:", "hoster:"},
+	} {
+		r := &wire.Request{Method: "POST", Path: tc.path, Query: wire.Values{"f": {tc.fn}},
+			Form: wire.Values{"login": {tc.first, tc.last}}}
+		if id, ok := matches.HostOf(r); !ok || id != host {
+			t.Errorf("%s with login=%s&login=%s (the handler authenticates %s): HostOf = %d, %v; want the game host %d",
+				tc.fn, tc.first, tc.last, tc.last, id, ok, host)
+		}
+	}
+}
+
+// (From a review.) resubmit_stats reads login, pass and resubmission_key from the
+// form only (readSubmission overwrites what Decode read, form else query,
+// with wire.DecodeStatsForm's form-only values), while hostOf and every
+// other function read them from the form, else the query
+// (TestHostOfReadsFieldsAsTheHandlersDo): a resubmission whose
+// credentials come in the query string is routed to its host and then
+// refused 401 as a wrong login.
+func TestResubmitReadsCredentialsAsHostOfDoes(t *testing.T) {
+	f := newFixture(t, 2)
+	_, _, mid := f.startedMatch()
+	n, _ := strconv.ParseUint(mid, 10, 32)
+	form := stats("", mid, f.players)
+	form.Del("session")
+	q := url.Values{"f": {"resubmit_stats"}, "login": {"hoster:"}, "pass": {md5hex("pw-hoster")},
+		"resubmission_key": {matches.ResubmissionKey(uint32(n))}}
+	r, err := f.Client.PostForm(context.Background(), matches.PathStatsRequester+"?"+q.Encode(), form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != 200 {
+		t.Errorf("resubmit_stats with its credentials in the query (HostOf names the host): %d %s", r.Status, r.Body)
 	}
 }

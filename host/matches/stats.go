@@ -309,11 +309,14 @@ func (a *Area) submit(ctx context.Context, r *wire.Request, resubmit bool) (serv
 			return server.Response{}, errTooManySubmits
 		}
 	}
-	sub, form, err := a.readSubmission(r.Form)
+	// The credentials as Decode read them (the form's, else the query's),
+	// as hostOf routed the request by: the stats form's own copies are
+	// the form's only, and a resubmission with them in the query was
+	// routed to its host and then refused as a wrong login.
+	sub, _, err := a.readSubmission(r.Form)
 	if err != nil {
 		return server.Response{}, err
 	}
-	req.Login, req.Pass, req.Key = form.Login, form.Pass, form.ResubmissionKey
 	if resubmit {
 		name, _, err := splitLogin(req.Login, true)
 		if err != nil {
