@@ -121,9 +121,9 @@ func (a *Area) heroStatsFor(asker storage.AccountID, req heroStatsRequest) (*wir
 	if err != nil || h == nil {
 		return done(wire.NewArray()), err
 	}
-	nick := ""
-	if acct, err := a.sys.DB().Account(id); err == nil {
-		nick = acct.Login
+	nick := "" // the player's nickname, as every other reply of the area names it (never the login)
+	if acct, err := a.sys.DB().AccountProfile(id); err == nil {
+		nick = acct.Nickname
 	}
 	arr := wire.NewArray().Set("account_id", int64(id)).Set("nickname", nick).Set("hero_id", int64(h.HeroId)).Set("cli_name", name)
 	return done(setCounters(arr, "ph_", h)), nil

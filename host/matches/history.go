@@ -377,8 +377,8 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// playerByNickname finds a player by nickname (a leading clan tag
-// dropped), through the storage's nickname index: the login may differ
+// playerByNickname finds a player by nickname (as asked for, else with a
+// leading clan tag dropped), through the storage's nickname index: the login may differ
 // (an operator's --nickname, an import, a rename), and it used to be the
 // login index that was asked, which showed nothing for such a player and
 // another account's history for a nickname that is someone's login. The
@@ -386,14 +386,27 @@ func b2i(b bool) int64 {
 // another case; ok false when none has it, or several share it (as the
 // reports area finds a reported player).
 func (a *Area) playerByNickname(nick string) (storage.AccountID, bool, error) {
-	nick = strings.TrimSpace(stripClanTag(nick))
+	// The nickname as asked for first, else with its clan tag dropped
+	// (byNickname): a nickname that several accounts spell is theirs, not
+	// another's without the brackets, and names no one.
+	ids, err := byNickname(strings.TrimSpace(nick), a.playersSpelling)
+	if err != nil || len(ids) != 1 {
+		return 0, false, err
+	}
+	return ids[0], true, nil
+}
+
+// playersSpelling are the accounts whose nickname is nick: those spelling
+// it exactly, else those spelling it in another case.
+func (a *Area) playersSpelling(nick string) ([]storage.AccountID, error) {
+	nick = strings.TrimSpace(nick)
 	if nick == "" || utf8.RuneCountInString(nick) > accounts.MaxNicknameRunes {
-		return 0, false, nil
+		return nil, nil
 	}
 	db := a.sys.DB()
 	ids, err := db.NicknameAccounts(nick)
 	if err != nil {
-		return 0, false, err
+		return nil, err
 	}
 	var exact, folded []storage.AccountID
 	for _, id := range ids {
@@ -402,20 +415,17 @@ func (a *Area) playerByNickname(nick string) (storage.AccountID, bool, error) {
 		case errors.Is(err, storage.ErrNotFound):
 			continue // deleted since the index was read
 		case err != nil:
-			return 0, false, err
+			return nil, err
 		case acct.Nickname == nick:
 			exact = append(exact, id)
 		default:
 			folded = append(folded, id)
 		}
 	}
-	switch {
-	case len(exact) == 1:
-		return exact[0], true, nil
-	case len(exact) == 0 && len(folded) == 1:
-		return folded[0], true, nil
+	if len(exact) > 0 {
+		return exact, nil
 	}
-	return 0, false, nil
+	return folded, nil
 }
 
 func (a *Area) historyOverview(_ context.Context, r *wire.Request) (*wire.Array, error) {

@@ -219,8 +219,26 @@ func stripClanTag(n string) string {
 	return n
 }
 
+// byNickname finds what lookup gives for a nickname as a game server or
+// a client sends it: the nickname as it is first, and only when that
+// names nothing, with a leading clan tag dropped. A nickname may itself
+// begin with brackets ("[x]bob", which accounts.CheckNickname allows),
+// and a player without a clan is sent under it as it is: stripped at
+// once, it was read as another player's ("bob"). (From a review of the
+// matches area.)
+func byNickname[T any](nick string, lookup func(string) ([]T, error)) ([]T, error) {
+	found, err := lookup(nick)
+	if err != nil || len(found) > 0 {
+		return found, err
+	}
+	if bare := stripClanTag(nick); bare != nick {
+		return lookup(bare)
+	}
+	return nil, nil
+}
+
 // resolve maps each player entry to a participant the match recorded: by
-// its nickname (clan tag stripped) when that names one participant, by
+// its nickname (as sent, else its clan tag stripped: byNickname) when that names one participant, by
 // key == account id among them when it names several (else the entry is
 // refused as ambiguous), else by key == account id. The nickname comes first because the key may be a
 // slot index (NEXUS) rather than an account id (korDen): in a community
@@ -246,7 +264,7 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 	for _, sp := range players {
 		var named []*pb.Participant
 		if sp.nickname != "" {
-			named = byNick[strings.ToLower(stripClanTag(sp.nickname))]
+			named, _ = byNickname(sp.nickname, func(n string) ([]*pb.Participant, error) { return byNick[strings.ToLower(n)], nil })
 		}
 		var keyed *pb.Participant
 		if id, err := strconv.ParseUint(sp.key, 10, 32); err == nil {
