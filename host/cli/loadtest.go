@@ -35,6 +35,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlags("loadtest", stderr)
 	var o loadtest.Options
 	var mix, scenario, jsonFile, htmlFile, tokenFile, dataDir string
+	var allowErrors bool
 	var targets targetList
 	fs.Var(&targets, "target", "game port URL of the server under test (only servers you run); repeat it for the nodes of a cluster: each request goes to one at random (default http://127.0.0.1:8080)")
 	fs.StringVar(&o.Operator, "operator", "http://127.0.0.1:8081", "operator listener URL of that server (grants, sub-accounts, balances, metrics); \"\" for none")
@@ -58,6 +59,7 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Int64Var(&o.Gold, "gold", 0, "gold granted to each account when the mix spends it (default 100000)")
 	fs.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file (\"-\": stdout instead of the text)")
 	fs.StringVar(&htmlFile, "html", "", "also write the report as a self-contained HTML page to this file")
+	fs.BoolVar(&allowErrors, "allow-errors", false, "failed operations do not fail the run (a failover test, a node killed on purpose): the consistency check alone decides; a run with no successful operation, interrupted, with no balance checked or with test accounts left still fails")
 	fs.BoolVar(&o.KeepAccounts, "keep-accounts", false, "leave the test accounts on the server (default: deleted at the end through the operator API)")
 	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the server under test, on this machine: adds the server's CPU time per operation (its plugins included, from /proc; with --sequential, per operation, and against the no-op)")
 	if err := parse(fs, args); errors.Is(err, flag.ErrHelp) {
@@ -136,6 +138,9 @@ func runLoadTest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if !rep.Consistency.OK() {
 		return errInconsistent
+	}
+	if f := rep.Failures(allowErrors); len(f) > 0 {
+		return fmt.Errorf("load test failed: %s", strings.Join(f, "; "))
 	}
 	return nil
 }

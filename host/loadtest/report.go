@@ -170,6 +170,49 @@ func (r *Report) Total() (ok, errs int64) {
 	return ok, errs
 }
 
+// Failures are what makes the run a failure besides the consistency
+// check (Consistency.OK), one sentence each for the operator: no
+// operation succeeded; operations failed (unless allowErrors: a failover
+// test, where a node is killed on purpose and only the consistency check
+// judges); the run was interrupted; the balances of every account were
+// left out of the check (too many operations of unknown outcome: a check
+// of nothing is no pass); test accounts could not be removed. None: the
+// run passed, as far as the tester can tell.
+func (r *Report) Failures(allowErrors bool) []string {
+	var out []string
+	ok, errs := r.Total()
+	switch {
+	case ok == 0 && errs == 0:
+		out = append(out, "no operation ran: give it more --duration or --requests")
+	case ok == 0:
+		out = append(out, fmt.Sprintf("no operation succeeded (%d failed)", errs))
+	}
+	if errs > 0 && !allowErrors {
+		kinds := map[string]int64{}
+		for _, o := range r.Ops {
+			for k, n := range o.Kinds {
+				kinds[k] += n
+			}
+		}
+		names := slices.Sorted(maps.Keys(kinds))
+		for i, k := range names {
+			names[i] = fmt.Sprintf("%s %d", k, kinds[k])
+		}
+		out = append(out, fmt.Sprintf("%d of %d operations failed (%s); --allow-errors accepts failed operations "+
+			"(a failover test) and leaves the verdict to the consistency check", errs, ok+errs, strings.Join(names, ", ")))
+	}
+	if r.Stopped == stoppedInterrupted {
+		out = append(out, "the run was interrupted")
+	}
+	if c := r.Consistency; c.BalancesChecked == 0 && c.Uncertain > 0 {
+		out = append(out, fmt.Sprintf("no account's balances could be checked: all %d were left out after too many operations of unknown outcome", c.Uncertain))
+	}
+	if r.Cleanup.Failed > 0 {
+		out = append(out, fmt.Sprintf("%d test accounts could not be removed (logins %s...; first error: %s)", r.Cleanup.Failed, r.LoginPrefix, r.Cleanup.FirstError))
+	}
+	return out
+}
+
 // Op returns the named operation's report, or nil.
 func (r *Report) Op(name string) *OpReport {
 	for i := range r.Ops {
