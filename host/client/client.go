@@ -163,6 +163,19 @@ var ErrLogin = errors.New("client: login refused")
 // own proof (M2) is wrong: it does not hold this account's verifier.
 var ErrServerProof = errors.New("client: server proof")
 
+// BadReplyError is a login call's reply that is not the game's PHP array
+// (a proxy's error page, a truncated body): a reply came, with Status.
+type BadReplyError struct {
+	Status int
+	Err    error // why it could not be read
+}
+
+func (e *BadReplyError) Error() string {
+	return fmt.Sprintf("client: reply HTTP %d is not the game's: %v", e.Status, e.Err)
+}
+
+func (e *BadReplyError) Unwrap() error { return e.Err }
+
 // Login runs pre_auth and srpAuth and checks the server's proof M2.
 func (c *Client) Login(ctx context.Context, login, password string) (*Session, error) {
 	cl, err := c.Group.NewClient(login, password, rand.Reader)
@@ -215,7 +228,7 @@ func (c *Client) call(ctx context.Context, path string, form url.Values) (*wire.
 	}
 	a, err := r.PHP()
 	if err != nil {
-		return nil, err
+		return nil, &BadReplyError{Status: r.Status, Err: err}
 	}
 	if msg, ok := a.String("auth"); ok {
 		return nil, detail.New(ErrLogin, "%s", msg)

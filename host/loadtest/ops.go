@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -47,6 +48,14 @@ func kindOf(err error) string {
 	}
 	if errors.Is(err, client.ErrServerProof) {
 		return "server_proof" // a reply came: the server's M2 was wrong
+	}
+	// A login's reply that came but is not the game's: counted as the
+	// other operations count theirs (decode), never as a reply lost.
+	if b, ok := errors.AsType[*client.BadReplyError](err); ok {
+		if b.Status != http.StatusOK {
+			return "http_" + strconv.Itoa(b.Status)
+		}
+		return "decode"
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timeout"

@@ -212,6 +212,15 @@ func (m Mix) bracketed() []string {
 	return out
 }
 
+// MinRate is the slowest open loop (one operation every 1,000 s): the
+// interval between operations of a slower one overflowed, and every
+// operation went out at once. MaxRounds bounds --rounds: each round's
+// figures are kept, and phases × rounds overflowed.
+const (
+	MinRate   = 0.001
+	MaxRounds = 1000
+)
+
 func (o *Options) check() error {
 	switch {
 	case o.Accounts < 1 || o.Accounts > 100000:
@@ -220,12 +229,12 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: requests and duration must be positive", ErrUsage)
 	case o.Concurrency < 1 || o.Concurrency > 10000:
 		return fmt.Errorf("%w: concurrency must be 1..10000", ErrUsage)
-	case o.Rate < 0 || o.Rate > 1e6:
-		return fmt.Errorf("%w: rate must be 0 (closed loop) up to 1,000,000/s", ErrUsage)
+	case o.Rate != 0 && !(o.Rate >= MinRate && o.Rate <= 1e6): // NaN too
+		return fmt.Errorf("%w: rate must be 0 (closed loop), or %g up to 1,000,000/s", ErrUsage, MinRate)
 	case len(o.Mix) == 0:
 		return fmt.Errorf("%w: empty mix", ErrUsage)
-	case o.Rounds < 0:
-		return fmt.Errorf("%w: rounds must be 1 or more", ErrUsage)
+	case o.Rounds < 0 || o.Rounds > MaxRounds:
+		return fmt.Errorf("%w: rounds must be 1 up to %d", ErrUsage, MaxRounds)
 	case o.Rounds > 1 && !o.Sequential:
 		return fmt.Errorf("%w: rounds repeat the phases of a sequential run: give --sequential with --rounds %d", ErrUsage, o.Rounds)
 	case o.Bracket && !o.Sequential:

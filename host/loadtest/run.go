@@ -436,7 +436,8 @@ func drive(ctx context.Context, o Options, e *Env, pool chan *Account, rec *reco
 	}
 	start := time.Now()
 	interval := time.Duration(float64(time.Second) / o.Rate)
-	for k := 0; k < budget; k++ {
+	k := 0
+	for ; k < budget; k++ {
 		due := start.Add(time.Duration(k) * interval)
 		if wait := time.Until(due); wait > 0 {
 			select {
@@ -450,7 +451,22 @@ func drive(ctx context.Context, o Options, e *Env, pool chan *Account, rec *reco
 		select {
 		case queue <- due:
 			taken.Add(1)
+			continue
 		case <-runCtx.Done():
+		}
+		break
+	}
+	if k < budget {
+		// The run ended with operations due that never reached the
+		// queue (a full queue: the server was that far behind): they
+		// are unsent too, the one the scheduler waited to queue and
+		// every one due after it until now.
+		dueBy := budget
+		if n := time.Since(start)/interval + 1; n < time.Duration(budget) {
+			dueBy = int(n)
+		}
+		if missed := dueBy - k; missed > 0 {
+			atomic.AddInt64(&unsent, int64(missed))
 		}
 	}
 	close(queue)
