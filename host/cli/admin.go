@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/honmaster/masterserver/host/operator"
@@ -57,29 +58,104 @@ const adminTimeout = 60 * time.Second
 // maxAdminRequest bounds the bytes of one request.
 const maxAdminRequest = 1 << 20
 
-// serveAdmin answers operator commands on the socket until ctx ends. The
+// serveAdmin answers operator commands on the socket until stop. The
 // socket is created with owner-only permissions.
-func serveAdmin(ctx context.Context, app *App, path string) (stop func(), err error) {
+//
+// stop closes the socket, cuts short the reading of requests still
+// arriving, cancels the commands running (their context) and waits until
+// every one has replied: the server closes the database after it, and a
+// command still reading it then panicked the stopping server (Pebble
+// panics on a closed database). A request read after the stop began is
+// refused, nothing done.
+func serveAdmin(ctx context.Context, app *App, path string) (stop func(), conns *adminConns, err error) {
 	_ = os.Remove(path) // a stale socket from a killed server
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		return nil, fmt.Errorf("admin socket: %w", err)
+		return nil, nil, fmt.Errorf("admin socket: %w", err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
-		return nil, err
+		return nil, nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &adminConns{open: map[net.Conn]struct{}{}}
 	go func() {
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go handleAdmin(ctx, app, conn)
+			if !s.add(conn) {
+				conn.Close()
+				continue
+			}
+			go func() {
+				defer s.done(conn)
+				handleAdmin(ctx, app, conn)
+			}()
 		}
 	}()
-	return func() { ln.Close(); os.Remove(path) }, nil
+	return func() {
+		ln.Close()
+		os.Remove(path)
+		cancel() // before the reads are cut: a cut read then tells the stop
+		s.stop()
+		s.wg.Wait()
+	}, s, nil
 }
+
+// adminConns are the admin socket's connections being served.
+type adminConns struct {
+	mu       sync.Mutex
+	open     map[net.Conn]struct{}
+	stopping bool
+	wg       sync.WaitGroup
+}
+
+// add counts conn in, unless the stop began.
+func (s *adminConns) add(conn net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.open[conn] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *adminConns) done(conn net.Conn) {
+	s.mu.Lock()
+	delete(s.open, conn)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// stop refuses new connections and ends the reads of the open ones (a
+// request still arriving); a command already read runs on to its reply.
+func (s *adminConns) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopping = true
+	for conn := range s.open {
+		_ = conn.SetReadDeadline(time.Now())
+	}
+}
+
+// served reports how many connections are being served (tests).
+func (s *adminConns) served() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.open)
+}
+
+// errAdminStopping refuses a command that the server's stop reached
+// before it ran.
+var errAdminStopping = &opError{cause: errors.New("admin: stopping"), msg: "the server is stopping: nothing was done; run the command again once it is back (or with --data while it is stopped)"}
+
+// errAdminInterrupted: the server's stop cancelled a command running.
+var errAdminInterrupted = &opError{cause: errors.New("admin: interrupted"), msg: "the server stopped while the command ran: " +
+	"it was interrupted, and what it did before is kept (its output says what); run it again once the server is back"}
 
 // errBadAdminRequest: the admin socket got something that is not a request
 // of this protocol.
@@ -158,10 +234,18 @@ func handleAdmin(ctx context.Context, app *App, conn net.Conn) {
 	reply := adminReply{Protocol: AdminProtocol}
 	var out bytes.Buffer
 	req, err := decodeAdmin(bufio.NewReader(conn))
+	if ctx.Err() != nil {
+		// The stop began while the request arrived (its reading cut
+		// short) or before it ran.
+		err = errAdminStopping
+	}
 	if err == nil {
 		c, cancel := context.WithTimeout(ctx, adminTimeout)
 		err = req.Run(c, app, &out)
 		cancel()
+		if err != nil && ctx.Err() != nil {
+			err = errAdminInterrupted
+		}
 	}
 	if err != nil {
 		// Worded for the operator here, since only the text travels.

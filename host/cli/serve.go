@@ -159,6 +159,7 @@ type Runtime struct {
 	served   chan struct{} // closed when HTTP serving ends
 	serveErr error         // why; read after served is closed
 	stopAdm  func()
+	adm      *adminConns // the admin socket's connections (tests)
 	stop     sync.Once
 	stopErr  error
 
@@ -294,7 +295,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	if err != nil {
 		return fail(err)
 	}
-	stopAdm, err := serveAdmin(context.WithoutCancel(ctx), app, filepath.Join(cfg.Storage.DataDir, AdminSocketName))
+	stopAdm, adm, err := serveAdmin(context.WithoutCancel(ctx), app, filepath.Join(cfg.Storage.DataDir, AdminSocketName))
 	if err != nil {
 		return fail(err)
 	}
@@ -303,7 +304,7 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 		stopAdm()
 		return fail(err)
 	}
-	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm,
+	rt := &Runtime{App: app, Server: srv, Addr: ln.Addr(), served: make(chan struct{}), stopAdm: stopAdm, adm: adm,
 		sweepDone: make(chan struct{}), Operator: op, OperatorAddr: opAddr, ln: ln}
 	rt.sweepCtx, rt.stopSweep = context.WithCancel(context.Background())
 	rt.cfg = cfg
