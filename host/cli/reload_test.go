@@ -397,3 +397,26 @@ func TestAReloadAfterStopStartsNoPlugin(t *testing.T) {
 		t.Errorf("a reload after the stop left the plinko plugin running: pid %d, state %s", st.PID, st.State)
 	}
 }
+
+// TestAReloadKeepsCallTimeoutWithinTheRunningAskTimeout: a file that
+// raises both actors.ask_timeout (which needs a restart: the running 5s
+// is kept) and a plugin's call_timeout (live) passed validation as a
+// file, and the reload put in force a call_timeout above the running
+// ask_timeout, the pair config.Validate refuses (a plugin that stops
+// deciding is then never restarted), reporting success. It is refused
+// now, the running configuration unchanged. (From a review of the
+// configuration lifecycle; failed before.)
+func TestAReloadKeepsCallTimeoutWithinTheRunningAskTimeout(t *testing.T) {
+	dir := t.TempDir()
+	base := fmt.Sprintf("[storage]\ndata_dir = %q\n[operator]\nenabled = false\n[server]\nlisten = \"127.0.0.1:0\"\n", filepath.Join(dir, "data"))
+	rt, write := startReloadable(t, dir, base, nil, false)
+	before, _ := rt.App.Plugins.Status(plinkoapi.Area)
+	write(base + "[actors]\nask_timeout = \"30s\"\n[plugins.plinko]\ncall_timeout = \"20s\"\n")
+	_, err := rt.Reload(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "plugins.plinko.call_timeout") || !strings.Contains(err.Error(), "actors.ask_timeout") {
+		t.Fatalf("reload: %v, want a refusal naming plugins.plinko.call_timeout and actors.ask_timeout", err)
+	}
+	if after, _ := rt.App.Plugins.Status(plinkoapi.Area); after.PID != before.PID {
+		t.Errorf("the plinko plugin was restarted with the refused settings (pid %d -> %d)", before.PID, after.PID)
+	}
+}
