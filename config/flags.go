@@ -60,6 +60,12 @@ func FromArgs(fs *flag.FlagSet, args []string) (*Config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	if fs.NArg() > 0 {
+		// The flag package stops at the first argument that is not a
+		// flag and leaves every flag after it unread: "--demo false"
+		// turned the demo on and let a bad flag after it pass.
+		return nil, fmt.Errorf("unexpected argument %q: only flags are taken (a boolean flag takes its value with =, as --demo=false)", fs.Arg(0))
+	}
 	c := Default()
 	var fileErr error
 	if path != "" {
