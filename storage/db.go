@@ -63,6 +63,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -104,6 +105,13 @@ type Options struct {
 	// only once a sync covers it; the commits that arrive meanwhile share
 	// that sync.
 	WALMinSyncInterval time.Duration
+	// ReadOnly opens the database without writing anything to its
+	// directory (Pebble's read-only mode: its log is replayed in memory,
+	// nothing flushed or compacted): a source that must stay as it was,
+	// such as a backup storage copy reads (restore checks its files). A
+	// write fails; a database of an earlier schema, or whose migration was
+	// interrupted, is refused (migrating it writes).
+	ReadOnly bool
 	// Knobs inject faults in tests; nil in production.
 	Knobs *TestingKnobs
 	// fs, set by this package's tests only, is the file system Pebble
@@ -168,7 +176,11 @@ func Open(dir string, opts *Options) (*DB, error) {
 		o.fs = opts.Knobs.FS
 		opts = &o
 	}
-	if !opts.InMemory && opts.fs == nil {
+	if !opts.InMemory && opts.fs == nil && opts.ReadOnly {
+		if _, err := os.Stat(dir + migratingSuffix); err == nil {
+			return nil, fmt.Errorf("storage: %s: a migration of it was interrupted; open it once for writing to finish it", dir)
+		}
+	} else if !opts.InMemory && opts.fs == nil {
 		if err := recoverMigration(dir); err != nil {
 			return nil, fmt.Errorf("storage: resume migration of %s: %w", dir, err)
 		}

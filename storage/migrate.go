@@ -319,6 +319,10 @@ func migrateInPlace(db *DB, from uint32) (int, error) {
 
 // upgrade brings an open database to SchemaVersion and returns the database
 // to use (a new one when it was migrated).
+// ErrNeedsMigration refuses to open read-only (Options.ReadOnly) a
+// database of an earlier schema: migrating it writes.
+var ErrNeedsMigration = errors.New("storage: the database must be migrated to this version's schema, which writes")
+
 func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
 	v, err := db.schema()
 	if err != nil {
@@ -327,6 +331,10 @@ func upgrade(db *DB, dir string, opts *Options) (*DB, error) {
 	}
 	if v == SchemaVersion {
 		return db, nil
+	}
+	if opts.ReadOnly {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s holds schema %d, and this version reads %d", ErrNeedsMigration, dir, v, SchemaVersion)
 	}
 	if v >= 2 && v < SchemaVersion {
 		start := time.Now()

@@ -57,7 +57,8 @@ func openPebble(dir string, opts *Options) (*DB, error) {
 			po.Levels[i].FilterPolicy = bloom.FilterPolicy(bits)
 		}
 	}
-	if !opts.InMemory {
+	po.ReadOnly = opts.ReadOnly
+	if !opts.InMemory && !opts.ReadOnly {
 		if err := po.FS.MkdirAll(dir, DirMode); err != nil {
 			return nil, fmt.Errorf("storage: create %s: %w", dir, err)
 		}

@@ -133,7 +133,22 @@ func openCopySide(side, password string, target bool, log *slog.Logger) (*storag
 	} else if err := os.MkdirAll(side, 0o700); err != nil {
 		return nil, &opError{cause: err, msg: "cannot create the target data directory: " + unwrapPath(err)}
 	}
-	db, err := storage.Open(filepath.Join(side, dbDirName), &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second)})
+	// The source read-only: a copy changes nothing of what it reads, and
+	// a backup's files are checked by restore (opened for writing, the
+	// storage engine rewrote its log and manifest and restore refused the
+	// backup as damaged). A data directory of an earlier version is
+	// migrated first, as serve would (that writes); a backup of one is
+	// refused: restore it, and copy from the data directory restored.
+	opts := &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second), ReadOnly: !target}
+	db, err := storage.Open(filepath.Join(side, dbDirName), opts)
+	if errors.Is(err, storage.ErrNeedsMigration) {
+		if _, serr := os.Stat(filepath.Join(side, SumsFile)); serr == nil {
+			return nil, &opError{cause: err, msg: fmt.Sprintf("%s is a backup of an earlier version, whose database must be migrated before it is read, "+
+				"which would change the backup: restore it (%s restore --from %s --data DIR), then copy from DIR", side, Name, side)}
+		}
+		opts.ReadOnly = false
+		db, err = storage.Open(filepath.Join(side, dbDirName), opts)
+	}
 	if err != nil {
 		return nil, openError(side, err)
 	}

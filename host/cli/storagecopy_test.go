@@ -114,3 +114,26 @@ func TestStorageCopyRefusesUsedTarget(t *testing.T) {
 		t.Errorf("copy with --overwrite: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestStorageCopyLeavesItsSourceAsItWas: storage copy opened its source
+// read-write: the storage engine rewrote a backup's log and manifest, and
+// restore then refused the backup as damaged ("db/000007.log is
+// missing"): copying the night's backup into PostgreSQL ruined it. The
+// source is opened read-only now. (From a review of the operator commands;
+// failed before.)
+func TestStorageCopyLeavesItsSourceAsItWas(t *testing.T) {
+	root := t.TempDir()
+	data, bk := filepath.Join(root, "data"), filepath.Join(root, "bk")
+	if code, _, stderr := runMain("account", "create", "--data", data, "--init", "--login", "keep", "--password", "pw"); code != 0 {
+		t.Fatalf("create: %d %s", code, stderr)
+	}
+	if code, _, stderr := runMain("backup", "--data", data, "--to", bk); code != 0 {
+		t.Fatalf("backup: %d %s", code, stderr)
+	}
+	if code, out, stderr := runMain("storage", "copy", "--from", bk, "--to", filepath.Join(root, "copy")); code != 0 {
+		t.Fatalf("copy from the backup: %d %s %s", code, out, stderr)
+	}
+	if code, out, stderr := runMain("restore", "--from", bk, "--data", filepath.Join(root, "restored")); code != 0 {
+		t.Errorf("restore of the backup storage copy read: exit %d\n%s%s", code, out, strings.TrimSpace(stderr))
+	}
+}
