@@ -55,7 +55,7 @@ func runCluster(_ context.Context, args []string, stdout, stderr io.Writer) erro
 func clusterUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s cluster certs --out DIR --nodes NAME=ADDRESS[+ADDRESS...],...\n\n", Name)
 	fmt.Fprintln(w, "Makes the certificates of the cluster port's mutual TLS: a private CA (ca.pem, ca-key.pem) and,")
-	fmt.Fprintln(w, "for each node, NAME.pem and NAME-key.pem (ECDSA P-256, valid 10 years, keys written 0600),")
+	fmt.Fprintln(w, "for each node, NAME.pem and NAME-key.pem (ECDSA P-256, valid 10 years and never past the CA, keys written 0600),")
 	fmt.Fprintln(w, "naming NAME and each ADDRESS the other nodes dial it at (its cluster.advertise, else listen).")
 	fmt.Fprintln(w, "Run it again with the same --out to add nodes under the same CA; no file is overwritten.")
 	fmt.Fprintln(w, "See docs/cluster.md.")

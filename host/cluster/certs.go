@@ -119,7 +119,9 @@ func MakeCerts(dir string, nodes []CertNode) ([]string, error) {
 		tmpl := &x509.Certificate{
 			SerialNumber: serial(),
 			Subject:      pkix.Name{CommonName: n.Name, Organization: []string{"honmaster cluster"}},
-			NotBefore:    now.Add(-time.Hour), NotAfter: now.Add(certLifetime),
+			// Never past the CA's own end: a node added late in the
+			// CA's life is told the truth about its certificate.
+			NotBefore: now.Add(-time.Hour), NotAfter: earliest(now.Add(certLifetime), ca.NotAfter),
 			KeyUsage:    x509.KeyUsageDigitalSignature,
 			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 			DNSNames:    []string{n.Name},
@@ -140,6 +142,13 @@ func MakeCerts(dir string, nodes []CertNode) ([]string, error) {
 		}
 	}
 	return written, nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // loadOrMakeCA reads the CA in dir, or makes one when neither of its files
@@ -181,8 +190,15 @@ func loadOrMakeCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateK
 		return nil, nil, nil, fmt.Errorf("%s or %s in %s is not PEM", CAFile, CAKeyFile, dir)
 	}
 	ca, err := x509.ParseCertificate(cb.Bytes)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", CAFile, err)
+	if err != nil || !ca.IsCA {
+		return nil, nil, nil, fmt.Errorf("%s in %s is not a CA certificate (move it and %s away to make a new CA, then new certificates for every node)",
+			CAFile, dir, CAKeyFile)
+	}
+	// A node certificate signed now must verify: not with a CA that has
+	// expired, or that expires within a day.
+	if !now.Add(24 * time.Hour).Before(ca.NotAfter) {
+		return nil, nil, nil, fmt.Errorf("the CA in %s expired or expires within a day (%s): move %s and %s away to make a new CA, "+
+			"then new certificates for every node", dir, ca.NotAfter.UTC().Format(time.DateOnly), CAFile, CAKeyFile)
 	}
 	k, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
 	key, ok := k.(*ecdsa.PrivateKey)

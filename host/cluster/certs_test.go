@@ -1,12 +1,19 @@
 package cluster
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -141,5 +148,74 @@ func TestTLSWithTwoCAs(t *testing.T) {
 	oldOnly, _ := load(node(old, filepath.Join(old, CAFile)))
 	if err := handshake(oldOnly, freshClient); err == nil {
 		t.Error("a node trusting the old CA alone admitted the new CA's certificate")
+	}
+}
+
+// writeCA writes a CA certificate valid from notBefore to notAfter and its
+// key into dir, as ca.pem and ca-key.pem.
+func writeCA(t *testing.T, dir string, notBefore, notAfter time.Time) *x509.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "honmaster cluster CA"},
+		NotBefore: notBefore, NotAfter: notAfter, KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, _ := x509.MarshalPKCS8PrivateKey(key)
+	if err := os.WriteFile(filepath.Join(dir, CAFile), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, CAKeyFile), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(der)
+	return ca
+}
+
+// TestMakeCertsWithACAAtTheEndOfItsLife: with an expired CA in --out,
+// MakeCerts wrote node certificates no node accepts (their chain does not
+// verify); with one that ends in a year, it told a node certificate "10
+// years" that the CA's end cuts to one. The first is refused now, saying
+// what to do; the second is valid until the CA's end. (From a review of
+// cluster certs; the first succeeded before, the second ran to 10 years.)
+func TestMakeCertsWithACAAtTheEndOfItsLife(t *testing.T) {
+	now := time.Now()
+	dir := t.TempDir()
+	writeCA(t, dir, now.Add(-48*time.Hour), now.Add(-time.Hour))
+	if _, err := MakeCerts(dir, []CertNode{{Name: "hon1", Hosts: []string{"10.0.0.1"}}}); err == nil ||
+		!strings.Contains(err.Error(), "expired") || strings.Contains(err.Error(), "x509") {
+		t.Errorf("an expired CA: %v, want a refusal saying so", err)
+	}
+
+	dir = t.TempDir()
+	ca := writeCA(t, dir, now.Add(-time.Hour), now.Add(365*24*time.Hour))
+	if _, err := MakeCerts(dir, []CertNode{{Name: "hon1", Hosts: []string{"10.0.0.1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "hon1.pem"))
+	blk, _ := pem.Decode(b)
+	node, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node.NotAfter.After(ca.NotAfter) {
+		t.Errorf("node certificate valid until %s, past its CA's %s", node.NotAfter, ca.NotAfter)
+	}
+}
+
+// TestMakeCertsWithAMalformedCA: a ca.pem that is PEM but no certificate
+// got a message naming Go's x509 package ("x509: malformed
+// certificate"). (From a review; failed before.)
+func TestMakeCertsWithAMalformedCA(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, CAFile), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("junk")}), 0o600)
+	os.WriteFile(filepath.Join(dir, CAKeyFile), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte("junk")}), 0o600)
+	_, err := MakeCerts(dir, []CertNode{{Name: "hon1", Hosts: []string{"10.0.0.1"}}})
+	if err == nil || strings.Contains(err.Error(), "x509") || strings.Contains(err.Error(), "asn1") || !strings.Contains(err.Error(), CAFile) {
+		t.Errorf("a malformed CA: %v, want a sentence naming %s and no Go package", err, CAFile)
 	}
 }
