@@ -18,7 +18,9 @@ type Duration struct {
 
 // durationForm is the form time.ParseDuration reads; a text of that form
 // it refuses is too large.
-var durationForm = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+// Each number holds a digit ("5m", ".5s", "5.m"): a unit alone ("s") is
+// malformed, not too large.
+var durationForm = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // UnmarshalText parses a Go duration string.
 func (d *Duration) UnmarshalText(text []byte) error {

@@ -197,3 +197,20 @@ func TestDurationTooLargeSaysSo(t *testing.T) {
 		t.Errorf("5 minutes: %v", err)
 	}
 }
+
+// TestDurationWithoutANumber: a unit without a number ("s", ".s", "m",
+// "5m s") is malformed; it was reported as too large, which sent the
+// operator looking for a smaller number. (From a review; failed before.)
+func TestDurationWithoutANumber(t *testing.T) {
+	for _, text := range []string{"s", ".s", "m", "5m s", "+h"} {
+		var d Duration
+		err := d.UnmarshalText([]byte(text))
+		if err == nil || strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "invalid duration") {
+			t.Errorf("%q: %v; want an invalid duration", text, err)
+		}
+	}
+	var d Duration
+	if err := d.UnmarshalText([]byte(".5s")); err != nil || d.Duration != 500*time.Millisecond {
+		t.Errorf(".5s: %v %v", d, err)
+	}
+}

@@ -203,7 +203,7 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password, cluster
 	opts := storage.PostgresOptions{URL: pc.URL, Password: password, MaxConns: pc.MaxConns, StatementTimeout: pc.StatementTimeout.Duration,
 		Logger: log, Cluster: cluster != "", ClusterName: cluster}
 	if pc.PasswordFile != "" && password == "" {
-		if err := privateFile(pc.PasswordFile); err != nil {
+		if err := privateFile("storage.postgres.password_file", pc.PasswordFile); err != nil {
 			return nil, err
 		}
 		b, err := os.ReadFile(pc.PasswordFile)
@@ -245,15 +245,15 @@ func openPostgres(pc config.StoragePostgres, log *slog.Logger, password, cluster
 // write, as ssh refuses such a private key: the password would be anyone's
 // on the machine (or theirs to change). A file that cannot be examined is
 // left to the read, which says why.
-func privateFile(path string) error {
+func privateFile(what, path string) error {
 	fi, err := os.Stat(path)
 	if err != nil || runtime.GOOS == "windows" {
 		return nil
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return &opError{cause: errConfig, msg: fmt.Sprintf("storage.postgres.password_file: %s is open to group or others (mode %04o): "+
+		return &opError{cause: errConfig, msg: fmt.Sprintf("%s: %s is open to group or others (mode %04o): "+
 			"a password file must be readable by its owner only; run chmod 600 %s (a Docker or Kubernetes secret: mount it with mode 0400)",
-			path, perm, path)}
+			what, path, perm, path)}
 	}
 	return nil
 }

@@ -62,6 +62,9 @@ func runStorage(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var password string
 	if *passwordFile != "" {
+		if err := privateFile("--password-file", *passwordFile); err != nil {
+			return err // as serve refuses its storage.postgres.password_file
+		}
 		b, err := os.ReadFile(*passwordFile)
 		if err != nil {
 			return &opError{cause: errors.Join(errConfig, err), msg: "cannot read --password-file: " + unwrapPath(err)}

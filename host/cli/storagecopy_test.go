@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -135,5 +136,24 @@ func TestStorageCopyLeavesItsSourceAsItWas(t *testing.T) {
 	}
 	if code, out, stderr := runMain("restore", "--from", bk, "--data", filepath.Join(root, "restored")); code != 0 {
 		t.Errorf("restore of the backup storage copy read: exit %d\n%s%s", code, out, strings.TrimSpace(stderr))
+	}
+}
+
+// TestStorageCopyRefusesAPasswordFileAnyoneReads: serve refuses a
+// storage.postgres.password_file that group or others may read; storage
+// copy --password-file read one without a word. (From a review; failed
+// before.)
+func TestStorageCopyRefusesAPasswordFileAnyoneReads(t *testing.T) {
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(pw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain("storage", "copy", "--from", "postgres://u@127.0.0.1:1/db", "--to", filepath.Join(dir, "to"), "--password-file", pw)
+	if code != 2 || !strings.Contains(stderr, "--password-file") || !strings.Contains(stderr, "open to group or others") {
+		t.Errorf("a password file readable by everyone: exit %d %s", code, stderr)
 	}
 }
