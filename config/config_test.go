@@ -426,7 +426,9 @@ func TestValidateSingle(t *testing.T) {
 		{"no url2", func(c *Config) { c.Patches[0].URL2 = "" }, ""},
 		{"no patches", func(c *Config) { c.Patches = nil }, ""},
 		{"empty env value", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "K=") }, ""},
-		{"call as long as the ask", func(c *Config) { c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration) }, ""},
+		{"call as long as the ask", func(c *Config) {
+			c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration)
+		}, ""},
 		{"call longer than the ask", func(c *Config) {
 			c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration+time.Millisecond)
 		}, "plugins.plinko.call_timeout"},
