@@ -104,6 +104,22 @@ func serveAdmin(ctx context.Context, app *App, path string) (stop func(), conns 
 	}, s, nil
 }
 
+// maxSocketPath is the longest path a Unix socket address holds (Linux's
+// sun_path is 108 bytes with its final NUL; the BSDs' and macOS's 104).
+const maxSocketPath = 103
+
+// checkAdminSocketPath refuses a data directory whose admin socket path a
+// Unix socket address cannot hold, naming the setting and the limit.
+func checkAdminSocketPath(dataDir string) error {
+	path := filepath.Join(dataDir, AdminSocketName)
+	if len(path) > maxSocketPath { // as net.Listen is given it
+
+		return &opError{cause: errConfig, msg: fmt.Sprintf("storage.data_dir (--data) %s is too long a path: its admin socket %s "+
+			"takes %d bytes, and a Unix socket path holds at most %d; choose a shorter data directory", dataDir, path, len(path), maxSocketPath)}
+	}
+	return nil
+}
+
 // adminConns are the admin socket's connections being served.
 type adminConns struct {
 	mu       sync.Mutex

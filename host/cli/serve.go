@@ -245,6 +245,12 @@ func Start(ctx context.Context, cfg *config.Config, log *slog.Logger, demo bool,
 	// Before anything keys a limiter by address: process wide, see limit.AddrKey.
 	limit.SetIPv6Prefix(cfg.Limits.IPv6Prefix)
 	logflood.SetClipBytes(cfg.Server.LogValueLimit)
+	// The admin socket's path must fit a Unix socket address: found out
+	// after the database was opened and the plugins started, it failed as
+	// "bind: invalid argument".
+	if err := checkAdminSocketPath(cfg.Storage.DataDir); err != nil {
+		return nil, err
+	}
 	// The ports first: a port in use is said before anything else happens
 	// (no data directory created, no plugin started, nothing to undo).
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
