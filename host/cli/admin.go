@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"runtime"
 	"sync"
 	"time"
 
@@ -104,9 +105,9 @@ func serveAdmin(ctx context.Context, app *App, path string) (stop func(), conns 
 	}, s, nil
 }
 
-// maxSocketPath is the longest path a Unix socket address holds (Linux's
-// sun_path is 108 bytes with its final NUL; the BSDs' and macOS's 104).
-const maxSocketPath = 103
+// maxSocketPath is the longest path a Unix socket address holds: Linux's
+// sun_path is 108 bytes with its final NUL, the BSDs' and macOS's 104.
+var maxSocketPath = map[bool]int{true: 107, false: 103}[runtime.GOOS == "linux"]
 
 // checkAdminSocketPath refuses a data directory whose admin socket path a
 // Unix socket address cannot hold, naming the setting and the limit.
