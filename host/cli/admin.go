@@ -14,9 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
-	"runtime"
 	"sync"
 	"time"
 
