@@ -283,20 +283,29 @@ func overlaySections(base map[string]any, raw map[string]any) (map[string]any, [
 	return out, errs
 }
 
-// validateSections runs each section's own Validate, when its type has one:
-// its problems (KeyProblem) are named under the table, any other error is
-// the table's.
+// SectionValidator is a section's check against the rest of the
+// configuration (a limit of its own that must fit one of the host's), run
+// by Validate after the section's own Validate.
+type SectionValidator interface {
+	ValidateIn(c *Config) error
+}
+
+// validateSections runs each section's own Validate, and its ValidateIn
+// (SectionValidator), when its type has them: their problems (KeyProblem)
+// are named under the table, any other error is the table's.
 func (c *Config) validateSections(ps *problems) {
 	for _, n := range sectionNames() {
-		v, ok := c.Areas[n].(interface{ Validate() error })
-		if !ok {
-			continue
+		var err error
+		if v, ok := c.Areas[n].(interface{ Validate() error }); ok {
+			err = v.Validate()
 		}
-		d, _ := sectionDefOf(n)
-		err := v.Validate()
+		if v, ok := c.Areas[n].(SectionValidator); ok {
+			err = errors.Join(err, v.ValidateIn(c))
+		}
 		if err == nil {
 			continue
 		}
+		d, _ := sectionDefOf(n)
 		found := Problems(err)
 		for _, p := range found {
 			ps.add(d.key(n)+"."+p.Key, "%s", p.Msg)

@@ -47,6 +47,17 @@ var settingsTOML string
 // the file sets none).
 var SettingsOf = config.RegisterTable[Settings](areaName, settingsTOML)
 
+// ValidateIn is run by config.Config.Validate: max_stats_body must fit
+// server.large_body_limit, past which the server does not take a body at
+// all (checked here, it was found only once the server had opened its
+// database and started its plugins, naming neither key).
+func (s *Settings) ValidateIn(c *config.Config) error {
+	if lim := c.Server.LargeBodyLimit; s.MaxStatsBody > lim {
+		return config.KeyProblem("max_stats_body", "must not exceed server.large_body_limit (%s), got %s: raise server.large_body_limit too", lim, s.MaxStatsBody)
+	}
+	return nil
+}
+
 // Validate is run by config.Config.Validate: every limit within a range
 // that keeps the server safe and a long match acceptable.
 func (s *Settings) Validate() error {

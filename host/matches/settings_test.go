@@ -52,3 +52,26 @@ func TestLeaverThresholdNaNRefused(t *testing.T) {
 		t.Errorf("leaver_threshold NaN: %v", err)
 	}
 }
+
+// TestMaxStatsBodyFitsTheLargeBodyLimit: a max_stats_body within its own
+// range (1MiB..1GiB) but above server.large_body_limit (32MiB by default)
+// passed the configuration's check, and the server failed at start once
+// its database was open and its plugins started ("path
+// /stats_requester.php accepts bodies of ..."), naming neither key. The
+// configuration is refused now naming matches.max_stats_body; raising
+// server.large_body_limit with it is accepted. (From a review; failed
+// before.)
+func TestMaxStatsBodyFitsTheLargeBodyLimit(t *testing.T) {
+	c := config.Default()
+	s := SettingsOf(c)
+	s.MaxStatsBody = 64 * config.MiB
+	config.SetSection(c, areaName, s)
+	err := c.Validate()
+	if ps := config.Problems(err); len(ps) != 1 || ps[0].Key != "matches.max_stats_body" || !strings.Contains(ps[0].Msg, "server.large_body_limit") {
+		t.Errorf("max_stats_body above server.large_body_limit: %v", err)
+	}
+	c.Server.LargeBodyLimit = 64 * config.MiB
+	if err := c.Validate(); err != nil {
+		t.Errorf("with server.large_body_limit raised too: %v", err)
+	}
+}
