@@ -74,6 +74,15 @@ func typeMismatch(v any, ft reflect.Type, key string, errs *[]error) string {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return want(v, "a whole number", func() bool { _, ok := v.(int64); return ok })
+	case reflect.Float32, reflect.Float64:
+		// A whole number is a number too (leaver_threshold = 1).
+		return want(v, "a number", func() bool {
+			switch v.(type) {
+			case float64, int64:
+				return true
+			}
+			return false
+		})
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {

@@ -1,7 +1,10 @@
 package matches
 
 import (
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +76,29 @@ func TestMaxStatsBodyFitsTheLargeBodyLimit(t *testing.T) {
 	c.Server.LargeBodyLimit = 64 * config.MiB
 	if err := c.Validate(); err != nil {
 		t.Errorf("with server.large_body_limit raised too: %v", err)
+	}
+}
+
+// TestAFloatOfTheWrongTypeIsNamed: a value of the wrong type for a number
+// with a fraction in an area's table (matches.leaver_threshold = "x") was
+// reported in the TOML decoder's own words ("toml: line 1 (last key
+// ...): incompatible types"), naming a Go package and a line of a
+// re-encoded document, not the operator's file. It is a problem of the
+// key, worded as the whole numbers' are. (From a review; failed before.)
+func TestAFloatOfTheWrongTypeIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	for text, want := range map[string]string{`"x"`: "must be a number", "0.1": "", "1": ""} {
+		file := filepath.Join(dir, "h.toml")
+		if err := os.WriteFile(file, []byte("# line 1\n# line 2\n[matches]\nleaver_threshold = "+text+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.FromArgs(flag.NewFlagSet("serve", flag.ContinueOnError), []string{"--config", file})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("leaver_threshold = %s: %v", text, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), "matches.leaver_threshold") ||
+			!strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "toml: line")):
+			t.Errorf("leaver_threshold = %s: %v, want a problem of matches.leaver_threshold saying it %s", text, err, want)
+		}
 	}
 }
