@@ -45,9 +45,22 @@ func AddrKey(ip string) string {
 	return AddrKeyOf(a)
 }
 
-// AddrKeyOf is AddrKey of a parsed address.
+// nat64 is the well-known prefix of NAT64 and SIIT translators (RFC
+// 6052): an IPv4 client seen through one (a server in an IPv6-only network)
+// carries its IPv4 address in the last 32 bits, and every such client
+// shares the prefix's /64.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// AddrKeyOf is AddrKey of a parsed address. An address of the NAT64
+// well-known prefix is keyed as the IPv4 address it carries, as the
+// IPv4 client it is: keyed by its /64, one IPv4 client spent the budget
+// of every other.
 func AddrKeyOf(a netip.Addr) string {
 	a = a.Unmap().WithZone("")
+	if nat64.Contains(a) {
+		b := a.As16()
+		return netip.AddrFrom4([4]byte(b[12:])).String()
+	}
 	if !a.Is6() {
 		return a.String()
 	}

@@ -42,3 +42,21 @@ func TestAddrKeyGroupsLimits(t *testing.T) {
 		t.Error("the next /64 shares the budget")
 	}
 }
+
+// TestNAT64ClientsAreTheirIPv4Addresses: an IPv4 client seen through a
+// NAT64 or SIIT translator (the well-known prefix 64:ff9b::/96, RFC 6052)
+// carries its IPv4 address in the last 32 bits; keyed by the /64, every
+// IPv4 client shared one budget and one of them spent it for all. Each is
+// keyed as its IPv4 address now, as it would be reaching the server
+// directly. (From a review of host/limit; failed before.)
+func TestNAT64ClientsAreTheirIPv4Addresses(t *testing.T) {
+	for in, want := range map[string]string{
+		"64:ff9b::c000:207":  "192.0.2.7",
+		"64:ff9b::cb00:7107": "203.0.113.7",
+		"64:ff9b:0:0:0:1::1": "64:ff9b::/64", // outside the /96: an IPv6 address as any other
+	} {
+		if got := AddrKey(in); got != want {
+			t.Errorf("AddrKey(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
