@@ -200,6 +200,10 @@ func (a *account) apply(c Change) (reply any, err error) {
 			return nil, fmt.Errorf("%w: owned upgrades removed", ErrBadEdit)
 		}
 		gained = w.Upgrades[owned:]
+		if err := gainedOnce(a.index, gained); err != nil {
+			tx.batch.Discard()
+			return nil, err
+		}
 		tx.batch.PutAccount(w, a.state) // only the records that differ from the stored ones
 		tx.batch.PutUpgrades(a.id, owned, gained)
 	}
@@ -350,3 +354,23 @@ func closed(c <-chan struct{}) bool {
 // a deep working copy, the owned list is clipped and carries no index), so
 // it is shared as it is, at no memory cost.
 func (a *account) publish() { a.slot.state.Store(a.state) }
+
+// gainedOnce refuses upgrades gained twice, or gained while owned: storage
+// keeps an account's upgrades by id, so the actor would hold a copy more
+// than the record (and serve it until it reloads). Today's changes check
+// Owns first; this keeps a change that does not from splitting the two.
+func gainedOnce(owned *storage.OwnedIndex, gained []storage.Upgrade) error {
+	var seen map[string]bool
+	for _, u := range gained {
+		if owned.Has(u.ID) || seen[u.ID] {
+			return fmt.Errorf("%w: upgrade %q gained twice", ErrBadEdit, u.ID)
+		}
+		if len(gained) > 1 {
+			if seen == nil {
+				seen = make(map[string]bool, len(gained))
+			}
+			seen[u.ID] = true
+		}
+	}
+	return nil
+}
