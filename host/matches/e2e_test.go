@@ -705,3 +705,29 @@ func TestMaxServersHoldsForRegistrationsAtOnce(t *testing.T) {
 		t.Fatalf("max_servers_per_host 2: %d registrations accepted, %d servers stored", accepted, len(vs))
 	}
 }
+
+// TestTheChatAddressIsTheChatServers: with chat_address empty, managers
+// (replay_auth) and game servers (new_session) were told "localhost",
+// where the settings say the server's own host: a manager on another
+// machine then looked for the chat server on itself. An empty
+// chat_address now answers [chat] host, the chat server the clients are
+// sent to; a chat_address set wins. (From a review of the matches area;
+// failed before.)
+func TestTheChatAddressIsTheChatServers(t *testing.T) {
+	for _, tc := range []struct{ chatHost, chatAddress, want string }{
+		{"chat.example.org", "", "chat.example.org"},
+		{"chat.example.org", "managers.example.org", "managers.example.org"},
+	} {
+		s := clitest.Start(t, func(c *config.Config) {
+			c.Chat.Host = tc.chatHost
+			c.Areas["matches"].(*matches.Settings).ChatAddress = tc.chatAddress
+		})
+		s.Host(t, "account", "create", "--login", "hoster", "--password", "pw-hoster", "--game-host")
+		f := &fixture{Server: s, t: t}
+		ma := f.ok(matches.PathServerRequester, "replay_auth", url.Values{"login": {"hoster:"}, "pass": {md5hex("pw-hoster")}})
+		ns := f.ok(matches.PathServerRequester, "new_session", url.Values{"login": {"hoster:1"}, "pass": {md5hex("pw-hoster")}, "port": {"11235"}})
+		if got, got2 := str(ma, "chat_address"), str(ns, "chat_address"); got != tc.want || got2 != tc.want {
+			t.Errorf("[chat] host %q, chat_address %q: replay_auth told %q, new_session %q; want %q", tc.chatHost, tc.chatAddress, got, got2, tc.want)
+		}
+	}
+}

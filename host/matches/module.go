@@ -81,7 +81,8 @@ func New(d Deps) (*Area, error) {
 		return nil, err
 	}
 	a := &Area{sys: d.Env.Sys, login: d.Env.Login, plugin: d.Env.Plugin, log: d.Env.Log.With("area", areaName),
-		set: SettingsOf(d.Env.Config), m: m, password: d.Password, now: d.Now, publicURL: d.Env.Config.PublicURL()}
+		set: SettingsOf(d.Env.Config), m: m, password: d.Password, now: d.Now, publicURL: d.Env.Config.PublicURL(),
+		chatHost: d.Env.Config.Chat.Host}
 	if a.now == nil {
 		a.now = clockNow // the wall clock unless a test set one (clock.go)
 	}

@@ -72,6 +72,8 @@ type Area struct {
 	now      func() time.Time
 	// publicURL is the server's base URL (server.public_url, or derived).
 	publicURL string
+	// chatHost is [chat] host, the chat server's (chatAddress).
+	chatHost string
 	// starts and beats limit start_game and heartbeat writes per game-host
 	// account.
 	starts, beats *limit.Keyed
@@ -439,9 +441,16 @@ func (a *Area) session(r *wire.Request, manager bool) (storage.AccountID, *pb.Se
 	return t.owner, s, nil
 }
 
-func (a *Area) chatAddress(r *wire.Request) string {
-	if a.set.ChatAddress != "" {
+// chatAddress is the chat server told to managers and game servers:
+// chat_address, else [chat] host, the chat server the clients are sent to
+// (it was "localhost", which a manager on another machine looked for on
+// itself).
+func (a *Area) chatAddress(*wire.Request) string {
+	switch {
+	case a.set.ChatAddress != "":
 		return a.set.ChatAddress
+	case a.chatHost != "":
+		return a.chatHost
 	}
 	return "localhost"
 }
