@@ -727,7 +727,7 @@ func (r *BackupRequest) Run(_ context.Context, app *App, out io.Writer) error {
 	}
 	token := ""
 	if b, err := os.ReadFile(filepath.Join(app.Cfg.Storage.DataDir, operator.TokenFile)); err == nil {
-		if err := os.WriteFile(filepath.Join(r.To, operator.TokenFile), b, 0o600); err != nil {
+		if err := writeSynced(filepath.Join(r.To, operator.TokenFile), b, 0o600); err != nil { // writeSums syncs its name
 			return &opError{cause: err, msg: fmt.Sprintf("backup to %s: the database is written but the operator token is not: %v", r.To, unwrapPath(err))}
 		}
 		token = " (database and operator token; the configuration file is yours to keep)"

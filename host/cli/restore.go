@@ -151,10 +151,16 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	token := "no operator token in the backup (a new one is generated at start, or operator.token in the configuration is used)"
 	if tokenErr == nil {
-		if err := os.WriteFile(filepath.Join(*data, operator.TokenFile), tokenBytes, 0o600); err != nil {
+		if err := writeSynced(filepath.Join(*data, operator.TokenFile), tokenBytes, 0o600); err != nil {
 			return err
 		}
 		token = "operator token restored"
+	}
+	// The renames and the token's name durable before "restored" is said:
+	// a power loss right after could otherwise leave the data directory
+	// with no database, which serve would start empty.
+	if err := syncDir(*data); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "restored %s into %s: %d accounts; %s.\nThe configuration file is not part of backups: start the server with yours.\n",
 		*from, *data, accounts, token)
@@ -256,4 +262,21 @@ func copyTree(src, dst string) error {
 		}
 		return out.Close()
 	})
+}
+
+// writeSynced writes data to path and syncs it before it returns.
+func writeSynced(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
