@@ -26,11 +26,33 @@ var errNoProc = errors.New("server CPU time unavailable")
 // of the children it has reaped (a plugin restarted mid-run still counts),
 // and the utime+stime of every live descendant (the plugin processes), found
 // through /proc/PID/task/TID/children. proc is the /proc mount ("/proc").
+//
+// A child that exits and is reaped while the tree is read moves its time
+// from the live children to pid's cutime: read once, a sample could miss
+// it (read among neither) or count it twice, and one phase's CPU went
+// negative and the next's too high. The tree is read again until pid's
+// reaped children's time is the same before and after (a few tries).
 func processTreeCPU(proc string, pid int) (time.Duration, error) {
-	st, err := readStat(proc, pid)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", errNoProc, err)
+	var ticks int64
+	for try := 0; ; try++ {
+		before, err := readStat(proc, pid)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", errNoProc, err)
+		}
+		ticks = treeTicks(proc, pid, before)
+		after, err := readStat(proc, pid)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", errNoProc, err)
+		}
+		if after.cutime+after.cstime == before.cutime+before.cstime || try == 4 {
+			break
+		}
 	}
+	return time.Duration(ticks) * clockTick, nil
+}
+
+// treeTicks is pid's CPU ticks (st, its stat) and its live descendants'.
+func treeTicks(proc string, pid int, st procStat) int64 {
 	ticks := st.utime + st.stime + st.cutime + st.cstime
 	seen := map[int]bool{pid: true}
 	queue := childrenOf(proc, pid)
@@ -49,7 +71,7 @@ func processTreeCPU(proc string, pid int) (time.Duration, error) {
 		ticks += cs.utime + cs.stime + cs.cutime + cs.cstime
 		queue = append(queue, childrenOf(proc, c)...)
 	}
-	return time.Duration(ticks) * clockTick, nil
+	return ticks
 }
 
 // procStat holds the CPU fields of /proc/PID/stat, in clock ticks.
@@ -57,8 +79,8 @@ type procStat struct {
 	utime, stime, cutime, cstime int64
 }
 
-// readStat reads /proc/PID/stat.
-func readStat(proc string, pid int) (procStat, error) {
+// readStat reads /proc/PID/stat (a var for tests).
+var readStat = func(proc string, pid int) (procStat, error) {
 	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return procStat{}, err

@@ -496,3 +496,45 @@ func TestServerSummary(t *testing.T) {
 		t.Errorf("html: %v\n%s", err, b.String())
 	}
 }
+
+// TestProcessTreeCPUWithAChildReapedMeanwhile: a plugin that exits and is
+// reaped while the tree is read moves its time from the live children to
+// the server's cutime. Read once, the sample missed it (the server's stat
+// read before the reaping, the plugin's after it was gone): that phase's
+// CPU came out short, the next one's long by as much (or negative). The
+// tree is read again until the server's cutime held still. (From a review
+// of the load tester; short before.)
+func TestProcessTreeCPUWithAChildReapedMeanwhile(t *testing.T) {
+	proc := t.TempDir()
+	for _, pid := range []int{10, 11} {
+		td := filepath.Join(proc, strconv.Itoa(pid), "task", strconv.Itoa(pid))
+		if err := os.MkdirAll(td, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(proc, "10", "task", "10", "children"), []byte("11 "), 0o644)
+	// Server 10 (100 ticks of its own) and plugin 11 (40): 11 is reaped
+	// just after the server's first stat was read.
+	reaped := false
+	old := readStat
+	readStat = func(_ string, pid int) (procStat, error) {
+		switch {
+		case pid == 10 && !reaped:
+			reaped = true // the next read of the plugin finds it gone
+			return procStat{utime: 100}, nil
+		case pid == 10:
+			return procStat{utime: 100, cutime: 40}, nil
+		case pid == 11 && !reaped:
+			return procStat{utime: 40}, nil
+		}
+		return procStat{}, os.ErrNotExist
+	}
+	t.Cleanup(func() { readStat = old })
+	got, err := processTreeCPU(proc, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 140 * clockTick; got != want {
+		t.Errorf("CPU %s with the plugin reaped meanwhile, want %s (its time counted once)", got, want)
+	}
+}
