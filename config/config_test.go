@@ -429,9 +429,9 @@ func TestValidateSingle(t *testing.T) {
 		{"call as long as the ask", func(c *Config) {
 			c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration)
 		}, ""},
-		{"call longer than the ask", func(c *Config) {
+		{"call longer than the ask (held to it at start)", func(c *Config) {
 			c.Plugins["plinko"] = withCallTimeout(c.Plugins["plinko"], c.Actors.AskTimeout.Duration+time.Millisecond)
-		}, "plugins.plinko.call_timeout"},
+		}, ""},
 		{"env without key", func(c *Config) { c.Plugins["plinko"] = withEnv(c.Plugins["plinko"], "=v") }, "plugins.plinko.env[0]"},
 		{"long secret", func(c *Config) { c.Login.AuthHashSecret = "0123456789abcdef" }, ""},
 		{"wal sync at once", func(c *Config) { c.Storage.WALMinSyncInterval = Duration{} }, ""},

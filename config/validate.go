@@ -56,7 +56,6 @@ func (c *Config) Validate() error {
 	c.validatePatches(&ps)
 	c.validateCloud(&ps)
 	c.validatePlugins(&ps)
-	c.pluginTimeouts(&ps)
 	c.validateLimits(&ps)
 	c.validateCluster(&ps)
 	c.validateSections(&ps)
@@ -269,32 +268,6 @@ func (c *Config) validatePlugins(ps *problems) {
 			if d.Duration < 0 {
 				ps.add(key(k), "must be > 0 (0 means the default), got %s", d)
 			}
-		}
-	}
-}
-
-// CheckPluginTimeouts checks each plugin's call_timeout against
-// actors.ask_timeout (Validate does too). A decision is asked for inside
-// the account's actor, on a request that waits for it no longer than
-// actors.ask_timeout (and a second): a longer call_timeout never ends a
-// call, so a plugin that answers pings but no decision is never found hung
-// (the supervisor counts only calls whose caller still waited). A reload
-// checks the pair again once the settings that need a restart kept their
-// running values.
-func (c *Config) CheckPluginTimeouts() error {
-	var ps problems
-	c.pluginTimeouts(&ps)
-	return ps.err()
-}
-
-func (c *Config) pluginTimeouts(ps *problems) {
-	ask := c.Actors.AskTimeout
-	if ask.Duration <= 0 {
-		return
-	}
-	for _, area := range slices.Sorted(maps.Keys(c.Plugins)) {
-		if p := c.Plugins[area]; p.CallTimeout.Duration > ask.Duration {
-			ps.add("plugins."+area+".call_timeout", "must not exceed actors.ask_timeout (%s), got %s: a request waits no longer than that for its decision, so a longer call is never waited for and a plugin that stops deciding is never restarted for it", ask, p.CallTimeout)
 		}
 	}
 }

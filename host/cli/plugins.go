@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/honmaster/masterserver/config"
 
@@ -153,6 +154,24 @@ func (p *Plugins) Stop() {
 	}
 }
 
+// pluginSource is the supervisor's source of area's plugin as pc
+// configures it, its call_timeout held to ask (actors.ask_timeout; held
+// true when it was above). A decision is asked inside the account's actor
+// for a request that waits no longer than ask (and a second): a longer
+// call never ended on its own, and the supervisor, which counts toward a
+// hang only the timed-out calls whose caller still waited, never restarted
+// a plugin that answers pings but no decision.
+func pluginSource(area sdk.Area, pc config.Plugin, ask time.Duration) (src supervisor.Source, held bool) {
+	call := pc.CallTimeout.Duration
+	if ask > 0 && call > ask {
+		call, held = ask, true
+	}
+	return supervisor.Source{Area: area, Path: pc.Path, Args: pc.Args, Env: pc.Env,
+		StartTimeout: pc.StartTimeout.Duration, CallTimeout: call,
+		PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
+		BatchesInFlight: pc.BatchesInFlight}, held
+}
+
 // startPlugins launches the plugin of every area the host implements:
 // bundled by default, or the external binary configured in
 // [plugins.AREA] path. It returns when all answer their first health call.
@@ -171,10 +190,11 @@ func (a *App) startPlugins(ctx context.Context) error {
 
 // startPlugin starts area's plugin as pc configures it.
 func (a *App) startPlugin(ctx context.Context, area sdk.Area, pc config.Plugin) (*supervisor.Supervisor, error) {
-	src := supervisor.Source{Area: area, Path: pc.Path, Args: pc.Args, Env: pc.Env,
-		StartTimeout: pc.StartTimeout.Duration, CallTimeout: pc.CallTimeout.Duration,
-		PingInterval: pc.PingInterval.Duration, PingTimeout: pc.PingTimeout.Duration, Config: pc.Config,
-		BatchesInFlight: pc.BatchesInFlight}
+	src, held := pluginSource(area, pc, a.Cfg.Actors.AskTimeout.Duration)
+	if held {
+		a.Log.Warn("a plugin's call_timeout is above actors.ask_timeout, which no request outwaits: its calls are held to actors.ask_timeout",
+			"plugin_area", area, "call_timeout", pc.CallTimeout, "ask_timeout", a.Cfg.Actors.AskTimeout)
+	}
 	opts := supervisor.Options{Logger: a.Log} // the supervisor names its area (plugin_area); go-plugin adds its own "plugin" key
 	if a.pluginClock != nil {
 		opts.Clock = a.pluginClock(area)

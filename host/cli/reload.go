@@ -141,12 +141,6 @@ func (rt *Runtime) reload(ctx context.Context) (ReloadResult, error) {
 		}
 	}
 	config.Keep(next, cur, res.Kept)
-	if err := next.CheckPluginTimeouts(); err != nil {
-		// A live setting checked against one that keeps its running
-		// value until a restart (actors.ask_timeout).
-		return ReloadResult{}, fmt.Errorf("%w: with the running values of the settings that need a restart (%s): %w",
-			errReload, strings.Join(res.Kept, ", "), err)
-	}
 
 	// Plugins first: all or none. Each changed one is started (one at a
 	// time) beside the running one; only when all are up do they take

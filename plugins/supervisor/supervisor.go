@@ -156,6 +156,9 @@ type Status struct {
 	// Restarts counts successful restarts after a plugin died or hung.
 	Restarts  int
 	LastError error
+	// CallTimeout bounds each call into the plugin (Source.CallTimeout,
+	// or its default).
+	CallTimeout time.Duration
 }
 
 // errStopped ends a launch when Stop is called meanwhile.
@@ -334,6 +337,7 @@ func (s *Supervisor) Status() Status {
 		LastError:       s.lastErr,
 		Plugin:          s.info.Name,
 		PluginVersion:   s.info.Version,
+		CallTimeout:     s.src.CallTimeout,
 	}
 	if inst := s.live.Load(); inst != nil {
 		st.PID = inst.pid
