@@ -84,3 +84,37 @@ func TestHistoryOfANicknameThatBeginsWithBrackets(t *testing.T) {
 		t.Errorf("history of [x]bob (who played no match): m0 = %q (bob's match %s)", got, mid)
 	}
 }
+
+// TestAClanTaggedNicknameThatIsAnotherPlayers: the mirror of
+// TestANicknameThatBeginsWithBrackets (from the second review; failed
+// before). The key decides when both readings name a participant.
+// bob, a member of clan "x", is sent by the game server as "[x]bob" (the
+// clan tag the resolver strips); another participant's own nickname is
+// "[x]bob" (no clan). Each entry is keyed by its account id. The as-sent
+// reading now names exactly one participant ("[x]bob"), so the key is not
+// consulted: bob's entry is taken for the other player and the submission
+// is refused (400), nobody's statistics recorded.
+func TestAClanTaggedNicknameThatIsAnotherPlayers(t *testing.T) {
+	f := newFixture(t, 0)
+	ps := f.loginPlayers(t, []string{"xbob", "bob"}, []string{"[x]bob", "bob"})
+	sr := matches.PathServerRequester
+	sess, _ := f.newServer("hoster", "pw-hoster", "1")
+	mid := str(f.ok(sr, "start_game", url.Values{"session": {sess}, "map": {"caldavar"}}), "match_id")
+	for _, p := range ps {
+		f.ok(sr, "c_conn", url.Values{"session": {sess}, "cookie": {p.cookie}})
+	}
+	v := url.Values{"session": {sess}, "match_stats[match_id]": {mid}}
+	for i, p := range ps {
+		k := "player_stats[" + strconv.Itoa(int(p.id)) + "][Hero_Pyromancer]"
+		v.Set(k+"[nickname]", "[x]bob") // [x]bob as it is; bob with his clan tag
+		v.Set(k+"[team]", strconv.Itoa(i+1))
+		v.Set(k+"[wins]", strconv.Itoa(1-i))
+		v.Set(k+"[losses]", strconv.Itoa(i))
+	}
+	if code, _, body := f.call(matches.PathStatsRequester, "submit_stats", v); code != 200 {
+		t.Fatalf("submit_stats, entries keyed by account id, bob sent with his clan tag: %d %s", code, body)
+	}
+	if got := f.totals(ps[1].id); got.Matches != 1 || got.Losses != 1 {
+		t.Errorf("bob: %+v", got)
+	}
+}

@@ -262,13 +262,22 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 	facts := make([]matchesapi.PlayerFacts, 0, len(players))
 	results := make([]*pb.PlayerResult, 0, len(players))
 	for _, sp := range players {
-		var named []*pb.Participant
-		if sp.nickname != "" {
-			named, _ = byNickname(sp.nickname, func(n string) ([]*pb.Participant, error) { return byNick[strings.ToLower(n)], nil })
-		}
 		var keyed *pb.Participant
 		if id, err := strconv.ParseUint(sp.key, 10, 32); err == nil {
 			keyed = byID[uint32(id)]
+		}
+		var named []*pb.Participant
+		if sp.nickname != "" {
+			named, _ = byNickname(sp.nickname, func(n string) ([]*pb.Participant, error) { return byNick[strings.ToLower(n)], nil })
+			// Sent as "[x]bob", the entry is the participant of that
+			// nickname, or bob of clan x: when both exist, the nickname
+			// alone cannot tell, and a key naming one of them does.
+			if bare := stripClanTag(sp.nickname); bare != sp.nickname && keyed != nil {
+				if other := byNick[strings.ToLower(bare)]; len(named) > 0 && len(other) > 0 &&
+					!slices.Contains(named, keyed) && slices.Contains(other, keyed) {
+					named = other
+				}
+			}
 		}
 		var part *pb.Participant
 		switch {

@@ -106,14 +106,10 @@ func (s *Server) observed(ctx *fasthttp.RequestCtx, r *wire.Request, path, fn st
 	s.observe(info)
 }
 
-// cookieOf is the session cookie r carries (the form's, else the
+// cookieOf is the session cookie r carries, as the handlers read it
+// (wire.Request.Value: the form's when the form has the field, else the
 // query's), "" when none.
-func cookieOf(r *wire.Request) string {
-	if c := r.Form.Get("cookie"); c != "" {
-		return c
-	}
-	return r.Query.Get("cookie")
-}
+func cookieOf(r *wire.Request) string { return r.Value("cookie") }
 
 // sessionAccount is the id of the account of a session's cookie, ""
 // when the cookie is no live session's (login.Service.LoggedAccount).
