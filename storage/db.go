@@ -110,7 +110,7 @@ type Options struct {
 	// nothing flushed or compacted): a source that must stay as it was,
 	// such as a backup storage copy reads (restore checks its files). A
 	// write fails; a database of an earlier schema, or whose migration was
-	// interrupted, is refused (migrating it writes).
+	// interrupted, is refused with ErrNeedsMigration (migrating it writes).
 	ReadOnly bool
 	// Knobs inject faults in tests; nil in production.
 	Knobs *TestingKnobs
@@ -178,7 +178,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	}
 	if !opts.InMemory && opts.fs == nil && opts.ReadOnly {
 		if _, err := os.Stat(dir + migratingSuffix); err == nil {
-			return nil, fmt.Errorf("storage: %s: a migration of it was interrupted; open it once for writing to finish it", dir)
+			return nil, fmt.Errorf("%w: %s: a migration of it to this version was interrupted", ErrNeedsMigration, dir)
 		}
 	} else if !opts.InMemory && opts.fs == nil {
 		if err := recoverMigration(dir); err != nil {

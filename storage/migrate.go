@@ -320,7 +320,8 @@ func migrateInPlace(db *DB, from uint32) (int, error) {
 // upgrade brings an open database to SchemaVersion and returns the database
 // to use (a new one when it was migrated).
 // ErrNeedsMigration refuses to open read-only (Options.ReadOnly) a
-// database of an earlier schema: migrating it writes.
+// database of an earlier schema, or one whose migration was interrupted:
+// migrating it writes.
 var ErrNeedsMigration = errors.New("storage: the database must be migrated to this version's schema, which writes")
 
 func upgrade(db *DB, dir string, opts *Options) (*DB, error) {

@@ -139,18 +139,17 @@ func openCopySide(side, password string, target bool, log *slog.Logger) (*storag
 	// The source read-only: a copy changes nothing of what it reads, and
 	// a backup's files are checked by restore (opened for writing, the
 	// storage engine rewrote its log and manifest and restore refused the
-	// backup as damaged). A data directory of an earlier version is
-	// migrated first, as serve would (that writes); a backup of one is
-	// refused: restore it, and copy from the data directory restored.
-	opts := &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second), ReadOnly: !target}
-	db, err := storage.Open(filepath.Join(side, dbDirName), opts)
+	// backup as damaged). A source of an earlier version (or whose
+	// migration was interrupted) is refused, not migrated in place: a
+	// backup cannot be told from a data directory for sure (backups of
+	// earlier versions carry no SHA256SUMS), and a migrated backup is no
+	// longer one the version that wrote it can restore.
+	db, err := storage.Open(filepath.Join(side, dbDirName), &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second), ReadOnly: !target})
 	if errors.Is(err, storage.ErrNeedsMigration) {
-		if _, serr := os.Stat(filepath.Join(side, SumsFile)); serr == nil {
-			return nil, &opError{cause: err, msg: fmt.Sprintf("%s is a backup of an earlier version, whose database must be migrated before it is read, "+
-				"which would change the backup: restore it (%s restore --from %s --data DIR), then copy from DIR", side, Name, side)}
-		}
-		opts.ReadOnly = false
-		db, err = storage.Open(filepath.Join(side, dbDirName), opts)
+		return nil, &opError{cause: errors.Join(errConfig, err), msg: fmt.Sprintf("%s was written by an earlier version (or its migration was interrupted), "+
+			"and storage copy reads its source without changing it: start this version's server on it once (%s serve --data %s; "+
+			"a backup: restore it into a data directory first, %s restore --from %s --data DIR), stop it, then copy",
+			side, Name, side, Name, side)}
 	}
 	if err != nil {
 		return nil, openError(side, err)
