@@ -308,10 +308,11 @@ func (a *Area) vote(ctx context.Context, req voteCall) (voteReply, error) {
 		}
 	}
 	if err := a.backend.Vote(ctx, req.Account, req.Gid, req.Vote, spend); err != nil {
-		// A vote refused with nothing written gives its spend back,
-		// except one the plugin's rule refused (its rule was asked: the
-		// budget bounds those too).
-		if spent.Load() && !failure.Uncertain(err) && ReasonOf(err) != ReasonVoteRefused {
+		// A vote refused with nothing written (a full disk) gives its
+		// spend back, except one the plugin's rule refused or that the
+		// plugin did not answer (it was asked: the budget bounds those
+		// calls too, a slow plugin's above all).
+		if r := ReasonOf(err); spent.Load() && !failure.Uncertain(err) && r != ReasonVoteRefused && r != ReasonUnavailable {
 			a.votes.refund(addr, gid)
 		}
 		return voteReply{}, err

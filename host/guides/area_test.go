@@ -35,6 +35,9 @@ type memBackend struct {
 	rank   func(rules.RankFacts) rules.RankDecision
 	accept func(rules.VoteFacts) rules.VoteDecision
 	calls  int // every Backend call
+	// voteErr, when set, fails a vote after its spend, nothing written
+	// (a plugin that did not answer, a full disk).
+	voteErr error
 }
 
 func newMemBackend(gs ...Guide) *memBackend {
@@ -118,6 +121,9 @@ func (b *memBackend) Vote(_ context.Context, acct storage.AccountID, gid GuideID
 		if err := spend(); err != nil {
 			return err
 		}
+	}
+	if b.voteErr != nil {
+		return b.voteErr
 	}
 	if !b.accept(rules.VoteFacts{Account: rules.AccountID(acct), Gid: gid, Author: rules.AccountID(g.Author), Previous: m.Votes[gid], New: v}).Counts {
 		return Fail(ReasonVoteRefused, nil)

@@ -78,3 +78,32 @@ func TestRepeatedVoteIsFree(t *testing.T) {
 		t.Errorf("guide 1 counts %+v, want one down vote", c)
 	}
 }
+
+// TestAVoteRefusedWithNothingWrittenGivesItsSpendBack: a vote refused
+// with nothing written after its spend gives it back when the refusal is
+// the server's (a full disk: the player's retry must not find the budget
+// used up), and keeps it when the plugin was asked and did not answer
+// (the budget bounds the calls an address sends a slow plugin). (The
+// refund came with 5890fd7; the second review showed it refunded the
+// plugin's silence too.)
+func TestAVoteRefusedWithNothingWrittenGivesItsSpendBack(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		refund bool
+	}{
+		{Fail(ReasonStorageFull, nil), true},
+		{Fail(ReasonUnavailable, nil), false},
+	} {
+		h := newHarness(t, testGuides()...)
+		clock := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+		h.area.votes = VoteBudget{PerAddress: limit.Rate{Burst: 5, Every: time.Hour},
+			PerGuideAddress: limit.Rate{Burst: 1, Every: time.Hour}}.limiters(func() time.Time { return clock })
+		h.be.voteErr = tc.err
+		wantFail(t, h.call(FuncVote, "v", "1", "gid", "1"), reasonText[ReasonOf(tc.err)])
+		h.be.voteErr = nil
+		a := h.call(FuncVote, "v", "1", "gid", "1")
+		if got := get(a, "success") == int64(1); got != tc.refund {
+			t.Errorf("after a vote refused as %s: %v; want accepted %v", reasonText[ReasonOf(tc.err)], a, tc.refund)
+		}
+	}
+}
