@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -248,29 +249,23 @@ func copyTree(src, dst string) error {
 			return err
 		}
 		defer in.Close()
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Sync(); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return syncedFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600, in)
 	})
 }
 
 // writeSynced writes data to path and syncs it before it returns.
 func writeSynced(path string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	return syncedFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm, bytes.NewReader(data))
+}
+
+// syncedFile opens path with flag and perm, copies r into it and syncs it
+// before it returns.
+func syncedFile(path string, flag int, perm os.FileMode, r io.Reader) error {
+	f, err := os.OpenFile(path, flag, perm)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return err
 	}

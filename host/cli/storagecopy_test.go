@@ -123,14 +123,7 @@ func TestStorageCopyRefusesUsedTarget(t *testing.T) {
 // source is opened read-only now. (From a review of the operator commands;
 // failed before.)
 func TestStorageCopyLeavesItsSourceAsItWas(t *testing.T) {
-	root := t.TempDir()
-	data, bk := filepath.Join(root, "data"), filepath.Join(root, "bk")
-	if code, _, stderr := runMain("account", "create", "--data", data, "--init", "--login", "keep", "--password", "pw"); code != 0 {
-		t.Fatalf("create: %d %s", code, stderr)
-	}
-	if code, _, stderr := runMain("backup", "--data", data, "--to", bk); code != 0 {
-		t.Fatalf("backup: %d %s", code, stderr)
-	}
+	root, _, bk := backedUp(t)
 	if code, out, stderr := runMain("storage", "copy", "--from", bk, "--to", filepath.Join(root, "copy")); code != 0 {
 		t.Fatalf("copy from the backup: %d %s %s", code, out, stderr)
 	}
@@ -167,14 +160,7 @@ func TestStorageCopyRefusesAPasswordFileAnyoneReads(t *testing.T) {
 // the steps to take, and left as it was. (From the second review; the
 // backup was migrated before.)
 func TestStorageCopyLeavesASourceOfAnEarlierVersionAlone(t *testing.T) {
-	root := t.TempDir()
-	data, bk := filepath.Join(root, "data"), filepath.Join(root, "bk")
-	if code, _, stderr := runMain("account", "create", "--data", data, "--init", "--login", "keep", "--password", "pw"); code != 0 {
-		t.Fatalf("create: %d %s", code, stderr)
-	}
-	if code, _, stderr := runMain("backup", "--data", data, "--to", bk); code != 0 {
-		t.Fatalf("backup: %d %s", code, stderr)
-	}
+	root, data, bk := backedUp(t)
 	// A backup as an earlier version wrote it: schema 5, no SHA256SUMS.
 	if err := os.Remove(filepath.Join(bk, "SHA256SUMS")); err != nil {
 		t.Fatal(err)
@@ -197,4 +183,19 @@ func TestStorageCopyLeavesASourceOfAnEarlierVersionAlone(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "serve --data") {
 		t.Errorf("storage copy from a data directory with an interrupted migration: exit %d %s", code, stderr)
 	}
+}
+
+// backedUp makes a data directory with one account and a backup of it,
+// in root: root/data and root/bk.
+func backedUp(t *testing.T) (root, data, bk string) {
+	t.Helper()
+	root = t.TempDir()
+	data, bk = filepath.Join(root, "data"), filepath.Join(root, "bk")
+	if code, _, stderr := runMain("account", "create", "--data", data, "--init", "--login", "keep", "--password", "pw"); code != 0 {
+		t.Fatalf("create: %d %s", code, stderr)
+	}
+	if code, _, stderr := runMain("backup", "--data", data, "--to", bk); code != 0 {
+		t.Fatalf("backup: %d %s", code, stderr)
+	}
+	return root, data, bk
 }
