@@ -49,14 +49,15 @@ func TestHostOfReadsFieldsAsTheHandlersDo(t *testing.T) {
 	}
 }
 
-// (From a review.) hostOf (which picks the node serving a request in cluster mode,
-// and thereby where the host's failed-password limit and rates are
-// counted) reads the FIRST "login" value (wire.Request.Value), while the
-// handlers authenticate the LAST one (Decode / DecodeStatsForm: "the last
-// one wins, as in PHP"). A new_session / replay_auth / resubmit_stats with
-// login=nobody:&login=hoster: is authenticated as hoster but named to no
-// host (served wherever it arrived), so a password guesser spreads its
-// guesses over every node's local limit.
+// TestHostOfReadsTheLoginTheHandlerAuthenticates: hostOf (which picks the
+// node serving a request in cluster mode, and thereby where the host's
+// failed-password limit and rates are counted) read the first "login"
+// value (wire.Request.Value), while the handlers authenticate the last one
+// (Decode, DecodeStatsForm: the last one wins, as in PHP). A new_session,
+// replay_auth or resubmit_stats with login=nobody:&login=hoster: was
+// authenticated as hoster but named no host (served wherever it arrived),
+// so a password guesser spread its guesses over every node's local limit.
+// (From a review of the matches area; failed before.)
 func TestHostOfReadsTheLoginTheHandlerAuthenticates(t *testing.T) {
 	f := newFixture(t, 0)
 	host, err := f.Runtime.App.DB.LoginID("hoster")
@@ -83,13 +84,13 @@ func TestHostOfReadsTheLoginTheHandlerAuthenticates(t *testing.T) {
 	}
 }
 
-// (From a review.) resubmit_stats reads login, pass and resubmission_key from the
-// form only (readSubmission overwrites what Decode read, form else query,
-// with wire.DecodeStatsForm's form-only values), while hostOf and every
-// other function read them from the form, else the query
+// TestResubmitReadsCredentialsAsHostOfDoes: resubmit_stats read login,
+// pass and resubmission_key from the form only (the stats form decoder's
+// copies replaced what Decode read, form else query), while hostOf and
+// every other function read them from the form, else the query
 // (TestHostOfReadsFieldsAsTheHandlersDo): a resubmission whose
-// credentials come in the query string is routed to its host and then
-// refused 401 as a wrong login.
+// credentials came in the query string was routed to its host and then
+// refused 401 as a wrong login. (From a review; failed before.)
 func TestResubmitReadsCredentialsAsHostOfDoes(t *testing.T) {
 	f := newFixture(t, 2)
 	_, _, mid := f.startedMatch()

@@ -8,11 +8,11 @@ import (
 	"github.com/honmaster/masterserver/host/matches"
 )
 
-// (From a review.) get_hero_stats answers the account's LOGIN as "nickname"
-// (herostats.go heroStatsFor: nick = acct.Login), although the player is
-// found by nickname and logins and nicknames differ (--nickname, imports,
-// renames); every other reply of the area (c_conn, chatclient_connect,
-// get_match_stats) answers the nickname.
+// TestHeroStatsAnswerTheNickname: get_hero_stats answered the account's
+// login as "nickname", although the player is found by nickname and
+// logins and nicknames differ (--nickname, imports, renames); every other
+// reply of the area (c_conn, chatclient_connect, get_match_stats) answers
+// the nickname. (From a review of the matches area; failed before.)
 func TestHeroStatsAnswerTheNickname(t *testing.T) {
 	f := newFixture(t, 0)
 	ps := f.loginPlayers(t, []string{"alice"}, []string{"Zed"})
