@@ -41,7 +41,7 @@ func TestHeroStatsAnswerTheNickname(t *testing.T) {
 // statistics of the match were recorded (a 400 makes the manager give the
 // file up). (From a review of the matches area; failed before.)
 func TestANicknameThatBeginsWithBrackets(t *testing.T) {
-	f, ps, code, body := submitBobs(t, "[x]bob", "bob")
+	f, ps, code, body := submitBobs(t, accountIDs, "[x]bob", "bob")
 	if code != 200 {
 		t.Fatalf("submit_stats of a match with players [x]bob and bob, each entry keyed by its account id: %d %s", code, body)
 	}
@@ -53,11 +53,22 @@ func TestANicknameThatBeginsWithBrackets(t *testing.T) {
 	}
 }
 
+// keying is how submitBobs keys the entries: by account id (korDen's
+// reading), or by slot index (NEXUS's), slots that happen to be the other
+// player's account id (a small community) or that name no participant.
+type keying int
+
+const (
+	accountIDs keying = iota
+	swappedSlots
+	otherSlots
+)
+
 // submitBobs starts a match of two players, [x]bob (login xbob) and bob,
-// and submits its statistics with their entries keyed by account id
-// (korDen's reading) and nicknamed sent[0] and sent[1]: [x]bob wins on
-// team 1, bob loses on team 2. It returns the submission's status.
-func submitBobs(t *testing.T, sent ...string) (f *fixture, ps []player, code int, body string) {
+// and submits its statistics with their entries nicknamed sent[0] and
+// sent[1] and keyed as keys says: [x]bob wins on team 1, bob loses on
+// team 2. It returns the submission's status.
+func submitBobs(t *testing.T, keys keying, sent ...string) (f *fixture, ps []player, code int, body string) {
 	t.Helper()
 	f = newFixture(t, 0)
 	ps = f.loginPlayers(t, []string{"xbob", "bob"}, []string{"[x]bob", "bob"})
@@ -69,7 +80,14 @@ func submitBobs(t *testing.T, sent ...string) (f *fixture, ps []player, code int
 	}
 	v := url.Values{"session": {sess}, "match_stats[match_id]": {mid}}
 	for i, p := range ps {
-		k := "player_stats[" + strconv.Itoa(int(p.id)) + "][Hero_Pyromancer]"
+		key := p.id
+		switch keys {
+		case swappedSlots:
+			key = ps[1-i].id
+		case otherSlots:
+			key = 1000 + uint32(i)
+		}
+		k := "player_stats[" + strconv.Itoa(int(key)) + "][Hero_Pyromancer]"
 		v.Set(k+"[nickname]", sent[i])
 		v.Set(k+"[team]", strconv.Itoa(i+1))
 		v.Set(k+"[wins]", strconv.Itoa(1-i))
@@ -106,11 +124,43 @@ func TestHistoryOfANicknameThatBeginsWithBrackets(t *testing.T) {
 // (400). When both readings name a participant, a key naming one of them
 // decides. (From the second review; failed before.)
 func TestAClanTaggedNicknameThatIsAnotherPlayers(t *testing.T) {
-	f, ps, code, body := submitBobs(t, "[x]bob", "[x]bob") // [x]bob as it is; bob with his clan tag
+	f, ps, code, body := submitBobs(t, accountIDs, "[x]bob", "[x]bob") // [x]bob as it is; bob with his clan tag
 	if code != 200 {
 		t.Fatalf("submit_stats, entries keyed by account id, bob sent with his clan tag: %d %s", code, body)
 	}
 	if got := f.totals(ps[1].id); got.Matches != 1 || got.Losses != 1 {
 		t.Errorf("bob: %+v", got)
+	}
+}
+
+// TestSlotKeysThatAreOtherPlayersIDs: with entries keyed by slot index
+// (NEXUS), [x]bob and bob each sent under their own nickname, and [x]bob's
+// slot number bob's account id, cbf3d5c let the key override [x]bob's
+// nickname: his entry was taken for bob, and bob's own was refused as a
+// participant matched twice (400, nobody's statistics recorded). A key is
+// consulted only when an entry's readings are still open after the
+// others' entries took theirs. (From the third review; failed before.)
+func TestSlotKeysThatAreOtherPlayersIDs(t *testing.T) {
+	f, ps, code, body := submitBobs(t, swappedSlots, "[x]bob", "bob")
+	if code != 200 {
+		t.Fatalf("submit_stats, slot-index keys, each nickname exact and unique: %d %s", code, body)
+	}
+	if got := f.totals(ps[0].id); got.Matches != 1 || got.Wins != 1 {
+		t.Errorf("[x]bob: %+v", got)
+	}
+	if got := f.totals(ps[1].id); got.Matches != 1 || got.Losses != 1 {
+		t.Errorf("bob: %+v", got)
+	}
+}
+
+// TestATwoWayNicknameTheKeysCannotSettleIsRefused: both entries sent as
+// "[x]bob" (one player's own nickname, the other's with his clan tag) and
+// keyed by slots that name no participant: nothing tells which is which,
+// and the submission is refused rather than a guess crediting one
+// player's result to the other.
+func TestATwoWayNicknameTheKeysCannotSettleIsRefused(t *testing.T) {
+	_, _, code, body := submitBobs(t, otherSlots, "[x]bob", "[x]bob")
+	if code != 400 {
+		t.Errorf("submit_stats of two entries both \"[x]bob\" with swapped keys: %d %s, want 400", code, body)
 	}
 }

@@ -3,6 +3,7 @@ package matches
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -238,9 +239,13 @@ func byNickname[T any](nick string, lookup func(string) ([]T, error)) ([]T, erro
 }
 
 // resolve maps each player entry to a participant the match recorded: by
-// its nickname (as sent, else its clan tag stripped: byNickname) when that names one participant, by
-// key == account id among them when it names several (else the entry is
-// refused as ambiguous), else by key == account id. The nickname comes first because the key may be a
+// its nickname (as sent, else its clan tag stripped, as byNickname reads
+// it) when that names one participant, by key == account id among them
+// when it names several (else the entry is refused as ambiguous), else by
+// key == account id. A nickname "[x]bob" that names both a participant of
+// that nickname and a bob is settled after the others: the one no other
+// entry took, else the one its key names, else refused as ambiguous. The
+// nickname comes first because the key may be a
 // slot index (NEXUS) rather than an account id (korDen): in a community
 // whose account ids are small, slot 3 is often some other participant's
 // account id, and trusting the key would credit one player's result to
@@ -258,47 +263,83 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 		nick := strings.ToLower(p.Nickname)
 		byNick[nick] = append(byNick[nick], p)
 	}
-	used := map[uint32]bool{}
-	facts := make([]matchesapi.PlayerFacts, 0, len(players))
-	results := make([]*pb.PlayerResult, 0, len(players))
-	for _, sp := range players {
-		var keyed *pb.Participant
+	// Each entry's readings: the participants of its nickname as sent,
+	// and, when it begins with a "[TAG]", those of the nickname without
+	// it (a clan member sent with his tag).
+	type reading struct {
+		keyed       *pb.Participant
+		named, bare []*pb.Participant
+	}
+	readings := make([]reading, len(players))
+	for i, sp := range players {
+		r := &readings[i]
 		if id, err := strconv.ParseUint(sp.key, 10, 32); err == nil {
-			keyed = byID[uint32(id)]
+			r.keyed = byID[uint32(id)]
 		}
-		var named []*pb.Participant
 		if sp.nickname != "" {
-			named, _ = byNickname(sp.nickname, func(n string) ([]*pb.Participant, error) { return byNick[strings.ToLower(n)], nil })
-			// Sent as "[x]bob", the entry is the participant of that
-			// nickname, or bob of clan x: when both exist, the nickname
-			// alone cannot tell, and a key naming one of them does.
-			if bare := stripClanTag(sp.nickname); bare != sp.nickname && keyed != nil {
-				if other := byNick[strings.ToLower(bare)]; len(named) > 0 && len(other) > 0 &&
-					!slices.Contains(named, keyed) && slices.Contains(other, keyed) {
-					named = other
-				}
+			r.named = byNick[strings.ToLower(sp.nickname)]
+			if bare := stripClanTag(sp.nickname); bare != sp.nickname {
+				r.bare = byNick[strings.ToLower(bare)]
 			}
 		}
-		var part *pb.Participant
-		switch {
-		case len(named) == 1:
-			part = named[0]
-		case len(named) > 1:
-			// Nicknames are not unique (nor unique in case): two
-			// participants share this one, and only a key naming one of
-			// them tells which. Anything else would credit one's result
-			// to the other.
-			if keyed == nil || !slices.Contains(named, keyed) {
-				return nil, nil, errAmbiguousPlayer
-			}
-			part = keyed
-		default:
-			part = keyed
-		}
+	}
+	used := map[uint32]bool{}
+	parts := make([]*pb.Participant, len(players))
+	take := func(i int, part *pb.Participant) error {
 		if part == nil || used[part.AccountId] {
-			return nil, nil, errUnknownPlayer
+			return errUnknownPlayer
 		}
 		used[part.AccountId] = true
+		parts[i] = part
+		return nil
+	}
+	// First the entries with one reading: the nickname as sent, else
+	// without its tag, else the key.
+	for i, r := range readings {
+		if len(r.named) > 0 && len(r.bare) > 0 {
+			continue
+		}
+		cands := r.named
+		if len(cands) == 0 {
+			cands = r.bare
+		}
+		part, err := choose(cands, r.keyed)
+		if err == nil {
+			err = take(i, part)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	// Then those with two ("[x]bob" sent, and both a participant of that
+	// nickname and a bob in the match): the one reading no entry above
+	// took, else the one the key names; else the nickname alone cannot
+	// tell, and a guess could credit one player's result to the other.
+	// (A key is consulted only here: it may be a slot index, NEXUS's
+	// reading, that happens to be some participant's account id.)
+	taken := maps.Clone(used)
+	for i, r := range readings {
+		if parts[i] != nil || len(r.named) == 0 || len(r.bare) == 0 {
+			continue
+		}
+		var free []*pb.Participant
+		for _, p := range append(slices.Clone(r.named), r.bare...) {
+			if !taken[p.AccountId] {
+				free = append(free, p)
+			}
+		}
+		part, err := choose(free, r.keyed)
+		if err == nil {
+			err = take(i, part)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	facts := make([]matchesapi.PlayerFacts, 0, len(players))
+	results := make([]*pb.PlayerResult, 0, len(players))
+	for i, sp := range players {
+		part := parts[i]
 		f := matchesapi.PlayerFacts{AccountID: part.AccountId, Team: sp.team, Win: sp.win, Loss: sp.loss, Concede: sp.concede,
 			Disco: sp.disco, Kills: sp.kills, Deaths: sp.deaths, Assists: sp.assists, Hero: sp.hero,
 			PubSkill: sp.pubSkill, PubCount: sp.pubCount, TeamRating: sp.teamRating, TeamCount: sp.teamCount}
@@ -308,6 +349,24 @@ func resolve(m *pb.Match, players []submittedPlayer) ([]matchesapi.PlayerFacts, 
 			HeroId: sp.heroID, Secs: sp.secs, Fields: sp.fields, Inventory: sp.inventory})
 	}
 	return facts, results, nil
+}
+
+// choose is the participant of an entry among cands (those its nickname
+// names) or, when they name none, the one its key names (keyed, nil when
+// none). Nicknames are not unique (nor unique in case): of several, only
+// a key naming one of them tells which (errAmbiguousPlayer otherwise);
+// anything else would credit one's result to the other.
+func choose(cands []*pb.Participant, keyed *pb.Participant) (*pb.Participant, error) {
+	switch {
+	case len(cands) == 1:
+		return cands[0], nil
+	case len(cands) > 1:
+		if keyed == nil || !slices.Contains(cands, keyed) {
+			return nil, errAmbiguousPlayer
+		}
+		return keyed, nil
+	}
+	return keyed, nil
 }
 
 // submit serves submit_stats (by the session of the server that started
