@@ -2,6 +2,7 @@ package guides
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/honmaster/masterserver/host/limit"
 	"github.com/honmaster/masterserver/host/server"
 	"github.com/honmaster/masterserver/plugins/guides/guidesapi"
+	"github.com/honmaster/masterserver/plugins/sdk"
 	"github.com/honmaster/masterserver/storage"
 	"github.com/honmaster/masterserver/wire"
 )
@@ -308,11 +310,14 @@ func (a *Area) vote(ctx context.Context, req voteCall) (voteReply, error) {
 		}
 	}
 	if err := a.backend.Vote(ctx, req.Account, req.Gid, req.Vote, spend); err != nil {
-		// A vote refused with nothing written (a full disk) gives its
-		// spend back, except one the plugin's rule refused or that the
-		// plugin did not answer (it was asked: the budget bounds those
-		// calls too, a slow plugin's above all).
-		if r := ReasonOf(err); spent.Load() && !failure.Uncertain(err) && r != ReasonVoteRefused && r != ReasonUnavailable {
+		// A vote refused with nothing written (a full disk, no plugin
+		// running to ask) gives its spend back, except one the plugin's
+		// rule refused or that a running plugin did not answer (it was
+		// asked: the budget bounds those calls too, a slow plugin's
+		// above all).
+		r := ReasonOf(err)
+		asked := r == ReasonVoteRefused || (r == ReasonUnavailable && !errors.Is(err, sdk.ErrNotRunning))
+		if spent.Load() && !failure.Uncertain(err) && !asked {
 			a.votes.refund(addr, gid)
 		}
 		return voteReply{}, err

@@ -24,6 +24,11 @@ var (
 	// answer in time. Sent as codes.Unavailable; a transport failure also
 	// maps here.
 	ErrUnavailable = errors.New("plugin: unavailable")
+	// ErrNotRunning: no plugin was running (dead, restarting, not yet
+	// started), so the call was never made; it comes with ErrUnavailable.
+	// A caller that charges a budget for what a plugin is asked may give
+	// the charge back.
+	ErrNotRunning = errors.New("plugin: not running")
 	// ErrPluginFailed: the plugin failed while deciding (a bug or an
 	// unexpected condition inside the plugin). Sent as codes.Internal.
 	ErrPluginFailed = errors.New("plugin: internal failure")

@@ -359,7 +359,7 @@ func (s *Supervisor) current() (*instance, error) {
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
-	return nil, fmt.Errorf("%w: %s plugin is %s", sdk.ErrUnavailable, s.src.Area, state)
+	return nil, fmt.Errorf("%w (%w): %s plugin is %s", sdk.ErrUnavailable, sdk.ErrNotRunning, s.src.Area, state)
 }
 
 // loop owns the plugin process: the first launch, then watching and

@@ -133,8 +133,8 @@ func TestSupervisorRestartsKilledPlugin(t *testing.T) {
 	if st := s.Status(); st.State != supervisor.StateStopped || st.PID != 0 || s.Ready() {
 		t.Fatalf("Status after Stop = %+v", st)
 	}
-	if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) {
-		t.Fatalf("Drop after Stop: err = %v, want ErrUnavailable", err)
+	if _, err := drop(s, facts); !errors.Is(err, sdk.ErrUnavailable) || !errors.Is(err, sdk.ErrNotRunning) {
+		t.Fatalf("Drop after Stop: err = %v, want ErrUnavailable and ErrNotRunning (nothing was asked)", err)
 	}
 	for _, pid := range pids {
 		eventually(t, 5*time.Second, "plugin process gone", func() bool { return processGone(pid) })
