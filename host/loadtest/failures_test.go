@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 )
@@ -101,5 +102,26 @@ func TestALoginReplyThatIsNotTheGamesIsNoLostReply(t *testing.T) {
 			t.Errorf("a login answered HTTP %d with a page: %v: kind %q, noReply %t; want %q", status, err, k, noReply(err), want)
 		}
 		srv.Close()
+	}
+}
+
+// TestARunInterruptedOutsideItsOperationsFails: a run interrupted while
+// the server settled after a phase (or between its last phase and the
+// checks) skipped its end checks (a3df0ab) but said it stopped for its
+// budget: its consistency read OK, no failure was named, and the command
+// passed. It is marked interrupted whenever the interruption came. (From
+// the third review.)
+func TestARunInterruptedOutsideItsOperationsFails(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // during the settle that followed the last phase
+	rep := &Report{Stopped: stoppedRequests, Ops: []OpReport{{Name: "noop", OK: 10}}}
+	if !skipChecksIfInterrupted(ctx, rep) {
+		t.Fatal("an interrupted run's checks were not skipped")
+	}
+	if f := rep.Failures(true); !slices.Contains(f, "the run was interrupted") {
+		t.Errorf("failures %q of a run interrupted after its operations, want the interruption", f)
+	}
+	if skipChecksIfInterrupted(context.Background(), &Report{}) {
+		t.Error("a run not interrupted had its checks skipped")
 	}
 }

@@ -136,12 +136,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Targets[t.String()] = tr.sent[i].Load()
 		}
 	}
-	if ctx.Err() != nil {
-		// Interrupted: the balances' reads would fail with the run's
-		// context and read as a mismatch; the run fails as interrupted
-		// (Report.Failures).
-		rep.Consistency = Consistency{Skipped: "the run was interrupted: the balances and the areas' records were not checked"}
-	} else {
+	if !skipChecksIfInterrupted(ctx, rep) {
 		logf("checking consistency")
 		rep.Consistency = consistency(ctx, opc, accts)
 		for _, ar := range hooked {
@@ -169,6 +164,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// skipChecksIfInterrupted marks a run whose context ended (Ctrl-C)
+// interrupted, and its end checks skipped, and reports whether it did:
+// the balances' reads would fail with that context and read as a
+// mismatch. It is marked whenever the interruption came, not only within
+// a phase's operations (drive): interrupted while the server settled
+// after a phase, or between the last phase and the checks, the run said
+// it stopped for its budget, its checks skipped, and passed.
+func skipChecksIfInterrupted(ctx context.Context, rep *Report) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	rep.Stopped = stoppedInterrupted
+	rep.Consistency = Consistency{Skipped: "the run was interrupted: the balances and the areas' records were not checked"}
+	return true
 }
 
 // floorEvery is how often the naive login floor's modexps run during a
