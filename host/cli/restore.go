@@ -73,7 +73,7 @@ func runRestore(_ context.Context, args []string, stdout, stderr io.Writer) (err
 		conn.Close()
 		return &opError{cause: errInUse, msg: fmt.Sprintf("a server is running on %s: stop it first (systemctl stop honmaster), then restore", *data)}
 	}
-	if err := os.MkdirAll(*data, 0o700); err != nil {
+	if err := mkdirSynced(*data, 0o700); err != nil {
 		return &opError{cause: err, msg: "cannot create the data directory: " + unwrapPath(err)}
 	}
 	if fi, err := os.Stat(*data); err == nil {
@@ -274,4 +274,26 @@ func syncedFile(path string, flag int, perm os.FileMode, r io.Reader) error {
 		return err
 	}
 	return f.Close()
+}
+
+// mkdirSynced creates dir and any missing parents (os.MkdirAll), each name
+// synced in its parent: a directory restore creates must not vanish in a
+// power loss after "restored" (serve would start an empty database there).
+func mkdirSynced(dir string, perm os.FileMode) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, perm); err != nil {
+		return err
+	}
+	for _, d := range missing {
+		if err := syncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

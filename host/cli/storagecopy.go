@@ -147,8 +147,9 @@ func openCopySide(side, password string, target bool, log *slog.Logger) (*storag
 	db, err := storage.Open(filepath.Join(side, dbDirName), &storage.Options{Logger: storage.RateLimitedLogger(log, 5*time.Second), ReadOnly: !target})
 	if errors.Is(err, storage.ErrNeedsMigration) {
 		return nil, &opError{cause: errors.Join(errConfig, err), msg: fmt.Sprintf("%s was written by an earlier version (or its migration was interrupted), "+
-			"and storage copy reads its source without changing it: start this version's server on it once (%s serve --data %s; "+
-			"a backup: restore it into a data directory first, %s restore --from %s --data DIR), stop it, then copy",
+			"and storage copy reads its source without changing it. If it is a backup, restore it into a new data directory "+
+			"(%s restore --from %s --data NEWDIR) and copy from that; if it is a data directory, start this version's server on it once "+
+			"(%s serve --data %s), stop it, then copy",
 			side, Name, side, Name, side)}
 	}
 	if err != nil {
