@@ -107,7 +107,12 @@ func serveAdmin(ctx context.Context, app *App, path string) (stop func(), conns 
 
 // maxSocketPath is the longest path a Unix socket address holds: Linux's
 // sun_path is 108 bytes with its final NUL, the BSDs' and macOS's 104.
-var maxSocketPath = map[bool]int{true: 107, false: 103}[runtime.GOOS == "linux"]
+var maxSocketPath = func() int {
+	if runtime.GOOS == "linux" {
+		return 107
+	}
+	return 103
+}()
 
 // checkAdminSocketPath refuses a data directory whose admin socket path a
 // Unix socket address cannot hold, naming the setting and the limit.

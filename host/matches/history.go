@@ -386,10 +386,15 @@ func b2i(b bool) int64 {
 // another case; ok false when none has it, or several share it (as the
 // reports area finds a reported player).
 func (a *Area) playerByNickname(nick string) (storage.AccountID, bool, error) {
-	// The nickname as asked for first, else with its clan tag dropped
-	// (byNickname): a nickname that several accounts spell is theirs, not
-	// another's without the brackets, and names no one.
-	ids, err := byNickname(strings.TrimSpace(nick), a.playersSpelling)
+	// The nickname as asked for first, and only when no account spells
+	// it, with its clan tag dropped: a nickname may itself begin with
+	// brackets ("[x]bob"), and one that several accounts spell is theirs,
+	// not another's without the brackets, and names no one.
+	nick = strings.TrimSpace(nick)
+	ids, err := a.playersSpelling(nick)
+	if bare := stripClanTag(nick); err == nil && len(ids) == 0 && bare != nick {
+		ids, err = a.playersSpelling(bare)
+	}
 	if err != nil || len(ids) != 1 {
 		return 0, false, err
 	}

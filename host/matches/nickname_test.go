@@ -45,6 +45,13 @@ func TestANicknameThatBeginsWithBrackets(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("submit_stats of a match with players [x]bob and bob, each entry keyed by its account id: %d %s", code, body)
 	}
+	f.wantBobsCounted(t, ps)
+}
+
+// wantBobsCounted checks submitBobs' result was counted for each player:
+// [x]bob's win, bob's loss.
+func (f *fixture) wantBobsCounted(t *testing.T, ps []player) {
+	t.Helper()
 	if got := f.totals(ps[0].id); got.Matches != 1 || got.Wins != 1 {
 		t.Errorf("[x]bob: %+v", got)
 	}
@@ -145,12 +152,7 @@ func TestSlotKeysThatAreOtherPlayersIDs(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("submit_stats, slot-index keys, each nickname exact and unique: %d %s", code, body)
 	}
-	if got := f.totals(ps[0].id); got.Matches != 1 || got.Wins != 1 {
-		t.Errorf("[x]bob: %+v", got)
-	}
-	if got := f.totals(ps[1].id); got.Matches != 1 || got.Losses != 1 {
-		t.Errorf("bob: %+v", got)
-	}
+	f.wantBobsCounted(t, ps)
 }
 
 // TestATwoWayNicknameTheKeysCannotSettleIsRefused: both entries sent as
@@ -161,6 +163,6 @@ func TestSlotKeysThatAreOtherPlayersIDs(t *testing.T) {
 func TestATwoWayNicknameTheKeysCannotSettleIsRefused(t *testing.T) {
 	_, _, code, body := submitBobs(t, otherSlots, "[x]bob", "[x]bob")
 	if code != 400 {
-		t.Errorf("submit_stats of two entries both \"[x]bob\" with swapped keys: %d %s, want 400", code, body)
+		t.Errorf("submit_stats of two entries both \"[x]bob\" keyed by slots naming no participant: %d %s, want 400", code, body)
 	}
 }

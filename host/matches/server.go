@@ -445,7 +445,7 @@ func (a *Area) session(r *wire.Request, manager bool) (storage.AccountID, *pb.Se
 // chat_address, else [chat] host, the chat server the clients are sent to
 // (it was "localhost", which a manager on another machine looked for on
 // itself).
-func (a *Area) chatAddress(*wire.Request) string {
+func (a *Area) chatAddress() string {
 	switch {
 	case a.set.ChatAddress != "":
 		return a.set.ChatAddress
@@ -488,7 +488,7 @@ func (a *Area) replayAuth(ctx context.Context, r *wire.Request) (server.Response
 		return server.Response{}, err
 	}
 	return server.PHP(a.log, replayAuthReply{ServerID: rec.Id, Official: 1, Session: t.String(),
-		ChatAddress: a.chatAddress(r), ChatPort: a.set.ChatManagerPort, CDNUploadHost: a.chatAddress(r), CDNUploadTarget: "upload"}), nil
+		ChatAddress: a.chatAddress(), ChatPort: a.set.ChatManagerPort, CDNUploadHost: a.chatAddress(), CDNUploadTarget: "upload"}), nil
 }
 
 type newSessionRequest struct {
@@ -541,7 +541,7 @@ func (a *Area) newSession(ctx context.Context, r *wire.Request) (server.Response
 	if err != nil {
 		return server.Response{}, err
 	}
-	return server.PHP(a.log, newSessionReply{Session: t.String(), ServerID: rec.Id, ChatAddress: a.chatAddress(r),
+	return server.PHP(a.log, newSessionReply{Session: t.String(), ServerID: rec.Id, ChatAddress: a.chatAddress(),
 		ChatPort: a.set.ChatServerPort, LeaverThreshold: a.set.LeaverThreshold}), nil
 }
 

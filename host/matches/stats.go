@@ -220,27 +220,10 @@ func stripClanTag(n string) string {
 	return n
 }
 
-// byNickname finds what lookup gives for a nickname as a game server or
-// a client sends it: the nickname as it is first, and only when that
-// names nothing, with a leading clan tag dropped. A nickname may itself
-// begin with brackets ("[x]bob", which accounts.CheckNickname allows),
-// and a player without a clan is sent under it as it is: stripped at
-// once, it was read as another player's ("bob"). (From a review of the
-// matches area.)
-func byNickname[T any](nick string, lookup func(string) ([]T, error)) ([]T, error) {
-	found, err := lookup(nick)
-	if err != nil || len(found) > 0 {
-		return found, err
-	}
-	if bare := stripClanTag(nick); bare != nick {
-		return lookup(bare)
-	}
-	return nil, nil
-}
-
 // resolve maps each player entry to a participant the match recorded: by
-// its nickname (as sent, else its clan tag stripped, as byNickname reads
-// it) when that names one participant, by key == account id among them
+// its nickname (as sent, else, when that names no one, its clan tag
+// stripped: a nickname may itself begin with brackets) when that names one
+// participant, by key == account id among them
 // when it names several (else the entry is refused as ambiguous), else by
 // key == account id. A nickname "[x]bob" that names both a participant of
 // that nickname and a bob is settled after the others: the one no other
